@@ -1,0 +1,53 @@
+# Two commands do all set-up on a fresh machine: `make run` and `make test`.
+# Each creates .venv when absent, installs the pinned CPU torch first (an unpinned
+# torch would pull a multi-GB CUDA build), then the project, then provisions models/.
+# Stamp files make a second run with nothing changed install nothing.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+STAMP  := $(VENV)/.localcrag-installed
+MODELS := models/.provisioned
+
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
+
+.PHONY: install models run test bench bench-quick clean-venv help
+
+help:
+	@echo "make run    - install if needed, provision models, start localcrag"
+	@echo "make test   - install if needed, run the test suite"
+	@echo "make bench  - run the benchmarks and rewrite BENCHMARKS.md"
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml constraints.txt | $(PY)
+	$(PIP) install --disable-pip-version-check -q -c constraints.txt torch==2.13.0
+	$(PIP) install --disable-pip-version-check -q -c constraints.txt -e '.[dev]'
+	@touch $@
+
+install: $(STAMP)
+
+$(MODELS): $(STAMP)
+	$(PY) -m localcrag.provision
+	@touch $@
+
+models: $(MODELS)
+
+run: $(MODELS)
+	$(PY) -m localcrag
+
+test: $(MODELS)
+	$(PY) -m pytest -q
+
+bench: $(MODELS)
+	$(PY) -m localcrag.bench
+
+bench-quick: $(MODELS)
+	$(PY) -m localcrag.bench --quick
+
+clean-venv:
+	rm -rf $(VENV) $(MODELS)

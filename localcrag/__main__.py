@@ -1,0 +1,5 @@
+"""``python -m localcrag`` is the same as the ``localcrag`` command."""
+
+from localcrag.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,115 @@
+"""Embedders: the Protocol and the sentence-transformers implementation (lazy, offline).
+
+``import sentence_transformers`` costs ~10 s here, so it happens on first use, never at
+import time of this module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from localcrag.models import hf_offline, require_st
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into unit-length vectors; counts tokens the way the model does."""
+
+    name: str
+
+    @property
+    def dim(self) -> int: ...
+
+    @property
+    def max_tokens(self) -> int: ...
+
+    def fingerprint(self) -> str: ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def embed(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray: ...
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers folder from models/, loaded once, on first use."""
+
+    def __init__(self, path: Path, device: str = "cpu", threads: int = 0) -> None:
+        self.path = require_st(Path(path))
+        self.name = self.path.name
+        self.device = device
+        self.threads = threads
+        self._model = None
+        self._lock = threading.Lock()
+
+    @property
+    def model(self):  # noqa: ANN201 - SentenceTransformer, imported lazily
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    hf_offline()
+                    import torch
+                    from sentence_transformers import SentenceTransformer
+
+                    if self.threads:
+                        torch.set_num_threads(self.threads)
+                    self._model = SentenceTransformer(
+                        str(self.path), device=self.device, local_files_only=True
+                    )
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        get = getattr(self.model, "get_embedding_dimension", None) or getattr(
+            self.model, "get_sentence_embedding_dimension"
+        )
+        return int(get())
+
+    @property
+    def max_tokens(self) -> int:
+        """Largest input in model tokens, including the [CLS]/[SEP] the tokenizer adds."""
+        return int(self.model.max_seq_length)
+
+    def fingerprint(self) -> str:
+        """Identifies the weights, so a different model never shares a table."""
+        h = hashlib.sha256(self.name.encode())
+        for f in sorted(self.path.rglob("*")):
+            if f.is_file() and f.suffix in {".json", ".safetensors", ".bin", ".txt"}:
+                h.update(f.name.encode())
+                h.update(str(f.stat().st_size).encode())
+        return h.hexdigest()[:10]
+
+    def count_tokens(self, text: str) -> int:
+        """Token count with special tokens: what the model actually sees."""
+        return len(self.model.tokenizer(text, add_special_tokens=True, truncation=False)["input_ids"])
+
+    def count_tokens_batch(self, texts: Sequence[str]) -> list[int]:
+        enc = self.model.tokenizer(list(texts), add_special_tokens=True, truncation=False)
+        return [len(ids) for ids in enc["input_ids"]]
+
+    def embed(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vecs = self.model.encode(
+            list(texts),
+            batch_size=batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vecs, dtype=np.float32)
+
+
+_CACHE: dict[tuple[str, int], SentenceTransformerEmbedder] = {}
+
+
+def load_embedder(path: Path, threads: int = 0) -> SentenceTransformerEmbedder:
+    """One embedder per folder per process: models are expensive to load."""
+    key = (str(Path(path).resolve()), threads)
+    if key not in _CACHE:
+        _CACHE[key] = SentenceTransformerEmbedder(path, threads=threads)
+    return _CACHE[key]

@@ -1,0 +1,113 @@
+"""Events the pipeline yields. The CLI prints them, the TUI renders them, eval collects them.
+
+The core never prints: every observable step of a run is one of these values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from localcrag.types import Answer, Decision, Evidence, Grade, Hit, Strip, WebResult
+
+
+@dataclass(frozen=True)
+class StageStarted:
+    stage: str  # retrieve | grade | refine | web | generate
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class StageFinished:
+    stage: str
+    ms: float
+
+
+@dataclass(frozen=True)
+class QuestionRewritten:
+    """A follow-up was rewritten into a standalone question before retrieval."""
+
+    original: str
+    rewritten: str
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    hits: tuple[Hit, ...]
+
+
+@dataclass(frozen=True)
+class ChunkGraded:
+    grade: Grade
+    index: int
+    total: int
+
+
+@dataclass(frozen=True)
+class DecisionMade:
+    decision: Decision
+
+
+@dataclass(frozen=True)
+class Refined:
+    strips: tuple[Strip, ...]
+    considered: int  # strips scored before filtering
+
+
+@dataclass(frozen=True)
+class WebQuery:
+    query: str
+
+
+@dataclass(frozen=True)
+class WebResults:
+    query: str
+    results: tuple[WebResult, ...]
+
+
+@dataclass(frozen=True)
+class WebError:
+    query: str | None
+    error: str
+
+
+@dataclass(frozen=True)
+class WebSkipped:
+    reason: str  # offline | disabled | declined | not needed
+
+
+@dataclass(frozen=True)
+class EvidenceTrimmed:
+    """Evidence dropped (lowest score first) so the prompt fits the context window."""
+
+    dropped: tuple[Evidence, ...]
+    n_ctx: int
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+
+
+@dataclass(frozen=True)
+class AnswerDone:
+    answer: Answer
+    evidence: tuple[Evidence, ...]
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+Event = (
+    StageStarted
+    | StageFinished
+    | QuestionRewritten
+    | Retrieved
+    | ChunkGraded
+    | DecisionMade
+    | Refined
+    | WebQuery
+    | WebResults
+    | WebError
+    | WebSkipped
+    | EvidenceTrimmed
+    | Token
+    | AnswerDone
+)

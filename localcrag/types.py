@@ -1,0 +1,120 @@
+"""Typed values passed between pipeline stages (frozen, so no stage mutates another's)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+@dataclass(frozen=True)
+class Page:
+    """Text of one page (PDF) or one section (text formats), as parsed."""
+
+    number: int  # 1-based page number; 1 for formats without pages
+    text: str
+    heading: str | None = None  # nearest heading at the start of the page
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A retrievable span of a document, small enough for the embedder."""
+
+    chunk_id: str
+    source: str  # absolute path of the file, or a URL
+    text: str
+    page_start: int
+    page_end: int
+    char_start: int  # offsets into the document's joined text
+    char_end: int
+    heading: str | None = None
+    n_tokens: int = 0
+
+    @property
+    def page(self) -> int:
+        return self.page_start
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A chunk returned by retrieval, with its retrieval score and rank."""
+
+    chunk: Chunk
+    score: float
+    rank: int
+
+
+class Action(str, Enum):
+    """The three CRAG actions (Yan et al. 2024)."""
+
+    CORRECT = "correct"
+    AMBIGUOUS = "ambiguous"
+    INCORRECT = "incorrect"
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The retrieval evaluator's verdict on one chunk: relevance in [0, 1]."""
+
+    chunk: Chunk
+    score: float
+    grader: str
+    signals: dict[str, float] = field(default_factory=dict)
+    error: str | None = None  # set when grading failed and a fallback score was used
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The CRAG action and why it was taken."""
+
+    action: Action
+    best_score: float
+    upper: float
+    lower: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class Strip:
+    """A sentence-level piece of a chunk kept by knowledge refinement."""
+
+    text: str
+    chunk: Chunk
+    score: float
+    order: int
+
+
+@dataclass(frozen=True)
+class WebResult:
+    title: str
+    url: str
+    snippet: str
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One numbered item of context given to the generator ([n] in the answer)."""
+
+    n: int
+    text: str
+    source: str
+    page: int | None = None
+    url: str | None = None
+    score: float = 0.0
+    kind: str = "document"  # "document" or "web"
+
+
+@dataclass(frozen=True)
+class Citation:
+    n: int
+    source: str
+    page: int | None
+    url: str | None
+
+
+@dataclass(frozen=True)
+class Answer:
+    question: str
+    text: str
+    citations: tuple[Citation, ...]
+    action: Action | None
+    refused: bool = False
