@@ -62,8 +62,19 @@ class SentenceTransformerEmbedder:
                     )
         return self._model
 
+    def _config(self, rel: str, key: str) -> int | None:
+        """Read a number from the model folder without loading torch (keeps `sources` fast)."""
+        import json
+
+        try:
+            return int(json.loads((self.path / rel).read_text())[key])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
     @property
     def dim(self) -> int:
+        if self._model is None and (d := self._config("1_Pooling/config.json", "word_embedding_dimension")):
+            return d
         get = getattr(self.model, "get_embedding_dimension", None) or getattr(
             self.model, "get_sentence_embedding_dimension"
         )
@@ -72,6 +83,8 @@ class SentenceTransformerEmbedder:
     @property
     def max_tokens(self) -> int:
         """Largest input in model tokens, including the [CLS]/[SEP] the tokenizer adds."""
+        if self._model is None and (n := self._config("sentence_bert_config.json", "max_seq_length")):
+            return n
         return int(self.model.max_seq_length)
 
     def fingerprint(self) -> str:

@@ -1,0 +1,317 @@
+"""Sentence splitting and token-bounded chunking.
+
+Chunks follow the document's structure: a heading starts a new chunk, paragraph breaks
+are preferred break points, and sentences are never cut unless one alone exceeds the
+budget (then it is split on word boundaries, so nothing is silently truncated by the
+embedder). Budgets are measured in the embedder's own tokens, special tokens included.
+
+Offsets: ``char_start``/``char_end`` index the document's joined text
+(:attr:`localcrag.parse.ParsedDoc.text`: page texts joined with ``"\\n\\n"``), and
+``chunk.text == doc.text[chunk.char_start:chunk.char_end]`` always holds.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from typing import Callable, Sequence
+
+from localcrag.parse import PAGE_SEP, ParsedDoc
+from localcrag.types import Chunk, Page
+
+# Abbreviations that (almost) never end a sentence, even before a capitalised word.
+_NO_BREAK = frozenset(
+    "mr mrs ms dr prof sr st rev hon gen col lt sgt capt gov sen rep mt ft "
+    "e.g i.e cf vs viz fig figs eq eqs sec ch no nos vol vols pp al approx ca resp "
+    "dept est ed eds jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
+_END = re.compile(r"([.!?\u2026]+|[\u3002\uff01\uff1f])([\"'\u201d\u2019)\]\u00bb]*)(\s+|(?<=[\u3002\uff01\uff1f])(?=\S))")
+_BULLET = re.compile(r"[ \t]*(?:[-*\u2022\u25aa\u25e6\u2023\u2013\u00b7]|\d{1,3}[.)]|[A-Za-z][.)])[ \t]+\S")
+_ENUM = re.compile(r"\d{1,3}|[A-Za-z]|[ivxIVX]{1,5}")
+_WORD = re.compile(r"\S+")
+_BLANK = re.compile(r"\n[ \t]*\n")
+_TERMINAL = ".!?:;\u2026\u3002\uff01\uff1f\"'\u201d\u2019)"
+
+
+def _segments(text: str) -> list[tuple[int, int]]:
+    """Hard boundaries: blank lines, bullet/numbered lines, and short title-like lines."""
+    segs: list[tuple[int, int]] = []
+    start = pos = 0
+    prev_line = ""
+    for line in text.split("\n"):
+        end = pos + len(line)
+        stripped = line.strip()
+        if not stripped:
+            if pos > start:
+                segs.append((start, pos))
+            start = end + 1
+        elif pos > start and (
+            _BULLET.match(line)
+            or (len(prev_line) < 40 and not stripped[0].islower() and prev_line[-1] not in ",-(")
+        ):
+            segs.append((start, pos))
+            start = pos
+        if stripped:
+            prev_line = stripped
+        pos = end + 1
+    if start < len(text):
+        segs.append((start, len(text)))
+    return segs
+
+
+def _is_break(text: str, seg_start: int, m: re.Match) -> bool:
+    """Decide whether the punctuation matched by ``_END`` ends a sentence."""
+    if m.group(3) and m.end() < len(text) and text[m.end()].islower():
+        return False
+    if m.group(1) != ".":
+        return True
+    ws = max(text.rfind(" ", seg_start, m.start()), text.rfind("\n", seg_start, m.start()))
+    token = text[max(ws + 1, seg_start) : m.start()].lstrip("([{\"'\u201c\u2018")
+    if len(token) == 1 and token.isalpha():
+        return False  # initials ("J. Smith"), "p. 12"
+    if token.lower() in _NO_BREAK:
+        return False
+    line_start = text.rfind("\n", seg_start, m.start()) + 1
+    before = text[max(line_start, seg_start) : m.start() - len(token)]
+    if not before.strip() and _ENUM.fullmatch(token):
+        return False  # "1. First item", "iv. Fourth"
+    return True
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Character spans of the sentences in ``text``, whitespace trimmed, in order.
+
+    Rule-based (no nltk): blank lines and bullet lines always break; ``.``, ``!``, ``?``
+    break before a non-lowercase word unless the word before is an abbreviation
+    (e.g., Dr., Fig.), an initial, or a list enumerator; decimals never break.
+    """
+    spans: list[tuple[int, int]] = []
+    for seg_start, seg_end in _segments(text):
+        cur = seg_start
+        for m in _END.finditer(text, seg_start, seg_end):
+            if _is_break(text, seg_start, m):
+                _add_span(text, cur, m.end(2), spans)
+                cur = m.end()
+        _add_span(text, cur, seg_end, spans)
+    return spans
+
+
+def _add_span(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start:
+        out.append((start, end))
+
+
+# --- token counting -------------------------------------------------------------------
+
+Counter = Callable[[list[str]], list[int]] | Callable[[str], int]
+
+
+def _batch(count_tokens: Counter) -> Callable[[list[str]], list[int]]:
+    """Accept a batch counter (list -> list) or a single one (str -> int)."""
+
+    def counted(texts: list[str]) -> list[int]:
+        if not texts:
+            return []
+        try:
+            out = count_tokens(texts)  # type: ignore[arg-type]
+        except (TypeError, AttributeError):
+            out = None
+        if isinstance(out, (list, tuple)) and len(out) == len(texts):
+            return [int(n) for n in out]
+        return [int(count_tokens(t)) for t in texts]  # type: ignore[arg-type]
+
+    return counted
+
+
+# --- chunking ---------------------------------------------------------------------------
+
+
+def chunk_pages(
+    doc: ParsedDoc | Sequence[Page],
+    count_tokens: Counter,
+    max_tokens: int,
+    overlap_sentences: int,
+    doc_id: str,
+    source: str,
+) -> list[Chunk]:
+    """Split a parsed document into chunks of at most ``max_tokens`` embedder tokens.
+
+    Each sentence is counted once (one batch call); a chunk's size is estimated as the
+    sum of its sentences' tokens plus the special tokens, then every chunk is verified
+    with one more batch count and re-split if the estimate was short.
+    """
+    if not isinstance(doc, ParsedDoc):
+        doc = ParsedDoc.from_pages(list(doc))
+    count = _batch(count_tokens)
+    special = count([""])[0]
+    budget = max_tokens - special
+    if budget < 1:
+        raise ValueError(f"max_tokens={max_tokens} leaves no room beside {special} special tokens")
+    text = doc.text
+    work = _joined_sentences(doc)
+    spans = split_sentences(work)
+    tokens = [n - special for n in count([text[a:b] for a, b in spans])]
+    units = _fit_units(text, spans, tokens, budget, count, special)
+    sections = _sections(doc, work, units)
+    packed = [(head, part) for head, us in sections for part in _pack(us, budget, overlap_sentences)]
+    spans_out = _verify(text, packed, max_tokens, count, special)
+    return _make_chunks(doc, spans_out, doc_id, source)
+
+
+def _joined_sentences(doc: ParsedDoc) -> str:
+    """A same-length copy of the text where a sentence running over a page break is
+    joined (the ``"\\n\\n"`` page separator becomes two spaces)."""
+    text = doc.text
+    chars = list(text) if doc.page_starts[1:] else None
+    for start in doc.page_starts[1:]:
+        sep = start - len(PAGE_SEP)
+        before, after = text[:sep].rstrip()[-1:], text[start : start + 1]
+        if before and before not in _TERMINAL and after.islower() and chars is not None:
+            chars[sep : start] = " " * len(PAGE_SEP)
+    return "".join(chars) if chars is not None else text
+
+
+Unit = tuple[int, int, int, int]  # start, end, content tokens, paragraph id
+
+
+def _fit_units(
+    text: str, spans: list[tuple[int, int]], tokens: list[int], budget: int,
+    count: Callable[[list[str]], list[int]], special: int,
+) -> list[tuple[int, int, int]]:
+    """Sentences as (start, end, tokens); any sentence over budget is cut on word
+    boundaries (one batch count for all its words), a giant word on characters."""
+    long_words = [(i, [(m.start() + a, m.end() + a) for m in _WORD.finditer(text[a:b])])
+                  for i, ((a, b), n) in enumerate(zip(spans, tokens)) if n > budget]
+    flat = [w for _, ws in long_words for w in ws]
+    wtok = iter(n - special for n in count([text[a:b] for a, b in flat]))
+    pieces: dict[int, list[tuple[int, int, int]]] = {}
+    for i, words in long_words:
+        out: list[tuple[int, int, int]] = []
+        for (a, b), n in zip(words, wtok):
+            if n > budget:
+                out.extend(_split_chars(text, a, b, budget, count, special))
+            elif out and out[-1][2] + n <= budget:
+                out[-1] = (out[-1][0], b, out[-1][2] + n)
+            else:
+                out.append((a, b, n))
+        pieces[i] = out
+    units: list[tuple[int, int, int]] = []
+    for i, ((a, b), n) in enumerate(zip(spans, tokens)):
+        units.extend(pieces[i] if i in pieces else [(a, b, n)])
+    return units
+
+
+def _split_chars(text: str, a: int, b: int, budget: int,
+                 count: Callable[[list[str]], list[int]], special: int) -> list[tuple[int, int, int]]:
+    """Halve a word until every piece fits (pathological inputs: base64, long URLs)."""
+    n = count([text[a:b]])[0] - special
+    if n <= budget or b - a <= 1:
+        return [(a, b, n)]
+    mid = (a + b) // 2
+    return _split_chars(text, a, mid, budget, count, special) + _split_chars(
+        text, mid, b, budget, count, special)
+
+
+Section = tuple[int | None, list[Unit]]  # heading offset (None: preamble), units
+
+
+def _sections(doc: ParsedDoc, work: str, units: list[tuple[int, int, int]]) -> list[Section]:
+    """Group units by heading; a section holding only its heading line is carried into
+    the next section (or the previous one at the end) instead of becoming a tiny chunk."""
+    offsets = [h.offset for h in doc.headings]
+    raw: list[tuple[int | None, list[Unit]]] = []
+    para, prev_end, cur_sec = 0, None, -2
+    for a, b, n in units:
+        sec = bisect_right(offsets, a) - 1
+        if prev_end is not None and (sec != cur_sec or _BLANK.search(work, prev_end, a)):
+            para += 1
+        if sec != cur_sec:
+            raw.append((offsets[sec] if sec >= 0 else None, []))
+            cur_sec = sec
+        raw[-1][1].append((a, b, n, para))
+        prev_end = b
+    out: list[Section] = []
+    carry: list[Unit] = []
+    for head, us in raw:
+        us = carry + us
+        heading_only = head is not None and all(u[3] == us[-1][3] for u in us[len(carry):])
+        carry = us if heading_only else []
+        if not heading_only:
+            out.append((head, us))
+    if carry:
+        if out:
+            out[-1] = (out[-1][0], out[-1][1] + carry)
+        else:
+            out.append((None, carry))
+    return out
+
+
+def _pack(units: list[Unit], budget: int, overlap: int) -> list[list[Unit]]:
+    """Greedy packing; a new paragraph that will not fit starts a new chunk once the
+    current one is half full; ``overlap`` trailing sentences are repeated."""
+    para_tok: dict[int, int] = {}
+    for u in units:
+        para_tok[u[3]] = para_tok.get(u[3], 0) + u[2]
+    out: list[list[Unit]] = []
+    cur: list[Unit] = []
+    tot = 0
+    for u in units:
+        soft = bool(cur) and u[3] != cur[-1][3] and 2 * tot >= budget and tot + para_tok[u[3]] > budget
+        if cur and (tot + u[2] > budget or soft):
+            out.append(cur)
+            keep = cur[max(1, len(cur) - overlap):] if overlap > 0 else []
+            while keep and sum(k[2] for k in keep) + u[2] > budget:
+                keep = keep[1:]
+            cur, tot = list(keep), sum(k[2] for k in keep)
+        cur.append(u)
+        tot += u[2]
+    if cur:
+        out.append(cur)
+    return out
+
+
+def _verify(
+    text: str, packed: list[tuple[int | None, list[Unit]]], max_tokens: int,
+    count: Callable[[list[str]], list[int]], special: int, depth: int = 0,
+) -> list[tuple[int | None, int, int, int]]:
+    """Count every chunk for real; re-split those the estimate got wrong."""
+    real = count([text[us[0][0] : us[-1][1]] for _, us in packed])
+    out: list[tuple[int | None, int, int, int]] = []
+    for (head, us), n in zip(packed, real):
+        if n <= max_tokens or depth > 8 or us[-1][1] - us[0][0] <= 1:
+            out.append((head, us[0][0], us[-1][1], n))
+            continue
+        excess = n - max_tokens
+        budget = max(1, sum(u[2] for u in us) - excess)
+        if len(us) > 1:
+            parts = _pack(us, budget, 0)
+        else:
+            a, b, t, p = us[0]
+            bits = _fit_units(text, [(a, b)], [t + excess], budget, count, special)
+            parts = [[(x, y, m, p)] for x, y, m in bits]
+        out.extend(_verify(text, [(head, part) for part in parts], max_tokens, count, special, depth + 1))
+    return out
+
+
+def _make_chunks(
+    doc: ParsedDoc, spans: list[tuple[int | None, int, int, int]], doc_id: str, source: str
+) -> list[Chunk]:
+    text = doc.text
+    return [
+        Chunk(
+            chunk_id=f"{doc_id}-{i:05d}",
+            source=source,
+            text=text[a:b],
+            page_start=doc.page_at(a),
+            page_end=doc.page_at(b - 1),
+            char_start=a,
+            char_end=b,
+            heading=doc.heading_at(a if head is None else max(head, a)),
+            n_tokens=n,
+        )
+        for i, (head, a, b, n) in enumerate(spans)
+    ]

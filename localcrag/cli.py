@@ -1,0 +1,231 @@
+"""The ``localcrag`` command: a thin shell over the headless core.
+
+Every heavy import happens inside the sub-command that needs it, so ``--help`` is
+instant. Errors are one line on stderr; tracebacks only with LOCALCRAG_DEBUG=1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Callable
+
+from localcrag import __version__
+
+
+def _debug() -> bool:
+    return os.environ.get("LOCALCRAG_DEBUG", "") not in ("", "0")
+
+
+def _settings(args: argparse.Namespace):
+    from localcrag.settings import Settings
+
+    s = Settings.load()
+    if getattr(args, "offline", False):
+        s.offline = True
+    return s
+
+
+def _print_json(obj: object) -> None:
+    print(json.dumps(obj, ensure_ascii=False, indent=None))
+
+
+# --- ingest / remove / sources / search ---------------------------------------------------
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from localcrag.library import Library
+
+    lib = Library(_settings(args))
+    callback, close = _ingest_progress(args.json)
+    try:
+        report = lib.ingest(args.paths, prune=args.prune, on_progress=callback)
+    finally:
+        close()
+    if args.json:
+        _print_json(report.to_json())
+    else:
+        for path, err in report.failed:
+            print(f"failed: {err}", file=sys.stderr)
+        print(f"indexed {len(report.indexed)}, unchanged {len(report.unchanged)}, "
+              f"removed {len(report.removed)}, failed {len(report.failed)}; "
+              f"{report.chunks} chunks in the index")
+    return 1 if report.failed else 0
+
+
+def _ingest_progress(quiet: bool) -> tuple[Callable, Callable[[], None]]:
+    """A progress bar on a terminal (stderr), nothing otherwise."""
+    if quiet or not sys.stderr.isatty():
+        return (lambda p: None), (lambda: None)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.fields[name]}"), console=Console(stderr=True), transient=True)
+    task = bar.add_task("ingesting", total=None, name="")
+    bar.start()
+
+    def update(p) -> None:
+        bar.update(task, total=p.total, completed=p.done, name=Path(p.path).name[:40])
+
+    return update, bar.stop
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    from localcrag.library import Library
+
+    lib = Library(_settings(args))
+    status = 0
+    for p in args.paths:
+        n = lib.remove(p)
+        if n:
+            print(f"removed {p} ({n} chunks)")
+        else:
+            print(f"localcrag: {p} is not in the index (see `localcrag sources`)", file=sys.stderr)
+            status = 1
+    return status
+
+
+def cmd_sources(args: argparse.Namespace) -> int:
+    from localcrag.library import Library
+
+    srcs = Library(_settings(args)).sources()
+    if args.json:
+        _print_json({"sources": [{"source": s.source, "pages": s.pages, "chunks": s.chunks,
+                                  "indexed_at": s.indexed_at} for s in srcs]})
+        return 0
+    if not srcs:
+        print("No documents indexed yet. Add some with: localcrag ingest PATH")
+        return 0
+    import datetime as dt
+
+    for s in srcs:
+        when = dt.datetime.fromtimestamp(s.indexed_at).strftime("%Y-%m-%d %H:%M")
+        print(f"{s.pages:>5} pages {s.chunks:>6} chunks  {when}  {s.source}")
+    print(f"{len(srcs)} documents, {sum(s.chunks for s in srcs)} chunks")
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from localcrag.retrieve import Retriever
+
+    settings = _settings(args)
+    hits = Retriever(settings).search(args.query, k=args.k, mode=args.mode)
+    if args.json:
+        _print_json({"query": args.query, "results": [
+            {"chunk_id": h.chunk.chunk_id, "source": h.chunk.source, "page": h.chunk.page,
+             "score": round(h.score, 6), "text": h.chunk.text} for h in hits]})
+        return 0
+    for h in hits:
+        snippet = " ".join(h.chunk.text.split())[:160]
+        print(f"{h.rank + 1}. {Path(h.chunk.source).name} p.{h.chunk.page}  ({h.score:.3f})\n   {snippet}")
+    return 0
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    from localcrag.models import discover
+
+    settings = _settings(args)
+    found = discover(settings.models_dir)
+    if not found:
+        print(f"No models in {settings.models_dir} (run `make models`)")
+        return 1
+    for m in found:
+        print(f"{m.kind:<22} {m.size_mb:>8.1f} MB  {m.name}")
+    return 0
+
+
+def cmd_config(args: argparse.Namespace) -> int:
+    from localcrag.settings import Settings, config_path, data_dir
+
+    s = Settings.load()
+    print(f"# config file: {config_path()}\n# data dir: {data_dir()}")
+    for name, info in Settings.model_fields.items():
+        print(f"{name} = {getattr(s, name)!r}  # {info.description}")
+    return 0
+
+
+# --- wiring -------------------------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="localcrag",
+        description="Ask questions about your own documents, fully offline (Corrective RAG). "
+                    "With no command, opens the terminal app.")
+    p.add_argument("--version", action="version", version=f"localcrag {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    s = sub.add_parser("ingest", help="index files or folders (PDF, txt, md, html, epub)")
+    s.add_argument("paths", nargs="+", type=Path)
+    s.add_argument("--prune", action="store_true", help="drop indexed files that vanished from these folders")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(func=cmd_ingest)
+
+    s = sub.add_parser("remove", help="remove documents from the index")
+    s.add_argument("paths", nargs="+", type=Path)
+    s.set_defaults(func=cmd_remove)
+
+    s = sub.add_parser("sources", help="list indexed documents")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_sources)
+
+    s = sub.add_parser("search", help="retrieve chunks for a query (no generation)")
+    s.add_argument("query")
+    s.add_argument("-k", type=int, default=5)
+    s.add_argument("--mode", choices=["hybrid", "vector", "text"], default="hybrid")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_search)
+
+    s = sub.add_parser("models", help="list models found in models/")
+    s.set_defaults(func=cmd_models)
+    s = sub.add_parser("config", help="show settings, their descriptions and file locations")
+    s.set_defaults(func=cmd_config)
+
+    for register in _extra_commands():
+        register(sub)
+    return p
+
+
+def _extra_commands() -> list[Callable]:
+    """Commands defined in their own modules (ask, eval) register themselves here."""
+    out: list[Callable] = []
+    for module in ("localcrag.cli_ask", "localcrag.eval.cli"):
+        try:
+            out.append(__import__(module, fromlist=["register"]).register)
+        except ImportError:
+            pass
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        return _run_tui()
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("localcrag: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # every error reaches the user as one line
+        if _debug():
+            raise
+        from localcrag.errors import LocalcragError
+
+        if isinstance(exc, LocalcragError):
+            print(f"localcrag: {exc}", file=sys.stderr)
+        else:
+            print(f"localcrag: unexpected error: {type(exc).__name__}: {exc} "
+                  "(set LOCALCRAG_DEBUG=1 for details)", file=sys.stderr)
+        return 1
+
+
+def _run_tui() -> int:
+    try:
+        from localcrag.tui.app import run
+    except ImportError:
+        build_parser().print_help()
+        return 0
+    return int(run() or 0)

@@ -1,0 +1,28 @@
+"""The CRAG decision (Yan et al. 2024, section 4.3), on calibrated chunk scores.
+
+Correct when any chunk reaches the upper threshold; Incorrect when every chunk is
+below the lower one; Ambiguous otherwise. With no chunks at all the action is Incorrect.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from localcrag.types import Action, Decision, Grade
+
+
+def decide(grades: Sequence[Grade], upper: float, lower: float) -> Decision:
+    if lower > upper:
+        raise ValueError(f"lower_threshold ({lower}) must not exceed upper_threshold ({upper})")
+    if not grades:
+        return Decision(Action.INCORRECT, 0.0, upper, lower, "nothing was retrieved")
+    best = max(g.score for g in grades)
+    n_up = sum(g.score >= upper for g in grades)
+    if n_up:
+        return Decision(Action.CORRECT, best, upper, lower,
+                        f"{n_up} of {len(grades)} chunks scored at or above {upper:.2f}")
+    if best < lower:
+        return Decision(Action.INCORRECT, best, upper, lower,
+                        f"all {len(grades)} chunks scored below {lower:.2f} (best {best:.2f})")
+    return Decision(Action.AMBIGUOUS, best, upper, lower,
+                    f"best chunk scored {best:.2f}, between {lower:.2f} and {upper:.2f}")

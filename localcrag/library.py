@@ -1,0 +1,186 @@
+"""Ingestion and the document library: incremental, per-file atomic, never loses work.
+
+Unchanged files (same content hash) are skipped. A changed file's chunks are replaced
+in one commit. Bad files are reported one line each and never stop the others. Chunks
+from several small files are embedded together (the embedder is the bottleneck and
+likes full batches), then each file is committed on its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from localcrag.embed import Embedder, load_embedder
+from localcrag.errors import LocalcragError
+from localcrag.settings import Settings
+from localcrag.store import LanceStore, SourceInfo, table_name
+from localcrag.types import Chunk
+
+EMBED_BATCH_CHUNKS = 128  # chunks gathered before one embedding call (and one commit round)
+
+
+@dataclass(frozen=True)
+class IngestProgress:
+    done: int  # files finished (indexed, unchanged or failed)
+    total: int
+    path: str
+    stage: str  # parsed | embedded | indexed | unchanged | failed | removed
+
+
+@dataclass
+class IngestReport:
+    indexed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    chunks: int = 0  # chunks now in the index
+    new_chunks: int = 0  # chunks embedded by this run
+    pages: int = 0  # pages parsed by this run
+
+    def to_json(self) -> dict:
+        return {"indexed": self.indexed, "unchanged": self.unchanged, "removed": self.removed,
+                "failed": [{"path": p, "error": e} for p, e in self.failed], "chunks": self.chunks}
+
+
+@dataclass
+class _Pending:
+    source: str
+    doc_hash: str
+    pages: int
+    chunks: list[Chunk]
+
+
+class Library:
+    """The user's indexed documents: ingest, list, remove, look up chunks."""
+
+    def __init__(self, settings: Settings, embedder: Embedder | None = None,
+                 store: LanceStore | None = None) -> None:
+        self.settings = settings
+        self.embedder = embedder or load_embedder(settings.model_path(settings.embedder), settings.threads)
+        self.max_tokens = min(settings.chunk_tokens, self.embedder.max_tokens)
+        if store is None:
+            from localcrag.chunking import CHUNKER_VERSION
+
+            name = table_name(self.embedder.fingerprint(), self.max_tokens,
+                              settings.chunk_overlap, CHUNKER_VERSION)
+            store = LanceStore(settings.index_dir, name, self.embedder.dim)
+        self.store = store
+
+    # --- queries ------------------------------------------------------------------------
+
+    def sources(self) -> list[SourceInfo]:
+        return self.store.sources()
+
+    def get_chunk(self, chunk_id: str) -> Chunk | None:
+        return self.store.get(chunk_id)
+
+    def count(self) -> int:
+        return self.store.count()
+
+    def remove(self, path: Path | str) -> int:
+        return self.store.remove(str(Path(path).expanduser().resolve()))
+
+    # --- ingestion ----------------------------------------------------------------------
+
+    def _chunk_file(self, path: Path, doc_hash: str) -> _Pending:
+        from localcrag.chunking import chunk_pages
+        from localcrag.parse import parse_document
+
+        parsed = parse_document(path)
+        source = str(path)
+        doc_id = hashlib.sha1(source.encode()).hexdigest()[:10] + "-" + doc_hash[:8]
+        count = getattr(self.embedder, "count_tokens_batch", None) or (
+            lambda texts: [self.embedder.count_tokens(t) for t in texts])
+        chunks = chunk_pages(parsed, count, self.max_tokens, self.settings.chunk_overlap,
+                             doc_id=doc_id, source=source)
+        if not chunks:
+            raise LocalcragError(f"{path.name}: no text to index", "is the file empty?")
+        n_pages = len(getattr(parsed, "pages", parsed))
+        return _Pending(source, doc_hash, n_pages, chunks)
+
+    def _flush(self, pending: list[_Pending], report: IngestReport,
+               progress: Callable[[str, str], None]) -> None:
+        if not pending:
+            return
+        texts = [c.text for p in pending for c in p.chunks]
+        vectors = self.embedder.embed(texts)
+        at = 0
+        for p in pending:
+            n = len(p.chunks)
+            self.store.replace_file(p.source, p.doc_hash, p.pages, p.chunks, vectors[at:at + n])
+            at += n
+            report.indexed.append(p.source)
+            report.new_chunks += n
+            report.pages += p.pages
+            progress(p.source, "indexed")
+        pending.clear()
+
+    def ingest(self, paths: Sequence[Path | str], prune: bool = False,
+               on_progress: Callable[[IngestProgress], None] | None = None) -> IngestReport:
+        """Index files and folders. Returns what happened to each file."""
+        from localcrag.parse import content_hash, iter_files
+
+        roots = [Path(p).expanduser() for p in paths]
+        files, errors = iter_files(roots)
+        report = IngestReport(failed=[(str(p), msg) for p, msg in errors])
+        known = self.store.file_hashes()
+        total = len(files)
+        done = 0
+
+        def progress(path: str, stage: str) -> None:
+            nonlocal done
+            if stage in ("indexed", "unchanged", "failed"):
+                done += 1
+            if on_progress:
+                on_progress(IngestProgress(done, total, path, stage))
+
+        pending: list[_Pending] = []
+        for path in files:
+            source = str(path)
+            try:
+                doc_hash = content_hash(path)
+                if known.get(source) == doc_hash:
+                    report.unchanged.append(source)
+                    progress(source, "unchanged")
+                    continue
+                pending.append(self._chunk_file(path, doc_hash))
+                progress(source, "parsed")
+            except LocalcragError as exc:
+                report.failed.append((source, str(exc)))
+                progress(source, "failed")
+                continue
+            except Exception as exc:  # an unexpected parser failure is still one line
+                report.failed.append((source, f"{path.name}: could not read ({type(exc).__name__}: {exc})"))
+                progress(source, "failed")
+                continue
+            if sum(len(p.chunks) for p in pending) >= EMBED_BATCH_CHUNKS:
+                self._flush(pending, report, progress)
+        self._flush(pending, report, progress)
+        if prune:
+            report.removed = self._prune(roots, known)
+            for src in report.removed:
+                progress(src, "removed")
+        if report.indexed or report.removed:
+            self.store.ensure_fts(force=True)
+        report.chunks = self.store.count()
+        return report
+
+    def _prune(self, roots: list[Path], known: dict[str, str]) -> list[str]:
+        """Remove indexed files under the given folders that no longer exist."""
+        folders = [r.resolve() for r in roots if r.is_dir() or not r.exists()]
+        removed = []
+        for src in sorted(known):
+            p = Path(src)
+            if any(p.is_relative_to(f) for f in folders) and not p.exists():
+                self.store.remove(src)
+                removed.append(src)
+        return removed
+
+
+def embed_query(embedder: Embedder, text: str) -> np.ndarray:
+    return embedder.embed([text])[0]

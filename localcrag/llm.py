@@ -1,0 +1,222 @@
+"""One wrapper around llama_cpp.Llama for every GGUF model localcrag uses.
+
+``llama_cpp`` is imported lazily inside functions so ``localcrag --help`` stays instant.
+A llama context is not re-entrant: every call that touches it holds ``LocalLLM.lock``.
+Scoring (next-token probabilities, continuation log-likelihoods) lives in llm_scoring.py.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+from localcrag.errors import LocalcragError, ModelMissing
+from localcrag.models import PROVISION_HINT, require_gguf
+
+_CACHE: dict[tuple[str, int], "LocalLLM"] = {}
+_CACHE_LOCK = threading.Lock()
+_LOG_CALLBACK: Any = None  # keep the ctypes callback alive for the life of the process
+
+
+def _silence_llama_logs() -> None:
+    """Route llama.cpp's C logging to a no-op: the core never prints, not even to stderr."""
+    global _LOG_CALLBACK
+    if _LOG_CALLBACK is not None:
+        return
+    import ctypes
+    import logging
+
+    import llama_cpp
+
+    @llama_cpp.llama_log_callback
+    def _quiet(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+        return None
+
+    _LOG_CALLBACK = _quiet
+    llama_cpp.llama_log_set(_quiet, ctypes.c_void_p(0))
+    logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL)
+
+
+def load_llm(path: Path, n_ctx: int = 2048, threads: int = 0) -> "LocalLLM":
+    """Load (once per process per (path, n_ctx)) a GGUF model; bad files become ModelMissing."""
+    path = require_gguf(Path(path).expanduser().resolve())
+    key = (str(path), int(n_ctx))
+    with _CACHE_LOCK:
+        cached = _CACHE.get(key)
+        if cached is not None:
+            return cached
+        _silence_llama_logs()
+        import llama_cpp
+
+        n_threads = threads or os.cpu_count() or 1
+        try:
+            llama = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_batch=min(512, n_ctx),
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                logits_all=False,
+                swa_full=True,  # prefix KV reuse needs the whole sliding window kept
+                verbose=False,
+            )
+        except Exception as exc:  # llama.cpp reports load failures as ValueError/RuntimeError
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise ModelMissing(
+                f"{path}: llama.cpp could not load this GGUF file ({reason})",
+                "replace it, or " + PROVISION_HINT,
+            ) from exc
+        llm = LocalLLM(llama, path)
+        _CACHE[key] = llm
+        return llm
+
+
+class LocalLLM:
+    """A loaded GGUF model: tokenization, chat rendering, streaming, and scoring."""
+
+    def __init__(self, llama: Any, path: Path) -> None:
+        self._llm = llama
+        self.path = path
+        self.name = path.name
+        self.n_ctx: int = llama.n_ctx()
+        self.n_vocab: int = llama.n_vocab()
+        self.lock = threading.Lock()  # held by every call that uses the llama context
+        self._template: str | None = llama.metadata.get("tokenizer.chat_template")
+        self.has_chat_template = bool(self._template)
+        self._bos: int = llama.token_bos()
+        self._add_bos: bool = bool(llama._model.add_bos_token())
+        # llm_scoring keeps the KV prefix it decoded here; anything else invalidates it.
+        self._kv_prefix: tuple[int, ...] | None = None
+        self._scoring: Any = None
+
+    def __repr__(self) -> str:
+        return f"LocalLLM({self.name!r}, n_ctx={self.n_ctx})"
+
+    # --- tokens ------------------------------------------------------------------------
+
+    def tokenize(self, text: str, add_bos: bool = False, special: bool = True) -> list[int]:
+        """Token ids; ``add_bos`` only adds BOS when the model's GGUF asks for one."""
+        return list(self._llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=special))
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenize(text))
+
+    def detokenize(self, tokens: list[int]) -> str:
+        return self._llm.detokenize(list(tokens)).decode("utf-8", errors="replace")
+
+    def prompt_tokens(self, prompt: str) -> list[int]:
+        """Tokens exactly as ``stream`` feeds them: model BOS (once) + prompt with specials."""
+        toks = self.tokenize(prompt, add_bos=self._add_bos, special=True)
+        if len(toks) >= 2 and toks[0] == toks[1] == self._bos:
+            toks = toks[1:]  # the chat template already wrote the BOS text
+        return toks
+
+    def fits(self, prompt_tokens: int, max_tokens: int) -> bool:
+        """Would a prompt of this many tokens plus ``max_tokens`` of answer fit n_ctx?"""
+        return prompt_tokens + max_tokens <= self.n_ctx
+
+    # --- chat --------------------------------------------------------------------------
+
+    def chat_prompt(self, messages: list[dict[str, str]]) -> str:
+        """Render messages with the model's own chat template, ready for the reply."""
+        if not self._template:
+            raise LocalcragError(
+                f"{self.name} is a base model without a chat template; "
+                "choose a chat model as generator",
+                "set `generator` to a chat GGUF such as SmolLM2-135M-Instruct",
+            )
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        model = self._llm._model
+        fmt = Jinja2ChatFormatter(
+            template=self._template,
+            eos_token=model.token_get_text(self._llm.token_eos()),
+            bos_token=model.token_get_text(self._bos) if self._bos >= 0 else "",
+            add_generation_prompt=True,
+        )
+        return fmt(messages=messages).prompt
+
+    # --- generation --------------------------------------------------------------------
+
+    def stream(
+        self,
+        prompt: str,
+        max_tokens: int,
+        temperature: float = 0.0,
+        stop: list[str] | None = None,
+        cancel: threading.Event | None = None,
+        repeat_penalty: float = 1.0,
+    ) -> Iterator[str]:
+        """Stream text pieces (greedy at temperature 0) until EOS, a stop string, or cancel.
+
+        Checks the context budget eagerly (before the first piece) so the caller gets a
+        clear error; ``max_tokens`` is reduced to what is left of n_ctx.
+        """
+        tokens = self.prompt_tokens(prompt)
+        if len(tokens) >= self.n_ctx:
+            raise LocalcragError(
+                f"prompt is {len(tokens)} tokens but {self.name} has a context window of "
+                f"{self.n_ctx} tokens",
+                "trim the evidence first, or raise the n_ctx setting",
+            )
+        budget = max(1, min(max_tokens, self.n_ctx - len(tokens)))
+        return self._stream(tokens, budget, temperature, stop or [], cancel, repeat_penalty)
+
+    def _stream(
+        self,
+        tokens: list[int],
+        max_tokens: int,
+        temperature: float,
+        stop: list[str],
+        cancel: threading.Event | None,
+        repeat_penalty: float,
+    ) -> Iterator[str]:
+        with self.lock:
+            self._kv_prefix = None
+            chunks = self._llm.create_completion(
+                tokens,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                stop=stop,
+                stream=True,
+                repeat_penalty=repeat_penalty,
+                seed=0,
+            )
+            with closing(chunks):
+                for chunk in chunks:
+                    if cancel is not None and cancel.is_set():
+                        return
+                    text = chunk["choices"][0]["text"]
+                    if text:
+                        yield text
+
+    def complete(self, prompt: str, max_tokens: int, **kwargs: Any) -> str:
+        """The whole streamed text at once (for short internal prompts)."""
+        return "".join(self.stream(prompt, max_tokens, **kwargs))
+
+    # --- scoring (see llm_scoring.py) --------------------------------------------------
+
+    def _scorer(self) -> Any:
+        if self._scoring is None:
+            from localcrag.llm_scoring import Scorer
+
+            self._scoring = Scorer(self, self._llm)
+        return self._scoring
+
+    def next_token_probs(self, prompt: str, candidates: list[str]) -> dict[str, float]:
+        """P(next token starts each candidate), summed over case/space variants."""
+        return self._scorer().next_token_probs(prompt, candidates)
+
+    def yes_probability(self, prompt: str) -> float:
+        """P(yes) / (P(yes) + P(no)) for the token right after ``prompt``."""
+        p = self.next_token_probs(prompt, ["yes", "no"])
+        total = p["yes"] + p["no"]
+        return p["yes"] / total if total > 0 else 0.5
+
+    def continuation_logprob(self, prefix: str, continuation: str) -> tuple[float, int]:
+        """(sum of log P(continuation tokens | prefix), number of continuation tokens)."""
+        return self._scorer().continuation_logprob(prefix, continuation)

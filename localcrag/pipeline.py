@@ -1,0 +1,259 @@
+"""The Corrective RAG pipeline: a generator of typed events, nothing printed.
+
+retrieve -> grade every chunk -> decide -> (refine | web | both) -> generate with citations.
+``mode="rag"`` skips grading, refinement and the web: the top-k chunks go straight to the
+same generator with the same prompt, for comparison.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator, Literal, Protocol, Sequence
+
+from localcrag import events as ev
+from localcrag.decide import decide
+from localcrag.errors import BadQuestion
+from localcrag.refine import chunks_as_evidence, recompose, refine
+from localcrag.settings import Settings
+from localcrag.types import Action, Answer, Citation, Evidence, Grade
+
+MAX_QUESTION_CHARS = 2000
+
+
+class Generator(Protocol):
+    """What generation needs from a chat model (llm.LocalLLM, or a fake in tests)."""
+
+    n_ctx: int
+
+    def count_tokens(self, text: str) -> int: ...
+    def chat_prompt(self, messages: list[dict[str, str]]) -> str: ...
+    def stream(self, prompt: str, max_tokens: int, temperature: float = 0.0,
+               stop: list[str] | None = None, cancel: threading.Event | None = None) -> Iterator[str]: ...
+
+
+class Pipeline:
+    """Owns the backends (real ones by default, loaded lazily) and runs questions."""
+
+    def __init__(self, settings: Settings, *, library: Any = None, grader: Any = None,
+                 generator: Generator | None = None, web: Any = None) -> None:
+        self.settings = settings
+        self._library = library
+        self._grader = grader
+        self._generator = generator
+        self.web = web  # a web.WebSearch; None means DuckDuckGo
+        self._stats_key: int | None = None
+        self._lock = threading.Lock()
+
+    # --- lazily built backends -----------------------------------------------------------
+
+    @property
+    def library(self):
+        if self._library is None:
+            from localcrag.library import Library
+
+            self._library = Library(self.settings)
+        return self._library
+
+    @property
+    def generator(self) -> Generator:
+        if self._generator is None:
+            from localcrag.llm import load_llm
+
+            s = self.settings
+            self._generator = load_llm(s.model_path(s.generator), n_ctx=s.n_ctx, threads=s.threads)
+        return self._generator
+
+    @property
+    def grader(self):
+        count = self.library.count()
+        if self._grader is None or (self._stats_key is not None and self._stats_key != count):
+            from localcrag.grade import CorpusStats, make_grader
+            from localcrag.llm import load_llm
+
+            s = self.settings
+            stats = CorpusStats.from_texts(self.library.store.all_texts()) if count else None
+            self._grader = make_grader(
+                s, self.library.embedder, stats,
+                llm_loader=lambda p: load_llm(Path(p), n_ctx=s.n_ctx, threads=s.threads))
+            self._stats_key = count
+        return self._grader
+
+    def warm_up(self) -> None:
+        """Load every model now (slow: call it off the UI thread)."""
+        self.library.embedder.embed(["warm up"])
+        _ = self.generator
+        if self.library.count():
+            _ = self.grader
+
+    # --- running ------------------------------------------------------------------------
+
+    def _check_question(self, question: str) -> str:
+        q = " ".join(question.split())
+        if not q:
+            raise BadQuestion("the question is empty", "type a question")
+        if len(q) > MAX_QUESTION_CHARS:
+            raise BadQuestion(
+                f"the question is {len(q):,} characters; the limit is {MAX_QUESTION_CHARS:,}",
+                "ask a shorter question (put long text in a document and ingest it)")
+        return q
+
+    def run(self, question: str, *, mode: Literal["crag", "rag"] = "crag",
+            history: Sequence[tuple[str, str]] | None = None,
+            confirm_web: Callable[[str], bool] | None = None,
+            cancel: threading.Event | None = None, k: int | None = None) -> Iterator[ev.Event]:
+        with self._lock:  # one question at a time per pipeline: llama contexts are not re-entrant
+            yield from self._run(question, mode, list(history or []), confirm_web,
+                                 cancel or threading.Event(), k or self.settings.top_k)
+
+    def _run(self, question: str, mode: str, history: list[tuple[str, str]],
+             confirm_web: Callable[[str], bool] | None, cancel: threading.Event,
+             k: int) -> Iterator[ev.Event]:
+        from localcrag.retrieve import Retriever
+
+        s = self.settings
+        t0 = time.perf_counter()
+        timings: dict[str, float] = {}
+        q = self._check_question(question)
+        if history:
+            from localcrag.rewrite import standalone_question
+
+            standalone = standalone_question(q, history, llm=self.generator)
+            if standalone != q:
+                yield ev.QuestionRewritten(q, standalone)
+                q = standalone
+
+        with _stage("retrieve", timings) as st:
+            yield st.started
+            hits = Retriever(s, self.library).search(q, k=k)
+        yield ev.Retrieved(tuple(hits))
+        yield st.finished
+
+        action: Action | None = None
+        evidence: list[Evidence] = []
+        web_evidence: list[Evidence] = []
+        web_note = ""
+        if mode == "rag":
+            evidence = chunks_as_evidence([h.chunk for h in hits])
+        else:
+            grader = self.grader
+            with _stage("grade", timings) as st:
+                yield st.started
+                grades = _safe_grades(grader, q, hits)
+            for i, g in enumerate(grades):
+                yield ev.ChunkGraded(g, i, len(grades))
+            yield st.finished
+            decision = decide(grades, s.upper_threshold, s.lower_threshold)
+            action = decision.action
+            yield ev.DecisionMade(decision)
+            if action in (Action.CORRECT, Action.AMBIGUOUS) and not cancel.is_set():
+                with _stage("refine", timings) as st:
+                    yield st.started
+                    strips, considered = refine(
+                        q, grades, lower=s.lower_threshold, threshold=s.strip_threshold,
+                        sentences_per_strip=s.strip_sentences, budget_tokens=s.evidence_tokens,
+                        score_texts=grader.score_texts, count_tokens=self.generator.count_tokens)
+                yield ev.Refined(tuple(strips), considered)
+                yield st.finished
+                evidence = recompose(strips)
+            if action in (Action.INCORRECT, Action.AMBIGUOUS) and not cancel.is_set():
+                with _stage("web", timings) as st:
+                    yield st.started
+                    web_evidence, web_note, web_events = self._web(q, confirm_web, len(evidence))
+                yield from web_events
+                yield st.finished
+
+        evidence = evidence + web_evidence
+        if action is Action.INCORRECT and not web_evidence:
+            from localcrag.generate import REFUSAL
+
+            text = f"{REFUSAL} The indexed documents do not answer it, and {web_note}."
+            timings.setdefault("first_token", _ms(t0))
+            yield ev.Token(text)
+            yield ev.AnswerDone(Answer(question, text, (), action, refused=True), (), timings)
+            return
+        yield from self._generate(question, q, evidence, action, cancel, timings, t0)
+
+    def _web(self, q: str, confirm: Callable[[str], bool] | None,
+             first_n: int) -> tuple[list[Evidence], str, list[ev.Event]]:
+        from localcrag.rewrite import rewrite_for_web
+        from localcrag.web import outcome_events, search_web
+
+        s = self.settings
+        query = None if (s.offline or s.web_search == "never") else rewrite_for_web(q, llm=self.generator)
+        outcome = search_web(query or q, searcher=self.web, offline=s.offline, policy=s.web_search,
+                             confirm=confirm, timeout=s.web_timeout, max_results=s.web_results,
+                             region=s.web_region)
+        found = [Evidence(n=first_n + i + 1, text=f"{r.title}. {r.snippet}".strip(), source=r.url,
+                          url=r.url, kind="web", score=0.5) for i, r in enumerate(outcome.results)]
+        if outcome.skipped:
+            note = f"web search was skipped ({outcome.skipped})"
+        elif outcome.error:
+            note = f"web search failed ({outcome.error})"
+        else:
+            note = "the web search found nothing"
+        return found, note, outcome_events(outcome)
+
+    def _generate(self, question: str, q: str, evidence: list[Evidence], action: Action | None,
+                  cancel: threading.Event, timings: dict[str, float], t0: float) -> Iterator[ev.Event]:
+        from localcrag.generate import CitationFilter, build_messages, clean_citations, fit_evidence
+
+        s, llm = self.settings, self.generator
+        with _stage("generate", timings) as st:
+            yield st.started
+            kept, dropped = fit_evidence(llm, q, evidence, s.max_answer_tokens)
+            if dropped:
+                yield ev.EvidenceTrimmed(tuple(dropped), llm.n_ctx)
+            prompt = llm.chat_prompt(build_messages(q, kept))
+            filt = CitationFilter(len(kept))
+            pieces: list[str] = []
+            for piece in llm.stream(prompt, s.max_answer_tokens, s.temperature, cancel=cancel):
+                out = filt.feed(piece)
+                if out:
+                    timings.setdefault("first_token", _ms(t0))
+                    pieces.append(out)
+                    yield ev.Token(out)
+                if cancel.is_set():
+                    break
+            if tail := filt.flush():
+                pieces.append(tail)
+                yield ev.Token(tail)
+        yield st.finished
+        timings.setdefault("first_token", _ms(t0))
+        text, cited = clean_citations("".join(pieces).strip(), len(kept))
+        by_n = {e.n: e for e in kept}
+        citations = tuple(Citation(n, by_n[n].source, by_n[n].page, by_n[n].url)
+                          for n in cited if n in by_n)
+        yield ev.AnswerDone(Answer(question, text, citations, action), tuple(kept), timings)
+
+
+def _safe_grades(grader: Any, q: str, hits: Sequence[Any]) -> list[Grade]:
+    """A grader that fails as a whole falls back to retrieval rank, never sinking the answer."""
+    chunks = [h.chunk for h in hits]
+    try:
+        return list(grader.grade(q, chunks))
+    except Exception as exc:  # noqa: BLE001
+        return [Grade(c, 0.0, "fallback", error=f"{type(exc).__name__}: {exc}") for c in chunks]
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 1)
+
+
+class _stage:
+    """Times a stage and hands out its started/finished events."""
+
+    def __init__(self, name: str, timings: dict[str, float]) -> None:
+        self.name, self.timings = name, timings
+        self.started = ev.StageStarted(name)
+        self.finished: ev.StageFinished | None = None
+
+    def __enter__(self) -> "_stage":
+        self.t = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        ms = round((time.perf_counter() - self.t) * 1000, 1)
+        self.timings[self.name] = ms
+        self.finished = ev.StageFinished(self.name, ms)

@@ -1,0 +1,84 @@
+"""Knowledge refinement: decompose kept chunks into strips, filter, recompose.
+
+As in the CRAG paper, a retrieved chunk holds a few useful sentences among noise. We split
+each kept chunk into strips of a sentence or two, score every strip against the question
+with the same evaluator, keep the strips that pass the filter threshold within a token
+budget, and give them back in their original document order, one evidence item per chunk
+so each citation still names a file and page.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from localcrag.types import Chunk, Evidence, Grade, Strip
+
+MIN_STRIPS = 2  # never refine a Correct action down to nothing
+
+
+def decompose(chunk: Chunk, sentences_per_strip: int) -> list[str]:
+    from localcrag.chunking import split_sentences
+
+    spans = split_sentences(chunk.text)
+    sents = [chunk.text[a:b].strip() for a, b in spans]
+    sents = [s for s in sents if s]
+    if not sents:
+        return [chunk.text.strip()] if chunk.text.strip() else []
+    step = max(1, sentences_per_strip)
+    return [" ".join(sents[i:i + step]) for i in range(0, len(sents), step)]
+
+
+def refine(question: str, grades: Sequence[Grade], *, lower: float, threshold: float,
+           sentences_per_strip: int, budget_tokens: int,
+           score_texts: Callable[[str, Sequence[str]], list[float]],
+           count_tokens: Callable[[str], int]) -> tuple[list[Strip], int]:
+    """Return the kept strips (document order) and how many strips were scored."""
+    kept = [g for g in grades if g.score >= lower] or sorted(grades, key=lambda g: -g.score)[:1]
+    candidates: list[Strip] = []
+    texts: list[str] = []
+    for g in kept:
+        for i, text in enumerate(decompose(g.chunk, sentences_per_strip)):
+            candidates.append(Strip(text, g.chunk, 0.0, i))
+            texts.append(text)
+    if not candidates:
+        return [], 0
+    scores = score_texts(question, texts)
+    scored = [Strip(s.text, s.chunk, float(sc), s.order) for s, sc in zip(candidates, scores)]
+    by_score = sorted(scored, key=lambda s: -s.score)
+    passing = [s for s in by_score if s.score >= threshold] or by_score[:MIN_STRIPS]
+    chosen, used = [], 0
+    for s in passing:
+        cost = count_tokens(s.text)
+        if used + cost > budget_tokens and chosen:
+            continue
+        chosen.append(s)
+        used += cost
+    chosen.sort(key=lambda s: (s.chunk.source, s.chunk.char_start, s.order))
+    return chosen, len(scored)
+
+
+def recompose(strips: Sequence[Strip], start: int = 1) -> list[Evidence]:
+    """One evidence item per chunk, its strips joined in order (gaps marked with an ellipsis)."""
+    out: list[Evidence] = []
+    groups: dict[str, list[Strip]] = {}
+    for s in strips:
+        groups.setdefault(s.chunk.chunk_id, []).append(s)
+    for group in groups.values():
+        parts, prev = [], None
+        for s in group:
+            if prev is not None and s.order != prev + 1:
+                parts.append("…")
+            parts.append(s.text)
+            prev = s.order
+        c = group[0].chunk
+        out.append(Evidence(n=start + len(out), text=" ".join(parts), source=c.source,
+                            page=c.page_start, score=max(s.score for s in group)))
+    return out
+
+
+def chunks_as_evidence(chunks: Sequence[Chunk], scores: Sequence[float] | None = None,
+                       start: int = 1) -> list[Evidence]:
+    """Standard RAG: whole chunks, in retrieval order."""
+    scores = scores or [1.0 / (i + 1) for i in range(len(chunks))]
+    return [Evidence(n=start + i, text=c.text, source=c.source, page=c.page_start, score=sc)
+            for i, (c, sc) in enumerate(zip(chunks, scores))]

@@ -1,0 +1,35 @@
+"""Retrieval stage: question -> top-k chunks (hybrid by default)."""
+
+from __future__ import annotations
+
+from localcrag.errors import EmptyIndex
+from localcrag.library import Library
+from localcrag.settings import Settings
+from localcrag.types import Hit
+
+
+class Retriever:
+    """Embeds the question and searches the library's table."""
+
+    def __init__(self, settings: Settings, library: Library | None = None) -> None:
+        self.settings = settings
+        self.library = library or Library(settings)
+
+    def check_ready(self) -> None:
+        """An empty index is a user error with a fix, not an empty answer."""
+        store = self.library.store
+        if store.count() == 0:
+            others = store.other_tables() if hasattr(store, "other_tables") else []
+            if others:
+                raise EmptyIndex(
+                    "the index was built with a different embedder or chunking settings",
+                    "run `localcrag ingest PATH` again to re-embed your documents with the current ones",
+                )
+            raise EmptyIndex("no documents indexed yet", "add some first: localcrag ingest PATH")
+
+    def search(self, query: str, k: int | None = None, mode: str | None = None) -> list[Hit]:
+        self.check_ready()
+        k = k or self.settings.top_k
+        mode = mode or self.settings.retrieval_mode
+        vector = None if mode == "text" else self.library.embedder.embed([query])[0]
+        return self.library.store.search(query, vector, k, mode)

@@ -1,0 +1,222 @@
+"""Question rewriting: web queries and standalone follow-ups, LLM first, rules as fallback.
+
+Privacy rule: a web query is derived from the user's question only, never from document
+text, so nothing from a private file leaves the machine. For the same reason the follow-up
+rewriter sees previous *questions* only, not previous answers (answers quote documents).
+
+Small local models often answer "Sure! Here is..." or drift off topic, so every LLM output
+is validated and a deterministic rule-based rewrite is used when it fails.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+STOP_WORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    out over own same she should so some such than that the their theirs them then there these
+    they this those through to too under until up very was we were what when where which while
+    who whom why will with would you your yours please tell explain describe define give show
+    list summarize summarise know want need find get also whats hows does did done may might
+    must shall let lets something anything thing things kind sort way ways much many really
+    ok okay hi hello thanks thank mean means meant document documents paper pdf file""".split()
+)
+PRONOUNS = frozenset(
+    "it its it's they them their theirs this that these those he she him her his hers "
+    "there former latter same one ones".split()
+)
+FOLLOW_UP_OPENERS = ("and ", "but ", "also ", "so ", "what about", "how about", "what else", "why not", "then ")
+JUNK_PREFIXES = ("sure", "here is", "here's", "here are", "certainly", "of course", "okay", "ok,",
+                 "i ", "i'm", "as an", "the search query", "search query is", "the query")
+LABEL = re.compile(r"^(?:web\s+)?(?:search\s+)?(?:query|question|standalone question)\s*:\s*", re.I)
+QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”")
+WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-\.+#]*")
+
+
+def _clean_word(w: str) -> str:
+    w = re.sub(r"['’]s$", "", w.rstrip("-'’"))
+    return w if re.fullmatch(r"(?:[A-Za-z]\.){2,}", w) else w.rstrip(".-'’")
+
+
+def _stem(word: str) -> str:
+    """Crude prefix stem so retrieve/retrieval and evaluator/evaluation count as one word."""
+    word = word[:-1] if len(word) > 3 and word.endswith("s") else word
+    return word[:5]
+
+
+def _content_words(text: str) -> set[str]:
+    """Stems of the lower-cased content words, for overlap checks."""
+    out = set()
+    for m in WORD.finditer(text):
+        w = _clean_word(m.group()).lower()
+        if w and w not in STOP_WORDS and len(w) > 1:
+            out.add(_stem(w))
+    return out
+
+
+def keyword_query(question: str, max_words: int = 8) -> str:
+    """Deterministic web query: quoted phrases and content words, in question order.
+
+    When there are more than ``max_words`` words, quoted phrases and names (capitalised
+    mid-sentence, acronyms, words with digits, identifiers like llama.cpp or C++) are kept
+    first; the output stays in question order.
+    """
+    text = " ".join((question or "").split())
+    items: list[tuple[int, str, int, int]] = []  # (position, text, priority, n_words)
+    taken: list[tuple[int, int]] = []
+    for m in QUOTED.finditer(text):
+        phrase = " ".join((m.group(1) or m.group(2)).split())
+        items.append((m.start(), f'"{phrase}"', 2, len(phrase.split())))
+        taken.append(m.span())
+    seen: set[str] = set()
+    for m in WORD.finditer(text):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        w = _clean_word(m.group())
+        low = w.lower()
+        if not w or low in STOP_WORDS or low in seen or (len(w) == 1 and not w.isdigit()):
+            continue
+        seen.add(low)
+        sentence_start = m.start() == 0 or text[: m.start()].rstrip().endswith((".", "?", "!", ":"))
+        name = (w[0].isupper() and not sentence_start) or (w.isupper() and len(w) > 1) \
+            or any(c.isdigit() or c in "._+#" for c in w) or any(c.isupper() for c in w[1:])
+        items.append((m.start(), w, 1 if name else 0, 1))
+    if not items:  # only stop words: keep the question's own words rather than nothing
+        words = [w for w in (_clean_word(m.group()) for m in WORD.finditer(text)) if w]
+        return " ".join(words[:max_words])
+    chosen, budget = [], max_words
+    for item in sorted(items, key=lambda it: (-it[2], it[0])):
+        if item[3] <= budget:
+            chosen.append(item)
+            budget -= item[3]
+    return " ".join(it[1] for it in sorted(chosen))
+
+
+def _validate(output: str, reference: str, max_words: int, max_new: int, is_query: bool) -> str | None:
+    """The cleaned LLM output, or None if it is junk.
+
+    Junk: chatter ("Sure, here is"), several lines, markup, too long, off topic (no content
+    word shared with ``reference``), or an answer in disguise: small models often reply
+    "X was won by Germany" or "... is 100.0 Celsius", so more than ``max_new`` new content
+    words, any new number, or (for a query) a stop-word-heavy sentence is rejected.
+    """
+    text = (output or "").strip()
+    if not text or "\n" in text or len(text) > 300:
+        return None
+    text = LABEL.sub("", text).strip().rstrip(".").strip()
+    if len(text) >= 2 and text[0] in "\"'“" and text[-1] in "\"'”":
+        text = text[1:-1].strip().rstrip(".").strip()
+    low = text.lower()
+    if not text or low.startswith(JUNK_PREFIXES) or any(c in text for c in "<>{}[]|`*()"):
+        return None
+    if is_query and any(c in text for c in "\"“”"):
+        return None
+    words = text.split()
+    if "http" in low or len(words) > max_words:
+        return None
+    mine, theirs = _content_words(text), _content_words(reference)
+    new = mine - theirs
+    if not (mine & theirs) or len(new) > max_new or any(c.isdigit() for w in new for c in w):
+        return None
+    if is_query and 3 * sum(_clean_word(w).lower() in STOP_WORDS for w in words) > len(words):
+        return None
+    return text
+
+
+def _ask(llm: Any, system: str, shots: list[tuple[str, str]], user: str, max_tokens: int) -> str:
+    """One greedy completion through the duck-typed llm (chat_prompt + stream).
+
+    Few-shot turns matter: without them a 135M model answers the question instead.
+    """
+    messages = [{"role": "system", "content": system}]
+    for asked, replied in shots:
+        messages += [{"role": "user", "content": asked}, {"role": "assistant", "content": replied}]
+    messages.append({"role": "user", "content": user})
+    parts = llm.stream(llm.chat_prompt(messages), max_tokens=max_tokens, temperature=0.0, stop=["\n\n"])
+    return "".join(parts)
+
+
+WEB_SYSTEM = (
+    "You turn a question into a short web search query. Reply with the query only: "
+    "3 to 8 keywords, no quotes, no explanation."
+)
+WEB_SHOTS = [
+    ("Question: How tall is the Eiffel Tower in metres?", "Eiffel Tower height metres"),
+    ("Question: Which enzyme breaks down lactose in the gut?", "enzyme lactose digestion"),
+]
+
+
+def rewrite_for_web(question: str, llm: Any = None) -> str:
+    """A short web query for ``question``: the llm's if it passes validation, else keywords."""
+    fallback = keyword_query(question)
+    if llm is None or not question.strip():
+        return fallback
+    try:
+        out = _ask(llm, WEB_SYSTEM, WEB_SHOTS, f"Question: {question.strip()}", max_tokens=24)
+    except Exception:  # noqa: BLE001 - a failing model must not stop the web step
+        return fallback
+    return _validate(out, question, max_words=12, max_new=2, is_query=True) or fallback
+
+
+def needs_context(question: str) -> bool:
+    """True if the question leans on earlier turns: a pronoun, an "and/what about" opener,
+    or almost no content words of its own ("Why?", "More details")."""
+    low = " ".join(question.lower().split())
+    words = [_clean_word(w) for w in WORD.findall(low)]
+    if any(w in PRONOUNS for w in words) or low.startswith(FOLLOW_UP_OPENERS):
+        return True
+    return len(_content_words(question)) <= 1
+
+
+STANDALONE_SYSTEM = (
+    "Rewrite the user's follow-up question so it can be understood without the earlier "
+    "questions. Replace pronouns with what they refer to. Reply with the question only."
+)
+STANDALONE_SHOTS = [
+    ("Earlier questions:\n- What is the capital of Australia?\nFollow-up: How big is it?",
+     "How big is Canberra, the capital of Australia?"),
+    ("Earlier questions:\n- How does photosynthesis work?\nFollow-up: And in cacti?",
+     "How does photosynthesis work in cacti?"),
+]
+
+
+def _fallback_standalone(question: str, previous: Iterable[str]) -> str:
+    """Heuristic: append the key words (keyword_query) of the latest earlier question that
+    has any, in parentheses, e.g. "What about its size?" + "How does LanceDB store
+    vectors?" -> "What about its size (LanceDB store vectors)?". No POS tagger is needed:
+    content words of a question are mostly its nouns and names."""
+    have = _content_words(question)
+    for prev in previous:
+        extra = [w for w in keyword_query(prev, max_words=6).split() if _content_words(w) - have]
+        if extra:
+            base = question.strip().rstrip("?").rstrip()
+            return f"{base} ({' '.join(extra)})?"
+    return question
+
+
+def standalone_question(question: str, history: list[tuple[str, str]], llm: Any = None) -> str:
+    """Rewrite a follow-up into a standalone question; ``history`` is [(question, answer)].
+
+    Unchanged when there is no history or no follow-up cue. Only earlier questions are
+    shown to the llm (see module docstring); its output must be one line, at most 40 words,
+    share a content word with them and add at most 3 new words (see _validate).
+    """
+    question = " ".join((question or "").split())
+    previous = [q for q, _ in reversed(history or []) if q and q.strip()]
+    if not question or not previous or not needs_context(question):
+        return question
+    if llm is not None:
+        shown = "\n".join(f"- {q.strip()}" for q in reversed(previous[:3]))
+        user = f"Earlier questions:\n{shown}\nFollow-up: {question}"
+        try:
+            out = _ask(llm, STANDALONE_SYSTEM, STANDALONE_SHOTS, user, max_tokens=64)
+        except Exception:  # noqa: BLE001
+            out = ""
+        good = _validate(out, " ".join([question, *previous[:3]]), max_words=40, max_new=3, is_query=False)
+        if good:
+            return good if good.endswith("?") else good + "?"
+    return _fallback_standalone(question, previous)

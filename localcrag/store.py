@@ -1,0 +1,225 @@
+"""The on-disk index: one LanceDB table per index fingerprint.
+
+The table name carries a fingerprint of the embedder and the chunking settings, so a
+changed model or chunk size never mixes vectors: it simply opens (and fills) another
+table. Each file's chunks carry the file's content hash, so the table itself is the
+manifest, and replacing a file's chunks is one ``merge_insert`` commit: a kill at any
+moment leaves the previous version of the table readable and complete.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from localcrag.types import Chunk, Hit
+
+os.environ.setdefault("LANCE_LOG", "error")
+os.environ.setdefault("RUST_LOG", "error")
+os.environ.setdefault("LANCEDB_LOG", "error")
+
+RRF_K = 60
+_COLUMNS = ["chunk_id", "source", "doc_hash", "text", "page_start", "page_end",
+            "char_start", "char_end", "heading", "n_tokens", "doc_pages", "indexed_at"]
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    source: str
+    pages: int
+    chunks: int
+    indexed_at: float
+    doc_hash: str
+
+
+class Store(Protocol):
+    def file_hashes(self) -> dict[str, str]: ...
+    def replace_file(self, source: str, doc_hash: str, pages: int,
+                     chunks: Sequence[Chunk], vectors: np.ndarray) -> None: ...
+    def remove(self, source: str) -> int: ...
+    def count(self) -> int: ...
+    def sources(self) -> list[SourceInfo]: ...
+    def search(self, query: str, vector: np.ndarray | None, k: int, mode: str) -> list[Hit]: ...
+    def get(self, chunk_id: str) -> Chunk | None: ...
+    def all_texts(self) -> list[str]: ...
+
+
+def table_name(embedder_fp: str, chunk_tokens: int, overlap: int, chunker_version: str) -> str:
+    key = f"{embedder_fp}|{chunk_tokens}|{overlap}|{chunker_version}"
+    return "chunks_" + hashlib.sha256(key.encode()).hexdigest()[:12]
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _row_to_chunk(row: dict) -> Chunk:
+    return Chunk(
+        chunk_id=row["chunk_id"], source=row["source"], text=row["text"],
+        page_start=int(row["page_start"]), page_end=int(row["page_end"]),
+        char_start=int(row["char_start"]), char_end=int(row["char_end"]),
+        heading=row.get("heading") or None, n_tokens=int(row.get("n_tokens") or 0),
+    )
+
+
+class LanceStore:
+    """LanceDB on disk: vector search, native full-text search, and RRF hybrid."""
+
+    def __init__(self, path: Path, name: str, dim: int) -> None:
+        import lancedb
+
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.name = name
+        self.dim = dim
+        self._db = lancedb.connect(str(self.path))
+        self._table = None
+        self._fts_dirty = False
+
+    # --- table management --------------------------------------------------------------
+
+    def _schema(self):
+        import pyarrow as pa
+
+        return pa.schema([
+            ("chunk_id", pa.string()), ("source", pa.string()), ("doc_hash", pa.string()),
+            ("text", pa.string()), ("page_start", pa.int32()), ("page_end", pa.int32()),
+            ("char_start", pa.int64()), ("char_end", pa.int64()), ("heading", pa.string()),
+            ("n_tokens", pa.int32()), ("doc_pages", pa.int32()), ("indexed_at", pa.float64()),
+            ("vector", pa.list_(pa.float32(), self.dim)),
+        ])
+
+    @property
+    def table(self):
+        if self._table is None:
+            if self.name in self._db.list_tables().tables:
+                self._table = self._db.open_table(self.name)
+            else:
+                self._table = self._db.create_table(self.name, schema=self._schema(), exist_ok=True)
+        return self._table
+
+    def exists(self) -> bool:
+        return self.name in self._db.list_tables().tables
+
+    def other_tables(self) -> list[str]:
+        """Tables built with another embedder or chunking: reported, never mixed."""
+        return [t for t in self._db.list_tables().tables if t != self.name]
+
+    def ensure_fts(self, force: bool = False) -> None:
+        """Build the full-text index once; later rows are searched unindexed, then merged."""
+        from lancedb.index import FTS
+
+        t = self.table
+        has = any(i.index_type == "FTS" for i in t.list_indices())
+        if not has and t.count_rows() > 0:
+            t.create_index("text", config=FTS(with_position=False), replace=True)
+        elif has and (force or self._fts_dirty):
+            t.optimize()
+        self._fts_dirty = False
+
+    # --- writes -------------------------------------------------------------------------
+
+    def replace_file(self, source: str, doc_hash: str, pages: int,
+                     chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
+        """Insert a file's new chunks and delete its old ones in a single commit."""
+        import pyarrow as pa
+
+        now = time.time()
+        rows = {
+            "chunk_id": [c.chunk_id for c in chunks], "source": [source] * len(chunks),
+            "doc_hash": [doc_hash] * len(chunks), "text": [c.text for c in chunks],
+            "page_start": [c.page_start for c in chunks], "page_end": [c.page_end for c in chunks],
+            "char_start": [c.char_start for c in chunks], "char_end": [c.char_end for c in chunks],
+            "heading": [c.heading or "" for c in chunks], "n_tokens": [c.n_tokens for c in chunks],
+            "doc_pages": [pages] * len(chunks), "indexed_at": [now] * len(chunks),
+        }
+        flat = pa.array(np.asarray(vectors, dtype=np.float32).reshape(-1))
+        rows_tbl = pa.table({**rows, "vector": pa.FixedSizeListArray.from_arrays(flat, self.dim)})
+        rows_tbl = rows_tbl.cast(self._schema())
+        (self.table.merge_insert("chunk_id")
+         .when_matched_update_all()
+         .when_not_matched_insert_all()
+         .when_not_matched_by_source_delete(f"source = {_quote(source)}")
+         .execute(rows_tbl))
+        self._fts_dirty = True
+
+    def remove(self, source: str) -> int:
+        if not self.exists():
+            return 0
+        n = self.table.count_rows(f"source = {_quote(source)}")
+        if n:
+            self.table.delete(f"source = {_quote(source)}")
+            self._fts_dirty = True
+        return n
+
+    # --- reads --------------------------------------------------------------------------
+
+    def count(self) -> int:
+        return self.table.count_rows() if self.exists() else 0
+
+    def _columns(self, cols: list[str]) -> dict[str, list]:
+        if not self.exists():
+            return {c: [] for c in cols}
+        n = self.table.count_rows()
+        if n == 0:
+            return {c: [] for c in cols}
+        return self.table.search().select(cols).limit(n).to_arrow().to_pydict()
+
+    def file_hashes(self) -> dict[str, str]:
+        d = self._columns(["source", "doc_hash"])
+        return dict(zip(d["source"], d["doc_hash"]))
+
+    def sources(self) -> list[SourceInfo]:
+        d = self._columns(["source", "doc_hash", "doc_pages", "indexed_at"])
+        agg: dict[str, list] = {}
+        for src, h, pages, at in zip(d["source"], d["doc_hash"], d["doc_pages"], d["indexed_at"]):
+            a = agg.setdefault(src, [pages, 0, at, h])
+            a[1] += 1
+        return sorted((SourceInfo(s, int(p), n, float(at), h) for s, (p, n, at, h) in agg.items()),
+                      key=lambda s: s.source)
+
+    def all_texts(self) -> list[str]:
+        return self._columns(["text"])["text"]
+
+    def get(self, chunk_id: str) -> Chunk | None:
+        if not self.exists():
+            return None
+        rows = self.table.search().where(f"chunk_id = {_quote(chunk_id)}").select(_COLUMNS).limit(1).to_list()
+        return _row_to_chunk(rows[0]) if rows else None
+
+    def _vector(self, vector: np.ndarray, n: int) -> list[dict]:
+        q = self.table.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+        return q.metric("cosine").select(_COLUMNS).limit(n).to_list()
+
+    def _text(self, query: str, n: int) -> list[dict]:
+        self.ensure_fts()
+        try:
+            return self.table.search(query, query_type="fts").select(_COLUMNS).limit(n).to_list()
+        except Exception:  # a query of only stop words or symbols: no text hits, not an error
+            return []
+
+    def search(self, query: str, vector: np.ndarray | None, k: int, mode: str = "hybrid") -> list[Hit]:
+        """Top-k chunks. Hybrid fuses vector and full-text ranks with RRF (k=60)."""
+        if not self.exists() or k <= 0:
+            return []
+        if mode == "vector" or (mode == "hybrid" and not query.strip()):
+            rows = self._vector(vector, k)
+            return [Hit(_row_to_chunk(r), 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows)]
+        if mode == "text":
+            rows = self._text(query, k)
+            return [Hit(_row_to_chunk(r), float(r["_score"]), i) for i, r in enumerate(rows)]
+        pool = max(k * 4, 20)
+        fused: dict[str, float] = {}
+        by_id: dict[str, dict] = {}
+        for rows in (self._vector(vector, pool), self._text(query, pool)):
+            for rank, r in enumerate(rows):
+                fused[r["chunk_id"]] = fused.get(r["chunk_id"], 0.0) + 1.0 / (RRF_K + rank + 1)
+                by_id.setdefault(r["chunk_id"], r)
+        best = sorted(fused, key=lambda cid: -fused[cid])[:k]
+        return [Hit(_row_to_chunk(by_id[c]), fused[c], i) for i, c in enumerate(best)]

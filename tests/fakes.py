@@ -1,0 +1,97 @@
+"""Deterministic fakes for unit tests (integration tests use the real models)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from localcrag.types import Chunk, Grade
+
+_WORD = re.compile(r"\w+")
+
+
+class FakeEmbedder:
+    """Bag-of-words hashing into 64 dims: similar texts get similar vectors, instantly."""
+
+    name = "fake-embedder"
+    dim = 64
+    max_tokens = 64
+
+    def fingerprint(self) -> str:
+        return "fake0001"
+
+    def count_tokens(self, text: str) -> int:
+        return len(_WORD.findall(text)) + 2
+
+    def count_tokens_batch(self, texts: Sequence[str]) -> list[int]:
+        return [self.count_tokens(t) for t in texts]
+
+    def embed(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for w in _WORD.findall(t.lower()):
+                out[i, int(hashlib.md5(w.encode()).hexdigest(), 16) % self.dim] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        return out / norms
+
+
+class FakeGrader:
+    """Scores by word overlap with the question, or from a fixed table of chunk scores."""
+
+    name = "fake"
+
+    def __init__(self, fixed: dict[str, float] | None = None, fail: bool = False) -> None:
+        self.fixed = fixed or {}
+        self.fail = fail
+
+    def _score(self, q: str, text: str) -> float:
+        qw = {w for w in _WORD.findall(q.lower()) if len(w) > 3}
+        tw = set(_WORD.findall(text.lower()))
+        return len(qw & tw) / max(1, len(qw))
+
+    def grade(self, question: str, chunks: Sequence[Chunk]) -> list[Grade]:
+        if self.fail:
+            raise RuntimeError("grader exploded")
+        return [Grade(c, self.fixed.get(c.chunk_id, self._score(question, c.text)), self.name)
+                for c in chunks]
+
+    def score_texts(self, question: str, texts: Sequence[str]) -> list[float]:
+        return [self._score(question, t) for t in texts]
+
+
+class FakeGenerator:
+    """A chat model that streams a scripted answer word by word."""
+
+    def __init__(self, answer: str = "Machine learning learns from data [1].", n_ctx: int = 2048) -> None:
+        self.answer = answer
+        self.n_ctx = n_ctx
+        self.prompts: list[str] = []
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split()) + 1
+
+    def tokenize(self, text: str, add_bos: bool = False, special: bool = True) -> list[int]:
+        return list(range(self.count_tokens(text)))
+
+    def fits(self, prompt_tokens: int, max_tokens: int) -> bool:
+        return prompt_tokens + max_tokens <= self.n_ctx
+
+    def chat_prompt(self, messages: list[dict[str, str]]) -> str:
+        return "\n".join(f"{m['role']}: {m['content']}" for m in messages) + "\nassistant:"
+
+    def stream(self, prompt: str, max_tokens: int, temperature: float = 0.0,
+               stop: list[str] | None = None, cancel: threading.Event | None = None) -> Iterator[str]:
+        self.prompts.append(prompt)
+        for i, word in enumerate(self.answer.split(" ")):
+            if cancel is not None and cancel.is_set():
+                return
+            yield word if i == 0 else " " + word
+
+
+def chunk(text: str, cid: str = "c1", source: str = "/docs/a.pdf", page: int = 1) -> Chunk:
+    return Chunk(cid, source, text, page, page, 0, len(text), None, len(text.split()))

@@ -1,0 +1,67 @@
+"""The LanceDB store with a deterministic fake embedder: atomic replace, search modes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from localcrag.store import LanceStore, table_name
+from localcrag.types import Chunk
+from tests.fakes import FakeEmbedder
+
+EMB = FakeEmbedder()
+
+
+def _chunks(source: str, texts: list[str], tag: str) -> list[Chunk]:
+    return [Chunk(f"{tag}-{i}", source, t, i + 1, i + 1, 0, len(t), None, len(t.split()))
+            for i, t in enumerate(texts)]
+
+
+def _put(store: LanceStore, source: str, texts: list[str], tag: str) -> None:
+    chunks = _chunks(source, texts, tag)
+    store.replace_file(source, tag, len(texts), chunks, EMB.embed([c.text for c in chunks]))
+
+
+def test_table_name_changes_with_model_and_chunking() -> None:
+    a = table_name("modelA", 200, 1, "v1")
+    assert a == table_name("modelA", 200, 1, "v1")
+    assert len({a, table_name("modelB", 200, 1, "v1"), table_name("modelA", 128, 1, "v1"),
+                table_name("modelA", 200, 0, "v1")}) == 4
+
+
+def test_replace_file_swaps_old_chunks_for_new(tmp_path: Path) -> None:
+    store = LanceStore(tmp_path / "idx", "t", EMB.dim)
+    _put(store, "/a.txt", ["apples are red", "pears are green", "plums are purple"], "h1")
+    _put(store, "/b.txt", ["bananas are yellow"], "h2")
+    assert store.count() == 4
+    _put(store, "/a.txt", ["cherries are dark red"], "h3")
+    assert store.count() == 2
+    assert store.file_hashes() == {"/a.txt": "h3", "/b.txt": "h2"}
+    assert {s.source: s.chunks for s in store.sources()} == {"/a.txt": 1, "/b.txt": 1}
+    assert store.remove("/b.txt") == 1 and store.count() == 1
+
+
+def test_search_modes(tmp_path: Path) -> None:
+    store = LanceStore(tmp_path / "idx", "t", EMB.dim)
+    texts = ["the transformer uses attention", "convolution networks see images",
+             "recurrent networks read sequences", "gardening tips for tomatoes"]
+    _put(store, "/d.txt", texts, "h")
+    store.ensure_fts(force=True)
+    q = "attention transformer"
+    v = EMB.embed([q])[0]
+    for mode in ("vector", "text", "hybrid"):
+        hits = store.search(q, v, 2, mode)
+        assert hits[0].chunk.text == texts[0], mode
+        assert [h.rank for h in hits] == list(range(len(hits)))
+    # new rows are found by full-text search before the index is rebuilt
+    _put(store, "/e.txt", ["zebras have stripes"], "z")
+    assert store.search("zebras", None, 1, "text")[0].chunk.source == "/e.txt"
+
+
+def test_get_chunk_and_empty_store(tmp_path: Path) -> None:
+    store = LanceStore(tmp_path / "idx", "t", EMB.dim)
+    assert store.count() == 0 and store.search("x", np.zeros(EMB.dim), 3, "hybrid") == []
+    _put(store, "/a.txt", ["it's a quote's test"], "h")
+    assert store.get("h-0").text == "it's a quote's test"
+    assert store.get("nope") is None

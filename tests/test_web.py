@@ -1,0 +1,292 @@
+"""Web fallback and query rewriting. No network here, so offline behaviour is tested for real."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from typing import Iterator
+
+import pytest
+
+from localcrag import web
+from localcrag.events import WebError, WebQuery, WebResults, WebSkipped
+from localcrag.rewrite import keyword_query, needs_context, rewrite_for_web, standalone_question
+from localcrag.types import WebResult
+from localcrag.web import DDGSearch, WebSearchError, is_online, outcome_events, search_web
+
+
+class FakeSearch:
+    """Deterministic WebSearch; no ``host`` attribute, so search_web does not probe DNS."""
+
+    def __init__(self, results: list[WebResult] | None = None, error: Exception | None = None,
+                 delay: float = 0.0) -> None:
+        self.results, self.error, self.delay, self.calls = results or [], error, delay, []
+        self.release = threading.Event()
+
+    def search(self, query: str, max_results: int) -> list[WebResult]:
+        self.calls.append((query, max_results))
+        if self.delay:
+            self.release.wait(self.delay)
+        if self.error:
+            raise self.error
+        return self.results[:max_results]
+
+
+class FakeLLM:
+    """Duck-typed llm: returns a canned reply and records prompts and sampling arguments."""
+
+    def __init__(self, reply: str = "", fail: bool = False) -> None:
+        self.reply, self.fail, self.prompts, self.kwargs = reply, fail, [], []
+
+    def chat_prompt(self, messages: list[dict[str, str]]) -> str:
+        return "\n".join(f"<{m['role']}>{m['content']}" for m in messages)
+
+    def stream(self, prompt: str, max_tokens: int, temperature: float, stop: list[str]) -> Iterator[str]:
+        if self.fail:
+            raise RuntimeError("model crashed")
+        self.prompts.append(prompt)
+        self.kwargs.append({"max_tokens": max_tokens, "temperature": temperature, "stop": stop})
+        yield from (self.reply[i:i + 3] for i in range(0, len(self.reply), 3))
+
+
+RESULT = WebResult("CRAG paper", "https://arxiv.org/abs/2401.15884", "Corrective RAG")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> Iterator[None]:
+    web.clear_online_cache()
+    yield
+    web.clear_online_cache()
+
+
+@pytest.fixture
+def fake_ddgs(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict]:
+    """Replace ddgs.DDGS; ``state['text']`` decides what .text() does."""
+    import ddgs
+
+    state: dict = {"init": [], "calls": [], "release": threading.Event()}
+
+    class FakeDDGS:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            state["init"].append(kwargs)
+
+        def text(self, query: str, **kwargs: object) -> list[dict]:
+            state["calls"].append((query, kwargs))
+            return state["text"]()
+
+    monkeypatch.setattr(ddgs, "DDGS", FakeDDGS)
+    yield state
+    state["release"].set()  # let an abandoned "slow" thread finish
+
+
+# --- offline guarantees --------------------------------------------------------------------
+
+
+def test_offline_and_never_touch_no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    touched: list[str] = []
+
+    def trap(name: str):
+        def f(*a: object, **k: object) -> None:
+            touched.append(name)
+            raise AssertionError(f"network used: {name}")
+        return f
+
+    for name in ("socket", "getaddrinfo", "create_connection"):
+        monkeypatch.setattr(socket, name, trap(name))
+    monkeypatch.setattr(web, "DDGSearch", trap("DDGSearch"))
+    asked: list[str] = []
+    for offline, policy, reason in [(True, "always", web.SKIP_OFFLINE), (True, "ask", web.SKIP_OFFLINE),
+                                    (True, "never", web.SKIP_OFFLINE), (False, "never", web.SKIP_DISABLED)]:
+        out = search_web("crag paper", searcher=None, offline=offline, policy=policy,
+                         confirm=lambda q: asked.append(q) or True, timeout=5.0, max_results=4)
+        assert out == web.WebOutcome(False, "crag paper", skipped=reason)
+    assert touched == [] and asked == []
+
+
+def test_real_ddgsearch_fails_fast_offline() -> None:
+    if is_online():
+        pytest.skip("network available; this test checks offline behaviour")
+    start = time.monotonic()
+    with pytest.raises(WebSearchError) as info:
+        DDGSearch(timeout=5.0).search("corrective retrieval augmented generation", 3)
+    assert time.monotonic() - start < 6.0
+    assert str(info.value) == "offline: cannot resolve duckduckgo.com"
+
+
+def test_search_web_offline_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    if is_online():
+        pytest.skip("network available; this test checks offline behaviour")
+    start = time.monotonic()
+    out = search_web("crag", searcher=None, offline=False, policy="always", confirm=None,
+                     timeout=5.0, max_results=4)
+    assert out.skipped == web.SKIP_DNS and not out.attempted and out.results == ()
+    # Past the DNS gate, the real ddgs call still ends in a one-line error, not a hang.
+    monkeypatch.setattr(web, "is_online", lambda host, timeout: True)
+    out = search_web("crag", searcher=None, offline=False, policy="always", confirm=None,
+                     timeout=5.0, max_results=4)
+    assert out.attempted and out.error == web.MSG_OFFLINE and "\n" not in out.error
+    assert time.monotonic() - start < 6.0
+
+
+def test_is_online_caches_and_bounds_a_hanging_resolver(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    release = threading.Event()
+
+    def hanging(host: str, *a: object, **k: object) -> list:
+        calls.append(host)
+        release.wait(10)
+        raise socket.gaierror(-2, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", hanging)
+    start = time.monotonic()
+    assert is_online("example.invalid", timeout=0.3) is False
+    assert is_online("example.invalid", timeout=0.3) is False  # cached: no second probe
+    assert time.monotonic() - start < 1.0 and calls == ["example.invalid"]
+    release.set()
+
+
+# --- DDGSearch with a fake ddgs ----------------------------------------------------------
+
+
+def test_ddgsearch_maps_results_and_arguments(fake_ddgs: dict) -> None:
+    fake_ddgs["text"] = lambda: [
+        {"title": "A", "href": "https://a.example/", "body": "alpha"},
+        {"title": "A again", "href": "https://a.example", "body": "dup"},
+        {"title": "", "href": "https://empty.example", "body": ""},
+        {"title": "No url", "href": "", "body": "x"},
+        {"title": "B", "href": "https://b.example", "body": " beta  text "},
+    ]
+    got = DDGSearch(timeout=3, region="de-de").search("q", 4)
+    assert got == [WebResult("A", "https://a.example/", "alpha"), WebResult("B", "https://b.example", "beta text")]
+    assert fake_ddgs["init"] == [{"timeout": 3.0}]
+    assert fake_ddgs["calls"] == [("q", {"region": "de-de", "max_results": 4, "backend": "duckduckgo"})]
+
+
+@pytest.mark.parametrize("kind, expected", [
+    ("ratelimit", "rate limited"),
+    ("timeout", "timed out after 5 s"),
+    ("dns", "offline: cannot resolve duckduckgo.com"),
+    ("none", "returned no results"),
+    ("other", "web search failed: ConnectError"),
+])
+def test_ddgsearch_error_messages(fake_ddgs: dict, kind: str, expected: str) -> None:
+    from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
+
+    exc = {"ratelimit": RatelimitException("202 Ratelimit"), "timeout": TimeoutException("timed out"),
+           "dns": DDGSException("DNSError: error resolving DNS"), "none": DDGSException("No results found."),
+           "other": DDGSException("ConnectError: connection refused\nmore lines")}[kind]
+
+    def boom() -> list:
+        raise exc
+
+    fake_ddgs["text"] = boom
+    with pytest.raises(WebSearchError) as info:
+        DDGSearch().search("q", 3)
+    assert expected in str(info.value) and "\n" not in str(info.value)
+
+
+def test_ddgsearch_enforces_deadline(fake_ddgs: dict) -> None:
+    fake_ddgs["text"] = lambda: fake_ddgs["release"].wait(10) and []
+    start = time.monotonic()
+    with pytest.raises(WebSearchError, match=r"timed out after 0.5 s"):
+        DDGSearch(timeout=0.5).search("q", 3)
+    assert time.monotonic() - start < 1.5
+
+
+# --- search_web policy ---------------------------------------------------------------------
+
+
+def test_search_web_policies() -> None:
+    fake = FakeSearch([RESULT, RESULT])
+    kw = dict(searcher=fake, offline=False, timeout=2.0, max_results=1)
+    assert search_web("q", policy="ask", confirm=None, **kw).skipped == web.SKIP_DECLINED
+    asked: list[str] = []
+    out = search_web(" crag  paper ", policy="ask", confirm=lambda q: asked.append(q) or False, **kw)
+    assert out.skipped == web.SKIP_DECLINED and asked == ["crag paper"] and fake.calls == []
+    out = search_web("crag paper", policy="ask", confirm=lambda q: True, **kw)
+    assert out == web.WebOutcome(True, "crag paper", results=(RESULT,))
+    assert search_web("   ", policy="always", confirm=None, **kw).skipped == web.SKIP_EMPTY
+    with pytest.raises(ValueError):
+        search_web("q", policy="sometimes", confirm=None, **kw)
+
+
+def test_search_web_errors_and_timeout() -> None:
+    kw = dict(offline=False, policy="always", confirm=None, max_results=3)
+    out = search_web("q", searcher=FakeSearch(error=WebSearchError(web.MSG_RATELIMIT)), timeout=2.0, **kw)
+    assert out.attempted and out.error == web.MSG_RATELIMIT
+    out = search_web("q", searcher=FakeSearch(error=KeyError("href")), timeout=2.0, **kw)
+    assert out.error == "web search failed: KeyError: 'href'"
+    slow = FakeSearch([RESULT], delay=10)
+    start = time.monotonic()
+    out = search_web("q", searcher=slow, timeout=0.5, **kw)
+    assert out.error == "web search timed out after 0.5 s" and time.monotonic() - start < 1.5
+    slow.release.set()
+
+
+def test_outcome_events() -> None:
+    assert outcome_events(web.WebOutcome(False, "q", skipped="offline setting")) == [WebSkipped("offline setting")]
+    assert outcome_events(web.WebOutcome(True, "q", error="boom")) == [WebQuery("q"), WebError("q", "boom")]
+    assert outcome_events(web.WebOutcome(True, "q", results=(RESULT,))) == [WebQuery("q"), WebResults("q", (RESULT,))]
+
+
+# --- rewriting -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("What is the capital of France?", "capital France"),
+    ("How does LanceDB store vectors on disk?", "LanceDB store vectors disk"),
+    ('Who wrote "Corrective Retrieval Augmented Generation" in 2024?',
+     'wrote "Corrective Retrieval Augmented Generation" 2024'),
+    ("Tell me about the GPU needs of llama.cpp and CUDA 12 on Windows with WSL2, Docker and many other tools",
+     "GPU needs llama.cpp CUDA 12 Windows WSL2 Docker"),
+    ("What's Yan et al.'s CRAG evaluator?", "Yan et al CRAG evaluator"),
+    ("What is it?", "What is it"),
+    ("", ""),
+])
+def test_keyword_query(question: str, expected: str) -> None:
+    assert keyword_query(question) == expected
+
+
+def test_rewrite_for_web_uses_valid_llm_output() -> None:
+    llm = FakeLLM("  CRAG retrieval evaluator thresholds\n")
+    question = "What thresholds does the CRAG retrieval evaluator use?"
+    assert rewrite_for_web(question, llm) == "CRAG retrieval evaluator thresholds"
+    assert llm.kwargs[0]["temperature"] == 0.0 and llm.kwargs[0]["max_tokens"] <= 24
+    assert rewrite_for_web(question, FakeLLM('"CRAG evaluator thresholds".')) == "CRAG evaluator thresholds"
+
+
+@pytest.mark.parametrize("reply", [
+    "", "Sure! Here is a query: CRAG thresholds", "Here is the query: CRAG evaluator",
+    "CRAG evaluator\nthresholds", 'CRAG "evaluator" thresholds',
+    "CRAG evaluator thresholds explained in great detail for every possible reader today okay",
+    "best pizza in Naples", "<|im_end|>",
+])
+def test_rewrite_for_web_junk_falls_back(reply: str) -> None:
+    question = "What thresholds does the CRAG retrieval evaluator use?"
+    assert rewrite_for_web(question, FakeLLM(reply)) == keyword_query(question)
+    assert rewrite_for_web(question, FakeLLM(fail=True)) == keyword_query(question)
+    assert rewrite_for_web(question) == "thresholds CRAG retrieval evaluator use"
+
+
+def test_web_prompt_holds_only_the_question() -> None:
+    llm = FakeLLM("CRAG thresholds")
+    rewrite_for_web("What are the CRAG thresholds?", llm)
+    assert "What are the CRAG thresholds?" in llm.prompts[0] and "Question:" in llm.prompts[0]
+
+
+def test_standalone_question() -> None:
+    history = [("How does LanceDB store vectors?", "SECRET document text about Lance files.")]
+    llm = FakeLLM("never used")
+    assert standalone_question("What is CRAG?", [], llm) == "What is CRAG?"
+    assert standalone_question("How big is the index on disk?", history, llm) == "How big is the index on disk?"
+    assert llm.prompts == []
+    assert needs_context("And Chroma?") and needs_context("Why?") and needs_context("Is it fast?")
+    good = FakeLLM("How much memory does LanceDB use when storing vectors?")
+    assert standalone_question("What about its memory use?", history, good) == good.reply
+    assert "SECRET" not in good.prompts[0] and "How does LanceDB store vectors?" in good.prompts[0]
+    fallback = "What about its memory use (LanceDB store vectors)?"
+    assert standalone_question("What about its memory use?", history, FakeLLM("Sure, here you go")) == fallback
+    assert standalone_question("What about its memory use?", history) == fallback
+    assert standalone_question("Why?", [("Is it fast?", "")]) == "Why (fast)?"
+    assert standalone_question("Why?", [("What is it?", "x"), ("", "")]) == "Why?"
