@@ -21,6 +21,7 @@ from localcrag.settings import Settings
 from localcrag.store import LanceStore, SourceInfo, table_name
 from localcrag.types import Chunk
 
+CHUNKER_VERSION = "c1"  # bump when chunking output changes: a new table is built
 EMBED_BATCH_CHUNKS = 128  # chunks gathered before one embedding call (and one commit round)
 
 
@@ -64,8 +65,6 @@ class Library:
         self.embedder = embedder or load_embedder(settings.model_path(settings.embedder), settings.threads)
         self.max_tokens = min(settings.chunk_tokens, self.embedder.max_tokens)
         if store is None:
-            from localcrag.chunking import CHUNKER_VERSION
-
             name = table_name(self.embedder.fingerprint(), self.max_tokens,
                               settings.chunk_overlap, CHUNKER_VERSION)
             store = LanceStore(settings.index_dir, name, self.embedder.dim)

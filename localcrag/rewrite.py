@@ -25,6 +25,7 @@ STOP_WORDS = frozenset(
     must shall let lets something anything thing things kind sort way ways much many really
     ok okay hi hello thanks thank mean means meant document documents paper pdf file""".split()
 )
+AUXILIARIES = frozenset("is are was were has have had will would does did".split())  # sentence, not query
 PRONOUNS = frozenset(
     "it its it's they them their theirs this that these those he she him her his hers "
     "there former latter same one ones".split()
@@ -102,7 +103,8 @@ def _validate(output: str, reference: str, max_words: int, max_new: int, is_quer
     Junk: chatter ("Sure, here is"), several lines, markup, too long, off topic (no content
     word shared with ``reference``), or an answer in disguise: small models often reply
     "X was won by Germany" or "... is 100.0 Celsius", so more than ``max_new`` new content
-    words, any new number, or (for a query) a stop-word-heavy sentence is rejected.
+    words, any new number, or (for a query) a sentence (an auxiliary verb, or over a third
+    stop words) is rejected.
     """
     text = (output or "").strip()
     if not text or "\n" in text or len(text) > 300:
@@ -122,7 +124,8 @@ def _validate(output: str, reference: str, max_words: int, max_new: int, is_quer
     new = mine - theirs
     if not (mine & theirs) or len(new) > max_new or any(c.isdigit() for w in new for c in w):
         return None
-    if is_query and 3 * sum(_clean_word(w).lower() in STOP_WORDS for w in words) > len(words):
+    lowered = [_clean_word(w).lower() for w in words]
+    if is_query and (3 * sum(w in STOP_WORDS for w in lowered) > len(words) or AUXILIARIES & set(lowered)):
         return None
     return text
 
@@ -159,7 +162,7 @@ def rewrite_for_web(question: str, llm: Any = None) -> str:
         out = _ask(llm, WEB_SYSTEM, WEB_SHOTS, f"Question: {question.strip()}", max_tokens=24)
     except Exception:  # noqa: BLE001 - a failing model must not stop the web step
         return fallback
-    return _validate(out, question, max_words=12, max_new=2, is_query=True) or fallback
+    return _validate(out, question, max_words=12, max_new=1, is_query=True) or fallback
 
 
 def needs_context(question: str) -> bool:
@@ -198,12 +201,23 @@ def _fallback_standalone(question: str, previous: Iterable[str]) -> str:
     return question
 
 
+def _keeps_follow_up(rewritten: str, question: str, previous: list[str]) -> bool:
+    """The rewrite keeps the follow-up's own content and is not a verbatim repeat."""
+    seen = {p.lower().strip().rstrip("?") for p in [question, *previous]}
+    if rewritten.lower().rstrip("?") in seen:
+        return False
+    own = _content_words(question)
+    return not own or bool(own & _content_words(rewritten))
+
+
 def standalone_question(question: str, history: list[tuple[str, str]], llm: Any = None) -> str:
     """Rewrite a follow-up into a standalone question; ``history`` is [(question, answer)].
 
     Unchanged when there is no history or no follow-up cue. Only earlier questions are
     shown to the llm (see module docstring); its output must be one line, at most 40 words,
-    share a content word with them and add at most 3 new words (see _validate).
+    share a content word with them and add at most 3 new words (see _validate), keep one of
+    the follow-up's own content words, and not merely repeat the follow-up or an earlier
+    question (a 135M model often does).
     """
     question = " ".join((question or "").split())
     previous = [q for q, _ in reversed(history or []) if q and q.strip()]
@@ -217,6 +231,6 @@ def standalone_question(question: str, history: list[tuple[str, str]], llm: Any 
         except Exception:  # noqa: BLE001
             out = ""
         good = _validate(out, " ".join([question, *previous[:3]]), max_words=40, max_new=3, is_query=False)
-        if good:
+        if good and _keeps_follow_up(good, question, previous):
             return good if good.endswith("?") else good + "?"
     return _fallback_standalone(question, previous)

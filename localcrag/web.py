@@ -236,10 +236,9 @@ def search_web(
     if host and not is_online(host, timeout=min(1.5, timeout)):
         return WebOutcome(False, q, skipped=SKIP_DNS)
     remaining = max(timeout - (time.monotonic() - start), 0.2)
-    if searcher is None:
-        searcher = DDGSearch(timeout=remaining, region=region)
+    engine: WebSearch = searcher if searcher is not None else DDGSearch(timeout=remaining, region=region)
     try:
-        results = _call_with_deadline(lambda: searcher.search(q, max_results), remaining)
+        results = _call_with_deadline(lambda: engine.search(q, max_results), remaining)
     except TimeoutError:
         return WebOutcome(True, q, error=f"web search timed out after {timeout:g} s")
     except WebSearchError as exc:

@@ -269,10 +269,12 @@ def test_rewrite_for_web_junk_falls_back(reply: str) -> None:
     assert rewrite_for_web(question) == "thresholds CRAG retrieval evaluator use"
 
 
-def test_web_prompt_holds_only_the_question() -> None:
-    llm = FakeLLM("CRAG thresholds")
-    rewrite_for_web("What are the CRAG thresholds?", llm)
-    assert "What are the CRAG thresholds?" in llm.prompts[0] and "Question:" in llm.prompts[0]
+def test_rewrite_for_web_rejects_answers_in_disguise() -> None:
+    q = "Who won the 2022 FIFA World Cup?"
+    assert rewrite_for_web(q, FakeLLM("FIFA World Cup winner 2022")) == "FIFA World Cup winner 2022"
+    assert rewrite_for_web(q, FakeLLM("The 2022 FIFA World Cup was won by Germany")) == keyword_query(q)
+    q = "When was the Treaty of Westphalia signed?"  # new numbers are hallucinated facts
+    assert rewrite_for_web(q, FakeLLM("Treaty of Westphalia signed 1713")) == "Treaty Westphalia signed"
 
 
 def test_standalone_question() -> None:
@@ -288,5 +290,7 @@ def test_standalone_question() -> None:
     fallback = "What about its memory use (LanceDB store vectors)?"
     assert standalone_question("What about its memory use?", history, FakeLLM("Sure, here you go")) == fallback
     assert standalone_question("What about its memory use?", history) == fallback
+    for parrot in ("How does LanceDB store vectors?", "What about its memory use?"):
+        assert standalone_question("What about its memory use?", history, FakeLLM(parrot)) == fallback
     assert standalone_question("Why?", [("Is it fast?", "")]) == "Why (fast)?"
     assert standalone_question("Why?", [("What is it?", "x"), ("", "")]) == "Why?"

@@ -1,0 +1,154 @@
+"""Metrics, in plain numpy (no scikit-learn): ranking, ROC, SQuAD-style answer overlap.
+
+Kept free of any localcrag import so the numbers can be checked by hand in tests.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from typing import Hashable, Iterable, Sequence
+
+import numpy as np
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = str.maketrans("", "", string.punctuation + "\u2018\u2019\u201c\u201d")
+
+
+# --- ranking -------------------------------------------------------------------------------
+
+def dedupe_units(ranked_units: Iterable[Sequence[Hashable]]) -> list[Hashable]:
+    """Turn per-chunk unit lists (in rank order) into a ranking of distinct units.
+
+    A unit's rank is that of its best chunk: max-aggregation of sub-chunks, so several
+    chunks of one gold document never crowd the others out of the top k.
+    """
+    seen: dict[Hashable, None] = {}
+    for units in ranked_units:
+        for u in units:
+            seen.setdefault(u, None)
+    return list(seen)
+
+
+def recall_at_k(ranking: Sequence[Hashable], gold: Iterable[Hashable], k: int) -> float | None:
+    """Fraction of the gold units found in the top k; None when there is no gold."""
+    g = set(gold)
+    if not g:
+        return None
+    return len(g & set(ranking[:k])) / len(g)
+
+
+def mrr_at_k(ranking: Sequence[Hashable], gold: Iterable[Hashable], k: int) -> float | None:
+    """Reciprocal rank of the first gold unit within the top k (0 if none)."""
+    g = set(gold)
+    if not g:
+        return None
+    for i, u in enumerate(ranking[:k]):
+        if u in g:
+            return 1.0 / (i + 1)
+    return 0.0
+
+
+# --- ROC -------------------------------------------------------------------------------------
+
+def roc_auc(pos: Sequence[float], neg: Sequence[float]) -> float | None:
+    """P(score of a random positive > a random negative), ties counting one half.
+
+    The Mann-Whitney U statistic via average ranks, so it is exact with ties.
+    """
+    p, n = np.asarray(pos, dtype=float), np.asarray(neg, dtype=float)
+    if len(p) == 0 or len(n) == 0:
+        return None
+    allv = np.concatenate([p, n])
+    order = np.argsort(allv, kind="mergesort")
+    ranks = np.empty(len(allv), dtype=float)
+    sorted_v = allv[order]
+    i = 0
+    while i < len(sorted_v):  # average ranks over ties
+        j = i
+        while j + 1 < len(sorted_v) and sorted_v[j + 1] == sorted_v[i]:
+            j += 1
+        ranks[order[i:j + 1]] = (i + j) / 2.0 + 1.0
+        i = j + 1
+    u = ranks[: len(p)].sum() - len(p) * (len(p) + 1) / 2.0
+    return float(u / (len(p) * len(n)))
+
+
+def roc_curve(pos: Sequence[float], neg: Sequence[float]) -> tuple[list[float], list[float]]:
+    """(fpr, tpr) points for every distinct threshold, from (0, 0) to (1, 1)."""
+    p, n = np.asarray(pos, dtype=float), np.asarray(neg, dtype=float)
+    if len(p) == 0 or len(n) == 0:
+        return [], []
+    thresholds = np.unique(np.concatenate([p, n]))[::-1]
+    fpr, tpr = [0.0], [0.0]
+    for t in thresholds:
+        tpr.append(float((p >= t).mean()))
+        fpr.append(float((n >= t).mean()))
+    return fpr, tpr
+
+
+def threshold_accuracy(pos: Sequence[float], neg: Sequence[float], threshold: float) -> float | None:
+    """Accuracy of "relevant iff score >= threshold" over all pairs."""
+    total = len(pos) + len(neg)
+    if total == 0:
+        return None
+    right = sum(s >= threshold for s in pos) + sum(s < threshold for s in neg)
+    return right / total
+
+
+# --- answers ---------------------------------------------------------------------------------
+
+def normalize_answer(text: str) -> str:
+    """SQuAD normalisation: lower case, no punctuation, no articles, single spaces."""
+    text = text.lower().translate(_PUNCT)
+    text = _ARTICLES.sub(" ", text)
+    return " ".join(text.split())
+
+
+def _overlap(prediction: str, reference: str) -> tuple[int, int, int]:
+    p, r = normalize_answer(prediction).split(), normalize_answer(reference).split()
+    common = sum((Counter(p) & Counter(r)).values())
+    return common, len(p), len(r)
+
+
+def token_f1(prediction: str, references: Sequence[str]) -> float:
+    """Best SQuAD token F1 over the references (0 with no references)."""
+    best = 0.0
+    for ref in references:
+        common, n_p, n_r = _overlap(prediction, ref)
+        if common == 0:
+            continue
+        prec, rec = common / n_p, common / n_r
+        best = max(best, 2 * prec * rec / (prec + rec))
+    return best
+
+
+def token_recall(prediction: str, references: Sequence[str]) -> float:
+    """Best fraction of a reference's tokens present in the prediction.
+
+    Fairer than F1 to a long, correct answer around a short SQuAD span.
+    """
+    best = 0.0
+    for ref in references:
+        common, _, n_r = _overlap(prediction, ref)
+        if n_r:
+            best = max(best, common / n_r)
+    return best
+
+
+# --- summaries -------------------------------------------------------------------------------
+
+def mean(values: Iterable[float | None]) -> float | None:
+    """Mean of the values that apply (None when none do)."""
+    v = [x for x in values if x is not None]
+    return float(np.mean(v)) if v else None
+
+
+def percentile(values: Iterable[float | None], q: float) -> float | None:
+    v = [x for x in values if x is not None]
+    return float(np.percentile(v, q)) if v else None
+
+
+def rounded(x: float | None, digits: int = 4) -> float | None:
+    return None if x is None else round(float(x), digits)

@@ -1,0 +1,238 @@
+"""Runs an evaluation: ingest the dataset's corpus into its own index, then measure
+retrieval, the retrieval evaluator and the answers (CRAG and RAG on the same questions).
+
+Everything goes through the product's own objects (``Pipeline``, its library, retriever
+and grader), so the numbers describe what users get. Nothing is printed: progress goes to
+a callback and the result is one JSON-ready dict (schema in docs/eval.md).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from localcrag.eval import metrics as m
+from localcrag.eval.answers import run_answers
+from localcrag.eval.datasets import Dataset, Pair, Question, select
+from localcrag.settings import Settings, data_dir
+from localcrag.types import Chunk
+
+PARTS = ("retrieval", "evaluator", "answers")
+RETRIEVAL_MODES = ("hybrid", "vector", "text")
+POOL_FACTOR = 5  # chunks retrieved per unit of k, before per-unit aggregation
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    modes: tuple[str, ...] = ("crag", "rag")
+    limit: int | None = None
+    seed: int = 0
+    only: str | None = None  # one of PARTS, or None for every part that applies
+    k: int | None = None  # default: settings.top_k
+    offline: bool = True
+
+
+@dataclass(frozen=True)
+class Progress:
+    part: str  # ingest | retrieval | evaluator | crag | rag
+    done: int
+    total: int
+    detail: str = ""
+
+
+ProgressFn = Callable[[Progress], None]
+PipelineFactory = Callable[[Settings], Any]
+
+
+class EvalSettings(Settings):
+    """Settings whose index lives in the evaluation's folder, never in the user's index."""
+
+    eval_index_dir: Path
+
+    @property
+    def index_dir(self) -> Path:
+        return self.eval_index_dir
+
+
+def eval_settings(base: Settings, index_dir: Path, offline: bool) -> Settings:
+    """A copy of the user's settings (same models and thresholds) with its own index,
+    deterministic decoding, and the network off unless asked."""
+    fields = base.model_dump()
+    fields.pop("eval_index_dir", None)
+    fields.update(temperature=0.0, offline=offline or base.offline)
+    return EvalSettings(**fields, eval_index_dir=index_dir)
+
+
+def workdir_for(ds: Dataset) -> Path:
+    return data_dir() / "eval" / ds.key
+
+
+def _default_factory(settings: Settings) -> Any:
+    from localcrag.pipeline import Pipeline
+
+    return Pipeline(settings)
+
+
+def run_eval(ds: Dataset, base: Settings, opts: EvalOptions, *,
+             pipeline_factory: PipelineFactory | None = None,
+             on_progress: ProgressFn | None = None) -> dict:
+    """Run every part that applies (or only ``opts.only``) and return the results dict."""
+    t0 = time.perf_counter()
+    progress = on_progress or (lambda p: None)
+    wd = workdir_for(ds)
+    settings = eval_settings(base, wd / "index", opts.offline)
+    k = opts.k or settings.top_k
+    pipe = (pipeline_factory or _default_factory)(settings)
+    questions = select(ds.questions, opts.limit, opts.seed)
+    index = _ingest(pipe, ds, wd, progress)
+    want = (lambda part: opts.only in (None, part))
+
+    retrieval = items_r = None
+    if want("retrieval") and any(q.gold for q in questions):
+        retrieval, items_r = _retrieval(pipe, ds, questions, k, settings.retrieval_mode, progress)
+    evaluator = None
+    if want("evaluator") and ds.has_pairs:
+        evaluator = _evaluator(pipe, ds, questions, opts.seed, settings, wd, progress)
+    modes: dict[str, dict] = {}
+    items_a: dict[str, list[dict]] = {}
+    for mode in opts.modes:
+        summary: dict = {}
+        if want("answers"):
+            summary, items_a[mode] = run_answers(
+                pipe, ds, questions, mode, k, settings.offline,
+                lambda done, total, detail, _m=mode: progress(Progress(_m, done, total, detail)))
+        main = (retrieval or {}).get("by_mode", {}).get(settings.retrieval_mode, {})
+        modes[mode] = {**_empty_mode(), **summary, "k": k,
+                       "recall_at_k": main.get("recall_at_k"), "mrr_at_k": main.get("mrr_at_k")}
+    return {
+        "dataset": ds.name, "path": str(ds.path), "questions": len(questions),
+        "k": k, "seed": opts.seed, "limit": opts.limit, "only": opts.only,
+        "settings": {f: getattr(settings, f) for f in (
+            "embedder", "generator", "scorer", "grader", "upper_threshold", "lower_threshold",
+            "top_k", "retrieval_mode", "chunk_tokens", "offline", "temperature")},
+        "index": index, "retrieval": retrieval, "modes": modes,
+        "evaluator": evaluator or _empty_evaluator(),
+        "items": _merge_items(questions, items_r or {}, items_a),
+        "elapsed_s": round(time.perf_counter() - t0, 1),
+    }
+
+
+def _empty_mode() -> dict:
+    return {k: None for k in ("n", "decision_accuracy", "answer_f1", "answer_recall", "refusal_accuracy",
+                              "evidence_recall", "first_token_ms_p50", "first_token_ms_p95",
+                              "total_ms_p50", "latency_ms_p50", "actions", "errors")}
+
+
+def _empty_evaluator() -> dict:
+    return {k: None for k in ("grader", "pairs", "auc_all", "auc_easy", "auc_hard", "auc_near_miss",
+                              "accuracy", "accuracy_upper", "ms_per_chunk", "by_kind", "scores")}
+
+
+def _ingest(pipe: Any, ds: Dataset, wd: Path, progress: ProgressFn) -> dict:
+    t = time.perf_counter()
+    paths = ds.corpus(wd)
+    report = pipe.library.ingest(
+        paths, prune=True, on_progress=lambda p: progress(Progress("ingest", p.done, p.total, Path(p.path).name)))
+    if report.failed:
+        from localcrag.errors import LocalcragError
+
+        path, err = report.failed[0]
+        raise LocalcragError(f"ingesting the {ds.name} corpus failed for {len(report.failed)} file(s): {err}")
+    return {"dir": str(pipe.settings.index_dir), "chunks": report.chunks, "indexed": len(report.indexed),
+            "unchanged": len(report.unchanged), "seconds": round(time.perf_counter() - t, 1)}
+
+
+def _retrieval(pipe: Any, ds: Dataset, questions: list[Question], k: int, main: str,
+               progress: ProgressFn) -> tuple[dict, dict[str, dict]]:
+    """Recall@k and MRR@k over gold units, for vector, text and hybrid search.
+
+    k*POOL_FACTOR chunks are retrieved and ranked per unit by their best chunk, so a long
+    gold document split into many chunks counts once and does not hide the others.
+    """
+    from localcrag.retrieve import Retriever
+
+    lib = pipe.library
+    Retriever(pipe.settings, lib).check_ready()
+    asked = [q for q in questions if q.gold]
+    scores: dict[str, dict[str, list]] = {mode: {"r": [], "m": []} for mode in RETRIEVAL_MODES}
+    items: dict[str, dict] = {}
+    ms: list[float] = []
+    for i, q in enumerate(asked):
+        vec = lib.embedder.embed([q.question])[0]
+        items[q.qid] = {}
+        for mode in RETRIEVAL_MODES:
+            t = time.perf_counter()
+            hits = lib.store.search(q.question, vec, k * POOL_FACTOR, mode)
+            if mode == main:
+                ms.append((time.perf_counter() - t) * 1000)
+            ranking = m.dedupe_units(ds.units(h.chunk) for h in hits)
+            scores[mode]["r"].append(m.recall_at_k(ranking, q.gold, k))
+            scores[mode]["m"].append(m.mrr_at_k(ranking, q.gold, k))
+            if mode == main:
+                items[q.qid] = {"ranking": [str(u) for u in ranking[:k]]}
+        progress(Progress("retrieval", i + 1, len(asked), q.question[:60]))
+    by_mode = {mode: {"recall_at_k": m.rounded(m.mean(s["r"])), "mrr_at_k": m.rounded(m.mean(s["m"]))}
+               for mode, s in scores.items()}
+    return {"k": k, "questions": len(asked), "pool": k * POOL_FACTOR, "main": main,
+            "by_mode": by_mode, "search_ms_p50": m.rounded(m.percentile(ms, 50), 1)}, items
+
+
+def _evaluator(pipe: Any, ds: Dataset, questions: list[Question], seed: int, settings: Settings,
+               wd: Path, progress: ProgressFn) -> dict:
+    """The pipeline's own grader on labelled (question, passage) pairs, one call per question
+    (as the pipeline grades its k chunks together)."""
+    grader = pipe.grader
+    pairs = ds.pairs(questions, seed)
+    by_q: dict[str, list[Pair]] = {}
+    for p in pairs:
+        by_q.setdefault(p.qid, []).append(p)
+    scored: list[tuple[Pair, float]] = []
+    errors = 0
+    spent = 0.0
+    for i, group in enumerate(by_q.values()):
+        chunks = [Chunk(f"pair:{p.passage_id}", str(wd / "docs" / f"{p.passage_id}.md"), p.text, 1, 1,
+                        0, len(p.text), ds.passages[p.passage_id][0].replace("_", " "))
+                  for p in group]
+        t = time.perf_counter()
+        grades = grader.grade(group[0].question, chunks)
+        spent += time.perf_counter() - t
+        errors += sum(g.error is not None for g in grades)
+        scored += [(p, float(g.score)) for p, g in zip(group, grades)]
+        progress(Progress("evaluator", i + 1, len(by_q), group[0].question[:60]))
+    kinds = ("relevant", "easy", "hard", "near_miss")
+    s = {kind: [sc for p, sc in scored if p.kind == kind] for kind in kinds}
+    negatives = s["easy"] + s["hard"] + s["near_miss"]
+    up, lo = settings.upper_threshold, settings.lower_threshold
+    return {
+        "grader": getattr(grader, "name", type(grader).__name__), "pairs": len(scored), "errors": errors,
+        "auc_all": m.rounded(m.roc_auc(s["relevant"], negatives)),
+        "auc_easy": m.rounded(m.roc_auc(s["relevant"], s["easy"])),
+        "auc_hard": m.rounded(m.roc_auc(s["relevant"], s["hard"])),
+        "auc_near_miss": m.rounded(m.roc_auc(s["relevant"], s["near_miss"])),
+        "accuracy": m.rounded(m.threshold_accuracy(s["relevant"], negatives, lo)),
+        "accuracy_upper": m.rounded(m.threshold_accuracy(s["relevant"], negatives, up)),
+        "upper_threshold": up, "lower_threshold": lo,
+        "ms_per_chunk": m.rounded(spent * 1000 / len(scored), 1) if scored else None,
+        "by_kind": {kind: {"n": len(v), "mean": m.rounded(m.mean(v)),
+                           "at_or_above_lower": m.rounded(m.mean([x >= lo for x in v])),
+                           "at_or_above_upper": m.rounded(m.mean([x >= up for x in v]))}
+                    for kind, v in s.items()},
+        "scores": {kind: [round(x, 4) for x in v] for kind, v in s.items()},
+    }
+
+
+def _merge_items(questions: list[Question], retrieval: dict[str, dict],
+                 answers: dict[str, list[dict]]) -> list[dict]:
+    by_mode = {mode: {it["qid"]: it for it in rows} for mode, rows in answers.items()}
+    out = []
+    for q in questions:
+        item: dict = {"qid": q.qid, "question": q.question, "answerable": q.answerable, "gold": list(q.gold)}
+        if q.qid in retrieval:
+            item["retrieved"] = retrieval[q.qid]["ranking"]
+        for mode, rows in by_mode.items():
+            if q.qid in rows:
+                item[mode] = {k: v for k, v in rows[q.qid].items() if k != "qid"}
+        out.append(item)
+    return out

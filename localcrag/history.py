@@ -1,0 +1,173 @@
+"""Conversations on disk: one JSON file per conversation under ``settings.history_dir``.
+
+Headless (no textual) so the CLI, eval scripts and tests can read what the app wrote.
+Every write goes to a temporary file that replaces the old one, so a crash mid-write
+never leaves a half-written conversation. A damaged file is skipped when listing and
+reported as a one-line LocalcragError when opened.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from localcrag.errors import LocalcragError
+from localcrag.types import Answer, Evidence
+
+FORMAT = 1
+TITLE_CHARS = 60
+_ID = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
+
+
+@dataclass
+class Turn:
+    """One question and its answer, with what is needed to reopen its citations later."""
+
+    question: str
+    answer: str
+    citations: list[dict[str, Any]] = field(default_factory=list)  # n, source, page, url
+    action: str | None = None  # correct | ambiguous | incorrect | None (rag mode)
+    rewritten: str | None = None  # the standalone question, when the follow-up was rewritten
+    evidence: list[dict[str, Any]] = field(default_factory=list)  # Evidence fields + chunk_id
+    refused: bool = False
+    cancelled: bool = False
+    at: float = 0.0
+
+    @classmethod
+    def from_answer(cls, answer: Answer, evidence: Sequence[Evidence] = (), *,
+                    rewritten: str | None = None, chunk_ids: dict[int, str] | None = None,
+                    cancelled: bool = False, at: float = 0.0) -> "Turn":
+        """Build a turn from the pipeline's AnswerDone parts (chunk_ids maps evidence n -> chunk)."""
+        ids = chunk_ids or {}
+        return cls(
+            question=answer.question,
+            answer=answer.text,
+            citations=[{"n": c.n, "source": c.source, "page": c.page, "url": c.url}
+                       for c in answer.citations],
+            action=answer.action.value if answer.action is not None else None,
+            rewritten=rewritten,
+            evidence=[{**asdict(e), "chunk_id": ids.get(e.n)} for e in evidence],
+            refused=answer.refused,
+            cancelled=cancelled,
+            at=at,
+        )
+
+    def evidence_items(self) -> list[Evidence]:
+        """The stored evidence as Evidence values (chunk ids dropped)."""
+        keys = Evidence.__dataclass_fields__.keys()
+        return [Evidence(**{k: v for k, v in e.items() if k in keys}) for e in self.evidence]
+
+    def chunk_id(self, n: int) -> str | None:
+        return next((e.get("chunk_id") for e in self.evidence if e.get("n") == n), None)
+
+
+@dataclass
+class Conversation:
+    id: str
+    title: str = ""
+    created: float = 0.0
+    updated: float = 0.0
+    turns: list[Turn] = field(default_factory=list)
+
+    def pairs(self, limit: int | None = None) -> list[tuple[str, str]]:
+        """(question, answer) pairs for the pipeline's follow-up rewriting (cancelled ones skipped)."""
+        pairs = [(t.question, t.answer) for t in self.turns if t.answer and not t.cancelled]
+        return pairs[-limit:] if limit else pairs
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": FORMAT, "id": self.id, "title": self.title, "created": self.created,
+                "updated": self.updated, "turns": [asdict(t) for t in self.turns]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Conversation":
+        known = Turn.__dataclass_fields__.keys()
+        turns = [Turn(**{k: v for k, v in t.items() if k in known}) for t in data.get("turns", [])]
+        return cls(id=str(data["id"]), title=str(data.get("title", "")),
+                   created=float(data.get("created", 0.0)), updated=float(data.get("updated", 0.0)),
+                   turns=turns)
+
+
+class History:
+    """Create, list, load, append to and delete conversations in one folder."""
+
+    def __init__(self, root: Path, clock: Callable[[], float] = time.time) -> None:
+        self.root = Path(root)
+        self.clock = clock
+
+    def _path(self, conv_id: str) -> Path:
+        if not _ID.match(conv_id):
+            raise LocalcragError(f"not a conversation id: {conv_id!r}")
+        return self.root / f"{conv_id}.json"
+
+    def _new_id(self) -> str:
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self.clock()))
+        return f"{stamp}-{secrets.token_hex(3)}"
+
+    def save(self, conv: Conversation) -> Path:
+        """Write atomically: a temporary file in the same folder, then os.replace."""
+        path = self._path(conv.id)
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(conv.to_json(), ensure_ascii=False, indent=1), encoding="utf-8")
+        os.replace(tmp, path)
+        return path
+
+    def create(self, title: str = "") -> Conversation:
+        now = self.clock()
+        conv = Conversation(id=self._new_id(), title=title, created=now, updated=now)
+        self.save(conv)
+        return conv
+
+    def load(self, conv_id: str) -> Conversation:
+        path = self._path(conv_id)
+        try:
+            return Conversation.from_json(json.loads(path.read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            raise LocalcragError(f"conversation {conv_id} not found", "start a new one") from None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise LocalcragError(f"{path}: damaged conversation file ({type(exc).__name__})",
+                                 "delete it or start a new conversation") from exc
+
+    def list(self) -> list[Conversation]:
+        """Every readable conversation, most recently updated first."""
+        if not self.root.is_dir():
+            return []
+        out = []
+        for path in self.root.glob("*.json"):
+            try:
+                out.append(self.load(path.stem))
+            except LocalcragError:
+                continue
+        return sorted(out, key=lambda c: (c.updated, c.id), reverse=True)
+
+    def last(self) -> Conversation | None:
+        convs = self.list()
+        return convs[0] if convs else None
+
+    def append(self, conv_id: str, turn: Turn) -> Conversation:
+        conv = self.load(conv_id)
+        turn.at = turn.at or self.clock()
+        conv.turns.append(turn)
+        conv.updated = turn.at
+        if not conv.title:
+            conv.title = title_for(turn.question)
+        self.save(conv)
+        return conv
+
+    def delete(self, conv_id: str) -> bool:
+        try:
+            self._path(conv_id).unlink()
+            return True
+        except FileNotFoundError:
+            return False
+
+
+def title_for(question: str) -> str:
+    q = " ".join(question.split())
+    return q if len(q) <= TITLE_CHARS else q[: TITLE_CHARS - 1].rstrip() + "…"

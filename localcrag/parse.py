@@ -1,0 +1,280 @@
+"""Turn documents into page texts with heading positions, or one clear error per file.
+
+Every format ends up as paragraphs per page. Joined-text convention (what chunk offsets
+index): paragraphs within a page are joined with ``"\\n\\n"``, headings are paragraphs of
+their own, pages without text are dropped, and page texts are joined with ``PAGE_SEP``
+(also ``"\\n\\n"``). ``ParsedDoc.text[h.offset:h.offset + len(h.title)] == h.title``.
+
+Encoding policy for text formats (why: silent mojibake poisons retrieval): a BOM wins
+(UTF-8/16/32); else strict UTF-8; HTML may declare its charset. A file that is not valid
+UTF-8 is rejected ("not UTF-8 text") unless the invalid bytes are at most 0.1% of it,
+in which case they become U+FFFD and a warning is recorded. No guessing of cp1252.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from bisect import bisect_right
+from pathlib import Path
+from typing import Sequence
+
+from localcrag.errors import BadDocument
+from localcrag.types import Page
+
+SUPPORTED = {".pdf", ".txt", ".md", ".markdown", ".html", ".htm", ".epub"}
+PAGE_SEP = "\n\n"
+Paragraphs = list[tuple[str, int | None]]  # (text, heading level or None)
+
+
+@dataclass(frozen=True)
+class Heading:
+    offset: int  # into ParsedDoc.text, at the start of the heading's own paragraph
+    level: int  # 1 = outermost
+    title: str
+
+
+@dataclass(frozen=True)
+class ParsedDoc:
+    """Pages plus heading positions, so chunks can name the section they come from."""
+
+    path: Path | None
+    pages: tuple[Page, ...]
+    headings: tuple[Heading, ...] = ()
+    warnings: tuple[str, ...] = ()
+    _trails: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    @cached_property
+    def text(self) -> str:
+        return PAGE_SEP.join(p.text for p in self.pages)
+
+    @cached_property
+    def page_starts(self) -> list[int]:
+        starts, pos = [], 0
+        for p in self.pages:
+            starts.append(pos)
+            pos += len(p.text) + len(PAGE_SEP)
+        return starts
+
+    def page_at(self, offset: int) -> int:
+        """Page number holding the character at ``offset`` of the joined text."""
+        return self.pages[max(0, bisect_right(self.page_starts, offset) - 1)].number
+
+    def heading_at(self, offset: int) -> str | None:
+        """Heading in force at ``offset``: the innermost one, prefixed by its parent
+        ("Chapter 2 > Machine Learning"); without headings, the page's own heading."""
+        i = bisect_right([h.offset for h in self.headings], offset) - 1
+        if i >= 0:
+            return self._trails[i]
+        if not self.headings and self.pages:
+            return self.pages[max(0, bisect_right(self.page_starts, offset) - 1)].heading
+        return None
+
+    @classmethod
+    def from_pages(cls, pages: Sequence[Page], path: Path | None = None) -> "ParsedDoc":
+        return cls(path, tuple(p for p in pages if p.text))
+
+
+def _trails(headings: Sequence[Heading]) -> tuple[str, ...]:
+    stack: list[Heading] = []
+    out = []
+    for h in headings:
+        while stack and stack[-1].level >= h.level:
+            stack.pop()
+        stack.append(h)
+        out.append(" > ".join(s.title for s in stack[-2:]))
+    return tuple(out)
+
+
+def assemble(path: Path | None, pages: list[tuple[int, Paragraphs]], warnings: list[str]) -> ParsedDoc:
+    """Build a ParsedDoc from (page number, paragraphs); records heading offsets."""
+    headings: list[Heading] = []
+    texts: list[tuple[int, str]] = []
+    offset = 0
+    for number, paras in pages:
+        parts: list[str] = []
+        pos = offset + (len(PAGE_SEP) if texts else 0)
+        for raw, level in paras:
+            t = " ".join(raw.split()) if level else re.sub(r"[ \t]+\n", "\n", raw).strip()
+            t = re.sub(r"\n\s*\n", "\n\n", t)
+            if not t:
+                continue
+            pos += 2 if parts else 0
+            if level:
+                headings.append(Heading(pos, level, t))
+            parts.append(t)
+            pos += len(t)
+        if parts:
+            texts.append((number, "\n\n".join(parts)))
+            offset = pos
+    heads = tuple(headings)
+    trails = _trails(heads)
+    starts = [h.offset for h in heads]
+    out, pos = [], 0
+    for number, t in texts:
+        i = bisect_right(starts, pos) - 1
+        out.append(Page(number, t, trails[i] if i >= 0 else None))
+        pos += len(t) + len(PAGE_SEP)
+    return ParsedDoc(path, tuple(out), heads, tuple(warnings), trails)
+
+
+# --- errors and reading -----------------------------------------------------------------
+
+
+def label(path: Path) -> str:
+    """How a file is named in messages: relative to the cwd when inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except (ValueError, OSError):
+        return str(path)
+
+
+def bad(path: Path, reason: str, hint: str | None = None) -> BadDocument:
+    return BadDocument(f"{label(path)}: {reason}", hint)
+
+
+def _check_path(path: Path) -> None:
+    if not path.exists():
+        raise bad(path, "file not found", "check the path")
+    if path.is_dir():
+        raise bad(path, "is a folder, not a file", "pass folders to ingest, which expands them")
+    if path.suffix.lower() not in SUPPORTED:
+        kind = path.suffix or "no extension"
+        raise bad(path, f"unsupported file type ({kind})", "supported: " + ", ".join(sorted(SUPPORTED)))
+
+
+def read_bytes(path: Path) -> bytes:
+    """Read a file, mapping OS errors to one-line messages; empty files are errors."""
+    try:
+        data = Path(path).read_bytes()
+    except PermissionError:
+        raise bad(path, "permission denied", "check the file's permissions") from None
+    except IsADirectoryError:
+        raise bad(path, "is a folder, not a file", "pass folders to ingest") from None
+    except OSError as exc:
+        raise bad(path, f"cannot read file ({exc.strerror or exc})") from None
+    if not data:
+        raise bad(path, "empty file (0 bytes)", "nothing to index")
+    return data
+
+
+_BOMS = [(codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")]
+
+
+def decode(path: Path, data: bytes, declared: str | None = None) -> tuple[str, list[str]]:
+    """Bytes to text by the module's encoding policy; returns (text, warnings)."""
+    for bom, enc in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(enc), []
+            except UnicodeDecodeError:
+                raise bad(path, f"invalid {enc.upper()} text despite its byte-order mark",
+                          "re-save it as UTF-8") from None
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError:
+        pass
+    if declared:
+        try:
+            return data.decode(declared), []
+        except (LookupError, UnicodeDecodeError):
+            pass
+    if b"\x00" in data[:8192]:
+        raise bad(path, "binary data, not text", "check that the file extension matches its content")
+    text = data.decode("utf-8", errors="replace")
+    n_bad = text.count("\ufffd")
+    if n_bad * 1000 > len(data):
+        raise bad(path, "not UTF-8 text", "save it as UTF-8, e.g. iconv -f cp1252 -t utf-8")
+    return text, [f"{label(path)}: {n_bad} invalid UTF-8 byte(s) replaced"]
+
+
+# --- public API ----------------------------------------------------------------------------
+
+
+def parse_document(path: Path) -> ParsedDoc:
+    """Parse one file into pages and headings; raises BadDocument (one line) if unusable."""
+    from localcrag import parse_markup as mk
+
+    path = Path(path)
+    _check_path(path)
+    data = read_bytes(path)
+    ext = path.suffix.lower()
+    if ext in (".pdf", ".epub"):
+        from localcrag.parse_pdf import fitz_pages
+
+        pages, warnings = fitz_pages(path, data, ext[1:])
+    else:
+        declared = mk.declared_charset(data) if ext in (".html", ".htm") else None
+        text, warnings = decode(path, data, declared)
+        if ext in (".md", ".markdown"):
+            pages = mk.markdown_pages(text)
+        elif ext in (".html", ".htm"):
+            pages = mk.html_pages(text)
+        else:
+            pages = mk.text_pages(text)
+    doc = assemble(path.resolve(), pages, warnings)
+    if not doc.pages:
+        reason = "no extractable text" if ext in (".pdf", ".epub") else "no text (only whitespace or markup)"
+        raise bad(path, reason, "nothing to index")
+    return doc
+
+
+def _hidden(name: str) -> bool:
+    return name.startswith(".")
+
+
+def iter_files(paths: Sequence[Path]) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """Expand files and folders into supported files (absolute, resolved, deduplicated).
+
+    Folders are walked recursively in sorted order, skipping hidden entries and silently
+    skipping unsupported types; explicit missing/unsupported paths and folders without
+    any supported file are reported as (path, one-line message).
+    """
+    files: list[Path] = []
+    errors: list[tuple[Path, str]] = []
+    seen: set[Path] = set()
+
+    def add(p: Path) -> None:
+        r = p.resolve()
+        if r not in seen:
+            seen.add(r)
+            files.append(r)
+
+    for given in map(Path, paths):
+        if given.is_dir():
+            found = 0
+            walk_errors: list[OSError] = []
+            for root, dirs, names in os.walk(given, onerror=walk_errors.append):
+                dirs[:] = sorted(d for d in dirs if not _hidden(d))
+                for name in sorted(names):
+                    p = Path(root) / name
+                    if not _hidden(name) and p.suffix.lower() in SUPPORTED and p.is_file():
+                        found += 1
+                        add(p)
+            for exc in walk_errors:
+                errors.append((Path(exc.filename or given), f"{label(Path(exc.filename or given))}: cannot read folder ({exc.strerror})"))
+            if not found and not walk_errors:
+                msg = str(bad(given, "folder has no supported files", "supported: " + ", ".join(sorted(SUPPORTED))))
+                errors.append((given, msg))
+            continue
+        try:
+            _check_path(given)
+        except BadDocument as exc:
+            errors.append((given, str(exc)))
+            continue
+        add(given)
+    return files, errors
+
+
+def content_hash(path: Path) -> str:
+    """sha256 of the file's bytes, streamed: detects changed files without keeping them."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

@@ -1,0 +1,181 @@
+"""Plain text, Markdown and HTML to (page number, paragraphs) with heading levels.
+
+Stdlib only (html.parser), so these formats need no extra dependency. Markup is
+reduced to readable text: headings become their own paragraphs, paragraph breaks are
+kept, script/style and other non-content elements are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+Paragraphs = list[tuple[str, int | None]]
+
+_BLANK = re.compile(r"\n[ \t]*\n")
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+
+
+def _newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _title_like(para: str, following: str | None) -> bool:
+    """A short single line, capitalised, without final punctuation, before body text."""
+    p = para.strip()
+    return (
+        following is not None and "\n" not in p and 0 < len(p) <= 80 and p[0].isupper()
+        and p[-1] not in ".!?:;," and len(following.strip()) > len(p)
+        and not following.strip()[0].islower()
+    )
+
+
+def text_pages(text: str) -> list[tuple[int, Paragraphs]]:
+    """Form feeds separate pages; short title-like lines before a paragraph are headings."""
+    out = []
+    for number, page in enumerate(_newlines(text).split("\f"), start=1):
+        paras = [p for p in _BLANK.split(page) if p.strip()]
+        nxt = paras[1:] + [None]
+        out.append((number, [(p, 1 if _title_like(p, n) else None) for p, n in zip(paras, nxt)]))
+    return out
+
+
+def markdown_pages(text: str) -> list[tuple[int, Paragraphs]]:
+    """ATX (``#``) and setext headings outside code fences; front matter is skipped."""
+    text = _newlines(text).replace("\f", "\n")
+    m = re.match(r"---\n.*?\n(?:---|\.\.\.)\n", text, re.S)
+    if m:
+        text = text[m.end():]
+    paras: Paragraphs = []
+    cur: list[str] = []
+    fence: str | None = None
+
+    def flush() -> None:
+        if cur and "".join(cur).strip():
+            paras.append(("\n".join(cur), None))
+        cur.clear()
+
+    for line in text.split("\n"):
+        f = _FENCE.match(line)
+        if fence:
+            cur.append(line)
+            fence = None if f and f.group(1) == fence else fence
+        elif f:
+            fence = f.group(1)
+            cur.append(line)
+        elif (h := _ATX.match(line)) and (h.group(2) or "").strip():
+            flush()
+            paras.append((h.group(2).strip(), len(h.group(1))))
+        elif _SETEXT.match(line) and len(cur) == 1 and cur[0].strip():
+            title = cur.pop().strip()
+            paras.append((title, 1 if line.strip()[0] == "=" else 2))
+        elif not line.strip():
+            flush()
+        else:
+            cur.append(line)
+    flush()
+    return [(1, paras)]
+
+
+_SKIP = {"script", "style", "noscript", "template", "head", "svg", "math", "nav", "iframe", "object"}
+_BLOCK = {"p", "div", "section", "article", "main", "header", "footer", "aside", "ul", "ol",
+          "dl", "table", "blockquote", "pre", "figure", "figcaption", "form", "address",
+          "details", "summary", "hr", "body", "fieldset", "caption"}
+_LINE = {"br", "li", "tr", "dt", "dd"}
+_HEAD = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+
+
+class _HTMLText(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.paras: Paragraphs = []
+        self.lines: list[str] = []
+        self.line = ""
+        self.skip = 0
+        self.pre = 0
+        self.level: int | None = None
+        self.title = ""
+        self.in_title = False
+
+    def _end_line(self) -> None:
+        if self.line.strip() not in ("", "-"):
+            self.lines.append(self.line.rstrip() if self.pre else " ".join(self.line.split()))
+        self.line = ""
+
+    def _end_para(self) -> None:
+        self._end_line()
+        if self.lines:
+            self.paras.append(("\n".join(self.lines), self.level))
+        self.lines = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "title":
+            self.in_title = True
+        if tag in _SKIP:
+            self.skip += 1
+        elif self.skip:
+            return
+        elif tag in _HEAD:
+            self._end_para()
+            self.level = _HEAD[tag]
+        elif tag in _BLOCK:
+            self._end_para()
+            self.pre += tag == "pre"
+        elif tag in _LINE:
+            self._end_line()
+            self.line = "- " if tag == "li" else ""
+        elif tag in ("td", "th") and self.line.strip():
+            self.line += " | "
+
+    def handle_startendtag(self, tag: str, attrs: list) -> None:
+        if not self.skip and tag in _LINE | _BLOCK:
+            self._end_line() if tag in _LINE else self._end_para()
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "title":
+            self.in_title = False
+        if tag in _SKIP:
+            self.skip = max(0, self.skip - 1)
+        elif self.skip:
+            return
+        elif tag in _HEAD:
+            self._end_para()
+            self.level = None
+        elif tag in _BLOCK:
+            self._end_para()
+            self.pre = max(0, self.pre - (tag == "pre"))
+
+    def handle_data(self, data: str) -> None:
+        if self.in_title:
+            self.title += data
+        if self.skip:
+            return
+        if self.pre:
+            parts = data.split("\n")
+            for i, part in enumerate(parts):
+                if i:
+                    self._end_line()
+                self.line += part
+        else:
+            self.line += data
+
+
+def html_pages(text: str) -> list[tuple[int, Paragraphs]]:
+    """h1-h6 become headings; the <title> leads when the page has no h1."""
+    p = _HTMLText()
+    p.feed(text)
+    p.close()
+    p._end_para()
+    paras = p.paras
+    title = " ".join(p.title.split())
+    if title and not any(level == 1 for _, level in paras):
+        paras = [(title, 1)] + paras
+    return [(1, paras)]
+
+
+def declared_charset(data: bytes) -> str | None:
+    """The charset an HTML file declares in its first 4 KB, if any."""
+    m = re.search(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", data[:4096], re.I)
+    return m.group(1).decode("ascii") if m else None

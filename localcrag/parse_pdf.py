@@ -1,0 +1,175 @@
+"""PDF and EPUB through PyMuPDF: paragraphs per page, headings from font size/weight.
+
+Cheap heuristics, one ``get_text("dict")`` per page: the body size is the most common
+span size; a short line run that is bold or >= 1.15x body size is a heading (with a
+PDF outline, bold body-size runs must match an outline entry, which drops bold author
+names and table labels). Heading sizes each within 15% of the next share a level ("Chapter 17" set a
+point larger than "Chapter 16" stays a sibling); "3.2.1"-style numbering nests deeper.
+Lines of a block are joined with spaces (de-hyphenated); bullets keep their newline.
+Page numbers and running headers in the top/bottom 8% margins, and rotated text
+(arXiv stamps), are dropped. EPUBs are laid out on A5 pages at 11 pt, so their page
+numbers are stable for a given file but are not a printed book's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+from localcrag.parse import Paragraphs, bad
+
+_BULLET = re.compile(r"(?:[-*\u2022\u25aa\u25e6\u2023\u2013\u00b7]|\d{1,3}[.)])\s")
+_NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\.?\s")
+_PAGE_NO = re.compile(r"(?:page\s*)?[\divxlc]{1,6}(?:\s*(?:of|/)\s*\d+)?", re.I)
+
+Run = tuple[str, float, bool, float, float, int]  # text, size, bold, y0, y1, n_lines
+
+
+def _join(lines: list[str]) -> str:
+    out = lines[0]
+    for nxt in lines[1:]:
+        if out.endswith("-") and out[-2:-1].isalpha() and nxt[:1].islower():
+            out = out[:-1] + nxt
+        else:
+            out += ("\n" if _BULLET.match(nxt) else " ") + nxt
+    return out
+
+
+def _runs(page, flags: int) -> list[Run]:
+    """Lines grouped per block into runs of one style (heading candidates split off)."""
+    runs: list[Run] = []
+    for block in page.get_text("dict", flags=flags)["blocks"]:
+        group: list[tuple[str, float, bool, float, float]] = []
+        for line in block.get("lines", ()):
+            spans = [s for s in line["spans"] if s["text"].strip()]
+            if not spans or abs(line["dir"][1]) > 0.5:
+                continue
+            n = sum(len(s["text"]) for s in spans)
+            size = round(sum(s["size"] * len(s["text"]) for s in spans) / n * 2) / 2
+            bold = all(s["flags"] & 16 or "bold" in s["font"].lower() for s in spans)
+            text = "".join(s["text"] for s in line["spans"]).strip()
+            if group and (group[-1][1], group[-1][2]) != (size, bold):
+                runs.append(_run(group))
+                group = []
+            group.append((text, size, bold, line["bbox"][1], line["bbox"][3]))
+        if group:
+            runs.append(_run(group))
+    return runs
+
+
+def _run(group: list[tuple[str, float, bool, float, float]]) -> Run:
+    return (_join([g[0] for g in group]), group[0][1], group[0][2], group[0][3], group[-1][4], len(group))
+
+
+def _norm(title: str) -> str:
+    return re.sub(r"\W+", "", re.sub(r"^[\d.]+\s+", "", title.strip())).lower()
+
+
+def _is_heading(run: Run, body: float, toc: set[str] | None) -> bool:
+    text, size, bold, _, _, n_lines = run
+    if not (2 <= len(text) <= 150 and n_lines <= 3 and len(text.split()) <= 18):
+        return False
+    if text[-1] in ".,;:" or not re.search(r"[^\W\d_]", text):
+        return False
+    if size >= body * 1.15:
+        return True
+    return bold and size >= body - 0.5 and (toc is None or _norm(text) in toc)
+
+
+def _levels(sizes: set[float]) -> dict[float, int]:
+    level, out, prev = 0, {}, None
+    for s in sorted(sizes, reverse=True):
+        if prev is None or prev / s >= 1.15:
+            level += 1
+        out[s] = level
+        prev = s
+    return out
+
+
+def fitz_pages(path: Path, data: bytes, kind: str) -> tuple[list[tuple[int, Paragraphs]], list[str]]:
+    """Parse PDF/EPUB bytes; raises BadDocument for corrupt, locked or text-less files."""
+    import pymupdf
+
+    pymupdf.TOOLS.mupdf_display_errors(False)
+    pymupdf.TOOLS.mupdf_display_warnings(False)
+    try:
+        doc = pymupdf.open(stream=data, filetype=kind)
+    except Exception:  # FileDataError, RuntimeError...: MuPDF's reasons are not actionable
+        raise bad(path, f"corrupt or unreadable {kind.upper()} file", "re-download or re-export it") from None
+    with doc:
+        if doc.needs_pass:
+            raise bad(path, "password-protected (encrypted) PDF", "remove the password first, e.g. qpdf --decrypt")
+        if doc.is_reflowable:
+            doc.layout(rect=pymupdf.paper_rect("a5"), fontsize=11)
+        if doc.page_count == 0:
+            raise bad(path, "document has no pages", "re-export it")
+        flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES & ~pymupdf.TEXT_PRESERVE_LIGATURES
+        pages: list[tuple[int, list[Run], float, bool]] = []
+        unreadable: list[int] = []
+        for page in doc:
+            try:
+                runs = _runs(page, flags)
+                images = not runs and bool(page.get_images())
+            except Exception:  # one broken page should not lose the whole document
+                runs, images = [], False
+                unreadable.append(page.number + 1)
+            pages.append((page.number + 1, runs, page.rect.height, images))
+        toc = doc.get_toc(simple=True) if kind == "pdf" else []
+    if not any(runs for _, runs, _, _ in pages):
+        if any(img for *_, img in pages):
+            raise bad(path, "no extractable text (image-only/scanned PDF)", "run OCR first, e.g. ocrmypdf")
+        raise bad(path, "no extractable text", "the document has no text layer")
+    return _paragraphs(pages, {_norm(t) for _, t, _ in toc} or None), _warnings(path, pages, unreadable)
+
+
+def _paragraphs(pages: list[tuple[int, list[Run], float, bool]], toc: set[str] | None) -> list[tuple[int, Paragraphs]]:
+    sizes = Counter()
+    for _, runs, _, _ in pages:
+        for r in runs:
+            sizes[r[1]] += len(r[0])
+    body = sizes.most_common(1)[0][0]
+    margin = Counter()
+    for _, runs, h, _ in pages:
+        for r in runs:
+            if r[4] < 0.08 * h or r[3] > 0.92 * h:
+                margin[re.sub(r"\d+", "#", r[0])] += 1
+    repeated = {t for t, n in margin.items() if n >= max(3, len(pages) // 2)}
+    heads = [[_is_heading(r, body, toc) for r in runs] for _, runs, _, _ in pages]
+    levels = _levels({r[1] for (_, runs, _, _), hs in zip(pages, heads) for r, h in zip(runs, hs) if h})
+    out = []
+    for (number, runs, h, _), hs in zip(pages, heads):
+        paras: Paragraphs = []
+        for r, is_head in zip(runs, hs):
+            in_margin = r[4] < 0.08 * h or r[3] > 0.92 * h
+            if in_margin and (_PAGE_NO.fullmatch(r[0]) or re.sub(r"\d+", "#", r[0]) in repeated):
+                continue
+            level = None
+            if is_head:
+                m = _NUMBERED.match(r[0])
+                level = levels[r[1]] + (m.group(1).count(".") if m else 0)
+            paras.append((r[0], level))
+        out.append((number, paras))
+    return out
+
+
+def _warnings(path: Path, pages: list[tuple[int, list[Run], float, bool]], unreadable: list[int]) -> list[str]:
+    from localcrag.parse import label
+
+    empty = [n for n, runs, _, img in pages if not runs and img]
+    out = []
+    if empty:
+        out.append(f"{label(path)}: page(s) {_ranges(empty)} have only images (OCR them to index their text)")
+    if unreadable:
+        out.append(f"{label(path)}: page(s) {_ranges(unreadable)} could not be read")
+    return out
+
+
+def _ranges(numbers: list[int]) -> str:
+    parts, start = [], None
+    for i, n in enumerate(numbers):
+        start = n if start is None else start
+        if i + 1 == len(numbers) or numbers[i + 1] != n + 1:
+            parts.append(str(n) if start == n else f"{start}-{n}")
+            start = None
+    return ", ".join(parts)

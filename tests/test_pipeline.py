@@ -1,0 +1,162 @@
+"""The CRAG pipeline with deterministic fakes: events, decisions, refusal, web, cancel."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+from localcrag import events as ev
+from localcrag.errors import BadQuestion, EmptyIndex
+from localcrag.generate import REFUSAL
+from localcrag.library import Library
+from localcrag.pipeline import Pipeline
+from localcrag.settings import Settings
+from localcrag.types import Action, WebResult
+from tests.fakes import FakeEmbedder, FakeGenerator, FakeGrader
+
+DOC = """# Robots
+
+Collaborative robots, called cobots, work safely next to people in factories. They are
+light and have force sensors.
+
+# Weather
+
+Rain falls when clouds hold too much water. Forecasts use satellites and models.
+"""
+
+
+class FakeWeb:
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+
+    def search(self, query: str, max_results: int) -> list[WebResult]:
+        self.queries.append(query)
+        return [WebResult("Kiwi birds", "https://example.org/kiwi", "Kiwis are flightless birds.")]
+
+
+@pytest.fixture()
+def library(tmp_path: Path) -> Library:
+    (tmp_path / "doc.md").write_text(DOC, encoding="utf-8")
+    lib = Library(Settings(), embedder=FakeEmbedder())
+    lib.ingest([tmp_path / "doc.md"])
+    return lib
+
+
+def _run(pipe: Pipeline, q: str, **kw) -> list:
+    return list(pipe.run(q, **kw))
+
+
+def _pipe(library: Library, grader=None, gen=None, web=None, **settings) -> Pipeline:
+    s = Settings(**{"offline": True, **settings})
+    return Pipeline(s, library=library, grader=grader or FakeGrader(), generator=gen or FakeGenerator(),
+                    web=web)
+
+
+def test_correct_answer_refines_streams_and_cites(library: Library) -> None:
+    gen = FakeGenerator("Cobots work next to people [1]. Also [7].")
+    evs = _run(_pipe(library, gen=gen, upper_threshold=0.5), "What are cobots and where do cobots work?")
+    kinds = [type(e).__name__ for e in evs]
+    assert kinds[0] == "StageStarted" and "Retrieved" in kinds and kinds[-1] == "AnswerDone"
+    decision = next(e for e in evs if isinstance(e, ev.DecisionMade)).decision
+    assert decision.action is Action.CORRECT
+    refined = next(e for e in evs if isinstance(e, ev.Refined))
+    assert refined.strips and all("cobot" in s.text.lower() or s.score > 0 for s in refined.strips)
+    assert sum(isinstance(e, ev.ChunkGraded) for e in evs) >= 1
+    done = evs[-1]
+    assert "[7]" not in done.answer.text and "[1]" in done.answer.text  # invented number removed
+    assert done.answer.citations[0].source.endswith("doc.md") and done.answer.citations[0].page == 1
+    streamed = "".join(e.text for e in evs if isinstance(e, ev.Token))
+    assert "[7]" not in streamed
+    assert {"retrieve", "grade", "refine", "generate", "first_token"} <= set(done.timings_ms)
+    assert "Weather" not in gen.prompts[0] or "cobots" in gen.prompts[0].lower()
+
+
+def test_incorrect_offline_refuses_without_generating(library: Library) -> None:
+    gen = FakeGenerator()
+    evs = _run(_pipe(library, grader=FakeGrader(fixed={}), gen=gen), "Who painted the Mona Lisa?")
+    done = evs[-1]
+    assert done.answer.action is Action.INCORRECT and done.answer.refused
+    assert done.answer.text.startswith(REFUSAL) and "offline" in done.answer.text
+    assert gen.prompts == [] and done.answer.citations == ()
+    assert any(isinstance(e, ev.WebSkipped) for e in evs)
+
+
+def test_offline_never_touches_the_network(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*a, **k):
+        raise AssertionError("network used while offline")
+
+    for name in ("socket", "create_connection", "getaddrinfo"):
+        monkeypatch.setattr(socket, name, boom)
+    web = FakeWeb()
+    evs = _run(_pipe(library, web=web, web_search="always"), "Who painted the Mona Lisa?")
+    assert web.queries == [] and evs[-1].answer.refused
+
+
+def test_incorrect_online_uses_web_results(library: Library) -> None:
+    web = FakeWeb()
+    gen = FakeGenerator("Kiwis cannot fly [1].")
+    evs = _run(_pipe(library, gen=gen, web=web, offline=False, web_search="always"),
+               "Can kiwi birds fly?")
+    assert web.queries and "kiwi" in web.queries[0].lower()
+    assert any(isinstance(e, ev.WebResults) for e in evs)
+    done = evs[-1]
+    assert done.answer.action is Action.INCORRECT and not done.answer.refused
+    assert done.answer.citations[0].url == "https://example.org/kiwi"
+    assert "Robots" not in web.queries[0]  # only the question-derived query leaves
+
+
+def test_ask_policy_declined_means_no_search(library: Library) -> None:
+    web = FakeWeb()
+    asked: list[str] = []
+    evs = _run(_pipe(library, web=web, offline=False, web_search="ask"), "Can kiwi birds fly?",
+               confirm_web=lambda q: asked.append(q) or False)
+    assert asked and web.queries == []
+    assert evs[-1].answer.refused and "declined" in evs[-1].answer.text
+
+
+def test_failing_grader_never_sinks_the_answer(library: Library) -> None:
+    evs = _run(_pipe(library, grader=FakeGrader(fail=True)), "What are cobots?")
+    assert isinstance(evs[-1], ev.AnswerDone)
+    assert all(e.grade.error for e in evs if isinstance(e, ev.ChunkGraded))
+
+
+def test_rag_mode_skips_grading(library: Library) -> None:
+    evs = _run(_pipe(library), "What are cobots?", mode="rag")
+    assert not any(isinstance(e, (ev.ChunkGraded, ev.DecisionMade)) for e in evs)
+    assert evs[-1].answer.action is None and evs[-1].evidence
+
+
+def test_bad_questions_and_empty_index(library: Library, tmp_path: Path) -> None:
+    pipe = _pipe(library)
+    with pytest.raises(BadQuestion):
+        _run(pipe, "   ")
+    with pytest.raises(BadQuestion, match="10,000 characters"):
+        _run(pipe, "x" * 10_000)
+    empty = Pipeline(Settings(offline=True), library=Library(Settings(chunk_tokens=40), embedder=FakeEmbedder()),
+                     grader=FakeGrader(), generator=FakeGenerator())
+    with pytest.raises(EmptyIndex, match="ingest"):
+        _run(empty, "What are cobots?")
+
+
+def test_cancel_ends_with_partial_answer(library: Library) -> None:
+    cancel = threading.Event()
+    gen = FakeGenerator("one two three four five six seven eight")
+    out = []
+    for e in _pipe(library, gen=gen).run("What are cobots?", cancel=cancel):
+        out.append(e)
+        if isinstance(e, ev.Token) and len([x for x in out if isinstance(x, ev.Token)]) == 2:
+            cancel.set()
+    done = out[-1]
+    assert isinstance(done, ev.AnswerDone) and done.answer.text.startswith("one two")
+    assert "eight" not in done.answer.text
+
+
+def test_small_context_trims_evidence_and_says_so(library: Library) -> None:
+    gen = FakeGenerator(n_ctx=150)
+    evs = _run(_pipe(library, gen=gen, max_answer_tokens=40, lower_threshold=0.0, upper_threshold=0.0,
+                     strip_threshold=0.0), "What are cobots and weather forecasts and rain?")
+    assert any(isinstance(e, ev.EvidenceTrimmed) for e in evs)
+    assert isinstance(evs[-1], ev.AnswerDone)
