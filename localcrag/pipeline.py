@@ -7,6 +7,7 @@ same generator with the same prompt, for comparison.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from pathlib import Path
@@ -208,7 +209,11 @@ class Pipeline:
             prompt = llm.chat_prompt(build_messages(q, kept))
             filt = CitationFilter(len(kept))
             pieces: list[str] = []
-            for piece in llm.stream(prompt, s.max_answer_tokens, s.temperature, cancel=cancel):
+            guard = RepetitionGuard()
+            for piece in llm.stream(prompt, s.max_answer_tokens, s.temperature, cancel=cancel,
+                                    repeat_penalty=s.repeat_penalty):
+                if guard.feed(piece):
+                    break  # the model started repeating a sentence it already wrote
                 out = filt.feed(piece)
                 if out:
                     timings.setdefault("first_token", _ms(t0))
@@ -221,11 +226,39 @@ class Pipeline:
                 yield ev.Token(tail)
         yield st.finished
         timings.setdefault("first_token", _ms(t0))
-        text, cited = clean_citations("".join(pieces).strip(), len(kept))
+        raw = "".join(pieces) if guard.cut is None else guard.text[:guard.cut]
+        text, cited = clean_citations(raw.strip(), len(kept))
         by_n = {e.n: e for e in kept}
         citations = tuple(Citation(n, by_n[n].source, by_n[n].page, by_n[n].url)
                           for n in cited if n in by_n)
         yield ev.AnswerDone(Answer(question, text, citations, action), tuple(kept), timings)
+
+
+class RepetitionGuard:
+    """Stops a small model that loops: a sentence written a second time ends the answer.
+
+    ``cut`` is the offset (in the raw generated text) where the repeat began, so the final
+    answer can drop it.
+    """
+
+    _SENTENCE = re.compile(r"[^.!?\n]*[.!?\n]")
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.seen: set[str] = set()
+        self.checked = 0
+        self.cut: int | None = None
+
+    def feed(self, piece: str) -> bool:
+        self.text += piece
+        for m in self._SENTENCE.finditer(self.text, self.checked):
+            self.checked = m.end()
+            sentence = " ".join(m.group(0).lower().split())
+            if len(sentence) > 15 and sentence in self.seen:
+                self.cut = m.start()
+                return True
+            self.seen.add(sentence)
+        return False
 
 
 def _safe_grades(grader: Any, q: str, hits: Sequence[Any]) -> list[Grade]:

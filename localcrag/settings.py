@@ -120,6 +120,10 @@ class Settings(BaseModel):
     temperature: float = Field(
         0.0, ge=0.0, le=2.0, description="Sampling temperature; 0 is deterministic."
     )
+    repeat_penalty: float = Field(
+        1.15, ge=1.0, le=2.0,
+        description="Penalty on repeated tokens; small models loop without it (1.0 = off).",
+    )
     threads: int = Field(
         0, ge=0, le=256, description="CPU threads for the models; 0 means all cores."
     )

@@ -85,7 +85,8 @@ class FakeGenerator:
         return "\n".join(f"{m['role']}: {m['content']}" for m in messages) + "\nassistant:"
 
     def stream(self, prompt: str, max_tokens: int, temperature: float = 0.0,
-               stop: list[str] | None = None, cancel: threading.Event | None = None) -> Iterator[str]:
+               stop: list[str] | None = None, cancel: threading.Event | None = None,
+               **kw: object) -> Iterator[str]:
         self.prompts.append(prompt)
         for i, word in enumerate(self.answer.split(" ")):
             if cancel is not None and cancel.is_set():

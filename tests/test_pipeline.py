@@ -160,3 +160,11 @@ def test_small_context_trims_evidence_and_says_so(library: Library) -> None:
                      strip_threshold=0.0), "What are cobots and weather forecasts and rain?")
     assert any(isinstance(e, ev.EvidenceTrimmed) for e in evs)
     assert isinstance(evs[-1], ev.AnswerDone)
+
+
+def test_a_looping_model_is_stopped(library: Library) -> None:
+    loop = "Cobots help people [1]. They are used in factories. " + "They are used in factories. " * 20
+    evs = _run(_pipe(library, gen=FakeGenerator(loop.strip()), upper_threshold=0.3, lower_threshold=0.1),
+               "What are cobots?")
+    text = evs[-1].answer.text
+    assert text.count("They are used in factories.") == 1 and text.startswith("Cobots help people [1].")

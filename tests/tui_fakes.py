@@ -1,0 +1,165 @@
+"""Fakes for the TUI tests: a scripted pipeline and an in-memory library, with frozen times."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+from localcrag import events as ev
+from localcrag.library import IngestProgress, IngestReport
+from localcrag.store import SourceInfo
+from localcrag.types import (Action, Answer, Chunk, Citation, Decision, Evidence, Grade, Hit,
+                             Strip, WebResult)
+
+FROZEN = dt.datetime(2025, 3, 14, 9, 26).timestamp()  # local time, so it renders the same anywhere
+PDF = "/docs/AI_Information.pdf"
+
+CHUNKS = [
+    Chunk("c1", PDF, "Artificial intelligence (AI) is the simulation of human intelligence by machines. "
+          "Machine learning lets systems learn from data without being explicitly programmed.",
+          3, 3, 0, 170, "Introduction"),
+    Chunk("c2", PDF, "Deep learning uses neural networks with many layers. It powers image recognition "
+          "and speech recognition.", 7, 7, 170, 280, "Deep learning"),
+    Chunk("c3", PDF, "The history of AI began in the 1950s at the Dartmouth workshop.", 12, 12, 280, 345,
+          "History"),
+]
+ANSWER = ("Artificial intelligence is the simulation of human intelligence by machines [1]. "
+          "**Deep learning** uses neural networks with many layers [2].")
+
+
+def answer_events(question: str, *, action: Action = Action.CORRECT, answer: str = ANSWER,
+                  rewritten: str | None = None, web: str | None = None) -> list[ev.Event]:
+    """A complete, deterministic run: retrieval, grading, decision, refinement, web, tokens."""
+    hits = tuple(Hit(c, s, i) for i, (c, s) in enumerate(zip(CHUNKS, (0.033, 0.031, 0.016))))
+    scores = (0.82, 0.55, 0.12)
+    grades = [Grade(c, s, "fusion") for c, s in zip(CHUNKS, scores)]
+    evidence = (Evidence(1, "Artificial intelligence (AI) is the simulation of human intelligence by machines.",
+                         PDF, 3, score=0.82),
+                Evidence(2, "Deep learning uses neural networks with many layers.", PDF, 7, score=0.55))
+    out: list[ev.Event] = []
+    if rewritten:
+        out.append(ev.QuestionRewritten(question, rewritten))
+    out += [ev.StageStarted("retrieve"), ev.Retrieved(hits), ev.StageFinished("retrieve", 12.0),
+            ev.StageStarted("grade")]
+    out += [ev.ChunkGraded(g, i, len(grades)) for i, g in enumerate(grades)]
+    out += [ev.StageFinished("grade", 340.0),
+            ev.DecisionMade(Decision(action, 0.82, 0.6, 0.35, "a chunk scored 0.82 ≥ upper 0.60")),
+            ev.StageStarted("refine"),
+            ev.Refined(tuple(Strip(e.text, CHUNKS[i], e.score, 0) for i, e in enumerate(evidence)), 6),
+            ev.StageFinished("refine", 80.0)]
+    if web:
+        out += [ev.StageStarted("web"), ev.WebQuery(web),
+                ev.WebResults(web, (WebResult("AI overview", "https://example.org/ai", "AI is…"),)),
+                ev.StageFinished("web", 900.0)]
+    else:
+        out.append(ev.WebSkipped("not needed"))
+    out.append(ev.StageStarted("generate"))
+    words = answer.split(" ")
+    out += [ev.Token(w + (" " if i < len(words) - 1 else "")) for i, w in enumerate(words)]
+    out.append(ev.StageFinished("generate", 2100.0))
+    cites = tuple(Citation(e.n, e.source, e.page, None) for e in evidence)
+    out.append(ev.AnswerDone(Answer(question, answer, cites, action), evidence,
+                             {"retrieve": 12.0, "grade": 340.0, "refine": 80.0, "generate": 2100.0,
+                              "first_token": 900.0}))
+    return out
+
+
+class FakePipeline:
+    """Yields a scripted run. ``block_after`` tokens: wait for cancel, then end like the real one.
+    ``web_query``: ask confirm_web first and record the answer in ``web_allowed``."""
+
+    def __init__(self, script: Callable[[str], list[ev.Event]] = answer_events, *,
+                 block_after: int | None = None, web_query: str | None = None,
+                 warm_error: Exception | None = None, run_error: Exception | None = None) -> None:
+        self.script, self.block_after, self.web_query = script, block_after, web_query
+        self.warm_error, self.run_error = warm_error, run_error
+        self.calls: list[dict] = []
+        self.web_allowed: list[bool] = []
+        self.blocked = threading.Event()  # set when the run is waiting for cancel
+        self.warmed = 0
+
+    def warm_up(self) -> None:
+        self.warmed += 1
+        if self.warm_error:
+            raise self.warm_error
+
+    def run(self, question: str, *, mode: str = "crag", history: Sequence[tuple[str, str]] | None = None,
+            confirm_web: Callable[[str], bool] | None = None, cancel: threading.Event | None = None,
+            k: int | None = None) -> Iterator[ev.Event]:
+        cancel = cancel or threading.Event()
+        self.calls.append({"question": question, "history": list(history or []), "mode": mode})
+        if self.run_error:
+            raise self.run_error
+        if self.web_query is not None:
+            allowed = bool(confirm_web and confirm_web(self.web_query))
+            self.web_allowed.append(allowed)
+            yield ev.WebQuery(self.web_query) if allowed else ev.WebSkipped("declined")
+        tokens: list[str] = []
+        for event in self.script(question):
+            if isinstance(event, ev.AnswerDone) and cancel.is_set():
+                a = event.answer
+                yield ev.AnswerDone(Answer(a.question, "".join(tokens), (), a.action), event.evidence,
+                                    event.timings_ms)
+                return
+            if isinstance(event, ev.Token):
+                if cancel.is_set():
+                    continue
+                tokens.append(event.text)
+                yield event
+                if self.block_after is not None and len(tokens) == self.block_after:
+                    self.blocked.set()
+                    if not cancel.wait(10):
+                        raise RuntimeError("test never cancelled")
+                continue
+            yield event
+
+
+class FakeLibrary:
+    """Documents in memory; files whose name contains 'broken' fail to ingest."""
+
+    def __init__(self, sources: Sequence[SourceInfo] = (), chunks: Sequence[Chunk] = CHUNKS) -> None:
+        self._sources = {s.source: s for s in sources}
+        self._chunks = {c.chunk_id: c for c in chunks}
+        self.ingested: list[list[str]] = []
+        self.removed: list[str] = []
+
+    def sources(self) -> list[SourceInfo]:
+        return sorted(self._sources.values(), key=lambda s: s.source)
+
+    def count(self) -> int:
+        return sum(s.chunks for s in self._sources.values())
+
+    def get_chunk(self, chunk_id: str) -> Chunk | None:
+        return self._chunks.get(chunk_id)
+
+    def remove(self, path: Path | str) -> int:
+        self.removed.append(str(path))
+        s = self._sources.pop(str(path), None)
+        return s.chunks if s else 0
+
+    def ingest(self, paths: Sequence[Path | str], prune: bool = False,
+               on_progress: Callable[[IngestProgress], None] | None = None) -> IngestReport:
+        files: list[Path] = []
+        for p in map(Path, paths):
+            files += sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p]
+        self.ingested.append([str(f) for f in files])
+        report = IngestReport()
+        for i, f in enumerate(files):
+            if "broken" in f.name:
+                report.failed.append((str(f), f"{f.name}: could not read (damaged file)"))
+                stage = "failed"
+            else:
+                self._sources[str(f)] = SourceInfo(str(f), 2, 5, FROZEN, "hash")
+                report.indexed.append(str(f))
+                stage = "indexed"
+            if on_progress:
+                on_progress(IngestProgress(i + 1, len(files), str(f), stage))
+        report.chunks = self.count()
+        return report
+
+
+def demo_sources() -> list[SourceInfo]:
+    return [SourceInfo(PDF, 24, 61, FROZEN, "h1"),
+            SourceInfo("/docs/notes/crag-paper.md", 1, 14, FROZEN, "h2")]
