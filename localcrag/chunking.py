@@ -25,7 +25,9 @@ _NO_BREAK = frozenset(
     "e.g i.e cf vs viz fig figs eq eqs sec ch no nos vol vols pp al approx ca resp "
     "dept est ed eds jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
-_END = re.compile(r"([.!?\u2026]+|[\u3002\uff01\uff1f])([\"'\u201d\u2019)\]\u00bb]*)(\s+|(?<=[\u3002\uff01\uff1f])(?=\S))")
+_END = re.compile(  # terminator(s), closing quotes/brackets, then whitespace (CJK: none needed)
+    r"([.!?\u2026]+|[\u3002\uff01\uff1f])([\"'\u201d\u2019)\]\u00bb]*)(\s+|(?<=[\u3002\uff01\uff1f])(?=\S))"
+)
 _BULLET = re.compile(r"[ \t]*(?:[-*\u2022\u25aa\u25e6\u2023\u2013\u00b7]|\d{1,3}[.)]|[A-Za-z][.)])[ \t]+\S")
 _ENUM = re.compile(r"\d{1,3}|[A-Za-z]|[ivxIVX]{1,5}")
 _WORD = re.compile(r"\S+")
@@ -156,7 +158,7 @@ def chunk_pages(
     spans = split_sentences(work)
     tokens = [n - special for n in count([text[a:b] for a, b in spans])]
     units = _fit_units(text, spans, tokens, budget, count, special)
-    sections = _sections(doc, work, units)
+    sections = _sections(doc, work, units, budget)
     packed = [(head, part) for head, us in sections for part in _pack(us, budget, overlap_sentences)]
     spans_out = _verify(text, packed, max_tokens, count, special)
     return _make_chunks(doc, spans_out, doc_id, source)
@@ -164,14 +166,13 @@ def chunk_pages(
 
 def _joined_sentences(doc: ParsedDoc) -> str:
     """A same-length copy of the text where a sentence running over a page break is
-    joined (the ``"\\n\\n"`` page separator becomes two spaces)."""
-    text = doc.text
-    chars = list(text) if doc.page_starts[1:] else None
+    joined (that ``"\\n\\n"`` page separator becomes two spaces)."""
+    text, chars = doc.text, None
     for start in doc.page_starts[1:]:
-        sep = start - len(PAGE_SEP)
-        before, after = text[:sep].rstrip()[-1:], text[start : start + 1]
-        if before and before not in _TERMINAL and after.islower() and chars is not None:
-            chars[sep : start] = " " * len(PAGE_SEP)
+        sep = start - len(PAGE_SEP)  # page texts are stripped: text[sep - 1] is a character
+        if text[sep - 1] not in _TERMINAL and text[start : start + 1].islower():
+            chars = chars if chars is not None else list(text)
+            chars[sep:start] = " " * len(PAGE_SEP)
     return "".join(chars) if chars is not None else text
 
 
@@ -219,10 +220,12 @@ def _split_chars(text: str, a: int, b: int, budget: int,
 Section = tuple[int | None, list[Unit]]  # heading offset (None: preamble), units
 
 
-def _sections(doc: ParsedDoc, work: str, units: list[tuple[int, int, int]]) -> list[Section]:
-    """Group units by heading; a section holding only its heading line is carried into
-    the next section (or the previous one at the end) instead of becoming a tiny chunk."""
+def _sections(doc: ParsedDoc, work: str, units: list[tuple[int, int, int]], budget: int) -> list[Section]:
+    """Group units by heading. A section holding only its heading line, or a tiny intro
+    (< budget/8 tokens) followed by a subsection, is carried into the next section (the
+    previous one at the end) instead of becoming a tiny chunk of its own."""
     offsets = [h.offset for h in doc.headings]
+    level = {h.offset: h.level for h in doc.headings}
     raw: list[tuple[int | None, list[Unit]]] = []
     para, prev_end, cur_sec = 0, None, -2
     for a, b, n in units:
@@ -236,11 +239,14 @@ def _sections(doc: ParsedDoc, work: str, units: list[tuple[int, int, int]]) -> l
         prev_end = b
     out: list[Section] = []
     carry: list[Unit] = []
-    for head, us in raw:
-        us = carry + us
-        heading_only = head is not None and all(u[3] == us[-1][3] for u in us[len(carry):])
-        carry = us if heading_only else []
-        if not heading_only:
+    for i, (head, us) in enumerate(raw):
+        own, us = us, carry + us
+        nxt = raw[i + 1][0] if i + 1 < len(raw) else None
+        heading_only = head is not None and all(u[3] == own[-1][3] for u in own)
+        intro = (head is not None and nxt is not None and level[nxt] > level[head]
+                 and sum(u[2] for u in us) < budget // 8)
+        carry = us if heading_only or intro else []
+        if not carry:
             out.append((head, us))
     if carry:
         if out:
@@ -257,8 +263,7 @@ def _pack(units: list[Unit], budget: int, overlap: int) -> list[list[Unit]]:
     for u in units:
         para_tok[u[3]] = para_tok.get(u[3], 0) + u[2]
     out: list[list[Unit]] = []
-    cur: list[Unit] = []
-    tot = 0
+    cur, tot = [], 0
     for u in units:
         soft = bool(cur) and u[3] != cur[-1][3] and 2 * tot >= budget and tot + para_tok[u[3]] > budget
         if cur and (tot + u[2] > budget or soft):
@@ -300,18 +305,10 @@ def _verify(
 def _make_chunks(
     doc: ParsedDoc, spans: list[tuple[int | None, int, int, int]], doc_id: str, source: str
 ) -> list[Chunk]:
-    text = doc.text
+    """Chunks with page span and heading in force (a section's own heading for a chunk
+    that begins with carried-over heading lines)."""
     return [
-        Chunk(
-            chunk_id=f"{doc_id}-{i:05d}",
-            source=source,
-            text=text[a:b],
-            page_start=doc.page_at(a),
-            page_end=doc.page_at(b - 1),
-            char_start=a,
-            char_end=b,
-            heading=doc.heading_at(a if head is None else max(head, a)),
-            n_tokens=n,
-        )
+        Chunk(f"{doc_id}-{i:05d}", source, doc.text[a:b], doc.page_at(a), doc.page_at(b - 1), a, b,
+              doc.heading_at(a if head is None else max(head, a)), n)
         for i, (head, a, b, n) in enumerate(spans)
     ]

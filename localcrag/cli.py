@@ -47,6 +47,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(report.to_json())
     else:
+        for path, warning in report.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
         for path, err in report.failed:
             print(f"failed: {err}", file=sys.stderr)
         print(f"indexed {len(report.indexed)}, unchanged {len(report.unchanged)}, "

@@ -39,6 +39,7 @@ class IngestReport:
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # indexed, with a caveat
     chunks: int = 0  # chunks now in the index
     new_chunks: int = 0  # chunks embedded by this run
     pages: int = 0  # pages parsed by this run
@@ -54,6 +55,7 @@ class _Pending:
     doc_hash: str
     pages: int
     chunks: list[Chunk]
+    warnings: tuple[str, ...] = ()
 
 
 class Library:
@@ -99,8 +101,8 @@ class Library:
                              doc_id=doc_id, source=source)
         if not chunks:
             raise LocalcragError(f"{path.name}: no text to index", "is the file empty?")
-        n_pages = len(getattr(parsed, "pages", parsed))
-        return _Pending(source, doc_hash, n_pages, chunks)
+        n_pages = max((p.number for p in getattr(parsed, "pages", parsed)), default=0)
+        return _Pending(source, doc_hash, n_pages, chunks, tuple(getattr(parsed, "warnings", ())))
 
     def _flush(self, pending: list[_Pending], report: IngestReport,
                progress: Callable[[str, str], None]) -> None:
@@ -114,6 +116,7 @@ class Library:
             self.store.replace_file(p.source, p.doc_hash, p.pages, p.chunks, vectors[at:at + n])
             at += n
             report.indexed.append(p.source)
+            report.warnings.extend((p.source, w) for w in p.warnings)
             report.new_chunks += n
             report.pages += p.pages
             progress(p.source, "indexed")

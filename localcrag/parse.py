@@ -17,7 +17,7 @@ import codecs
 import hashlib
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from bisect import bisect_right
 from pathlib import Path
@@ -46,7 +46,6 @@ class ParsedDoc:
     pages: tuple[Page, ...]
     headings: tuple[Heading, ...] = ()
     warnings: tuple[str, ...] = ()
-    _trails: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     @cached_property
     def text(self) -> str:
@@ -60,6 +59,14 @@ class ParsedDoc:
             pos += len(p.text) + len(PAGE_SEP)
         return starts
 
+    @cached_property
+    def _heading_offsets(self) -> list[int]:
+        return [h.offset for h in self.headings]
+
+    @cached_property
+    def _trails(self) -> tuple[str, ...]:
+        return _trails(self.headings)
+
     def page_at(self, offset: int) -> int:
         """Page number holding the character at ``offset`` of the joined text."""
         return self.pages[max(0, bisect_right(self.page_starts, offset) - 1)].number
@@ -67,7 +74,7 @@ class ParsedDoc:
     def heading_at(self, offset: int) -> str | None:
         """Heading in force at ``offset``: the innermost one, prefixed by its parent
         ("Chapter 2 > Machine Learning"); without headings, the page's own heading."""
-        i = bisect_right([h.offset for h in self.headings], offset) - 1
+        i = bisect_right(self._heading_offsets, offset) - 1
         if i >= 0:
             return self._trails[i]
         if not self.headings and self.pages:
@@ -111,15 +118,10 @@ def assemble(path: Path | None, pages: list[tuple[int, Paragraphs]], warnings: l
         if parts:
             texts.append((number, "\n\n".join(parts)))
             offset = pos
-    heads = tuple(headings)
-    trails = _trails(heads)
-    starts = [h.offset for h in heads]
-    out, pos = [], 0
-    for number, t in texts:
-        i = bisect_right(starts, pos) - 1
-        out.append(Page(number, t, trails[i] if i >= 0 else None))
-        pos += len(t) + len(PAGE_SEP)
-    return ParsedDoc(path, tuple(out), heads, tuple(warnings), trails)
+    bare = ParsedDoc(path, tuple(Page(n, t) for n, t in texts), tuple(headings), tuple(warnings))
+    starts = bare.page_starts
+    pages = tuple(Page(p.number, p.text, bare.heading_at(s)) for p, s in zip(bare.pages, starts))
+    return ParsedDoc(path, pages, bare.headings, bare.warnings)
 
 
 # --- errors and reading -----------------------------------------------------------------
@@ -142,6 +144,8 @@ def _check_path(path: Path) -> None:
         raise bad(path, "file not found", "check the path")
     if path.is_dir():
         raise bad(path, "is a folder, not a file", "pass folders to ingest, which expands them")
+    if not path.is_file():
+        raise bad(path, "not a regular file (device, pipe or socket)", "pass a document file")
     if path.suffix.lower() not in SUPPORTED:
         kind = path.suffix or "no extension"
         raise bad(path, f"unsupported file type ({kind})", "supported: " + ", ".join(sorted(SUPPORTED)))
@@ -257,10 +261,11 @@ def iter_files(paths: Sequence[Path]) -> tuple[list[Path], list[tuple[Path, str]
                         found += 1
                         add(p)
             for exc in walk_errors:
-                errors.append((Path(exc.filename or given), f"{label(Path(exc.filename or given))}: cannot read folder ({exc.strerror})"))
+                where = Path(exc.filename or given)
+                errors.append((where, str(bad(where, f"cannot read folder ({exc.strerror})"))))
             if not found and not walk_errors:
-                msg = str(bad(given, "folder has no supported files", "supported: " + ", ".join(sorted(SUPPORTED))))
-                errors.append((given, msg))
+                hint = "supported: " + ", ".join(sorted(SUPPORTED))
+                errors.append((given, str(bad(given, "folder has no supported files", hint))))
             continue
         try:
             _check_path(given)

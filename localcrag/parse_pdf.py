@@ -21,26 +21,34 @@ from localcrag.parse import Paragraphs, bad
 
 _BULLET = re.compile(r"(?:[-*\u2022\u25aa\u25e6\u2023\u2013\u00b7]|\d{1,3}[.)])\s")
 _NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\.?\s")
+_KEEP_HYPHEN = {"to", "and", "or", "based", "like", "wise", "level", "scale", "term", "time",
+                "free", "specific", "aware", "driven", "wide", "art", "end", "the", "of"}
 _PAGE_NO = re.compile(r"(?:page\s*)?[\divxlc]{1,6}(?:\s*(?:of|/)\s*\d+)?", re.I)
 
+Line = tuple[str, float, bool, float, float]  # text, size, bold, y0, y1
 Run = tuple[str, float, bool, float, float, int]  # text, size, bold, y0, y1, n_lines
+Pages = list[tuple[int, list[list[Line]], float, bool]]  # number, blocks, height, has images
 
 
 def _join(lines: list[str]) -> str:
+    """Wrapped lines to one paragraph; "transduc- tion" joins, "English- to-German" keeps."""
     out = lines[0]
     for nxt in lines[1:]:
-        if out.endswith("-") and out[-2:-1].isalpha() and nxt[:1].islower():
+        head = nxt.split(" ", 1)[0]
+        if out.endswith("-") and out[-2:-1].isalpha() and nxt[:1].islower() and not (
+            "-" in head or head.rstrip(".,;:") in _KEEP_HYPHEN
+        ):
             out = out[:-1] + nxt
         else:
             out += ("\n" if _BULLET.match(nxt) else " ") + nxt
     return out
 
 
-def _runs(page, flags: int) -> list[Run]:
-    """Lines grouped per block into runs of one style (heading candidates split off)."""
-    runs: list[Run] = []
+def _blocks(page, flags: int) -> list[list[Line]]:
+    """Text blocks as styled lines; rotated lines (margin stamps) are dropped."""
+    blocks: list[list[Line]] = []
     for block in page.get_text("dict", flags=flags)["blocks"]:
-        group: list[tuple[str, float, bool, float, float]] = []
+        lines: list[Line] = []
         for line in block.get("lines", ()):
             spans = [s for s in line["spans"] if s["text"].strip()]
             if not spans or abs(line["dir"][1]) > 0.5:
@@ -49,16 +57,30 @@ def _runs(page, flags: int) -> list[Run]:
             size = round(sum(s["size"] * len(s["text"]) for s in spans) / n * 2) / 2
             bold = all(s["flags"] & 16 or "bold" in s["font"].lower() for s in spans)
             text = "".join(s["text"] for s in line["spans"]).strip()
-            if group and (group[-1][1], group[-1][2]) != (size, bold):
+            lines.append((text, size, bold, line["bbox"][1], line["bbox"][3]))
+        if lines:
+            blocks.append(lines)
+    return blocks
+
+
+def _runs(blocks: list[list[Line]], body: float, bold_ok: bool) -> list[Run]:
+    """Split blocks where lines switch between body style and heading style."""
+    def style(line: Line) -> tuple[float, bool]:
+        return (line[1] if line[1] >= body * 1.15 else 0.0, line[2] and bold_ok)
+
+    runs: list[Run] = []
+    for lines in blocks:
+        group: list[Line] = []
+        for line in lines:
+            if group and style(line) != style(group[-1]):
                 runs.append(_run(group))
                 group = []
-            group.append((text, size, bold, line["bbox"][1], line["bbox"][3]))
-        if group:
-            runs.append(_run(group))
+            group.append(line)
+        runs.append(_run(group))
     return runs
 
 
-def _run(group: list[tuple[str, float, bool, float, float]]) -> Run:
+def _run(group: list[Line]) -> Run:
     return (_join([g[0] for g in group]), group[0][1], group[0][2], group[0][3], group[-1][4], len(group))
 
 
@@ -66,7 +88,7 @@ def _norm(title: str) -> str:
     return re.sub(r"\W+", "", re.sub(r"^[\d.]+\s+", "", title.strip())).lower()
 
 
-def _is_heading(run: Run, body: float, toc: set[str] | None) -> bool:
+def _is_heading(run: Run, body: float, bold_ok: bool, toc: set[str] | None) -> bool:
     text, size, bold, _, _, n_lines = run
     if not (2 <= len(text) <= 150 and n_lines <= 3 and len(text.split()) <= 18):
         return False
@@ -74,7 +96,7 @@ def _is_heading(run: Run, body: float, toc: set[str] | None) -> bool:
         return False
     if size >= body * 1.15:
         return True
-    return bold and size >= body - 0.5 and (toc is None or _norm(text) in toc)
+    return bold_ok and bold and size >= body - 0.5 and (toc is None or _norm(text) in toc)
 
 
 def _levels(sizes: set[float]) -> dict[float, int]:
@@ -99,49 +121,54 @@ def fitz_pages(path: Path, data: bytes, kind: str) -> tuple[list[tuple[int, Para
         raise bad(path, f"corrupt or unreadable {kind.upper()} file", "re-download or re-export it") from None
     with doc:
         if doc.needs_pass:
-            raise bad(path, "password-protected (encrypted) PDF", "remove the password first, e.g. qpdf --decrypt")
+            raise bad(path, "password-protected (encrypted) PDF",
+                      "remove the password first, e.g. qpdf --decrypt")
         if doc.is_reflowable:
             doc.layout(rect=pymupdf.paper_rect("a5"), fontsize=11)
         if doc.page_count == 0:
             raise bad(path, "document has no pages", "re-export it")
         flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES & ~pymupdf.TEXT_PRESERVE_LIGATURES
-        pages: list[tuple[int, list[Run], float, bool]] = []
+        pages: Pages = []
         unreadable: list[int] = []
         for page in doc:
             try:
-                runs = _runs(page, flags)
-                images = not runs and bool(page.get_images())
+                blocks = _blocks(page, flags)
+                images = not blocks and bool(page.get_images())
             except Exception:  # one broken page should not lose the whole document
-                runs, images = [], False
+                blocks, images = [], False
                 unreadable.append(page.number + 1)
-            pages.append((page.number + 1, runs, page.rect.height, images))
+            pages.append((page.number + 1, blocks, page.rect.height, images))
         toc = doc.get_toc(simple=True) if kind == "pdf" else []
-    if not any(runs for _, runs, _, _ in pages):
+    if not any(blocks for _, blocks, _, _ in pages):
         if any(img for *_, img in pages):
             raise bad(path, "no extractable text (image-only/scanned PDF)", "run OCR first, e.g. ocrmypdf")
         raise bad(path, "no extractable text", "the document has no text layer")
-    return _paragraphs(pages, {_norm(t) for _, t, _ in toc} or None), _warnings(path, pages, unreadable)
+    toc_titles = {_norm(t) for _, t, _ in toc} or None
+    return _paragraphs(pages, toc_titles, margins=kind == "pdf"), _warnings(path, pages, unreadable)
 
 
-def _paragraphs(pages: list[tuple[int, list[Run], float, bool]], toc: set[str] | None) -> list[tuple[int, Paragraphs]]:
-    sizes = Counter()
-    for _, runs, _, _ in pages:
-        for r in runs:
-            sizes[r[1]] += len(r[0])
+def _paragraphs(pages: Pages, toc: set[str] | None, margins: bool) -> list[tuple[int, Paragraphs]]:
+    sizes, bold_chars = Counter(), Counter()
+    for _, blocks, _, _ in pages:
+        for line in (ln for b in blocks for ln in b):
+            sizes[line[1]] += len(line[0])
+            bold_chars[line[1]] += len(line[0]) if line[2] else 0
     body = sizes.most_common(1)[0][0]
+    bold_ok = bold_chars[body] < 0.5 * sizes[body]  # bold marks headings unless body is bold
+    page_runs = [(n, _runs(blocks, body, bold_ok), h) for n, blocks, h, _ in pages]
     margin = Counter()
-    for _, runs, h, _ in pages:
+    for _, runs, h in page_runs:
         for r in runs:
             if r[4] < 0.08 * h or r[3] > 0.92 * h:
                 margin[re.sub(r"\d+", "#", r[0])] += 1
     repeated = {t for t, n in margin.items() if n >= max(3, len(pages) // 2)}
-    heads = [[_is_heading(r, body, toc) for r in runs] for _, runs, _, _ in pages]
-    levels = _levels({r[1] for (_, runs, _, _), hs in zip(pages, heads) for r, h in zip(runs, hs) if h})
+    heads = [[_is_heading(r, body, bold_ok, toc) for r in runs] for _, runs, _ in page_runs]
+    levels = _levels({r[1] for (_, runs, _), hs in zip(page_runs, heads) for r, h in zip(runs, hs) if h})
     out = []
-    for (number, runs, h, _), hs in zip(pages, heads):
+    for (number, runs, h), hs in zip(page_runs, heads):
         paras: Paragraphs = []
         for r, is_head in zip(runs, hs):
-            in_margin = r[4] < 0.08 * h or r[3] > 0.92 * h
+            in_margin = margins and (r[4] < 0.08 * h or r[3] > 0.92 * h)
             if in_margin and (_PAGE_NO.fullmatch(r[0]) or re.sub(r"\d+", "#", r[0]) in repeated):
                 continue
             level = None
@@ -153,10 +180,10 @@ def _paragraphs(pages: list[tuple[int, list[Run], float, bool]], toc: set[str] |
     return out
 
 
-def _warnings(path: Path, pages: list[tuple[int, list[Run], float, bool]], unreadable: list[int]) -> list[str]:
+def _warnings(path: Path, pages: Pages, unreadable: list[int]) -> list[str]:
     from localcrag.parse import label
 
-    empty = [n for n, runs, _, img in pages if not runs and img]
+    empty = [n for n, blocks, _, img in pages if not blocks and img]
     out = []
     if empty:
         out.append(f"{label(path)}: page(s) {_ranges(empty)} have only images (OCR them to index their text)")
