@@ -155,7 +155,12 @@ def test_cancel_ends_with_partial_answer(library: Library) -> None:
 
 
 def test_small_context_trims_evidence_and_says_so(library: Library) -> None:
-    gen = FakeGenerator(n_ctx=150)
+    from localcrag.generate import build_messages
+
+    q = "What are cobots and weather forecasts and rain?"
+    gen = FakeGenerator()
+    base = gen.count_tokens(gen.chat_prompt(build_messages(q, []))) + 1
+    gen.n_ctx = base + 40 + 12  # room for the answer and about one small evidence item
     evs = _run(_pipe(library, gen=gen, max_answer_tokens=40, lower_threshold=0.0, upper_threshold=0.0,
                      strip_threshold=0.0), "What are cobots and weather forecasts and rain?")
     assert any(isinstance(e, ev.EvidenceTrimmed) for e in evs)
