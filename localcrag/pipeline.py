@@ -97,7 +97,7 @@ class Pipeline:
         if len(q) > MAX_QUESTION_CHARS:
             raise BadQuestion(
                 f"the question is {len(q):,} characters; the limit is {MAX_QUESTION_CHARS:,}",
-                "ask a shorter question (put long text in a document and ingest it)")
+                "ask a shorter question; put long text in a document and ingest it")
         return q
 
     def run(self, question: str, *, mode: Literal["crag", "rag"] = "crag",
@@ -117,6 +117,7 @@ class Pipeline:
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
         q = self._check_question(question)
+        _ = self.generator  # a missing or corrupt model fails here, before any work
         if history:
             from localcrag.rewrite import standalone_question
 
