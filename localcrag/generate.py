@@ -1,9 +1,8 @@
 """The generation stage of CRAG: a grounded, cited answer from numbered evidence.
 
-The prompt is tuned for a 135M chat model (SmolLM2): evidence first, question last, short
-instructions, and one worked example, because measured on real questions that is what
-made it cite [n] instead of ignoring the markers. Citations the model invents (numbers
-outside 1..n) are removed, also while streaming (``CitationFilter``).
+Prompt wording was measured on SmolLM2-135M (see build_messages). Citations the model
+invents (numbers outside 1..n) are removed while streaming (``CitationFilter``), and
+uncited sentences that clearly come from one source get its [n] (``Attributor``).
 """
 
 from __future__ import annotations
@@ -16,20 +15,29 @@ from pathlib import Path
 from typing import Any
 
 from localcrag.errors import LocalcragError
-from localcrag.types import Citation, Evidence
+from localcrag.generate_citations import (
+    Attributor,
+    CitationFilter,
+    clean_citations,
+    is_refusal,
+    make_citations,
+)
+from localcrag.types import Evidence
+
+__all__ = [
+    "REFUSAL", "Attributor", "CitationFilter", "build_messages", "clean_citations",
+    "fit_evidence", "generate", "is_refusal", "make_citations", "source_label",
+]
 
 REFUSAL = "I don't have enough information to answer that."
 
 SYSTEM = (
-    "You answer questions using only the numbered sources. After each fact, write the "
-    "number of its source in square brackets, like [1]. If the sources do not contain "
-    f'the answer, reply exactly: "{REFUSAL}"'
+    "Answer the question using only the sources. Write the source number in square "
+    f"brackets after each fact, like [1]. If the sources do not contain the answer, say: {REFUSAL}"
 )
-_EXAMPLE_USER = (
-    "Sources:\n[1] (notes.txt) The Eiffel Tower is in Paris. It was finished in 1889.\n"
-    "[2] (notes.txt) The Colosseum is in Rome.\n\nQuestion: When was the Eiffel Tower finished?"
-)
-_EXAMPLE_ANSWER = "The Eiffel Tower was finished in 1889 [1]."
+_ASK = "Answer in one or two sentences and cite the source number, like [1]."
+# Measured: at 1.0 SmolLM2-135M loops ("AI is used for ... [2] AI is used for ..."); 1.1 stops it.
+REPEAT_PENALTY = 1.1
 
 
 def source_label(ev: Evidence) -> str:
@@ -40,22 +48,18 @@ def source_label(ev: Evidence) -> str:
     return f"{name}, p. {ev.page}" if ev.page is not None else name
 
 
-def _user_message(question: str, evidence: Sequence[Evidence]) -> str:
-    if evidence:
-        blocks = "\n".join(f"[{ev.n}] ({source_label(ev)}) {ev.text.strip()}" for ev in evidence)
-    else:
-        blocks = "(none)"
-    return f"Sources:\n{blocks}\n\nQuestion: {question.strip()}"
-
-
 def build_messages(question: str, evidence: Sequence[Evidence]) -> list[dict[str, str]]:
-    """System rules, one worked example, then sources followed by the question."""
-    return [
-        {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": _EXAMPLE_USER},
-        {"role": "assistant", "content": _EXAMPLE_ANSWER},
-        {"role": "user", "content": _user_message(question, evidence)},
-    ]
+    """System rules; then sources first, the question, and a one-line reminder last.
+
+    Measured on SmolLM2-135M with 6 questions over AI_Information.pdf: a worked example
+    leaked into answers ("The Eiffel Tower was used for ... facial recognition") and its
+    citation number was copied; adding a refusal example made it refuse answerable
+    questions. Zero-shot with the reminder last answered all 5 answerable ones from the
+    right source (the citations themselves still need ``Attributor``).
+    """
+    blocks = "\n".join(f"[{ev.n}] ({source_label(ev)}) {ev.text.strip()}" for ev in evidence)
+    user = f"Sources:\n{blocks or '(none)'}\n\nQuestion: {question.strip()}\n{_ASK}"
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
 # --- fitting the context window ------------------------------------------------------
@@ -127,86 +131,6 @@ def fit_evidence(
     return [], dropped
 
 
-# --- citations -----------------------------------------------------------------------
-
-_NUMS = r"\d+(?:\s*(?:[,;]|-|–)\s*\d+)*"
-_MARKER = re.compile(r"( ?)\[(?:(?:sources?|refs?)\s*:?\s*)?(" + _NUMS + r")\]", re.IGNORECASE)
-# An unfinished marker at the end of streamed text: hold it back until it closes.
-_PARTIAL = re.compile(r" ?\[(?:[a-z]{0,7}\s*:?\s*)?(?:\d+(?:\s*(?:[,;]|-|–)\s*\d*)*)?\s*$", re.I)
-_MAX_HELD = 40
-
-
-def _numbers(group: str) -> list[int]:
-    out: list[int] = []
-    for part in re.split(r"\s*[,;]\s*", group):
-        bounds = re.split(r"\s*[-–]\s*", part)
-        if len(bounds) == 2 and int(bounds[1]) - int(bounds[0]) in range(0, 20):
-            out.extend(range(int(bounds[0]), int(bounds[1]) + 1))
-        else:
-            out.extend(int(b) for b in bounds)
-    return out
-
-
-def _clean(text: str, n_evidence: int, cited: list[int]) -> str:
-    def repl(m: re.Match[str]) -> str:
-        valid = [k for k in dict.fromkeys(_numbers(m.group(2))) if 1 <= k <= n_evidence]
-        for k in valid:
-            if k not in cited:
-                cited.append(k)
-        return m.group(1) + "".join(f"[{k}]" for k in valid) if valid else ""
-
-    return _MARKER.sub(repl, text)
-
-
-def clean_citations(text: str, n_evidence: int) -> tuple[str, list[int]]:
-    """Drop invented citations, write "[1, 2]" as "[1][2]"; return text and cited numbers."""
-    cited: list[int] = []
-    return _clean(text, n_evidence, cited), cited
-
-
-class CitationFilter:
-    """Streaming ``clean_citations``: holds back a partial "[.." until it can decide.
-
-    The concatenated output equals ``clean_citations(whole_text)[0]``.
-    """
-
-    def __init__(self, n_evidence: int) -> None:
-        self.n_evidence = n_evidence
-        self.cited: list[int] = []
-        self._buf = ""
-
-    def feed(self, piece: str) -> str:
-        self._buf += piece
-        cut = len(self._buf)
-        m = _PARTIAL.search(self._buf)
-        if m and len(self._buf) - m.start() <= _MAX_HELD:
-            cut = m.start()
-        elif self._buf.endswith(" "):
-            cut -= 1  # the space may belong to a marker that has not started yet
-        out, self._buf = self._buf[:cut], self._buf[cut:]
-        return _clean(out, self.n_evidence, self.cited)
-
-    def flush(self) -> str:
-        out, self._buf = self._buf, ""
-        return _clean(out, self.n_evidence, self.cited)
-
-
-def make_citations(cited: Sequence[int], evidence: Sequence[Evidence]) -> tuple[Citation, ...]:
-    """Citation values for the cited numbers, in citation order (unknown numbers skipped)."""
-    by_n = {ev.n: ev for ev in evidence}
-    return tuple(
-        Citation(n=k, source=by_n[k].source, page=by_n[k].page, url=by_n[k].url)
-        for k in cited
-        if k in by_n
-    )
-
-
-def is_refusal(text: str) -> bool:
-    """Did the model decline (the REFUSAL sentence, give or take quotes and case)?"""
-    norm = " ".join(text.lower().replace("’", "'").split())
-    return "don't have enough information" in norm or "do not have enough information" in norm
-
-
 # --- generation ----------------------------------------------------------------------
 
 
@@ -218,30 +142,48 @@ def generate(
     max_answer_tokens: int = 256,
     temperature: float = 0.0,
     cancel: threading.Event | None = None,
+    attribute: bool = True,
+    repeat_penalty: float = REPEAT_PENALTY,
 ) -> Iterator[str]:
     """Stream the cited answer. No evidence: the refusal, without calling the model.
 
-    ``evidence`` should come from ``fit_evidence``; the prompt is checked eagerly, so a
-    prompt that does not fit raises LocalcragError before the first piece.
+    ``evidence`` should come from ``fit_evidence`` (numbered 1..n); the prompt is checked
+    eagerly, so one that does not fit raises LocalcragError before the first piece.
+    The cited numbers of the joined text are ``clean_citations(text, len(evidence))[1]``
+    (feed them to ``make_citations``). ``attribute=False`` shows the model's own citations.
     """
     if not evidence:
         return iter([REFUSAL])
     prompt = llm.chat_prompt(build_messages(question, evidence))
-    pieces = llm.stream(prompt, max_answer_tokens, temperature=temperature, cancel=cancel)
-    return _filtered(pieces, len(evidence))
+    pieces = llm.stream(
+        prompt, max_answer_tokens, temperature=temperature, cancel=cancel,
+        repeat_penalty=repeat_penalty,
+    )
+    return _filtered(pieces, evidence, attribute)
 
 
-def _filtered(pieces: Iterator[str], n_evidence: int) -> Iterator[str]:
-    filt = CitationFilter(n_evidence)
+def _filtered(
+    pieces: Iterator[str], evidence: Sequence[Evidence], attribute: bool
+) -> Iterator[str]:
+    """Model pieces -> CitationFilter -> Attributor, without leading/trailing blanks."""
+    filt = CitationFilter(len(evidence))
+    attr = Attributor(evidence) if attribute else None
     started = False
-    for piece in pieces:
-        out = filt.feed(piece)
-        if not started:
-            out = out.lstrip()
-            started = bool(out)
-        if out:
-            yield out
+    try:
+        for piece in pieces:
+            out = filt.feed(piece)
+            out = attr.feed(out) if attr else out
+            if not started:
+                out = out.lstrip()
+                started = bool(out)
+            if out:
+                yield out
+    finally:
+        close = getattr(pieces, "close", None)
+        if close is not None:
+            close()  # releases the model lock at once if the caller stops early
     tail = filt.flush()
+    tail = attr.feed(tail) + attr.flush() if attr else tail
     if not started:
         tail = tail.lstrip()
     if tail.rstrip():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import deque
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
@@ -20,10 +21,14 @@ from localcrag.models import PROVISION_HINT, require_gguf
 _CACHE: dict[tuple[str, int], "LocalLLM"] = {}
 _CACHE_LOCK = threading.Lock()
 _LOG_CALLBACK: Any = None  # keep the ctypes callback alive for the life of the process
+_LOG_ERRORS: deque[str] = deque(maxlen=8)  # recent llama.cpp error lines, for load errors
 
 
 def _silence_llama_logs() -> None:
-    """Route llama.cpp's C logging to a no-op: the core never prints, not even to stderr."""
+    """Route llama.cpp's C logging away from the terminal: the core never prints.
+
+    Error lines are kept (not shown) so a failed load can say why in one line.
+    """
     global _LOG_CALLBACK
     if _LOG_CALLBACK is not None:
         return
@@ -34,15 +39,29 @@ def _silence_llama_logs() -> None:
 
     @llama_cpp.llama_log_callback
     def _quiet(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
-        return None
+        if level == 4:  # GGML_LOG_LEVEL_ERROR in the ggml bundled with 0.3.36
+            line = text.decode("utf-8", errors="replace").strip()
+            if line:
+                _LOG_ERRORS.append(line)
 
     _LOG_CALLBACK = _quiet
     llama_cpp.llama_log_set(_quiet, ctypes.c_void_p(0))
     logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL)
 
 
+def _cpu_count() -> int:
+    """Cores this process may use (respects affinity/cgroup pinning where the OS tells)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
 def load_llm(path: Path, n_ctx: int = 2048, threads: int = 0) -> "LocalLLM":
-    """Load (once per process per (path, n_ctx)) a GGUF model; bad files become ModelMissing."""
+    """Load (once per process per (path, n_ctx)) a GGUF model; bad files become ModelMissing.
+
+    llama.cpp may round n_ctx up (its minimum is 256): ``LocalLLM.n_ctx`` is the real one.
+    """
     path = require_gguf(Path(path).expanduser().resolve())
     key = (str(path), int(n_ctx))
     with _CACHE_LOCK:
@@ -50,9 +69,10 @@ def load_llm(path: Path, n_ctx: int = 2048, threads: int = 0) -> "LocalLLM":
         if cached is not None:
             return cached
         _silence_llama_logs()
+        _LOG_ERRORS.clear()
         import llama_cpp
 
-        n_threads = threads or os.cpu_count() or 1
+        n_threads = threads or _cpu_count()
         try:
             llama = llama_cpp.Llama(
                 model_path=str(path),
@@ -65,9 +85,11 @@ def load_llm(path: Path, n_ctx: int = 2048, threads: int = 0) -> "LocalLLM":
                 verbose=False,
             )
         except Exception as exc:  # llama.cpp reports load failures as ValueError/RuntimeError
-            reason = " ".join(str(exc).split()) or type(exc).__name__
+            # the first error line is the cause ("failed to read key-value pairs")
+            why = _LOG_ERRORS[0].split(": ", 1)[-1] if _LOG_ERRORS else str(exc)
             raise ModelMissing(
-                f"{path}: llama.cpp could not load this GGUF file ({reason})",
+                f"{path}: llama.cpp could not load this GGUF file "
+                f"(corrupt, truncated or unsupported: {' '.join(why.split())})",
                 "replace it, or " + PROVISION_HINT,
             ) from exc
         llm = LocalLLM(llama, path)
@@ -177,6 +199,9 @@ class LocalLLM:
     ) -> Iterator[str]:
         with self.lock:
             self._kv_prefix = None
+            # Always decode the whole prompt: reusing a cached prefix changes the batch
+            # split, and the float differences can flip a greedy choice (measured).
+            self._llm.reset()
             chunks = self._llm.create_completion(
                 tokens,
                 max_tokens=max_tokens,

@@ -199,7 +199,8 @@ class Pipeline:
 
     def _generate(self, question: str, q: str, evidence: list[Evidence], action: Action | None,
                   cancel: threading.Event, timings: dict[str, float], t0: float) -> Iterator[ev.Event]:
-        from localcrag.generate import CitationFilter, build_messages, clean_citations, fit_evidence
+        from localcrag.generate import (Attributor, CitationFilter, build_messages,
+                                        clean_citations, fit_evidence)
 
         s, llm = self.settings, self.generator
         with _stage("generate", timings) as st:
@@ -208,31 +209,34 @@ class Pipeline:
             if dropped:
                 yield ev.EvidenceTrimmed(tuple(dropped), llm.n_ctx)
             prompt = llm.chat_prompt(build_messages(q, kept))
-            filt = CitationFilter(len(kept))
-            pieces: list[str] = []
-            guard = RepetitionGuard()
+            # model pieces -> drop invented [n] -> ground citations in the evidence
+            filt, attr, guard = CitationFilter(len(kept)), Attributor(kept), RepetitionGuard()
             for piece in llm.stream(prompt, s.max_answer_tokens, s.temperature, cancel=cancel,
                                     repeat_penalty=s.repeat_penalty):
-                if guard.feed(piece):
-                    break  # the model started repeating a sentence it already wrote
-                out = filt.feed(piece)
+                out = attr.feed(filt.feed(piece))
+                if not guard.text:
+                    out = out.lstrip()
+                if out and guard.feed(out):
+                    break  # the model began repeating a sentence it already wrote
                 if out:
                     timings.setdefault("first_token", _ms(t0))
-                    pieces.append(out)
                     yield ev.Token(out)
                 if cancel.is_set():
                     break
-            if tail := filt.flush():
-                pieces.append(tail)
+            if guard.cut is None and (tail := attr.feed(filt.flush()) + attr.flush()):
+                guard.feed(tail)
                 yield ev.Token(tail)
         yield st.finished
         timings.setdefault("first_token", _ms(t0))
-        raw = "".join(pieces) if guard.cut is None else guard.text[:guard.cut]
+        raw = guard.text if guard.cut is None else guard.text[:guard.cut]
         text, cited = clean_citations(raw.strip(), len(kept))
         by_n = {e.n: e for e in kept}
         citations = tuple(Citation(n, by_n[n].source, by_n[n].page, by_n[n].url)
                           for n in cited if n in by_n)
         yield ev.AnswerDone(Answer(question, text, citations, action), tuple(kept), timings)
+
+
+_CITE = re.compile(r"\[\d+\]")
 
 
 class RepetitionGuard:
@@ -254,7 +258,7 @@ class RepetitionGuard:
         self.text += piece
         for m in self._SENTENCE.finditer(self.text, self.checked):
             self.checked = m.end()
-            sentence = " ".join(m.group(0).lower().split())
+            sentence = " ".join(_CITE.sub("", m.group(0)).lower().split())
             if len(sentence) > 15 and sentence in self.seen:
                 self.cut = m.start()
                 return True
