@@ -211,11 +211,15 @@ class Pipeline:
             prompt = llm.chat_prompt(build_messages(q, kept))
             # model pieces -> drop invented [n] -> ground citations in the evidence
             filt, attr, guard = CitationFilter(len(kept)), Attributor(kept), RepetitionGuard()
+            head = ""
             for piece in llm.stream(prompt, s.max_answer_tokens, s.temperature, cancel=cancel,
                                     repeat_penalty=s.repeat_penalty):
                 out = attr.feed(filt.feed(piece))
-                if not guard.text:
-                    out = out.lstrip()
+                if not guard.text:  # hold the start back until an echoed source label can be cut
+                    head += out
+                    if len(head) < 48 and not cancel.is_set():
+                        continue
+                    out, head = _LABEL.sub("", head.lstrip(), count=1), ""
                 if out and guard.feed(out):
                     break  # the model began repeating a sentence it already wrote
                 if out:
@@ -223,7 +227,9 @@ class Pipeline:
                     yield ev.Token(out)
                 if cancel.is_set():
                     break
-            if guard.cut is None and (tail := attr.feed(filt.flush()) + attr.flush()):
+            if guard.cut is None and (tail := head + attr.feed(filt.flush()) + attr.flush()):
+                if not guard.text:
+                    tail = _LABEL.sub("", tail.lstrip(), count=1)
                 guard.feed(tail)
                 yield ev.Token(tail)
         yield st.finished
@@ -237,6 +243,8 @@ class Pipeline:
 
 
 _CITE = re.compile(r"\[\d+\]")
+# small models sometimes open by echoing the evidence label, e.g. "(report.pdf, p. 5)"
+_LABEL = re.compile(r"^(?:\[\d+\]\s*)?\((?:[^()\n]{1,80}, p\. \d+|https?://[^()\s]+)\)\s*")
 
 
 class RepetitionGuard:
