@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from localcrag.errors import LocalcragError
 
@@ -139,6 +139,13 @@ class Settings(BaseModel):
     )
     web_results: int = Field(4, ge=1, le=10, description="Web results kept per search.")
     web_region: str = Field("wt-wt", description="DuckDuckGo region code.")
+
+    @model_validator(mode="after")
+    def _thresholds_ordered(self) -> "Settings":
+        if self.lower_threshold > self.upper_threshold:
+            raise ValueError(f"lower_threshold ({self.lower_threshold}) must not exceed "
+                             f"upper_threshold ({self.upper_threshold})")
+        return self
 
     # --- persistence -------------------------------------------------------------------
 

@@ -215,7 +215,7 @@ def search_web(
 ) -> WebOutcome:
     """Run the policy checks, then the search, within ``timeout`` seconds in total.
 
-    Order: offline/"never" (no network at all) -> "ask" confirm -> DNS probe -> search.
+    Order: offline/"never" (no network at all) -> DNS probe -> "ask" confirm -> search.
     The DNS probe targets ``searcher.host`` (DuckDuckGo for DDGSearch / None); a searcher
     without a ``host`` attribute (a fake, a local engine) is not probed.
     """
@@ -228,13 +228,13 @@ def search_web(
         return WebOutcome(False, q, skipped=SKIP_DISABLED)
     if q is None:
         return WebOutcome(False, None, skipped=SKIP_EMPTY)
-    if policy == "ask" and (confirm is None or not confirm(q)):
-        return WebOutcome(False, q, skipped=SKIP_DECLINED)
-
     start = time.monotonic()
     host = SEARCH_HOST if searcher is None else getattr(searcher, "host", None)
     if host and not is_online(host, timeout=min(1.5, timeout)):
-        return WebOutcome(False, q, skipped=SKIP_DNS)
+        return WebOutcome(False, q, skipped=SKIP_DNS)  # checked first: never ask in vain
+    if policy == "ask" and (confirm is None or not confirm(q)):
+        return WebOutcome(False, q, skipped=SKIP_DECLINED)
+    start = time.monotonic()  # the user's thinking time does not count against the budget
     remaining = max(timeout - (time.monotonic() - start), 0.2)
     engine: WebSearch = searcher if searcher is not None else DDGSearch(timeout=remaining, region=region)
     try:

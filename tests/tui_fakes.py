@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from localcrag import events as ev
 from localcrag.library import IngestProgress, IngestReport
@@ -163,3 +163,31 @@ class FakeLibrary:
 def demo_sources() -> list[SourceInfo]:
     return [SourceInfo(PDF, 24, 61, FROZEN, "h1"),
             SourceInfo("/docs/notes/crag-paper.md", 1, 14, FROZEN, "h2")]
+
+
+# --- pilot helpers ------------------------------------------------------------------------
+
+async def settle(pilot: Any) -> None:
+    """Let workers finish and every message they posted be handled. (DirectoryTree's queue
+    loader never finishes by design, so it is left out.)"""
+    for _ in range(3):
+        ours = [w for w in pilot.app.workers if w.group != "_loader"]
+        if ours:  # an empty list would mean "all workers"
+            await pilot.app.workers.wait_for_complete(ours)
+        await pilot.pause()
+
+
+async def until(pilot: Any, cond: Callable[[], bool], tries: int = 500) -> None:
+    """Poll a condition between short pauses (for states reached while a worker still runs)."""
+    for _ in range(tries):
+        if cond():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("condition never became true")
+
+
+async def ask(pilot: Any, question: str) -> None:
+    from textual.widgets import Input
+
+    pilot.app.screen.query_one("#question", Input).value = question
+    await pilot.press("enter")

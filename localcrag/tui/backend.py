@@ -43,7 +43,8 @@ def repo_root() -> Path:
 def demo_paths() -> list[Path]:
     """The project's own documentation: a corpus every install has, for a first question."""
     root = repo_root()
-    return [p for p in (root / "README.md", root / "docs") if p.exists()]
+    docs = sorted((root / "docs").rglob("*.md")) if (root / "docs").is_dir() else []
+    return [p for p in [root / "README.md", *docs] if p.is_file()]  # Markdown only: no captures
 
 
 class Backend:
@@ -97,3 +98,24 @@ class Backend:
 
     def needs_warm_up(self, changed: set[str]) -> bool:
         return bool(changed & PIPELINE_FIELDS)
+
+
+def debug() -> bool:
+    import os
+
+    return os.environ.get("LOCALCRAG_DEBUG", "") not in ("", "0")
+
+
+def describe_error(exc: BaseException) -> tuple[str, str | None]:
+    """(one line for the user, details only with LOCALCRAG_DEBUG=1)."""
+    from localcrag.errors import LocalcragError
+
+    if isinstance(exc, LocalcragError):
+        return str(exc), None
+    first = (str(exc).strip().splitlines() or [""])[0][:200]
+    if debug():
+        import traceback
+
+        return f"unexpected error: {type(exc).__name__}: {first}", "".join(
+            traceback.format_exception(exc))[-3000:]
+    return f"unexpected error: {type(exc).__name__}: {first} (set LOCALCRAG_DEBUG=1 for details)", None

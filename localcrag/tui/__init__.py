@@ -1,0 +1,1 @@
+"""The Textual desktop app. The only package allowed to import textual."""

@@ -1,0 +1,73 @@
+"""Messages from worker threads back to the UI (posting a message is thread-safe)."""
+
+from __future__ import annotations
+
+import queue
+from typing import Any, Sequence
+
+from textual.message import Message
+
+
+class ModelsLoaded(Message):
+    def __init__(self, error: str | None = None, details: str | None = None) -> None:
+        super().__init__()
+        self.error, self.details = error, details
+
+
+class ModelsLoading(Message):
+    pass
+
+
+class SourcesLoaded(Message):
+    def __init__(self, sources: Sequence[Any] | None, error: str | None = None) -> None:
+        super().__init__()
+        self.sources, self.error = sources, error
+
+
+class IngestUpdate(Message):
+    def __init__(self, progress: Any) -> None:
+        super().__init__()
+        self.progress = progress
+
+
+class IngestFinished(Message):
+    def __init__(self, report: Any | None, sources: Sequence[Any] | None,
+                 error: str | None = None, cancelled: bool = False) -> None:
+        super().__init__()
+        self.report, self.sources, self.error, self.cancelled = report, sources, error, cancelled
+
+
+class RefreshSources(Message):
+    """Ask the app to re-read the document list (after a remove, say)."""
+
+
+# --- chat: one question's run ------------------------------------------------------------
+
+class PipelineEvent(Message):
+    """One event the pipeline yielded for run ``run_id``."""
+
+    def __init__(self, run_id: int, event: Any) -> None:
+        super().__init__()
+        self.run_id, self.event = run_id, event
+
+
+class ConsentRequest(Message):
+    """The pipeline wants to search the web: show ``query``, answer through ``answers``."""
+
+    def __init__(self, query: str, answers: "queue.Queue[str | None]") -> None:
+        super().__init__()
+        self.query, self.answers = query, answers
+
+
+class ShowPassage(Message):
+    """A chunk was looked up off the UI thread; show it."""
+
+    def __init__(self, evidence: Any, chunk: Any) -> None:
+        super().__init__()
+        self.evidence, self.chunk = evidence, chunk
+
+
+class RunEnded(Message):
+    def __init__(self, run_id: int, error: str | None = None, details: str | None = None) -> None:
+        super().__init__()
+        self.run_id, self.error, self.details = run_id, error, details

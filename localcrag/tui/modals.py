@@ -1,0 +1,212 @@
+"""Modal dialogs: web-search consent, a cited passage, confirmations, conversations, errors.
+
+Each returns its answer through ``dismiss`` so callers use ``push_screen(modal, callback)``;
+Escape always means the safe choice (deny, close, cancel).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from localcrag.history import Conversation, History
+from localcrag.types import Chunk, Evidence
+
+HIGHLIGHT = "bold #000000 on #d7af5f"
+
+
+class WebConsentModal(ModalScreen[str | None]):
+    """Shows the exact query before anything leaves the machine: once / always / never."""
+
+    BINDINGS = [Binding("y", "choose('once')", "Allow once"), Binding("a", "choose('always')", "Always"),
+                Binding("n", "choose('never')", "Never"), Binding("escape", "choose(None)", "Not now")]
+
+    def __init__(self, query: str) -> None:
+        super().__init__(classes="modal")
+        self.query_text = query
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="web-consent"):
+            yield Label("Search the web?", classes="dialog-title")
+            yield Static("Your documents do not answer this well enough. localcrag can ask "
+                         "DuckDuckGo — only this exact query leaves your machine:")
+            yield Static(Text(self.query_text, style="bold"), id="web-query")
+            with Horizontal(classes="buttons"):
+                yield Button("Allow once (y)", id="once", variant="primary")
+                yield Button("Always (a)", id="always")
+                yield Button("Never (n)", id="never", variant="error")
+                yield Button("Not now (Esc)", id="deny")
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(None if event.button.id == "deny" else event.button.id)
+
+    def action_choose(self, choice: str | None) -> None:
+        self.dismiss(choice)
+
+
+def highlight_passage(full: str, excerpt: str) -> tuple[Text, bool]:
+    """The full chunk with each part of the (refined) excerpt highlighted where it occurs."""
+    text, found = Text(full), False
+    for part in excerpt.split("…"):
+        words = part.split()
+        if not words:
+            continue
+        m = re.search(r"\s+".join(re.escape(w) for w in words), full)
+        if m:
+            text.stylize(HIGHLIGHT, m.start(), m.end())
+            found = True
+    return text, found
+
+
+class PassageModal(ModalScreen[None]):
+    """The cited passage: file, page and text, with the part the answer used highlighted."""
+
+    BINDINGS = [Binding("escape,q,enter", "dismiss", "Close")]
+
+    def __init__(self, evidence: Evidence, chunk: Chunk | None) -> None:
+        super().__init__(classes="modal")
+        self.evidence, self.chunk = evidence, chunk
+
+    def compose(self) -> ComposeResult:
+        e, c = self.evidence, self.chunk
+        with Vertical(classes="dialog", id="passage"):
+            if e.kind == "web":
+                yield Label(f"[{e.n}] web result", classes="dialog-title")
+                yield Static(Text(e.url or e.source, style="underline #90caf9"))
+                body, found = Text(e.text), True
+            else:
+                page = f" — page {c.page_start if c else e.page}" if (c or e.page) else ""
+                if c and c.page_end != c.page_start:
+                    page = f" — pages {c.page_start}–{c.page_end}"
+                yield Label(f"[{e.n}] {Path(e.source).name}{page}", classes="dialog-title")
+                yield Static(Text(e.source, style="dim"))
+                if c is not None and c.heading:
+                    yield Static(Text(c.heading, style="italic"))
+                body, found = highlight_passage(c.text, e.text) if c else (Text(e.text, style=HIGHLIGHT), True)
+            if not found:
+                yield Static(Text.assemble(("Used: ", "bold"), (e.text, HIGHLIGHT)))
+            with VerticalScroll(id="passage-body"):
+                yield Static(body)
+            yield Static(Text("highlighted: the part given to the model · Esc closes", style="dim"))
+
+    async def action_dismiss(self, result: None = None) -> None:
+        self.dismiss(None)
+
+
+class ConfirmModal(ModalScreen[bool]):
+    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("escape,n", "answer(False)", "No")]
+
+    def __init__(self, question: str, yes: str = "Yes") -> None:
+        super().__init__(classes="modal")
+        self.question, self.yes = question, yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.question)
+            with Horizontal(classes="buttons"):
+                yield Button(f"{self.yes} (y)", id="yes", variant="error")
+                yield Button("Cancel (Esc)", id="no")
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class MessageModal(ModalScreen[None]):
+    """A problem the user must read (e.g. missing models): what happened and what to do."""
+
+    BINDINGS = [Binding("escape,enter,q", "close", "Close")]
+
+    def __init__(self, title: str, message: str) -> None:
+        super().__init__(classes="modal")
+        self.title_text, self.message = title, message
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.title_text, classes="dialog-title")
+            yield Static(self.message)
+            with Horizontal(classes="buttons"):
+                yield Button("OK (Enter)", id="ok", variant="primary")
+
+    @on(Button.Pressed)
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+@dataclass
+class ConversationChoice:
+    open_id: str | None = None  # conversation to open
+    new: bool = False
+    deleted: list[str] = field(default_factory=list)
+
+
+class ConversationsModal(ModalScreen[ConversationChoice]):
+    """Switch conversation (Enter), start a new one (n) or delete one (d)."""
+
+    BINDINGS = [Binding("n", "new", "New"), Binding("d,delete", "delete", "Delete"),
+                Binding("escape", "close", "Close")]
+
+    def __init__(self, history: History, current: str | None) -> None:
+        super().__init__(classes="modal")
+        self.history, self.current = history, current
+        self.choice = ConversationChoice()
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="conversations"):
+            yield Label("Conversations", classes="dialog-title")
+            yield OptionList(id="conversation-list")
+            yield Static(Text("Enter open · n new · d delete · Esc close", style="dim"))
+
+    def on_mount(self) -> None:
+        self._fill()
+        self.query_one(OptionList).focus()
+
+    def _fill(self) -> None:
+        listing = self.query_one(OptionList)
+        listing.clear_options()
+        for conv in self.history.list():
+            listing.add_option(Option(_conversation_label(conv, conv.id == self.current), id=conv.id))
+        if not listing.option_count:
+            listing.add_option(Option(Text("No saved conversations yet", style="dim"), disabled=True))
+
+    @on(OptionList.OptionSelected)
+    def _open(self, event: OptionList.OptionSelected) -> None:
+        self.choice.open_id = event.option.id
+        self.dismiss(self.choice)
+
+    def action_new(self) -> None:
+        self.choice.new = True
+        self.dismiss(self.choice)
+
+    def action_delete(self) -> None:
+        listing = self.query_one(OptionList)
+        if listing.highlighted is None:
+            return
+        conv_id = listing.get_option_at_index(listing.highlighted).id
+        if conv_id and self.history.delete(conv_id):
+            self.choice.deleted.append(conv_id)
+            self._fill()
+
+    def action_close(self) -> None:
+        self.dismiss(self.choice)
+
+
+def _conversation_label(conv: Conversation, current: bool) -> Text:
+    when = dt.datetime.fromtimestamp(conv.updated).strftime("%Y-%m-%d %H:%M") if conv.updated else ""
+    return Text.assemble(("● " if current else "  ", "#66bb6a"), (conv.title or "(empty)", "bold"),
+                         (f"  {len(conv.turns)} turn{'s' if len(conv.turns) != 1 else ''} · {when}", "dim"))

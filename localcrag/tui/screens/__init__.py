@@ -1,0 +1,1 @@
+"""Full screens: chat (default), library, settings, help."""

@@ -1,0 +1,336 @@
+"""The chat screen: ask, watch the answer stream in with citations, and the CRAG trace beside it.
+
+The pipeline runs in a thread worker and every event it yields is posted back as a
+message, so typing, scrolling and switching screens stay responsive while it runs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+from dataclasses import dataclass, field
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Markdown, OptionList
+
+from localcrag import events as ev
+from localcrag.history import Conversation, Turn
+from localcrag.tui.backend import describe_error
+from localcrag.tui.messages import ConsentRequest, PipelineEvent, RunEnded, ShowPassage
+from localcrag.tui.modals import ConversationChoice, ConversationsModal, PassageModal, WebConsentModal
+from localcrag.tui.widgets.answer import CitationSelected, TurnView, match_chunks
+from localcrag.tui.widgets.status import StatusBar
+from localcrag.tui.widgets.welcome import welcome_markdown
+from localcrag.tui.widgets.trace import TracePanel
+from localcrag.types import Action, Evidence
+
+STAGE_TEXT = {"retrieve": "searching your documents…", "grade": "grading the passages…",
+              "refine": "keeping the relevant sentences…", "web": "searching the web…",
+              "generate": "writing the answer…"}
+_ids = itertools.count(1)
+
+
+@dataclass
+class Run:
+    """One question in flight; events from older runs are ignored by id."""
+
+    question: str
+    view: TurnView
+    history: list[tuple[str, str]]
+    cancel: threading.Event = field(default_factory=threading.Event)
+    id: int = field(default_factory=lambda: next(_ids))
+    rewritten: str | None = None
+    hits: tuple = ()
+    finished: bool = False
+
+
+class ChatScreen(Screen):
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", tooltip="Cancel the answer being written (or go back to the question box)"),
+        Binding("ctrl+n", "new_conversation", "New", tooltip="Start a new conversation"),
+        Binding("ctrl+o", "conversations", "Chats", tooltip="Switch to, or delete, a saved conversation"),
+        Binding("ctrl+r", "sources", "Sources", tooltip="Go to the latest answer's sources (Enter opens one)"),
+        Binding("ctrl+t", "toggle_trace", "Trace", show=False, tooltip="Show or hide the CRAG trace panel"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.run: Run | None = None
+        self.conversation: Conversation | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◆")
+        with Horizontal(id="chat-main"):
+            with Vertical(id="chat-pane"):
+                yield VerticalScroll(id="conversation")
+                yield Input(placeholder="Ask about your documents (Enter asks, Esc cancels)",
+                            id="question")
+            yield TracePanel(id="trace")
+        yield StatusBar()
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        for name in ("sources", "library_ready"):
+            self.watch(self.app, name, self._refresh_welcome, init=False)
+        try:
+            await self.show_conversation(self.app.backend.history.last())
+        except Exception as exc:  # noqa: BLE001 - a damaged history never stops the app
+            self.notify(f"The last conversation could not be reopened: {describe_error(exc)[0]}",
+                        severity="warning")
+            await self.show_conversation(None)
+        self.query_one("#question", Input).focus()
+
+    def on_unmount(self) -> None:
+        if self.run is not None:
+            self.run.cancel.set()
+
+    # --- conversations ------------------------------------------------------------------
+
+    async def show_conversation(self, conv: Conversation | None) -> None:
+        """Render a saved conversation (or an empty one with the welcome text)."""
+        self.conversation = conv
+        self.app.conversation_title = conv.title if conv else ""
+        box = self.query_one("#conversation", VerticalScroll)
+        box.anchor(False)
+        await box.remove_children()
+        trace = self.query_one(TracePanel)
+        trace.reset()
+        if conv is None or not conv.turns:
+            await box.mount(Markdown(welcome_markdown(self.app), id="welcome"))
+            return
+        for turn in conv.turns:
+            view = TurnView(turn.question, rewritten=turn.rewritten)
+            await box.mount(view)
+            await view.finish(turn.answer, turn.evidence_items(), [c["n"] for c in turn.citations],
+                              Action(turn.action) if turn.action else None, refused=turn.refused,
+                              cancelled=turn.cancelled,
+                              chunk_ids={e["n"]: e["chunk_id"] for e in turn.evidence if e.get("chunk_id")})
+        self.call_after_refresh(self._follow)
+        last = conv.turns[-1]
+        trace.reset(last.question)
+        trace.state.rewritten = last.rewritten
+        trace.set_note("Reopened conversation: ask a question to see a live trace.")
+
+    async def _refresh_welcome(self) -> None:
+        for welcome in self.query("#welcome").results(Markdown):
+            await welcome.update(welcome_markdown(self.app))
+
+    def action_new_conversation(self) -> None:
+        if self._busy():
+            return
+        self.run_worker(self.show_conversation(None), exclusive=True, group="show")
+        self.query_one("#question", Input).focus()
+
+    def action_conversations(self) -> None:
+        if self._busy():
+            return
+        current = self.conversation.id if self.conversation else None
+        self.app.push_screen(ConversationsModal(self.app.backend.history, current), self._chosen)
+
+    async def _chosen(self, choice: ConversationChoice | None) -> None:
+        if choice is None:
+            return
+        current = self.conversation.id if self.conversation else None
+        if choice.new or (current in choice.deleted and not choice.open_id):
+            await self.show_conversation(None)
+        elif choice.open_id and choice.open_id != current:
+            try:
+                await self.show_conversation(self.app.backend.history.load(choice.open_id))
+            except Exception as exc:  # noqa: BLE001 - a damaged file is one line
+                self.notify(describe_error(exc)[0], severity="error")
+
+    def _busy(self) -> bool:
+        if self.run is not None:
+            self.notify("An answer is still being written; press Esc to cancel it first.",
+                        severity="warning")
+            return True
+        return False
+
+    # --- asking -------------------------------------------------------------------------
+
+    @on(Input.Submitted, "#question")
+    async def _submitted(self, event: Input.Submitted) -> None:
+        question = event.value.strip()
+        if not question or self._busy():
+            return
+        event.input.value = ""
+        await self.ask(question)
+
+    async def ask(self, question: str) -> None:
+        box = self.query_one("#conversation", VerticalScroll)
+        await box.query("#welcome").remove()
+        view = TurnView(question)
+        await box.mount(view)
+        box.scroll_end(animate=False)
+        ready = self.app.backend.ready.is_set()
+        view.set_status(STAGE_TEXT["retrieve"] if ready else "waiting for the models to load…")
+        s = self.app.settings
+        self.query_one(TracePanel).reset(question, s.upper_threshold, s.lower_threshold)
+        history = self.conversation.pairs(limit=6) if self.conversation else []
+        self.run = Run(question, view, history)
+        self._ask(self.run)
+
+    @work(thread=True, group="ask", exit_on_error=False)
+    def _ask(self, run: Run) -> None:
+        backend = self.app.backend
+        try:
+            while not backend.ready.wait(0.1):
+                if run.cancel.is_set():
+                    self.post_message(RunEnded(run.id))
+                    return
+            events = backend.pipeline().run(run.question, history=run.history or None,
+                                            confirm_web=lambda q: self._confirm_web(q, run.cancel),
+                                            cancel=run.cancel)
+            for event in events:
+                self.post_message(PipelineEvent(run.id, event))
+            self.post_message(RunEnded(run.id))
+        except Exception as exc:  # noqa: BLE001 - every failure becomes a notification
+            self.post_message(RunEnded(run.id, *describe_error(exc)))
+
+    def _confirm_web(self, query: str, cancel: threading.Event) -> bool:
+        """Called by the pipeline on the worker thread: ask in a modal, wait for the choice.
+
+        The request goes to the UI as a message (never blocking on the event loop), the
+        modal's callback answers through a queue, and cancel (Esc, quit) means deny.
+        """
+        s = self.app.settings
+        if s.offline:
+            return False
+        if s.web_search != "ask":
+            return s.web_search == "always"
+        answers: queue.Queue[str | None] = queue.Queue(maxsize=1)
+        if not self.post_message(ConsentRequest(query, answers)):
+            return False
+        while True:
+            try:
+                return answers.get(timeout=0.1) in ("once", "always")
+            except queue.Empty:
+                if cancel.is_set():
+                    return False
+
+    @on(ConsentRequest)
+    def _ask_consent(self, msg: ConsentRequest) -> None:
+        def chosen(choice: str | None) -> None:
+            if choice in ("always", "never"):
+                self.app.remember_web_choice(choice)
+            msg.answers.put(choice)
+
+        self.app.push_screen(WebConsentModal(msg.query), chosen)
+
+    @on(PipelineEvent)
+    async def _event(self, msg: PipelineEvent) -> None:
+        run = self.run
+        if run is None or msg.run_id != run.id:
+            return
+        event = msg.event
+        self.query_one(TracePanel).add(event)
+        if isinstance(event, ev.Token):
+            await run.view.write(event.text)
+        elif isinstance(event, ev.StageStarted):
+            run.view.set_status(STAGE_TEXT.get(event.stage, f"{event.stage}…"))
+        elif isinstance(event, ev.QuestionRewritten):
+            run.rewritten = run.view.rewritten = event.rewritten
+            run.view.set_status(STAGE_TEXT["retrieve"])
+        elif isinstance(event, ev.Retrieved):
+            run.hits = event.hits
+        elif isinstance(event, ev.WebError):
+            self.notify(f"Web search failed: {event.error}. Answering from your documents only.",
+                        severity="warning")
+        elif isinstance(event, ev.AnswerDone):
+            await self._finish(run, event)
+        self.call_after_refresh(self._follow)
+
+    def _follow(self) -> None:
+        """Keep the newest text in view (until the user scrolls up), but only once the
+        conversation overflows: an anchored short conversation would hug the bottom."""
+        box = self.query_one("#conversation", VerticalScroll)
+        if not box.is_anchored and box.max_scroll_y > 0:
+            box.anchor()
+
+    async def _finish(self, run: Run, done: ev.AnswerDone) -> None:
+        run.finished = True
+        cancelled = run.cancel.is_set()
+        chunks = match_chunks(done.evidence, run.hits)
+        await run.view.finish(done.answer.text, done.evidence, [c.n for c in done.answer.citations],
+                              done.answer.action, refused=done.answer.refused, cancelled=cancelled,
+                              chunks=chunks)
+        if cancelled:
+            self.query_one(TracePanel).set_note("Cancelled: the partial answer is kept.")
+        turn = Turn.from_answer(done.answer, done.evidence, rewritten=run.rewritten, cancelled=cancelled,
+                                chunk_ids={n: c.chunk_id for n, c in chunks.items()})
+        history = self.app.backend.history
+        try:
+            if self.conversation is None:
+                self.conversation = history.create()
+            self.conversation = history.append(self.conversation.id, turn)
+            self.app.conversation_title = self.conversation.title
+        except Exception as exc:  # noqa: BLE001 - the answer is still on screen
+            self.notify(f"Could not save the conversation: {describe_error(exc)[0]}", severity="warning")
+
+    @on(RunEnded)
+    async def _ended(self, msg: RunEnded) -> None:
+        run = self.run
+        if run is None or msg.run_id != run.id:
+            return
+        self.run = None
+        if msg.error:
+            run.view.set_status(f"✗ {msg.error}", "#ef5350")
+            self.query_one(TracePanel).set_note(f"Failed: {msg.error}")
+            body = f"{msg.error}\n\n{msg.details}" if msg.details else msg.error
+            self.notify(body, title="Could not answer", severity="error", timeout=10)
+        elif not run.finished:
+            await run.view.finish("", (), (), None, cancelled=True)
+            self.query_one(TracePanel).set_note("Cancelled before the answer started.")
+
+    def action_cancel(self) -> None:
+        if self.run is not None and not self.run.cancel.is_set():
+            self.run.cancel.set()
+            self.run.view.set_status("cancelling…", "#fdd835")
+        elif self.run is None:
+            self.query_one("#question", Input).focus()
+
+    # --- citations and panes ------------------------------------------------------------
+
+    @on(CitationSelected)
+    def _cite(self, msg: CitationSelected) -> None:
+        evidence = msg.turn.evidence.get(msg.n)
+        if evidence is None:
+            self.notify(f"[{msg.n}] is not one of this answer's sources.", severity="warning")
+            return
+        chunk = msg.turn.chunks.get(msg.n)
+        chunk_id = msg.turn.chunk_ids.get(msg.n)
+        if chunk is None and chunk_id:
+            self._lookup(evidence, chunk_id)
+        else:
+            self.app.push_screen(PassageModal(evidence, chunk))
+
+    @work(thread=True, group="lookup", exit_on_error=False)
+    def _lookup(self, evidence: Evidence, chunk_id: str) -> None:
+        try:
+            chunk = self.app.backend.library().get_chunk(chunk_id)
+        except Exception:  # noqa: BLE001 - the stored evidence text is still shown
+            chunk = None
+        self.post_message(ShowPassage(evidence, chunk))
+
+    @on(ShowPassage)
+    def _show_passage(self, msg: ShowPassage) -> None:
+        self.app.push_screen(PassageModal(msg.evidence, msg.chunk))
+
+    def action_sources(self) -> None:
+        lists = [o for o in self.query(".sources").results(OptionList) if o.display]
+        if not lists:
+            self.notify("No answer with sources yet.")
+            return
+        lists[-1].focus()
+        if lists[-1].highlighted is None:
+            lists[-1].highlighted = 0
+        lists[-1].scroll_visible()
+
+    def action_toggle_trace(self) -> None:
+        trace = self.query_one(TracePanel)
+        trace.display = not trace.display

@@ -1,0 +1,1 @@
+"""Widgets shared by the screens: the CRAG trace, answers, the status bar."""

@@ -1,0 +1,159 @@
+"""One question and its streamed, cited answer.
+
+Tokens go through a MarkdownStream (which batches fragments that arrive faster than the
+widget can render). When the answer is done the text is re-rendered once with every [n]
+turned into a link, and the cited passages are listed below it as a selectable list.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Sequence
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Markdown, OptionList, Static
+from textual.widgets.markdown import MarkdownStream
+from textual.widgets.option_list import Option
+
+from localcrag.tui.widgets.trace import BADGE, source_label
+from localcrag.types import Action, Chunk, Evidence, Hit
+
+_CITE = re.compile(r"\[(\d{1,3})\]")
+
+
+def link_citations(text: str, valid: Iterable[int]) -> str:
+    """Turn [n] into a Markdown link the app can intercept (cite:n); unknown numbers stay text."""
+    ok = set(valid)
+    return _CITE.sub(lambda m: f"[\\[{m[1]}\\]](cite:{m[1]})" if int(m[1]) in ok else m[0], text)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def match_chunks(evidence: Sequence[Evidence], hits: Sequence[Hit]) -> dict[int, Chunk]:
+    """Which retrieved chunk each document evidence item came from (for showing it in full)."""
+    out: dict[int, Chunk] = {}
+    for e in evidence:
+        if e.kind != "document":
+            continue
+        probe = _norm(e.text.split("…")[0])[:80]
+        same = [h.chunk for h in hits if h.chunk.source == e.source]
+        best = next((c for c in same if probe and probe in _norm(c.text)), None)
+        best = best or next((c for c in same if c.page_start == e.page), None)
+        if best is not None:
+            out[e.n] = best
+    return out
+
+
+class CitationSelected(Message):
+    """The user picked citation ``n`` of ``turn`` (from the answer text or the sources list)."""
+
+    def __init__(self, turn: "TurnView", n: int) -> None:
+        super().__init__()
+        self.turn, self.n = turn, n
+
+
+class TurnView(Vertical):
+    """A question, its answer (streaming, then final) and the passages it cites."""
+
+    def __init__(self, question: str, *, rewritten: str | None = None) -> None:
+        super().__init__(classes="turn")
+        self.question = question
+        self.rewritten = rewritten
+        self.evidence: dict[int, Evidence] = {}
+        self.chunks: dict[int, Chunk] = {}  # n -> full chunk, when known (live runs)
+        self.chunk_ids: dict[int, str] = {}  # n -> chunk id (reopened conversations)
+        self.text = ""
+        self.done = False
+        self._stream: MarkdownStream | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text.assemble(("❯ ", "bold #90caf9"), (self.question, "bold")), classes="question")
+        yield Static("", classes="turn-status")
+        yield Markdown("", open_links=False, classes="answer")
+        yield OptionList(classes="sources")
+
+    def on_mount(self) -> None:
+        self.query_one(".sources", OptionList).display = False
+        if self.rewritten:
+            self.set_status("")
+
+    def set_status(self, status: str | Text, style: str = "italic #90caf9") -> None:
+        text = Text()
+        if self.rewritten and self.rewritten != self.question:
+            text.append(f"↳ understood as: {self.rewritten}\n", style="dim italic")
+        text.append_text(status) if isinstance(status, Text) else text.append(status, style=style)
+        self.query_one(".turn-status", Static).update(text)
+
+    async def write(self, fragment: str) -> None:
+        self.text += fragment
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self.query_one(".answer", Markdown))
+        await self._stream.write(fragment)
+
+    async def finish(self, text: str, evidence: Sequence[Evidence], cited: Sequence[int],
+                     action: Action | None, *, refused: bool = False, cancelled: bool = False,
+                     chunks: dict[int, Chunk] | None = None,
+                     chunk_ids: dict[int, str] | None = None) -> None:
+        """Show the final text with linked citations and list the cited passages."""
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+        self.done = True
+        self.text = text or self.text
+        self.evidence = {e.n: e for e in evidence}
+        self.chunks = dict(chunks or {})
+        self.chunk_ids = dict(chunk_ids or {})
+        body = self.text if self.text.strip() else "_(no answer was written)_"
+        await self.query_one(".answer", Markdown).update(link_citations(body, self.evidence))
+        self._fill_sources(sorted({n for n in cited if n in self.evidence}))
+        self.set_status(_status(action, refused, cancelled, len(cited)))
+
+    def _fill_sources(self, cited: list[int]) -> None:
+        listing = self.query_one(".sources", OptionList)
+        shown = cited or sorted(self.evidence)
+        options = []
+        for n in shown:
+            e = self.evidence[n]
+            snippet = " ".join(e.text.split())
+            snippet = snippet if len(snippet) <= 90 else snippet[:89].rstrip() + "…"
+            label = Text.assemble((f"[{n}] ", "bold #90caf9"), (source_label(e.source, e.page), "bold"),
+                                  ("  " + snippet, "dim"), no_wrap=True, overflow="ellipsis")
+            options.append(Option(label, id=str(n)))
+        listing.clear_options()
+        listing.add_options(options)
+        listing.border_title = "Sources (Enter opens)" if cited else "Evidence given (not cited)"
+        listing.display = bool(options)
+
+    @on(Markdown.LinkClicked)
+    def _link(self, event: Markdown.LinkClicked) -> None:
+        event.stop()
+        if event.href.startswith("cite:") and event.href[5:].isdigit():
+            self.post_message(CitationSelected(self, int(event.href[5:])))
+
+    @on(OptionList.OptionSelected)
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id and event.option.id.isdigit():
+            self.post_message(CitationSelected(self, int(event.option.id)))
+
+
+def _status(action: Action | None, refused: bool, cancelled: bool, cited: int) -> Text:
+    text = Text()
+    if action is not None:
+        label, style = BADGE[action]
+        text.append(f" {label} ", style=style)
+        text.append("  ")
+    if cancelled:
+        text.append("⏹ cancelled: partial answer", style="#fdd835")
+    elif refused:
+        text.append("no answer from your documents", style="#ef9a9a")
+    else:
+        text.append(f"{cited} source{'s' if cited != 1 else ''} cited" if cited else "no citations",
+                    style="dim")
+    return text

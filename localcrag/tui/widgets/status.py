@@ -1,0 +1,58 @@
+"""The status bar on every screen: model state, library size, ingest progress, privacy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+MODEL_STATES = {
+    "loading": ("◌ loading models…", "#fdd835"),
+    "ready": ("● models ready", "#66bb6a"),
+    "error": ("✗ models unavailable", "#ef5350"),
+}
+
+
+class StatusBar(Static):
+    """Watches the app's reactive state and redraws one line."""
+
+    WATCHED = ("model_state", "sources", "ingest_progress", "privacy", "conversation_title",
+               "library_ready")
+
+    def on_mount(self) -> None:
+        for name in self.WATCHED:
+            self.watch(self.app, name, self._changed, init=False)
+        self._changed()
+
+    def _changed(self) -> None:
+        app = self.app
+        left = Text()
+        label, style = MODEL_STATES.get(app.model_state, (app.model_state, ""))
+        left.append(label, style=style)
+        left.append("  │  ", style="dim")
+        if not app.library_ready:
+            left.append("opening library…", style="dim")
+        else:
+            docs, chunks = len(app.sources), sum(s.chunks for s in app.sources)
+            left.append(f"{docs} document{'s' if docs != 1 else ''} · {chunks} chunks")
+        p = app.ingest_progress
+        if p is not None:
+            left.append("  │  ", style="dim")
+            left.append(f"indexing {p.done}/{p.total} {Path(p.path).name}", style="#90caf9")
+        right = Text()
+        if app.conversation_title:
+            title = app.conversation_title
+            right.append(title if len(title) <= 28 else title[:27] + "…", style="dim italic")
+            right.append("  │  ", style="dim")
+        privacy = app.privacy
+        if privacy == "offline":
+            right.append(" OFFLINE ", style="bold #ffffff on #6a1b9a")
+        else:
+            right.append(f"web: {privacy}", style="#fdd835" if privacy == "always" else "dim")
+        grid = Table.grid(expand=True)
+        grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        grid.add_column(justify="right", no_wrap=True)
+        grid.add_row(left, right)
+        self.update(grid)

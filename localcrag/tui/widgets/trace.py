@@ -1,0 +1,227 @@
+"""The CRAG trace: what the pipeline did for the latest question, filled live from events.
+
+The state is a plain object fed one event at a time; rendering is a pure function of it,
+so the panel can be rebuilt at any moment (and tested without a terminal).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from localcrag import events as ev
+from localcrag.types import Action, Decision, Grade, Hit, WebResult
+
+BAR = 10
+BADGE = {Action.CORRECT: ("CORRECT", "bold #ffffff on #2e7d32"),
+         Action.AMBIGUOUS: ("AMBIGUOUS", "bold #000000 on #f9a825"),
+         Action.INCORRECT: ("INCORRECT", "bold #ffffff on #c62828")}
+STAGE_LABEL = {"retrieve": "retrieving", "grade": "grading", "refine": "refining",
+               "web": "searching the web", "generate": "writing"}
+
+
+@dataclass
+class TraceState:
+    question: str = ""
+    rewritten: str | None = None
+    hits: tuple[Hit, ...] = ()
+    grades: dict[int, Grade] = field(default_factory=dict)
+    decision: Decision | None = None
+    refined: tuple[int, int] | None = None  # (kept, considered)
+    web_query: str | None = None
+    web_results: tuple[WebResult, ...] | None = None
+    web_error: str | None = None
+    web_skipped: str | None = None
+    trimmed: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+    stage: str | None = None  # running stage
+    done: bool = False
+    note: str = ""  # e.g. "cancelled", "failed: ..."
+
+    def apply(self, event: object) -> bool:
+        """Fold one pipeline event in; False when the event does not change the trace."""
+        match event:
+            case ev.StageStarted(stage=stage):
+                self.stage = stage
+            case ev.StageFinished(stage=stage, ms=ms):
+                self.timings[stage] = ms
+                self.stage = None
+            case ev.QuestionRewritten(rewritten=rewritten):
+                self.rewritten = rewritten
+            case ev.Retrieved(hits=hits):
+                self.hits = hits
+            case ev.ChunkGraded(grade=grade, index=index):
+                self.grades[index] = grade
+            case ev.DecisionMade(decision=decision):
+                self.decision = decision
+            case ev.Refined(strips=strips, considered=considered):
+                self.refined = (len(strips), considered)
+            case ev.WebQuery(query=query):
+                self.web_query = query
+            case ev.WebResults(query=query, results=results):
+                self.web_query, self.web_results = query, results
+            case ev.WebError(query=query, error=error):
+                self.web_query, self.web_error = query or self.web_query, error
+            case ev.WebSkipped(reason=reason):
+                self.web_skipped = reason
+            case ev.EvidenceTrimmed(dropped=dropped):
+                self.trimmed = len(dropped)
+            case ev.AnswerDone(timings_ms=timings):
+                self.timings.update(timings)
+                self.stage, self.done = None, True
+            case _:
+                return False
+        return True
+
+
+def fmt_ms(ms: float) -> str:
+    return f"{ms:.0f}ms" if ms < 1000 else f"{ms / 1000:.1f}s"  # no space: wrapping never splits it
+
+
+def score_bar(score: float, style: str) -> Text:
+    filled = max(0, min(BAR, round(score * BAR)))
+    return Text.assemble(("█" * filled, style), ("░" * (BAR - filled), "#555555"))
+
+
+def source_label(source: str, page: int | None, page_first: bool = False) -> str:
+    """File name and page; page first where the name may be cut (a narrow column)."""
+    if source.startswith(("http://", "https://")):
+        return source
+    name = Path(source).name or source
+    if not page:
+        return name
+    return f"p.{page} {name}" if page_first else f"{name} p.{page}"
+
+
+def _sub(*parts: str | tuple[str, str], style: str = "") -> Padding:
+    """An indented line that stays indented when it wraps."""
+    return Padding(Text.assemble(*parts, style=style), (0, 0, 0, 2))
+
+
+def _heading(title: str, ms: float | None = None) -> Table:
+    grid = Table.grid(expand=True)
+    grid.add_column(ratio=1)
+    grid.add_column(justify="right")
+    grid.add_row("", "")  # a blank line between sections
+    grid.add_row(Text(title, style="bold"), Text(fmt_ms(ms), style="dim") if ms is not None else "")
+    return grid
+
+
+def _score_style(score: float, upper: float, lower: float) -> str:
+    return "#66bb6a" if score >= upper else "#fdd835" if score >= lower else "#ef5350"
+
+
+def render_trace(state: TraceState, upper: float, lower: float) -> RenderableType:
+    """The whole panel as one Rich renderable."""
+    if not state.question:
+        return Text("Ask a question: each step of Corrective RAG shows up here as it happens.",
+                    style="dim")
+    if state.decision is not None:
+        upper, lower = state.decision.upper, state.decision.lower
+    parts: list[RenderableType] = [Text("Question", style="bold"), _sub(state.question)]
+    if state.rewritten:
+        parts.append(_sub(("↳ standalone: ", "dim"), (state.rewritten, "italic")))
+    if state.hits or "retrieve" in state.timings:
+        parts.append(_heading(f"Retrieved {len(state.hits)} chunks", state.timings.get("retrieve")))
+        grid = Table.grid(padding=(0, 1), expand=True)
+        for col in ({"width": 2, "justify": "right"}, {"width": BAR, "min_width": BAR},
+                    {"width": 4, "min_width": 4}, {"ratio": 1}):
+            grid.add_column(no_wrap=True, overflow="ellipsis", **col)
+        top = max((h.score for h in state.hits), default=1.0) or 1.0
+        for i, hit in enumerate(state.hits):
+            grade = state.grades.get(i)
+            if grade is not None:
+                score, style = grade.score, _score_style(grade.score, upper, lower)
+            else:
+                score, style = hit.score / top, "#5c6bc0"
+            label = source_label(hit.chunk.source, hit.chunk.page, page_first=True)
+            grid.add_row(str(i + 1), score_bar(score, style), f"{score:.2f}",
+                         Text(label + (" ⚠" if grade is not None and grade.error else "")))
+        parts.append(grid)
+        if state.grades:
+            parts.append(_sub(f"bars: relevance graded by {next(iter(state.grades.values())).grader}"
+                              + (f" in {fmt_ms(state.timings['grade'])}" if "grade" in state.timings else ""),
+                              style="dim"))
+    if state.decision is not None:
+        d = state.decision
+        label, style = BADGE[d.action]
+        parts.append(Text.assemble(("\nDecision  ", "bold"), (f" {label} ", style),
+                                   (f"  best {d.best_score:.2f}", "dim")))
+        parts.append(_sub(d.reason, style="dim"))
+    if state.refined is not None:
+        kept, considered = state.refined
+        parts.append(_heading(f"Refinement kept {kept} of {considered} strips", state.timings.get("refine")))
+    parts.extend(_web_parts(state))
+    if state.trimmed:
+        parts.append(Text(f"Dropped {state.trimmed} evidence item(s) to fit the context", style="#fdd835"))
+    if state.stage:
+        parts.append(Text(f"… {STAGE_LABEL.get(state.stage, state.stage)}", style="italic #90caf9"))
+    if state.done or "generate" in state.timings:
+        parts.append(_heading("Timings"))
+        order = ["retrieve", "grade", "refine", "web", "generate", "first_token"]
+        names = [k for k in order if k in state.timings]
+        parts.append(_sub(" · ".join(f"{k.replace('_', ' ')} {fmt_ms(state.timings[k])}"
+                                     for k in names), style="dim"))
+    if state.note:
+        parts.append(Text(state.note, style="bold #fdd835"))
+    return Group(*parts)
+
+
+def _web_parts(state: TraceState) -> list[RenderableType]:
+    if state.web_query is None and state.web_skipped is None and "web" not in state.timings:
+        return []
+    out: list[RenderableType] = [_heading("Web search", state.timings.get("web"))]
+    if state.web_query:
+        out.append(_sub(("query ", "dim"), (f"“{state.web_query}”", "italic")))
+    if state.web_skipped:
+        out.append(_sub(f"skipped: {state.web_skipped}", style="dim"))
+    if state.web_error:
+        out.append(_sub(f"✗ {state.web_error}", style="#ef5350"))
+    for r in state.web_results or ():
+        out.append(_sub("• ", (r.title or r.url, "bold"), ("  " + r.url, "dim #90caf9")))
+    if state.web_results == ():
+        out.append(_sub("no results", style="dim"))
+    return out
+
+
+class TracePanel(VerticalScroll):
+    """Scrollable panel that re-renders the trace whenever an event changes it."""
+
+    can_focus = True
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.state = TraceState()
+        self.upper, self.lower = 0.6, 0.35
+
+    def compose(self):  # noqa: ANN201
+        yield Static(id="trace-body")
+
+    def on_mount(self) -> None:
+        self.border_title = "CRAG trace"
+        self.redraw()
+
+    def reset(self, question: str = "", upper: float = 0.6, lower: float = 0.35) -> None:
+        self.state = TraceState(question=question)
+        self.upper, self.lower = upper, lower
+        self.redraw()
+
+    def add(self, event: object) -> None:
+        if self.state.apply(event):
+            self.redraw()
+
+    def set_note(self, note: str) -> None:
+        self.state.note = note
+        self.state.stage = None
+        self.redraw()
+
+    def redraw(self) -> None:
+        if self.is_mounted:
+            self.query_one("#trace-body", Static).update(render_trace(self.state, self.upper, self.lower))

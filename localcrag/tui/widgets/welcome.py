@@ -1,0 +1,25 @@
+"""The text the chat shows before the first question: what to do next, given the library's state."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def welcome_markdown(app: Any) -> str:
+    """Markdown for an empty conversation (the app's reactives say what state we are in)."""
+    if not app.library_ready:
+        return "## Welcome to localcrag\n\nOpening your library…"
+    if app.library_error:
+        return (f"## The library could not be opened\n\n{app.library_error}\n\n"
+                "Check the models in Settings (**ctrl+s**), or run `make models`.")
+    if not app.sources:
+        return ("## Welcome to localcrag\n\nYour library is empty, so there is nothing to ask about yet.\n\n"
+                "* Press **ctrl+g** to index localcrag's own documentation (README and docs/) as a "
+                "demo, then ask e.g. *What does the retrieval evaluator decide?*\n"
+                "* Or press **ctrl+l** to open the Library and add your own files or folders "
+                "(PDF, Markdown, text, HTML, EPUB).\n\nEverything runs on this machine; **F1** lists every key.")
+    n = len(app.sources)
+    return (f"## Ask about your {n} document{'s' if n != 1 else ''}\n\n"
+            "Type a question below and press **Enter**. The answer cites passages as [n]: "
+            "select one (click, or **ctrl+r** then Enter) to read it. The CRAG trace on the right "
+            "shows what was retrieved, how it was graded and what was decided. **F1** lists every key.")
