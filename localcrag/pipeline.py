@@ -74,7 +74,9 @@ class Pipeline:
             from localcrag.llm import load_llm
 
             s = self.settings
-            stats = CorpusStats.from_texts(self.library.store.all_texts()) if count else None
+            store = self.library.store
+            vectors = store.all_vectors() if hasattr(store, "all_vectors") and count else None
+            stats = CorpusStats.from_texts(store.all_texts(), vectors=vectors) if count else None
             self._grader = make_grader(
                 s, self.library.embedder, stats,
                 llm_loader=lambda p: load_llm(Path(p), n_ctx=s.n_ctx, threads=s.threads))

@@ -50,7 +50,8 @@ def _run(pipe: Pipeline, q: str, **kw) -> list:
 
 
 def _pipe(library: Library, grader=None, gen=None, web=None, **settings) -> Pipeline:
-    s = Settings(**{"offline": True, **settings})
+    fixed = {"upper_threshold": 0.6, "lower_threshold": 0.35, "strip_threshold": 0.35}  # fake-grader scale
+    s = Settings(**{"offline": True, **fixed, **settings})
     return Pipeline(s, library=library, grader=grader or FakeGrader(), generator=gen or FakeGenerator(),
                     web=web)
 

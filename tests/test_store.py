@@ -65,3 +65,11 @@ def test_get_chunk_and_empty_store(tmp_path: Path) -> None:
     _put(store, "/a.txt", ["it's a quote's test"], "h")
     assert store.get("h-0").text == "it's a quote's test"
     assert store.get("nope") is None
+
+
+def test_all_vectors_match_what_was_stored(tmp_path: Path) -> None:
+    store = LanceStore(tmp_path / "idx", "t", EMB.dim)
+    _put(store, "/a.txt", ["alpha beta", "gamma delta"], "h")
+    vecs = store.all_vectors()
+    assert vecs.shape == (2, EMB.dim)
+    assert np.allclose(np.sort(vecs @ EMB.embed(["alpha beta"])[0])[-1], 1.0, atol=1e-5)

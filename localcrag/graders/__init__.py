@@ -1,0 +1,8 @@
+"""Retrieval evaluator internals; the public entry point is :mod:`localcrag.grade`.
+
+* ``text``: content terms, corpus statistics (IDF, background sample), coverage.
+* ``features``: the signals computed from the embedder and the text.
+* ``base``: the ``Grader`` protocol, logistic calibrations, per-chunk error recovery.
+* ``fast``: lexical, embedding and fusion graders.
+* ``llm``: query-likelihood and yes/no graders over a local GGUF.
+"""

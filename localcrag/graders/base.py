@@ -1,0 +1,130 @@
+"""The Grader protocol, the fitted logistic calibrations, and per-chunk error handling."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
+
+from localcrag.types import Chunk, Grade
+
+PARAMS_FILE = "grader_fusion.json"
+
+
+@runtime_checkable
+class Grader(Protocol):
+    """The retrieval evaluator: one relevance score in [0, 1] per chunk (or text)."""
+
+    name: str
+
+    def grade(self, question: str, chunks: Sequence[Chunk]) -> list[Grade]: ...
+
+    def score_texts(self, question: str, texts: Sequence[str]) -> list[float]: ...
+
+
+def sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+@dataclass(frozen=True)
+class Logistic:
+    """P(relevant | signals) = sigmoid(bias + sum(w * signal)), fitted by scripts/fit_grader.py."""
+
+    features: tuple[str, ...]
+    weights: tuple[float, ...]
+    bias: float
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Logistic":
+        feats = tuple(d["features"])
+        weights = tuple(float(w) for w in d["weights"])
+        if len(feats) != len(weights):
+            raise ValueError("features and weights differ in length")
+        return cls(feats, weights, float(d["bias"]))
+
+    def __call__(self, signals: Mapping[str, float]) -> float:
+        z = self.bias + sum(w * float(signals[f]) for f, w in zip(self.features, self.weights))
+        return sigmoid(z)
+
+
+@lru_cache(maxsize=1)
+def load_params() -> dict[str, Any]:
+    """The shipped fit (package data ``localcrag/data/grader_fusion.json``)."""
+    text = resources.files("localcrag").joinpath("data", PARAMS_FILE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def calibration(name: str, params: Mapping[str, Any] | None = None) -> Logistic:
+    params = params if params is not None else load_params()
+    return Logistic.from_dict(params["graders"][name])
+
+
+def describe_error(exc: BaseException) -> str:
+    msg = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {msg}"[:300] if msg else type(exc).__name__
+
+
+class BaseGrader:
+    """Batch scoring with per-item recovery: a failure costs one score, never the batch.
+
+    Subclasses implement ``_score_batch(question, texts) -> list[(score, signals)]`` and
+    may override ``_fallback(question, text) -> (score, signals)``.
+    """
+
+    name = "base"
+
+    def _score_batch(self, question: str, texts: Sequence[str]) -> list[tuple[float, dict[str, float]]]:
+        raise NotImplementedError
+
+    def _fallback(self, question: str, text: str) -> tuple[float, dict[str, float]]:
+        return 0.0, {}
+
+    def _score_all(self, question: str, texts: Sequence[str]) -> list[tuple[float, dict[str, float], str | None]]:
+        if not texts:
+            return []
+        try:
+            batch = self._score_batch(question, texts)
+            if len(batch) != len(texts):
+                raise ValueError(f"{len(batch)} scores for {len(texts)} texts")
+            return [(_clip(s), sig, None) for s, sig in batch]
+        except Exception:  # retry one by one so only the bad item falls back
+            pass
+        out = []
+        for text in texts:
+            try:
+                (s, sig), = self._score_batch(question, [text])
+                out.append((_clip(s), sig, None))
+            except Exception as exc:
+                out.append(self._recover(question, text, exc))
+        return out
+
+    def _recover(self, question: str, text: str, exc: BaseException) -> tuple[float, dict[str, float], str]:
+        error = describe_error(exc)
+        try:
+            s, sig = self._fallback(question, text)
+            return _clip(s), sig, error
+        except Exception as exc2:
+            return 0.0, {}, f"{error}; fallback failed: {describe_error(exc2)}"
+
+    def grade(self, question: str, chunks: Sequence[Chunk]) -> list[Grade]:
+        scored = self._score_all(question, [c.text for c in chunks])
+        return [Grade(c, s, self.name, dict(sig), err) for c, (s, sig, err) in zip(chunks, scored)]
+
+    def score_texts(self, question: str, texts: Sequence[str]) -> list[float]:
+        return [s for s, _, _ in self._score_all(question, list(texts))]
+
+
+def _clip(x: float) -> float:
+    x = float(x)
+    if math.isnan(x):
+        raise ValueError("score is NaN")
+    return min(1.0, max(0.0, x))
+
+
+LLMLoader = Callable[[Any], Any]

@@ -1,0 +1,113 @@
+"""Graders that run a local GGUF model: query likelihood and yes/no prompting.
+
+Both are slow next to the fusion grader (a forward pass over every chunk), so
+``score_texts`` (refinement strips) uses the fast fusion grader they wrap, and any
+per-chunk model failure falls back to the fusion score with ``Grade.error`` set.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Sequence
+
+from localcrag.graders.base import BaseGrader, Logistic
+from localcrag.graders.fast import FeatureGrader
+
+# Sachan et al. (2022), "Improving Passage Retrieval with Zero-Shot Question Generation".
+QL_PREFIX = "Passage: {passage}\nPlease write a question based on this passage.\nQuestion:"
+QL_PRIOR = "Please write a question.\nQuestion:"
+
+YESNO_USER = (
+    "Document:\n{passage}\n\nQuestion: {question}\n\n"
+    "Does the document contain the information needed to answer the question? "
+    "Answer yes or no."
+)
+YESNO_BASE = (
+    "Document: {passage}\nQuestion: {question}\n"
+    "Does the document contain the answer to the question (yes or no)? Answer:"
+)
+
+
+def yesno_prompt(llm: Any, question: str, passage: str) -> str:
+    """The relevance question, in the model's chat template when it has one."""
+    if getattr(llm, "has_chat_template", False):
+        user = YESNO_USER.format(passage=passage.strip(), question=question.strip())
+        return llm.chat_prompt([{"role": "user", "content": user}])
+    return YESNO_BASE.format(passage=passage.strip(), question=question.strip())
+
+
+class LazyModel:
+    """Loads a GGUF on first use; remembers a load failure instead of retrying per chunk."""
+
+    def __init__(self, loader: Callable[[], Any]) -> None:
+        self._loader = loader
+        self._model: Any = None
+        self._error: BaseException | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Any:
+        with self._lock:
+            if self._model is None and self._error is None:
+                try:
+                    self._model = self._loader()
+                except Exception as exc:
+                    self._error = exc
+            if self._error is not None:
+                raise self._error
+            return self._model
+
+
+class _WrappingGrader(BaseGrader):
+    def __init__(self, base: FeatureGrader, model: LazyModel) -> None:
+        self.base = base
+        self.model = model
+
+    def _fallback(self, question: str, text: str) -> tuple[float, dict[str, float]]:
+        score, sig, _ = self.base._score_all(question, [text])[0]
+        return score, sig
+
+    def score_texts(self, question: str, texts: Sequence[str]) -> list[float]:
+        return self.base.score_texts(question, texts)
+
+
+class LikelihoodGrader(_WrappingGrader):
+    """Query likelihood: how much the chunk raises the LM's log-probability of the question.
+
+    ``qlik`` = (log P(q | passage) - log P(q)) / tokens(q), fused with the fast signals
+    by a fitted logistic model.
+    """
+
+    name = "likelihood"
+
+    def __init__(self, base: FeatureGrader, model: LazyModel, calib: Logistic) -> None:
+        super().__init__(base, model)
+        self.calib = calib
+
+    def _score_batch(self, question: str, texts: Sequence[str]) -> list[tuple[float, dict[str, float]]]:
+        fast = self.base.signals(question, texts)
+        llm = self.model.get()
+        cont = " " + question.strip()
+        prior, _ = llm.continuation_logprob(QL_PRIOR, cont)
+        out = []
+        for text, sig in zip(texts, fast):
+            lp, n = llm.continuation_logprob(QL_PREFIX.format(passage=text.strip()), cont)
+            sig = dict(sig, qlik=(lp - prior) / max(1, n))
+            out.append((self.calib(sig), sig))
+        return out
+
+
+class LLMGrader(_WrappingGrader):
+    """P(yes) / (P(yes) + P(no)) after a relevance prompt; for capable models users add.
+
+    The bundled 135M/270M models are near chance at this (see docs/evaluator.md).
+    """
+
+    name = "llm"
+
+    def _score_batch(self, question: str, texts: Sequence[str]) -> list[tuple[float, dict[str, float]]]:
+        llm = self.model.get()
+        out = []
+        for text in texts:
+            p = float(llm.yes_probability(yesno_prompt(llm, question, text)))
+            out.append((p, {"p_yes": p}))
+        return out

@@ -1,0 +1,140 @@
+"""Text utilities for the lexical signals: content terms, corpus IDF, weighted coverage.
+
+Terms are lowercased word tokens with English stop words removed and a light plural /
+possessive stemmer ("grids" -> "grid", "companies" -> "company", "Norman's" -> "norman"),
+so a question and a chunk meet on the same form without a stemming library.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+# Function words, question words and auxiliaries: they say nothing about a chunk's topic.
+STOPWORDS = frozenset(
+    """a an the and or but if then else of to in on at by for with from into onto upon about
+    above below over under between among through during before after since until while as than
+    so such is are was were be been being am do does did doing done have has had having can
+    could may might must shall should will would i me my we our us you your he him his she her
+    it its they them their this that these those there here what which who whom whose when
+    where why how not no nor only own same too very s t just also any all both each few more
+    most other some many much one ones whether either neither yet via per etc""".split()
+)
+# Negations are stop words for coverage, but a question that negates something the
+# passage states plainly is a classic near miss, so they are tracked separately.
+NEGATIONS = frozenset("not no never nor cannot without n't none".split())
+
+_WORD = re.compile(r"[A-Za-z0-9]+(?:['\u2019][A-Za-z]+)?")
+
+
+def stem(word: str) -> str:
+    """Lowercase, drop possessives and plural endings (deliberately conservative)."""
+    w = word.lower().replace("\u2019", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    w = w.replace("'", "")
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 4 and w.endswith("sses"):
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+def term_spans(text: str) -> list[tuple[str, int, int]]:
+    """(term, start, end) for every content word of ``text``, in order."""
+    out = []
+    for m in _WORD.finditer(text):
+        raw = m.group().lower().replace("\u2019", "'")
+        if raw in STOPWORDS or raw.split("'")[0] in STOPWORDS:
+            continue
+        out.append((stem(raw), m.start(), m.end()))
+    return out
+
+
+def terms(text: str) -> list[str]:
+    """Content terms of ``text`` in order (repeats kept)."""
+    return [t for t, _, _ in term_spans(text)]
+
+
+def has_negation(text: str) -> bool:
+    low = text.lower().replace("\u2019", "'")
+    return "n't" in low or any(w in NEGATIONS for w in re.findall(r"[a-z]+", low))
+
+
+SAMPLE_SIZE = 64  # chunk texts kept to estimate the corpus's mean embedding
+
+
+@dataclass(frozen=True)
+class CorpusStats:
+    """What the grader needs to know about the indexed corpus, built once per index.
+
+    * ``df`` / ``n_docs``: document frequencies of content terms, for IDF. A term never
+      seen in the corpus gets the largest IDF, which is what makes "the question's rare
+      word is missing" visible.
+    * ``sample``: up to 64 chunk texts, evenly spaced; the grader embeds them once to
+      get the corpus's mean embedding, so that a chunk's cosine can be compared with the
+      question's *typical* cosine to this corpus (in a one-topic corpus every chunk looks
+      similar to every on-topic question).
+    * ``centroid``: that mean of unit chunk vectors, when the caller already has the
+      vectors (pass ``vectors=`` to :meth:`from_texts`); then ``sample`` is not needed.
+    """
+
+    df: Mapping[str, int] = field(default_factory=dict)
+    n_docs: int = 0
+    sample: tuple[str, ...] = ()
+    centroid: np.ndarray | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], vectors: np.ndarray | None = None,
+                   sample_size: int = SAMPLE_SIZE) -> "CorpusStats":
+        df: Counter[str] = Counter()
+        kept: list[str] = []
+        for text in texts:
+            kept.append(text)
+            df.update(set(terms(text)))
+        n = len(kept)
+        if n > sample_size:
+            idx = np.linspace(0, n - 1, sample_size).round().astype(int)
+            sample = tuple(kept[i] for i in sorted(set(idx.tolist())))
+        else:
+            sample = tuple(kept)
+        centroid = None
+        if vectors is not None and len(vectors):
+            v = np.asarray(vectors, dtype=np.float32)
+            v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+            centroid = v.mean(axis=0)
+        return cls(dict(df), n, tuple(t for t in sample if t.strip()), centroid)
+
+    def idf(self, term: str) -> float:
+        """Smoothed IDF, >= 0; 1.0 for every term when there is no corpus."""
+        if self.n_docs <= 0:
+            return 1.0
+        return max(0.0, math.log((self.n_docs + 1) / (self.df.get(term, 0) + 0.5)))
+
+
+def weighted_coverage(q_terms: Sequence[str], weights: Sequence[float], text_terms: set[str]) -> float:
+    """Share of the question's term weight found in ``text_terms`` (0 when no weight)."""
+    total = sum(weights)
+    if total <= 0:
+        return 0.0
+    return sum(w for t, w in zip(q_terms, weights) if t in text_terms) / total
+
+
+def idf_coverage(question: str, text: str, stats: CorpusStats | None = None) -> float:
+    """IDF-weighted share of the question's content terms that occur in ``text``.
+
+    Without corpus statistics every term weighs 1 (plain share of content words).
+    """
+    stats = stats or CorpusStats()
+    q_terms = list(dict.fromkeys(terms(question)))
+    weights = [stats.idf(t) for t in q_terms]
+    if q_terms and sum(weights) <= 0:
+        weights = [1.0] * len(q_terms)
+    return weighted_coverage(q_terms, weights, set(terms(text)))

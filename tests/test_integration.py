@@ -1,0 +1,86 @@
+"""The whole CRAG pipeline with the real models on ../shared/data/ai-information."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from localcrag import events as ev
+from localcrag.generate import REFUSAL
+from localcrag.library import Library
+from localcrag.pipeline import Pipeline
+from localcrag.settings import Settings
+from localcrag.types import Action, WebResult
+
+pytestmark = pytest.mark.slow
+
+
+class FakeWeb:
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+
+    def search(self, query: str, max_results: int) -> list[WebResult]:
+        self.queries.append(query)
+        return [WebResult("Earthquake prediction", "https://example.org/quakes",
+                          "Scientists cannot yet predict earthquakes reliably; AI helps detect small tremors.")]
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("integration-home")
+
+
+@pytest.fixture(scope="module")
+def pipeline(home: Path, ai_pdf: Path, real_embedder) -> Pipeline:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("LOCALCRAG_HOME", str(home))
+    settings = Settings(offline=True)
+    lib = Library(settings, embedder=real_embedder)
+    report = lib.ingest([ai_pdf])
+    assert report.indexed == [str(ai_pdf)] and not report.failed
+    yield Pipeline(settings, library=lib)
+    mp.undo()
+
+
+def _ask(pipe: Pipeline, q: str, **kw) -> list:
+    return list(pipe.run(q, **kw))
+
+
+def test_answerable_question_is_answered_with_a_page_citation(pipeline: Pipeline, ai_pdf: Path) -> None:
+    evs = _ask(pipeline, "What is 'Explainable AI' and why is it considered important?")
+    done = evs[-1]
+    assert isinstance(done, ev.AnswerDone)
+    assert done.answer.action in (Action.CORRECT, Action.AMBIGUOUS)
+    assert not done.answer.refused and len(done.answer.text) > 20
+    assert done.answer.citations, done.answer.text
+    assert all(c.source == str(ai_pdf) and c.page >= 1 for c in done.answer.citations)
+    assert "".join(e.text for e in evs if isinstance(e, ev.Token)).strip()
+
+
+def test_unanswerable_question_offline_is_refused(pipeline: Pipeline) -> None:
+    done = _ask(pipeline, "Can AI write a complete, original novel?")[-1]
+    assert done.answer.action is Action.INCORRECT
+    assert done.answer.text.startswith(REFUSAL) and "offline" in done.answer.text
+
+
+def test_web_fallback_with_a_fake_backend(pipeline: Pipeline) -> None:
+    web = FakeWeb()
+    online = Pipeline(pipeline.settings.model_copy(update={"offline": False, "web_search": "always"}),
+                      library=pipeline.library, grader=pipeline.grader, generator=pipeline.generator, web=web)
+    done = _ask(online, "Can AI be used to predict earthquakes?")[-1]
+    assert web.queries and "earthquake" in web.queries[0].lower()
+    assert len(web.queries[0].split()) <= 12
+    assert not done.answer.refused
+    assert any(c.url == "https://example.org/quakes" for c in done.answer.citations) or done.answer.text
+
+
+def test_web_fallback_with_the_network_absent(pipeline: Pipeline) -> None:
+    """This machine has no network: DuckDuckGo is tried for real and fails fast, honestly."""
+    online = Pipeline(pipeline.settings.model_copy(update={"offline": False, "web_search": "always"}),
+                      library=pipeline.library, grader=pipeline.grader, generator=pipeline.generator)
+    evs = _ask(online, "Is AI currently being used to control nuclear weapons systems?")
+    done = evs[-1]
+    assert done.answer.action is Action.INCORRECT and done.answer.refused
+    assert any(isinstance(e, (ev.WebSkipped, ev.WebError)) for e in evs)
+    assert "web search" in done.answer.text
