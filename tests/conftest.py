@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared" / "data"
+SHARED = (REPO.parent / "shared" / "data").resolve()
 MODELS = REPO / "models"
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
