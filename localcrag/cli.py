@@ -192,13 +192,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _extra_commands() -> list[Callable]:
     """Commands defined in their own modules (ask, eval) register themselves here."""
-    out: list[Callable] = []
-    for module in ("localcrag.cli_ask", "localcrag.eval.cli"):
-        try:
-            out.append(__import__(module, fromlist=["register"]).register)
-        except ImportError:
-            pass
-    return out
+    from localcrag.cli_ask import register as ask
+    from localcrag.eval.cli import register as evaluate
+
+    return [ask, evaluate]
 
 
 def main(argv: list[str] | None = None) -> int:

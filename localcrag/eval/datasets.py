@@ -128,7 +128,10 @@ def _materialiser(units: dict[str, tuple[str, str]]) -> Callable[[Path], list[Pa
         docs = workdir / "docs"
         docs.mkdir(parents=True, exist_ok=True)
         for uid, (heading, text) in units.items():
-            _write_if_changed(docs / f"{uid}.md", f"# {heading}\n\n{text.strip()}\n")
+            body = text.strip()
+            if body.startswith(heading + "\n"):  # anthropic-docs texts repeat their heading line
+                body = body[len(heading):].strip()
+            _write_if_changed(docs / f"{uid}.md", f"# {heading}\n\n{body}\n")
         for stray in docs.glob("*.md"):
             if stray.stem not in units:
                 stray.unlink()

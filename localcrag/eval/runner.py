@@ -21,7 +21,7 @@ from localcrag.types import Chunk
 
 PARTS = ("retrieval", "evaluator", "answers")
 RETRIEVAL_MODES = ("hybrid", "vector", "text")
-POOL_FACTOR = 5  # chunks retrieved per unit of k, before per-unit aggregation
+POOL_FACTOR = 10  # chunks retrieved per unit of k, before per-unit aggregation
 
 
 @dataclass(frozen=True)
@@ -184,6 +184,7 @@ def _evaluator(pipe: Any, ds: Dataset, questions: list[Question], seed: int, set
     """The pipeline's own grader on labelled (question, passage) pairs, one call per question
     (as the pipeline grades its k chunks together)."""
     grader = pipe.grader
+    grader.score_texts("warm up", ["Load the models before the clock starts."])
     pairs = ds.pairs(questions, seed)
     by_q: dict[str, list[Pair]] = {}
     for p in pairs:

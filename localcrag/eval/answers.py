@@ -1,0 +1,122 @@
+"""The answer part: run each question through the pipeline and score what comes out.
+
+Events are collected exactly as ``localcrag ask`` sees them (cli_ask._Record does the
+same), so the decision, the refusal and the timings are the product's own.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any, Callable
+
+from localcrag import events as ev
+from localcrag.eval import metrics as m
+from localcrag.eval.datasets import Dataset, Question
+
+STAGES = ("retrieve", "grade", "refine", "web", "generate")
+_REFUSAL = re.compile(r"\b(do not|dont|don t) have enough information\b")
+
+
+def is_refusal(text: str, refused: bool = False) -> bool:
+    """The pipeline's own refusal, or the generator writing the refusal sentence (RAG)."""
+    return refused or bool(_REFUSAL.search(m.normalize_answer(text)))
+
+
+class _Run:
+    """One question's events, reduced to what the metrics need."""
+
+    def __init__(self) -> None:
+        self.hits: list = []
+        self.action: str | None = None
+        self.best: float | None = None  # best grade: how far from the thresholds the decision was
+        self.strips: list = []
+        self.done: ev.AnswerDone | None = None
+        self.t0 = time.perf_counter()
+        self.total_ms: float | None = None
+
+    def add(self, e: object) -> None:
+        if isinstance(e, ev.Retrieved):
+            self.hits = list(e.hits)
+        elif isinstance(e, ev.DecisionMade):
+            self.action = e.decision.action.value
+            self.best = round(e.decision.best_score, 4)
+        elif isinstance(e, ev.Refined):
+            self.strips = list(e.strips)
+        elif isinstance(e, ev.AnswerDone):
+            self.done = e
+            self.total_ms = round((time.perf_counter() - self.t0) * 1000, 1)
+
+    def evidence_chunks(self, mode: str) -> list:
+        """Chunks the generator saw: all retrieved ones (RAG), the refined ones (CRAG)."""
+        return [h.chunk for h in self.hits] if mode == "rag" else [s.chunk for s in self.strips]
+
+
+def _decision_ok(q: Question, action: str | None, refused: bool, offline: bool) -> bool | None:
+    """Answerable: Correct or Ambiguous. Unanswerable: Incorrect (and, offline, refused)."""
+    if action is None:
+        return None
+    if q.answerable:
+        return action in ("correct", "ambiguous")
+    return action == "incorrect" and (refused or not offline)
+
+
+def score_run(ds: Dataset, q: Question, run: _Run, mode: str, offline: bool) -> dict:
+    answer = run.done.answer if run.done else None
+    text = answer.text if answer else ""
+    refused = is_refusal(text, bool(answer and answer.refused))
+    units = m.dedupe_units(ds.units(c) for c in run.evidence_chunks(mode))
+    gold = set(q.gold)
+    return {
+        "qid": q.qid, "action": run.action, "best_score": run.best, "answer": text, "refused": refused,
+        "decision_ok": _decision_ok(q, run.action, refused, offline) if mode == "crag" else None,
+        "refusal_ok": refused == (not q.answerable),
+        "f1": round(m.token_f1(text, q.answers), 4) if q.answerable else None,
+        "recall": round(m.token_recall(text, q.answers), 4) if q.answerable else None,
+        "evidence_recall": round(len(gold & set(units)) / len(gold), 4) if gold else None,
+        "evidence": [str(u) for u in units],
+        "timings_ms": dict(run.done.timings_ms) if run.done else {},
+        "total_ms": run.total_ms,
+    }
+
+
+def summarise(rows: list[dict], mode: str) -> dict:
+    ok = [r for r in rows if "error" not in r]
+    lat = {s: m.rounded(m.percentile((r["timings_ms"].get(s) for r in ok), 50), 1) for s in STAGES}
+    first = [r["timings_ms"].get("first_token") for r in ok]
+    actions: dict[str, int] = {}
+    for r in ok:
+        if r["action"]:
+            actions[r["action"]] = actions.get(r["action"], 0) + 1
+    return {
+        "n": len(rows),
+        "errors": len(rows) - len(ok),
+        "decision_accuracy": m.rounded(m.mean(r["decision_ok"] for r in ok)) if mode == "crag" else None,
+        "answer_f1": m.rounded(m.mean(r["f1"] for r in ok)),
+        "answer_recall": m.rounded(m.mean(r["recall"] for r in ok)),
+        "refusal_accuracy": m.rounded(m.mean(r["refusal_ok"] for r in ok)),
+        "evidence_recall": m.rounded(m.mean(r["evidence_recall"] for r in ok)),
+        "first_token_ms_p50": m.rounded(m.percentile(first, 50), 1),
+        "first_token_ms_p95": m.rounded(m.percentile(first, 95), 1),
+        "total_ms_p50": m.rounded(m.percentile((r["total_ms"] for r in ok), 50), 1),
+        "latency_ms_p50": {s: v for s, v in lat.items() if v is not None},
+        "actions": actions or None,
+    }
+
+
+def run_answers(pipe: Any, ds: Dataset, questions: list[Question], mode: str, k: int, offline: bool,
+                progress: Callable[[int, int, str], None]) -> tuple[dict, list[dict]]:
+    """Ask every question in one mode; a failing question is recorded, never fatal."""
+    rows: list[dict] = []
+    if questions and hasattr(pipe, "warm_up"):
+        pipe.warm_up()  # model loading is not part of any question's latency
+    for i, q in enumerate(questions):
+        run = _Run()
+        try:
+            for e in pipe.run(q.question, mode=mode, confirm_web=lambda query: not offline, k=k):
+                run.add(e)
+            rows.append(score_run(ds, q, run, mode, offline))
+        except Exception as exc:  # noqa: BLE001 - one bad question must not sink the run
+            rows.append({"qid": q.qid, "error": f"{type(exc).__name__}: {exc}"})
+        progress(i + 1, len(questions), q.question[:60])
+    return summarise(rows, mode), rows

@@ -1,0 +1,91 @@
+"""``localcrag eval``: the command-line face of the evaluation (the only module that prints)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+# Tests replace this with a factory of fake pipelines (Settings -> Pipeline-like object).
+pipeline_factory: Callable[[Any], Any] | None = None
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    s = sub.add_parser(
+        "eval", help="evaluate CRAG against standard RAG, retrieval and the retrieval evaluator",
+        description="Evaluate on a dataset, fully offline: val.json (ai-information), a SQuAD 2.0 "
+                    "JSON, the anthropic-docs folder, or a folder with questions.jsonl and docs/. "
+                    "The corpus is indexed into its own index under LOCALCRAG_HOME/eval/.")
+    s.add_argument("dataset", type=Path, metavar="DATASET")
+    s.add_argument("--mode", choices=["crag", "rag", "both"], default="both",
+                   help="pipeline(s) to answer with (default both, on the same questions)")
+    s.add_argument("--limit", type=int, default=None, metavar="N",
+                   help="at most N questions (a seeded, balanced slice)")
+    s.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="seed for --limit and for sampling evaluator negatives (default 0)")
+    s.add_argument("--only", choices=["retrieval", "evaluator", "answers"], default=None,
+                   help="run one part only")
+    s.add_argument("-k", type=int, default=None, metavar="K",
+                   help="chunks retrieved per question and the cutoff of recall@k/MRR@k "
+                        "(default: the top_k setting)")
+    s.add_argument("--json", action="store_true", help="print one JSON object with every number")
+    s.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="write report.md, results.json and PNG charts to DIR")
+    s.add_argument("--online", action="store_true",
+                   help="allow the web fallback, without asking (default: offline, nothing leaves the machine)")
+    s.set_defaults(func=cmd_eval)
+
+
+def _progress(quiet: bool) -> tuple[Callable, Callable[[], None]]:
+    """A rich progress bar on a terminal (stderr), one line per part; nothing otherwise."""
+    if quiet or not sys.stderr.isatty():
+        return (lambda p: None), (lambda: None)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(TextColumn("{task.description:<10}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), TextColumn("{task.fields[detail]}"),
+                   console=Console(stderr=True), transient=True)
+    tasks: dict[str, Any] = {}
+    bar.start()
+
+    def update(p) -> None:
+        if p.part not in tasks:
+            tasks[p.part] = bar.add_task(p.part, total=p.total or None, detail="")
+        bar.update(tasks[p.part], total=p.total or None, completed=p.done, detail=p.detail[:50])
+
+    return update, bar.stop
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from localcrag.errors import LocalcragError
+    from localcrag.eval.datasets import load_dataset
+    from localcrag.eval.report import terminal_table, write_report
+    from localcrag.eval.runner import EvalOptions, run_eval
+    from localcrag.settings import Settings
+
+    if args.limit is not None and args.limit < 1:
+        raise LocalcragError(f"--limit must be at least 1 (got {args.limit})")
+    if args.k is not None and not 1 <= args.k <= 50:
+        raise LocalcragError(f"-k must be between 1 and 50 (got {args.k})")
+    ds = load_dataset(args.dataset)
+    opts = EvalOptions(modes=("crag", "rag") if args.mode == "both" else (args.mode,),
+                       limit=args.limit, seed=args.seed, only=args.only, k=args.k,
+                       offline=not args.online)
+    callback, close = _progress(args.json)
+    try:
+        res = run_eval(ds, Settings.load(), opts, pipeline_factory=pipeline_factory, on_progress=callback)
+    finally:
+        close()
+    written = write_report(res, args.out) if args.out else []
+    if args.json:
+        print(json.dumps(res, ensure_ascii=False, default=str))
+    else:
+        print(terminal_table(res))
+        for w in written[:2]:
+            print(f"wrote {w}")
+        if len(written) > 2:
+            print(f"wrote {len(written) - 2} chart(s) to {args.out}")
+    return 0

@@ -1,0 +1,188 @@
+"""Turn a results dict into a terminal table, a Markdown report and PNG charts.
+
+Pure functions from the results dict: the CLI prints or writes what they return, and a
+saved results.json can be re-rendered later.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from localcrag.eval.answers import STAGES
+from localcrag.eval.metrics import roc_curve
+
+ANSWER_METRICS = [
+    ("decision_accuracy", "decision accuracy"), ("answer_f1", "answer token F1"),
+    ("answer_recall", "answer token recall"), ("refusal_accuracy", "refusal accuracy"),
+    ("evidence_recall", "gold units in evidence"), ("recall_at_k", "retrieval recall@k"),
+    ("mrr_at_k", "retrieval MRR@k"),
+]
+TIME_METRICS = [("first_token_ms_p50", "first token p50 (ms)"), ("total_ms_p50", "total p50 (ms)")]
+KINDS = [("easy", "other article"), ("hard", "same article"), ("near_miss", "unanswerable, own paragraph")]
+
+
+def _stages(modes: dict) -> list[str]:
+    """Stages with a timing, in pipeline order."""
+    seen = {s for mo in modes.values() for s in (mo.get("latency_ms_p50") or {})}
+    return [s for s in STAGES if s in seen]
+
+
+def _fmt(x: object, digits: int = 3) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.{digits}f}" if abs(x) < 100 else f"{x:,.0f}"
+    return str(x)
+
+
+def _rows(res: dict) -> list[tuple[str, list[str]]]:
+    modes = res["modes"]
+    out = [(label, [_fmt(modes[mo].get(key)) for mo in modes]) for key, label in ANSWER_METRICS]
+    out += [(label, [_fmt(modes[mo].get(key), 1) for mo in modes]) for key, label in TIME_METRICS]
+    stages = _stages(modes)
+    out += [(f"{s} p50 (ms)", [_fmt((modes[mo].get("latency_ms_p50") or {}).get(s), 1) for mo in modes])
+            for s in stages]
+    return [(label, vals) for label, vals in out if any(v != "-" for v in vals)]
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    line = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
+    return [line(header), "  ".join("-" * w for w in widths), *map(line, rows)]
+
+
+def terminal_table(res: dict) -> str:
+    """Plain aligned text: readable on a terminal and in a log file alike."""
+    head = (f"{res['dataset']}: {res['questions']} questions, k={res['k']}, seed={res['seed']}"
+            f"{', only ' + res['only'] if res.get('only') else ''}  ({res['elapsed_s']} s)")
+    out = [head, ""]
+    if res["modes"] and (rows := _rows(res)):
+        out += _table(["metric", *[mo.upper() for mo in res["modes"]]], [[label, *vals] for label, vals in rows])
+    r = res.get("retrieval")
+    if r:
+        out += ["", f"retrieval over {r['questions']} questions (gold units in the top {r['k']}, "
+                    f"from {r['pool']} chunks):"]
+        out += _table(["search", f"recall@{r['k']}", f"MRR@{r['k']}"],
+                      [[mode, _fmt(v["recall_at_k"]), _fmt(v["mrr_at_k"])] for mode, v in r["by_mode"].items()])
+    e = res.get("evaluator") or {}
+    if e.get("pairs"):
+        out += ["", f"retrieval evaluator ({e['grader']}, {e['pairs']} pairs, {_fmt(e['ms_per_chunk'], 1)} ms/chunk):"]
+        out += _table(["relevant vs", "AUC", "mean score", f">= lower {e['lower_threshold']}"],
+                      [[f"{k} ({desc})", _fmt(e.get(f"auc_{k}")), _fmt(e["by_kind"][k]["mean"]),
+                        _fmt(e["by_kind"][k]["at_or_above_lower"])] for k, desc in KINDS]
+                      + [["relevant itself", "", _fmt(e["by_kind"]["relevant"]["mean"]),
+                          _fmt(e["by_kind"]["relevant"]["at_or_above_lower"])]])
+        out.append(f"accuracy at lower {e['lower_threshold']}: {_fmt(e['accuracy'])}, "
+                   f"at upper {e['upper_threshold']}: {_fmt(e['accuracy_upper'])}, AUC all: {_fmt(e['auc_all'])}")
+    return "\n".join(out)
+
+
+def markdown(res: dict, charts: list[str] | None = None) -> str:
+    s = res["settings"]
+    out = [f"# localcrag eval: {res['dataset']}", "",
+           f"`{res['path']}`: {res['questions']} questions (limit {res['limit']}, seed {res['seed']}), "
+           f"k = {res['k']}, {res['elapsed_s']} s. Embedder {s['embedder']}, generator {s['generator']}, "
+           f"grader {s['grader']} (thresholds {s['lower_threshold']}/{s['upper_threshold']}), "
+           f"retrieval {s['retrieval_mode']}, {'offline' if s['offline'] else 'online'}, "
+           f"temperature {s['temperature']}. Index: {res['index']['chunks']} chunks.", ""]
+    text = terminal_table(res).split("\n", 2)[-1]
+    out += ["```", text, "```", ""]
+    for c in charts or []:
+        out += [f"![{Path(c).stem}]({Path(c).name})", ""]
+    items = [it for it in res.get("items", []) if any(mo in it for mo in res["modes"])]
+    if items:
+        modes = [mo for mo in res["modes"]]
+        out += ["## Per question", "",
+                "| question | answerable | " + " | ".join(f"{mo.upper()} action / F1 / refused" for mo in modes) + " |",
+                "|---|---|" + "---|" * len(modes)]
+        for it in items:
+            cells = []
+            for mo in modes:
+                r = it.get(mo) or {}
+                cells.append("error" if "error" in r else
+                             f"{r.get('action') or '-'} / {_fmt(r.get('f1'), 2)} / {'yes' if r.get('refused') else 'no'}")
+            q = it["question"].replace("|", "\\|")[:90]
+            out.append(f"| {q} | {'yes' if it['answerable'] else 'no'} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def write_charts(res: dict, out: Path) -> list[str]:
+    """CRAG vs RAG per metric, latency per stage, retrieval per search mode, evaluator ROC."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    written: list[str] = []
+
+    def save(fig, name: str) -> None:
+        fig.tight_layout()
+        fig.savefig(out / name, dpi=110)
+        plt.close(fig)
+        written.append(str(out / name))
+
+    modes = res["modes"]
+    groups = [(key, label) for key, label in ANSWER_METRICS  # retrieval has its own chart
+              if key not in ("recall_at_k", "mrr_at_k") and any(modes[mo].get(key) is not None for mo in modes)]
+    if modes and groups:
+        fig, ax = plt.subplots(figsize=(9, 4))
+        x, w = np.arange(len(groups)), 0.8 / len(modes)
+        for i, mo in enumerate(modes):
+            vals = [modes[mo].get(key) or 0.0 for key, _ in groups]
+            ax.bar(x + i * w - 0.4 + w / 2, vals, w, label=mo.upper())
+        ax.set_xticks(x, [label for _, label in groups], rotation=20, ha="right")
+        ax.set_ylim(0, 1.05)
+        ax.set_title(f"{res['dataset']}: CRAG vs RAG ({res['questions']} questions)")
+        ax.legend()
+        save(fig, "crag_vs_rag.png")
+    stages = _stages(modes)
+    if stages:
+        fig, ax = plt.subplots(figsize=(8, 3.5))
+        names = stages + ["first token"]
+        x, w = np.arange(len(names)), 0.8 / len(modes)
+        for i, mo in enumerate(modes):
+            lat = modes[mo].get("latency_ms_p50") or {}
+            vals = [lat.get(s) or 0.0 for s in stages] + [modes[mo].get("first_token_ms_p50") or 0.0]
+            ax.bar(x + i * w - 0.4 + w / 2, vals, w, label=mo.upper())
+        ax.set_xticks(x, names)
+        ax.set_ylabel("median ms")
+        ax.set_title("latency per stage")
+        ax.legend()
+        save(fig, "latency.png")
+    r = res.get("retrieval")
+    if r:
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        names = list(r["by_mode"])
+        x = np.arange(len(names))
+        ax.bar(x - 0.2, [r["by_mode"][n]["recall_at_k"] or 0 for n in names], 0.4, label=f"recall@{r['k']}")
+        ax.bar(x + 0.2, [r["by_mode"][n]["mrr_at_k"] or 0 for n in names], 0.4, label=f"MRR@{r['k']}")
+        ax.set_xticks(x, names)
+        ax.set_ylim(0, 1.05)
+        ax.set_title(f"retrieval ({r['questions']} questions)")
+        ax.legend()
+        save(fig, "retrieval.png")
+    e = res.get("evaluator") or {}
+    if e.get("scores") and e["scores"].get("relevant"):
+        fig, ax = plt.subplots(figsize=(5, 5))
+        for kind, desc in KINDS:
+            fpr, tpr = roc_curve(e["scores"]["relevant"], e["scores"][kind])
+            if fpr:
+                ax.plot(fpr, tpr, label=f"{kind} (AUC {_fmt(e.get('auc_' + kind))})")
+        ax.plot([0, 1], [0, 1], color="grey", linestyle=":")
+        ax.set_xlabel("false positive rate")
+        ax.set_ylabel("true positive rate")
+        ax.set_title(f"retrieval evaluator ROC ({e['grader']})")
+        ax.legend(loc="lower right")
+        save(fig, "evaluator_roc.png")
+    return written
+
+
+def write_report(res: dict, out: Path) -> list[Path]:
+    """report.md, results.json and the charts, in ``out`` (created)."""
+    out.mkdir(parents=True, exist_ok=True)
+    charts = write_charts(res, out)
+    (out / "results.json").write_text(json.dumps(res, indent=1, ensure_ascii=False, default=str), encoding="utf-8")
+    (out / "report.md").write_text(markdown(res, charts), encoding="utf-8")
+    return [out / "report.md", out / "results.json", *map(Path, charts)]

@@ -1,0 +1,114 @@
+"""`localcrag eval` end to end with fake models (a fake pipeline factory), plus one real run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from localcrag.cli import main
+from localcrag.eval import cli as eval_cli
+from localcrag.library import Library
+from localcrag.pipeline import Pipeline
+from tests.fakes import FakeEmbedder, FakeGenerator, FakeGrader
+
+MODE_KEYS = {"decision_accuracy", "answer_f1", "refusal_accuracy", "recall_at_k", "mrr_at_k", "k",
+             "first_token_ms_p50"}
+EVALUATOR_KEYS = {"auc_easy", "auc_hard", "auc_near_miss", "accuracy", "ms_per_chunk"}
+
+
+@pytest.fixture()
+def fake_pipelines(monkeypatch: pytest.MonkeyPatch) -> list[Pipeline]:
+    made: list[Pipeline] = []
+
+    def factory(settings):
+        pipe = Pipeline(settings, library=Library(settings, embedder=FakeEmbedder()), grader=FakeGrader(),
+                        generator=FakeGenerator("Cobots work next to people in factories [1]."))
+        made.append(pipe)
+        return pipe
+
+    monkeypatch.setattr(eval_cli, "pipeline_factory", factory)
+    return made
+
+
+@pytest.fixture()
+def generic(tmp_path: Path) -> Path:
+    root = tmp_path / "mydata"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "robots.md").write_text(
+        "# Robots\n\nCollaborative robots, called cobots, work safely next to people in factories.\n")
+    (root / "docs" / "weather.md").write_text("# Weather\n\nRain falls when clouds hold too much water.\n")
+    rows = [{"question": "Where do collaborative robots called cobots work?",
+             "answer": "next to people in factories", "gold_sources": ["robots.md"]},
+            {"question": "Why does rain fall from clouds?", "answer": "clouds hold too much water",
+             "gold_sources": ["weather.md"]},
+            {"question": "Who won the 1998 football world cup?", "answerable": False}]
+    (root / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return root
+
+
+def _json(capsys: pytest.CaptureFixture) -> dict:
+    out = capsys.readouterr().out
+    assert len(out.strip().splitlines()) == 1
+    return json.loads(out)
+
+
+def test_json_shape_with_fakes(fake_pipelines, generic: Path, capsys, isolated_home: Path) -> None:
+    assert main(["eval", str(generic), "--json", "-k", "2"]) == 0
+    res = _json(capsys)
+    assert res["dataset"] == "generic" and res["questions"] == 3 and res["k"] == 2
+    assert set(res["modes"]) == {"crag", "rag"}
+    for mode in res["modes"].values():
+        assert MODE_KEYS <= set(mode) and mode["k"] == 2
+        assert mode["recall_at_k"] == 1.0 and mode["mrr_at_k"] == 1.0
+        assert mode["refusal_accuracy"] is not None and mode["first_token_ms_p50"] is not None
+        assert mode["answer_f1"] > 0
+    assert res["modes"]["rag"]["decision_accuracy"] is None
+    assert res["modes"]["crag"]["decision_accuracy"] is not None
+    assert EVALUATOR_KEYS <= set(res["evaluator"]) and all(res["evaluator"][k] is None for k in EVALUATOR_KEYS)
+    assert set(res["retrieval"]["by_mode"]) == {"hybrid", "vector", "text"}
+    # the index is the evaluation's own, under LOCALCRAG_HOME/eval/, never the user's
+    index = Path(res["index"]["dir"])
+    assert index.is_relative_to(isolated_home / "eval") and res["index"]["indexed"] == 2
+    assert fake_pipelines[0].settings.offline and fake_pipelines[0].settings.temperature == 0.0
+    assert [it["crag"]["action"] for it in res["items"]][2] == "incorrect"  # offline: refused
+    assert res["items"][2]["crag"]["refused"] is True
+
+    assert main(["eval", str(generic), "--json", "--only", "retrieval", "--mode", "rag"]) == 0
+    again = _json(capsys)
+    assert again["index"]["unchanged"] == 2 and again["index"]["indexed"] == 0  # index re-used
+    assert set(again["modes"]) == {"rag"} and again["modes"]["rag"]["answer_f1"] is None
+
+
+def test_squad_evaluator_part_and_report_files(fake_pipelines, shared_data: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "report"
+    small = shared_data / "squad2-dev-subset" / "small.json"
+    assert main(["eval", str(small), "--only", "evaluator", "--limit", "8", "--seed", "2",
+                 "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "retrieval evaluator" in text and "near_miss" in text
+    res = json.loads((out / "results.json").read_text())
+    ev = res["evaluator"]
+    assert ev["pairs"] == 4 * 3 + 4 and all(ev[k] is not None for k in EVALUATOR_KEYS)
+    assert res["retrieval"] is None and res["modes"]["crag"]["answer_f1"] is None
+    assert (out / "report.md").read_text().startswith("# localcrag eval: squad2")
+    assert (out / "evaluator_roc.png").stat().st_size > 1000
+
+
+def test_unrecognised_dataset_is_one_line(tmp_path: Path, capsys) -> None:
+    assert main(["eval", str(tmp_path)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "questions.jsonl" in err and err.startswith("localcrag:")
+
+
+@pytest.mark.slow
+def test_real_retrieval_on_val_json(shared_data: Path, capsys) -> None:
+    if not (Path(__file__).resolve().parents[1] / "models" / "all-MiniLM-L6-v2").exists():
+        pytest.skip("models/ not provisioned (run `make models`)")
+    assert main(["eval", str(shared_data / "ai-information" / "val.json"), "--limit", "2",
+                 "--only", "retrieval", "--json"]) == 0
+    res = _json(capsys)
+    assert res["questions"] == 2 and res["retrieval"]["questions"] == 1
+    assert res["modes"]["crag"]["recall_at_k"] is not None
+    assert res["index"]["chunks"] > 20
