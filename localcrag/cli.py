@@ -75,6 +75,19 @@ def _ingest_progress(quiet: bool) -> tuple[Callable, Callable[[], None]]:
     return update, bar.stop
 
 
+def cmd_reindex(args: argparse.Namespace) -> int:
+    """Re-embed every document known to the index into the current embedder's table."""
+    from localcrag.library import Library
+
+    lib = Library(_settings(args))
+    paths = sorted({s.source for s in lib.sources()} | set(lib.previous_sources()))
+    if not paths:
+        print("No documents indexed yet. Add some with: localcrag ingest PATH")
+        return 0
+    args.paths, args.prune = [Path(p) for p in paths], False
+    return cmd_ingest(args)
+
+
 def cmd_remove(args: argparse.Namespace) -> int:
     from localcrag.library import Library
 
@@ -164,6 +177,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--prune", action="store_true", help="drop indexed files that vanished from these folders")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(func=cmd_ingest)
+
+    s = sub.add_parser("reindex", help="re-embed every indexed document (after changing the embedder or chunking)")
+    s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.set_defaults(func=cmd_reindex)
 
     s = sub.add_parser("remove", help="remove documents from the index")
     s.add_argument("paths", nargs="+", type=Path)

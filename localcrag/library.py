@@ -86,6 +86,13 @@ class Library:
     def remove(self, path: Path | str) -> int:
         return self.store.remove(str(Path(path).expanduser().resolve()))
 
+    def previous_sources(self) -> list[str]:
+        """Documents indexed under other embedder/chunking settings that still exist."""
+        seen: set[str] = set()
+        for name in self.store.other_tables():
+            seen.update(self.store.sources_in(name))
+        return sorted(s for s in seen if Path(s).exists())
+
     # --- ingestion ----------------------------------------------------------------------
 
     def _chunk_file(self, path: Path, doc_hash: str) -> _Pending:

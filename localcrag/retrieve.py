@@ -23,7 +23,7 @@ class Retriever:
             if others:
                 raise EmptyIndex(
                     "the index was built with a different embedder or chunking settings",
-                    "run `localcrag ingest PATH` again to re-embed your documents with the current ones",
+                    "run `localcrag reindex` to re-embed your documents with the current ones",
                 )
             raise EmptyIndex("no documents indexed yet", "add some first: localcrag ingest PATH")
 

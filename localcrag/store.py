@@ -119,6 +119,15 @@ class LanceStore:
         """Tables built with another embedder or chunking: reported, never mixed."""
         return [t for t in self._db.list_tables().tables if t != self.name]
 
+    def sources_in(self, table: str) -> list[str]:
+        """Documents indexed in another table (another embedder or chunking): for re-indexing."""
+        t = self._db.open_table(table)
+        n = t.count_rows()
+        if n == 0:
+            return []
+        rows = t.search().select(["source"]).limit(n).to_arrow()["source"].to_pylist()
+        return sorted(set(rows))
+
     def ensure_fts(self, force: bool = False) -> None:
         """Build the full-text index once; later rows are searched unindexed, then merged."""
         from lancedb.index import FTS

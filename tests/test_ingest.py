@@ -94,6 +94,9 @@ def test_changed_embedder_uses_another_table(tmp_path: Path) -> None:
     a.ingest([tmp_path / "a.txt"])
     b = _lib(chunk_tokens=48)
     assert b.store.name != a.store.name and b.count() == 0 and a.store.name in b.store.other_tables()
+    assert b.previous_sources() == [str((tmp_path / "a.txt").resolve())]
+    b.ingest([Path(p) for p in b.previous_sources()])
+    assert b.count() > 0 and a.count() > 0  # the old table is left as it was, never mixed
 
 
 def _cli(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
