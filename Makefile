@@ -44,10 +44,10 @@ test: $(MODELS)
 	$(PY) -m pytest -q
 
 bench: $(MODELS)
-	$(PY) -m localcrag.bench
+	$(PY) -m bench
 
 bench-quick: $(MODELS)
-	$(PY) -m localcrag.bench --quick
+	$(PY) -m bench --quick
 
 clean-venv:
 	rm -rf $(VENV) $(MODELS)
