@@ -43,10 +43,16 @@ run: $(MODELS)
 test: $(MODELS)
 	$(PY) -m pytest -q
 
-bench: $(MODELS)
+BENCH_STAMP := $(VENV)/.localcrag-bench
+
+$(BENCH_STAMP): $(STAMP)
+	$(PIP) install --disable-pip-version-check -q -c constraints.txt -e '.[dev,bench]'
+	@touch $@
+
+bench: $(MODELS) $(BENCH_STAMP)
 	$(PY) -m bench
 
-bench-quick: $(MODELS)
+bench-quick: $(MODELS) $(BENCH_STAMP)
 	$(PY) -m bench --quick
 
 clean-venv:

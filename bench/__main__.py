@@ -1,0 +1,64 @@
+"""``python -m bench [--quick] [--only ingest,retrieval,...] [--out BENCHMARKS.md]``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from bench import CACHE, ROOT, Section, log
+
+SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    p.add_argument("--quick", action="store_true", help="fewer runs and smaller inputs (< 3 min)")
+    p.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated subset of {SECTIONS}")
+    p.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md")
+    p.add_argument("--fresh", action="store_true",
+                   help="re-measure retrieval quality even when .bench/quality.json has it for this code")
+    args = p.parse_args(argv)
+    only = [s.strip() for s in args.only.split(",") if s.strip()]
+    if bad := [s for s in only if s not in SECTIONS]:
+        p.error(f"unknown section(s): {', '.join(bad)}")
+
+    os.chdir(ROOT)
+    if args.fresh:
+        os.environ["LCBENCH_FRESH"] = "1"
+    CACHE.mkdir(exist_ok=True)
+    from localcrag.settings import Settings
+
+    from bench.report import machine, render
+
+    s = Settings.load()
+    models = {"Embedder": s.embedder, "Generator": s.generator, "Scorer": s.scorer,
+              "Default grader": s.grader}
+    header = machine(models)
+    t0 = time.perf_counter()
+    sections: list[Section] = []
+    for name in only:
+        log(f"section {name}")
+        t = time.perf_counter()
+        try:
+            sec = importlib.import_module(f"bench.{name}").run(args.quick)
+        except Exception as exc:  # noqa: BLE001 - one broken section still leaves a report
+            traceback.print_exc()
+            sec = Section(name, notes=[f"failed: {type(exc).__name__}: {exc}"])
+        sec.seconds = time.perf_counter() - t
+        sections.append(sec)
+        log(f"section {name} done in {sec.seconds:.0f} s")
+    text = render(sections, models, args.quick, time.perf_counter() - t0, header)
+    args.out.write_text(text, encoding="utf-8")
+    print(text)
+    failed = [t for sec in sections for t in sec.targets if t[2] is False]
+    log(f"wrote {args.out} ({len(failed)} target(s) missed)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,149 @@
+"""Section 1: ingestion throughput against a plain encode and the tutorial baseline.
+
+Per repetition, interleaved: ``Library.ingest`` of the ai-information PDFs into a fresh
+LOCALCRAG_HOME (parse, chunk, embed, LanceDB commit, FTS index) with the product's
+embedder and with the proposed ONNX int8 one; a plain ``SentenceTransformer.encode`` of the
+very chunk texts that ingest produced; and seed 001's ingestion (bench.baseline) with the
+same sentence-transformers model. Every side embeds with a model already loaded.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from bench import CACHE, PDFS, Row, Section, Stat, fmt, interleave, log, rates, ratio, spread, temp_home
+from bench import TimedEmbedder, baseline, quality
+from bench.onnx_embed import OnnxEmbedder, cached_onnx
+
+
+def _ingest(embedder: Any, pdfs: list[Path]) -> tuple[int, float]:
+    """(new chunks, seconds inside embed) of one fresh ingest."""
+    from localcrag.library import Library
+    from localcrag.settings import Settings
+
+    timed = TimedEmbedder(embedder)
+    with temp_home("lcbench-ingest-"):
+        report = Library(Settings.load(), embedder=timed).ingest(pdfs)
+    if report.failed:
+        raise RuntimeError(f"ingest failed: {report.failed}")
+    return report.new_chunks, timed.seconds
+
+
+def run(quick: bool) -> Section:
+    from localcrag.embed import load_embedder
+    from localcrag.library import Library
+    from localcrag.settings import Settings
+
+    sec = Section("1. Ingestion")
+    pdfs = [_subset(PDFS[0], 6)] if quick else PDFS
+    reps = 3 if quick else 5
+    settings = Settings.load()
+    model_dir = settings.model_path(settings.embedder)
+    st = load_embedder(model_dir, settings.threads)
+    st.embed(["warm up"])
+    onnx_path = cached_onnx(model_dir, CACHE)
+    onnx = OnnxEmbedder(model_dir, onnx_path, settings.threads) if onnx_path else None
+    if onnx:
+        onnx.embed(["warm up"])
+    with temp_home("lcbench-ingest-"):  # one ingest to get the exact chunk texts it embeds
+        lib = Library(Settings.load(), embedder=st)
+        lib.ingest(pdfs)
+        texts = lib.store.all_texts()
+    doc_chars = sum(len(baseline.extract_text_from_pdf(p)) for p in pdfs)
+    pages = sum(_pages(p) for p in pdfs)
+    tut_chunks = sum(len(baseline.chunk_text(baseline.extract_text_from_pdf(p))) for p in pdfs)
+    encode = st.model.encode
+
+    embed_share: dict[str, list[float]] = {"ingest": [], "ingest_onnx": []}
+
+    def ingest_with(name: str, emb: Any):
+        def go() -> None:
+            _, s = _ingest(emb, pdfs)
+            embed_share[name].append(s)
+        return go
+
+    fns = {
+        "ingest": ingest_with("ingest", st),
+        "encode": lambda: encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True,
+                                 show_progress_bar=False),
+        "tutorial": lambda: [baseline.process_document(p, lambda b: encode(b, show_progress_bar=False))
+                             for p in pdfs],
+    }
+    if onnx:
+        fns["ingest_onnx"] = ingest_with("ingest_onnx", onnx)
+    log(f"ingestion: {len(pdfs)} PDF(s), {len(texts)} chunks, {reps} reps x {len(fns)} sides")
+    t = interleave(fns, reps)
+
+    labels = {"ingest": f"localcrag ingest ({st.name}, sentence-transformers fp32)",
+              "ingest_onnx": f"localcrag ingest ({st.name}, proposed ONNX int8)",
+              "encode": "plain SentenceTransformer.encode of the same chunks",
+              "tutorial": "tutorial baseline (seed 001: 1000/200 chars, SimpleVectorStore)"}
+    chunks = {"ingest": len(texts), "ingest_onnx": len(texts), "encode": len(texts), "tutorial": tut_chunks}
+    rows = []
+    for name, stat in t.items():
+        share = embed_share.get(name)
+        rows.append(Row(labels[name], {
+            "seconds": spread(stat), "chunks": chunks[name],
+            "chunks/s": fmt(rates(stat, chunks[name]).median, 1),
+            "pages/s": fmt(rates(stat, pages).median, 1),
+            "doc chars/s": fmt(rates(stat, doc_chars).median, 0),
+            "time in embed": f"{100 * sum(share) / sum(stat.samples):.0f}%" if share else "—",
+        }))
+    sec.tables.append((f"{len(pdfs)} PDF(s), {pages} pages, {doc_chars:,} characters of document text "
+                       f"(PyMuPDF); median (min–max) of {reps} interleaved runs", rows))
+    _targets(sec, t, texts, tut_chunks)
+    if not onnx:
+        sec.notes.append("ONNX int8 embedder not measured: exporting it needs the `onnx` package "
+                         "(`pip install onnx`), or a model already at .bench/onnx/.")
+    fresh = os.environ.get("LCBENCH_FRESH") == "1"
+    found = [(label, quality.cached_evaluate(label, emb, fresh=fresh, compute=not quick))
+             for label, emb in (("sentence-transformers fp32", st), ("ONNX int8 (proposed)", onnx)) if emb]
+    if onnx and quick and not all(r for _, r in found):
+        sec.notes.append("Retrieval quality of the two embedders: not cached yet; `make bench` measures it.")
+    elif onnx:
+        q = {label: r[0] for label, r in found}
+        when = {r[1] for _, r in found}
+        caption = (f"Retrieval quality on anthropic-docs ({int(q['ONNX int8 (proposed)']['questions'])} questions, "
+                   f"gold docs, pool {quality.K * quality.POOL} chunks)")
+        caption += f"; measured {', '.join(sorted(when))} (cached in .bench/quality.json per model and code hash)"
+        sec.tables.append((caption, quality.rows(q)))
+        d = q["ONNX int8 (proposed)"]["hybrid_recall"] - q["sentence-transformers fp32"]["hybrid_recall"]
+        dv = q["ONNX int8 (proposed)"]["vector_recall"] - q["sentence-transformers fp32"]["vector_recall"]
+        sec.targets.append(("ONNX int8 recall@5 within 1 point of fp32 (hybrid; vector)",
+                            f"{d:+.1f}; {dv:+.1f}", d >= -1.0 and dv >= -1.0))
+    return sec
+
+
+def _targets(sec: Section, t: dict[str, Stat], texts: list[str], tut_chunks: int) -> None:
+    r = ratio(t["encode"], t["ingest"])  # same chunks: chunks/s ratio = inverse time ratio
+    sec.targets.append(("ingest ≥ 0.9× plain encode of the same chunks (chunks/s)", f"{r:.2f}×", r >= 0.9))
+    if "ingest_onnx" in t:
+        r = ratio(t["encode"], t["ingest_onnx"])
+        sec.targets.append(("… with the proposed ONNX int8 embedder", f"{r:.2f}×", r >= 0.9))
+    r = ratio(t["tutorial"], t["ingest"])  # same documents: doc chars/s ratio = inverse time ratio
+    sec.targets.append(("ingest ≥ 2× tutorial baseline (document chars/s), current embedder", f"{r:.2f}×", r >= 2))
+    if "ingest_onnx" in t:
+        r = ratio(t["tutorial"], t["ingest_onnx"])
+        sec.targets.append(("ingest ≥ 2× tutorial baseline (document chars/s), ONNX int8", f"{r:.2f}×", r >= 2))
+
+
+def _subset(pdf: Path, pages: int) -> Path:
+    """The first ``pages`` pages of ``pdf`` as a PDF of its own (cached under .bench/)."""
+    import pymupdf
+
+    out = CACHE / "quick" / f"{pdf.stem}-first{pages}.pdf"
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with pymupdf.open(str(pdf)) as d:
+            d.select(list(range(min(pages, len(d)))))
+            d.save(str(out))
+    return out
+
+
+def _pages(pdf: Path) -> int:
+    import pymupdf
+
+    with pymupdf.open(str(pdf)) as d:
+        return len(d)
