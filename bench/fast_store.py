@@ -1,13 +1,15 @@
-"""A proposed change to ``localcrag.store.LanceStore``: exact vector search from RAM.
+"""The proposed change to ``localcrag.store.LanceStore`` (patch 01): exact vector search
+from RAM, as a subclass so the bench can measure it next to the current store.
 
 Measured cause (``analyze_plan`` at 100k rows): LanceDB's flat KNN re-reads the whole
 vector column (153.6 MB) from the table files on every query (~350 ms in ``LanceRead``)
 while the distances themselves take ~12 ms. An ANN index (IVF_PQ, IVF_HNSW_SQ) answers
 in ~10 ms but takes ~3 min to build at 100k on 2 cores and returns approximate results.
-This subclass keeps the unit-normalised vectors in one float32 matrix (1.5 KB per chunk),
-loaded on the first search and reloaded whenever the table version changes; a query is
-one matrix-vector product, ``argpartition``, and a ``take_offsets`` of the top rows. The
-ranking is the same exact cosine ranking LanceDB's flat search returns.
+Here the unit-normalised vectors live in one float32 matrix (1.5 KB per chunk), loaded
+on the first search and reloaded whenever the table version changes; a query is one
+matrix-vector product, ``argpartition``, and a ``take_offsets`` of the top rows: the same
+exact cosine ranking LanceDB's flat search returns. Hybrid search is unchanged (it calls
+``_vector``).
 """
 
 from __future__ import annotations
@@ -30,15 +32,11 @@ class RamVectorStore(LanceStore):
 
     def _matrix(self) -> np.ndarray:
         """The table's vectors, unit-normalised, in scan (offset) order; cached per version."""
-        t = self.table
-        version = t.version
+        version = self.table.version
         if self._mat is None or self._mat_version != version:
             with self._mat_lock:
                 if self._mat is None or self._mat_version != version:
-                    n = t.count_rows()
-                    col = t.search().select(["vector"]).limit(max(n, 1)).to_arrow()["vector"]
-                    m = col.combine_chunks().values.to_numpy(zero_copy_only=False)
-                    m = np.ascontiguousarray(m, dtype=np.float32).reshape(-1, self.dim)
+                    m = self.all_vectors()
                     norms = np.linalg.norm(m, axis=1, keepdims=True)
                     self._mat = m / np.where(norms > 0, norms, 1.0)
                     self._mat_version = version
@@ -46,17 +44,14 @@ class RamVectorStore(LanceStore):
 
     def _vector(self, vector: np.ndarray, n: int) -> list[dict]:
         m = self._matrix()
-        if len(m) == 0:
+        if len(m) == 0 or n <= 0:
             return []
         q = np.asarray(vector, dtype=np.float32).reshape(-1)
-        q = q / (np.linalg.norm(q) or 1.0)
-        sims = m @ q
+        sims = m @ (q / (np.linalg.norm(q) or 1.0))
         n = min(n, len(sims))
         top = np.argpartition(-sims, n - 1)[:n] if n < len(sims) else np.arange(len(sims))
         top = top[np.argsort(-sims[top], kind="stable")]
         offsets = sorted(int(i) for i in top)  # take_offsets returns rows in offset order
         rows = self.table.take_offsets(offsets).select(_COLUMNS).to_list()
-        if len(rows) != len(offsets):  # not expected; fall back to LanceDB rather than guess
-            return super()._vector(vector, n)
         by_offset = dict(zip(offsets, rows))
         return [{**by_offset[int(o)], "_distance": 1.0 - float(sims[o])} for o in top]

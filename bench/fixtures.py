@@ -34,11 +34,15 @@ def env() -> dict[str, str]:
 
 
 def onnx_embedder() -> Any | None:
-    """The proposed ONNX int8 embedder, if its model is exported under .bench/."""
+    """The proposed ONNX int8 embedder, if its model is exported under .bench/ and the
+    product does not use an ONNX embedder already (then there is nothing to propose)."""
     from bench.onnx_embed import OnnxEmbedder, cached_onnx
+    from localcrag.embed import SentenceTransformerEmbedder, load_embedder
     from localcrag.settings import Settings
 
     s = Settings.load()
+    if not isinstance(load_embedder(s.model_path(s.embedder), s.threads), SentenceTransformerEmbedder):
+        return None
     path = cached_onnx(s.model_path(s.embedder), CACHE)
     return OnnxEmbedder(s.model_path(s.embedder), path, s.threads) if path else None
 
