@@ -152,10 +152,10 @@ class TimedEmbedder:
     def __getattr__(self, name: str) -> object:
         return getattr(self.inner, name)
 
-    def embed(self, texts: Sequence[str], batch_size: int = 32) -> object:
+    def embed(self, texts: Sequence[str], *args: object, **kwargs: object) -> object:
         t = time.perf_counter()
         try:
-            return self.inner.embed(texts, batch_size)
+            return self.inner.embed(texts, *args, **kwargs)  # the inner embedder's own batch size
         finally:
             self.seconds += time.perf_counter() - t
             self.texts += len(texts)

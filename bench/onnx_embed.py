@@ -20,6 +20,7 @@ from typing import Sequence
 import numpy as np
 
 ONNX_NAME = "model_int8.onnx"
+BATCH = 8  # sequences per run: less padding than 32; 189 chunks 1.20 s vs 1.45 s (quiet 2 cores)
 
 
 def export_int8(model_dir: Path, out: Path) -> Path:
@@ -117,7 +118,7 @@ class OnnxEmbedder:
         self._load()
         return [len(e.ids) for e in self._tok.encode_batch(list(texts), add_special_tokens=True)]
 
-    def embed(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+    def embed(self, texts: Sequence[str], batch_size: int = BATCH) -> np.ndarray:
         self._load()
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
         if not texts:
