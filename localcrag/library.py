@@ -64,7 +64,8 @@ class Library:
     def __init__(self, settings: Settings, embedder: Embedder | None = None,
                  store: LanceStore | None = None) -> None:
         self.settings = settings
-        self.embedder = embedder or load_embedder(settings.model_path(settings.embedder), settings.threads)
+        self.embedder = embedder or load_embedder(settings.model_path(settings.embedder), settings.threads,
+                                                   settings.embedder_backend)
         self.max_tokens = min(settings.chunk_tokens, self.embedder.max_tokens)
         if store is None:
             name = table_name(self.embedder.fingerprint(), self.max_tokens,

@@ -18,8 +18,8 @@ PipelineFactory = Callable[[Settings, Any], Any]
 
 # Changing one of these needs new models (pipeline) or a new index table (library).
 PIPELINE_FIELDS = {"generator", "scorer", "grader", "grader_llm", "n_ctx", "threads", "models_dir",
-                   "embedder", "chunk_tokens", "chunk_overlap"}
-LIBRARY_FIELDS = {"embedder", "chunk_tokens", "chunk_overlap", "models_dir", "threads"}
+                   "embedder", "embedder_backend", "chunk_tokens", "chunk_overlap"}
+LIBRARY_FIELDS = {"embedder", "embedder_backend", "chunk_tokens", "chunk_overlap", "models_dir", "threads"}
 
 
 def _real_library(settings: Settings) -> Any:
