@@ -18,6 +18,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from localcrag.store_vectors import RamVectors
 from localcrag.types import Chunk, Hit
 
 os.environ.setdefault("LANCE_LOG", "error")
@@ -46,7 +47,14 @@ class Store(Protocol):
     def count(self) -> int: ...
     def sources(self) -> list[SourceInfo]: ...
     def search(self, query: str, vector: np.ndarray | None, k: int, mode: str) -> list[Hit]: ...
-    def all_vectors(self) -> np.ndarray: ...
+    def all_vectors(self) -> np.ndarray:
+        """Every chunk vector, unit-normalised, as one read-only float32 matrix (cached)."""
+        if self.count() == 0:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        m = self._ram.snapshot(self.table).matrix
+        m.flags.writeable = False
+        return m
+
     def get(self, chunk_id: str) -> Chunk | None: ...
     def all_texts(self) -> list[str]: ...
 
@@ -69,6 +77,10 @@ def _row_to_chunk(row: dict) -> Chunk:
     )
 
 
+class _Moved(Exception):
+    """Row offsets changed between the vector snapshot and the row fetch."""
+
+
 class LanceStore:
     """LanceDB on disk: vector search, native full-text search, and RRF hybrid."""
 
@@ -82,6 +94,7 @@ class LanceStore:
         self._db = lancedb.connect(str(self.path))
         self._table = None
         self._fts_dirty = False
+        self._ram = RamVectors(dim)  # exact vector search without re-reading the column
 
     # --- table management --------------------------------------------------------------
 
@@ -211,9 +224,23 @@ class LanceStore:
         rows = self.table.search().where(f"chunk_id = {_quote(chunk_id)}").select(_COLUMNS).limit(1).to_list()
         return _row_to_chunk(rows[0]) if rows else None
 
-    def _vector(self, vector: np.ndarray, n: int) -> list[dict]:
-        q = self.table.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
-        return q.metric("cosine").select(_COLUMNS).limit(n).to_list()
+    def _rows_at(self, offsets: Sequence[int]) -> dict[int, dict]:
+        """Full rows for a few table offsets (one `take`, a few ms at 100k rows)."""
+        wanted = sorted(set(offsets))
+        if not wanted:
+            return {}
+        rows = self.table.take_offsets(wanted).select(_COLUMNS).to_list()
+        return dict(zip(wanted, rows))  # take_offsets returns rows in offset order
+
+    def _vector(self, vector: np.ndarray, n: int, retry: bool = True) -> list[dict]:
+        snap = self._ram.snapshot(self.table)
+        top = self._ram.top(snap, vector, n)
+        rows = self._rows_at([o for o, _ in top])
+        if any(rows[o]["chunk_id"] != snap.ids[o] for o, _ in top):
+            if not retry:
+                raise _Moved
+            return self._vector(vector, n, retry=False)  # compacted mid-search: once more
+        return [{**rows[o], "_distance": 1.0 - sim} for o, sim in top]
 
     def _text(self, query: str, n: int) -> list[dict]:
         self.ensure_fts()
@@ -223,7 +250,7 @@ class LanceStore:
             return []
 
     def search(self, query: str, vector: np.ndarray | None, k: int, mode: str = "hybrid") -> list[Hit]:
-        """Top-k chunks. Hybrid fuses vector and full-text ranks with RRF (k=60)."""
+        """Top-k chunks. Hybrid fuses vector and full-text ranks with RRF (k=RRF_K)."""
         if not self.exists() or k <= 0:
             return []
         if mode == "vector" or (mode == "hybrid" and not query.strip()):
@@ -232,12 +259,32 @@ class LanceStore:
         if mode == "text":
             rows = self._text(query, k)
             return [Hit(_row_to_chunk(r), float(r["_score"]), i) for i, r in enumerate(rows)]
+        try:
+            return self._hybrid(query, vector, k)
+        except _Moved:
+            return self._hybrid(query, vector, k)  # the snapshot reloads at the new version
+
+    def _hybrid(self, query: str, vector: np.ndarray | None, k: int) -> list[Hit]:
+        """RRF over chunk ids only; full rows are fetched for the k winners alone."""
         pool = max(k * 4, 20)
+        self.ensure_fts()  # first: it may compact the table, which moves row offsets
+        snap = self._ram.snapshot(self.table)
+        ranked: list[list[str]] = []
+        if vector is not None:
+            ranked.append([snap.ids[o] for o, _ in self._ram.top(snap, vector, pool)])
+        try:
+            hits = self.table.search(query, query_type="fts").select(["chunk_id"]).limit(pool).to_arrow()
+            ranked.append(hits["chunk_id"].to_pylist())
+        except Exception:  # a query of only stop words or symbols: no text hits, not an error
+            pass
         fused: dict[str, float] = {}
-        by_id: dict[str, dict] = {}
-        for rows in (self._vector(vector, pool), self._text(query, pool)):
-            for rank, r in enumerate(rows):
-                fused[r["chunk_id"]] = fused.get(r["chunk_id"], 0.0) + 1.0 / (RRF_K + rank + 1)
-                by_id.setdefault(r["chunk_id"], r)
+        for ids in ranked:
+            for rank, cid in enumerate(ids):
+                fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank + 1)
         best = sorted(fused, key=lambda cid: -fused[cid])[:k]
-        return [Hit(_row_to_chunk(by_id[c]), fused[c], i) for i, c in enumerate(best)]
+        offsets = {cid: snap.offset_of[cid] for cid in best if cid in snap.offset_of}
+        rows = self._rows_at(list(offsets.values()))
+        if any(rows[o]["chunk_id"] != c for c, o in offsets.items()):
+            raise _Moved  # a write in another thread compacted the table mid-search
+        hits_out = [(c, rows[offsets[c]]) for c in best if c in offsets]
+        return [Hit(_row_to_chunk(r), fused[c], i) for i, (c, r) in enumerate(hits_out)]

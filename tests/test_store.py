@@ -73,3 +73,39 @@ def test_all_vectors_match_what_was_stored(tmp_path: Path) -> None:
     vecs = store.all_vectors()
     assert vecs.shape == (2, EMB.dim)
     assert np.allclose(np.sort(vecs @ EMB.embed(["alpha beta"])[0])[-1], 1.0, atol=1e-5)
+
+
+def _lancedb_flat(store: LanceStore, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
+    """LanceDB's own exact (index-free) cosine search: the reference the RAM copy must equal."""
+    rows = (store.table.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+            .metric("cosine").select(["chunk_id"]).limit(n).to_list())
+    return [(r["chunk_id"], r["_distance"]) for r in rows]
+
+
+def test_ram_vector_search_equals_lancedb_and_follows_every_change(tmp_path: Path) -> None:
+    store = LanceStore(tmp_path / "idx", "t", EMB.dim)
+    rng = np.random.default_rng(0)
+    words = ["attention", "robots", "tomatoes", "pricing", "caching", "latency", "normans", "france"]
+    for d in range(6):
+        _put(store, f"/{d}.txt", [" ".join(rng.choice(words, 4)) + f" doc{d} part{i}" for i in range(5)], f"h{d}")
+    queries = [EMB.embed([w])[0] for w in words[:4]]
+
+    def check() -> None:
+        for q in queries:
+            ours = [(r["chunk_id"], r["_distance"]) for r in store._vector(q, 7)]
+            ref = _lancedb_flat(store, q, 7)
+            assert np.allclose([d for _, d in ours], [d for _, d in ref], atol=1e-5)
+            cut = ref[-1][1] - 1e-5  # below the last distance: no ties at the boundary
+            assert {c for c, d in ours if d < cut} == {c for c, d in ref if d < cut}
+
+    check()
+    _put(store, "/2.txt", ["robots replaced", "tomatoes replaced"], "h2b")  # a replaced file
+    check()
+    assert not any(h.chunk.chunk_id.startswith("h2-") for h in store.search("robots", queries[1], 30, "vector"))
+    store.remove("/4.txt")  # a deletion
+    check()
+    assert all(h.chunk.source != "/4.txt" for h in store.search("tomatoes", queries[2], 30, "hybrid"))
+    _put(store, "/new.txt", ["pricing of prompt caching"], "hn")  # an append
+    check()
+    hits = store.search("pricing caching", EMB.embed(["pricing of prompt caching"])[0], 3, "hybrid")
+    assert hits[0].chunk.chunk_id == "hn-0" and len(hits) == 3
