@@ -185,8 +185,7 @@ class Pipeline:
         from localcrag.web import outcome_events, search_web
 
         s = self.settings
-        query = None if (s.offline or s.web_search == "never") else rewrite_for_web(q, llm=self.generator)
-        outcome = search_web(query or q, searcher=self.web, offline=s.offline, policy=s.web_search,
+        outcome = search_web(lambda: rewrite_for_web(q, llm=self.generator) or q, searcher=self.web, offline=s.offline, policy=s.web_search,
                              confirm=confirm, timeout=s.web_timeout, max_results=s.web_results,
                              region=s.web_region)
         found = [Evidence(n=first_n + i + 1, text=f"{r.title}. {r.snippet}".strip(), source=r.url,

@@ -203,7 +203,7 @@ class WebOutcome:
 
 
 def search_web(
-    query: str,
+    query: str | Callable[[], str | None],
     *,
     searcher: WebSearch | None,
     offline: bool,
@@ -215,23 +215,24 @@ def search_web(
 ) -> WebOutcome:
     """Run the policy checks, then the search, within ``timeout`` seconds in total.
 
-    Order: offline/"never" (no network at all) -> DNS probe -> "ask" confirm -> search.
+    Order: offline/"never" (no network at all) -> DNS probe -> the query -> "ask" confirm
+    -> search. ``query`` may be a function (the model's rewrite): it runs only once the
+    machine is known to be online, so an offline ask never pays for a query it cannot send.
     The DNS probe targets ``searcher.host`` (DuckDuckGo for DDGSearch / None); a searcher
     without a ``host`` attribute (a fake, a local engine) is not probed.
     """
     if policy not in ("ask", "always", "never"):
         raise ValueError(f"web policy must be ask, always or never, not {policy!r}")
-    q = " ".join((query or "").split()) or None
     if offline:
-        return WebOutcome(False, q, skipped=SKIP_OFFLINE)
+        return WebOutcome(False, None, skipped=SKIP_OFFLINE)
     if policy == "never":
-        return WebOutcome(False, q, skipped=SKIP_DISABLED)
-    if q is None:
-        return WebOutcome(False, None, skipped=SKIP_EMPTY)
-    start = time.monotonic()
+        return WebOutcome(False, None, skipped=SKIP_DISABLED)
     host = SEARCH_HOST if searcher is None else getattr(searcher, "host", None)
     if host and not is_online(host, timeout=min(1.5, timeout)):
-        return WebOutcome(False, q, skipped=SKIP_DNS)  # checked first: never ask in vain
+        return WebOutcome(False, None, skipped=SKIP_DNS)  # checked first: never ask in vain
+    q = " ".join(((query() if callable(query) else query) or "").split()) or None
+    if q is None:
+        return WebOutcome(False, None, skipped=SKIP_EMPTY)
     if policy == "ask" and (confirm is None or not confirm(q)):
         return WebOutcome(False, q, skipped=SKIP_DECLINED)
     start = time.monotonic()  # the user's thinking time does not count against the budget

@@ -98,10 +98,10 @@ def test_offline_and_never_touch_no_network(monkeypatch: pytest.MonkeyPatch) -> 
     asked: list[str] = []
     for offline, policy, reason in [(True, "always", web.SKIP_OFFLINE), (True, "ask", web.SKIP_OFFLINE),
                                     (True, "never", web.SKIP_OFFLINE), (False, "never", web.SKIP_DISABLED)]:
-        out = search_web("crag paper", searcher=None, offline=offline, policy=policy,
-                         confirm=lambda q: asked.append(q) or True, timeout=5.0, max_results=4)
-        assert out == web.WebOutcome(False, "crag paper", skipped=reason)
-    assert touched == [] and asked == []
+        out = search_web(lambda: asked.append("rewrite") or "crag paper", searcher=None, offline=offline,
+                         policy=policy, confirm=lambda q: asked.append(q) or True, timeout=5.0, max_results=4)
+        assert out == web.WebOutcome(False, None, skipped=reason)
+    assert touched == [] and asked == []  # not even the model's query rewrite ran
 
 
 def test_real_ddgsearch_fails_fast_offline() -> None:
@@ -118,9 +118,11 @@ def test_search_web_offline_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     if is_online():
         pytest.skip("network available; this test checks offline behaviour")
     start = time.monotonic()
-    out = search_web("crag", searcher=None, offline=False, policy="always", confirm=None,
-                     timeout=5.0, max_results=4)
+    rewrites: list[str] = []
+    out = search_web(lambda: rewrites.append("ran") or "crag", searcher=None, offline=False, policy="always",
+                     confirm=None, timeout=5.0, max_results=4)
     assert out.skipped == web.SKIP_DNS and not out.attempted and out.results == ()
+    assert rewrites == []  # no model time spent on a query that cannot be sent
     # Past the DNS gate, the real ddgs call still ends in a one-line error, not a hang.
     monkeypatch.setattr(web, "is_online", lambda host, timeout: True)
     out = search_web("crag", searcher=None, offline=False, policy="always", confirm=None,
@@ -207,6 +209,8 @@ def test_search_web_policies() -> None:
     out = search_web("crag paper", policy="ask", confirm=lambda q: True, **kw)
     assert out == web.WebOutcome(True, "crag paper", results=(RESULT,))
     assert search_web("   ", policy="always", confirm=None, **kw).skipped == web.SKIP_EMPTY
+    out = search_web(lambda: " crag  paper ", policy="ask", confirm=lambda q: asked.append(q) or False, **kw)
+    assert asked[-1] == "crag paper"  # online: the rewritten query is what the user is shown
     with pytest.raises(ValueError):
         search_web("q", policy="sometimes", confirm=None, **kw)
 
