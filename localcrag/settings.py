@@ -89,15 +89,15 @@ class Settings(BaseModel):
         description="GGUF used by the 'llm' yes/no grader; defaults to the generator.",
     )
     upper_threshold: float = Field(
-        0.77, ge=0.0, le=1.0,
+        0.76, ge=0.0, le=1.0,
         description="A chunk scoring at or above this makes the action Correct.",
     )
     lower_threshold: float = Field(
-        0.52, ge=0.0, le=1.0,
+        0.51, ge=0.0, le=1.0,
         description="When every chunk scores below this the action is Incorrect.",
     )
     strip_threshold: float = Field(
-        0.44, ge=0.0, le=1.0,
+        0.46, ge=0.0, le=1.0,
         description="Knowledge refinement keeps strips scoring at or above this.",
     )
     top_k: int = Field(5, ge=1, le=50, description="Chunks retrieved per question.")

@@ -17,12 +17,13 @@ article and measured on the other (both directions). The shipped weights are the
 recipe applied to both articles; val.json is never fitted on.
 
 Usage: .venv/bin/python scripts/fit_grader.py [--skip-llm] [--skip-timing] [--timing-only]
-       [--embedder all-MiniLM-L6-v2] [--cache /tmp/localcrag-fit-cache.pkl]
+       [--embedder all-MiniLM-L6-v2] [--backend auto|onnx|torch] [--cache /tmp/localcrag-fit-cache.pkl]
 Writes the weights to localcrag/data/grader_fusion.json and every measurement to
 --results (default /tmp/localcrag-grader-results.json). Deterministic: fixed seed, fixed
-samples, Newton's method from zero; embeddings and LLM scores are cached in --cache.
-The full run (GGUF sample included) takes ~10 min on 2 busy cores, ~15 s with --skip-llm
-once the cache is warm.
+samples, Newton's method from zero; embeddings and LLM scores are cached in --cache
+(embeddings keyed by the embedder's name and fingerprint(), so torch and int8 ONNX vectors
+never mix). The full run (GGUF sample included) takes ~10 min on 2 busy cores; --skip-llm
+~20 s cold, ~5 s once the cache is warm (ONNX embedder).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ SEED = 0
 L2 = 1e-3
 ARTICLES = ("Normans", "Computational_complexity_theory")
 SHORT = {"Normans": "Normans", "Computational_complexity_theory": "Complexity"}
-FUSION = ["margin", "key", "ent_strip", "neg_ok"]
+FUSION = ["margin", "key", "ent_strip", "cue_ok"]
 EMBEDDING = ["margin"]
 STRATEGIES = {  # name -> features of its calibration (all from FeatureExtractor)
     "embedding: chunk cosine": ["cos_chunk"],
@@ -59,6 +60,8 @@ STRATEGIES = {  # name -> features of its calibration (all from FeatureExtractor
     "lexical: IDF coverage": ["lex"],
     "key-term coverage": ["key"],
     "fusion": FUSION,
+    "fusion before cue_ok (neg_ok)": ["margin", "key", "ent_strip", "neg_ok"],
+    "fusion + separate cues": ["margin", "key", "ent_strip", "negation_ok", "numbers_ok", "antonyms_ok"],
     "fusion + raw cosines": ["cos_chunk", "cos_strip", "key", "ent_strip", "neg_ok"],
 }
 PRECISION_UPPER = 0.95  # upper threshold: >= 95% of Correct actions have the answer (fitting set)
@@ -111,7 +114,8 @@ class CachedEmbedder:
 
     def __init__(self, inner, store: dict) -> None:
         self.inner, self.name = inner, inner.name
-        self.store = store.setdefault(("emb", inner.name), {})
+        # keyed by name *and* weights fingerprint: torch and int8 ONNX vectors never mix
+        self.store = store.setdefault(("emb", inner.name, embedder_fingerprint(inner)), {})
 
     def embed(self, texts, batch_size: int = 32) -> np.ndarray:
         missing = [t for t in dict.fromkeys(texts) if t not in self.store]
@@ -122,6 +126,12 @@ class CachedEmbedder:
 
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
+
+
+def embedder_fingerprint(embedder) -> str:
+    """The embedder's fingerprint() (weights identity), or its name if it has none."""
+    fp = getattr(embedder, "fingerprint", None)
+    return fp() if callable(fp) else str(embedder.name)
 
 
 def features_for(fx: FeatureExtractor, items: list[tuple[str, str]]) -> list[dict]:
@@ -374,7 +384,9 @@ def main() -> int:
     ap.add_argument("--results", type=Path, default=Path("/tmp/localcrag-grader-results.json"))
     ap.add_argument("--cache", type=Path, default=Path("/tmp/localcrag-fit-cache.pkl"))
     ap.add_argument("--embedder", default="all-MiniLM-L6-v2", help="sentence-transformers folder in --models")
-    ap.add_argument("--threads", type=int, default=1, help="torch threads (1 is fastest on a busy machine)")
+    ap.add_argument("--backend", choices=("auto", "onnx", "torch"), default="auto",
+                    help="embedder backend, as settings.embedder_backend (auto = int8 ONNX when present)")
+    ap.add_argument("--threads", type=int, default=1, help="embedder threads (1 is fastest on a busy machine)")
     ap.add_argument("--llm-threads", type=int, default=1, help="threads for the sampled GGUF scoring")
     ap.add_argument("--skip-llm", action="store_true", help="skip the GGUF graders (slow)")
     ap.add_argument("--skip-timing", action="store_true")
@@ -395,7 +407,8 @@ def main() -> int:
         tmp.write_bytes(pickle.dumps(cache))
         os.replace(tmp, args.cache)
 
-    real = load_embedder(args.models / args.embedder, threads=args.threads)
+    real = load_embedder(args.models / args.embedder, threads=args.threads, backend=args.backend)
+    log(f"embedder {real.name} ({embedder_fingerprint(real)})")
     emb = CachedEmbedder(real, cache)
     if args.timing_only:
         cases, chunks = val_cases(args.shared, emb)
@@ -580,7 +593,7 @@ def timing(args, real, cases, chunks, log) -> dict:
     out = {}
     names = ["lexical", "embedding", "fusion"] + ([] if args.skip_llm else ["likelihood", "llm"])
     for name in names:
-        s = Settings(grader=name, models_dir=args.models, threads=args.threads)
+        s = Settings(grader=name, models_dir=args.models, threads=args.threads, embedder_backend=args.backend)
         g = make_grader(s, real, stats)
         cs = cases if name in ("lexical", "embedding", "fusion") else cases[:3]
         t = time.perf_counter()

@@ -109,6 +109,21 @@ def test_idf_coverage_hand_checked() -> None:
     assert idf_coverage("Who is it?", corpus[0], st) == 0.0
 
 
+def test_contradiction_cues_hand_checked() -> None:
+    from localcrag.graders.cues import antonyms_ok, cue_signals, negation_ok, numbers_ok
+
+    strip = "The hierarchy theorems form the basis for most separation results."
+    assert negation_ok("What does not form the basis for separation results?", [strip]) == 0.0
+    assert negation_ok("What does not form the basis?", ["No theorem forms the basis."]) == 1.0
+    assert negation_ok("Can it be solved whether or not P equals NP?", [strip]) == 1.0
+    assert numbers_ok("What happened in 1066 and 1070?", "In 1066 William landed.") == 0.5
+    assert numbers_ok("Who landed?", "In 1066 William landed.") == 1.0
+    assert antonyms_ok("What came after the Early Gothic?", "It came before the Early Gothic.") == 0.0
+    assert antonyms_ok("Is the answer simple or complex?", "The answer is complex.") == 1.0
+    cues = cue_signals("What does not form the basis in 1999?", strip, [strip])
+    assert cues["cue_ok"] == 0.0 and cues["numbers_ok"] == 0.0 and cues["antonyms_ok"] == 1.0
+
+
 def test_windows_default_to_the_refinement_strips() -> None:
     from localcrag.refine import decompose
 

@@ -2,6 +2,7 @@
 
 * ``text``: content terms, corpus statistics (IDF, background sample), coverage.
 * ``features``: the signals computed from the embedder and the text.
+* ``cues``: contradiction cues (negation scope, numbers, antonyms) for near misses.
 * ``base``: the ``Grader`` protocol, logistic calibrations, per-chunk error recovery.
 * ``fast``: lexical, embedding and fusion graders.
 * ``llm``: query-likelihood and yes/no graders over a local GGUF.

@@ -19,7 +19,10 @@ For a question and a chunk:
   first, tokens with digits) found in the best window; 1 when it has none. Near misses
   often swap one entity, date or number;
 * ``neg_ok``     0 when the question carries a negation ("not", "never") the best window
-  lacks, else 1.
+  lacks, else 1 (kept for the trace; the fusion uses ``cue_ok``, which scopes it);
+* ``cue_ok``     product of three contradiction cues on the best window (negation scope,
+  numbers, antonyms; see :mod:`localcrag.graders.cues`), with the cues themselves as
+  ``negation_ok``, ``numbers_ok``, ``antonyms_ok``. Near misses often edit one detail.
 
 Embeddings are memoised (LRU by text), so refinement strips that were windows of a graded
 chunk cost nothing the second time.
@@ -35,6 +38,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from localcrag.graders.cues import cue_signals
 from localcrag.graders.text import CorpusStats, has_negation, term_spans, terms, weighted_coverage
 
 DEFAULT_BACKGROUND = 0.2  # question-to-corpus mean cosine used when there is no corpus
@@ -257,6 +261,8 @@ class FeatureExtractor:
         chunk_terms = set(terms(text))
         best_terms = set(terms(wins[best]))
         key_w = q.key_weights
+        strip = wins[best]
+        sentences = [strip[a:b] for a, b in split_sentences(strip)] or [strip]
         return {
             "cos_strip": float(sims[best]),
             "background": q.background,
@@ -267,4 +273,5 @@ class FeatureExtractor:
             "ent_strip": (sum(e in best_terms for e in q.entities) / len(q.entities)
                           if q.entities else 1.0),
             "neg_ok": 0.0 if q.negated and not has_negation(wins[best]) else 1.0,
+            **cue_signals(q.text, strip, sentences),
         }
