@@ -43,16 +43,10 @@ run: $(MODELS)
 test: $(MODELS)
 	$(PY) -m pytest -q
 
-BENCH_STAMP := $(VENV)/.localcrag-bench
-
-$(BENCH_STAMP): $(STAMP)
-	$(PIP) install --disable-pip-version-check -q -c constraints.txt -e '.[dev,bench]'
-	@touch $@
-
-bench: $(MODELS) $(BENCH_STAMP)
+bench: $(MODELS)
 	$(PY) -m bench
 
-bench-quick: $(MODELS) $(BENCH_STAMP)
+bench-quick: $(MODELS)
 	$(PY) -m bench --quick
 
 clean-venv:

@@ -58,7 +58,7 @@ def cold(cmd: list[str], side: str) -> tuple[float, float]:
 
 def run(quick: bool) -> Section:
     sec = Section("4. End to end (`ask`)")
-    fixtures.indexed("st")
+    fixtures.indexed()
     qs = [q for q, _ in fixtures.val_questions()]
     n = 2 if quick else 5
     log(f"e2e: warm, {n} questions x 2 modes")
@@ -77,9 +77,6 @@ def run(quick: bool) -> Section:
     sides = {"crag": lambda q: base + [q, "--json", "--offline"]}
     if not quick:  # quick: one cold CRAG run only (each cold run costs 10-30 s here)
         sides["rag"] = lambda q: base + [q, "--json", "--offline", "--mode", "rag"]
-    if not quick and fixtures.onnx_embedder() is not None:
-        fixtures.indexed("onnx")
-        sides["crag_onnx"] = lambda q: [sys.executable, "-m", "bench.proposed_cli", "ask", q]
     log(f"e2e: cold, {cold_reps} runs x {len(sides)} sides")
     c: dict[str, dict[str, list[float]]] = {k: {"ttft": [], "wall": []} for k in sides}
     for i in range(cold_reps):
@@ -90,8 +87,7 @@ def run(quick: bool) -> Section:
             c[k]["ttft"].append(ttft)
             c[k]["wall"].append(wall)
     labels = {"crag": "CRAG: `python -m localcrag ask Q --json --offline`",
-              "rag": "RAG: same with `--mode rag`",
-              "crag_onnx": "CRAG with the proposed ONNX int8 embedder (`python -m bench.proposed_cli ask`)"}
+              "rag": "RAG: same with `--mode rag`"}
     rows = [Row(labels[k], {"cold TTFT s": spread(Stat(v["ttft"])), "process wall s": spread(Stat(v["wall"]))})
             for k, v in c.items()]
     sec.tables.append((f"Cold (a new process per run, {cold_reps} run(s) each, interleaved), median (min–max)", rows))
@@ -102,9 +98,6 @@ def run(quick: bool) -> Section:
         sec.targets.append(("CRAG TTFT no worse than RAG's, cold", f"{r_cold:.2f}×", r_cold <= 1.0))
     med = Stat(c["crag"]["ttft"]).median
     sec.targets.append(("cold start to first token ≤ 15 s on this machine (CRAG)", f"{med:.1f} s", med <= 15))
-    if "crag_onnx" in c:
-        m2 = Stat(c["crag_onnx"]["ttft"]).median
-        sec.targets.append(("… with the proposed ONNX int8 embedder", f"{m2:.1f} s", m2 <= 15))
     sec.notes.append("Outcomes: an unanswerable question is refused offline by CRAG (Incorrect) with no "
                      "generation at all, so CRAG's TTFT includes those fast refusals; RAG always generates.")
     return sec

@@ -1,7 +1,6 @@
 """One indexed LOCALCRAG_HOME per bench run (a temp dir), shared by the sections that ask.
 
-The ai-information PDFs are ingested once with the product's embedder (and, when the
-exported model exists, with the proposed ONNX one into its own table of the same home).
+The ai-information PDFs are ingested once with the product's default embedder.
 """
 
 from __future__ import annotations
@@ -33,38 +32,19 @@ def env() -> dict[str, str]:
     return e
 
 
-def onnx_embedder() -> Any | None:
-    """The proposed ONNX int8 embedder, if its model is exported under .bench/ and the
-    product does not use an ONNX embedder already (then there is nothing to propose)."""
-    from bench.onnx_embed import OnnxEmbedder, cached_onnx
-    from localcrag.embed import SentenceTransformerEmbedder, load_embedder
-    from localcrag.settings import Settings
-
-    s = Settings.load()
-    if not isinstance(load_embedder(s.model_path(s.embedder), s.threads), SentenceTransformerEmbedder):
-        return None
-    path = cached_onnx(s.model_path(s.embedder), CACHE)
-    return OnnxEmbedder(s.model_path(s.embedder), path, s.threads) if path else None
-
-
-def indexed(kind: str = "st") -> Path:
-    """Ingest the PDFs into the run's home with the embedder ``kind`` (st | onnx), once."""
+def indexed() -> Path:
+    """Ingest the PDFs into the run's home with the product's embedder, once."""
     os.environ["LOCALCRAG_HOME"] = str(home())
-    if kind in _DONE:
+    if "default" in _DONE:
         return home()
-    from localcrag.embed import load_embedder
     from localcrag.library import Library
     from localcrag.settings import Settings
 
-    s = Settings.load()
-    emb = load_embedder(s.model_path(s.embedder), s.threads) if kind == "st" else onnx_embedder()
-    if emb is None:
-        raise RuntimeError("no ONNX model exported")
-    log(f"indexing {len(PDFS)} PDFs into {home()} ({kind})")
-    report = Library(s, embedder=emb).ingest(PDFS)
+    log(f"indexing {len(PDFS)} PDFs into {home()}")
+    report = Library(Settings.load()).ingest(PDFS)
     if report.failed:
         raise RuntimeError(f"ingest failed: {report.failed}")
-    _DONE.add(kind)
+    _DONE.add("default")
     return home()
 
 

@@ -21,7 +21,7 @@ def _cases(n_questions: int) -> list[tuple[str, list[Any]]]:
     from localcrag.retrieve import Retriever
     from localcrag.settings import Settings
 
-    fixtures.indexed("st")
+    fixtures.indexed()
     r = Retriever(Settings.load())
     return [(q, [h.chunk for h in r.search(q, k=5)]) for q, _ in fixtures.val_questions()[:n_questions]]
 
@@ -44,7 +44,6 @@ def run(quick: bool) -> Section:
     kinds = [s.grader] + [k for k in GRADERS if k != s.grader]
     if quick:
         kinds = kinds[:1]
-    onnx = fixtures.onnx_embedder()
     embedded: dict[str, int] = {}
 
     def grader_fn(name: str, kind: str, embedder: Any) -> Callable[[list], tuple[float, int]]:
@@ -72,8 +71,6 @@ def run(quick: bool) -> Section:
         return time.perf_counter() - t, sum(len(c) for _, c in cases)
 
     fns = {k: grader_fn(k, k, lib.embedder) for k in kinds}
-    if onnx is not None:
-        fns[s.grader + "+onnx"] = grader_fn(s.grader + "+onnx", s.grader, onnx)
     fns["tutorial"] = tutorial
     log(f"grading: {per_rep} new question(s) x 5 chunks per rep, {reps} reps, graders {list(fns)}")
     samples: dict[str, Stat] = {n: Stat([]) for n in fns}
@@ -88,8 +85,6 @@ def run(quick: bool) -> Section:
     for n, st in samples.items():
         if n == "tutorial":
             label = "tutorial: generate a number + regex (seed 001), " + gen.name
-        elif n.endswith("+onnx"):
-            label = f"localcrag `{s.grader}` grader with the proposed ONNX int8 embedder"
         else:
             label = f"localcrag `{n}` grader" + (" (default)" if n == s.grader else "")
         rows.append(Row(label, {"ms per chunk": f"{fmt(st.median * 1000, 1)} ({fmt(st.lo * 1000, 1)}–"
@@ -107,7 +102,4 @@ def run(quick: bool) -> Section:
     r = ratio(tut, samples[s.grader])
     sec.targets.append((f"default grader (`{s.grader}`) ≥ 20× cheaper per chunk than the tutorial grader",
                         f"{r:.1f}×", r >= 20))
-    if s.grader + "+onnx" in samples:
-        r = ratio(tut, samples[s.grader + "+onnx"])
-        sec.targets.append(("… with the proposed ONNX int8 embedder", f"{r:.1f}×", r >= 20))
     return sec

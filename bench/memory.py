@@ -28,9 +28,6 @@ def run(quick: bool) -> Section:
     sec = Section("5. Memory (peak RSS)")
     reps = 1 if quick else 5
     sides = {"ingest": [sys.executable, "-m", "localcrag", "ingest", "--json"]}
-    onnx = fixtures.onnx_embedder() is not None
-    if onnx and not quick:
-        sides["ingest_onnx"] = [sys.executable, "-m", "bench.proposed_cli", "ingest"]
     log(f"memory: ingest, {reps} run(s) x {len(sides)} sides")
     rss: dict[str, list[float]] = {k: [] for k in sides}
     for i in range(reps):
@@ -40,14 +37,12 @@ def run(quick: bool) -> Section:
     if not e2e.COLD_RSS_MB:
         log("memory: ask (section 4 did not run)")
         q = fixtures.val_questions()[0][0]
-        fixtures.indexed("st")
+        fixtures.indexed()
         for _ in range(reps):
             e2e.cold([sys.executable, "-m", "localcrag", "ask", q, "--json", "--offline"], "crag")
             e2e.cold([sys.executable, "-m", "localcrag", "ask", q, "--json", "--offline", "--mode", "rag"], "rag")
     labels = {"ingest": "`localcrag ingest` (2 PDFs, fresh index)",
-              "ingest_onnx": "ingest with the proposed ONNX int8 embedder (`bench.proposed_cli ingest`)",
-              "crag": "`localcrag ask --offline` (CRAG)", "rag": "`localcrag ask --offline --mode rag`",
-              "crag_onnx": "ask (CRAG) with the proposed ONNX int8 embedder"}
+              "crag": "`localcrag ask --offline` (CRAG)", "rag": "`localcrag ask --offline --mode rag`"}
     rows = []
     for k, v in list(rss.items()) + list(e2e.COLD_RSS_MB.items()):
         st = Stat(v)

@@ -76,7 +76,7 @@ def evaluate(embedder: Any, limit: int | None = None) -> dict[str, float]:
 # Code whose change can change recall: any edit re-computes the cached result.
 _SOURCES = ("localcrag/parse.py", "localcrag/parse_pdf.py", "localcrag/parse_markup.py", "localcrag/chunking.py",
             "localcrag/embed.py", "localcrag/store.py", "localcrag/library.py", "bench/quality.py",
-            "bench/onnx_embed.py")
+            "localcrag/embed_onnx.py", "localcrag/store_vectors.py")
 
 
 def cached_evaluate(name: str, embedder: Any, fresh: bool,
