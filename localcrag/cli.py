@@ -148,7 +148,13 @@ def cmd_models(args: argparse.Namespace) -> int:
         print(f"No models in {settings.models_dir} (run `make models`)")
         return 1
     for m in found:
-        print(f"{m.kind:<22} {m.size_mb:>8.1f} MB  {m.name}")
+        extra = ""
+        if m.kind == "sentence-transformers":
+            from localcrag.embed_onnx import onnx_path_for
+
+            onnx = onnx_path_for(m.path)
+            extra = f"  (+ int8 ONNX copy, {onnx.stat().st_size / 1e6:.1f} MB)" if onnx.is_file() else ""
+        print(f"{m.kind:<22} {m.size_mb:>8.1f} MB  {m.name}{extra}")
     return 0
 
 

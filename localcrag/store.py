@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from concurrent.futures import ThreadPoolExecutor
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,8 @@ os.environ.setdefault("LANCEDB_LOG", "error")
 RRF_K = 10  # measured: k=10 beats the customary 60 on anthropic-docs and SQuAD (docs/eval.md)
 _COLUMNS = ["chunk_id", "source", "doc_hash", "text", "page_start", "page_end",
             "char_start", "char_end", "heading", "n_tokens", "doc_pages", "indexed_at"]
+_HIT_COLUMNS = ["chunk_id", "source", "text", "page_start", "page_end", "char_start", "char_end",
+                "heading", "n_tokens"]  # what a Hit's Chunk needs: each column costs a read
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,16 @@ def _row_to_chunk(row: dict) -> Chunk:
         char_start=int(row["char_start"]), char_end=int(row["char_end"]),
         heading=row.get("heading") or None, n_tokens=int(row.get("n_tokens") or 0),
     )
+
+
+_POOL: ThreadPoolExecutor | None = None
+
+
+def _workers() -> ThreadPoolExecutor:
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="localcrag-fts")
+    return _POOL
 
 
 class _Moved(Exception):
@@ -229,7 +242,7 @@ class LanceStore:
         wanted = sorted(set(offsets))
         if not wanted:
             return {}
-        rows = self.table.take_offsets(wanted).select(_COLUMNS).to_list()
+        rows = self.table.take_offsets(wanted).select(_HIT_COLUMNS).to_list()
         return dict(zip(wanted, rows))  # take_offsets returns rows in offset order
 
     def _vector(self, vector: np.ndarray, n: int, retry: bool = True) -> list[dict]:
@@ -241,6 +254,13 @@ class LanceStore:
                 raise _Moved
             return self._vector(vector, n, retry=False)  # compacted mid-search: once more
         return [{**rows[o], "_distance": 1.0 - sim} for o, sim in top]
+
+    def _text_ids(self, query: str, n: int) -> list[str]:
+        try:
+            hits = self.table.search(query, query_type="fts").select(["chunk_id"]).limit(n).to_arrow()
+        except Exception:  # a query of only stop words or symbols: no text hits, not an error
+            return []
+        return hits["chunk_id"].to_pylist()
 
     def _text(self, query: str, n: int) -> list[dict]:
         self.ensure_fts()
@@ -265,18 +285,16 @@ class LanceStore:
             return self._hybrid(query, vector, k)  # the snapshot reloads at the new version
 
     def _hybrid(self, query: str, vector: np.ndarray | None, k: int) -> list[Hit]:
-        """RRF over chunk ids only; full rows are fetched for the k winners alone."""
+        """RRF over chunk ids only; full rows are fetched for the k winners alone. The
+        full-text half runs on a worker thread while the matrix product runs here."""
         pool = max(k * 4, 20)
         self.ensure_fts()  # first: it may compact the table, which moves row offsets
         snap = self._ram.snapshot(self.table)
+        text_half = _workers().submit(self._text_ids, query, pool)
         ranked: list[list[str]] = []
         if vector is not None:
-            ranked.append([snap.ids[o] for o, _ in self._ram.top(snap, vector, pool)])
-        try:
-            hits = self.table.search(query, query_type="fts").select(["chunk_id"]).limit(pool).to_arrow()
-            ranked.append(hits["chunk_id"].to_pylist())
-        except Exception:  # a query of only stop words or symbols: no text hits, not an error
-            pass
+            ranked.append([snap.ids[o] for o, _ in self._ram.top(snap, vector, pool, single_thread=True)])
+        ranked.append(text_half.result())
         fused: dict[str, float] = {}
         for ids in ranked:
             for rank, cid in enumerate(ids):

@@ -22,7 +22,7 @@ from localcrag.settings import Settings
 from localcrag.tui.widgets.status import StatusBar
 
 SECTIONS: dict[str, list[str]] = {
-    "Models": ["generator", "scorer", "embedder", "grader_llm"],
+    "Models": ["generator", "scorer", "embedder", "embedder_backend", "grader_llm"],
     "Retrieval evaluator": ["grader", "upper_threshold", "lower_threshold", "strip_threshold"],
     "Retrieval": ["top_k", "retrieval_mode"],
     "Web search and privacy": ["web_search", "offline", "web_timeout", "web_results", "web_region"],
