@@ -7,7 +7,6 @@ same generator with the same prompt, for comparison.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from pathlib import Path
@@ -200,8 +199,8 @@ class Pipeline:
 
     def _generate(self, question: str, q: str, evidence: list[Evidence], action: Action | None,
                   cancel: threading.Event, timings: dict[str, float], t0: float) -> Iterator[ev.Event]:
-        from localcrag.generate import (Attributor, CitationFilter, build_messages,
-                                        clean_citations, fit_evidence)
+        from localcrag.answer_shaper import AnswerShaper
+        from localcrag.generate import build_messages, clean_citations, fit_evidence
 
         s, llm = self.settings, self.generator
         with _stage("generate", timings) as st:
@@ -210,69 +209,25 @@ class Pipeline:
             if dropped:
                 yield ev.EvidenceTrimmed(tuple(dropped), llm.n_ctx)
             prompt = llm.chat_prompt(build_messages(q, kept))
-            # model pieces -> drop invented [n] -> ground citations in the evidence
-            filt, attr, guard = CitationFilter(len(kept)), Attributor(kept), RepetitionGuard()
-            head = ""
+            shaper = AnswerShaper(kept)
             for piece in llm.stream(prompt, s.max_answer_tokens, s.temperature, cancel=cancel,
                                     repeat_penalty=s.repeat_penalty):
-                out = attr.feed(filt.feed(piece))
-                if not guard.text:  # hold the start back until an echoed source label can be cut
-                    head += out
-                    if len(head) < 48 and not cancel.is_set():
-                        continue
-                    out, head = _LABEL.sub("", head.lstrip(), count=1), ""
-                if out and guard.feed(out):
-                    break  # the model began repeating a sentence it already wrote
+                out, stop = shaper.feed(piece, force=cancel.is_set())
                 if out:
                     timings.setdefault("first_token", _ms(t0))
                     yield ev.Token(out)
-                if cancel.is_set():
-                    break
-            if guard.cut is None and (tail := head + attr.feed(filt.flush()) + attr.flush()):
-                if not guard.text:
-                    tail = _LABEL.sub("", tail.lstrip(), count=1)
-                guard.feed(tail)
+                if stop or cancel.is_set():
+                    break  # a repeated sentence (the model loops), or the user cancelled
+            if tail := shaper.finish(cancelled=cancel.is_set()):
+                timings.setdefault("first_token", _ms(t0))
                 yield ev.Token(tail)
         yield st.finished
         timings.setdefault("first_token", _ms(t0))
-        raw = guard.text if guard.cut is None else guard.text[:guard.cut]
-        text, cited = clean_citations(raw.strip(), len(kept))
+        text, cited = clean_citations(shaper.text.strip(), len(kept))
         by_n = {e.n: e for e in kept}
         citations = tuple(Citation(n, by_n[n].source, by_n[n].page, by_n[n].url)
                           for n in cited if n in by_n)
         yield ev.AnswerDone(Answer(question, text, citations, action), tuple(kept), timings)
-
-
-_CITE = re.compile(r"\[\d+\]")
-# small models sometimes open by echoing the evidence label, e.g. "(report.pdf, p. 5)"
-_LABEL = re.compile(r"^(?:\[\d+\]\s*)?\((?:[^()\n]{1,80}, p\. \d+|https?://[^()\s]+)\)\s*")
-
-
-class RepetitionGuard:
-    """Stops a small model that loops: a sentence written a second time ends the answer.
-
-    ``cut`` is the offset (in the raw generated text) where the repeat began, so the final
-    answer can drop it.
-    """
-
-    _SENTENCE = re.compile(r"[^.!?\n]*[.!?\n]")
-
-    def __init__(self) -> None:
-        self.text = ""
-        self.seen: set[str] = set()
-        self.checked = 0
-        self.cut: int | None = None
-
-    def feed(self, piece: str) -> bool:
-        self.text += piece
-        for m in self._SENTENCE.finditer(self.text, self.checked):
-            self.checked = m.end()
-            sentence = " ".join(_CITE.sub("", m.group(0)).lower().split())
-            if len(sentence) > 15 and sentence in self.seen:
-                self.cut = m.start()
-                return True
-            self.seen.add(sentence)
-        return False
 
 
 def _safe_grades(grader: Any, q: str, hits: Sequence[Any]) -> list[Grade]:

@@ -182,3 +182,27 @@ def test_an_echoed_source_label_is_cut_from_the_answer(library: Library) -> None
     evs = _run(_pipe(library, gen=gen, upper_threshold=0.3, lower_threshold=0.1), "What are cobots?")
     assert evs[-1].answer.text.startswith("Cobots work safely")
     assert "".join(e.text for e in evs if isinstance(e, ev.Token)).startswith("Cobots")
+
+
+def test_an_echoed_label_is_cut_before_citations_are_added(library: Library) -> None:
+    # A long label and no citation of its own: the attributor cites the sentence, and the
+    # label (cut first) must not come out as "(doc.md, p [1]. 1)".
+    gen = FakeGenerator("(some-rather-long-file-name-about-robots.md, p. 1) Cobots work safely next to "
+                        "people in factories.")
+    evs = _run(_pipe(library, gen=gen, upper_threshold=0.3, lower_threshold=0.1), "What are cobots?")
+    text = evs[-1].answer.text
+    assert text.startswith("Cobots work safely") and ".md" not in text
+
+
+@pytest.mark.parametrize("reply", [".", "The answer is.", "(doc.md, p. 1) The answer is [1].", ""])
+def test_an_empty_answer_is_replaced_by_the_best_passage(library: Library, reply: str) -> None:
+    evs = _run(_pipe(library, gen=FakeGenerator(reply), upper_threshold=0.3, lower_threshold=0.1),
+               "What are cobots?")
+    done = evs[-1]
+    assert isinstance(done, ev.AnswerDone)
+    best = max(done.evidence, key=lambda e: e.score)
+    assert done.answer.text.startswith("The model gave no usable answer; the most relevant passage says:")
+    assert " ".join(best.text.split())[:40] in done.answer.text
+    assert [c.n for c in done.answer.citations] == [best.n]
+    streamed = "".join(e.text for e in evs if isinstance(e, ev.Token))
+    assert streamed == done.answer.text  # nothing of the empty reply was shown first

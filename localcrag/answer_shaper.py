@@ -1,0 +1,129 @@
+"""From raw model pieces to the answer the user sees, while it streams.
+
+A 135M-parameter model needs guard rails that a big one would not:
+* it invents citation numbers (``CitationFilter`` drops them) and rarely cites by itself
+  (``Attributor`` grounds each sentence in the evidence by word overlap);
+* it sometimes opens by echoing an evidence label, "(report.pdf, p. 5)": the first
+  ``HOLD`` characters are held back so the label can be cut *before* citations are added
+  (afterwards "p. 5" would read "p [1]. 5" and no longer match);
+* it loops: a sentence written a second time ends the answer (``RepetitionGuard``);
+* now and then it says nothing useful ("." or "The answer is."): then the most relevant
+  evidence passage is quoted instead, with its citation, and marked as a quote, so the
+  user still gets the documents' words rather than an empty bubble.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from localcrag.generate import Attributor, CitationFilter
+from localcrag.types import Evidence
+
+HOLD = 48  # characters held back at the start (an echoed label is shorter)
+MIN_START = 24  # after a cut label, hold on until this much text (or the end) has come
+_CITE = re.compile(r"\[\d+\]")
+_LABEL = re.compile(r"^(?:\[\d+\]\s*)?\((?:[^()\n]{1,80}, p\. \d+|https?://[^()\s]+)\)\s*")
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
+_FILLER = frozenset("the a an is are was were be it this that answer answers question questions "
+                    "source sources document documents based on according to of in and or to".split())
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+QUOTE_CHARS = 320
+
+
+class RepetitionGuard:
+    """Stops a small model that loops: a sentence written a second time ends the answer.
+
+    ``cut`` is the offset (in the raw generated text) where the repeat began, so the final
+    answer can drop it.
+    """
+
+    _SENTENCE = re.compile(r"[^.!?\n]*[.!?\n]")
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.seen: set[str] = set()
+        self.checked = 0
+        self.cut: int | None = None
+
+    def feed(self, piece: str) -> bool:
+        self.text += piece
+        for m in self._SENTENCE.finditer(self.text, self.checked):
+            self.checked = m.end()
+            sentence = " ".join(_CITE.sub("", m.group(0)).lower().split())
+            if len(sentence) > 15 and sentence in self.seen:
+                self.cut = m.start()
+                return True
+            self.seen.add(sentence)
+        return False
+
+
+def is_empty_answer(text: str) -> bool:
+    """Fewer than two words that say something ("." / "The answer is." / "[1]")."""
+    words = [w for w in _WORD.findall(_CITE.sub(" ", text).lower()) if w not in _FILLER]
+    return len(words) < 2
+
+
+def quote_best(evidence: Sequence[Evidence]) -> str:
+    """The highest-scoring passage's first sentences, quoted and cited."""
+    best = max(evidence, key=lambda e: e.score)
+    text = " ".join(best.text.split())
+    if len(text) > QUOTE_CHARS:
+        kept = ""
+        for sentence in _SENTENCE_END.split(text):
+            if kept and len(kept) + len(sentence) > QUOTE_CHARS:
+                break
+            kept = f"{kept} {sentence}".strip()
+        text = kept if len(kept) <= QUOTE_CHARS else text[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
+    return f"The model gave no usable answer; the most relevant passage says: “{text}” [{best.n}]"
+
+
+class AnswerShaper:
+    """Feed model pieces, stream what ``feed`` returns, then ``finish``; ``text`` is the answer."""
+
+    def __init__(self, evidence: Sequence[Evidence]) -> None:
+        self.evidence = list(evidence)
+        self.filt = CitationFilter(len(self.evidence))
+        self.attr = Attributor(self.evidence)
+        self.guard = RepetitionGuard()
+        self.head: str | None = ""  # None once the start has been released
+        self.label_checked = False
+
+    def feed(self, piece: str, force: bool = False) -> tuple[str, bool]:
+        """(text to show now, stop generating?)."""
+        raw = self.filt.feed(piece)
+        if self.head is not None:
+            self.head += raw
+            if not self.label_checked:
+                if len(self.head) < HOLD and not force:
+                    return "", False
+                self.head, self.label_checked = _LABEL.sub("", self.head.lstrip(), count=1), True
+            if len(self.head.strip()) < MIN_START and not force:
+                return "", False  # "(a.pdf, p. 2) The answer is." must not be shown as an answer
+            raw, self.head = self.head, None
+        out = self.attr.feed(raw)
+        return out, bool(out) and self.guard.feed(out)
+
+    def finish(self, cancelled: bool = False) -> str:
+        """The rest of the answer (or the quote that replaces an empty one)."""
+        if self.guard.cut is not None:
+            return ""
+        rest = self.filt.flush()
+        if self.head is not None:  # the whole answer ended while held back
+            rest = self.head + rest
+            if not self.label_checked:
+                rest = _LABEL.sub("", rest.lstrip(), count=1)
+            self.head = None
+            if is_empty_answer(rest) and self.evidence and not cancelled:
+                tail = quote_best(self.evidence)
+                self.guard.feed(tail)
+                return tail
+        tail = self.attr.feed(rest) + self.attr.flush()
+        if tail:
+            self.guard.feed(tail)
+        return tail
+
+    @property
+    def text(self) -> str:
+        g = self.guard
+        return g.text if g.cut is None else g.text[:g.cut]
