@@ -20,10 +20,13 @@ from typing import Sequence
 from localcrag.generate import Attributor, CitationFilter
 from localcrag.types import Evidence
 
-HOLD = 48  # characters held back at the start (an echoed label is shorter)
+HOLD = 48  # characters held back at the start
+LABEL_MAX = 160  # ... or longer while an opened "(" could still be an echoed label
 MIN_START = 24  # after a cut label, hold on until this much text (or the end) has come
 _CITE = re.compile(r"\[\d+\]")
-_LABEL = re.compile(r"^(?:\[\d+\]\s*)?\((?:[^()\n]{1,80}, p\. \d+|https?://[^()\s]+)\)\s*")
+_LABEL = re.compile(r"^(?:\[\d+\]\s*)?\((?:[^()\n]{1,140}, p\. \d+|https?://[^()\s]+)\)\s*")
+_LABEL_OPEN = re.compile(r"^(?:\[\d+\]\s*)?\([^()\n]*$")  # "(long-file-name.md, p" so far
+_EMPTY_END = re.compile(r"(?<=[.!?\]])\s*(?:The answer is|The answer)[.:]?\s*$", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
 _FILLER = frozenset("the a an is are was were be it this that answer answers question questions "
                     "source sources document documents based on according to of in and or to".split())
@@ -95,12 +98,13 @@ class AnswerShaper:
         if self.head is not None:
             self.head += raw
             if not self.label_checked:
-                if len(self.head) < HOLD and not force:
+                opened = _LABEL_OPEN.match(self.head.lstrip()) and len(self.head) < LABEL_MAX
+                if (len(self.head) < HOLD or opened) and not force:
                     return "", False
                 self.head, self.label_checked = _LABEL.sub("", self.head.lstrip(), count=1), True
             if len(self.head.strip()) < MIN_START and not force:
                 return "", False  # "(a.pdf, p. 2) The answer is." must not be shown as an answer
-            raw, self.head = self.head, None
+            raw, self.head = self.head.lstrip(), None
         out = self.attr.feed(raw)
         return out, bool(out) and self.guard.feed(out)
 
@@ -110,7 +114,7 @@ class AnswerShaper:
             return ""
         rest = self.filt.flush()
         if self.head is not None:  # the whole answer ended while held back
-            rest = self.head + rest
+            rest = (self.head + rest).lstrip()
             if not self.label_checked:
                 rest = _LABEL.sub("", rest.lstrip(), count=1)
             self.head = None
@@ -125,5 +129,6 @@ class AnswerShaper:
 
     @property
     def text(self) -> str:
+        """The answer, without a repeat and without a trailing "The answer is." stub."""
         g = self.guard
-        return g.text if g.cut is None else g.text[:g.cut]
+        return _EMPTY_END.sub("", g.text if g.cut is None else g.text[:g.cut])

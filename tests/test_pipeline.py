@@ -206,3 +206,13 @@ def test_an_empty_answer_is_replaced_by_the_best_passage(library: Library, reply
     assert [c.n for c in done.answer.citations] == [best.n]
     streamed = "".join(e.text for e in evs if isinstance(e, ev.Token))
     assert streamed == done.answer.text  # nothing of the empty reply was shown first
+
+
+def test_a_label_longer_than_the_hold_back_is_still_cut(library: Library) -> None:
+    name = "build-with-claude-embeddings-how-to-get-embeddings-for-your-documents.md"
+    gen = FakeGenerator(f"({name}, p. 2) Cobots work safely next to people in factories. The answer is.")
+    evs = _run(_pipe(library, gen=gen, upper_threshold=0.3, lower_threshold=0.1), "What are cobots?")
+    text = evs[-1].answer.text
+    assert text.startswith("Cobots work safely") and name not in text
+    assert not text.endswith("The answer is.")
+    assert "".join(e.text for e in evs if isinstance(e, ev.Token)).startswith("Cobots")
