@@ -94,10 +94,10 @@ def cmd_remove(args: argparse.Namespace) -> int:
     lib = Library(_settings(args))
     status = 0
     for p in args.paths:
-        n = lib.remove(p)
-        if n:
-            print(f"removed {p} ({n} chunks)")
-        else:
+        removed = lib.remove_under(p)
+        for source, n in removed:
+            print(f"removed {source} ({n} chunks)")
+        if not removed:
             print(f"localcrag: {p} is not in the index (see `localcrag sources`)", file=sys.stderr)
             status = 1
     return status
@@ -159,12 +159,21 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 def cmd_config(args: argparse.Namespace) -> int:
+    """Every setting as a line you can paste into the TOML file, with its description."""
+    import tomli_w
+
     from localcrag.settings import Settings, config_path, data_dir
 
     s = Settings.load()
     print(f"# config file: {config_path()}\n# data dir: {data_dir()}")
+    values = s.model_dump(mode="json")
     for name, info in Settings.model_fields.items():
-        print(f"{name} = {getattr(s, name)!r}  # {info.description}")
+        value = values.get(name)
+        if value is None:
+            print(f"# {name} = (not set)  # {info.description}")
+        else:
+            toml = tomli_w.dumps({name: value}).strip()
+            print(f"{toml}  # {info.description}")
     return 0
 
 
@@ -198,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("search", help="retrieve chunks for a query (no generation)")
     s.add_argument("query")
-    s.add_argument("-k", type=int, default=5)
+    s.add_argument("-k", type=positive_int, default=5)
     s.add_argument("--mode", choices=["hybrid", "vector", "text"], default="hybrid")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_search)
@@ -221,6 +230,17 @@ def _extra_commands() -> list[Callable]:
     return [ask, evaluate]
 
 
+def positive_int(text: str) -> int:
+    """argparse type for -k and friends: 0 or less is a usage error, not a silent default."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -231,6 +251,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("localcrag: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `localcrag ... | head`: the reader left, which is fine
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 0
     except Exception as exc:  # every error reaches the user as one line
         if _debug():
             raise

@@ -15,10 +15,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("question")
     s.add_argument("--mode", choices=["crag", "rag"], default="crag",
                    help="crag (default) or standard RAG for comparison")
-    s.add_argument("--offline", action="store_true", help="guarantee no network access")
-    s.add_argument("--web", action="store_true",
-                   help="allow the web fallback without asking (web_search=always)")
-    s.add_argument("-k", type=int, default=None, help="chunks to retrieve")
+    from localcrag.cli import positive_int
+
+    net = s.add_mutually_exclusive_group()
+    net.add_argument("--offline", action="store_true", help="guarantee no network access")
+    net.add_argument("--web", action="store_true",
+                     help="allow the web fallback without asking (web_search=always)")
+    s.add_argument("-k", type=positive_int, default=None, help="chunks to retrieve")
     s.add_argument("--json", action="store_true", help="print one JSON object at the end")
     s.set_defaults(func=cmd_ask)
 

@@ -87,6 +87,15 @@ class Library:
     def remove(self, path: Path | str) -> int:
         return self.store.remove(str(Path(path).expanduser().resolve()))
 
+    def remove_under(self, path: Path | str) -> list[tuple[str, int]]:
+        """Remove one document, or every document indexed from a folder: (source, chunks)."""
+        import os
+
+        target = str(Path(path).expanduser().resolve())
+        sources = [s for s in self.store.file_hashes()
+                   if s == target or s.startswith(target.rstrip(os.sep) + os.sep)]
+        return [(s, self.store.remove(s)) for s in sorted(sources)]
+
     def previous_sources(self) -> list[str]:
         """Documents indexed under other embedder/chunking settings that still exist."""
         seen: set[str] = set()

@@ -63,10 +63,21 @@ def discover(models_dir: Path) -> list[ModelInfo]:
     return sorted(found, key=lambda m: (m.kind, m.name))
 
 
+def _hint(path: Path, kind: str) -> str:
+    """The fix: pick a model that is there, or provision the bundled ones."""
+    try:
+        names = [m.name for m in discover(path.parent) if m.kind == kind]
+    except OSError:
+        names = []
+    if not names:
+        return PROVISION_HINT
+    return f"choose one of {', '.join(names)} in the settings (see `localcrag models`), or " + PROVISION_HINT
+
+
 def require_gguf(path: Path) -> Path:
     """Check a GGUF path before llama.cpp sees it, so the error names the file and the fix."""
     if not path.exists():
-        raise ModelMissing(f"model file not found: {path}", PROVISION_HINT)
+        raise ModelMissing(f"model file not found: {path}", _hint(path, "gguf"))
     if not is_gguf(path):
         raise ModelMissing(
             f"{path} is not a GGUF model file (corrupt or wrong format)",
@@ -78,6 +89,7 @@ def require_gguf(path: Path) -> Path:
 def require_st(path: Path) -> Path:
     if not is_st_folder(path):
         raise ModelMissing(
-            f"sentence-transformers model folder not found or incomplete: {path}", PROVISION_HINT
+            f"sentence-transformers model folder not found or incomplete: {path}",
+            _hint(path, "sentence-transformers"),
         )
     return path

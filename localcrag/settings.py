@@ -164,14 +164,11 @@ class Settings(BaseModel):
             return cls()
         try:
             raw = tomllib.loads(path.read_text(encoding="utf-8"))
+            _check_names(raw)
             return cls(**raw)
-        except (tomllib.TOMLDecodeError, ValidationError, UnicodeDecodeError) as exc:
-            first = str(exc).splitlines()
-            detail = " ".join(first[:3]) if first else type(exc).__name__
-            raise LocalcragError(
-                f"{path}: invalid settings: {detail}",
-                "fix or delete the file to return to defaults",
-            ) from exc
+        except (tomllib.TOMLDecodeError, ValidationError, UnicodeDecodeError, ValueError) as exc:
+            raise LocalcragError(f"{path}: invalid settings: {_one_line(exc)}",
+                                 "fix or delete the file to return to defaults") from exc
 
     def save(self, path: Path | None = None) -> Path:
         import tomli_w
@@ -210,3 +207,30 @@ def describe() -> list[tuple[str, str, object]]:
         default = info.default_factory() if info.default_factory else info.default
         out.append((name, info.description or "", default))
     return out
+
+
+def _check_names(raw: dict) -> None:
+    """A misspelt setting ("topk") is an error naming the right one; a name that matches
+    nothing (e.g. from another version) is ignored."""
+    import difflib
+
+    known = list(Settings.model_fields)
+    for key in raw:
+        if key not in Settings.model_fields:
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.8)
+            if close:
+                raise ValueError(f"unknown setting {key!r} (did you mean {close[0]!r}?)")
+
+
+def _one_line(exc: Exception) -> str:
+    """pydantic's multi-line report as `name = value: reason; ...` (no URLs, no types)."""
+    if isinstance(exc, ValidationError):
+        parts = []
+        for err in exc.errors():
+            msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+            name = ".".join(str(x) for x in err.get("loc", ()))
+            parts.append(f"{name} = {err.get('input')!r}: {msg}" if name else msg)
+        return "; ".join(parts)
+    lines = str(exc).splitlines()
+    return " ".join(lines[:3]) if lines else type(exc).__name__
+

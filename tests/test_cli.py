@@ -41,7 +41,8 @@ def test_ask_with_empty_index_says_to_ingest(isolated_home: Path) -> None:
 
 def test_missing_model_names_path_and_make_target(isolated_home: Path) -> None:
     (isolated_home / "config.toml").write_text('generator = "nope.gguf"\n', encoding="utf-8")
-    _one_line_error(_cli("ask", "What is a cobot?", home=isolated_home), "nope.gguf", "make models")
+    _one_line_error(_cli("ask", "What is a cobot?", home=isolated_home), "nope.gguf", "make models",
+                    "localcrag models")
 
 
 def test_corrupt_model_file(isolated_home: Path, tmp_path: Path) -> None:
@@ -70,3 +71,33 @@ def test_bad_settings_file(isolated_home: Path) -> None:
 def test_debug_shows_traceback(isolated_home: Path) -> None:
     out = _cli("ask", " ", home=isolated_home, env={"LOCALCRAG_DEBUG": "1"})
     assert out.returncode != 0 and "Traceback" in out.stderr
+
+
+def test_usage_errors_are_caught_by_the_parser(isolated_home: Path) -> None:
+    out = _cli("search", "cobot", "-k", "0", home=isolated_home)
+    assert out.returncode == 2 and "must be at least 1" in out.stderr
+    out = _cli("ask", "x", "--web", "--offline", home=isolated_home)
+    assert out.returncode == 2 and "not allowed with" in out.stderr
+
+
+def test_remove_a_folder_removes_what_was_indexed_from_it(isolated_home: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.txt").write_text("Cobots are collaborative robots.\n", encoding="utf-8")
+    (folder / "sub" / "b.txt").write_text("Gardening needs water.\n", encoding="utf-8")
+    keep = tmp_path / "notes-2.txt"  # a sibling whose name starts like the folder: kept
+    keep.write_text("Tomatoes need sun.\n", encoding="utf-8")
+    assert _cli("ingest", str(folder), str(keep), home=isolated_home).returncode == 0
+    out = _cli("remove", str(folder), home=isolated_home)
+    assert out.returncode == 0 and out.stdout.count("removed ") == 2
+    left = _cli("sources", "--json", home=isolated_home).stdout
+    assert "notes-2.txt" in left and "a.txt" not in left
+
+
+def test_config_prints_lines_that_paste_into_the_toml(isolated_home: Path) -> None:
+    import tomllib
+
+    out = _cli("config", home=isolated_home)
+    body = "\n".join(line for line in out.stdout.splitlines() if not line.startswith("#"))
+    parsed = tomllib.loads(body)
+    assert parsed["top_k"] == 5 and parsed["offline"] is False and isinstance(parsed["models_dir"], str)

@@ -41,3 +41,21 @@ def test_invalid_value_is_rejected() -> None:
     config_path().write_text('web_search = "sometimes"\n', encoding="utf-8")
     with pytest.raises(LocalcragError, match="invalid settings"):
         Settings.load()
+
+
+@pytest.mark.parametrize("toml, expected", [
+    ('top_k = "five"\n', "top_k = 'five': Input should be a valid integer"),
+    ("upper_threshold = 0.3\nlower_threshold = 0.6\n", "lower_threshold (0.6) must not exceed upper_threshold"),
+    ("topk = 3\n", "unknown setting 'topk' (did you mean 'top_k'?)"),
+])
+def test_bad_values_read_as_one_plain_line(toml: str, expected: str) -> None:
+    config_path().write_text(toml, encoding="utf-8")
+    with pytest.raises(LocalcragError) as err:
+        Settings.load()
+    msg = str(err.value)
+    assert expected in msg and "\n" not in msg and "pydantic" not in msg and "[type=" not in msg
+
+
+def test_a_name_from_another_version_is_ignored() -> None:
+    config_path().write_text('some_future_setting = 1\ntop_k = 7\n', encoding="utf-8")
+    assert Settings.load().top_k == 7

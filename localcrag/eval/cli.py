@@ -13,6 +13,8 @@ pipeline_factory: Callable[[Any], Any] | None = None
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from localcrag.cli import positive_int
+
     s = sub.add_parser(
         "eval", help="evaluate CRAG against standard RAG, retrieval and the retrieval evaluator",
         description="Evaluate on a dataset, fully offline: val.json (ai-information), a SQuAD 2.0 "
@@ -27,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="seed for --limit and for sampling evaluator negatives (default 0)")
     s.add_argument("--only", choices=["retrieval", "evaluator", "answers"], default=None,
                    help="run one part only")
-    s.add_argument("-k", type=int, default=None, metavar="K",
+    s.add_argument("-k", type=positive_int, default=None, metavar="K",
                    help="chunks retrieved per question and the cutoff of recall@k/MRR@k "
                         "(default: the top_k setting)")
     s.add_argument("--json", action="store_true", help="print one JSON object with every number")
