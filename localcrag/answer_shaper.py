@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from localcrag.generate import Attributor, CitationFilter
+from localcrag.generate import _ASK, SYSTEM, Attributor, CitationFilter
 from localcrag.types import Evidence
 
 HOLD = 48  # characters held back at the start
@@ -32,6 +32,10 @@ _FILLER = frozenset("the a an is are was were be it this that answer answers que
                     "source sources document documents based on according to of in and or to".split())
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 QUOTE_CHARS = 320
+_ANY_LABEL = re.compile(r"\s*\((?:[^()\n]{1,140}\.[A-Za-z0-9]{1,5}, p\. \d+)\)")  # "(x.pdf, p. 30)" mid-answer
+_SENTENCES = re.compile(r"[^.!?\n]+(?:[.!?]+(?:\s*\[\d+\])*|\n|$)")
+_ECHO_START = re.compile(r"^\s*(?:Question|Sources?|Answer the question)\s*:", re.IGNORECASE)
+_RULE_WORDS = frozenset(w for w in _WORD.findall((SYSTEM + " " + _ASK).lower()) if w not in _FILLER)
 
 
 class RepetitionGuard:
@@ -59,6 +63,23 @@ class RepetitionGuard:
                 return True
             self.seen.add(sentence)
         return False
+
+
+def _echoes_the_rules(sentence: str) -> bool:
+    """A sentence that restates the prompt ("Write the source number in square brackets
+    after each fact ...") or re-opens it ("Question: ...") rather than answering."""
+    if _ECHO_START.match(sentence):
+        return True
+    words = [w for w in _WORD.findall(_CITE.sub(" ", sentence).lower()) if w not in _FILLER]
+    hits = sum(w in _RULE_WORDS for w in words)
+    return hits >= 4 and hits >= 0.6 * len(words)
+
+
+def clean_final(text: str) -> str:
+    """The stored answer: no source labels invented mid-text, no restated instructions."""
+    text = _ANY_LABEL.sub("", text)
+    kept = [m.group(0) for m in _SENTENCES.finditer(text) if not _echoes_the_rules(m.group(0))]
+    return re.sub(r"[ \t]+\n", "\n", "".join(kept)).strip()
 
 
 def is_empty_answer(text: str) -> bool:
@@ -129,6 +150,12 @@ class AnswerShaper:
 
     @property
     def text(self) -> str:
-        """The answer, without a repeat and without a trailing "The answer is." stub."""
+        """The answer to store and show when done: without a repeat, a trailing "The
+        answer is." stub, invented labels or restated instructions; if nothing is left of
+        a non-empty reply, the best passage quoted."""
         g = self.guard
-        return _EMPTY_END.sub("", g.text if g.cut is None else g.text[:g.cut])
+        raw = _EMPTY_END.sub("", g.text if g.cut is None else g.text[:g.cut])
+        text = clean_final(raw)
+        if raw.strip() and is_empty_answer(text) and self.evidence:
+            return quote_best(self.evidence)
+        return text

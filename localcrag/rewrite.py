@@ -30,6 +30,12 @@ PRONOUNS = frozenset(
     "it its it's they them their theirs this that these those he she him her his hers "
     "there former latter same one ones".split()
 )
+# A question whose only content word is one of these asks about the earlier topic.
+GENERIC_FOLLOW_UPS = frozenset(
+    "details detail example examples explain explanation elaborate more else reason reasons "
+    "source sources summary summarize summarise pros cons advantages disadvantages benefits "
+    "drawbacks risks steps limitations alternatives differences why how when where who".split()
+)
 FOLLOW_UP_OPENERS = ("and ", "but ", "also ", "so ", "what about", "how about", "what else", "why not", "then ")
 JUNK_PREFIXES = ("sure", "here is", "here's", "here are", "certainly", "of course", "okay", "ok,",
                  "i ", "i'm", "as an", "the search query", "search query is", "the query")
@@ -167,12 +173,15 @@ def rewrite_for_web(question: str, llm: Any = None) -> str:
 
 def needs_context(question: str) -> bool:
     """True if the question leans on earlier turns: a pronoun, an "and/what about" opener,
-    or almost no content words of its own ("Why?", "More details")."""
+    no content word of its own ("Why?"), or only a generic one ("More details?",
+    "Examples?", "Pros and cons?"). "What is a cobot?" names its own subject: standalone."""
     low = " ".join(question.lower().split())
     words = [_clean_word(w) for w in WORD.findall(low)]
     if any(w in PRONOUNS for w in words) or low.startswith(FOLLOW_UP_OPENERS):
         return True
-    return len(_content_words(question)) <= 1
+    content = _content_words(question)
+    generic = {_stem(w) for w in GENERIC_FOLLOW_UPS} | GENERIC_FOLLOW_UPS
+    return not content or content <= generic  # nothing but generic words: "Pros and cons?"
 
 
 STANDALONE_SYSTEM = (

@@ -216,3 +216,14 @@ def test_a_label_longer_than_the_hold_back_is_still_cut(library: Library) -> Non
     assert text.startswith("Cobots work safely") and name not in text
     assert not text.endswith("The answer is.")
     assert "".join(e.text for e in evs if isinstance(e, ev.Token)).startswith("Cobots")
+
+
+def test_restated_instructions_and_invented_labels_are_dropped(library: Library) -> None:
+    gen = FakeGenerator("Cobots work next to people in factories [1]. Write the source number in square "
+                        "brackets after each fact, like this, using only the sources. They are safe "
+                        "(made-up-file.pdf, p. 30) to use.\nQuestion: What are cobots?")
+    evs = _run(_pipe(library, gen=gen, upper_threshold=0.3, lower_threshold=0.1), "What are cobots?")
+    text = evs[-1].answer.text
+    assert text.startswith("Cobots work next to people in factories")
+    assert "square brackets" not in text and "made-up-file" not in text and "Question:" not in text
+    assert "They are safe to use." in text

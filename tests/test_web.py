@@ -298,3 +298,14 @@ def test_standalone_question() -> None:
         assert standalone_question("What about its memory use?", history, FakeLLM(parrot)) == fallback
     assert standalone_question("Why?", [("Is it fast?", "")]) == "Why (fast)?"
     assert standalone_question("Why?", [("What is it?", "x"), ("", "")]) == "Why?"
+
+
+@pytest.mark.parametrize("question, follow_up", [
+    ("What is a cobot?", False), ("Define transformers", False), ("Why?", True),
+    ("More details", True), ("Examples?", True), ("Any limitations?", True), ("Is it fast?", True),
+    ("Pros and cons?", True),
+])
+def test_a_question_with_its_own_subject_is_not_a_follow_up(question: str, follow_up: bool) -> None:
+    assert needs_context(question) is follow_up
+    if not follow_up:  # asked after an unrelated question, it is left as it is
+        assert standalone_question(question, [("What color is the quibble?", "")]) == question
