@@ -49,14 +49,6 @@ def _silence_llama_logs() -> None:
     logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL)
 
 
-def _cpu_count() -> int:
-    """Cores this process may use (respects affinity/cgroup pinning where the OS tells)."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except AttributeError:  # macOS, Windows
-        return os.cpu_count() or 1
-
-
 def load_llm(path: Path, n_ctx: int = 2048, threads: int = 0) -> "LocalLLM":
     """Load (once per process per (path, n_ctx)) a GGUF model; bad files become ModelMissing.
 
@@ -72,7 +64,9 @@ def load_llm(path: Path, n_ctx: int = 2048, threads: int = 0) -> "LocalLLM":
         _LOG_ERRORS.clear()
         import llama_cpp
 
-        n_threads = threads or _cpu_count()
+        from localcrag.cpu import usable_cores
+
+        n_threads = threads or usable_cores()
         try:
             llama = llama_cpp.Llama(
                 model_path=str(path),
@@ -107,6 +101,7 @@ class LocalLLM:
         self.n_ctx: int = llama.n_ctx()
         self.n_vocab: int = llama.n_vocab()
         self.lock = threading.Lock()  # held by every call that uses the llama context
+        self.threads: int | None = None  # as loaded, until set_threads
         self._template: str | None = llama.metadata.get("tokenizer.chat_template")
         self.has_chat_template = bool(self._template)
         self._bos: int = llama.token_bos()
@@ -115,6 +110,16 @@ class LocalLLM:
         self._kv_prefix: tuple[int, ...] | None = None
         self._scoring: Any = None
 
+
+    def set_threads(self, n: int) -> None:
+        """Threads for the next prompt and generation (``localcrag.cpu`` picks them)."""
+        import llama_cpp
+
+        n = max(1, int(n))
+        if n != self.threads:
+            with self.lock:
+                llama_cpp.llama_set_n_threads(self._llm._ctx.ctx, n, n)
+            self.threads = n
     def __repr__(self) -> str:
         return f"LocalLLM({self.name!r}, n_ctx={self.n_ctx})"
 

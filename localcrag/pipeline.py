@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Literal, Protocol, Sequence
 
 from localcrag import events as ev
+from localcrag.cpu import CpuMeter, threads_for, usable_cores
 from localcrag.decide import decide
 from localcrag.errors import BadQuestion
 from localcrag.refine import chunks_as_evidence, recompose, refine
@@ -116,6 +117,7 @@ class Pipeline:
 
         s = self.settings
         t0 = time.perf_counter()
+        meter = CpuMeter()  # what other processes do with our cores while we work
         timings: dict[str, float] = {}
         q = self._check_question(question)
         _ = self.generator  # a missing or corrupt model fails here, before any work
@@ -176,7 +178,7 @@ class Pipeline:
             yield ev.Token(text)
             yield ev.AnswerDone(Answer(question, text, (), action, refused=True), (), timings)
             return
-        yield from self._generate(question, q, evidence, action, cancel, timings, t0)
+        yield from self._generate(question, q, evidence, action, cancel, timings, t0, meter)
 
     def _web(self, q: str, confirm: Callable[[str], bool] | None,
              first_n: int) -> tuple[list[Evidence], str, list[ev.Event]]:
@@ -198,7 +200,8 @@ class Pipeline:
         return found, note, outcome_events(outcome)
 
     def _generate(self, question: str, q: str, evidence: list[Evidence], action: Action | None,
-                  cancel: threading.Event, timings: dict[str, float], t0: float) -> Iterator[ev.Event]:
+                  cancel: threading.Event, timings: dict[str, float], t0: float,
+                  meter: CpuMeter | None = None) -> Iterator[ev.Event]:
         from localcrag.answer_shaper import AnswerShaper
         from localcrag.generate import build_messages, clean_citations, fit_evidence
 
@@ -209,6 +212,8 @@ class Pipeline:
             if dropped:
                 yield ev.EvidenceTrimmed(tuple(dropped), llm.n_ctx)
             prompt = llm.chat_prompt(build_messages(q, kept))
+            if s.threads == 0 and meter is not None and hasattr(llm, "set_threads"):
+                llm.set_threads(threads_for(usable_cores(), meter.others_busy()))  # cores left free
             shaper = AnswerShaper(kept)
             for piece in llm.stream(prompt, s.max_answer_tokens, s.temperature, cancel=cancel,
                                     repeat_penalty=s.repeat_penalty):
