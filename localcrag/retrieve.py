@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from localcrag.errors import EmptyIndex
 from localcrag.library import Library
 from localcrag.settings import Settings
@@ -32,4 +34,20 @@ class Retriever:
         k = k or self.settings.top_k
         mode = mode or self.settings.retrieval_mode
         vector = None if mode == "text" else self.library.embedder.embed([query])[0]
-        return self.library.store.search(query, vector, k, mode)
+        return distinct(self.library.store.search(query, vector, 2 * k, mode), k)
+
+
+def distinct(hits: list[Hit], k: int) -> list[Hit]:
+    """The first k hits with different text: a document indexed twice (a copy under another
+    name) must not fill the evidence with the same passage."""
+    seen: set[str] = set()
+    out: list[Hit] = []
+    for h in hits:
+        key = " ".join(h.chunk.text.lower().split())
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(replace(h, rank=len(out)))
+        if len(out) == k:
+            break
+    return out

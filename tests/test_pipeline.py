@@ -227,3 +227,16 @@ def test_restated_instructions_and_invented_labels_are_dropped(library: Library)
     assert text.startswith("Cobots work next to people in factories")
     assert "square brackets" not in text and "made-up-file" not in text and "Question:" not in text
     assert "They are safe to use." in text
+
+
+def test_a_copy_of_a_document_does_not_duplicate_the_evidence(library: Library, tmp_path: Path) -> None:
+    from localcrag.retrieve import Retriever
+
+    copy = tmp_path / "copy-of-doc.md"
+    copy.write_text((tmp_path / "doc.md").read_text(encoding="utf-8"), encoding="utf-8")
+    library.ingest([copy])
+    assert library.count() == 4  # two chunks, twice
+    hits = Retriever(Settings(), library).search("What are cobots?", k=4)
+    texts = [" ".join(h.chunk.text.split()) for h in hits]
+    assert len(hits) == 2 and len(set(texts)) == 2  # each passage once
+    assert [h.rank for h in hits] == [0, 1]
