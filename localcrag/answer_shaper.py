@@ -148,6 +148,14 @@ class AnswerShaper:
             self.guard.feed(tail)
         return tail
 
+    def mark_truncated(self) -> str:
+        """The answer hit max_answer_tokens: say so instead of ending mid-sentence."""
+        if self.guard.cut is not None or is_empty_answer(self.guard.text):
+            return ""
+        mark = " … (cut at max_answer_tokens)"
+        self.guard.text += mark
+        return mark
+
     @property
     def text(self) -> str:
         """The answer to store and show when done: without a repeat, a trailing "The

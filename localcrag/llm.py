@@ -102,6 +102,7 @@ class LocalLLM:
         self.n_vocab: int = llama.n_vocab()
         self.lock = threading.Lock()  # held by every call that uses the llama context
         self.threads: int | None = None  # as loaded, until set_threads
+        self.finish_reason: str | None = None  # of the last stream: "stop" or "length"
         self._template: str | None = llama.metadata.get("tokenizer.chat_template")
         self.has_chat_template = bool(self._template)
         self._bos: int = llama.token_bos()
@@ -216,13 +217,15 @@ class LocalLLM:
                 repeat_penalty=repeat_penalty,
                 seed=0,
             )
+            self.finish_reason = None
             with closing(chunks):
                 for chunk in chunks:
                     if cancel is not None and cancel.is_set():
                         return
-                    text = chunk["choices"][0]["text"]
-                    if text:
-                        yield text
+                    choice = chunk["choices"][0]
+                    self.finish_reason = choice.get("finish_reason") or self.finish_reason
+                    if choice["text"]:
+                        yield choice["text"]
 
     def complete(self, prompt: str, max_tokens: int, **kwargs: Any) -> str:
         """The whole streamed text at once (for short internal prompts)."""

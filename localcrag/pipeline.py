@@ -226,6 +226,9 @@ class Pipeline:
             if tail := shaper.finish(cancelled=cancel.is_set()):
                 timings.setdefault("first_token", _ms(t0))
                 yield ev.Token(tail)
+            if getattr(llm, "finish_reason", None) == "length" and not cancel.is_set():
+                if mark := shaper.mark_truncated():
+                    yield ev.Token(mark)
         yield st.finished
         timings.setdefault("first_token", _ms(t0))
         text, cited = clean_citations(shaper.text.strip(), len(kept))

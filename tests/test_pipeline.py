@@ -240,3 +240,17 @@ def test_a_copy_of_a_document_does_not_duplicate_the_evidence(library: Library, 
     texts = [" ".join(h.chunk.text.split()) for h in hits]
     assert len(hits) == 2 and len(set(texts)) == 2  # each passage once
     assert [h.rank for h in hits] == [0, 1]
+
+
+def test_an_answer_cut_at_max_tokens_says_so(library: Library) -> None:
+    class Long(FakeGenerator):
+        def stream(self, *a, **kw):  # noqa: ANN002, ANN003
+            self.finish_reason = None
+            yield from super().stream(*a, **kw)
+            self.finish_reason = "length"
+
+    gen = Long("Cobots work safely next to people in factories and they are light and have")
+    evs = _run(_pipe(library, gen=gen, upper_threshold=0.3, lower_threshold=0.1), "What are cobots?")
+    text = evs[-1].answer.text
+    assert text.endswith("… (cut at max_answer_tokens)")
+    assert "".join(e.text for e in evs if isinstance(e, ev.Token)).endswith("(cut at max_answer_tokens)")
