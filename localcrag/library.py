@@ -140,8 +140,12 @@ class Library:
         pending.clear()
 
     def ingest(self, paths: Sequence[Path | str], prune: bool = False,
-               on_progress: Callable[[IngestProgress], None] | None = None) -> IngestReport:
-        """Index files and folders. Returns what happened to each file."""
+               on_progress: Callable[[IngestProgress], None] | None = None,
+               force: bool = False) -> IngestReport:
+        """Index files and folders. Returns what happened to each file.
+
+        ``force`` re-parses and re-embeds files even when unchanged (a re-index): their old
+        chunks stay searchable until the new ones replace them in one commit per file."""
         from localcrag.parse import content_hash, iter_files
 
         roots = [Path(p).expanduser() for p in paths]
@@ -163,7 +167,7 @@ class Library:
             source = str(path)
             try:
                 doc_hash = content_hash(path)
-                if known.get(source) == doc_hash:
+                if not force and known.get(source) == doc_hash:
                     report.unchanged.append(source)
                     progress(source, "unchanged")
                     continue

@@ -117,13 +117,26 @@ class FakePipeline:
 
 
 class FakeLibrary:
-    """Documents in memory; files whose name contains 'broken' fail to ingest."""
+    """Documents in memory; files whose name contains 'broken' fail to ingest.
 
-    def __init__(self, sources: Sequence[SourceInfo] = (), chunks: Sequence[Chunk] = CHUNKS) -> None:
+    Like the real one, a file's entry is replaced only once it is indexed (a stop before
+    that keeps the old one). ``pause_before=i``: before file i, set ``paused`` and wait for
+    ``resume`` (to stop an ingest half-way). ``previous``: documents indexed with other settings.
+    """
+
+    def __init__(self, sources: Sequence[SourceInfo] = (), chunks: Sequence[Chunk] = CHUNKS, *,
+                 previous: Sequence[str] = (), pause_before: int | None = None) -> None:
         self._sources = {s.source: s for s in sources}
         self._chunks = {c.chunk_id: c for c in chunks}
+        self.previous = list(previous)
+        self.pause_before = pause_before
+        self.paused, self.resume = threading.Event(), threading.Event()
         self.ingested: list[list[str]] = []
+        self.forced: list[bool] = []
         self.removed: list[str] = []
+
+    def previous_sources(self) -> list[str]:
+        return sorted(self.previous)
 
     def sources(self) -> list[SourceInfo]:
         return sorted(self._sources.values(), key=lambda s: s.source)
@@ -140,15 +153,23 @@ class FakeLibrary:
         return s.chunks if s else 0
 
     def ingest(self, paths: Sequence[Path | str], prune: bool = False,
-               on_progress: Callable[[IngestProgress], None] | None = None) -> IngestReport:
+               on_progress: Callable[[IngestProgress], None] | None = None,
+               force: bool = False) -> IngestReport:
         files: list[Path] = []
         for p in map(Path, paths):
             files += sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p]
         self.ingested.append([str(f) for f in files])
+        self.forced.append(force)
         report = IngestReport()
         for i, f in enumerate(files):
-            if "broken" in f.name:
-                report.failed.append((str(f), f"{f.name}: could not read (damaged file)"))
+            if i == self.pause_before:
+                self.paused.set()
+                if not self.resume.wait(10):
+                    raise RuntimeError("test never resumed the ingest")
+            if on_progress:  # a stop raises here: this file keeps its old entry
+                on_progress(IngestProgress(i, len(files), str(f), "parsed"))
+            if "broken" in f.name:  # like some parsers, the message starts with the path
+                report.failed.append((str(f), f"{f}: could not read (damaged file)"))
                 stage = "failed"
             else:
                 self._sources[str(f)] = SourceInfo(str(f), 2, 5, FROZEN, "hash")

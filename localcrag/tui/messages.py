@@ -19,9 +19,10 @@ class ModelsLoading(Message):
 
 
 class SourcesLoaded(Message):
-    def __init__(self, sources: Sequence[Any] | None, error: str | None = None) -> None:
+    def __init__(self, sources: Sequence[Any] | None, previous: Sequence[str] = (),
+                 error: str | None = None) -> None:
         super().__init__()
-        self.sources, self.error = sources, error
+        self.sources, self.previous, self.error = sources, previous, error
 
 
 class IngestUpdate(Message):
@@ -32,9 +33,12 @@ class IngestUpdate(Message):
 
 class IngestFinished(Message):
     def __init__(self, report: Any | None, sources: Sequence[Any] | None,
-                 error: str | None = None, cancelled: bool = False) -> None:
+                 error: str | None = None, cancelled: bool = False, *, indexed: int = 0,
+                 previous: Sequence[str] = (), paths: Sequence[Any] = ()) -> None:
         super().__init__()
         self.report, self.sources, self.error, self.cancelled = report, sources, error, cancelled
+        self.indexed = indexed  # files indexed before a stop
+        self.previous, self.paths = previous, paths
 
 
 class RefreshSources(Message):
@@ -68,6 +72,8 @@ class ShowPassage(Message):
 
 
 class RunEnded(Message):
-    def __init__(self, run_id: int, error: str | None = None, details: str | None = None) -> None:
+    def __init__(self, run_id: int, error: str | None = None, details: str | None = None,
+                 empty_index: bool = False) -> None:
         super().__init__()
         self.run_id, self.error, self.details = run_id, error, details
+        self.empty_index = empty_index  # nothing to search: say which keys fix it

@@ -83,14 +83,14 @@ class PassageModal(ModalScreen[None]):
         e, c = self.evidence, self.chunk
         with Vertical(classes="dialog", id="passage"):
             if e.kind == "web":
-                yield Label(f"[{e.n}] web result", classes="dialog-title")
+                yield Label(Text(f"[{e.n}] web result"), classes="dialog-title")
                 yield Static(Text(e.url or e.source, style="underline #90caf9"))
                 body, found = Text(e.text), True
             else:
                 page = f" — page {c.page_start if c else e.page}" if (c or e.page) else ""
                 if c and c.page_end != c.page_start:
                     page = f" — pages {c.page_start}–{c.page_end}"
-                yield Label(f"[{e.n}] {Path(e.source).name}{page}", classes="dialog-title")
+                yield Label(Text(f"[{e.n}] {Path(e.source).name}{page}"), classes="dialog-title")
                 yield Static(Text(e.source, style="dim"))
                 if c is not None and c.heading:
                     yield Static(Text(c.heading, style="italic"))
@@ -114,7 +114,7 @@ class ConfirmModal(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(self.question)
+            yield Static(Text(self.question))  # names files: never markup
             with Horizontal(classes="buttons"):
                 yield Button(f"{self.yes} (y)", id="yes", variant="error")
                 yield Button("Cancel (Esc)", id="no")
@@ -138,8 +138,8 @@ class MessageModal(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="dialog-title")
-            yield Static(self.message)
+            yield Label(Text(self.title_text), classes="dialog-title")
+            yield Static(Text(self.message))  # errors quote files and values: never markup
             with Horizontal(classes="buttons"):
                 yield Button("OK (Enter)", id="ok", variant="primary")
 

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Markdown, OptionList
 
 from localcrag import events as ev
+from localcrag.errors import EmptyIndex
 from localcrag.history import Conversation, Turn
 from localcrag.tui.backend import describe_error
 from localcrag.tui.messages import ConsentRequest, PipelineEvent, RunEnded, ShowPassage
@@ -28,6 +29,9 @@ from localcrag.tui.widgets.status import StatusBar
 from localcrag.tui.widgets.welcome import welcome_markdown
 from localcrag.tui.widgets.trace import TracePanel
 from localcrag.types import Action, Evidence
+from localcrag.web import SKIP_DECLINED, SKIP_DNS, SKIP_EMPTY
+
+ONLINE_SKIPS = {SKIP_DECLINED, SKIP_EMPTY}  # skipped after the DNS check passed
 
 STAGE_TEXT = {"retrieve": "searching your documents…", "grade": "grading the passages…",
               "refine": "keeping the relevant sentences…", "web": "searching the web…",
@@ -75,7 +79,7 @@ class ChatScreen(Screen):
         yield Footer()
 
     async def on_mount(self) -> None:
-        for name in ("sources", "library_ready"):
+        for name in ("sources", "library_ready", "previous_sources"):
             self.watch(self.app, name, self._refresh_welcome, init=False)
         try:
             await self.show_conversation(self.app.backend.history.last())
@@ -189,6 +193,8 @@ class ChatScreen(Screen):
             for event in events:
                 self.post_message(PipelineEvent(run.id, event))
             self.post_message(RunEnded(run.id))
+        except EmptyIndex:  # the core's hint names a CLI command: the UI says which keys fix it
+            self.post_message(RunEnded(run.id, empty_index=True))
         except Exception as exc:  # noqa: BLE001 - every failure becomes a notification
             self.post_message(RunEnded(run.id, *describe_error(exc)))
 
@@ -241,6 +247,11 @@ class ChatScreen(Screen):
         elif isinstance(event, ev.WebError):
             self.notify(f"Web search failed: {event.error}. Answering from your documents only.",
                         severity="warning")
+        elif isinstance(event, ev.WebSkipped) and event.reason == SKIP_DNS:
+            self.app.set_network(down=True)
+        elif isinstance(event, (ev.WebQuery, ev.WebResults)) or (
+                isinstance(event, ev.WebSkipped) and event.reason in ONLINE_SKIPS):
+            self.app.set_network(down=False)  # the DNS check passed
         elif isinstance(event, ev.AnswerDone):
             await self._finish(run, event)
         self.call_after_refresh(self._follow)
@@ -278,7 +289,11 @@ class ChatScreen(Screen):
         if run is None or msg.run_id != run.id:
             return
         self.run = None
-        if msg.error:
+        if msg.empty_index:
+            text = self.empty_index_text()
+            run.view.set_status(f"✗ {text}", "#ef5350")
+            self.query_one(TracePanel).set_note(text[0].upper() + text[1:] + ".")
+        elif msg.error:
             run.view.set_status(f"✗ {msg.error}", "#ef5350")
             self.query_one(TracePanel).set_note(f"Failed: {msg.error}")
             body = f"{msg.error}\n\n{msg.details}" if msg.details else msg.error
@@ -286,6 +301,14 @@ class ChatScreen(Screen):
         elif not run.finished:
             await run.view.finish("", (), (), None, cancelled=True)
             self.query_one(TracePanel).set_note("Cancelled before the answer started.")
+
+    def empty_index_text(self) -> str:
+        n = len(self.app.previous_sources)
+        if n:
+            return (f"{n} document{'s were' if n != 1 else ' was'} indexed with other settings: "
+                    "press ctrl+l, then ctrl+r to re-index them with the current ones")
+        return ("no documents indexed yet: press ctrl+l to add your documents, "
+                "or ctrl+g to index localcrag's own docs as a demo")
 
     def action_cancel(self) -> None:
         if self.run is not None and not self.run.cancel.is_set():
@@ -307,7 +330,7 @@ class ChatScreen(Screen):
         if chunk is None and chunk_id:
             self._lookup(evidence, chunk_id)
         else:
-            self.app.push_screen(PassageModal(evidence, chunk))
+            self.app.push_screen(PassageModal(evidence, chunk), self._passage_closed)
 
     @work(thread=True, group="lookup", exit_on_error=False)
     def _lookup(self, evidence: Evidence, chunk_id: str) -> None:
@@ -319,7 +342,11 @@ class ChatScreen(Screen):
 
     @on(ShowPassage)
     def _show_passage(self, msg: ShowPassage) -> None:
-        self.app.push_screen(PassageModal(msg.evidence, msg.chunk))
+        self.app.push_screen(PassageModal(msg.evidence, msg.chunk), self._passage_closed)
+
+    def _passage_closed(self, _: None = None) -> None:
+        """Back to the question box: typing goes there, and Enter does not reopen the passage."""
+        self.query_one("#question", Input).focus()
 
     def action_sources(self) -> None:
         lists = [o for o in self.query(".sources").results(OptionList) if o.display]

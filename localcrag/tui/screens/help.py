@@ -64,7 +64,7 @@ class HelpScreen(ModalScreen[None]):
             table.add_row("", "")
             table.add_row(Text(title, style="bold underline"), "")
             for keys, desc in rows:
-                table.add_row(keys, desc)
+                table.add_row(Text(keys), Text(desc))  # plain text: no [markup] in key names
         return table
 
     def action_close(self) -> None:

@@ -2,13 +2,17 @@
 
 Ingestion itself runs in the app's worker (so it continues when you go back to chat);
 this screen watches its progress and report through the app's reactives.
+
+The path box has focus when the screen opens, and the single-letter keys (re-index,
+remove, ...) only act in the documents table, so a typed path never triggers them.
+File names are shown as plain text (never markup: `notes [draft].txt`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from rich.text import Text
 from textual import on, work
@@ -39,14 +43,35 @@ def when(ts: float) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "—"
 
 
+def failure_text(path: str, error: str) -> str:
+    """The error without the file name or path it often starts with (the line shows the name)."""
+    for prefix in (str(path), Path(path).name):
+        if prefix and error.startswith(prefix + ":"):
+            return error[len(prefix) + 1:].strip()
+    return error
+
+
+TABLE_ONLY = {"reindex", "update_all", "remove", "stop"}  # letters that act only in the table
+
+
 class LibraryScreen(Screen):
     BINDINGS = [
         Binding("escape", "app.show_mode('chat')", "Chat", tooltip="Back to the chat (indexing continues)"),
-        Binding("a", "add", "Add", tooltip="Add the typed path, or the file/folder highlighted in the browser"),
-        Binding("r", "reindex", "Re-index", tooltip="Parse and embed the selected document again"),
-        Binding("u", "update_all", "Update all", tooltip="Re-index every document that changed on disk"),
-        Binding("delete,x", "remove", "Remove", tooltip="Remove the selected document from the library"),
-        Binding("s", "stop", "Stop", tooltip="Stop indexing after the current file"),
+        Binding("a", "add", "Add", tooltip="Add the typed path, or the file/folder highlighted in the "
+                "browser (in the table or browser)"),
+        Binding("r", "reindex", "Re-index", tooltip="Parse and embed the selected document again "
+                "(in the documents table)"),
+        Binding("u", "update_all", "Update all", tooltip="Re-index every document that changed on disk "
+                "(in the documents table)"),
+        Binding("delete,x", "remove", "Remove", tooltip="Remove the selected document from the library "
+                "(in the documents table)"),
+        Binding("s", "stop", "Stop", tooltip="Stop indexing after the current file (in the documents "
+                "table; or the Stop button)"),
+        Binding("ctrl+r", "reindex_previous", "Re-index other",
+                tooltip="Re-index the documents indexed with other settings (embedder, chunking) "
+                "into the current ones"),
+        Binding("ctrl+d", "remove_demo", "Remove demo", priority=True,
+                tooltip="Remove the demo documents (localcrag's own README and docs)"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -66,6 +91,7 @@ class LibraryScreen(Screen):
                     yield Label("Indexing", classes="pane-title")
                     yield ProgressBar(id="progress", show_eta=False)
                     yield Static("Idle.", id="ingest-status")
+                    yield Button("Stop (s)", id="stop", variant="warning")
                     yield Static("", id="failures")
         yield StatusBar()
         yield Footer()
@@ -79,57 +105,111 @@ class LibraryScreen(Screen):
         tree.root.set_label(tree.path.name or str(tree.path))
         tree.border_title = "Browse (Enter picks)"
         self.query_one("#progress", ProgressBar).display = False
+        self.query_one("#stop", Button).display = False
         self.watch(self.app, "sources", self._fill_table)
         self.watch(self.app, "library_ready", self._fill_table, init=False)
         self.watch(self.app, "ingest_progress", self._progress)
         self.watch(self.app, "ingest_report", self._report)
+        self._left = False
+        self.query_one("#path", Input).focus()
+
+    def on_screen_suspend(self) -> None:
+        self._left = self.app.current_mode != "library"  # not just a dialog on top
+
+    def on_screen_resume(self) -> None:
+        """Opening the library (ctrl+l) always starts in the path box: typing is a path."""
+        if self._left:
+            self._left = False
+            self.query_one("#path", Input).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in TABLE_ONLY:
+            return True if isinstance(self.focused, DataTable) else None  # None: shown dimmed
+        if action == "add":
+            return None if isinstance(self.focused, Input) else True
+        if action == "reindex_previous":
+            return bool(self.app.previous_sources)
+        if action == "remove_demo":
+            return bool(self.app.demo_sources())
+        return True
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
+
+    def on_descendant_blur(self) -> None:
+        self.refresh_bindings()
 
     # --- views of app state -------------------------------------------------------------
 
     def _fill_table(self) -> None:
         table = self.query_one("#documents", DataTable)
         table.clear()
+        demo = 0
         for s in self.app.sources:
             p = Path(s.source)
-            table.add_row(p.name, Text(str(s.pages), justify="right"), Text(str(s.chunks), justify="right"),
-                          when(s.indexed_at), str(p.parent), key=s.source)
+            name = Text(p.name)  # Text, not str: a DataTable reads str cells as markup
+            if self.app.is_demo(s.source):
+                demo += 1
+                name.append("  demo", style="italic #fdd835")
+            table.add_row(name, Text(str(s.pages), justify="right"), Text(str(s.chunks), justify="right"),
+                          when(s.indexed_at), Text(str(p.parent)), key=s.source)
         docs, chunks = len(self.app.sources), sum(s.chunks for s in self.app.sources)
+        summary = Text(style="bold")
         if not self.app.library_ready:
-            summary = "Opening the library…"
+            summary.append("Opening the library…")
         elif docs:
-            summary = f"{docs} document{'s' if docs != 1 else ''}, {chunks} chunks"
-        else:
-            summary = ("No documents yet. Type or pick a file or folder below and press Enter "
-                       "(a), or press ctrl+g to index localcrag's own docs as a demo.")
-        self.query_one("#library-summary", Static).update(Text(summary, style="bold"))
+            summary.append(f"{docs} document{'s' if docs != 1 else ''}, {chunks} chunks")
+            if demo:
+                summary.append(f"  ·  {demo} demo document{'s' if demo != 1 else ''} (ctrl+d removes "
+                               f"{'them' if demo != 1 else 'it'})", style="not bold #fdd835")
+            summary.append("  ·  in the table: r re-index, x remove, u update all", style="not bold dim")
+        elif not self.app.previous_sources:
+            summary.append("No documents yet. Type or pick a file or folder below and press Enter, "
+                           "or press ctrl+g to index localcrag's own docs as a demo.")
+        previous = len(self.app.previous_sources)
+        if self.app.library_ready and previous:
+            if summary.plain:
+                summary.append("\n")
+            summary.append(f"{previous} document{'s were' if previous != 1 else ' was'} indexed with "
+                           "other settings (embedder or chunking): press ctrl+r to re-index "
+                           f"{'them' if previous != 1 else 'it'} with the current ones.", style="#fdd835")
+        self.query_one("#library-summary", Static).update(summary)
+        self.refresh_bindings()
 
     def _progress(self) -> None:
         p = self.app.ingest_progress
         bar = self.query_one("#progress", ProgressBar)
         status = self.query_one("#ingest-status", Static)
         bar.display = p is not None or self.app.ingesting
+        self.query_one("#stop", Button).display = self.app.ingesting
         if p is not None:
             bar.update(total=max(p.total, 1), progress=p.done)
-            status.update(Text.assemble((f"{p.done}/{p.total} ", "bold"), f"{p.stage}: {Path(p.path).name}",
-                                        ("\ns stops between files", "dim")))
+            status.update(Text.assemble((f"{p.done}/{p.total} ", "bold"), f"{p.stage}: {Path(p.path).name}"))
         elif self.app.ingesting:
             bar.update(total=None)
-            status.update("Starting…")
+            status.update(Text("Starting…"))
+            self.query_one("#failures", Static).update(Text())
 
     def _report(self) -> None:
         r = self.app.ingest_report
-        if r is None:
+        self.query_one("#stop", Button).display = self.app.ingesting
+        stopped: Any = self.app.ingest_stopped
+        if r is None and (self.app.ingesting or stopped is None):
             return
         bar = self.query_one("#progress", ProgressBar)
         bar.update(total=1, progress=1)
         bar.display = True
-        self.query_one("#ingest-status", Static).update(
-            f"Done: indexed {len(r.indexed)}, unchanged {len(r.unchanged)}, failed {len(r.failed)}.")
+        status = self.query_one("#ingest-status", Static)
+        if r is None:  # stopped: the files not reached keep their old chunks
+            status.update(Text(f"Stopped: indexed {stopped}; the rest unchanged.", style="#fdd835"))
+            return
+        status.update(Text(f"Done: indexed {len(r.indexed)}, unchanged {len(r.unchanged)}, "
+                           f"failed {len(r.failed)}."))
         lines = Text()
         for path, error in r.failed:
             lines.append("✗ ", style="#ef5350")
             lines.append(f"{Path(path).name}: ", style="bold")
-            lines.append(f"{error}\n")
+            lines.append(f"{failure_text(path, error)}\n")
         self.query_one("#failures", Static).update(lines)
 
     # --- actions ------------------------------------------------------------------------
@@ -160,7 +240,7 @@ class LibraryScreen(Screen):
             return
         if self.app.start_ingest([path]):
             self.query_one("#path", Input).value = ""
-            self.query_one("#documents", DataTable).focus()
+            self.query_one("#path", Input).focus()  # ready for the next path (never the table)
 
     def action_add(self) -> None:
         tree = self.query_one(DocTree)
@@ -215,9 +295,16 @@ class LibraryScreen(Screen):
             self.notify(describe_error(exc)[0], severity="error")
         self.app.post_message(RefreshSources())
 
+    @on(Button.Pressed, "#stop")
     def action_stop(self) -> None:
         if self.app.ingesting:
             self.app.cancel_ingest()
-            self.query_one("#ingest-status", Static).update("Stopping after the current file…")
+            self.query_one("#ingest-status", Static).update(Text("Stopping after the current file…"))
         else:
             self.notify("Nothing is being indexed.")
+
+    def action_reindex_previous(self) -> None:
+        self.app.reindex_previous()
+
+    def action_remove_demo(self) -> None:
+        self.app.remove_demo()

@@ -81,9 +81,10 @@ class SettingsScreen(Screen):
                 if isinstance(value, bool):
                     yield Checkbox("on", value=value, id=wid, compact=True)
                 elif choices is not None:
-                    options = [(c, c) for c in choices]
+                    # Text prompts: model file names may hold [brackets] (never markup)
+                    options = [(Text(c), c) for c in choices]
                     if value is not None and str(value) not in choices:
-                        options.append((f"{value} (not found)", str(value)))
+                        options.append((Text(f"{value} (not found)"), str(value)))
                     blank = name == "grader_llm"
                     yield Select(options, value=str(value) if value is not None else Select.NULL,
                                  allow_blank=blank, prompt="(same as generator)" if blank else "Select",
@@ -92,7 +93,7 @@ class SettingsScreen(Screen):
                     kind = Settings.model_fields[name].annotation
                     yield Input(str(value), id=wid, type="integer" if kind is int else
                                 "number" if kind is float else "text", compact=True)
-            yield Static(Settings.model_fields[name].description or "", classes="field-help")
+            yield Static(Text(Settings.model_fields[name].description or ""), classes="field-help")
             yield Static("", id=f"error-{name}", classes="field-error")
 
     def on_mount(self) -> None:

@@ -12,6 +12,13 @@ def welcome_markdown(app: Any) -> str:
     if app.library_error:
         return (f"## The library could not be opened\n\n{app.library_error}\n\n"
                 "Check the models in Settings (**ctrl+s**), or run `make models`.")
+    previous = len(getattr(app, "previous_sources", ()))
+    if not app.sources and previous:
+        return (f"## Your documents need re-indexing\n\n{previous} document{'s were' if previous != 1 else ' was'} "
+                "indexed with other settings (embedder or chunking), so the current index is empty.\n\n"
+                "* Press **ctrl+l** to open the Library, then **ctrl+r** to re-index "
+                f"{'them' if previous != 1 else 'it'} with the current settings.\n"
+                "* Or change the settings back (**ctrl+s**).\n\n**F1** lists every key.")
     if not app.sources:
         return ("## Welcome to localcrag\n\nYour library is empty, so there is nothing to ask about yet.\n\n"
                 "* Press **ctrl+g** to index localcrag's own documentation (README and docs/) as a "
