@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from localcrag import events as ev
+from localcrag.history import History
 from localcrag.library import IngestProgress, IngestReport
+from localcrag.settings import Settings
 from localcrag.store import SourceInfo
 from localcrag.types import (Action, Answer, Chunk, Citation, Decision, Evidence, Grade, Hit,
                              Strip, WebResult)
@@ -212,3 +214,32 @@ async def ask(pilot: Any, question: str) -> None:
 
     pilot.app.screen.query_one("#question", Input).value = question
     await pilot.press("enter")
+
+
+# --- building the app under test (imported lazily: textual is only needed by TUI tests) ---
+
+SIZE = (120, 40)
+
+
+def make_app(tmp_path: Path, pipeline: FakePipeline | None = None, library: FakeLibrary | None = None,
+             settings: Settings | None = None, **kw) -> tuple[Any, FakePipeline, FakeLibrary]:
+    """The app with a scripted pipeline and an in-memory library; history at a frozen clock."""
+    from localcrag.tui.app import LocalcragApp
+
+    pipeline = pipeline or FakePipeline()
+    library = library if library is not None else FakeLibrary(demo_sources())
+    settings = settings or Settings(models_dir=tmp_path / "models")
+    history = History(settings.history_dir, clock=lambda: FROZEN)
+    app = LocalcragApp(settings, pipeline_factory=lambda s, lib: pipeline,
+                       library_factory=lambda s: library, history=history,
+                       browse_root=kw.pop("browse_root", tmp_path), **kw)
+    return app, pipeline, library
+
+
+def chat(app: Any) -> Any:
+    """The chat screen (asserts it is the one showing)."""
+    from localcrag.tui.screens.chat import ChatScreen
+
+    screen = app.screen
+    assert isinstance(screen, ChatScreen)
+    return screen
