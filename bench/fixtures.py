@@ -9,9 +9,8 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
 
-from bench import CACHE, DATA, PDFS, log
+from bench import DATA, PDFS, log
 
 _HOME: tempfile.TemporaryDirectory | None = None
 _DONE: set[str] = set()

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from bench import CACHE, PDFS, Row, Section, Stat, fmt, interleave, log, rates, ratio, spread, temp_home
+from bench import PDFS, Row, Section, Stat, fmt, interleave, log, rates, ratio, spread, temp_home
 from bench import TimedEmbedder, baseline, quality
 
 

@@ -7,7 +7,6 @@ Scoring (next-token probabilities, continuation log-likelihoods) lives in llm_sc
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import deque
 from collections.abc import Iterator

@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("textual")
 
-from textual.widgets import Checkbox, Input, Markdown, OptionList, Select, Static  # noqa: E402
+from textual.widgets import Checkbox, Input, Markdown, OptionList, Select  # noqa: E402
 
 from localcrag import events as ev  # noqa: E402
 from localcrag.errors import EmptyIndex, LocalcragError, ModelMissing  # noqa: E402
