@@ -50,14 +50,7 @@ class Store(Protocol):
     def count(self) -> int: ...
     def sources(self) -> list[SourceInfo]: ...
     def search(self, query: str, vector: np.ndarray | None, k: int, mode: str) -> list[Hit]: ...
-    def all_vectors(self) -> np.ndarray:
-        """Every chunk vector, unit-normalised, as one read-only float32 matrix (cached)."""
-        if self.count() == 0:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        m = self._ram.snapshot(self.table).matrix
-        m.flags.writeable = False
-        return m
-
+    def all_vectors(self) -> np.ndarray: ...
     def get(self, chunk_id: str) -> Chunk | None: ...
     def all_texts(self) -> list[str]: ...
 
@@ -224,12 +217,12 @@ class LanceStore:
         return self._columns(["text"])["text"]
 
     def all_vectors(self) -> np.ndarray:
-        """Every chunk vector as one float32 matrix (for corpus statistics, built once)."""
-        n = self.count()
-        if n == 0:
+        """Every chunk vector, unit-normalised, as one read-only float32 matrix (cached)."""
+        if self.count() == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
-        col = self.table.search().select(["vector"]).limit(n).to_arrow()["vector"].combine_chunks()
-        return col.flatten().to_numpy(zero_copy_only=False).reshape(n, self.dim).astype(np.float32)
+        m = self._ram.snapshot(self.table).matrix
+        m.flags.writeable = False
+        return m
 
     def get(self, chunk_id: str) -> Chunk | None:
         if not self.exists():
