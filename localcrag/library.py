@@ -85,7 +85,13 @@ class Library:
         return self.store.count()
 
     def remove(self, path: Path | str) -> int:
-        return self.store.remove(str(Path(path).expanduser().resolve()))
+        """Remove a document (chunks removed from the current table); it is also dropped from
+        tables built with other settings, so it never comes back from there."""
+        source = str(Path(path).expanduser().resolve())
+        n = self.store.remove(source)
+        if hasattr(self.store, "remove_from_other_tables"):
+            self.store.remove_from_other_tables(source)
+        return n
 
     def remove_under(self, path: Path | str) -> list[tuple[str, int]]:
         """Remove one document, or every document indexed from a folder: (source, chunks)."""
@@ -94,7 +100,7 @@ class Library:
         target = str(Path(path).expanduser().resolve())
         sources = [s for s in self.store.file_hashes()
                    if s == target or s.startswith(target.rstrip(os.sep) + os.sep)]
-        return [(s, self.store.remove(s)) for s in sorted(sources)]
+        return [(s, self.remove(s)) for s in sorted(sources)]
 
     def previous_sources(self) -> list[str]:
         """Documents indexed under other embedder/chunking settings that still exist."""

@@ -187,6 +187,18 @@ class LanceStore:
             self._fts_dirty = True
         return n
 
+    def remove_from_other_tables(self, source: str) -> int:
+        """Drop a document from the tables of other settings too, so a removed document is
+        not offered for re-indexing (nor back in the index when the settings change back)."""
+        n = 0
+        for name in self.other_tables():
+            t = self._db.open_table(name)
+            k = t.count_rows(f"source = {_quote(source)}")
+            if k:
+                t.delete(f"source = {_quote(source)}")
+                n += k
+        return n
+
     # --- reads --------------------------------------------------------------------------
 
     def count(self) -> int:

@@ -159,3 +159,16 @@ def test_sigkill_mid_ingest_keeps_index_readable(tmp_path: Path) -> None:
     data = json.loads(out.stdout)
     assert out.returncode == 0 and data["chunks"] == 400
     assert len(data["unchanged"]) == n and len(data["indexed"]) == 400 - n
+
+
+def test_a_removed_document_is_gone_under_every_setting(tmp_path: Path) -> None:
+    doc = _write(tmp_path / "notes.txt", "Cobots are collaborative robots. They work next to people.")
+    other = _write(tmp_path / "keep.txt", "Tomatoes need sun and water.")
+    old = _lib(chunk_tokens=48)  # an index built with other chunking settings
+    old.ingest([doc, other])
+    new = _lib(chunk_tokens=40)
+    assert set(new.previous_sources()) == {str(doc.resolve()), str(other.resolve())}
+    new.ingest([doc])
+    assert new.remove(doc) > 0
+    assert new.previous_sources() == [str(other.resolve())]  # not offered for re-indexing again
+    assert [s.source for s in old.sources()] == [str(other.resolve())]  # nor back when switching back
