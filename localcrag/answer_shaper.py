@@ -82,13 +82,27 @@ def clean_final(text: str) -> str:
     return re.sub(r"[ \t]+\n", "\n", "".join(kept)).strip()
 
 
+def supported_share(answer: str, evidence: Sequence[Evidence], question: str = "") -> float:
+    """Share of the answer's own content words (not the question's) found in the evidence,
+    matched on the first 5 letters ("robots" ~ "robotic"); 1.0 for answers too short to tell."""
+    from localcrag.graders.text import terms
+
+    asked = {t[:5] for t in terms(question)}
+    words = [t[:5] for t in terms(_CITE.sub(" ", answer)) if t[:5] not in asked]
+    if len(words) < 4:
+        return 1.0
+    known = {t[:5] for e in evidence for t in terms(e.text)}
+    return sum(w in known for w in words) / len(words)
+
+
 def is_empty_answer(text: str) -> bool:
     """Fewer than two words that say something ("." / "The answer is." / "[1]")."""
     words = [w for w in _WORD.findall(_CITE.sub(" ", text).lower()) if w not in _FILLER]
     return len(words) < 2
 
 
-def quote_best(evidence: Sequence[Evidence]) -> str:
+def quote_best(evidence: Sequence[Evidence],
+               lead: str = "The model gave no usable answer; the most relevant passage says:") -> str:
     """The highest-scoring passage's first sentences, quoted and cited."""
     best = max(evidence, key=lambda e: e.score)
     text = " ".join(best.text.split())
@@ -99,7 +113,7 @@ def quote_best(evidence: Sequence[Evidence]) -> str:
                 break
             kept = f"{kept} {sentence}".strip()
         text = kept if len(kept) <= QUOTE_CHARS else text[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
-    return f"The model gave no usable answer; the most relevant passage says: “{text}” [{best.n}]"
+    return f"{lead} “{text}” [{best.n}]"
 
 
 class AnswerShaper:
@@ -147,6 +161,17 @@ class AnswerShaper:
         if tail:
             self.guard.feed(tail)
         return tail
+
+    def unsupported(self, question: str, min_share: float = 0.5) -> bool:
+        """True when most of what the model wrote is not in the evidence (it made it up)."""
+        return bool(self.evidence) and supported_share(self.text, self.evidence, question) < min_share
+
+    def replace_with_quote(self) -> str:
+        """An answer the evidence does not support gives way to the closest passage, quoted."""
+        self.guard.text = quote_best(self.evidence, "The documents do not support the answer the "
+                                                    "model drafted; the closest passage says:")
+        self.guard.cut = None
+        return self.text
 
     def mark_truncated(self) -> str:
         """The answer hit max_answer_tokens: say so instead of ending mid-sentence."""

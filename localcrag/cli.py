@@ -126,6 +126,10 @@ def cmd_sources(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     from localcrag.retrieve import Retriever
 
+    from localcrag.errors import BadQuestion
+
+    if not args.query.strip():
+        raise BadQuestion("the search query is empty", "give some words to search for")
     settings = _settings(args)
     hits = Retriever(settings).search(args.query, k=args.k, mode=args.mode)
     if args.json:

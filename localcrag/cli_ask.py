@@ -47,9 +47,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
     pipe = Pipeline(settings)
     record = _Record(args.question, args.mode)
     stream = sys.stdout.isatty() and not args.json
+    streamed = ""
     for event in pipe.run(args.question, mode=args.mode, confirm_web=_confirm, k=args.k):
         record.add(event)
         if stream and isinstance(event, ev.Token):
+            streamed += event.text
             sys.stdout.write(event.text)
             sys.stdout.flush()
         elif not args.json and isinstance(event, (ev.WebError, ev.EvidenceTrimmed)):
@@ -59,6 +61,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 0
     if not stream:
         print(record.answer)
+    elif record.answer.strip() != streamed.strip():  # cleaned or replaced after streaming
+        print(f"\n\nFinal answer: {record.answer}")
     print()
     print(record.summary())
     return 0

@@ -229,6 +229,8 @@ class Pipeline:
             if getattr(llm, "finish_reason", None) == "length" and not cancel.is_set():
                 if mark := shaper.mark_truncated():
                     yield ev.Token(mark)
+            if action is not None and not cancel.is_set() and shaper.unsupported(q):
+                shaper.replace_with_quote()  # CRAG: a made-up answer is not shown as the answer
         yield st.finished
         timings.setdefault("first_token", _ms(t0))
         text, cited = clean_citations(shaper.text.strip(), len(kept))

@@ -101,3 +101,7 @@ def test_config_prints_lines_that_paste_into_the_toml(isolated_home: Path) -> No
     body = "\n".join(line for line in out.stdout.splitlines() if not line.startswith("#"))
     parsed = tomllib.loads(body)
     assert parsed["top_k"] == 5 and parsed["offline"] is False and isinstance(parsed["models_dir"], str)
+
+
+def test_an_empty_search_is_a_one_line_error(isolated_home: Path) -> None:
+    _one_line_error(_cli("search", "  ", home=isolated_home), "empty")

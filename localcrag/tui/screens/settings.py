@@ -79,7 +79,7 @@ class SettingsScreen(Screen):
             with Horizontal(classes="field-row"):
                 yield Label(name, classes="field-name")
                 if isinstance(value, bool):
-                    yield Checkbox("on", value=value, id=wid, compact=True)
+                    yield Checkbox("", value=value, id=wid, compact=True)  # a label "on" read as the state
                 elif choices is not None:
                     # Text prompts: model file names may hold [brackets] (never markup)
                     options = [(Text(c), c) for c in choices]
