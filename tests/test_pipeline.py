@@ -258,10 +258,14 @@ def test_an_answer_cut_at_max_tokens_says_so(library: Library) -> None:
 
 def test_a_made_up_answer_gives_way_to_the_closest_passage(library: Library) -> None:
     gen = FakeGenerator("The quibble is a type of tropical fruit labelled the finest in the world [1].")
-    evs = _run(_pipe(library, gen=gen, upper_threshold=0.3, lower_threshold=0.1), "What are cobots?")
+    evs = _run(_pipe(library, gen=gen, upper_threshold=0.99, lower_threshold=0.1), "What are cobots?")
     done = evs[-1]
+    assert done.answer.action is Action.AMBIGUOUS  # doubtful evidence, no web (offline)
     assert done.answer.text.startswith("The documents do not support the answer the model drafted")
     assert "quibble" not in done.answer.text and done.answer.citations
     rag = _run(_pipe(library, gen=FakeGenerator(gen.answer), upper_threshold=0.3, lower_threshold=0.1),
                "What are cobots?", mode="rag")
     assert "quibble" in rag[-1].answer.text  # plain RAG is the baseline: shown as written
+    correct = _run(_pipe(library, gen=FakeGenerator(gen.answer), upper_threshold=0.3, lower_threshold=0.1),
+                   "What are cobots?")
+    assert correct[-1].answer.action is Action.CORRECT and "quibble" in correct[-1].answer.text
