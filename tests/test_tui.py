@@ -30,21 +30,10 @@ from localcrag.tui.screens.settings import SettingsScreen  # noqa: E402
 from localcrag.tui.widgets.answer import TurnView, link_citations  # noqa: E402
 from localcrag.tui.widgets.trace import TracePanel  # noqa: E402
 from localcrag.types import Action  # noqa: E402
-from tui_fakes import (SIZE, FakeLibrary, FakePipeline, answer_events, ask, chat, make_app,  # noqa: E402
-                       settle, until)
+from tui_fakes import (SIZE, FakeLibrary, FakePipeline, answer_events, anyio_backend, ask, chat,  # noqa: E402,F401
+                       home, make_app, settle, until)
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("LOCALCRAG_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
 
 
 async def test_first_screen_loads_models_in_a_worker_and_shows_the_library(tmp_path: Path) -> None:

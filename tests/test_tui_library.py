@@ -18,21 +18,10 @@ from localcrag.store import SourceInfo  # noqa: E402
 from localcrag.tui.modals import ConfirmModal, MessageModal  # noqa: E402
 from localcrag.tui.screens.library import LibraryScreen  # noqa: E402
 from localcrag.tui.widgets.answer import TurnView  # noqa: E402
-from tui_fakes import (FROZEN, SIZE, FakeLibrary, FakePipeline, ask, demo_sources, make_app,  # noqa: E402
-                       settle, until)
+from tui_fakes import (FROZEN, SIZE, FakeLibrary, FakePipeline, anyio_backend, ask, demo_sources,  # noqa: E402,F401
+                       home, make_app, settle, until)
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("LOCALCRAG_HOME", str(tmp_path / "home"))
-    return tmp_path / "home"
 
 
 async def test_empty_library_offers_the_one_key_demo(tmp_path: Path) -> None:

@@ -7,6 +7,8 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
+import pytest
+
 from localcrag import events as ev
 from localcrag.history import History
 from localcrag.library import IngestProgress, IngestReport
@@ -217,6 +219,20 @@ async def ask(pilot: Any, question: str) -> None:
 
 
 # --- building the app under test (imported lazily: textual is only needed by TUI tests) ---
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Pilot tests run on asyncio (import this fixture into the test module)."""
+    return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each pilot test gets its own LOCALCRAG_HOME under its tmp_path."""
+    monkeypatch.setenv("LOCALCRAG_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
 
 SIZE = (120, 40)
 
