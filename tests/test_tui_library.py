@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("textual")
 
-from textual.widgets import DataTable, Input, Markdown, Static  # noqa: E402
+from textual.widgets import DataTable, Input, Markdown, ProgressBar, Static  # noqa: E402
 
 from localcrag.errors import EmptyIndex, LocalcragError  # noqa: E402
 from localcrag.settings import Settings  # noqa: E402
@@ -180,6 +180,8 @@ async def test_reindex_then_stop_keeps_the_document_and_says_stopped(tmp_path: P
         assert [(s.source, s.chunks) for s in app.sources] == [(str(doc), 7)]  # old chunks kept
         status = str(screen.query_one("#ingest-status").render())
         assert "Stopped: indexed 0; the rest unchanged" in status
+        bar = screen.query_one("#progress", ProgressBar)
+        assert bar.percentage is None or bar.percentage < 1  # a stop never reads "100%"
         assert not app.ingesting
 
 

@@ -197,12 +197,12 @@ class LibraryScreen(Screen):
         if r is None and (self.app.ingesting or stopped is None):
             return
         bar = self.query_one("#progress", ProgressBar)
-        bar.update(total=1, progress=1)
-        bar.display = True
         status = self.query_one("#ingest-status", Static)
-        if r is None:  # stopped: the files not reached keep their old chunks
+        if r is None:  # stopped: the files not reached keep their old chunks; the bar stays put
             status.update(Text(f"Stopped: indexed {stopped}; the rest unchanged.", style="#fdd835"))
             return
+        bar.update(total=1, progress=1)
+        bar.display = True
         status.update(Text(f"Done: indexed {len(r.indexed)}, unchanged {len(r.unchanged)}, "
                            f"failed {len(r.failed)}."))
         lines = Text()
