@@ -61,6 +61,7 @@ async def test_ask_streams_a_cited_answer_fills_the_trace_and_saves_history(tmp_
         assert trace.decision.action is Action.CORRECT and len(trace.hits) == 3
         assert trace.refined == (2, 6) and trace.web_skipped == "not needed"
         assert trace.timings["generate"] == 2100.0
+        assert trace.evidence_n == {0: (1,), 1: (2,)}  # retrieved rows 1 and 2 became [1] and [2]
         sources = view.query_one(".sources", OptionList)
         assert sources.display and sources.option_count == 2
         conv = app.backend.history.last()

@@ -40,6 +40,7 @@ class TraceState:
     web_error: str | None = None
     web_skipped: str | None = None
     trimmed: int = 0
+    evidence_n: dict[int, tuple[int, ...]] = field(default_factory=dict)  # hit index -> [n] in the answer
     timings: dict[str, float] = field(default_factory=dict)
     stage: str | None = None  # running stage
     done: bool = False
@@ -73,12 +74,26 @@ class TraceState:
                 self.web_skipped = reason
             case ev.EvidenceTrimmed(dropped=dropped):
                 self.trimmed = len(dropped)
-            case ev.AnswerDone(timings_ms=timings):
+            case ev.AnswerDone(timings_ms=timings, evidence=evidence):
                 self.timings.update(timings)
                 self.stage, self.done = None, True
+                self.evidence_n = _evidence_numbers(evidence, self.hits)
             case _:
                 return False
         return True
+
+
+def _evidence_numbers(evidence: tuple, hits: tuple[Hit, ...]) -> dict[int, tuple[int, ...]]:
+    """Which [n] of the answer each retrieved chunk became: the answer numbers its evidence,
+    the trace ranks retrieval, and a reader checking a citation needs the link."""
+    from localcrag.tui.widgets.answer import match_chunks
+
+    index = {h.chunk.chunk_id: i for i, h in enumerate(hits)}
+    out: dict[int, list[int]] = {}
+    for n, chunk in sorted(match_chunks(evidence, hits).items()):
+        if chunk.chunk_id in index:
+            out.setdefault(index[chunk.chunk_id], []).append(n)
+    return {i: tuple(ns) for i, ns in out.items()}
 
 
 def fmt_ms(ms: float) -> str:
@@ -142,12 +157,15 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
             else:
                 score, style = hit.score / top, "#5c6bc0"
             label = source_label(hit.chunk.source, hit.chunk.page, page_first=True)
-            grid.add_row(str(i + 1), score_bar(score, style), f"{score:.2f}",
-                         Text(label + (" ⚠" if grade is not None and grade.error else "")))
+            cell = Text(label + (" ⚠" if grade is not None and grade.error else ""))
+            if ns := state.evidence_n.get(i):
+                cell = Text.assemble((" ".join(f"[{n}]" for n in ns) + " ", "bold #90caf9"), cell)
+            grid.add_row(str(i + 1), score_bar(score, style), f"{score:.2f}", cell)
         parts.append(grid)
         if state.grades:
             parts.append(_sub(f"bars: relevance graded by {next(iter(state.grades.values())).grader}"
-                              + (f" in {fmt_ms(state.timings['grade'])}" if "grade" in state.timings else ""),
+                              + (f" in {fmt_ms(state.timings['grade'])}" if "grade" in state.timings else "")
+                              + ("; [n]: its number in the answer" if state.evidence_n else ""),
                               style="dim"))
     if state.decision is not None:
         d = state.decision
