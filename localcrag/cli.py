@@ -54,6 +54,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(f"indexed {len(report.indexed)}, unchanged {len(report.unchanged)}, "
               f"removed {len(report.removed)}, failed {len(report.failed)}; "
               f"{report.chunks} chunks in the index")
+        if report.skipped:
+            from localcrag.parse import SUPPORTED
+
+            kinds = sorted({Path(p).suffix.lower() or "(no extension)" for p in report.skipped})
+            print(f"skipped {len(report.skipped)} file(s) of unsupported types in folders: "
+                  f"{', '.join(kinds)} (supported: {' '.join(sorted(SUPPORTED))})")
     return 1 if report.failed else 0
 
 

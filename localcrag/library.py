@@ -40,6 +40,7 @@ class IngestReport:
     removed: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[tuple[str, str]] = field(default_factory=list)  # indexed, with a caveat
+    skipped: list[str] = field(default_factory=list)  # unsupported files found in folders
     chunks: int = 0  # chunks now in the index
     new_chunks: int = 0  # chunks embedded by this run
     pages: int = 0  # pages parsed by this run
@@ -155,8 +156,10 @@ class Library:
         from localcrag.parse import content_hash, iter_files
 
         roots = [Path(p).expanduser() for p in paths]
-        files, errors = iter_files(roots)
-        report = IngestReport(failed=[(str(p), msg) for p, msg in errors])
+        skipped: list[Path] = []
+        files, errors = iter_files(roots, skipped)
+        report = IngestReport(failed=[(str(p), msg) for p, msg in errors],
+                              skipped=[str(p) for p in skipped])
         known = self.store.file_hashes()
         total = len(files)
         done = 0

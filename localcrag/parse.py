@@ -232,11 +232,12 @@ def _hidden(name: str) -> bool:
     return name.startswith(".")
 
 
-def iter_files(paths: Sequence[Path]) -> tuple[list[Path], list[tuple[Path, str]]]:
+def iter_files(paths: Sequence[Path],
+               skipped: list[Path] | None = None) -> tuple[list[Path], list[tuple[Path, str]]]:
     """Expand files and folders into supported files (absolute, resolved, deduplicated).
 
-    Folders are walked recursively in sorted order, skipping hidden entries and silently
-    skipping unsupported types; explicit missing/unsupported paths and folders without
+    Folders are walked recursively in sorted order, skipping hidden entries and skipping
+    unsupported types (collected in ``skipped`` when given, so a report can count them); explicit missing/unsupported paths and folders without
     any supported file are reported as (path, one-line message).
     """
     files: list[Path] = []
@@ -260,6 +261,8 @@ def iter_files(paths: Sequence[Path]) -> tuple[list[Path], list[tuple[Path, str]
                     if not _hidden(name) and p.suffix.lower() in SUPPORTED and p.is_file():
                         found += 1
                         add(p)
+                    elif skipped is not None and not _hidden(name) and p.is_file():
+                        skipped.append(p)  # counted for the report, not an error
             for exc in walk_errors:
                 where = Path(exc.filename or given)
                 errors.append((where, str(bad(where, f"cannot read folder ({exc.strerror})"))))

@@ -105,3 +105,14 @@ def test_config_prints_lines_that_paste_into_the_toml(isolated_home: Path) -> No
 
 def test_an_empty_search_is_a_one_line_error(isolated_home: Path) -> None:
     _one_line_error(_cli("search", "  ", home=isolated_home), "empty")
+
+
+def test_unsupported_files_in_a_folder_are_counted(isolated_home: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "a.txt").write_text("Cobots are collaborative robots.\n", encoding="utf-8")
+    (folder / "img.png").write_bytes(b"PNG")
+    out = _cli("ingest", str(folder), home=isolated_home)
+    assert out.returncode == 0 and "skipped 1 file(s) of unsupported types in folders: .png" in out.stdout
+    data = _cli("ingest", str(folder), "--json", home=isolated_home).stdout
+    assert "skipped" not in data  # the JSON contract (docs/cli-json.md) is unchanged

@@ -267,3 +267,13 @@ def test_content_hash(tmp_path: Path) -> None:
     data = b"abc" * 700_000
     f.write_bytes(data)
     assert content_hash(f) == hashlib.sha256(data).hexdigest()
+
+
+def test_iter_files_collects_unsupported_files_found_in_folders(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("x", encoding="utf-8")
+    (tmp_path / "skip.docx").write_text("x", encoding="utf-8")
+    (tmp_path / ".hidden.png").write_text("x", encoding="utf-8")
+    skipped: list[Path] = []
+    files, errors = iter_files([tmp_path], skipped)
+    assert [f.name for f in files] == ["a.txt"] and not errors
+    assert [p.name for p in skipped] == ["skip.docx"]  # hidden files are not reported

@@ -203,8 +203,10 @@ class LibraryScreen(Screen):
             return
         bar.update(total=1, progress=1)
         bar.display = True
+        skipped = len(getattr(r, "skipped", ()))
         status.update(Text(f"Done: indexed {len(r.indexed)}, unchanged {len(r.unchanged)}, "
-                           f"failed {len(r.failed)}."))
+                           f"failed {len(r.failed)}"
+                           + (f"; skipped {skipped} file(s) of unsupported types." if skipped else ".")))
         lines = Text()
         for path, error in r.failed:
             lines.append("✗ ", style="#ef5350")
