@@ -30,7 +30,6 @@ chunk cost nothing the second time.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -38,34 +37,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from localcrag.chunking import split_sentences
 from localcrag.graders.cues import cue_signals
 from localcrag.graders.text import CorpusStats, has_negation, term_spans, terms, weighted_coverage
 
 DEFAULT_BACKGROUND = 0.2  # question-to-corpus mean cosine used when there is no corpus
 MAX_TERMS = 24  # question terms weighed by leave-one-out (one short embedding each)
 MAX_WINDOWS = 16  # per chunk; keeps grading time bounded on chunks of many tiny sentences
-_FALLBACK_SENT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
-
-
-_SPLITTER: list[Any] = []
-
-
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """The project's sentence splitter when importable, else a small regex one."""
-    if not _SPLITTER:
-        try:
-            from localcrag.chunking import split_sentences as real
-        except Exception:  # chunking (or its parse dependency) unavailable: keep grading
-            real = None
-        _SPLITTER.append(real)
-    if _SPLITTER[0] is not None:
-        return _SPLITTER[0](text)
-    spans, start = [], 0
-    for m in _FALLBACK_SENT.finditer(text):
-        spans.append((start, m.start()))
-        start = m.end()
-    spans.append((start, len(text)))
-    return [(a, b) for a, b in spans if text[a:b].strip()]
 
 
 def windows(text: str, size: int = 2, stride: int = 1) -> list[str]:
