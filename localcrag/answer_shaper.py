@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from localcrag.generate import _ASK, SYSTEM, Attributor, CitationFilter
+from localcrag.generate import _ASK, _SENTENCE_END, SYSTEM, Attributor, CitationFilter
 from localcrag.types import Evidence
 
 HOLD = 48  # characters held back at the start
@@ -30,7 +30,6 @@ _EMPTY_END = re.compile(r"(?<=[.!?\]])\s*(?:The answer is|The answer)[.:]?\s*$",
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
 _FILLER = frozenset("the a an is are was were be it this that answer answers question questions "
                     "source sources document documents based on according to of in and or to".split())
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 QUOTE_CHARS = 320
 _ANY_LABEL = re.compile(r"\s*\((?:[^()\n]{1,140}\.[A-Za-z0-9]{1,5}, p\. \d+)\)")  # "(x.pdf, p. 30)" mid-answer
 _SENTENCES = re.compile(r"[^.!?\n]+(?:[.!?]+(?:\s*\[\d+\])*|\n|$)")
@@ -65,12 +64,17 @@ class RepetitionGuard:
         return False
 
 
+def _said_words(text: str) -> list[str]:
+    """Lowercase words of ``text`` without citations and filler ("the", "answer", ...)."""
+    return [w for w in _WORD.findall(_CITE.sub(" ", text).lower()) if w not in _FILLER]
+
+
 def _echoes_the_rules(sentence: str) -> bool:
     """A sentence that restates the prompt ("Write the source number in square brackets
     after each fact ...") or re-opens it ("Question: ...") rather than answering."""
     if _ECHO_START.match(sentence):
         return True
-    words = [w for w in _WORD.findall(_CITE.sub(" ", sentence).lower()) if w not in _FILLER]
+    words = _said_words(sentence)
     hits = sum(w in _RULE_WORDS for w in words)
     return hits >= 4 and hits >= 0.6 * len(words)
 
@@ -97,8 +101,7 @@ def supported_share(answer: str, evidence: Sequence[Evidence], question: str = "
 
 def is_empty_answer(text: str) -> bool:
     """Fewer than two words that say something ("." / "The answer is." / "[1]")."""
-    words = [w for w in _WORD.findall(_CITE.sub(" ", text).lower()) if w not in _FILLER]
-    return len(words) < 2
+    return len(_said_words(text)) < 2
 
 
 def quote_best(evidence: Sequence[Evidence],
@@ -151,7 +154,7 @@ class AnswerShaper:
         if self.head is not None:  # the whole answer ended while held back
             rest = (self.head + rest).lstrip()
             if not self.label_checked:
-                rest = _LABEL.sub("", rest.lstrip(), count=1)
+                rest = _LABEL.sub("", rest, count=1)
             self.head = None
             if is_empty_answer(rest) and self.evidence and not cancelled:
                 tail = quote_best(self.evidence)
