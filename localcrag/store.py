@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
 import numpy as np
 
@@ -232,9 +232,7 @@ class LanceStore:
         """Every chunk vector, unit-normalised, as one read-only float32 matrix (cached)."""
         if self.count() == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
-        m = self._ram.snapshot(self.table).matrix
-        m.flags.writeable = False
-        return m
+        return self._ram.snapshot(self.table).matrix
 
     def get(self, chunk_id: str) -> Chunk | None:
         if not self.exists():
@@ -242,35 +240,26 @@ class LanceStore:
         rows = self.table.search().where(f"chunk_id = {_quote(chunk_id)}").select(_COLUMNS).limit(1).to_list()
         return _row_to_chunk(rows[0]) if rows else None
 
-    def _rows_at(self, offsets: Sequence[int]) -> dict[int, dict]:
-        """Full rows for a few table offsets (one `take`, a few ms at 100k rows)."""
+    def _rows_at(self, snap: Any, offsets: Sequence[int]) -> dict[int, dict]:
+        """Rows for a few offsets of the snapshot (one `take`, a few ms at 100k rows); raises
+        ``_Moved`` when a write compacted the table since the snapshot was taken."""
         wanted = sorted(set(offsets))
         if not wanted:
             return {}
-        rows = self.table.take_offsets(wanted).select(_HIT_COLUMNS).to_list()
-        return dict(zip(wanted, rows))  # take_offsets returns rows in offset order
+        rows = dict(zip(wanted, self.table.take_offsets(wanted).select(_HIT_COLUMNS).to_list()))
+        if any(rows[o]["chunk_id"] != snap.ids[o] for o in wanted):  # rows come in offset order
+            raise _Moved
+        return rows
 
-    def _vector(self, vector: np.ndarray, n: int, retry: bool = True) -> list[dict]:
+    def _vector(self, vector: np.ndarray, n: int) -> list[dict]:
         snap = self._ram.snapshot(self.table)
         top = self._ram.top(snap, vector, n)
-        rows = self._rows_at([o for o, _ in top])
-        if any(rows[o]["chunk_id"] != snap.ids[o] for o, _ in top):
-            if not retry:
-                raise _Moved
-            return self._vector(vector, n, retry=False)  # compacted mid-search: once more
+        rows = self._rows_at(snap, [o for o, _ in top])
         return [{**rows[o], "_distance": 1.0 - sim} for o, sim in top]
 
-    def _text_ids(self, query: str, n: int) -> list[str]:
+    def _fts(self, query: str, n: int, columns: list[str]) -> list[dict]:
         try:
-            hits = self.table.search(query, query_type="fts").select(["chunk_id"]).limit(n).to_arrow()
-        except Exception:  # a query of only stop words or symbols: no text hits, not an error
-            return []
-        return hits["chunk_id"].to_pylist()
-
-    def _text(self, query: str, n: int) -> list[dict]:
-        self.ensure_fts()
-        try:
-            return self.table.search(query, query_type="fts").select(_COLUMNS).limit(n).to_list()
+            return self.table.search(query, query_type="fts").select(columns).limit(n).to_list()
         except Exception:  # a query of only stop words or symbols: no text hits, not an error
             return []
 
@@ -278,36 +267,35 @@ class LanceStore:
         """Top-k chunks. Hybrid fuses vector and full-text ranks with RRF (k=RRF_K)."""
         if not self.exists() or k <= 0:
             return []
+        try:
+            return self._search(query, vector, k, mode)
+        except _Moved:  # another thread's write compacted the table mid-search
+            return self._search(query, vector, k, mode)  # the snapshot reloads at the new version
+
+    def _search(self, query: str, vector: np.ndarray | None, k: int, mode: str) -> list[Hit]:
         if mode == "vector" or (mode == "hybrid" and not query.strip()):
             rows = self._vector(vector, k)
             return [Hit(_row_to_chunk(r), 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows)]
+        self.ensure_fts()  # before any snapshot: it may compact the table, which moves offsets
         if mode == "text":
-            rows = self._text(query, k)
+            rows = self._fts(query, k, _COLUMNS)
             return [Hit(_row_to_chunk(r), float(r["_score"]), i) for i, r in enumerate(rows)]
-        try:
-            return self._hybrid(query, vector, k)
-        except _Moved:
-            return self._hybrid(query, vector, k)  # the snapshot reloads at the new version
+        return self._hybrid(query, vector, k)
 
     def _hybrid(self, query: str, vector: np.ndarray | None, k: int) -> list[Hit]:
         """RRF over chunk ids only; full rows are fetched for the k winners alone. The
         full-text half runs on a worker thread while the matrix product runs here."""
         pool = max(k * 4, 20)
-        self.ensure_fts()  # first: it may compact the table, which moves row offsets
         snap = self._ram.snapshot(self.table)
-        text_half = _workers().submit(self._text_ids, query, pool)
+        text_half = _workers().submit(self._fts, query, pool, ["chunk_id"])
         ranked: list[list[str]] = []
         if vector is not None:
             ranked.append([snap.ids[o] for o, _ in self._ram.top(snap, vector, pool, single_thread=True)])
-        ranked.append(text_half.result())
+        ranked.append([r["chunk_id"] for r in text_half.result()])
         fused: dict[str, float] = {}
         for ids in ranked:
             for rank, cid in enumerate(ids):
                 fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank + 1)
-        best = sorted(fused, key=lambda cid: -fused[cid])[:k]
-        offsets = {cid: snap.offset_of[cid] for cid in best if cid in snap.offset_of}
-        rows = self._rows_at(list(offsets.values()))
-        if any(rows[o]["chunk_id"] != c for c, o in offsets.items()):
-            raise _Moved  # a write in another thread compacted the table mid-search
-        hits_out = [(c, rows[offsets[c]]) for c in best if c in offsets]
-        return [Hit(_row_to_chunk(r), fused[c], i) for i, (c, r) in enumerate(hits_out)]
+        best = [c for c in sorted(fused, key=lambda cid: -fused[cid])[:k] if c in snap.offset_of]
+        rows = self._rows_at(snap, [snap.offset_of[c] for c in best])
+        return [Hit(_row_to_chunk(rows[snap.offset_of[c]]), fused[c], i) for i, c in enumerate(best)]

@@ -72,6 +72,7 @@ class RamVectors:
         m = flat.reshape(len(data), self.dim).astype(np.float32, copy=True)
         norms = np.linalg.norm(m, axis=1, keepdims=True)
         m /= np.where(norms > 0, norms, 1.0)
+        m.flags.writeable = False  # shared with callers of LanceStore.all_vectors
         ids = data["chunk_id"].to_pylist()
         return _Snapshot(version, m, ids, {cid: i for i, cid in enumerate(ids)})
 
