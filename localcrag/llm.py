@@ -110,7 +110,6 @@ class LocalLLM:
         self._kv_prefix: tuple[int, ...] | None = None
         self._scoring: Any = None
 
-
     def set_threads(self, n: int) -> None:
         """Threads for the next prompt and generation (``localcrag.cpu`` picks them)."""
         import llama_cpp
@@ -120,6 +119,7 @@ class LocalLLM:
             with self.lock:
                 llama_cpp.llama_set_n_threads(self._llm._ctx.ctx, n, n)
             self.threads = n
+
     def __repr__(self) -> str:
         return f"LocalLLM({self.name!r}, n_ctx={self.n_ctx})"
 

@@ -26,7 +26,7 @@ def _link_or_copy(src: Path, dst: Path) -> None:
 
 
 def _export_onnx(folder: Path) -> str:
-    """The int8 ONNX copy of the embedder (once, ~20 s); without `onnx` the torch path stays."""
+    """The int8 ONNX copy of the embedder (once, ~10 s); without `onnx` the torch path stays."""
     from localcrag.embed_onnx import export_int8, onnx_path_for
 
     out = onnx_path_for(folder)

@@ -235,8 +235,7 @@ def search_web(
         return WebOutcome(False, None, skipped=SKIP_EMPTY)
     if policy == "ask" and (confirm is None or not confirm(q)):
         return WebOutcome(False, q, skipped=SKIP_DECLINED)
-    start = time.monotonic()  # the user's thinking time does not count against the budget
-    remaining = max(timeout - (time.monotonic() - start), 0.2)
+    remaining = max(timeout, 0.2)  # the budget starts now: the user's thinking time is not in it
     engine: WebSearch = searcher if searcher is not None else DDGSearch(timeout=remaining, region=region)
     try:
         results = _call_with_deadline(lambda: engine.search(q, max_results), remaining)
