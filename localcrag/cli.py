@@ -130,9 +130,8 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from localcrag.retrieve import Retriever
-
     from localcrag.errors import BadQuestion
+    from localcrag.retrieve import Retriever
 
     if not args.query.strip():
         raise BadQuestion("the search query is empty", "give some words to search for")

@@ -11,12 +11,12 @@ from localcrag import events as ev
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from localcrag.cli import positive_int
+
     s = sub.add_parser("ask", help="ask a question about your documents")
     s.add_argument("question")
     s.add_argument("--mode", choices=["crag", "rag"], default="crag",
                    help="crag (default) or standard RAG for comparison")
-    from localcrag.cli import positive_int
-
     net = s.add_mutually_exclusive_group()
     net.add_argument("--offline", action="store_true", help="guarantee no network access")
     net.add_argument("--web", action="store_true",

@@ -90,8 +90,7 @@ class Library:
         tables built with other settings, so it never comes back from there."""
         source = str(Path(path).expanduser().resolve())
         n = self.store.remove(source)
-        if hasattr(self.store, "remove_from_other_tables"):
-            self.store.remove_from_other_tables(source)
+        self.store.remove_from_other_tables(source)
         return n
 
     def remove_under(self, path: Path | str) -> list[tuple[str, int]]:

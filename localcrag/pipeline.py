@@ -75,7 +75,7 @@ class Pipeline:
 
             s = self.settings
             store = self.library.store
-            vectors = store.all_vectors() if hasattr(store, "all_vectors") and count else None
+            vectors = store.all_vectors() if count else None  # the search matrix, shared
             stats = CorpusStats.from_texts(store.all_texts(), vectors=vectors) if count else None
             self._grader = make_grader(
                 s, self.library.embedder, stats,
@@ -186,9 +186,9 @@ class Pipeline:
         from localcrag.web import outcome_events, search_web
 
         s = self.settings
-        outcome = search_web(lambda: rewrite_for_web(q, llm=self.generator) or q, searcher=self.web, offline=s.offline, policy=s.web_search,
-                             confirm=confirm, timeout=s.web_timeout, max_results=s.web_results,
-                             region=s.web_region)
+        outcome = search_web(lambda: rewrite_for_web(q, llm=self.generator) or q, searcher=self.web,
+                             offline=s.offline, policy=s.web_search, confirm=confirm,
+                             timeout=s.web_timeout, max_results=s.web_results, region=s.web_region)
         found = [Evidence(n=first_n + i + 1, text=f"{r.title}. {r.snippet}".strip(), source=r.url,
                           url=r.url, kind="web", score=0.5) for i, r in enumerate(outcome.results)]
         if outcome.skipped:
