@@ -31,7 +31,7 @@ $(STAMP): pyproject.toml constraints.txt | $(PY)
 
 install: $(STAMP)
 
-$(MODELS): $(STAMP) localcrag/provision.py localcrag/embed_onnx.py
+$(MODELS): $(STAMP) localcrag/provision.py localcrag/ingest/embed_onnx.py
 	$(PY) -m localcrag.provision
 	@touch $@
 

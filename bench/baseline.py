@@ -6,7 +6,7 @@ searched with a Python loop of cosine similarities), embeddings requested in bat
 100 (``create_embeddings``), and an LLM grader that *generates* a score and parses it with
 a regex (``evaluate_document_relevance``). Only the cloud calls change: embeddings come
 from the same local sentence-transformers model localcrag uses, and the grader runs on
-the local chat model through ``localcrag.llm``. Prints are dropped (they are not work).
+the local chat model through ``localcrag.llm.gguf``. Prints are dropped (they are not work).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ COLD_RSS_MB: dict[str, list[float]] = {}  # peak RSS of every cold `ask` by side
 def warm(questions: list[str]) -> dict[str, dict[str, list[float]]]:
     """{mode: {"ttft": [...], "total": [...], "action": [...]}} per question, in order."""
     from localcrag import events as ev
-    from localcrag.pipeline import Pipeline
+    from localcrag.crag.pipeline import Pipeline
     from localcrag.settings import Settings
 
     s = Settings.load()

@@ -36,7 +36,7 @@ def indexed() -> Path:
     os.environ["LOCALCRAG_HOME"] = str(home())
     if "default" in _DONE:
         return home()
-    from localcrag.library import Library
+    from localcrag.ingest.library import Library
     from localcrag.settings import Settings
 
     log(f"indexing {len(PDFS)} PDFs into {home()}")

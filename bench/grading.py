@@ -18,7 +18,7 @@ from bench import baseline, fixtures
 
 
 def _cases(n_questions: int) -> list[tuple[str, list[Any]]]:
-    from localcrag.retrieve import Retriever
+    from localcrag.crag.retrieve import Retriever
     from localcrag.settings import Settings
 
     fixtures.indexed()
@@ -27,10 +27,10 @@ def _cases(n_questions: int) -> list[tuple[str, list[Any]]]:
 
 
 def run(quick: bool) -> Section:
-    from localcrag.grade import GRADERS
-    from localcrag.library import Library
-    from localcrag.llm import load_llm
-    from localcrag.pipeline import Pipeline
+    from localcrag.crag.grade import GRADERS
+    from localcrag.ingest.library import Library
+    from localcrag.llm.gguf import load_llm
+    from localcrag.crag.pipeline import Pipeline
     from localcrag.settings import Settings
 
     sec = Section("3. Grading cost")

@@ -20,7 +20,7 @@ from bench import TimedEmbedder, baseline, quality
 
 def _ingest(embedder: Any, pdfs: list[Path]) -> tuple[int, float]:
     """(new chunks, seconds inside embed) of one fresh ingest."""
-    from localcrag.library import Library
+    from localcrag.ingest.library import Library
     from localcrag.settings import Settings
 
     timed = TimedEmbedder(embedder)
@@ -32,8 +32,8 @@ def _ingest(embedder: Any, pdfs: list[Path]) -> tuple[int, float]:
 
 
 def run(quick: bool) -> Section:
-    from localcrag.embed import SentenceTransformerEmbedder, load_embedder
-    from localcrag.library import Library
+    from localcrag.ingest.embed import SentenceTransformerEmbedder, load_embedder
+    from localcrag.ingest.library import Library
     from localcrag.settings import Settings
 
     sec = Section("1. Ingestion")

@@ -45,7 +45,7 @@ def materialise(folder: Path) -> tuple[Path, list[tuple[str, set[str]]]]:
 
 def evaluate(embedder: Any, limit: int | None = None) -> dict[str, float]:
     """recall@K and MRR@K for vector and hybrid search with this embedder."""
-    from localcrag.library import Library
+    from localcrag.ingest.library import Library
     from localcrag.settings import Settings
 
     with temp_home("lcbench-quality-") as home:
@@ -74,9 +74,9 @@ def evaluate(embedder: Any, limit: int | None = None) -> dict[str, float]:
 
 
 # Code whose change can change recall: any edit re-computes the cached result.
-_SOURCES = ("localcrag/parse.py", "localcrag/parse_pdf.py", "localcrag/parse_markup.py", "localcrag/chunking.py",
-            "localcrag/embed.py", "localcrag/store.py", "localcrag/library.py", "bench/quality.py",
-            "localcrag/embed_onnx.py", "localcrag/store_vectors.py")
+_SOURCES = ("localcrag/ingest/parse.py", "localcrag/ingest/pdf.py", "localcrag/ingest/markup.py", "localcrag/ingest/chunking.py",
+            "localcrag/ingest/embed.py", "localcrag/ingest/store.py", "localcrag/ingest/library.py", "bench/quality.py",
+            "localcrag/ingest/embed_onnx.py", "localcrag/ingest/vectors.py")
 
 
 def cached_evaluate(name: str, embedder: Any, fresh: bool,

@@ -48,7 +48,7 @@ def build(n: int) -> tuple[object, list[str], np.ndarray]:
     """(LanceStore with FTS index, texts, vectors) of n rows; cached on disk."""
     import pyarrow as pa
 
-    from localcrag.store import LanceStore
+    from localcrag.ingest.store import LanceStore
 
     rng = random.Random(n)
     pool = corpus_texts()
@@ -73,7 +73,7 @@ def build(n: int) -> tuple[object, list[str], np.ndarray]:
 
 def lancedb_flat(store: object, query: str, vector: np.ndarray, k: int, hybrid: bool) -> list[str]:
     """The store before it kept vectors in RAM: LanceDB's own flat search (+ FTS, RRF)."""
-    from localcrag.store import _COLUMNS, RRF_K
+    from localcrag.ingest.store import _COLUMNS, RRF_K
 
     t = store.table
     n = max(k * 4, 20) if hybrid else k

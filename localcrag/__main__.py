@@ -1,5 +1,5 @@
 """``python -m localcrag`` is the same as the ``localcrag`` command."""
 
-from localcrag.cli import main
+from localcrag.cli.main import main
 
 raise SystemExit(main())

@@ -43,9 +43,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from localcrag.graders.base import Logistic  # noqa: E402
-from localcrag.graders.features import FeatureExtractor, split_sentences  # noqa: E402
-from localcrag.graders.text import CorpusStats  # noqa: E402
+from localcrag.crag.graders.base import Logistic  # noqa: E402
+from localcrag.crag.graders.features import FeatureExtractor, split_sentences  # noqa: E402
+from localcrag.crag.graders.text import CorpusStats  # noqa: E402
 
 SEED = 0
 L2 = 1e-3
@@ -291,7 +291,7 @@ def llm_sample(pairs: list[dict], per_article: dict[str, int], seed: int = SEED)
 
 
 def qlik_signals(llm, cache: dict, items: list[tuple[str, str]], log) -> list[float]:
-    from localcrag.graders.llm import QL_PREFIX, QL_PRIOR
+    from localcrag.crag.graders.llm import QL_PREFIX, QL_PRIOR
 
     store = cache.setdefault(("ql", llm.name), {})
     out = []
@@ -309,7 +309,7 @@ def qlik_signals(llm, cache: dict, items: list[tuple[str, str]], log) -> list[fl
 
 
 def yesno_signals(llm, cache: dict, items: list[tuple[str, str]], log) -> list[float]:
-    from localcrag.graders.llm import yesno_prompt
+    from localcrag.crag.graders.llm import yesno_prompt
 
     store = cache.setdefault(("yesno", llm.name), {})
     out = []
@@ -326,8 +326,8 @@ def yesno_signals(llm, cache: dict, items: list[tuple[str, str]], log) -> list[f
 
 
 def val_cases(shared: Path, embedder) -> tuple[list[dict], list[str]]:
-    from localcrag.chunking import chunk_pages
-    from localcrag.parse import parse_document
+    from localcrag.ingest.chunking import chunk_pages
+    from localcrag.ingest.parse import parse_document
 
     pdf = shared / "ai-information" / "AI_Information.pdf"
     doc = parse_document(pdf)
@@ -398,7 +398,7 @@ def main() -> int:
     def log(msg: str) -> None:
         print(f"[{time.time() - t0:6.1f}s] {msg}", file=sys.stderr, flush=True)
 
-    from localcrag.embed import load_embedder
+    from localcrag.ingest.embed import load_embedder
 
     cache: dict = pickle.loads(args.cache.read_bytes()) if args.cache.exists() else {}
 
@@ -505,7 +505,7 @@ def main() -> int:
 
     # GGUF graders on a stratified sample (a forward pass per chunk)
     if not args.skip_llm:
-        from localcrag.llm import load_llm
+        from localcrag.llm.gguf import load_llm
 
         sample = llm_sample(pairs, {"pos": 30, "near": 30, "hard": 20, "easy": 10})
         items = [(qs[pairs[i]["q"]]["question"], paras[pairs[i]["p"]]["text"]) for i in sample]
@@ -585,7 +585,7 @@ def main() -> int:
 
 def timing(args, real, cases, chunks, log) -> dict:
     """Wall-clock ms per chunk of grade() on val.json's top-5 chunks, cold caches."""
-    from localcrag.grade import make_grader
+    from localcrag.crag.grade import make_grader
     from localcrag.settings import Settings
     from localcrag.types import Chunk
 

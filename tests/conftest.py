@@ -37,7 +37,7 @@ def ai_pdf(shared_data: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def real_embedder():
-    from localcrag.embed import load_embedder
+    from localcrag.ingest.embed import load_embedder
 
     path = MODELS / "all-MiniLM-L6-v2"
     if not path.exists():
@@ -47,7 +47,7 @@ def real_embedder():
 
 @pytest.fixture(scope="session")
 def smollm():
-    from localcrag.llm import load_llm
+    from localcrag.llm.gguf import load_llm
 
     path = MODELS / "SmolLM2-135M-Instruct.Q4_1.gguf"
     if not path.exists():

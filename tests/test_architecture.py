@@ -34,7 +34,7 @@ def test_tui_exists_and_is_the_only_textual_user() -> None:
 
 
 def test_help_is_instant_and_imports_nothing_heavy() -> None:
-    code = ("import sys; from localcrag.cli import main\n"
+    code = ("import sys; from localcrag.cli.main import main\n"
             "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
             f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

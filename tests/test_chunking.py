@@ -9,8 +9,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from localcrag.chunking import chunk_pages, split_sentences
-from localcrag.parse import ParsedDoc, assemble, parse_document
+from localcrag.ingest.chunking import chunk_pages, split_sentences
+from localcrag.ingest.parse import ParsedDoc, assemble, parse_document
 from localcrag.types import Page
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -170,7 +170,7 @@ def test_budget_too_small() -> None:
 def embedder():
     if not MODEL.is_dir():
         pytest.skip(f"embedder not provisioned at {MODEL} (run make models)")
-    from localcrag.embed import load_embedder
+    from localcrag.ingest.embed import load_embedder
 
     e = load_embedder(MODEL)
     assert e.max_tokens == 256

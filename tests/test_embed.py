@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from localcrag.embed import SentenceTransformerEmbedder, load_embedder
-from localcrag.embed_onnx import OnnxEmbedder, onnx_path_for
+from localcrag.ingest.embed import SentenceTransformerEmbedder, load_embedder
+from localcrag.ingest.embed_onnx import OnnxEmbedder, onnx_path_for
 from localcrag.errors import ModelMissing
 from tests.conftest import MODELS
 

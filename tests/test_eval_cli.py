@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from localcrag.cli import main
-from localcrag.eval import cli as eval_cli
-from localcrag.library import Library
-from localcrag.pipeline import Pipeline
+from localcrag.cli.main import main
+from localcrag.cli import eval as eval_cli
+from localcrag.ingest.library import Library
+from localcrag.crag.pipeline import Pipeline
 from tests.fakes import FakeEmbedder, FakeGenerator, FakeGrader
 
 MODE_KEYS = {"decision_accuracy", "answer_f1", "refusal_accuracy", "recall_at_k", "mrr_at_k", "k",

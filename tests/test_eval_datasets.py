@@ -29,7 +29,7 @@ def test_val_json_applies_the_readme_label_fixes(shared_data: Path) -> None:
 
 
 def test_val_json_chunks_map_to_the_chapters_they_overlap(shared_data: Path) -> None:
-    from localcrag.parse import parse_document
+    from localcrag.ingest.parse import parse_document
 
     ds = load_dataset(shared_data / "ai-information" / "val.json")
     pdf = shared_data / "ai-information" / "AI_Information.pdf"

@@ -54,7 +54,7 @@ def test_summaries_skip_what_does_not_apply() -> None:
 
 def test_refusal_detection_covers_the_generator_writing_it() -> None:
     from localcrag.eval.answers import is_refusal
-    from localcrag.generate import REFUSAL
+    from localcrag.crag.generate import REFUSAL
 
     assert is_refusal(REFUSAL) and is_refusal("Sorry, I do not have enough information.")
     assert is_refusal("anything", refused=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from localcrag.errors import LocalcragError
-from localcrag.generate import (
+from localcrag.crag.generate import (
     REFUSAL,
     Attributor,
     CitationFilter,
@@ -227,7 +227,7 @@ def test_generate_filters_and_attributes_with_fake_model():
 
 @pytest.mark.slow
 def test_real_answer_cites_the_evidence():
-    from localcrag.llm import load_llm
+    from localcrag.llm.gguf import load_llm
     from localcrag.settings import REPO_MODELS
 
     path = REPO_MODELS / "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from localcrag.grade import (
+from localcrag.crag.grade import (
     CorpusStats, FeatureExtractor, Grader, LexicalGrader, Logistic, idf_coverage, load_params,
     make_grader, terms,
 )
-from localcrag.graders.features import windows
-from localcrag.graders.llm import LazyModel, LikelihoodGrader, LLMGrader
+from localcrag.crag.graders.features import windows
+from localcrag.crag.graders.llm import LazyModel, LikelihoodGrader, LLMGrader
 from localcrag.settings import Settings
 from localcrag.types import Chunk, Grade
 from tests.fakes import FakeEmbedder
@@ -110,7 +110,7 @@ def test_idf_coverage_hand_checked() -> None:
 
 
 def test_contradiction_cues_hand_checked() -> None:
-    from localcrag.graders.cues import antonyms_ok, cue_signals, negation_ok, numbers_ok
+    from localcrag.crag.graders.cues import antonyms_ok, cue_signals, negation_ok, numbers_ok
 
     strip = "The hierarchy theorems form the basis for most separation results."
     assert negation_ok("What does not form the basis for separation results?", [strip]) == 0.0
@@ -125,7 +125,7 @@ def test_contradiction_cues_hand_checked() -> None:
 
 
 def test_windows_default_to_the_refinement_strips() -> None:
-    from localcrag.refine import decompose
+    from localcrag.crag.refine import decompose
 
     text = "One is here. Two is here. Three is here."
     assert windows(text, 2, stride=1) == ["One is here. Two is here.", "Two is here. Three is here."]
@@ -285,7 +285,7 @@ def minilm():
         pytest.skip("models/ not provisioned (run `make models`)")
     import torch
 
-    from localcrag.embed import load_embedder
+    from localcrag.ingest.embed import load_embedder
 
     # One torch thread for this module: on a 2-core machine shared with other jobs, two
     # threads made these tests 5x slower (threads wait on each other). Restored after.
@@ -332,9 +332,9 @@ def test_val_json_decisions_offline(minilm) -> None:
     val_path = SHARED / "ai-information" / "val.json"
     if not val_path.exists():
         pytest.skip(f"shared test data not found at {SHARED}")
-    from localcrag.chunking import chunk_pages
-    from localcrag.decide import decide
-    from localcrag.parse import parse_document
+    from localcrag.ingest.chunking import chunk_pages
+    from localcrag.crag.decide import decide
+    from localcrag.ingest.parse import parse_document
     from localcrag.types import Action
 
     pdf = SHARED / "ai-information" / "AI_Information.pdf"

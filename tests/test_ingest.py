@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from localcrag.library import Library
+from localcrag.ingest.library import Library
 from localcrag.settings import Settings
 from tests.fakes import FakeEmbedder
 
@@ -129,8 +129,8 @@ def test_cli_json_contract_real_embedder(ai_pdf: Path, tmp_path: Path) -> None:
 # that merge_insert) however fast the machine is: no race with a poller.
 _KILL_MID_COMMIT = """
 import os, signal, sys, threading
-from localcrag import store
-from localcrag.cli import main
+from localcrag.ingest import store
+from localcrag.cli.main import main
 original = store.LanceStore.replace_file
 calls = [0]
 def replace_file(self, *args, **kwargs):

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from localcrag import events as ev
-from localcrag.generate import REFUSAL
-from localcrag.library import Library
-from localcrag.pipeline import Pipeline
+from localcrag.crag.generate import REFUSAL
+from localcrag.ingest.library import Library
+from localcrag.crag.pipeline import Pipeline
 from localcrag.settings import Settings
 from localcrag.types import Action, WebResult
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from localcrag.errors import LocalcragError, ModelMissing
-from localcrag.llm import load_llm
+from localcrag.llm.gguf import load_llm
 from localcrag.settings import REPO_MODELS
 
 SMOL = REPO_MODELS / "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -44,7 +44,10 @@ def _reference_logprob(path: Path, prefix: str, continuation: str) -> float:
     """Slow reference: logits_all=True on a tiny context, log-softmax by hand."""
     import llama_cpp
 
-    ref = llama_cpp.Llama(str(path), n_ctx=96, n_batch=96, logits_all=True, verbose=False)
+    from localcrag.llm.gguf import without_amx
+
+    with without_amx(llama_cpp.llama_cpp):  # the same load settings as the product's
+        ref = llama_cpp.Llama(str(path), n_ctx=96, n_batch=96, logits_all=True, verbose=False)
     try:
         p = ref.tokenize(prefix.encode(), add_bos=True, special=False) or [ref.token_bos()]
         c = ref.tokenize(continuation.encode(), add_bos=False, special=False)

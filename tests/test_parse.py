@@ -10,7 +10,7 @@ import pymupdf
 import pytest
 
 from localcrag.errors import BadDocument
-from localcrag.parse import SUPPORTED, content_hash, iter_files, parse_document
+from localcrag.ingest.parse import SUPPORTED, content_hash, iter_files, parse_document
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 AI_PDF = DATA / "ai-information" / "AI_Information.pdf"

@@ -10,9 +10,9 @@ import pytest
 
 from localcrag import events as ev
 from localcrag.errors import BadQuestion, EmptyIndex
-from localcrag.generate import REFUSAL
-from localcrag.library import Library
-from localcrag.pipeline import Pipeline
+from localcrag.crag.generate import REFUSAL
+from localcrag.ingest.library import Library
+from localcrag.crag.pipeline import Pipeline
 from localcrag.settings import Settings
 from localcrag.types import Action, WebResult
 from tests.fakes import FakeEmbedder, FakeGenerator, FakeGrader
@@ -157,7 +157,7 @@ def test_cancel_ends_with_partial_answer(library: Library) -> None:
 
 
 def test_small_context_trims_evidence_and_says_so(library: Library) -> None:
-    from localcrag.generate import build_messages
+    from localcrag.crag.generate import build_messages
 
     q = "What are cobots and weather forecasts and rain?"
     gen = FakeGenerator()
@@ -230,7 +230,7 @@ def test_restated_instructions_and_invented_labels_are_dropped(library: Library)
 
 
 def test_a_copy_of_a_document_does_not_duplicate_the_evidence(library: Library, tmp_path: Path) -> None:
-    from localcrag.retrieve import Retriever
+    from localcrag.crag.retrieve import Retriever
 
     copy = tmp_path / "copy-of-doc.md"
     copy.write_text((tmp_path / "doc.md").read_text(encoding="utf-8"), encoding="utf-8")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from localcrag.store import LanceStore, table_name
+from localcrag.ingest.store import LanceStore, table_name
 from localcrag.types import Chunk
 from tests.fakes import FakeEmbedder
 

@@ -310,7 +310,7 @@ async def test_help_lists_every_binding(tmp_path: Path) -> None:
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("f1")
         assert isinstance(app.screen, ChatScreen)
-    listed = {keys for _, rows in binding_rows() for keys, _ in rows}
+    listed = {keys for _, rows in binding_rows(LocalcragApp) for keys, _ in rows}
     for cls in (LocalcragApp, ChatScreen, LibraryScreen, SettingsScreen):
         for b in cls.BINDINGS:
             assert any(b.key.split(",")[0].replace("escape", "esc").replace("delete", "del") in k
@@ -426,7 +426,7 @@ async def test_a_question_with_an_empty_library_points_to_keys_not_the_cli(tmp_p
 
 
 async def test_no_network_shows_offline_in_the_status_bar_until_the_next_check(tmp_path: Path) -> None:
-    from localcrag.web import SKIP_DNS
+    from localcrag.crag.web import SKIP_DNS
 
     def script(q: str) -> list:
         events = answer_events(q, web="ai history" if q == "online" else None)

@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Input, Markdown, ProgressBar, Static  # n
 
 from localcrag.errors import EmptyIndex, LocalcragError  # noqa: E402
 from localcrag.settings import Settings  # noqa: E402
-from localcrag.store import SourceInfo  # noqa: E402
+from localcrag.ingest.store import SourceInfo  # noqa: E402
 from localcrag.tui.modals import ConfirmModal, MessageModal  # noqa: E402
 from localcrag.tui.screens.library import LibraryScreen  # noqa: E402
 from localcrag.tui.widgets.answer import TurnView  # noqa: E402
@@ -213,7 +213,7 @@ def test_forced_ingest_replaces_chunks_in_place(tmp_path: Path, home: Path) -> N
     """The real Library: a re-index re-embeds an unchanged file, and a stop before its commit
     keeps the old chunks (nothing is removed first)."""
     from fakes import FakeEmbedder
-    from localcrag.library import Library
+    from localcrag.ingest.library import Library
 
     doc = tmp_path / "a.md"
     doc.write_text("# A\n\nMachine learning learns from data. " * 20)

@@ -9,11 +9,11 @@ from typing import Iterator
 
 import pytest
 
-from localcrag import web
+from localcrag.crag import web
 from localcrag.events import WebError, WebQuery, WebResults, WebSkipped
-from localcrag.rewrite import keyword_query, needs_context, rewrite_for_web, standalone_question
+from localcrag.crag.rewrite import keyword_query, needs_context, rewrite_for_web, standalone_question
 from localcrag.types import WebResult
-from localcrag.web import DDGSearch, WebSearchError, is_online, outcome_events, search_web
+from localcrag.crag.web import DDGSearch, WebSearchError, is_online, outcome_events, search_web
 
 
 class FakeSearch:

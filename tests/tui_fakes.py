@@ -11,9 +11,9 @@ import pytest
 
 from localcrag import events as ev
 from localcrag.history import History
-from localcrag.library import IngestProgress, IngestReport
+from localcrag.ingest.library import IngestProgress, IngestReport
 from localcrag.settings import Settings
-from localcrag.store import SourceInfo
+from localcrag.ingest.store import SourceInfo
 from localcrag.types import (Action, Answer, Chunk, Citation, Decision, Evidence, Grade, Hit,
                              Strip, WebResult)
 

@@ -173,7 +173,7 @@ def _chapter_mapper(pdf: Path) -> Callable[[Chunk], tuple[str, ...]]:
         if Path(chunk.source).resolve() != pdf.resolve():
             return ()
         if not spans:
-            from localcrag.parse import parse_document
+            from localcrag.ingest.parse import parse_document
 
             text = parse_document(pdf).text
             for m in re.finditer(r"(?m)^\s*Chapter\s+(\d+)\s*:", text):

@@ -70,7 +70,7 @@ def workdir_for(ds: Dataset) -> Path:
 
 
 def _default_factory(settings: Settings) -> Any:
-    from localcrag.pipeline import Pipeline
+    from localcrag.crag.pipeline import Pipeline
 
     return Pipeline(settings)
 
@@ -151,7 +151,7 @@ def _retrieval(pipe: Any, ds: Dataset, questions: list[Question], k: int, main: 
     k*POOL_FACTOR chunks are retrieved and ranked per unit by their best chunk, so a long
     gold document split into many chunks counts once and does not hide the others.
     """
-    from localcrag.retrieve import Retriever
+    from localcrag.crag.retrieve import Retriever
 
     lib = pipe.library
     Retriever(pipe.settings, lib).check_ready()

@@ -23,13 +23,13 @@ LIBRARY_FIELDS = {"embedder", "embedder_backend", "chunk_tokens", "chunk_overlap
 
 
 def _real_library(settings: Settings) -> Any:
-    from localcrag.library import Library
+    from localcrag.ingest.library import Library
 
     return Library(settings)
 
 
 def _real_pipeline(settings: Settings, library: Any) -> Any:
-    from localcrag.pipeline import Pipeline
+    from localcrag.crag.pipeline import Pipeline
 
     return Pipeline(settings, library=library)
 

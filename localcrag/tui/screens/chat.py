@@ -29,7 +29,7 @@ from localcrag.tui.widgets.status import StatusBar
 from localcrag.tui.widgets.welcome import welcome_markdown
 from localcrag.tui.widgets.trace import TracePanel
 from localcrag.types import Action, Evidence
-from localcrag.web import SKIP_DECLINED, SKIP_DNS, SKIP_EMPTY
+from localcrag.crag.web import SKIP_DECLINED, SKIP_DNS, SKIP_EMPTY
 
 ONLINE_SKIPS = {SKIP_DECLINED, SKIP_EMPTY}  # skipped after the DNS check passed
 

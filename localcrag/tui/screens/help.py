@@ -22,21 +22,23 @@ def _keys(binding: Binding) -> str:
     return " / ".join(k.replace("escape", "esc").replace("delete", "del") for k in binding.key.split(","))
 
 
-def binding_rows() -> list[tuple[str, list[tuple[str, str]]]]:
-    """(section, [(keys, description)]) for the app, each screen and the dialogs."""
-    from localcrag.tui.app import LocalcragApp
+def binding_rows(app_class: type) -> list[tuple[str, list[tuple[str, str]]]]:
+    """(section, [(keys, description)]) for the app, each screen and the dialogs.
+
+    The app passes its own class in, so this module never imports the app (no import circle).
+    """
     from localcrag.tui.modals import ConversationsModal, PassageModal, WebConsentModal
     from localcrag.tui.screens.chat import ChatScreen
     from localcrag.tui.screens.library import LibraryScreen
     from localcrag.tui.screens.settings import SettingsScreen
 
-    sections = [("Everywhere", LocalcragApp), ("Chat", ChatScreen), ("Library", LibraryScreen),
+    sections = [("Everywhere", app_class), ("Chat", ChatScreen), ("Library", LibraryScreen),
                 ("Settings", SettingsScreen), ("Web search dialog", WebConsentModal),
                 ("Passage", PassageModal), ("Conversations", ConversationsModal)]
     out = []
     for title, cls in sections:
         rows = [(_keys(b), b.tooltip or b.description) for b in cls.BINDINGS if isinstance(b, Binding)]
-        if cls is LocalcragApp:
+        if cls is app_class:
             rows += [("ctrl+p", "Command palette"), ("tab / shift+tab", "Move between panes")]
         if cls is ChatScreen:
             rows += [("enter", "Ask (in the question box)"),
@@ -60,7 +62,7 @@ class HelpScreen(ModalScreen[None]):
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold #90caf9", no_wrap=True)
         table.add_column()
-        for title, rows in binding_rows():
+        for title, rows in binding_rows(type(self.app)):
             table.add_row("", "")
             table.add_row(Text(title, style="bold underline"), "")
             for keys, desc in rows:

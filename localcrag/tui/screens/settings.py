@@ -49,7 +49,7 @@ class SettingsScreen(Screen):
     ]
 
     def compose(self) -> ComposeResult:
-        from localcrag.models import discover
+        from localcrag.llm.models import discover
 
         s = self.app.settings
         try:

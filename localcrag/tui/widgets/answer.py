@@ -19,7 +19,7 @@ from textual.widgets import Markdown, OptionList, Static
 from textual.widgets.markdown import MarkdownStream
 from textual.widgets.option_list import Option
 
-from localcrag.tui.widgets.trace import BADGE, source_label
+from localcrag.tui.widgets.labels import BADGE, source_label
 from localcrag.types import Action, Chunk, Evidence, Hit
 
 _CITE = re.compile(r"\[(\d{1,3})\]")

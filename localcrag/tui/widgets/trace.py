@@ -17,12 +17,10 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from localcrag import events as ev
+from localcrag.tui.widgets.labels import BADGE, source_label
 from localcrag.types import Action, Decision, Grade, Hit, WebResult
 
 BAR = 10
-BADGE = {Action.CORRECT: ("CORRECT", "bold #ffffff on #2e7d32"),
-         Action.AMBIGUOUS: ("AMBIGUOUS", "bold #000000 on #f9a825"),
-         Action.INCORRECT: ("INCORRECT", "bold #ffffff on #c62828")}
 STAGE_LABEL = {"retrieve": "retrieving", "grade": "grading", "refine": "refining",
                "web": "searching the web", "generate": "writing"}
 
@@ -103,16 +101,6 @@ def fmt_ms(ms: float) -> str:
 def score_bar(score: float, style: str) -> Text:
     filled = max(0, min(BAR, round(score * BAR)))
     return Text.assemble(("█" * filled, style), ("░" * (BAR - filled), "#555555"))
-
-
-def source_label(source: str, page: int | None, page_first: bool = False) -> str:
-    """File name and page; page first where the name may be cut (a narrow column)."""
-    if source.startswith(("http://", "https://")):
-        return source
-    name = Path(source).name or source
-    if not page:
-        return name
-    return f"p.{page} {name}" if page_first else f"{name} p.{page}"
 
 
 def _sub(*parts: str | tuple[str, str], style: str = "") -> Padding:

@@ -20,11 +20,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from localcrag.graders.base import BaseGrader, Grader, Logistic, calibration, load_params
-from localcrag.graders.fast import FeatureGrader, LexicalGrader
-from localcrag.graders.features import FeatureExtractor
-from localcrag.graders.llm import LazyModel, LikelihoodGrader, LLMGrader
-from localcrag.graders.text import CorpusStats, idf_coverage, terms
+from localcrag.crag.graders.base import BaseGrader, Grader, Logistic, calibration, load_params
+from localcrag.crag.graders.fast import FeatureGrader, LexicalGrader
+from localcrag.crag.graders.features import FeatureExtractor
+from localcrag.crag.graders.llm import LazyModel, LikelihoodGrader, LLMGrader
+from localcrag.crag.graders.text import CorpusStats, idf_coverage, terms
 from localcrag.settings import Settings
 
 __all__ = [
@@ -42,7 +42,7 @@ def make_grader(settings: Settings, embedder: Any, corpus_stats: CorpusStats | N
 
     ``corpus_stats``: document frequencies over the indexed chunks (build once with
     ``CorpusStats.from_texts(store.all_texts())``); without them every term weighs 1.
-    ``llm_loader``: ``path -> LocalLLM``; defaults to ``localcrag.llm.load_llm``.
+    ``llm_loader``: ``path -> LocalLLM``; defaults to ``localcrag.llm.gguf.load_llm``.
     """
     kind = settings.grader
     if kind not in GRADERS:
@@ -66,7 +66,7 @@ def make_grader(settings: Settings, embedder: Any, corpus_stats: CorpusStats | N
             return LazyModel(lambda: llm_loader(path))
 
         def load() -> Any:
-            from localcrag.llm import load_llm
+            from localcrag.llm.gguf import load_llm
 
             return load_llm(path, n_ctx=settings.n_ctx, threads=settings.threads)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from localcrag import __version__
+from localcrag.cli.args import positive_int
 
 
 def _debug() -> bool:
@@ -36,7 +37,7 @@ def _print_json(obj: object) -> None:
 # --- ingest / remove / sources / search ---------------------------------------------------
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from localcrag.library import Library
+    from localcrag.ingest.library import Library
 
     lib = Library(_settings(args))
     callback, close = _ingest_progress(args.json)
@@ -55,7 +56,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
               f"removed {len(report.removed)}, failed {len(report.failed)}; "
               f"{report.chunks} chunks in the index")
         if report.skipped:
-            from localcrag.parse import SUPPORTED
+            from localcrag.ingest.parse import SUPPORTED
 
             kinds = sorted({Path(p).suffix.lower() or "(no extension)" for p in report.skipped})
             print(f"skipped {len(report.skipped)} file(s) of unsupported types in folders: "
@@ -83,7 +84,7 @@ def _ingest_progress(quiet: bool) -> tuple[Callable, Callable[[], None]]:
 
 def cmd_reindex(args: argparse.Namespace) -> int:
     """Re-embed every document known to the index into the current embedder's table."""
-    from localcrag.library import Library
+    from localcrag.ingest.library import Library
 
     lib = Library(_settings(args))
     paths = sorted({s.source for s in lib.sources()} | set(lib.previous_sources()))
@@ -95,7 +96,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    from localcrag.library import Library
+    from localcrag.ingest.library import Library
 
     lib = Library(_settings(args))
     status = 0
@@ -110,7 +111,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
-    from localcrag.library import Library
+    from localcrag.ingest.library import Library
 
     srcs = Library(_settings(args)).sources()
     if args.json:
@@ -131,7 +132,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     from localcrag.errors import BadQuestion
-    from localcrag.retrieve import Retriever
+    from localcrag.crag.retrieve import Retriever
 
     if not args.query.strip():
         raise BadQuestion("the search query is empty", "give some words to search for")
@@ -149,7 +150,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    from localcrag.models import discover
+    from localcrag.llm.models import discover
 
     settings = _settings(args)
     found = discover(settings.models_dir)
@@ -159,7 +160,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     for m in found:
         extra = ""
         if m.kind == "sentence-transformers":
-            from localcrag.embed_onnx import onnx_path_for
+            from localcrag.ingest.embed_onnx import onnx_path_for
 
             onnx = onnx_path_for(m.path)
             extra = f"  (+ int8 ONNX copy, {onnx.stat().st_size / 1e6:.1f} MB)" if onnx.is_file() else ""
@@ -233,21 +234,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _extra_commands() -> list[Callable]:
     """Commands defined in their own modules (ask, eval) register themselves here."""
-    from localcrag.cli_ask import register as ask
-    from localcrag.eval.cli import register as evaluate
+    from localcrag.cli.ask import register as ask
+    from localcrag.cli.eval import register as evaluate
 
     return [ask, evaluate]
-
-
-def positive_int(text: str) -> int:
-    """argparse type for -k and friends: 0 or less is a usage error, not a silent default."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def main(argv: list[str] | None = None) -> int:

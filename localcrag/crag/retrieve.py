@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from localcrag.errors import EmptyIndex
-from localcrag.library import Library
+from localcrag.ingest.library import Library
 from localcrag.settings import Settings
 from localcrag.types import Hit
 

@@ -7,7 +7,7 @@ weights per output channel; word embeddings and attention softmax stay float32).
 the ``onnx`` package at export time only. ``OnnxEmbedder`` then runs it with onnxruntime
 (already installed: pymupdf depends on it) and the model's own ``tokenizer.json``: no
 torch and no sentence-transformers import, so it also starts faster. It implements
-``localcrag.embed.Embedder`` and can be passed to ``Library(settings, embedder=...)``.
+``localcrag.ingest.embed.Embedder`` and can be passed to ``Library(settings, embedder=...)``.
 """
 
 from __future__ import annotations

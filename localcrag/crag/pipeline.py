@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Literal, Protocol, Sequence
 
 from localcrag import events as ev
-from localcrag.cpu import CpuMeter, threads_for, usable_cores
-from localcrag.decide import decide
+from localcrag.llm.cpu import CpuMeter, threads_for, usable_cores
+from localcrag.crag.decide import decide
 from localcrag.errors import BadQuestion
-from localcrag.refine import chunks_as_evidence, recompose, refine
+from localcrag.crag.refine import chunks_as_evidence, recompose, refine
 from localcrag.settings import Settings
 from localcrag.types import Action, Answer, Citation, Evidence, Grade
 
@@ -52,7 +52,7 @@ class Pipeline:
     @property
     def library(self):
         if self._library is None:
-            from localcrag.library import Library
+            from localcrag.ingest.library import Library
 
             self._library = Library(self.settings)
         return self._library
@@ -60,7 +60,7 @@ class Pipeline:
     @property
     def generator(self) -> Generator:
         if self._generator is None:
-            from localcrag.llm import load_llm
+            from localcrag.llm.gguf import load_llm
 
             s = self.settings
             self._generator = load_llm(s.model_path(s.generator), n_ctx=s.n_ctx, threads=s.threads)
@@ -70,8 +70,8 @@ class Pipeline:
     def grader(self):
         count = self.library.count()
         if self._grader is None or (self._stats_key is not None and self._stats_key != count):
-            from localcrag.grade import CorpusStats, make_grader
-            from localcrag.llm import load_llm
+            from localcrag.crag.grade import CorpusStats, make_grader
+            from localcrag.llm.gguf import load_llm
 
             s = self.settings
             store = self.library.store
@@ -113,7 +113,7 @@ class Pipeline:
     def _run(self, question: str, mode: str, history: list[tuple[str, str]],
              confirm_web: Callable[[str], bool] | None, cancel: threading.Event,
              k: int) -> Iterator[ev.Event]:
-        from localcrag.retrieve import Retriever
+        from localcrag.crag.retrieve import Retriever
 
         s = self.settings
         t0 = time.perf_counter()
@@ -122,7 +122,7 @@ class Pipeline:
         q = self._check_question(question)
         _ = self.generator  # a missing or corrupt model fails here, before any work
         if history:
-            from localcrag.rewrite import standalone_question
+            from localcrag.crag.rewrite import standalone_question
 
             standalone = standalone_question(q, history, llm=self.generator)
             if standalone != q:
@@ -171,7 +171,7 @@ class Pipeline:
 
         evidence = evidence + web_evidence
         if action is Action.INCORRECT and not web_evidence:
-            from localcrag.generate import REFUSAL
+            from localcrag.crag.generate import REFUSAL
 
             text = f"{REFUSAL} The indexed documents do not answer it, and {web_note}."
             timings.setdefault("first_token", _ms(t0))
@@ -182,8 +182,8 @@ class Pipeline:
 
     def _web(self, q: str, confirm: Callable[[str], bool] | None,
              first_n: int) -> tuple[list[Evidence], str, list[ev.Event]]:
-        from localcrag.rewrite import rewrite_for_web
-        from localcrag.web import outcome_events, search_web
+        from localcrag.crag.rewrite import rewrite_for_web
+        from localcrag.crag.web import outcome_events, search_web
 
         s = self.settings
         outcome = search_web(lambda: rewrite_for_web(q, llm=self.generator) or q, searcher=self.web,
@@ -202,8 +202,8 @@ class Pipeline:
     def _generate(self, question: str, q: str, evidence: list[Evidence], action: Action | None,
                   cancel: threading.Event, timings: dict[str, float], t0: float,
                   meter: CpuMeter | None = None) -> Iterator[ev.Event]:
-        from localcrag.answer_shaper import AnswerShaper
-        from localcrag.generate import build_messages, clean_citations, fit_evidence
+        from localcrag.crag.shaping import AnswerShaper
+        from localcrag.crag.generate import build_messages, clean_citations, fit_evidence
 
         s, llm = self.settings, self.generator
         with _stage("generate", timings) as st:

@@ -13,7 +13,7 @@ pipeline_factory: Callable[[Any], Any] | None = None
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from localcrag.cli import positive_int
+    from localcrag.cli.args import positive_int
 
     s = sub.add_parser(
         "eval", help="evaluate CRAG against standard RAG, retrieval and the retrieval evaluator",

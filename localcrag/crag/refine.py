@@ -17,7 +17,7 @@ MIN_STRIPS = 2  # never refine a Correct action down to nothing
 
 
 def decompose(chunk: Chunk, sentences_per_strip: int) -> list[str]:
-    from localcrag.chunking import split_sentences
+    from localcrag.ingest.chunking import split_sentences
 
     spans = split_sentences(chunk.text)
     sents = [chunk.text[a:b].strip() for a, b in spans]

@@ -10,14 +10,24 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from localcrag.errors import LocalcragError
 
-if TYPE_CHECKING:
-    from localcrag.llm import LocalLLM
+
+
+class Owner(Protocol):
+    """What the scorer needs of the model wrapper (gguf.LocalLLM), without importing it."""
+
+    name: str
+    n_ctx: int
+    n_vocab: int
+    _kv_prefix: Any
+
+    def prompt_tokens(self, prompt: str) -> list[int]: ...
+    def tokenize(self, text: str, add_bos: bool = False, special: bool = True) -> list[int]: ...
 
 _MEMO_SIZE = 512
 
@@ -38,7 +48,7 @@ def _log_softmax_at(logits: np.ndarray, token: int) -> float:
 class Scorer:
     """Scoring state for one LocalLLM: a reusable batch, the cached KV prefix, a memo."""
 
-    def __init__(self, owner: "LocalLLM", llama: Any) -> None:
+    def __init__(self, owner: Owner, llama: Any) -> None:
         import llama_cpp
 
         self._c = llama_cpp

@@ -14,7 +14,7 @@ from typing import Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from localcrag.errors import ModelMissing
-from localcrag.models import hf_offline, require_st
+from localcrag.llm.models import hf_offline, require_st
 
 
 @runtime_checkable
@@ -129,7 +129,7 @@ def load_embedder(path: Path, threads: int = 0, backend: str = "auto") -> Embedd
     fp32 on 2 cores, recall on anthropic-docs within a point, and no torch import (cold
     start ~5 s shorter). ``"torch"`` forces sentence-transformers; ``"onnx"`` insists.
     """
-    from localcrag.embed_onnx import OnnxEmbedder, onnx_path_for
+    from localcrag.ingest.embed_onnx import OnnxEmbedder, onnx_path_for
 
     folder = require_st(Path(path))
     onnx = onnx_path_for(folder)

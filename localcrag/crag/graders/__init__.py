@@ -1,4 +1,4 @@
-"""Retrieval evaluator internals; the public entry point is :mod:`localcrag.grade`.
+"""Retrieval evaluator internals; the public entry point is :mod:`localcrag.crag.grade`.
 
 * ``text``: content terms, corpus statistics (IDF, background sample), coverage.
 * ``features``: the signals computed from the embedder and the text.

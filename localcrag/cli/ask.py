@@ -11,7 +11,7 @@ from localcrag import events as ev
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from localcrag.cli import positive_int
+    from localcrag.cli.args import positive_int
 
     s = sub.add_parser("ask", help="ask a question about your documents")
     s.add_argument("question")
@@ -36,7 +36,7 @@ def _confirm(query: str) -> bool:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from localcrag.pipeline import Pipeline
+    from localcrag.crag.pipeline import Pipeline
     from localcrag.settings import Settings
 
     settings = Settings.load()

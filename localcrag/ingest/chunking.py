@@ -6,7 +6,7 @@ budget (then it is split on word boundaries, so nothing is silently truncated by
 embedder). Budgets are measured in the embedder's own tokens, special tokens included.
 
 Offsets: ``char_start``/``char_end`` index the document's joined text
-(:attr:`localcrag.parse.ParsedDoc.text`: page texts joined with ``"\\n\\n"``), and
+(:attr:`localcrag.ingest.parse.ParsedDoc.text`: page texts joined with ``"\\n\\n"``), and
 ``chunk.text == doc.text[chunk.char_start:chunk.char_end]`` always holds.
 """
 
@@ -16,7 +16,7 @@ import re
 from bisect import bisect_right
 from typing import Callable, Sequence
 
-from localcrag.parse import PAGE_SEP, ParsedDoc
+from localcrag.ingest.parse import PAGE_SEP, ParsedDoc
 from localcrag.types import Chunk, Page
 
 # Abbreviations that (almost) never end a sentence, even before a capitalised word.

@@ -24,11 +24,11 @@ from pathlib import Path
 from typing import Sequence
 
 from localcrag.errors import BadDocument
+from localcrag.ingest.files import Paragraphs, bad, label
 from localcrag.types import Page
 
 SUPPORTED = {".pdf", ".txt", ".md", ".markdown", ".html", ".htm", ".epub"}
 PAGE_SEP = "\n\n"
-Paragraphs = list[tuple[str, int | None]]  # (text, heading level or None)
 
 
 @dataclass(frozen=True)
@@ -127,18 +127,6 @@ def assemble(path: Path | None, pages: list[tuple[int, Paragraphs]], warnings: l
 # --- errors and reading -----------------------------------------------------------------
 
 
-def label(path: Path) -> str:
-    """How a file is named in messages: relative to the cwd when inside it."""
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd()))
-    except (ValueError, OSError):
-        return str(path)
-
-
-def bad(path: Path, reason: str, hint: str | None = None) -> BadDocument:
-    return BadDocument(f"{label(path)}: {reason}", hint)
-
-
 def _check_path(path: Path) -> None:
     if not path.exists():
         raise bad(path, "file not found", "check the path")
@@ -202,14 +190,14 @@ def decode(path: Path, data: bytes, declared: str | None = None) -> tuple[str, l
 
 def parse_document(path: Path) -> ParsedDoc:
     """Parse one file into pages and headings; raises BadDocument (one line) if unusable."""
-    from localcrag import parse_markup as mk
+    from localcrag.ingest import markup as mk
 
     path = Path(path)
     _check_path(path)
     data = read_bytes(path)
     ext = path.suffix.lower()
     if ext in (".pdf", ".epub"):
-        from localcrag.parse_pdf import fitz_pages
+        from localcrag.ingest.pdf import fitz_pages
 
         pages, warnings = fitz_pages(path, data, ext[1:])
     else:

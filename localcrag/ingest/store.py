@@ -19,7 +19,7 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
-from localcrag.store_vectors import RamVectors
+from localcrag.ingest.vectors import RamVectors
 from localcrag.types import Chunk, Hit
 
 os.environ.setdefault("LANCE_LOG", "error")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from localcrag.errors import LocalcragError
-from localcrag.generate_citations import (
+from localcrag.crag.citations import (
     Attributor,
     CitationFilter,
     clean_citations,

@@ -15,10 +15,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from localcrag.embed import Embedder, load_embedder
+from localcrag.ingest.embed import Embedder, load_embedder
 from localcrag.errors import LocalcragError
 from localcrag.settings import Settings
-from localcrag.store import LanceStore, SourceInfo, table_name
+from localcrag.ingest.store import LanceStore, SourceInfo, table_name
 from localcrag.types import Chunk
 
 CHUNKER_VERSION = "c1"  # bump when chunking output changes: a new table is built
@@ -112,8 +112,8 @@ class Library:
     # --- ingestion ----------------------------------------------------------------------
 
     def _chunk_file(self, path: Path, doc_hash: str) -> _Pending:
-        from localcrag.chunking import chunk_pages
-        from localcrag.parse import parse_document
+        from localcrag.ingest.chunking import chunk_pages
+        from localcrag.ingest.parse import parse_document
 
         parsed = parse_document(path)
         source = str(path)
@@ -152,7 +152,7 @@ class Library:
 
         ``force`` re-parses and re-embeds files even when unchanged (a re-index): their old
         chunks stay searchable until the new ones replace them in one commit per file."""
-        from localcrag.parse import content_hash, iter_files
+        from localcrag.ingest.parse import content_hash, iter_files
 
         roots = [Path(p).expanduser() for p in paths]
         skipped: list[Path] = []

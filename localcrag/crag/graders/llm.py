@@ -10,8 +10,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Sequence
 
-from localcrag.graders.base import BaseGrader, Logistic
-from localcrag.graders.fast import FeatureGrader
+from localcrag.crag.graders.base import BaseGrader, Logistic
+from localcrag.crag.graders.fast import FeatureGrader
 
 # Sachan et al. (2022), "Improving Passage Retrieval with Zero-Shot Question Generation".
 QL_PREFIX = "Passage: {passage}\nPlease write a question based on this passage.\nQuestion:"

@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from localcrag.parse import Paragraphs, bad
+from localcrag.ingest.files import Paragraphs, bad
 
 _BULLET = re.compile(r"(?:[-*\u2022\u25aa\u25e6\u2023\u2013\u00b7]|\d{1,3}[.)])\s")
 _NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\.?\s")
@@ -181,7 +181,7 @@ def _paragraphs(pages: Pages, toc: set[str] | None, margins: bool) -> list[tuple
 
 
 def _warnings(path: Path, pages: Pages, unreadable: list[int]) -> list[str]:
-    from localcrag.parse import label
+    from localcrag.ingest.files import label
 
     empty = [n for n, blocks, _, img in pages if not blocks and img]
     out = []

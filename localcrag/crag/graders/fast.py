@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from localcrag.graders.base import BaseGrader, Logistic
-from localcrag.graders.features import FeatureExtractor
-from localcrag.graders.text import CorpusStats, idf_coverage
+from localcrag.crag.graders.base import BaseGrader, Logistic
+from localcrag.crag.graders.features import FeatureExtractor
+from localcrag.crag.graders.text import CorpusStats, idf_coverage
 
 
 class LexicalGrader(BaseGrader):

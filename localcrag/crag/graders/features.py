@@ -21,7 +21,7 @@ For a question and a chunk:
 * ``neg_ok``     0 when the question carries a negation ("not", "never") the best window
   lacks, else 1 (kept for the trace; the fusion uses ``cue_ok``, which scopes it);
 * ``cue_ok``     product of three contradiction cues on the best window (negation scope,
-  numbers, antonyms; see :mod:`localcrag.graders.cues`), with the cues themselves as
+  numbers, antonyms; see :mod:`localcrag.crag.graders.cues`), with the cues themselves as
   ``negation_ok``, ``numbers_ok``, ``antonyms_ok``. Near misses often edit one detail.
 
 Embeddings are memoised (LRU by text), so refinement strips that were windows of a graded
@@ -37,9 +37,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from localcrag.chunking import split_sentences
-from localcrag.graders.cues import cue_signals
-from localcrag.graders.text import CorpusStats, has_negation, term_spans, terms, weighted_coverage
+from localcrag.ingest.chunking import split_sentences
+from localcrag.crag.graders.cues import cue_signals
+from localcrag.crag.graders.text import CorpusStats, has_negation, term_spans, terms, weighted_coverage
 
 DEFAULT_BACKGROUND = 0.2  # question-to-corpus mean cosine used when there is no corpus
 MAX_TERMS = 24  # question terms weighed by leave-one-out (one short embedding each)

@@ -10,12 +10,12 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Iterator
-from contextlib import closing
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
 from localcrag.errors import LocalcragError, ModelMissing
-from localcrag.models import PROVISION_HINT, require_gguf
+from localcrag.llm.models import PROVISION_HINT, require_gguf
 
 _CACHE: dict[tuple[str, int], "LocalLLM"] = {}
 _CACHE_LOCK = threading.Lock()
@@ -48,6 +48,42 @@ def _silence_llama_logs() -> None:
     logging.getLogger("llama-cpp-python").setLevel(logging.CRITICAL)
 
 
+def amx_cpu() -> bool:
+    """Whether this CPU advertises AMX tiles (Linux /proc/cpuinfo; False when unknown)."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as fh:
+            return any(line.startswith("flags") and " amx_int8" in line for line in fh)
+    except OSError:
+        return False
+
+
+@contextmanager
+def without_amx(llama_cpp: Any) -> Iterator[None]:
+    """Load with llama.cpp's extra CPU buffer types off on AMX CPUs.
+
+    A llama-cpp-python built with GGML_NATIVE on an AMX machine puts Q4/Q8 weights in an
+    AMX buffer; in a VM that does not hand AMX tile state to the guest, the first matmul dies
+    with a general protection fault (seen here: SIGSEGV in libggml-cpu on the first token).
+    Without extra buffer types llama.cpp uses its plain AVX-512/AVX2 kernels. Elsewhere the
+    defaults (weight repacking) are kept.
+    """
+    if not amx_cpu():
+        yield
+        return
+    original = llama_cpp.llama_model_default_params
+
+    def params() -> Any:
+        out = original()
+        out.use_extra_bufts = False
+        return out
+
+    llama_cpp.llama_model_default_params = params
+    try:
+        yield
+    finally:
+        llama_cpp.llama_model_default_params = original
+
+
 def load_llm(path: Path, n_ctx: int = 2048, threads: int = 0) -> "LocalLLM":
     """Load (once per process per (path, n_ctx)) a GGUF model; bad files become ModelMissing.
 
@@ -63,20 +99,21 @@ def load_llm(path: Path, n_ctx: int = 2048, threads: int = 0) -> "LocalLLM":
         _LOG_ERRORS.clear()
         import llama_cpp
 
-        from localcrag.cpu import usable_cores
+        from localcrag.llm.cpu import usable_cores
 
         n_threads = threads or usable_cores()
         try:
-            llama = llama_cpp.Llama(
-                model_path=str(path),
-                n_ctx=n_ctx,
-                n_batch=min(512, n_ctx),
-                n_threads=n_threads,
-                n_threads_batch=n_threads,
-                logits_all=False,
-                swa_full=True,  # prefix KV reuse needs the whole sliding window kept
-                verbose=False,
-            )
+            with without_amx(llama_cpp.llama_cpp):  # the module Llama() reads its defaults from
+                llama = llama_cpp.Llama(
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_batch=min(512, n_ctx),
+                    n_threads=n_threads,
+                    n_threads_batch=n_threads,
+                    logits_all=False,
+                    swa_full=True,  # prefix KV reuse needs the whole sliding window kept
+                    verbose=False,
+                )
         except Exception as exc:  # llama.cpp reports load failures as ValueError/RuntimeError
             # the first error line is the cause ("failed to read key-value pairs")
             why = _LOG_ERRORS[0].split(": ", 1)[-1] if _LOG_ERRORS else str(exc)
@@ -111,7 +148,7 @@ class LocalLLM:
         self._scoring: Any = None
 
     def set_threads(self, n: int) -> None:
-        """Threads for the next prompt and generation (``localcrag.cpu`` picks them)."""
+        """Threads for the next prompt and generation (``localcrag.llm.cpu`` picks them)."""
         import llama_cpp
 
         n = max(1, int(n))
@@ -234,7 +271,7 @@ class LocalLLM:
 
     def _scorer(self) -> Any:
         if self._scoring is None:
-            from localcrag.llm_scoring import Scorer
+            from localcrag.llm.scoring import Scorer
 
             self._scoring = Scorer(self, self._llm)
         return self._scoring

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from localcrag.generate import _ASK, _SENTENCE_END, SYSTEM, Attributor, CitationFilter
+from localcrag.crag.generate import _ASK, _SENTENCE_END, SYSTEM, Attributor, CitationFilter
 from localcrag.types import Evidence
 
 HOLD = 48  # characters held back at the start
@@ -89,7 +89,7 @@ def clean_final(text: str) -> str:
 def supported_share(answer: str, evidence: Sequence[Evidence], question: str = "") -> float:
     """Share of the answer's own content words (not the question's) found in the evidence,
     matched on the first 5 letters ("robots" ~ "robotic"); 1.0 for answers too short to tell."""
-    from localcrag.graders.text import terms
+    from localcrag.crag.graders.text import terms
 
     asked = {t[:5] for t in terms(question)}
     words = [t[:5] for t in terms(_CITE.sub(" ", answer)) if t[:5] not in asked]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-Paragraphs = list[tuple[str, int | None]]
+from localcrag.ingest.files import Paragraphs
 
 _BLANK = re.compile(r"\n[ \t]*\n")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")

@@ -1,0 +1,1 @@
+"""Command-line front end: `main` parses, subcommand modules register themselves."""

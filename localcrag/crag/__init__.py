@@ -1,0 +1,1 @@
+"""The CRAG loop, one module per step: retrieve, grade, decide, refine, web, generate; and the pipeline that runs them."""

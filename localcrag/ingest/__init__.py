@@ -1,0 +1,1 @@
+"""Documents in: parse -> chunk -> embed -> store (LanceDB), incremental."""

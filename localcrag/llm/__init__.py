@@ -1,0 +1,1 @@
+"""Local models: the GGUF wrapper, likelihood scoring, model discovery, provisioning, CPU budget."""
