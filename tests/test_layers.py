@@ -20,7 +20,7 @@ PKG = ROOT / "localcrag"
 MAX_LINES = 300
 # Modules still over the limit, with their size when the limit was set; being split now.
 # The test fails if one grows or a new one appears; remove an entry once it is split.
-OVER_LIMIT = {"localcrag/ingest/chunking.py": 314, "localcrag/tui/screens/chat.py": 363,
+OVER_LIMIT = {"localcrag/tui/screens/chat.py": 363,
               "localcrag/tui/screens/library.py": 312, "localcrag/ingest/store.py": 301}
 
 

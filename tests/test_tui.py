@@ -359,7 +359,7 @@ async def test_a_damaged_last_conversation_does_not_stop_the_app(tmp_path: Path,
 
 
 def test_unexpected_errors_are_one_line_unless_debugging(monkeypatch: pytest.MonkeyPatch) -> None:
-    from localcrag.tui.backend import describe_error
+    from localcrag.errors import describe_error
 
     try:
         raise KeyError("chunk")

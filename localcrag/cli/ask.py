@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from localcrag import events as ev
+from localcrag.textutil import source_label
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -130,8 +130,7 @@ class _Record:
         if self.done and self.done.answer.citations:
             lines.append("Sources:")
             for c in self.done.answer.citations:
-                where = c.url or f"{Path(c.source).name}, page {c.page}"
-                lines.append(f"  [{c.n}] {where}")
+                lines.append(f"  [{c.n}] {source_label(c.source, c.page, url=c.url)}")
         elif self.done and not self.done.answer.refused:
             lines.append("Sources: the answer cites none of the evidence")
         return "\n".join(lines)

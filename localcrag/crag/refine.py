@@ -11,17 +11,14 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from localcrag.textutil import sentences
 from localcrag.types import Chunk, Evidence, Grade, Strip
 
 MIN_STRIPS = 2  # never refine a Correct action down to nothing
 
 
 def decompose(chunk: Chunk, sentences_per_strip: int) -> list[str]:
-    from localcrag.ingest.chunking import split_sentences
-
-    spans = split_sentences(chunk.text)
-    sents = [chunk.text[a:b].strip() for a, b in spans]
-    sents = [s for s in sents if s]
+    sents = sentences(chunk.text)
     if not sents:
         return [chunk.text.strip()] if chunk.text.strip() else []
     step = max(1, sentences_per_strip)

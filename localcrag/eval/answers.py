@@ -6,21 +6,15 @@ same), so the decision, the refusal and the timings are the product's own.
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Any, Callable
 
 from localcrag import events as ev
 from localcrag.eval import metrics as m
 from localcrag.eval.datasets import Dataset, Question
+from localcrag.textutil import is_refusal
 
 STAGES = ("retrieve", "grade", "refine", "web", "generate")
-_REFUSAL = re.compile(r"\b(do not|dont|don t) have enough information\b")
-
-
-def is_refusal(text: str, refused: bool = False) -> bool:
-    """The pipeline's own refusal, or the generator writing the refusal sentence (RAG)."""
-    return refused or bool(_REFUSAL.search(m.normalize_answer(text)))
 
 
 class _Run:
@@ -64,7 +58,7 @@ def _decision_ok(q: Question, action: str | None, refused: bool, offline: bool) 
 def score_run(ds: Dataset, q: Question, run: _Run, mode: str, offline: bool) -> dict:
     answer = run.done.answer if run.done else None
     text = answer.text if answer else ""
-    refused = is_refusal(text, bool(answer and answer.refused))
+    refused = bool(answer and answer.refused) or is_refusal(text)  # the generator may refuse (RAG)
     units = m.dedupe_units(ds.units(c) for c in run.evidence_chunks(mode))
     gold = set(q.gold)
     return {

@@ -98,24 +98,3 @@ class Backend:
 
     def needs_warm_up(self, changed: set[str]) -> bool:
         return bool(changed & PIPELINE_FIELDS)
-
-
-def debug() -> bool:
-    import os
-
-    return os.environ.get("LOCALCRAG_DEBUG", "") not in ("", "0")
-
-
-def describe_error(exc: BaseException) -> tuple[str, str | None]:
-    """(one line for the user, details only with LOCALCRAG_DEBUG=1)."""
-    from localcrag.errors import LocalcragError
-
-    if isinstance(exc, LocalcragError):
-        return str(exc), None
-    first = (str(exc).strip().splitlines() or [""])[0][:200]
-    if debug():
-        import traceback
-
-        return f"unexpected error: {type(exc).__name__}: {first}", "".join(
-            traceback.format_exception(exc))[-3000:]
-    return f"unexpected error: {type(exc).__name__}: {first} (set LOCALCRAG_DEBUG=1 for details)", None

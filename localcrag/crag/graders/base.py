@@ -9,6 +9,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
+from localcrag.errors import exc_summary
 from localcrag.types import Chunk, Grade
 
 PARAMS_FILE = "grader_fusion.json"
@@ -65,11 +66,6 @@ def calibration(name: str, params: Mapping[str, Any] | None = None) -> Logistic:
     return Logistic.from_dict(params["graders"][name])
 
 
-def describe_error(exc: BaseException) -> str:
-    msg = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {msg}"[:300] if msg else type(exc).__name__
-
-
 class BaseGrader:
     """Batch scoring with per-item recovery: a failure costs one score, never the batch.
 
@@ -105,12 +101,12 @@ class BaseGrader:
         return out
 
     def _recover(self, question: str, text: str, exc: BaseException) -> tuple[float, dict[str, float], str]:
-        error = describe_error(exc)
+        error = exc_summary(exc)
         try:
             s, sig = self._fallback(question, text)
             return _clip(s), sig, error
         except Exception as exc2:
-            return 0.0, {}, f"{error}; fallback failed: {describe_error(exc2)}"
+            return 0.0, {}, f"{error}; fallback failed: {exc_summary(exc2)}"
 
     def grade(self, question: str, chunks: Sequence[Chunk]) -> list[Grade]:
         scored = self._score_all(question, [c.text for c in chunks])

@@ -19,9 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Markdown, OptionList
 
 from localcrag import events as ev
-from localcrag.errors import EmptyIndex
+from localcrag.errors import EmptyIndex, describe_error
 from localcrag.history import Conversation, Turn
-from localcrag.tui.backend import describe_error
 from localcrag.tui.messages import ConsentRequest, PipelineEvent, RunEnded, ShowPassage
 from localcrag.tui.modals import ConversationChoice, ConversationsModal, PassageModal, WebConsentModal
 from localcrag.tui.widgets.answer import CitationSelected, TurnView, match_chunks

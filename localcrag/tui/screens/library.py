@@ -22,7 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, DirectoryTree, Footer, Header, Input, Label, ProgressBar, Static
 
-from localcrag.tui.backend import describe_error
+from localcrag.errors import describe_error
 from localcrag.tui.messages import RefreshSources
 from localcrag.tui.modals import ConfirmModal
 from localcrag.tui.widgets.status import StatusBar

@@ -19,7 +19,8 @@ from textual.widgets import Markdown, OptionList, Static
 from textual.widgets.markdown import MarkdownStream
 from textual.widgets.option_list import Option
 
-from localcrag.tui.widgets.labels import BADGE, source_label
+from localcrag.textutil import source_label
+from localcrag.tui.widgets.labels import BADGE
 from localcrag.types import Action, Chunk, Evidence, Hit
 
 _CITE = re.compile(r"\[(\d{1,3})\]")
@@ -122,7 +123,7 @@ class TurnView(Vertical):
             e = self.evidence[n]
             snippet = " ".join(e.text.split())
             snippet = snippet if len(snippet) <= 90 else snippet[:89].rstrip() + "…"
-            label = Text.assemble((f"[{n}] ", "bold #90caf9"), (source_label(e.source, e.page), "bold"),
+            label = Text.assemble((f"[{n}] ", "bold #90caf9"), (source_label(e.source, e.page, url=e.url), "bold"),
                                   ("  " + snippet, "dim"), no_wrap=True, overflow="ellipsis")
             options.append(Option(label, id=str(n)))
         listing.clear_options()

@@ -17,7 +17,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from localcrag import events as ev
-from localcrag.tui.widgets.labels import BADGE, source_label
+from localcrag.textutil import source_label
+from localcrag.tui.widgets.labels import BADGE
 from localcrag.types import Action, Decision, Grade, Hit, WebResult
 
 BAR = 10
