@@ -112,8 +112,11 @@ class _Record:
         t = self.done.timings_ms if self.done else {}
         return {
             "question": self.question, "mode": self.mode, "action": self.action,
-            "grades": [{"chunk_id": g.chunk.chunk_id, "source": g.chunk.source,
-                        "page": g.chunk.page, "score": round(g.score, 4)} for g in self.grades],
+            "reason": self.reason or None,
+            "grades": [{"chunk_id": g.chunk.chunk_id, "source": g.chunk.source, "page": g.chunk.page,
+                        "score": round(g.score, 4), "grader": g.grader, "error": g.error}
+                       for g in self.grades],
+            "grade_errors": self.grade_errors(),
             "web": self.web, "answer": self.answer,
             "citations": [{"n": c.n, "source": c.source, "page": c.page, "url": c.url}
                           for c in (self.done.answer.citations if self.done else ())],
@@ -121,8 +124,17 @@ class _Record:
                            ("retrieve", "grade", "refine", "web", "generate", "first_token")},
         }
 
+    def grade_errors(self) -> list[str]:
+        """Each distinct grading failure once, with how many chunks it hit and who scored them."""
+        counts: dict[tuple[str, str], int] = {}
+        for g in self.grades:
+            if g.error:
+                counts[(g.error, g.grader)] = counts.get((g.error, g.grader), 0) + 1
+        return [f"{n} of {len(self.grades)} chunks: {err} (scored by: {who})"
+                for (err, who), n in counts.items()]
+
     def summary(self) -> str:
-        lines = []
+        lines = [f"Grading failed for {e}" for e in self.grade_errors()]
         if self.action:
             lines.append(f"Decision: {self.action.upper()} ({self.reason})")
         if self.web["error"]:
