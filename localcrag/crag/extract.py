@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from localcrag.crag.graders.text import STOPWORDS, terms
+from localcrag.textutil import STOPWORDS, terms
 from localcrag.crag.grounding import evidence_sentences
 from localcrag.types import Evidence
 

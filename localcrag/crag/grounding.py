@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from localcrag.crag.graders.text import STOPWORDS, stem
+from localcrag.textutil import STOPWORDS, stem
 from localcrag.types import Evidence
 
 __all__ = ["Grounded", "check_sentence", "clean_prose", "dehyphenate", "evidence_sentences",
