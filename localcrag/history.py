@@ -2,8 +2,8 @@
 
 Headless (no textual) so the CLI, eval scripts and tests can read what the app wrote.
 Every write goes to a temporary file that replaces the old one, so a crash mid-write
-never leaves a half-written conversation. A damaged file is skipped when listing and
-reported as a one-line LocalcragError when opened.
+never leaves a half-written conversation. A damaged file is listed as damaged (``scan``)
+and reported as a one-line LocalcragError when opened.
 """
 
 from __future__ import annotations
@@ -93,6 +93,15 @@ class Conversation:
                    turns=turns)
 
 
+@dataclass(frozen=True)
+class Damaged:
+    """A conversation file that could not be read: listed, so the user can delete or fix it."""
+
+    id: str
+    path: Path
+    error: str  # one line: the file and what is wrong
+
+
 class History:
     """Create, list, load, append to and delete conversations in one folder."""
 
@@ -130,21 +139,27 @@ class History:
             return Conversation.from_json(json.loads(path.read_text(encoding="utf-8")))
         except FileNotFoundError:
             raise LocalcragError(f"conversation {conv_id} not found", "start a new one") from None
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise LocalcragError(f"{path}: damaged conversation file ({type(exc).__name__})",
                                  "delete it or start a new conversation") from exc
 
     def list(self) -> list[Conversation]:
         """Every readable conversation, most recently updated first."""
+        return self.scan()[0]
+
+    def scan(self) -> tuple[list[Conversation], list[Damaged]]:
+        """(readable conversations, most recent first; damaged files, by name): a file that
+        cannot be read is shown as damaged, never silently left out."""
         if not self.root.is_dir():
-            return []
-        out = []
+            return [], []
+        good, bad = [], []
         for path in self.root.glob("*.json"):
             try:
-                out.append(self.load(path.stem))
-            except LocalcragError:
-                continue
-        return sorted(out, key=lambda c: (c.updated, c.id), reverse=True)
+                good.append(self.load(path.stem))
+            except LocalcragError as exc:
+                bad.append(Damaged(path.stem, path, str(exc)))
+        good.sort(key=lambda c: (c.updated, c.id), reverse=True)
+        return good, sorted(bad, key=lambda d: d.path.name)
 
     def last(self) -> Conversation | None:
         convs = self.list()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -179,12 +179,30 @@ class Settings(BaseModel):
             raise LocalcragError(f"{path}: invalid settings: {_one_line(exc)}",
                                  "fix or delete the file to return to defaults") from exc
 
-    def save(self, path: Path | None = None) -> Path:
+    def save(self, path: Path | None = None, keys: Iterable[str] | None = None) -> Path:
+        """Write ``keys`` (default: every setting) into the file, keeping every other line's
+        setting as it is and the previous file as ``<name>.bak``. A file that is not valid
+        TOML is never overwritten: that is a one-line error naming the file."""
+        import shutil
+
         import tomli_w
 
         path = path or config_path()
         path.parent.mkdir(parents=True, exist_ok=True)
-        data = self.model_dump(mode="json", exclude_none=True)
+        data: dict = {}
+        if path.exists():
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+                raise LocalcragError(f"{path}: not saved: the file cannot be read ({_one_line(exc)})",
+                                     "fix it by hand (or delete it), then save again") from exc
+            shutil.copy2(path, backup_path(path))
+        values = self.model_dump(mode="json")
+        for key in Settings.model_fields if keys is None else keys:
+            if values[key] is None:
+                data.pop(key, None)
+            else:
+                data[key] = values[key]
         tmp = path.with_suffix(".tmp")
         tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
         os.replace(tmp, path)
@@ -207,6 +225,11 @@ class Settings(BaseModel):
     def model_path(self, name: str) -> Path:
         p = Path(name).expanduser()
         return p if p.is_absolute() else self.models_dir / name
+
+
+def backup_path(path: Path) -> Path:
+    """Where ``save`` keeps the previous settings file."""
+    return path.with_name(path.name + ".bak")
 
 
 def describe() -> list[tuple[str, str, object]]:

@@ -194,6 +194,24 @@ async def test_conversations_reopen_on_start_and_switch(tmp_path: Path) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert [v.question for v in app.screen.query(TurnView)] == ["what is ai?"]
+    # a damaged file is listed by name, cannot be opened, and can be deleted
+    (app.backend.history.root / "broken.json").write_text("{not json", encoding="utf-8")
+    app3, _, _ = make_app(tmp_path)
+    async with app3.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        listing = app3.screen.query_one(OptionList)
+        labels = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+        assert len(labels) == 3 and "broken.json" in labels[2] and "damaged" in labels[2]
+        listing.highlighted = 2
+        await pilot.press("enter")  # not opened: says which file and what to do
+        await pilot.pause()
+        assert isinstance(app3.screen, ConversationsModal)
+        assert any("broken.json" in n.message and "delete it" in n.message for n in app3._notifications)
+        await pilot.press("d")
+        await pilot.pause()
+        assert not (app3.backend.history.root / "broken.json").exists() and listing.option_count == 2
     # a new app reopens the last conversation, with working citations
     app2, _, _ = make_app(tmp_path)
     async with app2.run_test(size=SIZE) as pilot:

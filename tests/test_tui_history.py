@@ -80,12 +80,18 @@ def test_delete_and_missing(history: History) -> None:
         history.load("../../etc/passwd")
 
 
-def test_damaged_file_is_skipped_in_list_and_one_line_on_load(history: History) -> None:
+def test_damaged_files_are_listed_as_damaged_and_one_line_on_load(history: History) -> None:
     good = history.create()
     (history.root / "broken.json").write_text("{not json", encoding="utf-8")
-    assert [c.id for c in history.list()] == [good.id]
+    (history.root / "a-list.json").write_text("[1, 2]", encoding="utf-8")  # JSON, not a conversation
+    assert [c.id for c in history.list()] == [good.id]  # what can be opened
+    convs, damaged = history.scan()
+    assert [c.id for c in convs] == [good.id]
+    assert [(d.id, d.path.name) for d in damaged] == [("a-list", "a-list.json"), ("broken", "broken.json")]
+    assert all("damaged conversation file" in d.error and d.path.name in d.error for d in damaged)
     with pytest.raises(LocalcragError, match="damaged"):
         history.load("broken")
+    assert history.delete("broken") and [d.id for d in history.scan()[1]] == ["a-list"]
 
 
 def test_writes_are_atomic_and_leave_no_temp_files(history: History) -> None:

@@ -81,8 +81,10 @@ def to_json(r: RunRecord) -> dict:
     answer = r.answer
     return {
         "question": r.question, "mode": r.mode, "action": r.action.value if r.action else None,
-        "grades": [{"chunk_id": g.chunk.chunk_id, "source": g.chunk.source,
-                    "page": g.chunk.page, "score": round(g.score, 4)} for g in r.graded],
+        "reason": r.decision.reason if r.decision else None,
+        "grades": [{"chunk_id": g.chunk.chunk_id, "source": g.chunk.source, "page": g.chunk.page,
+                    "score": round(g.score, 4), "grader": g.grader, "error": g.error} for g in r.graded],
+        "grade_errors": grade_errors(r),
         "web": {"attempted": r.web_query is not None, "query": r.web_query,
                 "results": [{"title": x.title, "url": x.url} for x in r.web_results or ()],
                 "error": r.web_error},
@@ -96,9 +98,18 @@ def to_json(r: RunRecord) -> dict:
     }
 
 
+def grade_errors(r: RunRecord) -> list[str]:
+    """Each distinct grading failure once, with how many chunks it hit and who scored them."""
+    counts: dict[tuple[str, str], int] = {}
+    for g in r.grade_errors:
+        counts[(g.error, g.grader)] = counts.get((g.error, g.grader), 0) + 1
+    return [f"{n} of {len(r.grades)} chunks: {err} (scored by: {who})"
+            for (err, who), n in counts.items()]
+
+
 def summary(r: RunRecord) -> str:
-    """The lines printed after the answer: decision, web failure, sources."""
-    lines = []
+    """The lines printed after the answer: grading failures, decision, web failure, sources."""
+    lines = [f"Grading failed for {e}" for e in grade_errors(r)]
     if r.decision:
         lines.append(f"Decision: {r.decision.action.value.upper()} ({r.decision.reason})")
     if r.web_error:

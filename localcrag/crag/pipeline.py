@@ -14,13 +14,16 @@ from typing import Any, Callable, Iterator, Literal, Protocol, Sequence
 
 from localcrag import events as ev
 from localcrag.llm.cpu import CpuMeter, threads_for, usable_cores
-from localcrag.crag.decide import decide
+from localcrag.crag.decide import decide, ungraded_decision
 from localcrag.errors import BadQuestion
 from localcrag.crag.refine import chunks_as_evidence, recompose, refine
 from localcrag.settings import Settings
-from localcrag.types import Action, Answer, Citation, Evidence, Grade
+from localcrag.crag.graders.base import grade_or_rank
+from localcrag.types import Action, Answer, Citation, Evidence
 
 MAX_QUESTION_CHARS = 2000
+UNGRADED_NOTE = ("Note: the retrieved passages could not be graded ({error}), so this answer "
+                 "uses them in retrieval order, unchecked for relevance.")
 
 
 class Generator(Protocol):
@@ -139,20 +142,25 @@ class Pipeline:
         evidence: list[Evidence] = []
         web_evidence: list[Evidence] = []
         web_note = ""
+        ungraded: str | None = None  # why the grader failed as a whole, if it did
         if mode == "rag":
             evidence = chunks_as_evidence([h.chunk for h in hits])
         else:
             grader = self.grader
             with _stage("grade", timings) as st:
                 yield st.started
-                grades = _safe_grades(grader, q, hits)
+                grades, ungraded = grade_or_rank(grader, q, [h.chunk for h in hits], s.upper_threshold,
+                                                  s.lower_threshold)
             for i, g in enumerate(grades):
                 yield ev.ChunkGraded(g, i, len(grades))
             yield st.finished
-            decision = decide(grades, s.upper_threshold, s.lower_threshold)
+            decision = (ungraded_decision(grades, ungraded, s.upper_threshold, s.lower_threshold)
+                        if ungraded else decide(grades, s.upper_threshold, s.lower_threshold))
             action = decision.action
             yield ev.DecisionMade(decision)
-            if action in (Action.CORRECT, Action.AMBIGUOUS) and not cancel.is_set():
+            if ungraded:  # nothing to refine with: the chunks as retrieved, best first
+                evidence = chunks_as_evidence([g.chunk for g in grades], [g.score for g in grades])
+            elif action in (Action.CORRECT, Action.AMBIGUOUS) and not cancel.is_set():
                 with _stage("refine", timings) as st:
                     yield st.started
                     strips, considered = refine(
@@ -178,7 +186,8 @@ class Pipeline:
             yield ev.Token(text)
             yield ev.AnswerDone(Answer(question, text, (), action, refused=True), (), timings)
             return
-        yield from self._generate(question, q, evidence, action, cancel, timings, t0, meter)
+        note = UNGRADED_NOTE.format(error=ungraded) if ungraded else ""
+        yield from self._generate(question, q, evidence, action, cancel, timings, t0, meter, note)
 
     def _web(self, q: str, confirm: Callable[[str], bool] | None,
              first_n: int) -> tuple[list[Evidence], str, list[ev.Event]]:
@@ -201,7 +210,7 @@ class Pipeline:
 
     def _generate(self, question: str, q: str, evidence: list[Evidence], action: Action | None,
                   cancel: threading.Event, timings: dict[str, float], t0: float,
-                  meter: CpuMeter | None = None) -> Iterator[ev.Event]:
+                  meter: CpuMeter | None = None, note: str = "") -> Iterator[ev.Event]:
         from localcrag.crag.shaping import AnswerShaper
         from localcrag.crag.generate import build_messages, clean_citations, fit_evidence
 
@@ -237,19 +246,13 @@ class Pipeline:
         yield st.finished
         timings.setdefault("first_token", _ms(t0))
         text, cited = clean_citations(shaper.text.strip(), len(kept))
+        if note:  # said in the answer itself, so no reader takes it for a graded one
+            yield ev.Token(f"\n\n{note}")
+            text = f"{text}\n\n{note}"
         by_n = {e.n: e for e in kept}
         citations = tuple(Citation(n, by_n[n].source, by_n[n].page, by_n[n].url)
                           for n in cited if n in by_n)
         yield ev.AnswerDone(Answer(question, text, citations, action), tuple(kept), timings)
-
-
-def _safe_grades(grader: Any, q: str, hits: Sequence[Any]) -> list[Grade]:
-    """A grader that fails as a whole falls back to retrieval rank, never sinking the answer."""
-    chunks = [h.chunk for h in hits]
-    try:
-        return list(grader.grade(q, chunks))
-    except Exception as exc:  # noqa: BLE001
-        return [Grade(c, 0.0, "fallback", error=f"{type(exc).__name__}: {exc}") for c in chunks]
 
 
 def _ms(t0: float) -> float:

@@ -38,8 +38,12 @@ def score_run(ds: Dataset, q: Question, run: RunRecord, mode: str, offline: bool
     gold = set(q.gold)
     action = run.action.value if run.action else None
     best = round(run.decision.best_score, 4) if run.decision else None  # how far from the thresholds
+    seen = [e.text for e in run.evidence]  # what the generator was shown
     return {
         "qid": q.qid, "action": action, "best_score": best, "answer": text, "refused": refused,
+        "style": getattr(answer, "style", None),
+        "dropped_sentences": getattr(answer, "dropped_sentences", None),
+        "unsupported": None if refused else m.unsupported_terms(text, seen),
         "decision_ok": _decision_ok(q, action, refused, offline) if mode == "crag" else None,
         "refusal_ok": refused == (not q.answerable),
         "f1": round(m.token_f1(text, q.answers), 4) if q.answerable else None,
@@ -65,6 +69,7 @@ def summarise(rows: list[dict], mode: str) -> dict:
         "decision_accuracy": m.rounded(m.mean(r["decision_ok"] for r in ok)) if mode == "crag" else None,
         "answer_f1": m.rounded(m.mean(r["f1"] for r in ok)),
         "answer_recall": m.rounded(m.mean(r["recall"] for r in ok)),
+        "unsupported_rate": m.rounded(m.mean(bool(r["unsupported"]) for r in ok if r["unsupported"] is not None)),
         "refusal_accuracy": m.rounded(m.mean(r["refusal_ok"] for r in ok)),
         "evidence_recall": m.rounded(m.mean(r["evidence_recall"] for r in ok)),
         "first_token_ms_p50": m.rounded(m.percentile(first, 50), 1),
@@ -76,18 +81,21 @@ def summarise(rows: list[dict], mode: str) -> dict:
 
 
 def run_answers(pipe: Any, ds: Dataset, questions: list[Question], mode: str, k: int, offline: bool,
-                progress: Callable[[int, int, str], None]) -> tuple[dict, list[dict]]:
-    """Ask every question in one mode; a failing question is recorded, never fatal."""
+                progress: Callable[[int, int, str], None],
+                style: str | None = None) -> tuple[dict, list[dict]]:
+    """Ask every question in one mode (and answer style: None = the setting); a failing
+    question is recorded, never fatal."""
+    styled = {"style": style} if style else {}
     rows: list[dict] = []
     if questions and hasattr(pipe, "warm_up"):
         pipe.warm_up()  # model loading is not part of any question's latency
     for i, q in enumerate(questions):
         run = RunRecord(q.question, mode)
         try:
-            for e in pipe.run(q.question, mode=mode, confirm_web=lambda query: not offline, k=k):
+            for e in pipe.run(q.question, mode=mode, confirm_web=lambda query: not offline, k=k, **styled):
                 run.add(e)
             rows.append(score_run(ds, q, run, mode, offline))
         except Exception as exc:  # noqa: BLE001 - one bad question must not sink the run
             rows.append({"qid": q.qid, "error": f"{type(exc).__name__}: {exc}"})
         progress(i + 1, len(questions), q.question[:60])
-    return summarise(rows, mode), rows
+    return {**summarise(rows, mode), "style": style}, rows

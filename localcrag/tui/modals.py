@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from localcrag.history import Conversation, History
+from localcrag.history import Conversation, Damaged, History
 from localcrag.textutil import source_label
 from localcrag.types import Chunk, Evidence
 
@@ -164,6 +164,7 @@ class ConversationsModal(ModalScreen[ConversationChoice]):
         super().__init__(classes="modal")
         self.history, self.current = history, current
         self.choice = ConversationChoice()
+        self.damaged: dict[str, Damaged] = {}  # id -> the file that could not be read
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="conversations"):
@@ -178,13 +179,22 @@ class ConversationsModal(ModalScreen[ConversationChoice]):
     def _fill(self) -> None:
         listing = self.query_one(OptionList)
         listing.clear_options()
-        for conv in self.history.list():
+        convs, damaged = self.history.scan()
+        self.damaged = {d.id: d for d in damaged}
+        for conv in convs:
             listing.add_option(Option(_conversation_label(conv, conv.id == self.current), id=conv.id))
+        for bad in self.damaged.values():  # shown, never hidden: the user can delete or fix it
+            listing.add_option(Option(Text.assemble(("⚠ ", "#fdd835"), (bad.path.name, "bold"),
+                                                    ("  damaged: cannot be read · d deletes it", "dim")),
+                                      id=bad.id))
         if not listing.option_count:
             listing.add_option(Option(Text("No saved conversations yet", style="dim"), disabled=True))
 
     @on(OptionList.OptionSelected)
     def _open(self, event: OptionList.OptionSelected) -> None:
+        if (bad := self.damaged.get(event.option.id or "")) is not None:
+            self.app.notify(f"{bad.error}: delete it (d) or repair it by hand", severity="warning")
+            return
         self.choice.open_id = event.option.id
         self.dismiss(self.choice)
 

@@ -169,11 +169,13 @@ class SettingsScreen(Screen):
             self.notify("Fix the fields marked in red first.", severity="error")
             return
         changed = self.app.backend.apply(new)
-        path = self.app.save_settings()
+        if not changed:
+            self.notify("Nothing changed: the settings file was not touched.")
+            return
+        self.app.save_settings(changed)  # says what it wrote, or why it could not
         self.app.settings_changed(changed)
-        if path is not None:
-            extra = " Reloading models…" if self.app.backend.needs_warm_up(changed) else ""
-            self.notify(f"Saved to {path}.{extra}" if changed else f"Nothing changed ({path}).")
+        if self.app.backend.needs_warm_up(changed):
+            self.notify("Reloading models…")
 
     @on(Button.Pressed, "#revert")
     def action_revert(self) -> None:

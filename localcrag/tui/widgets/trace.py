@@ -16,6 +16,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from localcrag import events as ev
+from localcrag.crag.graders.base import RANK_GRADER
 from localcrag.record import RunRecord
 from localcrag.settings import LOWER_THRESHOLD, UPPER_THRESHOLD
 from localcrag.textutil import source_label
@@ -95,10 +96,13 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
             grid.add_row(str(i + 1), score_bar(score, style), f"{score:.2f}", cell)
         parts.append(grid)
         if state.grades:
-            parts.append(_sub(f"bars: relevance graded by {next(iter(state.grades.values())).grader}"
+            by = next(iter(state.grades.values())).grader
+            parts.append(_sub((f"bars: {by}, not graded" if by == RANK_GRADER else
+                               f"bars: relevance graded by {by}")
                               + (f" in {fmt_ms(state.timings['grade'])}" if "grade" in state.timings else "")
                               + ("; [n]: its number in the answer" if state.evidence_n else ""),
                               style="dim"))
+            parts.extend(_grade_errors(state.grades))
     if state.decision is not None:
         d = state.decision
         label, style = BADGE[d.action]
@@ -122,6 +126,16 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
     if state.note:
         parts.append(Text(state.note, style="bold #fdd835"))
     return Group(*parts)
+
+
+def _grade_errors(grades: dict[int, Grade]) -> list[RenderableType]:
+    """Each grading failure once (⚠ marks its chunks): a fallback score is never silent."""
+    errors: dict[str, int] = {}
+    for g in grades.values():
+        if g.error:
+            errors[g.error] = errors.get(g.error, 0) + 1
+    return [_sub(f"⚠ grading failed for {n} of {len(grades)}: {err}", style="#fdd835")
+            for err, n in errors.items()]
 
 
 def _web_parts(state: TraceState) -> list[RenderableType]:
