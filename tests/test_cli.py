@@ -116,3 +116,17 @@ def test_unsupported_files_in_a_folder_are_counted(isolated_home: Path, tmp_path
     assert out.returncode == 0 and "skipped 1 file(s) of unsupported types in folders: .png" in out.stdout
     data = _cli("ingest", str(folder), "--json", home=isolated_home).stdout
     assert "skipped" not in data  # the JSON contract (docs/cli-json.md) is unchanged
+
+
+def test_search_names_its_score_and_ask_shows_and_undoes_a_rewrite(isolated_home: Path, tmp_path: Path) -> None:
+    doc = tmp_path / "robots.txt"
+    doc.write_text("Cobots are collaborative robots. They work in factories next to people.\n",
+                   encoding="utf-8")
+    assert _cli("ingest", str(doc), home=isolated_home).returncode == 0
+    out = _cli("search", "cobots", home=isolated_home)
+    assert out.returncode == 0 and "Score: reciprocal-rank fusion" in out.stdout and "(RRF 0." in out.stdout
+    asked = ["ask", "Where do they work?", "--after", "What are cobots?", "--offline"]
+    out = _cli(*asked, home=isolated_home)
+    assert out.returncode == 0 and "understood as:" in out.stderr and "--no-rewrite" in out.stderr
+    out = _cli(*asked, "--no-rewrite", "--json", home=isolated_home)
+    assert out.returncode == 0 and '"rewritten": null' in out.stdout

@@ -91,7 +91,7 @@ def test_ask_json_keeps_its_contract_and_adds_evidence_ids(library: Library, tmp
     assert main(["ask", "What are cobots and where do cobots work?", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert list(out) == ["question", "mode", "action", "reason", "grades", "grade_errors", "web", "answer",
-                         "citations", "evidence", "timings_ms"]  # docs/cli-json.md
+                         "citations", "evidence", "timings_ms", "rewritten"]  # docs/cli-json.md
     assert out["action"] == "correct" and out["web"] == {"attempted": False, "query": None, "results": [],
                                                           "error": None}
     assert out["citations"][0]["n"] == 1 and out["citations"][0]["source"].endswith("doc.md")

@@ -67,7 +67,7 @@ def answer_events(question: str, *, action: Action = Action.CORRECT, answer: str
     cites = tuple(Citation(e.n, e.source, e.page, None) for e in evidence)
     out.append(ev.AnswerDone(Answer(question, answer, cites, action), evidence,
                              {"retrieve": 12.0, "grade": 340.0, "refine": 80.0, "generate": 2100.0,
-                              "first_token": 900.0}))
+                              "first_token": 900.0, "generate_end": 2535.0, "total": 2540.0}))
     return out
 
 
@@ -92,9 +92,10 @@ class FakePipeline:
 
     def run(self, question: str, *, mode: str = "crag", history: Sequence[tuple[str, str]] | None = None,
             confirm_web: Callable[[str], bool] | None = None, cancel: threading.Event | None = None,
-            k: int | None = None) -> Iterator[ev.Event]:
+            k: int | None = None, rewrite: bool = True) -> Iterator[ev.Event]:
         cancel = cancel or threading.Event()
-        self.calls.append({"question": question, "history": list(history or []), "mode": mode})
+        self.calls.append({"question": question, "history": list(history or []), "mode": mode,
+                           "rewrite": rewrite})
         if self.run_error:
             raise self.run_error
         if self.web_query is not None:

@@ -24,6 +24,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="allow the web fallback without asking (web_search=always)")
     s.add_argument("-k", type=positive_int, default=None, help="chunks to retrieve")
     s.add_argument("--json", action="store_true", help="print one JSON object at the end")
+    s.add_argument("--after", action="append", default=[], metavar="EARLIER_QUESTION",
+                   help="an earlier question of the conversation (repeat for several, oldest "
+                        "first): a follow-up is rewritten to stand alone, and the rewrite is shown")
+    s.add_argument("--no-rewrite", action="store_true",
+                   help="ask the question as typed, never rewritten as a follow-up")
     s.set_defaults(func=cmd_ask)
 
 
@@ -48,9 +53,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
     pipe = Pipeline(settings)
     record = RunRecord(args.question, args.mode)
     stream = sys.stdout.isatty() and not args.json
-    for event in pipe.run(args.question, mode=args.mode, confirm_web=_confirm, k=args.k):
+    history = [(q, "") for q in args.after]  # questions only: the rewriter never sees answers
+    for event in pipe.run(args.question, mode=args.mode, confirm_web=_confirm, k=args.k,
+                          history=history, rewrite=not args.no_rewrite):
         record.add(event)
-        if stream and isinstance(event, ev.Token):
+        if isinstance(event, ev.QuestionRewritten) and not args.json:
+            print(f"[understood as: {event.rewritten} (--no-rewrite asks it as typed)]", file=sys.stderr)
+        elif stream and isinstance(event, ev.Token):
             sys.stdout.write(event.text)
             sys.stdout.flush()
         elif not args.json and isinstance(event, (ev.WebError, ev.EvidenceTrimmed)):
@@ -94,7 +103,8 @@ def to_json(r: RunRecord) -> dict:
         "evidence": [{"n": e.n, "kind": e.kind, "source": e.source, "page": e.page, "url": e.url,
                       "chunk_id": e.chunk_id} for e in r.evidence],
         "timings_ms": {k: r.timings.get(k) for k in
-                       ("retrieve", "grade", "refine", "web", "generate", "first_token")},
+                       (*ev.STAGE_TIMINGS, *ev.ELAPSED_TIMINGS)},
+        "rewritten": r.rewritten,
     }
 
 

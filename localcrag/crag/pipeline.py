@@ -108,18 +108,21 @@ class Pipeline:
     def run(self, question: str, *, mode: Literal["crag", "rag"] = "crag",
             history: Sequence[tuple[str, str]] | None = None,
             confirm_web: Callable[[str], bool] | None = None,
-            cancel: threading.Event | None = None, k: int | None = None) -> Iterator[ev.Event]:
+            cancel: threading.Event | None = None, k: int | None = None,
+            rewrite: bool = True) -> Iterator[ev.Event]:
+        """``rewrite=False`` asks the question as typed even after earlier turns (the undo of
+        a follow-up rewrite). Timings: see TIMINGS in events.py."""
+        t0 = time.perf_counter()  # question received: every "from question" timing counts from here
         with self._lock:  # one question at a time per pipeline: llama contexts are not re-entrant
-            yield from self._run(question, mode, list(history or []), confirm_web,
-                                 cancel or threading.Event(), k or self.settings.top_k)
+            yield from self._run(question, mode, list(history or []) if rewrite else [], confirm_web,
+                                 cancel or threading.Event(), k or self.settings.top_k, t0)
 
     def _run(self, question: str, mode: str, history: list[tuple[str, str]],
              confirm_web: Callable[[str], bool] | None, cancel: threading.Event,
-             k: int) -> Iterator[ev.Event]:
+             k: int, t0: float) -> Iterator[ev.Event]:
         from localcrag.crag.retrieve import Retriever
 
         s = self.settings
-        t0 = time.perf_counter()
         meter = CpuMeter()  # what other processes do with our cores while we work
         timings: dict[str, float] = {}
         q = self._check_question(question)
@@ -184,6 +187,7 @@ class Pipeline:
             text = f"{REFUSAL} The indexed documents do not answer it, and {web_note}."
             timings.setdefault("first_token", _ms(t0))
             yield ev.Token(text)
+            timings["total"] = max(_ms(t0), timings["first_token"])
             yield ev.AnswerDone(Answer(question, text, (), action, refused=True), (), timings)
             return
         note = UNGRADED_NOTE.format(error=ungraded) if ungraded else ""
@@ -244,7 +248,8 @@ class Pipeline:
                 # measured, a 0.5 check there replaced good answers on anthropic-docs)
                 shaper.replace_with_quote()
         yield st.finished
-        timings.setdefault("first_token", _ms(t0))
+        timings["generate_end"] = _ms(t0)
+        timings.setdefault("first_token", timings["generate_end"])
         text, cited = clean_citations(shaper.text.strip(), len(kept))
         if note:  # said in the answer itself, so no reader takes it for a graded one
             yield ev.Token(f"\n\n{note}")
@@ -252,6 +257,7 @@ class Pipeline:
         by_n = {e.n: e for e in kept}
         citations = tuple(Citation(n, by_n[n].source, by_n[n].page, by_n[n].url)
                           for n in cited if n in by_n)
+        timings["total"] = _ms(t0)
         yield ev.AnswerDone(Answer(question, text, citations, action), tuple(kept), timings)
 
 

@@ -1,0 +1,57 @@
+"""Pilot tests for what a new user hit in the app (issue 16): each failed before its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("textual")
+
+from rich.console import Console  # noqa: E402
+
+from localcrag.tui.widgets.answer import TurnView  # noqa: E402
+from localcrag.tui.widgets.trace import TracePanel, TraceState, render_trace  # noqa: E402
+from tui_fakes import (SIZE, FakePipeline, answer_events, anyio_backend, ask, chat,  # noqa: E402,F401
+                       home, make_app, settle, until)
+
+pytestmark = pytest.mark.anyio
+
+
+def _text(renderable) -> str:  # noqa: ANN001
+    console = Console(width=100, record=True, color_system=None)
+    console.print(renderable)
+    return console.export_text()
+
+
+def test_trace_never_puts_a_duration_and_an_elapsed_time_on_one_line() -> None:
+    state = TraceState(question="q")
+    for e in answer_events("q"):
+        state.add(e)
+    lines = _text(render_trace(state, 0.7, 0.5)).splitlines()
+    took = next(line for line in lines if "stage took" in line)
+    after = next(line for line in lines if "after asking" in line)
+    assert "generate 2.1s" in took and "first token" not in took
+    assert "first token 900ms" in after and "answer written 2.5s" in after and "done 2.5s" in after
+
+
+async def test_a_rewritten_follow_up_shows_a_key_that_asks_it_as_typed(tmp_path: Path) -> None:
+    def script(question: str):  # noqa: ANN202
+        rewritten = "Where do cobots work?" if question == "Where do they work?" else None
+        return answer_events(question, rewritten=rewritten)
+
+    app, pipe, _ = make_app(tmp_path, FakePipeline(script))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await ask(pilot, "What are cobots?")
+        await settle(pilot)
+        await ask(pilot, "Where do they work?")
+        await settle(pilot)
+        view = list(app.screen.query(TurnView))[-1]
+        status = str(view.query_one(".turn-status").render())
+        assert "understood as: Where do cobots work?" in status and "ctrl+z" in status
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert pipe.calls[-1]["question"] == "Where do they work?" and pipe.calls[-1]["rewrite"] is False
+        assert "ctrl+z" not in str(view.query_one(".turn-status").render())  # only on the latest
+        assert len(chat(app).query(TurnView)) == 3
