@@ -55,3 +55,50 @@ async def test_a_rewritten_follow_up_shows_a_key_that_asks_it_as_typed(tmp_path:
         assert pipe.calls[-1]["question"] == "Where do they work?" and pipe.calls[-1]["rewrite"] is False
         assert "ctrl+z" not in str(view.query_one(".turn-status").render())  # only on the latest
         assert len(chat(app).query(TurnView)) == 3
+
+
+async def test_the_status_bar_knows_there_is_no_network_before_the_first_question(tmp_path: Path) -> None:
+    from localcrag.settings import Settings
+    from localcrag.tui.app import NETWORK_POLL_S
+
+    network = {"up": False, "probes": 0}
+
+    def probe() -> bool:
+        network["probes"] += 1
+        return network["up"]
+
+    app, pipe, _ = make_app(tmp_path, network_probe=probe)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert network["probes"] == 1 and pipe.calls == []
+        assert app.privacy == "offline (no network)"
+        assert 30 <= NETWORK_POLL_S <= 60 and any(t.name == "network" for t in app._timers)
+        network["up"] = True  # the network came back: the next poll says so
+        app.check_network()
+        await settle(pilot)
+        assert app.privacy == "ask first"
+    network["probes"] = 0
+    app, _, _ = make_app(tmp_path, settings=Settings(models_dir=tmp_path / "m", offline=True), network_probe=probe)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert network["probes"] == 0 and app.privacy == "offline"  # offline: not even DNS
+
+
+async def test_an_ingest_from_another_terminal_is_seen_before_the_next_question(tmp_path: Path) -> None:
+    from localcrag.tui.library_app import INDEX_POLL_S
+
+    app, pipe, lib = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert len(app.sources) == 2 and any(t.name == "index" for t in app._timers) and INDEX_POLL_S <= 5
+        lib.ingest_from_outside("/notes/pets.md")
+        await ask(pilot, "What is the office cat called?")  # before the next question: seen
+        await settle(pilot)
+        assert lib.refreshed == 1 and "/notes/pets.md" in {s.source for s in app.sources}
+        lib.ingest_from_outside("/notes/plants.md")
+        app.check_index()  # the poll, without a question
+        await settle(pilot)
+        assert lib.refreshed == 2 and len(app.sources) == 4
+        app.check_index()  # nothing changed: nothing re-read
+        await settle(pilot)
+        assert lib.refreshed == 2

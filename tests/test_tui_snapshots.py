@@ -38,7 +38,7 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> LocalcragApp:
     library = FakeLibrary(demo_sources())
     pipeline = FakePipeline()
     return LocalcragApp(settings, pipeline_factory=lambda s, lib: pipeline,
-                        library_factory=lambda s: library, browse_root=papers,
+                        library_factory=lambda s: library, browse_root=papers, network_probe=lambda: True,
                         history=History(settings.history_dir, clock=lambda: FROZEN))
 
 
@@ -91,6 +91,7 @@ def test_web_consent_dialog(snap_compare, tmp_path: Path, monkeypatch: pytest.Mo
     pipeline = FakePipeline(web_query="history of artificial intelligence Dartmouth")
     app = LocalcragApp(Settings(models_dir=tmp_path / "models"), pipeline_factory=lambda s, lib: pipeline,
                        library_factory=lambda s: FakeLibrary(demo_sources()), browse_root=tmp_path,
+                       network_probe=lambda: True,
                        history=History(tmp_path / "history", clock=lambda: FROZEN))
 
     async def run_before(pilot) -> None:

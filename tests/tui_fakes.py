@@ -140,6 +140,22 @@ class FakeLibrary:
         self.ingested: list[list[str]] = []
         self.forced: list[bool] = []
         self.removed: list[str] = []
+        self.stamp = 0  # bumped by every write, like the index's change stamp file
+        self.refreshed = 0
+        self._outside: dict[str, SourceInfo] = {}  # committed by another process, not yet seen
+
+    def change_stamp(self) -> str:
+        return str(self.stamp)
+
+    def refresh(self) -> None:
+        self.refreshed += 1
+        self._sources.update(self._outside)
+        self._outside.clear()
+
+    def ingest_from_outside(self, source: str, chunks: int = 3) -> None:
+        """What `localcrag ingest` in another terminal does: visible only after refresh()."""
+        self._outside[source] = SourceInfo(source, 1, chunks, FROZEN, "outside")
+        self.stamp += 1
 
     def previous_sources(self) -> list[str]:
         return sorted(self.previous)
@@ -156,6 +172,7 @@ class FakeLibrary:
     def remove(self, path: Path | str) -> int:
         self.removed.append(str(path))
         s = self._sources.pop(str(path), None)
+        self.stamp += 1
         return s.chunks if s else 0
 
     def ingest(self, paths: Sequence[Path | str], prune: bool = False,
@@ -184,6 +201,7 @@ class FakeLibrary:
             if on_progress:
                 on_progress(IngestProgress(i + 1, len(files), str(f), stage))
         report.chunks = self.count()
+        self.stamp += 1
         return report
 
 
@@ -250,7 +268,8 @@ def make_app(tmp_path: Path, pipeline: FakePipeline | None = None, library: Fake
     history = History(settings.history_dir, clock=lambda: FROZEN)
     app = LocalcragApp(settings, pipeline_factory=lambda s, lib: pipeline,
                        library_factory=lambda s: library, history=history,
-                       browse_root=kw.pop("browse_root", tmp_path), **kw)
+                       browse_root=kw.pop("browse_root", tmp_path),
+                       network_probe=kw.pop("network_probe", lambda: True), **kw)
     return app, pipeline, library
 
 

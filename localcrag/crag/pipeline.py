@@ -47,7 +47,7 @@ class Pipeline:
         self._grader = grader
         self._generator = generator
         self.web = web  # a web.WebSearch; None means DuckDuckGo
-        self._stats_key: int | None = None
+        self._stats_key: tuple | None = None
         self._lock = threading.Lock()
 
     # --- lazily built backends -----------------------------------------------------------
@@ -72,7 +72,10 @@ class Pipeline:
     @property
     def grader(self):
         count = self.library.count()
-        if self._grader is None or (self._stats_key is not None and self._stats_key != count):
+        # the corpus statistics follow the index: its size, and its change stamp (an ingest
+        # from another process, seen after Library.refresh)
+        key = (count, getattr(self.library, "change_stamp", lambda: "")())
+        if self._grader is None or (self._stats_key is not None and self._stats_key != key):
             from localcrag.crag.grade import CorpusStats, make_grader
             from localcrag.llm.gguf import load_llm
 
@@ -83,7 +86,7 @@ class Pipeline:
             self._grader = make_grader(
                 s, self.library.embedder, stats,
                 llm_loader=lambda p: load_llm(Path(p), n_ctx=s.n_ctx, threads=s.threads))
-            self._stats_key = count
+            self._stats_key = key
         return self._grader
 
     def warm_up(self) -> None:

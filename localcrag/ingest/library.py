@@ -83,13 +83,29 @@ class Library:
     def count(self) -> int:
         return self.store.count()
 
+    def change_stamp(self) -> str:
+        """Changes whenever any process wrote to this index (ingest/stamp.py): cheap to poll."""
+        from localcrag.ingest import stamp
+
+        return stamp.read(self.settings.index_dir)
+
+    def refresh(self) -> None:
+        """See what other processes committed: re-open the table at its latest version."""
+        self.store.reload()
+
     def remove(self, path: Path | str) -> int:
         """Remove a document (chunks removed from the current table); it is also dropped from
         tables built with other settings, so it never comes back from there."""
         source = str(Path(path).expanduser().resolve())
         n = self.store.remove(source)
         self.store.remove_from_other_tables(source)
+        self._stamp()
         return n
+
+    def _stamp(self) -> None:
+        from localcrag.ingest import stamp
+
+        stamp.touch(self.settings.index_dir)
 
     def remove_under(self, path: Path | str) -> list[tuple[str, int]]:
         """Remove one document, or every document indexed from a folder: (source, chunks)."""
@@ -196,6 +212,7 @@ class Library:
                 progress(src, "removed")
         if report.indexed or report.removed:
             self.store.ensure_fts(force=True)
+            self._stamp()
         report.chunks = self.store.count()
         return report
 

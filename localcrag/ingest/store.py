@@ -111,6 +111,11 @@ class LanceStore:
                 self._table = self._db.create_table(self.name, schema=self._schema(), exist_ok=True)
         return self._table
 
+    def reload(self) -> None:
+        """Forget the open table handle: the next read opens the latest committed version
+        (an open handle never sees other processes' commits)."""
+        self._table = None
+
     def exists(self) -> bool:
         return self.name in self._db.list_tables().tables
 

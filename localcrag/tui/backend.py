@@ -49,6 +49,13 @@ def demo_paths() -> list[Path]:
     return [p for p in [root / "README.md", *docs] if p.is_file()]  # Markdown only: no captures
 
 
+def _stamp_of(library: Any) -> str:
+    try:
+        return str(getattr(library, "change_stamp", lambda: "")())
+    except OSError:
+        return ""
+
+
 class Backend:
     """Builds and caches the Library and Pipeline; one lock so two workers never build twice."""
 
@@ -63,13 +70,31 @@ class Backend:
         self._lock = threading.RLock()
         self._library: Any = None
         self._pipeline: Any = None
+        self._stamp: str | None = None  # the index's change stamp when last read
         self.ready = threading.Event()  # set once warm_up finished (even when it failed)
 
     def library(self) -> Any:
         with self._lock:
             if self._library is None:
                 self._library = self.library_factory(self.settings)
+                self._stamp = _stamp_of(self._library)
             return self._library
+
+    def sync_index(self) -> bool:
+        """True when the index changed since last read (another process ingested, say): the
+        library then re-opens its table, so the next search, the corpus statistics of the
+        grader (keyed on the stamp) and the document list see the change. A stat, cheap
+        enough to call before every question and on a short poll; never builds the library."""
+        with self._lock:
+            lib = self._library
+            if lib is None:
+                return False
+            now = _stamp_of(lib)
+            if now == self._stamp:
+                return False
+            self._stamp = now
+        getattr(lib, "refresh", lambda: None)()
+        return True
 
     def pipeline(self) -> Any:
         with self._lock:

@@ -20,6 +20,9 @@ from localcrag.tui.messages import IngestFinished, IngestUpdate, RefreshSources,
 from localcrag.tui.modals import ConfirmModal
 
 
+INDEX_POLL_S = 3.0  # how often the app looks at the index's change stamp (one stat)
+
+
 class IngestCancelled(BaseException):
     """Raised from the progress callback to stop Library.ingest between files (not an Exception,
     so the library's per-file error handling does not swallow it)."""
@@ -68,6 +71,13 @@ class LibraryApp(App[int]):
     @work(thread=True, group="sources", exit_on_error=False)
     def refresh_sources(self) -> None:
         self._list_sources()
+
+    @work(thread=True, group="index-poll", exclusive=True, exit_on_error=False)
+    def check_index(self) -> None:
+        """Another process (``localcrag ingest`` in a terminal) changed the index: re-open it
+        and re-read the document list. Our own ingest reports its result itself."""
+        if not self.ingesting and self.backend.sync_index():
+            self._list_sources()
 
     @on(RefreshSources)
     def _refresh_requested(self) -> None:

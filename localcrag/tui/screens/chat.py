@@ -24,7 +24,7 @@ from localcrag import events as ev
 from localcrag.crag.web import SKIP_DECLINED, SKIP_DNS, SKIP_EMPTY
 from localcrag.errors import EmptyIndex, describe_error
 from localcrag.history import Conversation, Turn
-from localcrag.tui.messages import ConsentRequest, PipelineEvent, RunEnded
+from localcrag.tui.messages import ConsentRequest, PipelineEvent, RefreshSources, RunEnded
 from localcrag.tui.modals import WebConsentModal
 from localcrag.tui.screens.transcript import TranscriptScreen
 from localcrag.tui.widgets.answer import TurnView
@@ -138,6 +138,8 @@ class ChatScreen(TranscriptScreen):
                 if run.cancel.is_set():
                     self.post_message(RunEnded(run.id))
                     return
+            if backend.sync_index():  # ingested from outside since the last look: see it now
+                self.app.post_message(RefreshSources())
             events = backend.pipeline().run(run.question, history=run.history or None,
                                             confirm_web=lambda q: self._confirm_web(q, run.cancel),
                                             cancel=run.cancel, rewrite=run.rewrite)
