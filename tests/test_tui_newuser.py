@@ -102,3 +102,50 @@ async def test_an_ingest_from_another_terminal_is_seen_before_the_next_question(
         app.check_index()  # nothing changed: nothing re-read
         await settle(pilot)
         assert lib.refreshed == 2
+
+
+async def test_conversations_list_restart_and_titles(tmp_path: Path) -> None:
+    import itertools
+
+    from localcrag.history import History
+    from localcrag.settings import Settings
+    from textual.widgets import OptionList
+
+    from localcrag.tui.modals import ConversationsModal
+
+    ticks = itertools.count(1_700_000_000, 60)  # a clock that moves: the newest chat is listed first
+    settings = Settings(models_dir=tmp_path / "models")
+    history = History(settings.history_dir, clock=lambda: float(next(ticks)))
+    app, _, _ = make_app(tmp_path, settings=settings, history=history)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await ask(pilot, "What is a cobot?")
+        await settle(pilot)
+        first = chat(app).conversation.id
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+        await ask(pilot, "What is a cobot?")  # the same first question: a title of its own
+        await settle(pilot)
+        second = chat(app).conversation
+        assert second.id != first and second.title != "What is a cobot?"
+        assert second.title.startswith("What is a cobot? · ")
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, ConversationsModal))
+        listing = app.screen.query_one(OptionList)
+        assert listing.get_option_at_index(listing.highlighted).id == second.id  # the open one, marked
+        await pilot.press("down", "enter")  # the first Down leaves the open chat
+        await settle(pilot)
+        assert chat(app).conversation.id == first
+        history_dir = app.backend.history.root
+    # restart: the chat that was open comes back, not the one modified last
+    app, _, _ = make_app(tmp_path)
+    assert app.backend.history.root == history_dir
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert chat(app).conversation.id == first
+        await pilot.press("ctrl+n")
+        await settle(pilot)
+    app, _, _ = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:  # a new, empty chat was open: it stays new
+        await settle(pilot)
+        assert chat(app).conversation is None

@@ -265,7 +265,7 @@ def make_app(tmp_path: Path, pipeline: FakePipeline | None = None, library: Fake
     pipeline = pipeline or FakePipeline()
     library = library if library is not None else FakeLibrary(demo_sources())
     settings = settings or Settings(models_dir=tmp_path / "models")
-    history = History(settings.history_dir, clock=lambda: FROZEN)
+    history = kw.pop("history", None) or History(settings.history_dir, clock=lambda: FROZEN)
     app = LocalcragApp(settings, pipeline_factory=lambda s, lib: pipeline,
                        library_factory=lambda s: library, history=history,
                        browse_root=kw.pop("browse_root", tmp_path),

@@ -189,6 +189,9 @@ class ConversationsModal(ModalScreen[ConversationChoice]):
                                       id=bad.id))
         if not listing.option_count:
             listing.add_option(Option(Text("No saved conversations yet", style="dim"), disabled=True))
+        ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
+        if self.current in ids:  # start on the open chat, so the first Down goes to another one
+            listing.highlighted = ids.index(self.current)
 
     @on(OptionList.OptionSelected)
     def _open(self, event: OptionList.OptionSelected) -> None:

@@ -85,7 +85,7 @@ class ChatScreen(TranscriptScreen):
         for name in ("sources", "library_ready", "previous_sources"):
             self.watch(self.app, name, self._refresh_welcome, init=False)
         try:
-            await self.show_conversation(self.app.backend.history.last())
+            await self.show_conversation(self.app.backend.history.current())
         except Exception as exc:  # noqa: BLE001 - a damaged history never stops the app
             self.notify(f"The last conversation could not be reopened: {describe_error(exc)[0]}",
                         severity="warning")
@@ -221,6 +221,7 @@ class ChatScreen(TranscriptScreen):
         try:
             if self.conversation is None:
                 self.conversation = history.create()
+                history.set_current(self.conversation.id)
             self.conversation = history.append(self.conversation.id, turn)
             self.app.conversation_title = self.conversation.title
         except Exception as exc:  # noqa: BLE001 - the answer is still on screen
