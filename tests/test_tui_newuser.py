@@ -149,3 +149,50 @@ async def test_conversations_list_restart_and_titles(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:  # a new, empty chat was open: it stays new
         await settle(pilot)
         assert chat(app).conversation is None
+
+
+async def test_esc_with_invalid_settings_asks_discard_or_keep_editing(tmp_path: Path) -> None:
+    from textual.widgets import Input
+
+    from localcrag.tui.modals import ConfirmModal
+    from localcrag.tui.screens.settings import SettingsScreen
+
+    app, _, _ = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        app.screen.query_one("#field-top_k", Input).value = "0"
+        await pilot.pause()
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("escape")  # keep editing
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        assert app.focused is app.screen.query_one("#field-top_k", Input)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmModal))
+        await pilot.press("y")  # discard
+        await until(pilot, lambda: app.current_mode == "chat")
+        assert app.settings.top_k == 5
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        assert app.screen.query_one("#field-top_k", Input).value == "5"  # the bad edit is gone
+        await pilot.press("escape")  # valid: leaves at once
+        await until(pilot, lambda: app.current_mode == "chat")
+
+
+async def test_the_offline_checkbox_is_plain_text_at_160_columns(tmp_path: Path) -> None:
+    from localcrag.tui.screens.settings import SettingsScreen
+    from localcrag.tui.widgets.checkbox import PlainCheckbox
+
+    app, _, _ = make_app(tmp_path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
+        box = app.screen.query_one("#field-offline", PlainCheckbox)
+        shown = str(box.render())
+        assert shown.strip() == "[ ] off" and shown.isascii() and box.region.width >= len("[ ] off")
+        box.value = True
+        await pilot.pause()
+        assert str(box.render()).strip() == "[x] on"
