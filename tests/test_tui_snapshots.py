@@ -39,6 +39,7 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> LocalcragApp:
     pipeline = FakePipeline()
     return LocalcragApp(settings, pipeline_factory=lambda s, lib: pipeline,
                         library_factory=lambda s: library, browse_root=papers, network_probe=lambda: True,
+                        demo_library_factory=lambda s, user: FakeLibrary(chunks=()),
                         history=History(settings.history_dir, clock=lambda: FROZEN))
 
 
@@ -92,6 +93,7 @@ def test_web_consent_dialog(snap_compare, tmp_path: Path, monkeypatch: pytest.Mo
     app = LocalcragApp(Settings(models_dir=tmp_path / "models"), pipeline_factory=lambda s, lib: pipeline,
                        library_factory=lambda s: FakeLibrary(demo_sources()), browse_root=tmp_path,
                        network_probe=lambda: True,
+                        demo_library_factory=lambda s, user: FakeLibrary(chunks=()),
                        history=History(tmp_path / "history", clock=lambda: FROZEN))
 
     async def run_before(pilot) -> None:

@@ -266,10 +266,12 @@ def make_app(tmp_path: Path, pipeline: FakePipeline | None = None, library: Fake
     library = library if library is not None else FakeLibrary(demo_sources())
     settings = settings or Settings(models_dir=tmp_path / "models")
     history = kw.pop("history", None) or History(settings.history_dir, clock=lambda: FROZEN)
+    demo = kw.pop("demo_library", None) or FakeLibrary(chunks=())  # the demo's own index
     app = LocalcragApp(settings, pipeline_factory=lambda s, lib: pipeline,
                        library_factory=lambda s: library, history=history,
                        browse_root=kw.pop("browse_root", tmp_path),
-                       network_probe=kw.pop("network_probe", lambda: True), **kw)
+                       network_probe=kw.pop("network_probe", lambda: True),
+                       demo_library_factory=lambda s, user: demo, **kw)
     return app, pipeline, library
 
 

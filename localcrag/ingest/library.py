@@ -87,7 +87,7 @@ class Library:
         """Changes whenever any process wrote to this index (ingest/stamp.py): cheap to poll."""
         from localcrag.ingest import stamp
 
-        return stamp.read(self.settings.index_dir)
+        return stamp.read(self.store.path)
 
     def refresh(self) -> None:
         """See what other processes committed: re-open the table at its latest version."""
@@ -105,7 +105,7 @@ class Library:
     def _stamp(self) -> None:
         from localcrag.ingest import stamp
 
-        stamp.touch(self.settings.index_dir)
+        stamp.touch(self.store.path)
 
     def remove_under(self, path: Path | str) -> list[tuple[str, int]]:
         """Remove one document, or every document indexed from a folder: (source, chunks)."""

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from localcrag.errors import describe_error
 from localcrag.history import History
 from localcrag.settings import Settings
-from localcrag.tui.backend import Backend, LibraryFactory, PipelineFactory
+from localcrag.tui.backend import Backend, DemoLibraryFactory, LibraryFactory, PipelineFactory
 from localcrag.tui.library_app import INDEX_POLL_S, LibraryApp
 from localcrag.tui.messages import ModelsLoaded, ModelsLoading
 from localcrag.tui.modals import MessageModal
@@ -68,11 +68,13 @@ class LocalcragApp(LibraryApp):
                  pipeline_factory: PipelineFactory | None = None,
                  library_factory: LibraryFactory | None = None, history: History | None = None,
                  browse_root: Path | None = None, settings_error: str | None = None,
-                 network_probe: Callable[[], bool] = dns_probe) -> None:
+                 network_probe: Callable[[], bool] = dns_probe,
+                 demo_library_factory: DemoLibraryFactory | None = None) -> None:
         super().__init__()
         settings = backend.settings if backend else (settings or Settings())
         self.backend = backend or Backend(settings, library_factory=library_factory,
-                                          pipeline_factory=pipeline_factory, history=history)
+                                          pipeline_factory=pipeline_factory, history=history,
+                                          demo_library_factory=demo_library_factory)
         self.browse_root = browse_root or Path.cwd()
         self.settings_error = settings_error
         self.model_error: str | None = None

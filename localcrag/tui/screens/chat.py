@@ -82,7 +82,7 @@ class ChatScreen(TranscriptScreen):
         yield Footer()
 
     async def on_mount(self) -> None:
-        for name in ("sources", "library_ready", "previous_sources"):
+        for name in ("sources", "library_ready", "previous_sources", "demo_active"):
             self.watch(self.app, name, self._refresh_welcome, init=False)
         try:
             await self.show_conversation(self.app.backend.history.current())
