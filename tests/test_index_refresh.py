@@ -28,3 +28,25 @@ def test_a_running_library_sees_another_writers_ingest_after_refresh(tmp_path: P
     removed_stamp = app.change_stamp()
     writer.remove(tmp_path / "pets.md")
     assert app.change_stamp() != removed_stamp
+
+
+def test_ingest_reports_the_file_being_read_and_embedding_speed(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    """Three small files used to sit at "0/3 parsed" until one silent embedding call ended."""
+    from localcrag.ingest import library as library_module
+
+    monkeypatch.setattr(library_module, "EMBED_PROGRESS_CHUNKS", 2)
+    for i in range(3):
+        (tmp_path / f"n{i}.md").write_text("\n\n".join(f"Paragraph {j} of note {i} about topic {j}." * 6
+                                                     for j in range(4)), encoding="utf-8")
+    seen: list = []
+    lib = Library(Settings(chunk_tokens=32, chunk_overlap=0), embedder=FakeEmbedder())
+    lib.ingest([tmp_path], on_progress=seen.append)
+    stages = [p.stage for p in seen]
+    for i in range(3):  # each file is named before it is parsed
+        name = str(tmp_path / f"n{i}.md")
+        assert stages[[p.path for p in seen].index(name)] == "reading"
+    embedding = [p for p in seen if p.stage == "embedding"]
+    assert len(embedding) >= 3 and embedding[-1].chunks_done == embedding[-1].chunks_total > 2
+    assert [p.chunks_done for p in embedding] == sorted(p.chunks_done for p in embedding)
+    assert embedding[-1].rate > 0 and {p.path for p in embedding} >= {str(tmp_path / "n0.md")}
+    assert stages.index("embedding") < stages.index("indexed")

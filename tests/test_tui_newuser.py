@@ -196,3 +196,53 @@ async def test_the_offline_checkbox_is_plain_text_at_160_columns(tmp_path: Path)
         box.value = True
         await pilot.pause()
         assert str(box.render()).strip() == "[x] on"
+
+
+async def test_the_library_shows_the_file_being_read_and_embedding_speed(tmp_path: Path) -> None:
+    import threading
+
+    from textual.widgets import Input, ProgressBar, Static
+
+    from localcrag.ingest.library import IngestProgress, IngestReport
+    from localcrag.tui.screens.library import LibraryScreen
+    from localcrag.tui.widgets.status import StatusBar
+    from tui_fakes import FakeLibrary
+
+    class SlowEmbedding(FakeLibrary):
+        """Reads three files, then stops half-way through embedding them."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.at_half, self.go_on = threading.Event(), threading.Event()
+
+        def ingest(self, paths, prune=False, on_progress=None, force=False):  # noqa: ANN001, ANN202
+            files = sorted(str(p) for p in Path(paths[0]).iterdir())
+            for f in files:
+                on_progress(IngestProgress(0, 3, f, "reading"))
+                on_progress(IngestProgress(0, 3, f, "parsed"))
+            on_progress(IngestProgress(0, 3, files[1], "embedding", 48, 96, 40.0))
+            self.at_half.set()
+            assert self.go_on.wait(10)
+            return IngestReport(indexed=files, chunks=96)
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for name in ("a.md", "b.md", "c.md"):
+        (folder / name).write_text("x")
+    lib = SlowEmbedding()
+    app, _, _ = make_app(tmp_path, library=lib)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: isinstance(app.screen, LibraryScreen))
+        app.screen.query_one("#path", Input).value = str(folder)
+        await pilot.press("enter")
+        await until(pilot, lambda: lib.at_half.is_set() and app.ingest_progress is not None
+                    and app.ingest_progress.stage == "embedding")
+        await pilot.pause()
+        status = str(app.screen.query_one("#ingest-status", Static).render())
+        assert "0/3 files" in status and "embedding 48/96 chunks · 40 chunks/s · b.md" in status
+        assert app.screen.query_one("#progress", ProgressBar).progress == 0.5  # moves while embedding
+        assert "embedding 48/96" in _text(app.screen.query_one(StatusBar).content)
+        lib.go_on.set()
+        await settle(pilot)

@@ -24,7 +24,7 @@ from textual.widgets import Button, DataTable, DirectoryTree, Footer, Header, In
 from localcrag.errors import describe_error
 from localcrag.tui.messages import RefreshSources
 from localcrag.tui.modals import ConfirmModal
-from localcrag.tui.widgets.documents import DocTree, failures, library_summary, when
+from localcrag.tui.widgets.documents import DocTree, failures, library_summary, progress_text, when
 from localcrag.tui.widgets.status import StatusBar
 
 
@@ -142,8 +142,9 @@ class LibraryScreen(Screen):
         bar.display = p is not None or self.app.ingesting
         self.query_one("#stop", Button).display = self.app.ingesting
         if p is not None:
-            bar.update(total=max(p.total, 1), progress=p.done)
-            status.update(Text.assemble((f"{p.done}/{p.total} ", "bold"), f"{p.stage}: {Path(p.path).name}"))
+            part = p.chunks_done / p.chunks_total if p.stage == "embedding" and getattr(p, "chunks_total", 0) else 0
+            bar.update(total=max(p.total, 1), progress=min(p.done + part, p.total))  # moves while embedding
+            status.update(Text.assemble((f"{p.done}/{p.total} files ", "bold"), progress_text(p)))
         elif self.app.ingesting:
             bar.update(total=None)
             status.update(Text("Starting…"))
