@@ -246,3 +246,20 @@ async def test_the_library_shows_the_file_being_read_and_embedding_speed(tmp_pat
         assert "embedding 48/96" in _text(app.screen.query_one(StatusBar).content)
         lib.go_on.set()
         await settle(pilot)
+
+
+@pytest.mark.parametrize("size", [(80, 30), SIZE, (160, 50), (240, 60)])
+async def test_a_toast_stays_inside_the_trace_panels_border(tmp_path: Path, size: tuple[int, int]) -> None:
+    from textual.geometry import Spacing
+    from textual.widgets._toast import Toast
+
+    app, _, _ = make_app(tmp_path)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(pilot)
+        app.notify("Indexed 3, unchanged 0, failed 0; 120 chunks in the library. " * 2, title="Indexing done")
+        await until(pilot, lambda: bool(app.screen.query(Toast)))
+        await pilot.pause()
+        trace = app.screen.query_one("#trace")
+        inside = trace.region.shrink(Spacing(1, 1, 1, 1))  # within the border
+        for toast in app.screen.query(Toast):
+            assert inside.contains_region(toast.region), (toast.region, trace.region)
