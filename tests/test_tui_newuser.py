@@ -263,3 +263,35 @@ async def test_a_toast_stays_inside_the_trace_panels_border(tmp_path: Path, size
         inside = trace.region.shrink(Spacing(1, 1, 1, 1))  # within the border
         for toast in app.screen.query(Toast):
             assert inside.contains_region(toast.region), (toast.region, trace.region)
+
+
+async def test_the_library_marks_files_changed_on_disk_and_u_reindexes_them(tmp_path: Path) -> None:
+    import os
+
+    from textual.widgets import DataTable, Static
+
+    from localcrag.ingest.store import SourceInfo
+    from localcrag.tui.screens.library import LibraryScreen
+    from tui_fakes import FROZEN, FakeLibrary
+
+    edited, same = tmp_path / "edited.md", tmp_path / "same.md"
+    for f in (edited, same):
+        f.write_text("text")
+    os.utime(same, (FROZEN - 60, FROZEN - 60))  # untouched since it was indexed at FROZEN
+    os.utime(edited, (FROZEN + 60, FROZEN + 60))  # edited after
+    lib = FakeLibrary([SourceInfo(str(edited), 1, 2, FROZEN, "h1"), SourceInfo(str(same), 1, 2, FROZEN, "h2")])
+    app, _, _ = make_app(tmp_path, library=lib)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+l")
+        await until(pilot, lambda: isinstance(app.screen, LibraryScreen))
+        await settle(pilot)
+        table = app.screen.query_one(DataTable)
+        names = sorted(table.get_row_at(i)[0].plain for i in range(2))
+        assert names == ["edited.md  changed", "same.md"]
+        summary = str(app.screen.query_one("#library-summary", Static).render())
+        assert "1 changed on disk since indexed (u in the table re-indexes it)" in summary
+        table.focus()
+        await pilot.press("u")
+        await settle(pilot)
+        assert lib.ingested and str(edited) in lib.ingested[-1]
