@@ -78,6 +78,18 @@ def test_settings(snap_compare, app: LocalcragApp) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+def test_settings_offline_checkbox_at_160_columns(snap_compare, app: LocalcragApp) -> None:
+    """The offline switch in plain characters ("[ ] off"), where half-block glyphs broke."""
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        pilot.app.screen.query_one("#field-offline").focus()
+        await _steady(pilot)
+
+    assert snap_compare(app, terminal_size=(160, 40), run_before=run_before)
+
+
 def test_help(snap_compare, app: LocalcragApp) -> None:
     async def run_before(pilot) -> None:
         await settle(pilot)

@@ -18,3 +18,8 @@ class PlainCheckbox(Checkbox):
         if self.value:
             return Content.assemble(("[x]", "bold #66bb6a"), " on ")
         return Content.assemble(("[ ]", "#9e9e9e"), " off")
+
+    def render(self) -> Content:
+        """Only the box when there is no label: the default pads an empty label with two
+        spaces its width does not count, so the box was cut to "[ ] of…"."""
+        return self._button if not self._label.plain else super().render()
