@@ -29,3 +29,8 @@ class EmptyIndex(LocalcragError):
 
 class BadQuestion(LocalcragError):
     """An empty or unusable question."""
+
+
+class FullTextFailed(LocalcragError):
+    """The full-text index could not be searched: an error in text mode; in hybrid mode the
+    search continues on vectors alone and says so (never an empty "no hits")."""

@@ -56,6 +56,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
             sys.stdout.flush()
         elif not args.json and isinstance(event, (ev.WebError, ev.EvidenceTrimmed)):
             print(f"\n[{_describe(event)}]", file=sys.stderr)
+        elif not args.json and isinstance(event, ev.Retrieved) and event.fallback:
+            print(f"warning: retrieval: {event.fallback}", file=sys.stderr)
     if args.json:
         print(json.dumps(record.to_json(), ensure_ascii=False))
         return 0
@@ -87,10 +89,11 @@ class _Record:
         self.web = {"attempted": False, "query": None, "results": [], "error": None}
         self.done: ev.AnswerDone | None = None
         self.hits: list = []
+        self.retrieval_fallback: str | None = None
 
     def add(self, e: object) -> None:
         if isinstance(e, ev.Retrieved):
-            self.hits = list(e.hits)
+            self.hits, self.retrieval_fallback = list(e.hits), e.fallback
         elif isinstance(e, ev.ChunkGraded):
             self.grades.append(e.grade)
         elif isinstance(e, ev.DecisionMade):
@@ -112,12 +115,13 @@ class _Record:
         t = self.done.timings_ms if self.done else {}
         return {
             "question": self.question, "mode": self.mode, "action": self.action,
-            "reason": self.reason or None,
+            "reason": self.reason or None, "retrieval_fallback": self.retrieval_fallback,
             "grades": [{"chunk_id": g.chunk.chunk_id, "source": g.chunk.source, "page": g.chunk.page,
                         "score": round(g.score, 4), "grader": g.grader, "error": g.error}
                        for g in self.grades],
             "grade_errors": self.grade_errors(),
             "web": self.web, "answer": self.answer,
+            "refused": bool(self.done and self.done.answer.refused),
             "citations": [{"n": c.n, "source": c.source, "page": c.page, "url": c.url}
                           for c in (self.done.answer.citations if self.done else ())],
             "timings_ms": {k: t.get(k) for k in

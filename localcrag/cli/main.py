@@ -137,9 +137,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not args.query.strip():
         raise BadQuestion("the search query is empty", "give some words to search for")
     settings = _settings(args)
-    hits = Retriever(settings).search(args.query, k=args.k, mode=args.mode)
+    retriever = Retriever(settings)
+    hits = retriever.search(args.query, k=args.k, mode=args.mode)
+    if retriever.fallback and not args.json:
+        print(f"warning: {retriever.fallback}", file=sys.stderr)
     if args.json:
-        _print_json({"query": args.query, "results": [
+        _print_json({"query": args.query, "fallback": retriever.fallback, "results": [
             {"chunk_id": h.chunk.chunk_id, "source": h.chunk.source, "page": h.chunk.page,
              "score": round(h.score, 6), "text": h.chunk.text} for h in hits]})
         return 0

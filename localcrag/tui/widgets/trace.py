@@ -31,6 +31,7 @@ class TraceState:
     question: str = ""
     rewritten: str | None = None
     hits: tuple[Hit, ...] = ()
+    retrieval_fallback: str | None = None  # e.g. "vector only: full-text search failed (...)"
     grades: dict[int, Grade] = field(default_factory=dict)
     decision: Decision | None = None
     refined: tuple[int, int] | None = None  # (kept, considered)
@@ -55,8 +56,8 @@ class TraceState:
                 self.stage = None
             case ev.QuestionRewritten(rewritten=rewritten):
                 self.rewritten = rewritten
-            case ev.Retrieved(hits=hits):
-                self.hits = hits
+            case ev.Retrieved(hits=hits, fallback=fallback):
+                self.hits, self.retrieval_fallback = hits, fallback
             case ev.ChunkGraded(grade=grade, index=index):
                 self.grades[index] = grade
             case ev.DecisionMade(decision=decision):
@@ -134,6 +135,8 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
         parts.append(_sub(("↳ standalone: ", "dim"), (state.rewritten, "italic")))
     if state.hits or "retrieve" in state.timings:
         parts.append(_heading(f"Retrieved {len(state.hits)} chunks", state.timings.get("retrieve")))
+        if state.retrieval_fallback:
+            parts.append(_sub(f"⚠ {state.retrieval_fallback}", style="#fdd835"))
         grid = Table.grid(padding=(0, 1), expand=True)
         for col in ({"width": 2, "justify": "right"}, {"width": BAR, "min_width": BAR},
                     {"width": 4, "min_width": 4}, {"ratio": 1}):
