@@ -133,3 +133,21 @@ def test_the_trace_shows_the_failure(library: Library) -> None:
     assert "retrieval order, not graded" in text
     assert "grading failed for 3 of 3: RuntimeError: grader exploded" in text
     assert "could not be graded" in text  # the decision reason
+
+
+def test_a_likelihood_grader_with_a_corrupt_scorer_says_fusion_scored(tmp_path: Path) -> None:
+    """issue 17: grader = "likelihood" with a corrupt scorer GGUF used the fusion scores silently."""
+    from localcrag.cli.ask import _Record
+    from localcrag.crag.grade import make_grader
+
+    bad = tmp_path / "scorer.gguf"
+    bad.write_bytes(b"GGUF" + b"\0" * 64)  # a header and nothing else
+    g = make_grader(Settings(grader="likelihood", scorer=str(bad)), FakeEmbedder(), None)
+    chunks = [chunk("Cobots work next to people."), chunk("Rain falls from clouds.", "c2")]
+    grades = g.grade("Where do cobots work?", chunks)
+    assert all(gr.grader == "fusion" and "scorer.gguf" in gr.error for gr in grades), grades
+    record = _Record("Where do cobots work?", "crag")
+    for i, gr in enumerate(grades):
+        record.add(ev.ChunkGraded(gr, i, len(grades)))
+    assert record.to_json()["grade_errors"][0].startswith("2 of 2 chunks: ")
+    assert record.to_json()["grade_errors"][0].endswith("(scored by: fusion)")
