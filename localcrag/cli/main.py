@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from localcrag import __version__
-from localcrag.cli.args import positive_int
+from localcrag.cli.args import positive_int, shown
 
 
 def _debug() -> bool:
@@ -49,9 +49,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         _print_json(report.to_json())
     else:
         for path, warning in report.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
+            print(f"warning: {shown(str(warning))}", file=sys.stderr)
         for path, err in report.failed:
-            print(f"failed: {err}", file=sys.stderr)
+            print(f"failed: {shown(str(err))}", file=sys.stderr)
         print(f"indexed {len(report.indexed)}, unchanged {len(report.unchanged)}, "
               f"removed {len(report.removed)}, failed {len(report.failed)}; "
               f"{report.chunks} chunks in the index")
@@ -103,7 +103,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
     for p in args.paths:
         removed = lib.remove_under(p)
         for source, n in removed:
-            print(f"removed {source} ({n} chunks)")
+            print(f"removed {shown(source)} ({n} chunks)")
         if not removed:
             print(f"localcrag: {p} is not in the index (see `localcrag sources`)", file=sys.stderr)
             status = 1
@@ -125,7 +125,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
     for s in srcs:
         when = dt.datetime.fromtimestamp(s.indexed_at).strftime("%Y-%m-%d %H:%M")
-        print(f"{s.pages:>5} pages {s.chunks:>6} chunks  {when}  {s.source}")
+        print(f"{s.pages:>5} pages {s.chunks:>6} chunks  {when}  {shown(s.source)}")
     print(f"{len(srcs)} documents, {sum(s.chunks for s in srcs)} chunks")
     return 0
 
@@ -148,7 +148,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         return 0
     for h in hits:
         snippet = " ".join(h.chunk.text.split())[:160]
-        print(f"{h.rank + 1}. {Path(h.chunk.source).name} p.{h.chunk.page}  ({h.score:.3f})\n   {snippet}")
+        print(f"{h.rank + 1}. {shown(Path(h.chunk.source).name)} p.{h.chunk.page}  ({h.score:.3f})\n   {snippet}")
     return 0
 
 
