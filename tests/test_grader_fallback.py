@@ -151,3 +151,22 @@ def test_a_likelihood_grader_with_a_corrupt_scorer_says_fusion_scored(tmp_path: 
         record.add(ev.ChunkGraded(gr, i, len(grades)))
     assert record.to_json()["grade_errors"][0].startswith("2 of 2 chunks: ")
     assert record.to_json()["grade_errors"][0].endswith("(scored by: fusion)")
+
+
+def test_ask_without_a_terminal_never_looks_up_the_search_host(library: Library, no_network: list[str],
+                                                             monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """issue 17: default settings (web_search = "ask") and no terminal: consent can never be
+    given, so no DNS lookup of duckduckgo.com (the conftest guard records any) and the refusal
+    says why."""
+    from localcrag.cli import ask
+    import localcrag.crag.pipeline as pipeline_module
+
+    pipe = Pipeline(Settings(), library=library, grader=FakeGrader(fixed={}), generator=FakeGenerator())
+    monkeypatch.setattr(pipeline_module, "Pipeline", lambda settings: pipe)
+    args = argparse.Namespace(question="Who painted the sunflowers?", mode="crag", offline=False,
+                              web=False, k=None, json=True)
+    assert ask.cmd_ask(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["action"] == "incorrect" and data["refused"] and data["web"]["attempted"] is False
+    assert "nobody to ask for consent" in data["answer"]
+    assert no_network == []

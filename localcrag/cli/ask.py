@@ -27,9 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _confirm(query: str) -> bool:
-    """Ask on the terminal before anything leaves the machine; no terminal means no."""
-    if not sys.stdin.isatty() or not sys.stderr.isatty():
-        return False
+    """Ask on the terminal before anything leaves the machine (only given when there is one)."""
     sys.stderr.write(f'\nSearch the web for "{query}"? Only this query is sent. [y/N] ')
     sys.stderr.flush()
     return sys.stdin.readline().strip().lower() in ("y", "yes")
@@ -48,7 +46,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     record = _Record(args.question, args.mode)
     stream = sys.stdout.isatty() and not args.json
     streamed = ""
-    for event in pipe.run(args.question, mode=args.mode, confirm_web=_confirm, k=args.k):
+    can_ask = sys.stdin.isatty() and sys.stderr.isatty()  # no terminal: no consent, no DNS lookup
+    for event in pipe.run(args.question, mode=args.mode, confirm_web=_confirm if can_ask else None,
+                          k=args.k):
         record.add(event)
         if stream and isinstance(event, ev.Token):
             streamed += event.text
