@@ -108,7 +108,7 @@ def test_the_pipeline_and_trace_say_vector_only(tmp_path: Path) -> None:
 
     state = TraceState(question="Where do cobots work?")
     for e in evs:
-        state.apply(e)
+        state.add(e)
     console = Console(width=100, record=True)
     console.print(render_trace(state, 0.5, 0.2))
     assert "⚠ vector only: full-text search failed" in console.export_text()

@@ -105,7 +105,7 @@ def test_the_trace_shows_the_failure(library: Library) -> None:
 
     state = TraceState(question="Which robots work next to people?")
     for e in _pipe(library).run(state.question):
-        state.apply(e)
+        state.add(e)
     console = Console(width=100, record=True)
     console.print(render_trace(state, 0.76, 0.51))
     text = " ".join(console.export_text().split())
@@ -116,8 +116,9 @@ def test_the_trace_shows_the_failure(library: Library) -> None:
 
 def test_a_likelihood_grader_with_a_corrupt_scorer_says_fusion_scored(tmp_path: Path) -> None:
     """issue 17: grader = "likelihood" with a corrupt scorer GGUF used the fusion scores silently."""
-    from localcrag.cli.ask import _Record
+    from localcrag.cli.ask import to_json
     from localcrag.crag.grade import make_grader
+    from localcrag.record import RunRecord
 
     bad = tmp_path / "scorer.gguf"
     bad.write_bytes(b"GGUF" + b"\0" * 64)  # a header and nothing else
@@ -125,11 +126,11 @@ def test_a_likelihood_grader_with_a_corrupt_scorer_says_fusion_scored(tmp_path: 
     chunks = [chunk("Cobots work next to people."), chunk("Rain falls from clouds.", "c2")]
     grades = g.grade("Where do cobots work?", chunks)
     assert all(gr.grader == "fusion" and "scorer.gguf" in gr.error for gr in grades), grades
-    record = _Record("Where do cobots work?", "crag")
+    record = RunRecord("Where do cobots work?", "crag")
     for i, gr in enumerate(grades):
         record.add(ev.ChunkGraded(gr, i, len(grades)))
-    assert record.to_json()["grade_errors"][0].startswith("2 of 2 chunks: ")
-    assert record.to_json()["grade_errors"][0].endswith("(scored by: fusion)")
+    assert to_json(record)["grade_errors"][0].startswith("2 of 2 chunks: ")
+    assert to_json(record)["grade_errors"][0].endswith("(scored by: fusion)")
 
 
 def test_ask_without_a_terminal_never_looks_up_the_search_host(library: Library, no_network: list[str],

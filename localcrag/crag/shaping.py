@@ -17,24 +17,26 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from localcrag.crag.generate import _ASK, _SENTENCE_END, SYSTEM, Attributor, CitationFilter
+from localcrag.crag.citations import Attributor, CitationFilter
+from localcrag.crag.generate import _ASK, SYSTEM
+from localcrag.textutil import (STOPWORDS, ends_sentence, label_pattern, sentence_pieces, sentences,
+                                stems, words)
 from localcrag.types import Evidence
 
 HOLD = 48  # characters held back at the start
 LABEL_MAX = 160  # ... or longer while an opened "(" could still be an echoed label
 MIN_START = 24  # after a cut label, hold on until this much text (or the end) has come
 _CITE = re.compile(r"\[\d+\]")
-_LABEL = re.compile(r"^(?:\[\d+\]\s*)?\((?:[^()\n]{1,140}, p\. \d+|https?://[^()\s]+)\)\s*")
+_LABEL = re.compile(r"^(?:\[\d+\]\s*)?\((?:" + label_pattern() + r"|https?://[^()\s]+)\)\s*")
 _LABEL_OPEN = re.compile(r"^(?:\[\d+\]\s*)?\([^()\n]*$")  # "(long-file-name.md, p" so far
 _EMPTY_END = re.compile(r"(?<=[.!?\]])\s*(?:The answer is|The answer)[.:]?\s*$", re.IGNORECASE)
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
-_FILLER = frozenset("the a an is are was were be it this that answer answers question questions "
-                    "source sources document documents based on according to of in and or to".split())
+# Words that say nothing in an answer: stop words, and talk about the question and sources.
+_FILLER = STOPWORDS | frozenset("answer answers question questions source sources document "
+                                "documents based according".split())
 QUOTE_CHARS = 320
-_ANY_LABEL = re.compile(r"\s*\((?:[^()\n]{1,140}\.[A-Za-z0-9]{1,5}, p\. \d+)\)")  # "(x.pdf, p. 30)" mid-answer
-_SENTENCES = re.compile(r"[^.!?\n]+(?:[.!?]+(?:\s*\[\d+\])*|\n|$)")
+_ANY_LABEL = re.compile(r"\s*\((?:" + label_pattern(r"[^()\n]{1,140}\.[A-Za-z0-9]{1,5}") + r")\)")  # mid-answer
 _ECHO_START = re.compile(r"^\s*(?:Question|Sources?|Answer the question)\s*:", re.IGNORECASE)
-_RULE_WORDS = frozenset(w for w in _WORD.findall((SYSTEM + " " + _ASK).lower()) if w not in _FILLER)
+_RULE_WORDS = frozenset(w for w in words(SYSTEM + " " + _ASK) if w not in _FILLER)
 
 
 class RepetitionGuard:
@@ -44,29 +46,35 @@ class RepetitionGuard:
     answer can drop it.
     """
 
-    _SENTENCE = re.compile(r"[^.!?\n]*[.!?\n]")
-
     def __init__(self) -> None:
         self.text = ""
         self.seen: set[str] = set()
-        self.checked = 0
+        self.checked = 0  # offset up to which finished sentences were compared
         self.cut: int | None = None
 
     def feed(self, piece: str) -> bool:
         self.text += piece
-        for m in self._SENTENCE.finditer(self.text, self.checked):
-            self.checked = m.end()
-            sentence = " ".join(_CITE.sub("", m.group(0)).lower().split())
-            if len(sentence) > 15 and sentence in self.seen:
-                self.cut = m.start()
-                return True
-            self.seen.add(sentence)
+        pieces = sentence_pieces(self.text)
+        start = 0
+        for i, part in enumerate(pieces):
+            end = start + len(part)
+            finished = i < len(pieces) - 1 or ends_sentence(part)
+            if start >= self.checked and finished:
+                self.checked = end
+                sentence = " ".join(_CITE.sub("", part).lower().split())
+                if len(sentence) > 15 and sentence in self.seen:
+                    self.cut = start + len(part) - len(part.lstrip())
+                    return True
+                self.seen.add(sentence)
+            elif finished:
+                self.checked = max(self.checked, end)  # grew past a sentence checked earlier
+            start = end
         return False
 
 
 def _said_words(text: str) -> list[str]:
     """Lowercase words of ``text`` without citations and filler ("the", "answer", ...)."""
-    return [w for w in _WORD.findall(_CITE.sub(" ", text).lower()) if w not in _FILLER]
+    return [w for w in words(_CITE.sub(" ", text)) if w not in _FILLER]
 
 
 def _echoes_the_rules(sentence: str) -> bool:
@@ -82,21 +90,19 @@ def _echoes_the_rules(sentence: str) -> bool:
 def clean_final(text: str) -> str:
     """The stored answer: no source labels invented mid-text, no restated instructions."""
     text = _ANY_LABEL.sub("", text)
-    kept = [m.group(0) for m in _SENTENCES.finditer(text) if not _echoes_the_rules(m.group(0))]
+    kept = [part for part in sentence_pieces(text) if not _echoes_the_rules(part)]
     return re.sub(r"[ \t]+\n", "\n", "".join(kept)).strip()
 
 
 def supported_share(answer: str, evidence: Sequence[Evidence], question: str = "") -> float:
     """Share of the answer's own content words (not the question's) found in the evidence,
-    matched on the first 5 letters ("robots" ~ "robotic"); 1.0 for answers too short to tell."""
-    from localcrag.crag.graders.text import terms
-
-    asked = {t[:5] for t in terms(question)}
-    words = [t[:5] for t in terms(_CITE.sub(" ", answer)) if t[:5] not in asked]
-    if len(words) < 4:
+    matched on their stems ("robots" ~ "robotic"); 1.0 for answers too short to tell."""
+    asked = set(stems(question))
+    said = [t for t in stems(_CITE.sub(" ", answer)) if t not in asked]
+    if len(said) < 4:
         return 1.0
-    known = {t[:5] for e in evidence for t in terms(e.text)}
-    return sum(w in known for w in words) / len(words)
+    known = {t for e in evidence for t in stems(e.text)}
+    return sum(w in known for w in said) / len(said)
 
 
 def is_empty_answer(text: str) -> bool:
@@ -111,7 +117,7 @@ def quote_best(evidence: Sequence[Evidence],
     text = " ".join(best.text.split())
     if len(text) > QUOTE_CHARS:
         kept = ""
-        for sentence in _SENTENCE_END.split(text):
+        for sentence in sentences(text):
             if kept and len(kept) + len(sentence) > QUOTE_CHARS:
                 break
             kept = f"{kept} {sentence}".strip()

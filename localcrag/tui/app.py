@@ -17,9 +17,10 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
 
+from localcrag.errors import describe_error
 from localcrag.history import History
 from localcrag.settings import Settings
-from localcrag.tui.backend import Backend, LibraryFactory, PipelineFactory, describe_error
+from localcrag.tui.backend import Backend, LibraryFactory, PipelineFactory
 from localcrag.tui.library_app import LibraryApp
 from localcrag.tui.messages import ModelsLoaded, ModelsLoading
 from localcrag.tui.modals import MessageModal

@@ -9,6 +9,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
+from localcrag.errors import exc_summary
 from localcrag.types import Chunk, Grade
 
 PARAMS_FILE = "grader_fusion.json"
@@ -66,11 +67,6 @@ def calibration(name: str, params: Mapping[str, Any] | None = None) -> Logistic:
     return Logistic.from_dict(params["graders"][name])
 
 
-def describe_error(exc: BaseException) -> str:
-    msg = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {msg}"[:300] if msg else type(exc).__name__
-
-
 class BaseGrader:
     """Batch scoring with per-item recovery: a failure costs one score, never the batch.
 
@@ -106,12 +102,12 @@ class BaseGrader:
         return out
 
     def _recover(self, question: str, text: str, exc: BaseException) -> tuple[float, dict[str, float], str]:
-        error = describe_error(exc)
+        error = exc_summary(exc)
         try:
             s, sig = self._fallback(question, text)
             return _clip(s), sig, error
         except Exception as exc2:  # no score at all: NaN, never a 0.0 that reads as "irrelevant"
-            return math.nan, {}, f"{error}; fallback failed: {describe_error(exc2)}"
+            return math.nan, {}, f"{error}; fallback failed: {exc_summary(exc2)}"
 
     def grade(self, question: str, chunks: Sequence[Chunk]) -> list[Grade]:
         """One grade per chunk; raises GradingFailed when a chunk got no score at all (the
@@ -150,7 +146,7 @@ def grade_or_rank(grader: Grader, question: str, chunks: Sequence[Chunk], upper:
     try:
         return list(grader.grade(question, chunks)), None
     except Exception as exc:  # noqa: BLE001 - any grader bug: answer ungraded, and say so
-        error = describe_error(exc)
+        error = exc_summary(exc)
     n = len(chunks)  # strictly between the thresholds, best first: no verdict either way
     scores = [lower + (upper - lower) * (n - i) / (n + 1) for i in range(n)]
     return [Grade(c, sc, RANK_GRADER, error=error) for c, sc in zip(chunks, scores)], error
