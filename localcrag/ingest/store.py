@@ -270,8 +270,8 @@ class LanceStore:
             return [Hit(_row_to_chunk(r), 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows)]
         try:
             self.ensure_fts()  # before any snapshot: it may compact the table, which moves offsets
-        except Exception:  # noqa: BLE001 - a missing index then fails in _fts, which says so
-            pass
+        except Exception:  # noqa: BLE001 - rows not yet indexed are still searched (flat); a
+            pass  # missing or broken index fails in _fts, which says so
         if mode == "text":
             rows = self._fts(query, k, _COLUMNS)
             return [Hit(_row_to_chunk(r), float(r["_score"]), i) for i, r in enumerate(rows)]
