@@ -34,17 +34,16 @@ class Turn:
     citations: list[dict[str, Any]] = field(default_factory=list)  # n, source, page, url
     action: str | None = None  # correct | ambiguous | incorrect | None (rag mode)
     rewritten: str | None = None  # the standalone question, when the follow-up was rewritten
-    evidence: list[dict[str, Any]] = field(default_factory=list)  # Evidence fields + chunk_id
+    evidence: list[dict[str, Any]] = field(default_factory=list)  # Evidence fields
     refused: bool = False
     cancelled: bool = False
     at: float = 0.0
 
     @classmethod
     def from_answer(cls, answer: Answer, evidence: Sequence[Evidence] = (), *,
-                    rewritten: str | None = None, chunk_ids: dict[int, str] | None = None,
-                    cancelled: bool = False, at: float = 0.0) -> "Turn":
-        """Build a turn from the pipeline's AnswerDone parts (chunk_ids maps evidence n -> chunk)."""
-        ids = chunk_ids or {}
+                    rewritten: str | None = None, cancelled: bool = False, at: float = 0.0) -> "Turn":
+        """Build a turn from the pipeline's AnswerDone parts; each evidence item keeps the id
+        of the chunk it came from (``Evidence.chunk_id``)."""
         return cls(
             question=answer.question,
             answer=answer.text,
@@ -52,14 +51,15 @@ class Turn:
                        for c in answer.citations],
             action=answer.action.value if answer.action is not None else None,
             rewritten=rewritten,
-            evidence=[{**asdict(e), "chunk_id": ids.get(e.n)} for e in evidence],
+            evidence=[asdict(e) for e in evidence],
             refused=answer.refused,
             cancelled=cancelled,
             at=at,
         )
 
     def evidence_items(self) -> list[Evidence]:
-        """The stored evidence as Evidence values (chunk ids dropped)."""
+        """The stored evidence as Evidence values (files written before chunk ids were
+        stored load with ``chunk_id=None``: the passage then shows the stored text)."""
         keys = Evidence.__dataclass_fields__.keys()
         return [Evidence(**{k: v for k, v in e.items() if k in keys}) for e in self.evidence]
 

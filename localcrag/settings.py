@@ -17,6 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from localcrag.errors import LocalcragError
 
 APP = "localcrag"
+# The CRAG decision thresholds on the fusion grader's calibrated scale (docs/evaluator.md):
+# the one source of the defaults, for the settings and for anything drawn before they load.
+UPPER_THRESHOLD = 0.76
+LOWER_THRESHOLD = 0.51
 REPO_MODELS = Path(__file__).resolve().parent.parent / "models"
 
 
@@ -89,11 +93,11 @@ class Settings(BaseModel):
         description="GGUF used by the 'llm' yes/no grader; defaults to the generator.",
     )
     upper_threshold: float = Field(
-        0.76, ge=0.0, le=1.0,
+        UPPER_THRESHOLD, ge=0.0, le=1.0,
         description="A chunk scoring at or above this makes the action Correct.",
     )
     lower_threshold: float = Field(
-        0.51, ge=0.0, le=1.0,
+        LOWER_THRESHOLD, ge=0.0, le=1.0,
         description="When every chunk scores below this the action is Incorrect.",
     )
     strip_threshold: float = Field(
@@ -112,7 +116,9 @@ class Settings(BaseModel):
         1, ge=0, le=5, description="Sentences repeated between neighbouring chunks."
     )
     strip_sentences: int = Field(
-        2, ge=1, le=5, description="Sentences per strip in knowledge refinement."
+        2, ge=1, le=5,
+        description="Sentences per strip in knowledge refinement and per window the grader scores "
+                    "(not part of the index: no re-indexing).",
     )
     evidence_tokens: int = Field(
         900, ge=100, le=8000,

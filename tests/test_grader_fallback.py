@@ -126,7 +126,7 @@ def test_the_trace_shows_the_failure(library: Library) -> None:
 
     state = TraceState(question="Which robots work next to people?")
     for e in _pipe(library).run(state.question):
-        state.apply(e)
+        state.add(e)
     console = Console(width=100, record=True)
     console.print(render_trace(state, 0.76, 0.51))
     text = " ".join(console.export_text().split())

@@ -87,6 +87,8 @@ def test_source_label_one_page_format_everywhere() -> None:
     assert page_label(5) == "p. 5"
     assert source_label("/docs/report.pdf", 5) == "report.pdf, p. 5"
     assert source_label("/docs/report.pdf", 5, page_first=True) == "p. 5 report.pdf"
+    assert source_label("/docs/report.pdf", 5, last_page=6) == "report.pdf, pp. 5\u20136"
+    assert page_label(5, 5) == "p. 5"
     assert source_label("/docs/notes.md", None) == "notes.md"
     assert source_label("/docs/a.pdf", 2, url="https://example.org/a") == "https://example.org/a"
     assert source_label("https://example.org/b", None) == "https://example.org/b"

@@ -217,7 +217,7 @@ async def test_conversations_reopen_on_start_and_switch(tmp_path: Path) -> None:
     async with app2.run_test(size=SIZE) as pilot:
         await settle(pilot)
         views = list(app2.screen.query(TurnView))
-        assert len(views) == 1 and views[0].chunk_ids == {1: "c1", 2: "c2"}
+        assert len(views) == 1 and {n: e.chunk_id for n, e in views[0].evidence.items()} == {1: "c1", 2: "c2"}
         await pilot.press("ctrl+r", "enter")
         await settle(pilot)
         assert isinstance(app2.screen, PassageModal) and app2.screen.chunk.chunk_id == "c1"
@@ -483,3 +483,23 @@ async def test_closing_a_passage_returns_to_the_question_box(tmp_path: Path) -> 
         assert question.has_focus
         await pilot.press("w", "h", "y")
         assert question.value == "why"
+
+
+def test_strip_sentences_rebuilds_the_grader_and_is_not_an_index_setting(tmp_path: Path) -> None:
+    from localcrag.ingest.store import table_name
+    from localcrag.tui.backend import LIBRARY_FIELDS, Backend
+    from localcrag.tui.screens.settings import SECTIONS
+
+    backend = Backend(Settings(models_dir=tmp_path), pipeline_factory=lambda s, lib: object(),
+                      library_factory=lambda s: object())
+    backend.pipeline()
+    assert backend.apply(Settings(models_dir=tmp_path, strip_sentences=3)) == {"strip_sentences"}
+    assert backend._pipeline is None and backend._library is not None  # new grader, same index
+    assert "strip_sentences" not in LIBRARY_FIELDS and "strip_sentences" not in table_name.__code__.co_varnames
+    indexing = next(names for title, names in SECTIONS.items() if title.startswith("Indexing"))
+    assert "strip_sentences" not in indexing
+
+
+def test_trace_thresholds_before_a_question_are_the_settings_defaults() -> None:
+    panel = TracePanel()
+    assert (panel.upper, panel.lower) == (Settings().upper_threshold, Settings().lower_threshold)

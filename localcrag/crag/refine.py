@@ -69,7 +69,7 @@ def recompose(strips: Sequence[Strip], start: int = 1) -> list[Evidence]:
             prev = s.order
         c = group[0].chunk
         out.append(Evidence(n=start + len(out), text=" ".join(parts), source=c.source,
-                            page=c.page_start, score=max(s.score for s in group)))
+                            page=c.page_start, score=max(s.score for s in group), chunk_id=c.chunk_id))
     return out
 
 
@@ -77,5 +77,5 @@ def chunks_as_evidence(chunks: Sequence[Chunk], scores: Sequence[float] | None =
                        start: int = 1) -> list[Evidence]:
     """Standard RAG: whole chunks, in retrieval order."""
     scores = scores or [1.0 / (i + 1) for i in range(len(chunks))]
-    return [Evidence(n=start + i, text=c.text, source=c.source, page=c.page_start, score=sc)
-            for i, (c, sc) in enumerate(zip(chunks, scores))]
+    return [Evidence(n=start + i, text=c.text, source=c.source, page=c.page_start, score=sc,
+                     chunk_id=c.chunk_id) for i, (c, sc) in enumerate(zip(chunks, scores))]

@@ -1,49 +1,24 @@
 """The answer part: run each question through the pipeline and score what comes out.
 
-Events are collected exactly as ``localcrag ask`` sees them (cli_ask._Record does the
-same), so the decision, the refusal and the timings are the product's own.
+Events are folded into the same ``RunRecord`` that ``localcrag ask`` and the TUI read,
+so the decision, the refusal and the timings are the product's own.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any, Callable
 
-from localcrag import events as ev
 from localcrag.eval import metrics as m
 from localcrag.eval.datasets import Dataset, Question
+from localcrag.record import RunRecord
 from localcrag.textutil import is_refusal
 
 STAGES = ("retrieve", "grade", "refine", "web", "generate")
 
 
-class _Run:
-    """One question's events, reduced to what the metrics need."""
-
-    def __init__(self) -> None:
-        self.hits: list = []
-        self.action: str | None = None
-        self.best: float | None = None  # best grade: how far from the thresholds the decision was
-        self.strips: list = []
-        self.done: ev.AnswerDone | None = None
-        self.t0 = time.perf_counter()
-        self.total_ms: float | None = None
-
-    def add(self, e: object) -> None:
-        if isinstance(e, ev.Retrieved):
-            self.hits = list(e.hits)
-        elif isinstance(e, ev.DecisionMade):
-            self.action = e.decision.action.value
-            self.best = round(e.decision.best_score, 4)
-        elif isinstance(e, ev.Refined):
-            self.strips = list(e.strips)
-        elif isinstance(e, ev.AnswerDone):
-            self.done = e
-            self.total_ms = round((time.perf_counter() - self.t0) * 1000, 1)
-
-    def evidence_chunks(self, mode: str) -> list:
-        """Chunks the generator saw: all retrieved ones (RAG), the refined ones (CRAG)."""
-        return [h.chunk for h in self.hits] if mode == "rag" else [s.chunk for s in self.strips]
+def evidence_chunks(run: RunRecord, mode: str) -> list:
+    """Chunks the generator saw: all retrieved ones (RAG), the refined ones (CRAG)."""
+    return [h.chunk for h in run.hits] if mode == "rag" else [s.chunk for s in run.strips]
 
 
 def _decision_ok(q: Question, action: str | None, refused: bool, offline: bool) -> bool | None:
@@ -55,25 +30,27 @@ def _decision_ok(q: Question, action: str | None, refused: bool, offline: bool) 
     return action == "incorrect" and (refused or not offline)
 
 
-def score_run(ds: Dataset, q: Question, run: _Run, mode: str, offline: bool) -> dict:
-    answer = run.done.answer if run.done else None
+def score_run(ds: Dataset, q: Question, run: RunRecord, mode: str, offline: bool) -> dict:
+    answer = run.answer
     text = answer.text if answer else ""
     refused = bool(answer and answer.refused) or is_refusal(text)  # the generator may refuse (RAG)
-    units = m.dedupe_units(ds.units(c) for c in run.evidence_chunks(mode))
+    units = m.dedupe_units(ds.units(c) for c in evidence_chunks(run, mode))
     gold = set(q.gold)
-    seen = [e.text for e in run.done.evidence] if run.done else []  # what the generator was shown
+    action = run.action.value if run.action else None
+    best = round(run.decision.best_score, 4) if run.decision else None  # how far from the thresholds
+    seen = [e.text for e in run.evidence]  # what the generator was shown
     return {
-        "qid": q.qid, "action": run.action, "best_score": run.best, "answer": text, "refused": refused,
+        "qid": q.qid, "action": action, "best_score": best, "answer": text, "refused": refused,
         "style": getattr(answer, "style", None),
         "dropped_sentences": getattr(answer, "dropped_sentences", None),
         "unsupported": None if refused else m.unsupported_terms(text, seen),
-        "decision_ok": _decision_ok(q, run.action, refused, offline) if mode == "crag" else None,
+        "decision_ok": _decision_ok(q, action, refused, offline) if mode == "crag" else None,
         "refusal_ok": refused == (not q.answerable),
         "f1": round(m.token_f1(text, q.answers), 4) if q.answerable else None,
         "recall": round(m.token_recall(text, q.answers), 4) if q.answerable else None,
         "evidence_recall": round(len(gold & set(units)) / len(gold), 4) if gold else None,
         "evidence": [str(u) for u in units],
-        "timings_ms": dict(run.done.timings_ms) if run.done else {},
+        "timings_ms": dict(run.timings) if answer else {},
         "total_ms": run.total_ms,
     }
 
@@ -113,7 +90,7 @@ def run_answers(pipe: Any, ds: Dataset, questions: list[Question], mode: str, k:
     if questions and hasattr(pipe, "warm_up"):
         pipe.warm_up()  # model loading is not part of any question's latency
     for i, q in enumerate(questions):
-        run = _Run()
+        run = RunRecord(q.question, mode)
         try:
             for e in pipe.run(q.question, mode=mode, confirm_web=lambda query: not offline, k=k, **styled):
                 run.add(e)

@@ -9,6 +9,7 @@ from localcrag.textutil.porter import stem
 from localcrag.textutil.sentences import (
     TERMINAL,
     TERMINATORS,
+    dehyphenate,
     ends_sentence,
     sentence_pieces,
     sentences,
@@ -27,7 +28,8 @@ from localcrag.textutil.words import (
 )
 
 __all__ = [
-    "STOPWORDS", "TERMINAL", "TERMINATORS", "WORD", "base_form", "content_words", "ends_sentence",
+    "STOPWORDS", "TERMINAL", "TERMINATORS", "WORD", "base_form", "content_words", "dehyphenate",
+    "ends_sentence",
     "is_refusal", "label_pattern", "page_label", "sentence_pieces", "sentences", "source_label",
     "split_sentences", "stem", "stems", "term_spans", "terms", "words",
 ]

@@ -10,12 +10,13 @@ import re
 from pathlib import PurePath
 
 
-def page_label(page: int) -> str:
-    return f"p. {page}"
+def page_label(page: int, last: int | None = None) -> str:
+    """"p. 5"; "pp. 5–6" for a passage that runs over a page break."""
+    return f"pp. {page}\u2013{last}" if last and last != page else f"p. {page}"
 
 
 def source_label(source: str, page: int | None = None, *, url: str | None = None,
-                 page_first: bool = False) -> str:
+                 last_page: int | None = None, page_first: bool = False) -> str:
     """"report.pdf, p. 5"; the URL for web sources; ``page_first`` ("p. 5 report.pdf") where a
     narrow column may cut the name."""
     if url:
@@ -25,7 +26,8 @@ def source_label(source: str, page: int | None = None, *, url: str | None = None
     name = PurePath(source).name or source or "unknown"
     if not page:
         return name
-    return f"{page_label(page)} {name}" if page_first else f"{name}, {page_label(page)}"
+    pages = page_label(page, last_page)
+    return f"{pages} {name}" if page_first else f"{name}, {pages}"
 
 
 def label_pattern(name: str = r"[^()\n]{1,140}") -> str:

@@ -25,6 +25,7 @@ _BULLET = re.compile(r"[ \t]*(?:[-*\u2022\u25aa\u25e6\u2023\u2013\u00b7]|\d{1,3}
 _ENUM = re.compile(r"\d{1,3}|[A-Za-z]|[ivxIVX]{1,5}")
 TERMINAL = ".!?:;\u2026\u3002\uff01\uff1f\"'\u201d\u2019)"  # a line ending in one of these is done
 _MARKERS = re.compile(r"(?:[ \t]*\[\d+\])+")  # citation markers that follow a sentence end
+_BROKEN = re.compile(r"([a-z])-[ \t]*\n\s*([a-z])")
 _ENDED = re.compile(r"(?:" + TERMINATORS + r")[\"')\]]*(?:[ \t]*\[\d+\])*\s*$|\n\s*$")
 
 
@@ -132,3 +133,8 @@ def _add_span(text: str, start: int, end: int, out: list[tuple[int, int]]) -> No
         end -= 1
     if end > start:
         out.append((start, end))
+
+
+def dehyphenate(text: str) -> str:
+    """Join words a PDF broke over lines ("Trans-\\nformer" -> "Transformer"), drop soft hyphens."""
+    return _BROKEN.sub(r"\1\2", text.replace("\u00ad", ""))

@@ -16,9 +16,11 @@ from localcrag.settings import Settings
 LibraryFactory = Callable[[Settings], Any]
 PipelineFactory = Callable[[Settings, Any], Any]
 
-# Changing one of these needs new models (pipeline) or a new index table (library).
+# Changing one of these needs new models or a new grader (pipeline), or a new index table
+# (library: the fields of ingest.store.table_name). strip_sentences sizes the grader's
+# windows and refinement's strips; it is not part of the index.
 PIPELINE_FIELDS = {"generator", "scorer", "grader", "grader_llm", "n_ctx", "threads", "models_dir",
-                   "embedder", "embedder_backend", "chunk_tokens", "chunk_overlap"}
+                   "embedder", "embedder_backend", "chunk_tokens", "chunk_overlap", "strip_sentences"}
 LIBRARY_FIELDS = {"embedder", "embedder_backend", "chunk_tokens", "chunk_overlap", "models_dir", "threads"}
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from rich.text import Text
 from textual import on
@@ -21,6 +20,7 @@ from textual.widgets import Button, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from localcrag.history import Conversation, Damaged, History
+from localcrag.textutil import source_label
 from localcrag.types import Chunk, Evidence
 
 HIGHLIGHT = "bold #000000 on #d7af5f"
@@ -87,10 +87,9 @@ class PassageModal(ModalScreen[None]):
                 yield Static(Text(e.url or e.source, style="underline #90caf9"))
                 body, found = Text(e.text), True
             else:
-                page = f" — page {c.page_start if c else e.page}" if (c or e.page) else ""
-                if c and c.page_end != c.page_start:
-                    page = f" — pages {c.page_start}–{c.page_end}"
-                yield Label(Text(f"[{e.n}] {Path(e.source).name}{page}"), classes="dialog-title")
+                label = (source_label(e.source, c.page_start, last_page=c.page_end) if c
+                         else source_label(e.source, e.page))
+                yield Label(Text(f"[{e.n}] {label}"), classes="dialog-title")
                 yield Static(Text(e.source, style="dim"))
                 if c is not None and c.heading:
                     yield Static(Text(c.heading, style="italic"))

@@ -23,12 +23,12 @@ from localcrag.tui.widgets.status import StatusBar
 
 SECTIONS: dict[str, list[str]] = {
     "Models": ["generator", "scorer", "embedder", "embedder_backend", "grader_llm"],
-    "Retrieval evaluator": ["grader", "upper_threshold", "lower_threshold", "strip_threshold"],
+    "Retrieval evaluator": ["grader", "upper_threshold", "lower_threshold", "strip_threshold",
+                            "strip_sentences"],
     "Retrieval": ["top_k", "retrieval_mode"],
     "Web search and privacy": ["web_search", "offline", "web_timeout", "web_results", "web_region"],
     "Generation": ["max_answer_tokens", "temperature", "n_ctx", "evidence_tokens", "threads"],
-    "Indexing (changing these re-indexes into a new table)": ["chunk_tokens", "chunk_overlap",
-                                                              "strip_sentences"],
+    "Indexing (changing these re-indexes into a new table)": ["chunk_tokens", "chunk_overlap"],
 }
 MODEL_KIND = {"generator": "gguf", "scorer": "gguf", "grader_llm": "gguf",
               "embedder": "sentence-transformers"}
