@@ -93,8 +93,11 @@ def artefacts(answer: str, question: str, evidence: list[dict]) -> list[str]:
     ev_flat = " ".join(ev_text.split())
     words = " ".join(_CITATIONS.sub(" ", answer).split())
     out = [f"filler: {m.group(0)}" for m in EMPTY_LEAD.finditer(words) if m.group(0) not in ev_text]
-    out += [f"empty predicate: {s.strip()[-40:]}" for s in re.split(r"(?<=[.!?])\s+|\n", words)
-            if EMPTY_PREDICATE.search(s) and s.strip() not in ev_flat]
+    # sentences end at [.!?] or at a citation (a quote of the evidence ends with its [n]);
+    # a sentence copied from the evidence is the documents' text, not the model's filler
+    sentences = re.split(r"(?<=[.!?])\s+|\n|\s*\[\d+(?:\s*,\s*\d+)*\][.!?]?\s*", answer)
+    out += [f"empty predicate: {s.strip()[-40:]}" for s in sentences
+            if EMPTY_PREDICATE.search(s.strip()) and " ".join(s.split()) not in ev_flat]
     out += [f"bracket debris: {t}" for t in bracket_debris(answer, ev_text)]
     out += [f"source label: {t}" for t in echoed_label(answer, [e["label"] for e in evidence], ev_text)]
     out += [f"restated instruction: {t}" for t in restated_instruction(answer, question, ev_text)]
