@@ -114,7 +114,7 @@ class Pipeline:
             cancel: threading.Event | None = None, k: int | None = None,
             rewrite: bool = True) -> Iterator[ev.Event]:
         """``rewrite=False`` asks the question as typed even after earlier turns (the undo of
-        a follow-up rewrite). Timings: see TIMINGS in events.py."""
+        a follow-up rewrite). Timings: see STAGE_TIMINGS and ELAPSED_TIMINGS in events.py."""
         t0 = time.perf_counter()  # question received: every "from question" timing counts from here
         with self._lock:  # one question at a time per pipeline: llama contexts are not re-entrant
             yield from self._run(question, mode, list(history or []) if rewrite else [], confirm_web,
@@ -140,8 +140,9 @@ class Pipeline:
 
         with _stage("retrieve", timings) as st:
             yield st.started
-            hits = Retriever(s, self.library).search(q, k=k)
-        yield ev.Retrieved(tuple(hits))
+            retriever = Retriever(s, self.library)
+            hits = retriever.search(q, k=k)
+        yield ev.Retrieved(tuple(hits), retriever.fallback)
         yield st.finished
 
         action: Action | None = None

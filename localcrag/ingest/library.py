@@ -94,8 +94,10 @@ class Library:
         return stamp.read(self.store.path)
 
     def refresh(self) -> None:
-        """See what other processes committed: re-open the table at its latest version."""
-        self.store.reload()
+        """See what other processes committed: an open LanceDB table stays at its version
+        until told to check out the latest."""
+        if self.store.exists():
+            self.store.table.checkout_latest()
 
     def remove(self, path: Path | str) -> int:
         """Remove a document (chunks removed from the current table); it is also dropped from
