@@ -52,9 +52,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
     record = RunRecord(args.question, args.mode)
     stream = sys.stdout.isatty() and not args.json
     can_ask = sys.stdin.isatty() and sys.stderr.isatty()  # no terminal: no consent, no DNS lookup
-    history = [(q, "") for q in args.after]  # questions only: the rewriter never sees answers
+    # questions only: the rewriter never sees answers (getattr: callers that build the
+    # Namespace themselves predate the two options)
+    history = [(q, "") for q in getattr(args, "after", None) or []]
+    rewrite = not getattr(args, "no_rewrite", False)
     for event in pipe.run(args.question, mode=args.mode, confirm_web=_confirm if can_ask else None,
-                          k=args.k, history=history, rewrite=not args.no_rewrite):
+                          k=args.k, history=history, rewrite=rewrite):
         record.add(event)
         if isinstance(event, ev.QuestionRewritten) and not args.json:
             print(f"[understood as: {event.rewritten} (--no-rewrite asks it as typed)]", file=sys.stderr)
