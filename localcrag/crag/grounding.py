@@ -28,7 +28,7 @@ from localcrag.crag.graders.text import STOPWORDS, stem
 from localcrag.types import Evidence
 
 __all__ = ["Grounded", "check_sentence", "clean_prose", "dehyphenate", "evidence_sentences",
-           "ground", "split_answer"]
+           "ground", "sentence_key", "split_answer"]
 
 _CITE = re.compile(r"\s*\[(\d+)\]")
 # "(q54-negative-6.txt)", "(report.pdf, p. 5)", "(https://...)", "[q002-positive-6]",
@@ -94,6 +94,11 @@ def _norm(text: str) -> str:
     return " ".join(text.replace("’", "'").lower().split())
 
 
+def sentence_key(sentence: str) -> str:
+    """A sentence without citations, case or spacing: to tell a repeat."""
+    return _norm(_CITE.sub("", sentence))
+
+
 def _content(text: str) -> list[str]:
     """Stemmed content words, cut to 5 letters ("robots" ~ "robotic")."""
     out = []
@@ -102,6 +107,12 @@ def _content(text: str) -> list[str]:
         if low not in STOPWORDS and low.split("'")[0] not in STOPWORDS and len(low) > 1:
             out.append(stem(low)[:5])
     return out
+
+
+def _known(word: str, known: set[str]) -> bool:
+    """``word`` or a word it begins, or that begins it ("safe" ~ "safely"; both cut to 5)."""
+    return word in known or any(len(w) >= 4 and len(word) >= 4 and (w.startswith(word) or
+                                word.startswith(w)) for w in known)
 
 
 def _numbers(text: str) -> set[str]:
@@ -197,7 +208,7 @@ def check_sentence(sentence: str, evidence: Sequence[Evidence], question: str = 
     for quoted in _QUOTED.findall(body):
         if _norm(quoted) not in corpus:
             return f"quoted term not in the sources: {quoted}"
-    best = max((sum(w in set(_content(s)) for w in words) for s in sentences), default=0)
+    best = max((sum(_known(w, set(_content(s))) for w in words) for s in sentences), default=0)
     if best * 2 <= len(words):
         return f"most of its words are in no one source sentence ({best} of {len(words)})"
     return None
@@ -208,7 +219,7 @@ def ground(text: str, evidence: Sequence[Evidence], question: str = "") -> Groun
     out = Grounded("")
     seen: set[str] = set()
     for sentence in split_answer(clean_prose(text)):
-        key = _norm(_CITE.sub("", sentence))
+        key = sentence_key(sentence)
         reason = "repeats an earlier sentence" if key in seen else check_sentence(sentence, evidence, question)
         seen.add(key)
         if reason is None:
