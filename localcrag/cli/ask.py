@@ -22,6 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     net.add_argument("--web", action="store_true",
                      help="allow the web fallback without asking (web_search=always)")
     s.add_argument("-k", type=positive_int, default=None, help="chunks to retrieve")
+    s.add_argument("--style", choices=["auto", "extractive", "generative"], default=None,
+                   help="extractive quotes the evidence; generative lets the model write, each "
+                        "sentence checked (default: the answer_style setting)")
     s.add_argument("--json", action="store_true", help="print one JSON object at the end")
     s.set_defaults(func=cmd_ask)
 
@@ -48,7 +51,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     record = _Record(args.question, args.mode)
     stream = sys.stdout.isatty() and not args.json
     streamed = ""
-    for event in pipe.run(args.question, mode=args.mode, confirm_web=_confirm, k=args.k):
+    for event in pipe.run(args.question, mode=args.mode, confirm_web=_confirm, k=args.k,
+                          style=args.style):
         record.add(event)
         if stream and isinstance(event, ev.Token):
             streamed += event.text
@@ -61,8 +65,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 0
     if not stream:
         print(record.answer)
-    elif record.answer.strip() != streamed.strip():  # cleaned or replaced after streaming
-        print(f"\n\nFinal answer: {record.answer}")
+    elif record.answer.strip() != streamed.strip():  # the model's draft gave way to a quote
+        print(f"\n\n({record.label()}) {record.answer}")
     print()
     print(record.summary())
     return 0
@@ -87,6 +91,7 @@ class _Record:
         self.web = {"attempted": False, "query": None, "results": [], "error": None}
         self.done: ev.AnswerDone | None = None
         self.hits: list = []
+        self.style: ev.StyleChosen | None = None
 
     def add(self, e: object) -> None:
         if isinstance(e, ev.Retrieved):
@@ -101,8 +106,18 @@ class _Record:
             self.web["results"] = [{"title": r.title, "url": r.url} for r in e.results]
         elif isinstance(e, ev.WebError):
             self.web["error"] = e.error
+        elif isinstance(e, ev.StyleChosen):
+            self.style = e
         elif isinstance(e, ev.AnswerDone):
             self.done = e
+
+    def label(self) -> str:
+        """"Quoted from your documents" or "Written by <model>, checked against ..."."""
+        from localcrag.crag.style import style_label
+
+        style = self.done.answer.style if self.done else (self.style.style if self.style else "")
+        web = bool(self.web["results"])
+        return style_label(style, self.style.model if self.style else "", web=web)
 
     @property
     def answer(self) -> str:
@@ -115,6 +130,8 @@ class _Record:
             "grades": [{"chunk_id": g.chunk.chunk_id, "source": g.chunk.source,
                         "page": g.chunk.page, "score": round(g.score, 4)} for g in self.grades],
             "web": self.web, "answer": self.answer,
+            "answer_style": self.done.answer.style if self.done and not self.done.answer.refused else None,
+            "dropped_sentences": self.done.answer.dropped_sentences if self.done else 0,
             "citations": [{"n": c.n, "source": c.source, "page": c.page, "url": c.url}
                           for c in (self.done.answer.citations if self.done else ())],
             "timings_ms": {k: t.get(k) for k in
@@ -123,6 +140,10 @@ class _Record:
 
     def summary(self) -> str:
         lines = []
+        if self.done and not self.done.answer.refused:
+            lines.append(f"Answer: {self.label()}"
+                         + (f" ({self.done.answer.dropped_sentences} unsupported sentence(s) "
+                            "dropped)" if self.done.answer.dropped_sentences else ""))
         if self.action:
             lines.append(f"Decision: {self.action.upper()} ({self.reason})")
         if self.web["error"]:

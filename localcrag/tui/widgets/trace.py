@@ -38,6 +38,8 @@ class TraceState:
     web_error: str | None = None
     web_skipped: str | None = None
     trimmed: int = 0
+    style: ev.StyleChosen | None = None  # how the answer is written, and why
+    dropped: list[tuple[str, str]] = field(default_factory=list)  # generated sentences not shown
     evidence_n: dict[int, tuple[int, ...]] = field(default_factory=dict)  # hit index -> [n] in the answer
     timings: dict[str, float] = field(default_factory=dict)
     stage: str | None = None  # running stage
@@ -72,6 +74,10 @@ class TraceState:
                 self.web_skipped = reason
             case ev.EvidenceTrimmed(dropped=dropped):
                 self.trimmed = len(dropped)
+            case ev.StyleChosen():
+                self.style = event
+            case ev.SentenceDropped(sentence=sentence, reason=reason):
+                self.dropped.append((sentence, reason))
             case ev.AnswerDone(timings_ms=timings, evidence=evidence):
                 self.timings.update(timings)
                 self.stage, self.done = None, True
@@ -167,6 +173,13 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
     parts.extend(_web_parts(state))
     if state.trimmed:
         parts.append(Text(f"Dropped {state.trimmed} evidence item(s) to fit the context", style="#fdd835"))
+    if state.style is not None:
+        parts.append(_heading("Answer " + ("quoted" if state.style.style == "extractive" else
+                                           "written, each sentence checked")))
+        parts.append(_sub(state.style.reason, style="dim"))
+    for sentence, reason in state.dropped:
+        short = sentence if len(sentence) <= 70 else sentence[:69] + "…"
+        parts.append(_sub(("✗ not shown: ", "#ef9a9a"), (f"{short} ({reason})", "dim")))
     if state.stage:
         parts.append(Text(f"… {STAGE_LABEL.get(state.stage, state.stage)}", style="italic #90caf9"))
     if state.done or "generate" in state.timings:
