@@ -49,6 +49,8 @@ _NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven t
 # "one" is left out: far more often a pronoun ("the best one") than a count
 _WORD_NUMBER = re.compile(r"\b(" + "|".join(_NUMBER_WORDS[2:]) + r")\b", re.IGNORECASE)
 _CAP = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|the|de|von|van|and|&)?\s*[A-Z][\w'’-]*)*")
+# a short line without closing punctuation before a capitalised line: a heading, not a wrap
+_HEADING_LINE = re.compile(r"(^|\n)([^\n.!?:;,]{1,60}(?<![,\-–]))[ \t]*\n(?=[ \t]*[A-Z])")
 _INITIALS_END = re.compile(r"(?:^|\s)(?:[A-Z]\.){2,}$")
 _BROKEN = re.compile(r"([a-z])-[ \t]*\n\s*([a-z])")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
@@ -143,12 +145,19 @@ def dehyphenate(text: str) -> str:
     return _BROKEN.sub(r"\1\2", text.replace("\u00ad", ""))
 
 
+def _heading_break(m: re.Match) -> str:
+    """A heading line keeps a paragraph of its own; a line ending "... built by" is a wrap."""
+    last = m.group(2).split()[-1].lower() if m.group(2).split() else ""
+    return m.group(0) if last in STOPWORDS else f"{m.group(1)}{m.group(2)}\n\n"
+
+
 def evidence_sentences(text: str) -> list[str]:
     """The sentences of one evidence text (refinement's "…" gaps break too), de-hyphenated."""
     from localcrag.ingest.chunking import split_sentences
 
     out = []
-    for part in dehyphenate(text).split("…"):
+    text = _HEADING_LINE.sub(_heading_break, dehyphenate(text))
+    for part in text.split("…"):
         for a, b in split_sentences(part):
             s = " ".join(part[a:b].split())
             if out and _INITIALS_END.search(out[-1]):
