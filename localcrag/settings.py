@@ -10,13 +10,17 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from localcrag.errors import LocalcragError
 
 APP = "localcrag"
+# The CRAG decision thresholds on the fusion grader's calibrated scale (docs/evaluator.md):
+# the one source of the defaults, for the settings and for anything drawn before they load.
+UPPER_THRESHOLD = 0.76
+LOWER_THRESHOLD = 0.51
 REPO_MODELS = Path(__file__).resolve().parent.parent / "models"
 
 
@@ -89,11 +93,11 @@ class Settings(BaseModel):
         description="GGUF used by the 'llm' yes/no grader; defaults to the generator.",
     )
     upper_threshold: float = Field(
-        0.76, ge=0.0, le=1.0,
+        UPPER_THRESHOLD, ge=0.0, le=1.0,
         description="A chunk scoring at or above this makes the action Correct.",
     )
     lower_threshold: float = Field(
-        0.51, ge=0.0, le=1.0,
+        LOWER_THRESHOLD, ge=0.0, le=1.0,
         description="When every chunk scores below this the action is Incorrect.",
     )
     strip_threshold: float = Field(
@@ -112,7 +116,9 @@ class Settings(BaseModel):
         1, ge=0, le=5, description="Sentences repeated between neighbouring chunks."
     )
     strip_sentences: int = Field(
-        2, ge=1, le=5, description="Sentences per strip in knowledge refinement."
+        2, ge=1, le=5,
+        description="Sentences per strip in knowledge refinement and per window the grader scores "
+                    "(not part of the index: no re-indexing).",
     )
     evidence_tokens: int = Field(
         900, ge=100, le=8000,
@@ -188,12 +194,30 @@ class Settings(BaseModel):
                                      "use auto, extractive or generative, or unset it") from None
         return settings
 
-    def save(self, path: Path | None = None) -> Path:
+    def save(self, path: Path | None = None, keys: Iterable[str] | None = None) -> Path:
+        """Write ``keys`` (default: every setting) into the file, keeping every other line's
+        setting as it is and the previous file as ``<name>.bak``. A file that is not valid
+        TOML is never overwritten: that is a one-line error naming the file."""
+        import shutil
+
         import tomli_w
 
         path = path or config_path()
         path.parent.mkdir(parents=True, exist_ok=True)
-        data = self.model_dump(mode="json", exclude_none=True)
+        data: dict = {}
+        if path.exists():
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+                raise LocalcragError(f"{path}: not saved: the file cannot be read ({_one_line(exc)})",
+                                     "fix it by hand (or delete it), then save again") from exc
+            shutil.copy2(path, backup_path(path))
+        values = self.model_dump(mode="json")
+        for key in Settings.model_fields if keys is None else keys:
+            if values[key] is None:
+                data.pop(key, None)
+            else:
+                data[key] = values[key]
         tmp = path.with_suffix(".tmp")
         tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
         os.replace(tmp, path)
@@ -216,6 +240,11 @@ class Settings(BaseModel):
     def model_path(self, name: str) -> Path:
         p = Path(name).expanduser()
         return p if p.is_absolute() else self.models_dir / name
+
+
+def backup_path(path: Path) -> Path:
+    """Where ``save`` keeps the previous settings file."""
+    return path.with_name(path.name + ".bak")
 
 
 def describe() -> list[tuple[str, str, object]]:

@@ -92,7 +92,11 @@ class WebResult:
 
 @dataclass(frozen=True)
 class Evidence:
-    """One numbered item of context given to the generator ([n] in the answer)."""
+    """One numbered item of context given to the generator ([n] in the answer).
+
+    ``chunk_id`` names the indexed chunk a document item came from, so a front end opens
+    exactly that passage (``Library.get_chunk``); web items carry their result's ``url``.
+    """
 
     n: int
     text: str
@@ -101,6 +105,7 @@ class Evidence:
     url: str | None = None
     score: float = 0.0
     kind: str = "document"  # "document" or "web"
+    chunk_id: str | None = None
 
 
 @dataclass(frozen=True)

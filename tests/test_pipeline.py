@@ -64,7 +64,8 @@ def test_correct_answer_refines_streams_and_cites(library: Library) -> None:
     decision = next(e for e in evs if isinstance(e, ev.DecisionMade)).decision
     assert decision.action is Action.CORRECT
     refined = next(e for e in evs if isinstance(e, ev.Refined))
-    assert refined.strips and all("cobot" in s.text.lower() or s.score > 0 for s in refined.strips)
+    assert refined.strips and any("cobots" in s.text.lower() for s in refined.strips)
+    assert not any("Rain falls" in s.text or "satellites" in s.text for s in refined.strips)
     assert sum(isinstance(e, ev.ChunkGraded) for e in evs) >= 1
     done = evs[-1]
     assert "[7]" not in done.answer.text and "[1]" in done.answer.text  # invented number removed
@@ -72,7 +73,8 @@ def test_correct_answer_refines_streams_and_cites(library: Library) -> None:
     streamed = "".join(e.text for e in evs if isinstance(e, ev.Token))
     assert "[7]" not in streamed
     assert {"retrieve", "grade", "refine", "generate", "first_token"} <= set(done.timings_ms)
-    assert "Weather" not in gen.prompts[0] or "cobots" in gen.prompts[0].lower()
+    assert "Collaborative robots" in gen.prompts[0]  # the passage, not only the question
+    assert "Rain falls" not in gen.prompts[0] and "satellites" not in gen.prompts[0]
 
 
 def test_incorrect_offline_refuses_without_generating(library: Library) -> None:
@@ -116,12 +118,6 @@ def test_ask_policy_declined_means_no_search(library: Library) -> None:
                confirm_web=lambda q: asked.append(q) or False)
     assert asked and web.queries == []
     assert evs[-1].answer.refused and "declined" in evs[-1].answer.text
-
-
-def test_failing_grader_never_sinks_the_answer(library: Library) -> None:
-    evs = _run(_pipe(library, grader=FakeGrader(fail=True)), "What are cobots?")
-    assert isinstance(evs[-1], ev.AnswerDone)
-    assert all(e.grade.error for e in evs if isinstance(e, ev.ChunkGraded))
 
 
 def test_rag_mode_skips_grading(library: Library) -> None:

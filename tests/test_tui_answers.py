@@ -39,7 +39,7 @@ async def test_a_quoted_answer_shows_its_label_and_citations(tmp_path: Path) -> 
     shown = await _shown(tmp_path, answer=QUOTE, style="extractive")
     assert shown["done"] and shown["label"] == "Quoted from your documents"
     assert "**simulation of human intelligence**" in shown["answer"] and "(cite:1)" in shown["answer"]
-    assert len(shown["sources"]) == 2 and "AI_Information.pdf p.3" in shown["sources"][0]
+    assert len(shown["sources"]) == 2 and "AI_Information.pdf, p. 3" in shown["sources"][0]
     assert shown["style"] is not None and shown["style"].style == "extractive"
 
 

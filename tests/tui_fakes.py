@@ -41,8 +41,9 @@ def answer_events(question: str, *, action: Action = Action.CORRECT, answer: str
     scores = (0.82, 0.55, 0.12)
     grades = [Grade(c, s, "fusion") for c, s in zip(CHUNKS, scores)]
     evidence = (Evidence(1, "Artificial intelligence (AI) is the simulation of human intelligence by machines.",
-                         PDF, 3, score=0.82),
-                Evidence(2, "Deep learning uses neural networks with many layers.", PDF, 7, score=0.55))
+                         PDF, 3, score=0.82, chunk_id=CHUNKS[0].chunk_id),
+                Evidence(2, "Deep learning uses neural networks with many layers.", PDF, 7, score=0.55,
+                         chunk_id=CHUNKS[1].chunk_id))
     out: list[ev.Event] = []
     if rewritten:
         out.append(ev.QuestionRewritten(question, rewritten))

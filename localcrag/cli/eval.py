@@ -32,6 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("-k", type=positive_int, default=None, metavar="K",
                    help="chunks retrieved per question and the cutoff of recall@k/MRR@k "
                         "(default: the top_k setting)")
+    s.add_argument("--style", choices=["extractive", "generative", "auto", "both"], default=None,
+                   help="answer style (default: the answer_style setting); both = CRAG extractive and "
+                        "CRAG generative side by side, with generative RAG as the baseline")
     s.add_argument("--json", action="store_true", help="print one JSON object with every number")
     s.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="write report.md, results.json and PNG charts to DIR")
@@ -61,6 +64,12 @@ def _progress(quiet: bool) -> tuple[Callable, Callable[[], None]]:
     return update, bar.stop
 
 
+def _styles(style: str | None) -> tuple[str, ...]:
+    from localcrag.eval.runner import STYLES
+
+    return () if style is None else STYLES if style == "both" else (style,)
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from localcrag.errors import LocalcragError
     from localcrag.eval.datasets import load_dataset
@@ -75,7 +84,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     ds = load_dataset(args.dataset)
     opts = EvalOptions(modes=("crag", "rag") if args.mode == "both" else (args.mode,),
                        limit=args.limit, seed=args.seed, only=args.only, k=args.k,
-                       offline=not args.online)
+                       offline=not args.online, styles=_styles(args.style))
     callback, close = _progress(args.json)
     try:
         res = run_eval(ds, Settings.load(), opts, pipeline_factory=pipeline_factory, on_progress=callback)

@@ -8,17 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Callable
 
 from localcrag import __version__
 from localcrag.cli.args import positive_int
-
-
-def _debug() -> bool:
-    return os.environ.get("LOCALCRAG_DEBUG", "") not in ("", "0")
 
 
 def _settings(args: argparse.Namespace):
@@ -131,8 +126,9 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from localcrag.errors import BadQuestion
     from localcrag.crag.retrieve import Retriever
+    from localcrag.errors import BadQuestion
+    from localcrag.textutil import source_label
 
     if not args.query.strip():
         raise BadQuestion("the search query is empty", "give some words to search for")
@@ -145,7 +141,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         return 0
     for h in hits:
         snippet = " ".join(h.chunk.text.split())[:160]
-        print(f"{h.rank + 1}. {Path(h.chunk.source).name} p.{h.chunk.page}  ({h.score:.3f})\n   {snippet}")
+        print(f"{h.rank + 1}. {source_label(h.chunk.source, h.chunk.page)}  ({h.score:.3f})\n   {snippet}")
     return 0
 
 
@@ -256,15 +252,11 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 0
     except Exception as exc:  # every error reaches the user as one line
-        if _debug():
-            raise
-        from localcrag.errors import LocalcragError
+        from localcrag.errors import debug, describe_error
 
-        if isinstance(exc, LocalcragError):
-            print(f"localcrag: {exc}", file=sys.stderr)
-        else:
-            print(f"localcrag: unexpected error: {type(exc).__name__}: {exc} "
-                  "(set LOCALCRAG_DEBUG=1 for details)", file=sys.stderr)
+        if debug():
+            raise
+        print(f"localcrag: {describe_error(exc)[0]}", file=sys.stderr)
         return 1
 
 

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from localcrag import events as ev
-from localcrag.crag.citations import clean_citations, make_citations
+from localcrag.crag.citations import clean_citations
 from localcrag.crag.extract import extractive_answer
 from localcrag.crag.style import model_name
 from localcrag.crag.timing import Stage, ms_since
 from localcrag.llm.cpu import CpuMeter, threads_for, usable_cores
 from localcrag.settings import Settings
-from localcrag.types import Action, Answer, Evidence
+from localcrag.types import Action, Answer, Citation, Evidence
 
 ScoreTexts = Callable[[str, Sequence[str]], list[float]]
 FELL_BACK = "nothing the model wrote passed the check against the sources; the answer quotes them"
@@ -29,9 +30,10 @@ FELL_BACK = "nothing the model wrote passed the check against the sources; the a
 def answer_events(question: str, q: str, evidence: list[Evidence], action: Action | None, *,
                   style: str, reason: str, llm: Any, settings: Settings,
                   score_texts: ScoreTexts | None, cancel: threading.Event,
-                  timings: dict[str, float], t0: float,
-                  meter: CpuMeter | None = None) -> Iterator[ev.Event]:
-    """Events of the answer stage, ending with the run's one ``AnswerDone``."""
+                  timings: dict[str, float], t0: float, meter: CpuMeter | None = None,
+                  note: str = "") -> Iterator[ev.Event]:
+    """Events of the answer stage, ending with the run's one ``AnswerDone``. ``note`` is
+    said at the end of the answer itself (ungraded evidence), so no reader misses it."""
     yield ev.StyleChosen(style, reason, model_name(llm))
     if style == "extractive":
         detail, inner = "quoting the evidence", _quote(question, q, evidence, action, score_texts,
@@ -49,6 +51,9 @@ def answer_events(question: str, q: str, evidence: list[Evidence], action: Actio
             else:
                 yield e
     yield st.finished
+    if done is not None and note:
+        yield ev.Token(f"\n\n{note}")
+        done = replace(done, answer=replace(done.answer, text=f"{done.answer.text}\n\n{note}"))
     if done is not None:
         yield done
 
@@ -56,8 +61,9 @@ def answer_events(question: str, q: str, evidence: list[Evidence], action: Actio
 def _done(question: str, text: str, evidence: Sequence[Evidence], action: Action | None,
           style: str, dropped: int, timings: dict[str, float]) -> ev.AnswerDone:
     text, cited = clean_citations(text, max((e.n for e in evidence), default=0))
-    answer = Answer(question, text, make_citations(cited, evidence), action,
-                    style=style, dropped_sentences=dropped)
+    by_n = {e.n: e for e in evidence}
+    citations = tuple(Citation(n, by_n[n].source, by_n[n].page, by_n[n].url) for n in cited if n in by_n)
+    answer = Answer(question, text, citations, action, style=style, dropped_sentences=dropped)
     return ev.AnswerDone(answer, tuple(evidence), timings)
 
 

@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from localcrag.crag.graders.text import STOPWORDS, terms
+from localcrag.textutil import STOPWORDS, base_form, content_words, stem
 from localcrag.crag.grounding import evidence_sentences
 from localcrag.types import Evidence
 
@@ -82,7 +82,7 @@ def answer_shape(question: str) -> str | None:
 
 
 def _stems(text: str) -> set[str]:
-    return {t[:5] for t in terms(text)}
+    return content_words(text)
 
 
 def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[int, int]]:
@@ -133,7 +133,7 @@ def _emphasise(sentence: str, question: str, shape: str | None) -> tuple[str, st
     if not spans:
         return sentence, None
     asked = _stems(question)
-    anchors = [m.start() for m in re.finditer(r"\w+", sentence) if m.group(0).lower()[:5] in asked]
+    anchors = [m.start() for m in re.finditer(r"\w+", sentence) if stem(base_form(m.group(0))) in asked]
     spans.sort(key=lambda s: min((abs(s[0] - a) for a in anchors), default=s[0]))
     chosen = sorted(spans[:2 if re.search(r"\band\b", question) else 1])
     out, pos = [], 0

@@ -24,7 +24,8 @@ from localcrag.crag.graders.base import BaseGrader, Grader, Logistic, calibratio
 from localcrag.crag.graders.fast import FeatureGrader, LexicalGrader
 from localcrag.crag.graders.features import FeatureExtractor
 from localcrag.crag.graders.llm import LazyModel, LikelihoodGrader, LLMGrader
-from localcrag.crag.graders.text import CorpusStats, idf_coverage, terms
+from localcrag.crag.graders.text import CorpusStats, idf_coverage
+from localcrag.textutil import terms
 from localcrag.settings import Settings
 
 __all__ = [

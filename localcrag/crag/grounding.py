@@ -24,7 +24,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from localcrag.crag.graders.text import STOPWORDS, stem
+from localcrag.textutil import (STOPWORDS, base_form, dehyphenate, label_pattern, split_sentences, stem,
+                                stems)
 from localcrag.types import Evidence
 
 __all__ = ["Grounded", "check_sentence", "clean_prose", "dehyphenate", "evidence_sentences",
@@ -36,7 +37,7 @@ _CITE = re.compile(r"\s*\[(\d+)\]")
 _FILE = r"[\w.-]+\.(?:pdf|txt|md|markdown|html?|epub|rst|json|csv|docx?)"
 _LABEL = re.compile(
     r"(?:,?\s*(?:according to|as (?:stated|noted|said) in|from|see|in)\s+)?"
-    r"(?:\(\s*(?:" + _FILE + r"|[^()\n]{0,140}, p\. ?\d+|https?://[^()\s]+)\s*\)"
+    r"(?:\(\s*(?:" + _FILE + r"|" + label_pattern(r"[^()\n]{0,140}") + r"|https?://[^()\s]+)\s*\)"
     r"|\[(?=[^\[\]\n]*[A-Za-z])[^\[\]\n]{1,80}\]|\b" + _FILE + r"\b)", re.IGNORECASE)
 _DEBRIS = re.compile(r"\[\d*\)|\(\d+\]|\[\s*\]|\(\s*\)|(?<!\w)\[(?!\d+\])|(?<!\d)\](?!\()")
 _HEAD = re.compile(r"^\s*(?:(?:the\s+)?answer(?:\s+is)?|question|sources?)\s*:\s*", re.IGNORECASE)
@@ -52,9 +53,7 @@ _CAP = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|the|de|von|van|and|&)?\s*[A-Z][
 # a short line without closing punctuation before a capitalised line: a heading, not a wrap
 _HEADING_LINE = re.compile(r"(^|\n)([^\n.!?:;,]{1,60}(?<![,\-–]))[ \t]*\n(?=[ \t]*[A-Z])")
 _INITIALS_END = re.compile(r"(?:^|\s)(?:[A-Z]\.){2,}$")
-_BROKEN = re.compile(r"([a-z])-[ \t]*\n\s*([a-z])")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
-_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
 _LIST_MARK = re.compile(r"\s[-–•*]\s|;\s")
 _RULES = ("answer question using only sources write source number square brackets after each "
           "fact cite sentences contain say").split()
@@ -102,17 +101,12 @@ def sentence_key(sentence: str) -> str:
 
 
 def _content(text: str) -> list[str]:
-    """Stemmed content words, cut to 5 letters ("robots" ~ "robotic")."""
-    out = []
-    for w in _WORD.findall(text):
-        low = w.lower().replace("’", "'")
-        if low not in STOPWORDS and low.split("'")[0] not in STOPWORDS and len(low) > 1:
-            out.append(stem(low)[:5])
-    return out
+    """Stems of the content words ("robots" ~ "robotic")."""
+    return stems(text)
 
 
 def _known(word: str, known: set[str]) -> bool:
-    """``word`` or a word it begins, or that begins it ("safe" ~ "safely"; both cut to 5)."""
+    """``word`` or a stem it begins, or that begins it ("safe" ~ "safely")."""
     return word in known or any(len(w) >= 4 and len(word) >= 4 and (w.startswith(word) or
                                 word.startswith(w)) for w in known)
 
@@ -140,11 +134,6 @@ def _names(sentence: str) -> list[str]:
     return out
 
 
-def dehyphenate(text: str) -> str:
-    """Join words a PDF broke over lines ("Trans-\\nformer" -> "Transformer"), drop soft hyphens."""
-    return _BROKEN.sub(r"\1\2", text.replace("\u00ad", ""))
-
-
 def _heading_break(m: re.Match) -> str:
     """A heading line keeps a paragraph of its own; a line ending "... built by" is a wrap."""
     last = m.group(2).split()[-1].lower() if m.group(2).split() else ""
@@ -153,8 +142,6 @@ def _heading_break(m: re.Match) -> str:
 
 def evidence_sentences(text: str) -> list[str]:
     """The sentences of one evidence text (refinement's "…" gaps break too), de-hyphenated."""
-    from localcrag.ingest.chunking import split_sentences
-
     out = []
     text = _HEADING_LINE.sub(_heading_break, dehyphenate(text))
     for part in text.split("…"):
@@ -173,8 +160,8 @@ def _evidence_sentences(evidence: Sequence[Evidence]) -> list[str]:
 
 def _in_evidence(phrase: str, corpus: str, sentences: Sequence[str]) -> bool:
     """The phrase itself, or (for a name) all its words in one evidence sentence."""
-    stems = [re.escape(stem(w)) for w in _norm(phrase).split()]
-    if re.search(r"(?<!\w)" + r"\w{0,3}\s+".join(stems) + r"\w{0,3}(?!\w)", corpus):
+    forms = [re.escape(base_form(w)) for w in _norm(phrase).split()]
+    if re.search(r"(?<!\w)" + r"\w{0,3}\s+".join(forms) + r"\w{0,3}(?!\w)", corpus):
         return True  # the phrase itself, give or take an ending ("Transformers" ~ "Transformer")
     words = [w for w in _norm(phrase).split() if w not in STOPWORDS]
     return len(words) > 1 and any(all(re.search(r"\b" + re.escape(w), _norm(s)) for w in words)
@@ -182,7 +169,7 @@ def _in_evidence(phrase: str, corpus: str, sentences: Sequence[str]) -> bool:
 
 
 def _restates_rules(words: list[str]) -> bool:
-    hits = sum(w in {r[:5] for r in _RULES} for w in words)
+    hits = sum(w in {stem(r) for r in _RULES} for w in words)
     return hits >= 4 and hits >= 0.6 * len(words)
 
 

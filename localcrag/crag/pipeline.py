@@ -14,14 +14,17 @@ from typing import Any, Callable, Iterator, Literal, Protocol, Sequence
 
 from localcrag import events as ev
 from localcrag.llm.cpu import CpuMeter
-from localcrag.crag.decide import decide
+from localcrag.crag.decide import decide, ungraded_decision
 from localcrag.errors import BadQuestion
 from localcrag.crag.refine import chunks_as_evidence, recompose, refine
 from localcrag.crag.timing import Stage, ms_since
 from localcrag.settings import Settings
-from localcrag.types import Action, Answer, Evidence, Grade
+from localcrag.crag.graders.base import grade_or_rank
+from localcrag.types import Action, Answer, Evidence
 
 MAX_QUESTION_CHARS = 2000
+UNGRADED_NOTE = ("Note: the retrieved passages could not be graded ({error}), so this answer "
+                 "uses them in retrieval order, unchecked for relevance.")
 
 
 class Generator(Protocol):
@@ -145,20 +148,25 @@ class Pipeline:
         evidence: list[Evidence] = []
         web_evidence: list[Evidence] = []
         web_note = ""
+        ungraded: str | None = None  # why the grader failed as a whole, if it did
         if mode == "rag":
             evidence = chunks_as_evidence([h.chunk for h in hits])
         else:
             grader = self.grader
             with Stage("grade", timings) as st:
                 yield st.started
-                grades = _safe_grades(grader, q, hits)
+                grades, ungraded = grade_or_rank(grader, q, [h.chunk for h in hits], s.upper_threshold,
+                                                  s.lower_threshold)
             for i, g in enumerate(grades):
                 yield ev.ChunkGraded(g, i, len(grades))
             yield st.finished
-            decision = decide(grades, s.upper_threshold, s.lower_threshold)
+            decision = (ungraded_decision(grades, ungraded, s.upper_threshold, s.lower_threshold)
+                        if ungraded else decide(grades, s.upper_threshold, s.lower_threshold))
             action = decision.action
             yield ev.DecisionMade(decision)
-            if action in (Action.CORRECT, Action.AMBIGUOUS) and not cancel.is_set():
+            if ungraded:  # nothing to refine with: the chunks as retrieved, best first
+                evidence = chunks_as_evidence([g.chunk for g in grades], [g.score for g in grades])
+            elif action in (Action.CORRECT, Action.AMBIGUOUS) and not cancel.is_set():
                 with Stage("refine", timings) as st:
                     yield st.started
                     strips, considered = refine(
@@ -188,10 +196,11 @@ class Pipeline:
         from localcrag.crag.style import resolve_style
 
         style, why = resolve_style(style, self.generator)
+        scorer = self.grader.score_texts if mode != "rag" and not ungraded else None
         yield from answer_events(question, q, evidence, action, style=style, reason=why,
                                  llm=self.generator, settings=s, cancel=cancel, timings=timings,
-                                 t0=t0, meter=meter,
-                                 score_texts=self.grader.score_texts if mode != "rag" else None)
+                                 t0=t0, meter=meter, score_texts=scorer,
+                                 note=UNGRADED_NOTE.format(error=ungraded) if ungraded else "")
 
     def _web(self, q: str, confirm: Callable[[str], bool] | None,
              first_n: int) -> tuple[list[Evidence], str, list[ev.Event]]:
@@ -212,11 +221,3 @@ class Pipeline:
             note = "the web search found nothing"
         return found, note, outcome_events(outcome)
 
-
-def _safe_grades(grader: Any, q: str, hits: Sequence[Any]) -> list[Grade]:
-    """A grader that fails as a whole falls back to retrieval rank, never sinking the answer."""
-    chunks = [h.chunk for h in hits]
-    try:
-        return list(grader.grade(q, chunks))
-    except Exception as exc:  # noqa: BLE001
-        return [Grade(c, 0.0, "fallback", error=f"{type(exc).__name__}: {exc}") for c in chunks]

@@ -11,17 +11,14 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from localcrag.textutil import sentences
 from localcrag.types import Chunk, Evidence, Grade, Strip
 
 MIN_STRIPS = 2  # never refine a Correct action down to nothing
 
 
 def decompose(chunk: Chunk, sentences_per_strip: int) -> list[str]:
-    from localcrag.ingest.chunking import split_sentences
-
-    spans = split_sentences(chunk.text)
-    sents = [chunk.text[a:b].strip() for a, b in spans]
-    sents = [s for s in sents if s]
+    sents = sentences(chunk.text)
     if not sents:
         return [chunk.text.strip()] if chunk.text.strip() else []
     step = max(1, sentences_per_strip)
@@ -82,7 +79,7 @@ def recompose(strips: Sequence[Strip], start: int = 1) -> list[Evidence]:
             prev = s.order
         c = group[0].chunk
         out.append(Evidence(n=start + len(out), text=join_sentences(parts), source=c.source,
-                            page=c.page_start, score=max(s.score for s in group)))
+                            page=c.page_start, score=max(s.score for s in group), chunk_id=c.chunk_id))
     return out
 
 
@@ -90,5 +87,5 @@ def chunks_as_evidence(chunks: Sequence[Chunk], scores: Sequence[float] | None =
                        start: int = 1) -> list[Evidence]:
     """Standard RAG: whole chunks, in retrieval order."""
     scores = scores or [1.0 / (i + 1) for i in range(len(chunks))]
-    return [Evidence(n=start + i, text=c.text, source=c.source, page=c.page_start, score=sc)
-            for i, (c, sc) in enumerate(zip(chunks, scores))]
+    return [Evidence(n=start + i, text=c.text, source=c.source, page=c.page_start, score=sc,
+                     chunk_id=c.chunk_id) for i, (c, sc) in enumerate(zip(chunks, scores))]

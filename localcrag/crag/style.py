@@ -14,6 +14,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from localcrag.textutil.labels import style_label
+
+__all__ = ["model_name", "model_size", "parse_size_label", "resolve_style", "style_label"]
+
 SMALL_MODEL_PARAMS = 1_000_000_000
 # With no parameter count in the GGUF, its file size stands in: ~1B parameters at the
 # 4-5 bits per weight of the usual Q4 quantisations is about 0.6 GB.
@@ -61,11 +65,3 @@ def resolve_style(setting: str, generator: Any) -> tuple[str, str]:
     if n < SMALL_MODEL_PARAMS:
         return "extractive", f"auto: {model_name(generator)} has {size} parameters ({how}), under 1B"
     return "generative", f"auto: {model_name(generator)} has {size} parameters ({how})"
-
-
-def style_label(style: str, model: str, web: bool = False) -> str:
-    """What the answer is, in the user's words (shown above it in the app and by `ask`)."""
-    if style == "extractive":
-        return "Quoted from your documents" if not web else "Quoted from the sources"
-    where = "the sources" if web else "your documents"
-    return f"Written by {model or 'the model'}, checked against {where}"

@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-import numpy as np
-
 from localcrag.ingest.embed import Embedder, load_embedder
 from localcrag.errors import LocalcragError
 from localcrag.settings import Settings
@@ -211,7 +209,3 @@ class Library:
                 self.store.remove(src)
                 removed.append(src)
         return removed
-
-
-def embed_query(embedder: Embedder, text: str) -> np.ndarray:
-    return embedder.embed([text])[0]

@@ -15,7 +15,7 @@ from textual import on, work
 from textual.app import App
 from textual.reactive import reactive
 
-from localcrag.tui.backend import describe_error
+from localcrag.errors import describe_error
 from localcrag.tui.messages import IngestFinished, IngestUpdate, RefreshSources, SourcesLoaded
 from localcrag.tui.modals import ConfirmModal
 

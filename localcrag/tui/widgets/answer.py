@@ -21,8 +21,9 @@ from textual.widgets.option_list import Option
 
 from localcrag import events as ev
 from localcrag.crag.style import style_label
-from localcrag.tui.widgets.labels import BADGE, source_label
-from localcrag.types import Action, Chunk, Evidence, Hit
+from localcrag.textutil import source_label
+from localcrag.tui.widgets.labels import BADGE
+from localcrag.types import Action, Evidence
 
 _CITE = re.compile(r"\[(\d{1,3})\]")
 
@@ -31,25 +32,6 @@ def link_citations(text: str, valid: Iterable[int]) -> str:
     """Turn [n] into a Markdown link the app can intercept (cite:n); unknown numbers stay text."""
     ok = set(valid)
     return _CITE.sub(lambda m: f"[\\[{m[1]}\\]](cite:{m[1]})" if int(m[1]) in ok else m[0], text)
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.split()).lower()
-
-
-def match_chunks(evidence: Sequence[Evidence], hits: Sequence[Hit]) -> dict[int, Chunk]:
-    """Which retrieved chunk each document evidence item came from (for showing it in full)."""
-    out: dict[int, Chunk] = {}
-    for e in evidence:
-        if e.kind != "document":
-            continue
-        probe = _norm(e.text.split("…")[0])[:80]
-        same = [h.chunk for h in hits if h.chunk.source == e.source]
-        best = next((c for c in same if probe and probe in _norm(c.text)), None)
-        best = best or next((c for c in same if c.page_start == e.page), None)
-        if best is not None:
-            out[e.n] = best
-    return out
 
 
 class CitationSelected(Message):
@@ -67,9 +49,7 @@ class TurnView(Vertical):
         super().__init__(classes="turn")
         self.question = question
         self.rewritten = rewritten
-        self.evidence: dict[int, Evidence] = {}
-        self.chunks: dict[int, Chunk] = {}  # n -> full chunk, when known (live runs)
-        self.chunk_ids: dict[int, str] = {}  # n -> chunk id (reopened conversations)
+        self.evidence: dict[int, Evidence] = {}  # n -> item (its chunk_id opens the passage)
         self.text = ""
         self.done = False
         self._stream: MarkdownStream | None = None
@@ -118,9 +98,7 @@ class TurnView(Vertical):
 
     async def finish(self, text: str, evidence: Sequence[Evidence], cited: Sequence[int],
                      action: Action | None, *, refused: bool = False, cancelled: bool = False,
-                     chunks: dict[int, Chunk] | None = None,
-                     chunk_ids: dict[int, str] | None = None, style: str | None = None,
-                     dropped: int = 0) -> None:
+                     style: str | None = None, dropped: int = 0) -> None:
         """Show the final text with linked citations and list the cited passages."""
         if self._stream is not None:
             await self._stream.stop()
@@ -128,8 +106,6 @@ class TurnView(Vertical):
         self.done = True
         self.text = text or self.text
         self.evidence = {e.n: e for e in evidence}
-        self.chunks = dict(chunks or {})
-        self.chunk_ids = dict(chunk_ids or {})
         body = self.text if self.text.strip() else "_(no answer was written)_"
         await self.query_one(".answer", Markdown).update(link_citations(body, self.evidence))
         self._fill_sources(sorted({n for n in cited if n in self.evidence}))
@@ -145,7 +121,7 @@ class TurnView(Vertical):
             e = self.evidence[n]
             snippet = " ".join(e.text.split())
             snippet = snippet if len(snippet) <= 90 else snippet[:89].rstrip() + "…"
-            label = Text.assemble((f"[{n}] ", "bold #90caf9"), (source_label(e.source, e.page), "bold"),
+            label = Text.assemble((f"[{n}] ", "bold #90caf9"), (source_label(e.source, e.page, url=e.url), "bold"),
                                   ("  " + snippet, "dim"), no_wrap=True, overflow="ellipsis")
             options.append(Option(label, id=str(n)))
         listing.clear_options()
