@@ -52,6 +52,7 @@ _WORD_NUMBER = re.compile(r"\b(" + "|".join(_NUMBER_WORDS[2:]) + r")\b", re.IGNO
 _CAP = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|the|de|von|van|and|&)?\s*[A-Z][\w'’-]*)*")
 # a short line without closing punctuation before a capitalised line: a heading, not a wrap
 _HEADING_LINE = re.compile(r"(^|\n)([^\n.!?:;,]{1,60}(?<![,\-–]))[ \t]*\n(?=[ \t]*[A-Z])")
+_DOUBLED_HEAD = re.compile(r"^(\S.{3,60}?) \1(?= )")
 _INITIALS_END = re.compile(r"(?:^|\s)(?:[A-Z]\.){2,}$")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _LIST_MARK = re.compile(r"\s[-–•*]\s|;\s")
@@ -147,6 +148,7 @@ def evidence_sentences(text: str) -> list[str]:
     for part in text.split("…"):
         for a, b in split_sentences(part):
             s = " ".join(part[a:b].split())
+            s = _DOUBLED_HEAD.sub(r"\1", s)  # "Explainable AI Explainable AI aims ...": a glued heading
             if out and _INITIALS_END.search(out[-1]):
                 out[-1] += " " + s  # "the U.S." does not end a sentence before "Open"
             elif s:
