@@ -74,7 +74,7 @@ def _ask(library: Library, monkeypatch: pytest.MonkeyPatch, capsys, as_json: boo
 
     monkeypatch.setattr(pipeline_module, "Pipeline", lambda settings: _pipe(library))
     args = argparse.Namespace(question="Which robots work next to people?", mode="crag",
-                              offline=True, web=False, k=None, json=as_json)
+                              offline=True, web=False, k=None, json=as_json, style=None)
     assert ask.cmd_ask(args) == 0
     out = capsys.readouterr()
     return out.out
