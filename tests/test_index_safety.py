@@ -159,3 +159,95 @@ def test_doctor_finds_and_removes_duplicates(tmp_path: Path) -> None:
     assert not up.ok and len(up.duplicate_docs) == 1
     fixed = doctor.repair(lib)
     assert fixed.removed_duplicates == 1 and lib.count() == 10 and doctor.check(lib.store).ok
+
+
+@pytest.fixture
+def tiny_fs(tmp_path: Path):
+    """A real 1 MB tmpfs when the test may mount one (root), else None."""
+    mnt = tmp_path / "fs"
+    mnt.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)],
+                                           capture_output=True).returncode != 0:
+        yield None
+        return
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+def _read_only(folder: Path, mounted: bool) -> None:
+    if mounted:
+        assert subprocess.run(["mount", "-o", "remount,ro", str(folder)]).returncode == 0
+    elif os.geteuid() == 0:
+        pytest.skip("root ignores permissions and cannot mount here: no read-only folder to test")
+    else:
+        for p in [folder, *folder.rglob("*")]:
+            p.chmod(p.stat().st_mode & ~0o222)
+
+
+def test_a_read_only_index_still_answers_and_writes_say_which_folder(tmp_path: Path, tiny_fs) -> None:
+    home = (tiny_fs or tmp_path / "ro") / "home"
+    folder = _folder(tmp_path / "docs", 20)
+    assert _cli("ingest", str(folder), home=home).returncode == 0
+    empty = (tiny_fs or tmp_path / "ro") / "empty-home"
+    empty.mkdir(parents=True)
+    _read_only(tiny_fs or tmp_path / "ro", tiny_fs is not None)
+    assert "20 documents" in _cli("sources", home=home).stdout
+    found = _cli("search", "robot arm number 7", "--json", home=home)
+    assert found.returncode == 0 and json.loads(found.stdout)["results"], found.stderr
+    (folder / "new.txt").write_text("A new note.")
+    out = _cli("ingest", str(folder), home=home)
+    assert out.returncode == 1 and f"cannot write the index in {home / 'index'}" in out.stderr, out.stderr
+    assert "read-only" in out.stderr
+    _clean(out.stderr)
+    none = _cli("sources", home=empty)  # an empty read-only home: nothing indexed, no error
+    assert none.returncode == 0 and "No documents indexed yet" in none.stdout, none.stderr
+
+
+_ENOSPC = ("lance error: LanceError(IO): Generic LocalFileSystem error: Unable to write file: "
+           "No space left on device (os error 28), /root/.cargo/registry/src/object_store-0.12/src/local.rs:273:9")
+
+
+def test_a_full_disk_at_the_store_says_which_folder_and_what_was_kept(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from localcrag.ingest import store
+
+    real, calls = store.arrow_rows, [0]
+
+    def full_after_first_batch(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        calls[0] += 1
+        if calls[0] > 128:  # the second commit of 128 one-chunk documents
+            raise RuntimeError(_ENOSPC)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "arrow_rows", full_after_first_batch)
+    lib = _lib()
+    with pytest.raises(DiskFull) as err:
+        lib.ingest([_folder(tmp_path / "docs", 300)])
+    text = str(err.value)
+    assert f"the disk holding {lib.store.path} is full: 128 document(s)" in text and "run the same ingest" in text
+    _clean(text)
+    monkeypatch.setattr(store, "arrow_rows", real)
+    assert _lib().count() == 128 and len(_lib().ingest([tmp_path / "docs"]).indexed) == 172
+
+
+def test_a_really_full_disk_stops_ingest_in_words_and_keeps_the_index(tmp_path: Path, tiny_fs) -> None:
+    if tiny_fs is None:
+        pytest.skip("no tmpfs can be mounted here (needs root); the simulated ENOSPC test covers the words")
+    home = tiny_fs / "home"
+    out = _cli("ingest", str(_folder(tmp_path / "docs", 4000)), home=home)
+    assert out.returncode == 1 and f"the disk holding {home / 'index'} is full" in out.stderr, out.stderr[-800:]
+    _clean(out.stderr)
+    listed = _cli("sources", home=home)
+    assert listed.returncode == 0, listed.stderr
+
+
+def test_storage_errors_are_translated_only_when_they_are_ours(tmp_path: Path) -> None:
+    from localcrag.ingest.faults import IndexDamaged, translate
+
+    assert isinstance(translate(RuntimeError(_ENOSPC), tmp_path), DiskFull)
+    assert isinstance(translate(OSError(30, "Read-only file system"), tmp_path), IndexNotWritable)
+    assert isinstance(translate(RuntimeError("lance error: Not found: /x/data/a.lance, /rustc/a.rs:1"),
+                                tmp_path), IndexDamaged)
+    assert translate(ValueError("dimension mismatch"), tmp_path) is None

@@ -19,7 +19,7 @@ from typing import Callable, Iterator, Sequence
 
 from localcrag.ingest.embed import Embedder, load_embedder
 from localcrag.errors import LocalcragError
-from localcrag.ingest.faults import DiskFull, disk_full
+from localcrag.ingest.faults import DiskFull, disk_full, translate
 from localcrag.ingest.lock import WriterLock
 from localcrag.ingest.maintain import compact, save_documents
 from localcrag.settings import Settings
@@ -85,7 +85,10 @@ class Library:
     @contextmanager
     def writing(self) -> Iterator[None]:
         """Hold the index's writer lock (re-entrant) for a block of writes."""
-        self.lock.acquire(self.wait_for_lock, self.on_lock_wait)
+        try:
+            self.lock.acquire(self.wait_for_lock, self.on_lock_wait)
+        except OSError as exc:  # the lock file cannot be created: a read-only or full folder
+            raise (translate(exc, self.store.path) or exc) from exc
         try:
             yield
         finally:

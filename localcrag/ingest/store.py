@@ -52,12 +52,10 @@ class LanceStore:
     """LanceDB on disk: vector search, native full-text search, and RRF hybrid."""
 
     def __init__(self, path: Path, name: str, dim: int) -> None:
-        import lancedb
-
         self.path = Path(path)  # created by the first write: reads work in a read-only home
         self.name = name
         self.dim = dim
-        self._db = lancedb.connect(str(self.path))
+        self._conn: Any = None  # connecting creates the folder: lazily
         self._table = None
         self._fts_dirty = False
         self._ram = RamVectors(dim)  # exact vector search without re-reading the column
@@ -65,12 +63,20 @@ class LanceStore:
     # --- table management --------------------------------------------------------------
 
     @property
+    def _db(self):
+        import lancedb
+
+        if self._conn is None:
+            self.path.mkdir(parents=True, exist_ok=True)
+            self._conn = lancedb.connect(str(self.path))
+        return self._conn
+
+    @property
     def table(self):
         if self._table is None:
             if self.exists():
                 self._table = self._db.open_table(self.name)
             else:
-                self.path.mkdir(parents=True, exist_ok=True)
                 self._table = self._db.create_table(self.name, schema=schema(self.dim), exist_ok=True)
         return self._table
 
@@ -79,7 +85,7 @@ class LanceStore:
 
     def other_tables(self) -> list[str]:
         """Tables built with another embedder or chunking: reported, never mixed."""
-        return [t for t in self._db.list_tables().tables if t != self.name]
+        return [t for t in self._db.list_tables().tables if t != self.name] if self.path.is_dir() else []
 
     def sources_in(self, table: str) -> list[str]:
         """Documents indexed in another table (another embedder or chunking): for re-indexing."""
