@@ -251,3 +251,30 @@ def test_storage_errors_are_translated_only_when_they_are_ours(tmp_path: Path) -
     assert isinstance(translate(RuntimeError("lance error: Not found: /x/data/a.lance, /rustc/a.rs:1"),
                                 tmp_path), IndexDamaged)
     assert translate(ValueError("dimension mismatch"), tmp_path) is None
+
+
+def test_a_broken_full_text_index_is_found_and_rebuilt(tmp_path: Path) -> None:
+    lib = _lib()
+    lib.ingest([_folder(tmp_path / "docs", 30)])
+    for f in (lib.store.path / f"{lib.store.name}.lance" / "_indices").rglob("*"):
+        if f.is_file():
+            f.write_bytes(b"damaged")
+    up = doctor.check(_lib().store)
+    assert not up.fts_ok and any(not ok and "full-text" in what for ok, what in up.lines)
+    fixed = doctor.repair(_lib())
+    assert fixed.fts_rebuilt and doctor.check(_lib().store).ok
+    assert _lib().store.search("calibrated", None, 3, "text")
+
+
+def test_removing_documents_updates_the_list_and_compacts(tmp_path: Path) -> None:
+    from localcrag.ingest.maintain import load_documents
+
+    folder = _folder(tmp_path / "docs", 12)
+    lib = _lib()
+    lib.ingest([folder])
+    before = len(lib.store.table.list_versions())
+    removed = lib.remove_under(folder / "note0003.txt") + lib.remove_under(folder / "note0004.txt")
+    assert [n for _, n in removed] == [1, 1]
+    assert len(load_documents(lib.store)) == 10 and doctor.check(lib.store).ok
+    _lib(index_keep_minutes=0).remove_under(folder / "note0005.txt")
+    assert len(lib.store.table.list_versions()) == 1 < before

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from localcrag.ingest.maintain import compact, dedupe, duplicates, load_documents, save_documents
+from localcrag.ingest.maintain import dedupe, duplicates, load_documents
 
 
 @dataclass
@@ -157,11 +157,9 @@ def repair(library: Any) -> Repair:
         report = library.ingest([s for s in wanted if Path(s).is_file()])  # lost or changed only
         out.reindexed = report.indexed
         out.unrecoverable += [p for p, _ in report.failed]
-        if store.count():
-            if out.fts_rebuilt:
-                _rebuild_fts(store)
-            compact(store, library.settings.index_keep_minutes)
-        save_documents(store)
+        if out.fts_rebuilt and store.count():
+            _rebuild_fts(store)
+        library._changed = True  # compacted, document list saved, as the lock is let go
     return out
 
 

@@ -81,17 +81,25 @@ class Library:
         self.lock = WriterLock(self.store.path)
         self.wait_for_lock = True  # False: IndexBusy at once when another process writes
         self.on_lock_wait: Callable[[str], None] | None = None  # "another ingest is running..."
+        self._changed = False  # the table changed inside the current writing() block
 
     @contextmanager
     def writing(self) -> Iterator[None]:
-        """Hold the index's writer lock (re-entrant) for a block of writes."""
+        """Hold the index's writer lock (re-entrant) for a block of writes; when the outermost
+        block changed the table, compact it and save the document list before letting go."""
         try:
             self.lock.acquire(self.wait_for_lock, self.on_lock_wait)
         except OSError as exc:  # the lock file cannot be created: a read-only or full folder
             raise (translate(exc, self.store.path) or exc) from exc
+        outer = self.lock.depth == 1
         try:
             yield
+            if outer and self._changed:
+                compact(self.store, self.settings.index_keep_minutes)
+                save_documents(self.store)
         finally:
+            if outer:
+                self._changed = False
             self.lock.release()
 
     # --- queries ------------------------------------------------------------------------
@@ -112,8 +120,7 @@ class Library:
         with self.writing():
             n = self.store.remove(source)
             self.store.remove_from_other_tables(source)
-            if n:
-                save_documents(self.store)
+            self._changed = self._changed or n > 0
         return n
 
     def remove_under(self, path: Path | str) -> list[tuple[str, int]]:
@@ -233,9 +240,7 @@ class Library:
             report.removed = self._prune(roots, known)
             for src in report.removed:
                 progress(src, "removed")
-        if report.indexed or report.removed:
-            compact(self.store, self.settings.index_keep_minutes)
-            save_documents(self.store)
+        self._changed = self._changed or bool(report.indexed or report.removed)
         report.chunks = self.store.count()
         return report
 

@@ -81,5 +81,6 @@ class WriterLock:
         self._mutex.release()
 
     @property
-    def held(self) -> bool:
-        return self._depth > 0
+    def depth(self) -> int:
+        """How many nested acquires the holder has made (0: not held by this object)."""
+        return self._depth
