@@ -278,3 +278,17 @@ def test_removing_documents_updates_the_list_and_compacts(tmp_path: Path) -> Non
     assert len(load_documents(lib.store)) == 10 and doctor.check(lib.store).ok
     _lib(index_keep_minutes=0).remove_under(folder / "note0005.txt")
     assert len(lib.store.table.list_versions()) == 1 < before
+
+
+def test_a_reader_opened_before_another_process_compacted_is_not_told_the_index_is_damaged(
+        tmp_path: Path) -> None:
+    folder = _folder(tmp_path / "docs", 40)
+    _lib(index_keep_minutes=0).ingest([folder])
+    reader = _lib()
+    assert reader.store.search("robot", None, 3, "text")  # the handle is open at this version
+    for i in range(40):  # every document changes, so compaction leaves no old file in use
+        (folder / f"note{i:04d}.txt").write_text(f"A gripper note {i}." if i == 1 else f"Changed note {i}.")
+    _lib(index_keep_minutes=0).ingest([folder])  # another writer compacts: old files are gone
+    assert len(reader.sources()) == 40
+    hits = reader.store.search("gripper", None, 3, "text")
+    assert hits and hits[0].chunk.source.endswith("note0001.txt")

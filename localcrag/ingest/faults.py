@@ -73,17 +73,23 @@ def translate(exc: BaseException, folder: Path) -> LocalcragError | None:
 
 
 def guarded(method: Callable) -> Callable:
-    """Wrap a store method so storage exceptions reach the caller as one of the errors above."""
+    """Wrap a store method so storage exceptions reach the caller as one of the errors above.
+    A read that finds files missing is retried once on the newest version first: a handle
+    opened before another process compacted the index may point at files it removed."""
 
     @functools.wraps(method)
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return method(self, *args, **kwargs)
-        except (OSError, RuntimeError, ValueError) as exc:
-            mapped = translate(exc, Path(self.path))
-            if mapped is None or mapped is exc:
-                raise
-            raise mapped from exc
+        for attempt in (0, 1):
+            try:
+                return method(self, *args, **kwargs)
+            except (OSError, RuntimeError, ValueError) as exc:
+                mapped = translate(exc, Path(self.path))
+                if mapped is None or mapped is exc:
+                    raise
+                if attempt == 0 and isinstance(mapped, IndexDamaged):
+                    self.reopen()
+                    continue
+                raise mapped from exc
 
     return call
 

@@ -80,6 +80,10 @@ class LanceStore:
                 self._table = self._db.create_table(self.name, schema=schema(self.dim), exist_ok=True)
         return self._table
 
+    def reopen(self) -> None:
+        """Forget the table handle: the next use opens the newest version."""
+        self._table = None
+
     def exists(self) -> bool:
         return self.path.is_dir() and self.name in self._db.list_tables().tables
 
