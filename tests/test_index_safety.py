@@ -259,6 +259,10 @@ def test_a_broken_full_text_index_is_found_and_rebuilt(tmp_path: Path) -> None:
     for f in (lib.store.path / f"{lib.store.name}.lance" / "_indices").rglob("*"):
         if f.is_file():
             f.write_bytes(b"damaged")
+    from localcrag.errors import FullTextFailed
+
+    with pytest.raises(FullTextFailed, match="localcrag doctor --repair"):
+        _lib().store.search("calibrated", None, 3, "text")
     up = doctor.check(_lib().store)
     assert not up.fts_ok and any(not ok and "full-text" in what for ok, what in up.lines)
     fixed = doctor.repair(_lib())

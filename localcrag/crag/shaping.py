@@ -34,7 +34,8 @@ _EMPTY_END = re.compile(r"(?<=[.!?\]])\s*(?:The answer is|The answer)[.:]?\s*$",
 _FILLER = STOPWORDS | frozenset("answer answers question questions source sources document "
                                 "documents based according".split())
 QUOTE_CHARS = 320
-_ANY_LABEL = re.compile(r"\s*\((?:" + label_pattern(r"[^()\n]{1,140}\.[A-Za-z0-9]{1,5}") + r")\)")  # mid-answer
+# "(x.pdf, p. 30)" invented mid-answer: a file name with an extension, as the prompt labels it
+_ANY_LABEL = re.compile(r"\s*\((?:" + label_pattern(r"[^()\n]{1,140}\.[A-Za-z0-9]{1,5}") + r")\)")
 _ECHO_START = re.compile(r"^\s*(?:Question|Sources?|Answer the question)\s*:", re.IGNORECASE)
 _RULE_WORDS = frozenset(w for w in words(SYSTEM + " " + _ASK) if w not in _FILLER)
 

@@ -10,6 +10,7 @@ moment leaves the previous version of the table readable and complete.
 from __future__ import annotations
 
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 import time
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from localcrag.errors import FullTextFailed
 from localcrag.ingest.faults import guard_methods
 from localcrag.ingest.rows import SourceInfo, arrow_rows, quote as _quote, row_to_chunk as _row_to_chunk
 from localcrag.ingest.rows import schema, table_name  # noqa: F401 - table_name, SourceInfo: re-exported
@@ -215,13 +217,16 @@ class LanceStore:
         return [{**rows[o], "_distance": 1.0 - sim} for o, sim in top]
 
     def _fts(self, query: str, n: int, columns: list[str]) -> list[dict]:
-        try:
+        try:  # (a query of only stop words or symbols gives no hits; it does not raise)
             return self.table.search(query, query_type="fts").select(columns).limit(n).to_list()
-        except Exception:  # a query of only stop words or symbols: no text hits, not an error
-            return []
+        except Exception as exc:  # a broken index is an error or a visible fallback, never "no hits"
+            first = re.sub(r"lance error: |,?\s*/\S*\.(cargo|rs)\S*", "", str(exc).strip().split("\n")[0])
+            raise FullTextFailed(f"full-text search failed ({first[:160]})", "search with --mode vector; "
+                                 "to rebuild it, run `localcrag doctor --repair`") from exc
 
     def search(self, query: str, vector: np.ndarray | None, k: int, mode: str = "hybrid") -> list[Hit]:
         """Top-k chunks. Hybrid fuses vector and full-text ranks with RRF (k=RRF_K)."""
+        self.fallback: str | None = None  # set when hybrid search ran on vectors alone, and why
         if not self.exists() or k <= 0:
             return []
         try:
@@ -235,8 +240,8 @@ class LanceStore:
             return [Hit(_row_to_chunk(r), 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows)]
         try:
             self.ensure_fts()  # before any snapshot: it may compact the table, which moves offsets
-        except Exception:  # noqa: BLE001 - a missing index then fails in _fts, which says so
-            pass
+        except Exception:  # noqa: BLE001 - rows not yet indexed are still searched (flat); a
+            pass  # missing or broken index fails in _fts, which says so
         if mode == "text":
             rows = self._fts(query, k, _COLUMNS)
             return [Hit(_row_to_chunk(r), float(r["_score"]), i) for i, r in enumerate(rows)]
@@ -251,7 +256,10 @@ class LanceStore:
         ranked: list[list[str]] = []
         if vector is not None:
             ranked.append([snap.ids[o] for o, _ in self._ram.top(snap, vector, pool, single_thread=True)])
-        ranked.append([r["chunk_id"] for r in text_half.result()])
+        try:
+            ranked.append([r["chunk_id"] for r in text_half.result()])
+        except FullTextFailed as exc:
+            self.fallback = f"vector only: {exc.message}"
         fused: dict[str, float] = {}
         for ids in ranked:
             for rank, cid in enumerate(ids):
