@@ -169,6 +169,7 @@ class Library:
             docs.append((p.source, p.doc_hash, p.pages, p.chunks, vectors[at:at + len(p.chunks)]))
             at += len(p.chunks)
         self.store.replace_files(docs)
+        self._changed = True
         for p in pending:
             n = len(p.chunks)
             report.indexed.append(p.source)
