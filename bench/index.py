@@ -10,7 +10,6 @@ started at the same moment, again and again, and the index is checked for duplic
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import tempfile
@@ -59,20 +58,15 @@ def _race(folder: Path, runs: int) -> list[int]:
 
     found = []
     for _ in range(runs):
-        with tempfile.TemporaryDirectory(prefix="lcbench-race-") as home:
-            env = {**os.environ, "LOCALCRAG_HOME": home}
+        with temp_home("lcbench-race-"):  # the two processes inherit this LOCALCRAG_HOME
             procs = [subprocess.Popen([sys.executable, "-m", "localcrag", "ingest", str(folder), "--json"],
-                                      cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                      cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
                      for _ in range(2)]
             for p in procs:
                 _, err = p.communicate(timeout=600)
                 if p.returncode:
                     raise RuntimeError(f"racing ingest failed: {err.decode()[-300:]}")
-            os.environ["LOCALCRAG_HOME"], old = home, os.environ.get("LOCALCRAG_HOME")
-            try:
-                n_extra, docs = duplicates(Library(Settings.load()).store)
-            finally:
-                os.environ.pop("LOCALCRAG_HOME") if old is None else os.environ.update(LOCALCRAG_HOME=old)
+            n_extra, docs = duplicates(Library(Settings.load()).store)
             found.append(n_extra + len(docs))
     return found
 
