@@ -163,6 +163,12 @@ class Settings(BaseModel):
     )
     web_results: int = Field(4, ge=1, le=10, description="Web results kept per search.")
     web_region: str = Field("wt-wt", description="DuckDuckGo region code.")
+    index_keep_minutes: float = Field(
+        60.0, ge=0.0, le=7 * 24 * 60,
+        description=("Minutes of old index versions kept after an ingest compacts the index: "
+                     "what `localcrag doctor --repair` can go back to after a crash or a lost "
+                     "file (0 keeps only the newest version)."),
+    )
 
     @model_validator(mode="after")
     def _thresholds_ordered(self) -> "Settings":
