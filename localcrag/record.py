@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from localcrag import events as ev
+from localcrag.textutil.labels import style_label
 from localcrag.types import Action, Answer, Decision, Evidence, Grade, Hit, Strip, WebResult
 
 
@@ -33,6 +34,8 @@ class RunRecord:
     web_error: str | None = None
     web_skipped: str | None = None
     trimmed: tuple[Evidence, ...] = ()  # dropped to fit the context window
+    style: ev.StyleChosen | None = None  # how the answer is written, and why (the last word)
+    dropped: list[tuple[str, str]] = field(default_factory=list)  # generated sentences not shown
     tokens: list[str] = field(default_factory=list)  # the streamed answer, piece by piece
     evidence: tuple[Evidence, ...] = ()  # what the generator saw, numbered as cited
     timings: dict[str, float] = field(default_factory=dict)
@@ -69,6 +72,10 @@ class RunRecord:
                 self.web_skipped = reason
             case ev.EvidenceTrimmed(dropped=dropped):
                 self.trimmed = dropped
+            case ev.StyleChosen():
+                self.style = event
+            case ev.SentenceDropped(sentence=sentence, reason=reason):
+                self.dropped.append((sentence, reason))
             case ev.Token(text=text):
                 self.tokens.append(text)
             case ev.AnswerDone(answer=answer, evidence=evidence, timings_ms=timings):
@@ -98,6 +105,18 @@ class RunRecord:
     def text(self) -> str:
         """The final answer; what was streamed while the run has not finished."""
         return self.answer.text if self.answer else self.streamed
+
+    @property
+    def style_label(self) -> str:
+        """"Quoted from your documents" / "Written by <model>, checked against ..." ("" for
+        a refusal or before the style is known)."""
+        style = self.answer.style if self.answer else (self.style.style if self.style else "")
+        if not style or (self.answer is not None and self.answer.refused):
+            return ""
+        cited = {c.n for c in self.answer.citations} if self.answer else set()
+        web = any(e.kind == "web" for e in self.evidence if e.n in cited) or (
+            self.answer is None and bool(self.web_results))
+        return style_label(style, self.style.model if self.style else "", web=web)
 
     @property
     def graded(self) -> list[Grade]:

@@ -130,6 +130,14 @@ class Settings(BaseModel):
     max_answer_tokens: int = Field(
         256, ge=16, le=4096, description="Longest answer the generator may write."
     )
+    answer_style: Literal["auto", "extractive", "generative"] = Field(
+        "auto",
+        description=("How answers are written: 'extractive' quotes the evidence sentences that "
+                     "answer (cited, answer in bold); 'generative' lets the generator write, and "
+                     "shows only sentences the evidence supports; 'auto' = extractive for models "
+                     "under ~1B parameters (the bundled one), generative for larger ones. "
+                     "Env LOCALCRAG_ANSWER_STYLE overrides it."),
+    )
     temperature: float = Field(
         0.0, ge=0.0, le=2.0, description="Sampling temperature; 0 is deterministic."
     )
@@ -155,6 +163,12 @@ class Settings(BaseModel):
     )
     web_results: int = Field(4, ge=1, le=10, description="Web results kept per search.")
     web_region: str = Field("wt-wt", description="DuckDuckGo region code.")
+    index_keep_minutes: float = Field(
+        60.0, ge=0.0, le=7 * 24 * 60,
+        description=("Minutes of old index versions kept after an ingest compacts the index: "
+                     "what `localcrag doctor --repair` can go back to after a crash or a lost "
+                     "file (0 keeps only the newest version)."),
+    )
 
     @model_validator(mode="after")
     def _thresholds_ordered(self) -> "Settings":
@@ -169,15 +183,22 @@ class Settings(BaseModel):
     def load(cls, path: Path | None = None) -> "Settings":
         """Read the TOML file (missing file: defaults). A bad file is a one-line error."""
         path = path or config_path()
-        if not path.exists():
-            return cls()
-        try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
-            _check_names(raw)
-            return cls(**raw)
-        except (tomllib.TOMLDecodeError, ValidationError, UnicodeDecodeError, ValueError) as exc:
-            raise LocalcragError(f"{path}: invalid settings: {_one_line(exc)}",
-                                 "fix or delete the file to return to defaults") from exc
+        settings = cls()
+        if path.exists():
+            try:
+                raw = tomllib.loads(path.read_text(encoding="utf-8"))
+                _check_names(raw)
+                settings = cls(**raw)
+            except (tomllib.TOMLDecodeError, ValidationError, UnicodeDecodeError, ValueError) as exc:
+                raise LocalcragError(f"{path}: invalid settings: {_one_line(exc)}",
+                                     "fix or delete the file to return to defaults") from exc
+        if style := os.environ.get("LOCALCRAG_ANSWER_STYLE"):
+            try:
+                settings.answer_style = style.strip().lower()
+            except ValidationError:
+                raise LocalcragError(f"LOCALCRAG_ANSWER_STYLE={style!r} is not a style",
+                                     "use auto, extractive or generative, or unset it") from None
+        return settings
 
     def save(self, path: Path | None = None, keys: Iterable[str] | None = None) -> Path:
         """Write ``keys`` (default: every setting) into the file, keeping every other line's

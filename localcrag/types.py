@@ -123,3 +123,5 @@ class Answer:
     citations: tuple[Citation, ...]
     action: Action | None
     refused: bool = False
+    style: str = "generative"  # "extractive" (quoted from the evidence) | "generative" (written, checked)
+    dropped_sentences: int = 0  # generated sentences the grounding check removed

@@ -84,3 +84,19 @@ def test_a_sentence_that_only_restates_the_question_loses() -> None:
     e = ev(1, "What is a cobot? A cobot is a robot designed to work safely beside people.")
     out = extractive_answer("What is a cobot?", [e])
     assert out.sentences == ("A cobot is a robot designed to work safely beside people.",)
+
+
+def test_a_label_number_is_not_an_answer_and_the_distinguishing_term_counts() -> None:
+    a = ev(1, "Table 2: The model gets better scores than earlier models on German and French.")
+    b = ev(2, "On German the big model gets a score of 28.4 points.")
+    c = ev(3, "On French the big model gets a score of 41.0 points.")
+    out = extractive_answer("What score does the big model get on French?", [a, b, c])
+    assert out.sentences[0] == "On French the big model gets a score of 41.0 points."
+    assert out.span == "41.0 points"
+
+
+def test_the_same_sentence_is_not_quoted_twice() -> None:
+    a = ev(1, "API DocsEverything you need to call the API is in the reference.")
+    b = ev(2, "Everything you need to call the API is in the reference.")
+    out = extractive_answer("Where is everything you need to call the API?", [a, b])
+    assert len(out.sentences) == 1

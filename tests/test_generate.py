@@ -7,7 +7,7 @@ import pytest
 from localcrag.errors import LocalcragError
 from localcrag.crag.citations import Attributor, CitationFilter, clean_citations
 from localcrag.crag.generate import REFUSAL, build_messages, fit_evidence
-from localcrag.crag.shaping import AnswerShaper
+from localcrag.crag.shaping import SentenceGate
 from localcrag.types import Evidence
 
 HISTORY = (
@@ -195,11 +195,15 @@ def test_fit_evidence_question_too_long_names_n_ctx():
 
 
 def _answer(llm, question: str, evidence: list[Evidence], max_tokens: int = 48) -> str:
-    """What the pipeline does with the model's pieces: prompt, stream, shape."""
-    shaper = AnswerShaper(evidence)
+    """What the pipeline does with the model's pieces: prompt, stream, check each sentence."""
+    shaper = SentenceGate(evidence, question)
     for piece in llm.stream(llm.chat_prompt(build_messages(question, evidence)), max_tokens):
         shaper.feed(piece)
     shaper.finish()
+    if not shaper.kept:  # nothing the model wrote is supported: the pipeline quotes instead
+        from localcrag.crag.extract import extractive_answer
+
+        return extractive_answer(question, evidence).text
     return shaper.text
 
 

@@ -74,7 +74,7 @@ def _ask(library: Library, monkeypatch: pytest.MonkeyPatch, capsys, as_json: boo
 
     monkeypatch.setattr(pipeline_module, "Pipeline", lambda settings: _pipe(library))
     args = argparse.Namespace(question="Which robots work next to people?", mode="crag",
-                              offline=True, web=False, k=None, json=as_json)
+                              offline=True, web=False, k=None, json=as_json, style=None)
     assert ask.cmd_ask(args) == 0
     out = capsys.readouterr()
     return out.out
@@ -144,7 +144,7 @@ def test_ask_without_a_terminal_never_looks_up_the_search_host(library: Library,
     pipe = Pipeline(Settings(), library=library, grader=FakeGrader(fixed={}), generator=FakeGenerator())
     monkeypatch.setattr(pipeline_module, "Pipeline", lambda settings: pipe)
     args = argparse.Namespace(question="Who painted the sunflowers?", mode="crag", offline=False,
-                              web=False, k=None, json=True)
+                              web=False, k=None, json=True, style=None)
     assert ask.cmd_ask(args) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["action"] == "incorrect" and data["refused"] and data["web"]["attempted"] is False

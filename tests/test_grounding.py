@@ -100,3 +100,10 @@ def test_split_answer_keeps_decimals_initials_and_trailing_citations() -> None:
 
 def test_dehyphenate_joins_words_broken_over_lines() -> None:
     assert dehyphenate("the Trans-\nformer uses self-attention") == "the Transformer uses self-attention"
+
+
+def test_a_heading_glued_to_its_paragraph_is_not_quoted_twice() -> None:
+    from localcrag.crag.grounding import evidence_sentences
+
+    assert evidence_sentences("Explainable AI (XAI) Explainable AI (XAI) aims to make AI clear.") == [
+        "Explainable AI (XAI) aims to make AI clear."]

@@ -34,7 +34,8 @@ ANSWER = ("Artificial intelligence is the simulation of human intelligence by ma
 
 
 def answer_events(question: str, *, action: Action = Action.CORRECT, answer: str = ANSWER,
-                  rewritten: str | None = None, web: str | None = None) -> list[ev.Event]:
+                  rewritten: str | None = None, web: str | None = None,
+                  style: str = "generative", dropped: int = 0) -> list[ev.Event]:
     """A complete, deterministic run: retrieval, grading, decision, refinement, web, tokens."""
     hits = tuple(Hit(c, s, i) for i, (c, s) in enumerate(zip(CHUNKS, (0.033, 0.031, 0.016))))
     scores = (0.82, 0.55, 0.12)
@@ -60,12 +61,14 @@ def answer_events(question: str, *, action: Action = Action.CORRECT, answer: str
                 ev.StageFinished("web", 900.0)]
     else:
         out.append(ev.WebSkipped("not needed"))
+    out.append(ev.StyleChosen(style, f"answer_style = {style}", "SmolLM2-135M-Instruct"))
     out.append(ev.StageStarted("generate"))
     words = answer.split(" ")
     out += [ev.Token(w + (" " if i < len(words) - 1 else "")) for i, w in enumerate(words)]
     out.append(ev.StageFinished("generate", 2100.0))
     cites = tuple(Citation(e.n, e.source, e.page, None) for e in evidence)
-    out.append(ev.AnswerDone(Answer(question, answer, cites, action), evidence,
+    out.append(ev.AnswerDone(Answer(question, answer, cites, action, style=style,
+                                    dropped_sentences=dropped), evidence,
                              {"retrieve": 12.0, "grade": 340.0, "refine": 80.0, "generate": 2100.0,
                               "first_token": 900.0, "generate_end": 2535.0, "total": 2540.0}))
     return out

@@ -23,6 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     net.add_argument("--web", action="store_true",
                      help="allow the web fallback without asking (web_search=always)")
     s.add_argument("-k", type=positive_int, default=None, help="chunks to retrieve")
+    s.add_argument("--style", choices=["auto", "extractive", "generative"], default=None,
+                   help="extractive quotes the evidence; generative lets the model write, each "
+                        "sentence checked (default: the answer_style setting)")
     s.add_argument("--json", action="store_true", help="print one JSON object at the end")
     s.add_argument("--after", action="append", default=[], metavar="EARLIER_QUESTION",
                    help="an earlier question of the conversation (repeat for several, oldest "
@@ -57,7 +60,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     history = [(q, "") for q in getattr(args, "after", None) or []]
     rewrite = not getattr(args, "no_rewrite", False)
     for event in pipe.run(args.question, mode=args.mode, confirm_web=_confirm if can_ask else None,
-                          k=args.k, history=history, rewrite=rewrite):
+                          k=args.k, history=history, rewrite=rewrite, style=getattr(args, "style", None)):
         record.add(event)
         if isinstance(event, ev.QuestionRewritten) and not args.json:
             print(f"[understood as: {event.rewritten} (--no-rewrite asks it as typed)]", file=sys.stderr)
@@ -74,8 +77,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     answer = record.answer.text if record.answer else ""
     if not stream:
         print(answer)
-    elif answer.strip() != record.streamed.strip():  # cleaned or replaced after streaming
-        print(f"\n\nFinal answer: {answer}")
+    elif answer.strip() != record.streamed.strip():  # the model's draft gave way to a quote
+        print(f"\n\n({record.style_label}) {answer}")
     print()
     print(summary(record))
     return 0
@@ -102,6 +105,8 @@ def to_json(r: RunRecord) -> dict:
                 "results": [{"title": x.title, "url": x.url} for x in r.web_results or ()],
                 "error": r.web_error},
         "answer": answer.text if answer else "", "refused": bool(answer and answer.refused),
+        "answer_style": answer.style if answer and not answer.refused else None,
+        "dropped_sentences": answer.dropped_sentences if answer else 0,
         "citations": [{"n": c.n, "source": c.source, "page": c.page, "url": c.url}
                       for c in (answer.citations if answer else ())],
         "evidence": [{"n": e.n, "kind": e.kind, "source": e.source, "page": e.page, "url": e.url,
@@ -124,6 +129,10 @@ def grade_errors(r: RunRecord) -> list[str]:
 def summary(r: RunRecord) -> str:
     """The lines printed after the answer: grading failures, decision, web failure, sources."""
     lines = [f"Grading failed for {e}" for e in grade_errors(r)]
+    if r.style_label:
+        dropped = r.answer.dropped_sentences if r.answer else 0
+        lines.append(f"Answer: {r.style_label}" + (f" ({dropped} unsupported sentence(s) not shown)"
+                                                   if dropped else ""))
     if r.decision:
         lines.append(f"Decision: {r.decision.action.value.upper()} ({r.decision.reason})")
     if r.web_error:

@@ -35,6 +35,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from localcrag.ingest.library import Library
 
     lib = Library(_settings(args))
+    lib.wait_for_lock = not getattr(args, "no_wait", False)
+    lib.on_lock_wait = lambda msg: print(f"localcrag: {msg}", file=sys.stderr)
     callback, close = _ingest_progress(args.json)
     try:
         report = lib.ingest(args.paths, prune=args.prune, on_progress=callback)
@@ -215,6 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("ingest", help="index files or folders (PDF, txt, md, html, epub)")
     s.add_argument("paths", nargs="+", type=Path)
     s.add_argument("--prune", action="store_true", help="drop indexed files that vanished from these folders")
+    s.add_argument("--no-wait", action="store_true", help="fail at once when another ingest is running")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(func=cmd_ingest)
 
@@ -250,9 +253,10 @@ def build_parser() -> argparse.ArgumentParser:
 def _extra_commands() -> list[Callable]:
     """Commands defined in their own modules (ask, eval) register themselves here."""
     from localcrag.cli.ask import register as ask
+    from localcrag.cli.doctor import register as doctor
     from localcrag.cli.eval import register as evaluate
 
-    return [ask, evaluate]
+    return [ask, evaluate, doctor]
 
 
 def main(argv: list[str] | None = None) -> int:

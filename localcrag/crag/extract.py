@@ -21,6 +21,7 @@ emphasised in **bold**, so the user sees what answers the question at a glance.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -37,8 +38,10 @@ NOT_STATED = "The documents do not state it."
 
 _SHAPES = [
     ("number", re.compile(r"\bhow (?:many|much|long|old|far|big|large|tall|fast|often|high|deep)\b"
-                          r"|\bwhat (?:percentage|percent|number|amount|temperature|size|age|"
-                          r"speed|rate|proportion|fraction|share)\b", re.I)),
+                          r"|\b(?:what|which) (?:\w+ )?(?:percentage|percent|number|amount|"
+                          r"temperature|size|age|speed|rate|proportion|fraction|share|score|cost|"
+                          r"price|value|length|height|width|weight|distance|duration|population|"
+                          r"total|count)\b", re.I)),
     ("date", re.compile(r"\bwhen\b|\b(?:what|which) (?:year|date|century|decade|day|month)\b", re.I)),
     ("name", re.compile(r"\bwho(?:m|se)?\b|\b(?:what|which) (?:person|people)\b", re.I)),
     ("place", re.compile(r"\bwhere\b|\b(?:what|which) (?:city|country|place|region|location|"
@@ -95,15 +98,27 @@ def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[
             continue
         if shape == "name" and m.start() == 0 and " " not in text:
             continue  # a capitalised first word is grammar, not a name
+        if shape == "number" and re.search(r"\b[A-Z][a-z]*\.? $", sentence[:m.start(group)]):
+            continue  # "Table 2", "Section 3": a label, not a quantity
         words = _stems(text)
         if text and not (words and words <= asked) and text.lower() not in question.lower():
             out.append((m.start(group), m.start(group) + len(m.group(group).rstrip())))
     return out
 
 
-def _score(question: str, sentence: str, relevance: float, shape: str | None) -> float:
+def _weights(question: str, sentences: Sequence[str]) -> dict[str, float]:
+    """IDF of each question term over the candidate sentences: the term that tells them
+    apart ("French" among sentences that all say "Transformer") counts most."""
+    said = [_stems(s) for s in sentences]
+    return {t: math.log(1 + len(said) / (1 + sum(t in s for s in said))) for t in _stems(question)}
+
+
+def _score(question: str, sentence: str, relevance: float, shape: str | None,
+           weights: dict[str, float] | None = None) -> float:
     asked, said = _stems(question), _stems(sentence)
-    overlap = len(asked & said) / len(asked) if asked else 0.0
+    w = weights or dict.fromkeys(asked, 1.0)
+    total = sum(w.get(t, 1.0) for t in asked)
+    overlap = sum(w.get(t, 1.0) for t in asked & said) / total if total else 0.0
     has_span = bool(answer_spans(sentence, question, shape))
     score = (0.45 * relevance + 0.35 * overlap + 0.20 * has_span if shape
              else 0.55 * relevance + 0.45 * overlap)
@@ -150,7 +165,8 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
                 cands.append((e.n, i, s))
     if not cands:
         return Extract(NOT_STATED, (), (), found=False)
-    lexical = [_score(question, s, 0.0, shape) for _, _, s in cands]
+    weights = _weights(question, [s for _, _, s in cands])
+    lexical = [_score(question, s, 0.0, shape, weights) for _, _, s in cands]
     top = sorted(range(len(cands)), key=lambda i: -lexical[i])[:CANDIDATES]
     relevance = dict.fromkeys(range(len(cands)), 0.0)
     if score_texts is not None:
@@ -158,13 +174,14 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
     else:
         asked = _stems(question)
         relevance.update({i: len(asked & _stems(cands[i][2])) / max(1, len(asked)) for i in top})
-    scores = {i: _score(question, cands[i][2], float(relevance[i]), shape) for i in top}
+    scores = {i: _score(question, cands[i][2], float(relevance[i]), shape, weights) for i in top}
     ranked = sorted(top, key=lambda i: (-scores[i], cands[i][0], cands[i][1]))
     best = ranked[0]
     asked = _stems(question)
     if not asked & _stems(cands[best][2]) and relevance[best] < 0.5:
         return Extract(NOT_STATED, (), (), found=False)
     chosen = [best]
+    chosen_keys = [" ".join(cands[best][2].lower().split())]
     answered = bool(answer_spans(cands[best][2], question, shape))
     words = len(cands[best][2].split())
     for i in ranked[1:]:
@@ -173,7 +190,11 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
         n_words = len(cands[i][2].split())
         if answered and not answer_spans(cands[i][2], question, shape):
             continue  # the best sentence holds the answer: add only others that hold one too
+        key = " ".join(cands[i][2].lower().split())
+        if any(key in k or k in key for k in chosen_keys):
+            continue  # the same sentence again, glued to a heading in another chunk
         if words + n_words <= MAX_WORDS and asked & _stems(cands[i][2]):
+            chosen_keys.append(key)
             chosen.append(i)
             words += n_words
     parts, span = [], None

@@ -1,8 +1,8 @@
 """The generation stage of CRAG: a grounded, cited answer from numbered evidence.
 
 Prompt wording was measured on SmolLM2-135M (see build_messages); the evidence is fitted
-to the context window (``fit_evidence``). What the model writes is cleaned while it
-streams by ``crag.shaping.AnswerShaper`` (invented citations dropped, sentences grounded).
+to the context window (``fit_evidence``). What the model writes is shown only sentence by
+sentence, each checked against the evidence (``crag.shaping.SentenceGate``).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from localcrag.textutil import (STOPWORDS, base_form, dehyphenate, label_pattern
 from localcrag.types import Evidence
 
 __all__ = ["Grounded", "check_sentence", "clean_prose", "dehyphenate", "evidence_sentences",
-           "ground", "split_answer"]
+           "ground", "sentence_key", "split_answer"]
 
 _CITE = re.compile(r"\s*\[(\d+)\]")
 # "(q54-negative-6.txt)", "(report.pdf, p. 5)", "(https://...)", "[q002-positive-6]",
@@ -50,6 +50,9 @@ _NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven t
 # "one" is left out: far more often a pronoun ("the best one") than a count
 _WORD_NUMBER = re.compile(r"\b(" + "|".join(_NUMBER_WORDS[2:]) + r")\b", re.IGNORECASE)
 _CAP = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|the|de|von|van|and|&)?\s*[A-Z][\w'’-]*)*")
+# a short line without closing punctuation before a capitalised line: a heading, not a wrap
+_HEADING_LINE = re.compile(r"(^|\n)([^\n.!?:;,]{1,60}(?<![,\-–]))[ \t]*\n(?=[ \t]*[A-Z])")
+_DOUBLED_HEAD = re.compile(r"^(\S.{3,60}?) \1(?= )")
 _INITIALS_END = re.compile(r"(?:^|\s)(?:[A-Z]\.){2,}$")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _LIST_MARK = re.compile(r"\s[-–•*]\s|;\s")
@@ -93,9 +96,20 @@ def _norm(text: str) -> str:
     return " ".join(text.replace("’", "'").lower().split())
 
 
+def sentence_key(sentence: str) -> str:
+    """A sentence without citations, case or spacing: to tell a repeat."""
+    return _norm(_CITE.sub("", sentence))
+
+
 def _content(text: str) -> list[str]:
     """Stems of the content words ("robots" ~ "robotic")."""
     return stems(text)
+
+
+def _known(word: str, known: set[str]) -> bool:
+    """``word`` or a stem it begins, or that begins it ("safe" ~ "safely")."""
+    return word in known or any(len(w) >= 4 and len(word) >= 4 and (w.startswith(word) or
+                                word.startswith(w)) for w in known)
 
 
 def _numbers(text: str) -> set[str]:
@@ -121,12 +135,20 @@ def _names(sentence: str) -> list[str]:
     return out
 
 
+def _heading_break(m: re.Match) -> str:
+    """A heading line keeps a paragraph of its own; a line ending "... built by" is a wrap."""
+    last = m.group(2).split()[-1].lower() if m.group(2).split() else ""
+    return m.group(0) if last in STOPWORDS else f"{m.group(1)}{m.group(2)}\n\n"
+
+
 def evidence_sentences(text: str) -> list[str]:
     """The sentences of one evidence text (refinement's "…" gaps break too), de-hyphenated."""
     out = []
-    for part in dehyphenate(text).split("…"):
+    text = _HEADING_LINE.sub(_heading_break, dehyphenate(text))
+    for part in text.split("…"):
         for a, b in split_sentences(part):
             s = " ".join(part[a:b].split())
+            s = _DOUBLED_HEAD.sub(r"\1", s)  # "Explainable AI Explainable AI aims ...": a glued heading
             if out and _INITIALS_END.search(out[-1]):
                 out[-1] += " " + s  # "the U.S." does not end a sentence before "Open"
             elif s:
@@ -184,7 +206,7 @@ def check_sentence(sentence: str, evidence: Sequence[Evidence], question: str = 
     for quoted in _QUOTED.findall(body):
         if _norm(quoted) not in corpus:
             return f"quoted term not in the sources: {quoted}"
-    best = max((sum(w in set(_content(s)) for w in words) for s in sentences), default=0)
+    best = max((sum(_known(w, set(_content(s))) for w in words) for s in sentences), default=0)
     if best * 2 <= len(words):
         return f"most of its words are in no one source sentence ({best} of {len(words)})"
     return None
@@ -195,7 +217,7 @@ def ground(text: str, evidence: Sequence[Evidence], question: str = "") -> Groun
     out = Grounded("")
     seen: set[str] = set()
     for sentence in split_answer(clean_prose(text)):
-        key = _norm(_CITE.sub("", sentence))
+        key = sentence_key(sentence)
         reason = "repeats an earlier sentence" if key in seen else check_sentence(sentence, evidence, question)
         seen.add(key)
         if reason is None:

@@ -22,7 +22,17 @@ def decompose(chunk: Chunk, sentences_per_strip: int) -> list[str]:
     if not sents:
         return [chunk.text.strip()] if chunk.text.strip() else []
     step = max(1, sentences_per_strip)
-    return [" ".join(sents[i:i + step]) for i in range(0, len(sents), step)]
+    return [join_sentences(sents[i:i + step]) for i in range(0, len(sents), step)]
+
+
+def join_sentences(parts: Sequence[str]) -> str:
+    """Join with a space, but keep a heading or list line (no closing punctuation) on a
+    paragraph of its own, so a quote never reads "Robots Collaborative robots ..."."""
+    out = ""
+    for p in parts:
+        sep = " " if not out or out.rstrip()[-1:] in ".!?:;\"”’)…" else "\n\n"
+        out = f"{out}{sep}{p}" if out else p
+    return out
 
 
 def refine(question: str, grades: Sequence[Grade], *, lower: float, threshold: float,
@@ -68,7 +78,7 @@ def recompose(strips: Sequence[Strip], start: int = 1) -> list[Evidence]:
             parts.append(s.text)
             prev = s.order
         c = group[0].chunk
-        out.append(Evidence(n=start + len(out), text=" ".join(parts), source=c.source,
+        out.append(Evidence(n=start + len(out), text=join_sentences(parts), source=c.source,
                             page=c.page_start, score=max(s.score for s in group), chunk_id=c.chunk_id))
     return out
 

@@ -35,3 +35,11 @@ def label_pattern(name: str = r"[^()\n]{1,140}") -> str:
     as the pattern for the file name and any page number."""
     sample = source_label("/NAMEX", 12345)
     return re.escape(sample).replace("NAMEX", name).replace("12345", r"\d+")
+
+
+def style_label(style: str, model: str, web: bool = False) -> str:
+    """What the answer is, in the user's words (shown above it in the app and by `ask`)."""
+    if style == "extractive":
+        return "Quoted from your documents" if not web else "Quoted from the sources"
+    where = "the sources" if web else "your documents"
+    return f"Written by {model or 'the model'}, checked against {where}"

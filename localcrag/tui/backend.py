@@ -146,6 +146,7 @@ class Backend:
     def pipeline(self) -> Any:
         with self._lock:
             if self._pipeline is None:
+                self.library()  # opened first, as before: a library error is the first one
                 self._pipeline = self.pipeline_factory(self.settings, ActiveLibrary(self))
             return self._pipeline
 

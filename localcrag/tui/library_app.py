@@ -221,6 +221,7 @@ class LibraryApp(App[int]):
         report, error, cancelled = None, None, False
         try:
             lib = self.backend.demo_library() if demo else self.backend.library()
+            lib.on_lock_wait = lambda msg: self.notify(f"Indexing waits: {msg}.", severity="warning")
             # a re-index replaces each file's chunks in one commit (never remove-then-add:
             # stopping in between would lose the document)
             report = lib.ingest(paths, on_progress=progress, force=True) if replace else \

@@ -190,8 +190,8 @@ class ChatScreen(TranscriptScreen):
         self.query_one(TracePanel).add(event)
         if isinstance(event, ev.Token):
             await run.view.write(event.text)
-        elif isinstance(event, ev.StageStarted):
-            run.view.set_status(STAGE_TEXT.get(event.stage, f"{event.stage}…"))
+        elif isinstance(event, (ev.StageStarted, ev.StyleChosen)):
+            run.view.on_stage(event, STAGE_TEXT)
         elif isinstance(event, ev.QuestionRewritten):
             run.rewritten = run.view.rewritten = event.rewritten
             run.view.undo_hint = True
@@ -213,7 +213,8 @@ class ChatScreen(TranscriptScreen):
         run.finished = True
         cancelled = run.cancel.is_set()
         await run.view.finish(done.answer.text, done.evidence, [c.n for c in done.answer.citations],
-                              done.answer.action, refused=done.answer.refused, cancelled=cancelled)
+                              done.answer.action, refused=done.answer.refused, cancelled=cancelled,
+                              style=done.answer.style, dropped=done.answer.dropped_sentences)
         if cancelled:
             self.query_one(TracePanel).set_note("Cancelled: the partial answer is kept.")
         turn = Turn.from_answer(done.answer, done.evidence, rewritten=run.rewritten, cancelled=cancelled)

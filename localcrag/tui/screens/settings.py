@@ -29,7 +29,8 @@ SECTIONS: dict[str, list[str]] = {
                             "strip_sentences"],
     "Retrieval": ["top_k", "retrieval_mode"],
     "Web search and privacy": ["web_search", "offline", "web_timeout", "web_results", "web_region"],
-    "Generation": ["max_answer_tokens", "temperature", "n_ctx", "evidence_tokens", "threads"],
+    "Generation": ["answer_style", "max_answer_tokens", "temperature", "n_ctx", "evidence_tokens",
+                   "threads"],
     "Indexing (changing these re-indexes into a new table)": ["chunk_tokens", "chunk_overlap"],
 }
 MODEL_KIND = {"generator": "gguf", "scorer": "gguf", "grader_llm": "gguf",

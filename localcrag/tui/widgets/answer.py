@@ -19,6 +19,8 @@ from textual.widgets import Markdown, OptionList, Static
 from textual.widgets.markdown import MarkdownStream
 from textual.widgets.option_list import Option
 
+from localcrag import events as ev
+from localcrag.crag.style import style_label
 from localcrag.textutil import source_label
 from localcrag.tui.widgets.labels import BADGE
 from localcrag.types import Action, Evidence
@@ -53,10 +55,12 @@ class TurnView(Vertical):
         self.text = ""
         self.done = False
         self._stream: MarkdownStream | None = None
+        self.model = ""  # the generator's name, from StyleChosen
 
     def compose(self) -> ComposeResult:
         yield Static(Text.assemble(("❯ ", "bold #90caf9"), (self.question, "bold")), classes="question")
         yield Static("", classes="turn-status")
+        yield Static("", classes="answer-style")
         yield Markdown("", open_links=False, classes="answer")
         yield OptionList(classes="sources")
 
@@ -79,6 +83,22 @@ class TurnView(Vertical):
             self.undo_hint = False
             self.set_status(*self._status)
 
+    def on_stage(self, event: ev.StageStarted | ev.StyleChosen, stage_text: dict[str, str]) -> None:
+        """The running stage in the status line; what the answer will be, above it."""
+        if isinstance(event, ev.StyleChosen):
+            self.model = event.model
+            self.set_style(event.style)
+        else:
+            self.set_status(f"{event.detail}…" if event.detail else
+                            stage_text.get(event.stage, f"{event.stage}…"))
+
+    def set_style(self, style: str | None, web: bool = False, dropped: int = 0) -> None:
+        """"Quoted from your documents" / "Written by <model>, checked against ..." (or nothing)."""
+        label = style_label(style, self.model, web) if style else ""
+        if label and dropped:
+            label += f" · {dropped} unsupported sentence{'s' if dropped != 1 else ''} not shown"
+        self.query_one(".answer-style", Static).update(Text(label, style="italic #a5d6a7"))
+
     async def write(self, fragment: str) -> None:
         self.text += fragment
         if self._stream is None:
@@ -86,7 +106,8 @@ class TurnView(Vertical):
         await self._stream.write(fragment)
 
     async def finish(self, text: str, evidence: Sequence[Evidence], cited: Sequence[int],
-                     action: Action | None, *, refused: bool = False, cancelled: bool = False) -> None:
+                     action: Action | None, *, refused: bool = False, cancelled: bool = False,
+                     style: str | None = None, dropped: int = 0) -> None:
         """Show the final text with linked citations and list the cited passages."""
         if self._stream is not None:
             await self._stream.stop()
@@ -98,6 +119,8 @@ class TurnView(Vertical):
         await self.query_one(".answer", Markdown).update(link_citations(body, self.evidence))
         self._fill_sources(sorted({n for n in cited if n in self.evidence}))
         self.set_status(_status(action, refused, cancelled, len(cited)))
+        web = any(e.kind == "web" for n, e in self.evidence.items() if n in cited)
+        self.set_style(None if refused or not style else style, web, dropped)
 
     def _fill_sources(self, cited: list[int]) -> None:
         listing = self.query_one(".sources", OptionList)

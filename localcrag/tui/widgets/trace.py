@@ -117,6 +117,13 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
     parts.extend(_web_parts(state))
     if state.trimmed:
         parts.append(Text(f"Dropped {len(state.trimmed)} evidence item(s) to fit the context", style="#fdd835"))
+    if state.style is not None:
+        parts.append(_heading("Answer " + ("quoted" if state.style.style == "extractive" else
+                                           "written, each sentence checked")))
+        parts.append(_sub(state.style.reason, style="dim"))
+    for sentence, reason in state.dropped:
+        short = sentence if len(sentence) <= 70 else sentence[:69] + "…"
+        parts.append(_sub(("✗ not shown: ", "#ef9a9a"), (f"{short} ({reason})", "dim")))
     if state.stage:
         parts.append(Text(f"… {STAGE_LABEL.get(state.stage, state.stage)}", style="italic #90caf9"))
     if state.done or "generate" in state.timings:
