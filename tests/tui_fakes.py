@@ -198,7 +198,9 @@ class FakeLibrary:
                 report.failed.append((str(f), f"{f}: could not read (damaged file)"))
                 stage = "failed"
             else:
-                self._sources[str(f)] = SourceInfo(str(f), 2, 5, FROZEN, "hash")
+                # indexed after the file's last edit, like the real one (else it reads "changed")
+                at = max(FROZEN, f.stat().st_mtime if f.exists() else 0.0)
+                self._sources[str(f)] = SourceInfo(str(f), 2, 5, at, "hash")
                 report.indexed.append(str(f))
                 stage = "indexed"
             if on_progress:
