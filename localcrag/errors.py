@@ -55,3 +55,8 @@ def describe_error(exc: BaseException) -> tuple[str, str | None]:
 
         return line, "".join(traceback.format_exception(exc))[-3000:]
     return f"{line} (set LOCALCRAG_DEBUG=1 for details)", None
+
+
+class FullTextFailed(LocalcragError):
+    """The full-text index could not be searched: an error in text mode; in hybrid mode the
+    search continues on vectors alone and says so (never an empty "no hits")."""

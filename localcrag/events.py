@@ -33,6 +33,7 @@ class QuestionRewritten:
 @dataclass(frozen=True)
 class Retrieved:
     hits: tuple[Hit, ...]
+    fallback: str | None = None  # e.g. "vector only: full-text search failed (...)"
 
 
 @dataclass(frozen=True)

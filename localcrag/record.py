@@ -24,6 +24,7 @@ class RunRecord:
     mode: str = "crag"
     rewritten: str | None = None  # the standalone question, when a follow-up was rewritten
     hits: tuple[Hit, ...] = ()
+    retrieval_fallback: str | None = None  # e.g. "vector only: full-text search failed (...)"
     grades: dict[int, Grade] = field(default_factory=dict)  # hit index -> grade
     decision: Decision | None = None
     strips: tuple[Strip, ...] = ()  # kept by refinement
@@ -53,8 +54,8 @@ class RunRecord:
                 self.stage = None
             case ev.QuestionRewritten(rewritten=rewritten):
                 self.rewritten = rewritten
-            case ev.Retrieved(hits=hits):
-                self.hits = hits
+            case ev.Retrieved(hits=hits, fallback=fallback):
+                self.hits, self.retrieval_fallback = hits, fallback
             case ev.ChunkGraded(grade=grade, index=index):
                 self.grades[index] = grade
             case ev.DecisionMade(decision=decision):

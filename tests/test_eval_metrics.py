@@ -79,6 +79,7 @@ def test_unsupported_terms_accepts_what_the_evidence_says() -> None:
     assert m.unsupported_terms("It has eight heads and 1,000 steps.", ["h = 8, 1000 steps"]) == []
     assert m.unsupported_terms("The model is called Transformer.", ["the Trans-\nformer"]) == []
     assert m.unsupported_terms("It was Raducanu's first title.", ["Raducanu won"]) == []
+    assert m.unsupported_terms("So Claude\u2019s answer.", ["Claude\u2019s answer"]) == []
     # sentence-initial capitals, "I", list marks and citations are not claims
     assert m.unsupported_terms("I don't know. Robots help.\n1. Cobots [3] work.", ["robots", "cobots"]) == []
     assert m.unsupported_terms("Cobots work.", []) == []  # an opening capital word is not a name

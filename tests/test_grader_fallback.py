@@ -17,28 +17,7 @@ from localcrag.ingest.library import Library
 from localcrag.settings import Settings
 from localcrag.types import Action
 from tests.fakes import FakeEmbedder, FakeGenerator, FakeGrader, chunk
-
-DOC = """# Robots
-
-Collaborative robots, called cobots, work safely next to people in factories.
-
-# Weather
-
-Rain falls when clouds hold too much water. Forecasts use satellites and models.
-
-# Painting
-
-The Mona Lisa hangs in the Louvre in Paris.
-"""
-
-
-@pytest.fixture()
-def library(tmp_path: Path) -> Library:
-    (tmp_path / "doc.md").write_text(DOC, encoding="utf-8")
-    lib = Library(Settings(), embedder=FakeEmbedder())
-    lib.ingest([tmp_path / "doc.md"])
-    return lib
-
+from tests.test_pipeline import library  # noqa: F401 - the fixture: doc.md, two chunks
 
 def _pipe(library: Library, grader=None) -> Pipeline:
     s = Settings(offline=True)  # the shipped thresholds
@@ -103,7 +82,7 @@ def _ask(library: Library, monkeypatch: pytest.MonkeyPatch, capsys, as_json: boo
 
 def test_ask_prints_the_grade_errors(library: Library, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     out = _ask(library, monkeypatch, capsys, as_json=False)
-    assert "Grading failed for 3 of 3 chunks: RuntimeError: grader exploded" in out
+    assert "Grading failed for 2 of 2 chunks: RuntimeError: grader exploded" in out
     assert "could not be graded" in out and "Decision: AMBIGUOUS" in out
 
 
@@ -111,7 +90,7 @@ def test_ask_json_carries_the_grade_errors(library: Library, monkeypatch: pytest
                                            capsys) -> None:
     data = json.loads(_ask(library, monkeypatch, capsys, as_json=True))
     assert data["action"] == "ambiguous" and "could not be graded" in data["reason"]
-    assert data["grade_errors"] == ["3 of 3 chunks: RuntimeError: grader exploded "
+    assert data["grade_errors"] == ["2 of 2 chunks: RuntimeError: grader exploded "
                                     f"(scored by: {RANK_GRADER})"]
     assert all(g["error"] == "RuntimeError: grader exploded" and g["grader"] == RANK_GRADER
                for g in data["grades"])
@@ -131,5 +110,43 @@ def test_the_trace_shows_the_failure(library: Library) -> None:
     console.print(render_trace(state, 0.76, 0.51))
     text = " ".join(console.export_text().split())
     assert "retrieval order, not graded" in text
-    assert "grading failed for 3 of 3: RuntimeError: grader exploded" in text
+    assert "grading failed for 2 of 2: RuntimeError: grader exploded" in text
     assert "could not be graded" in text  # the decision reason
+
+
+def test_a_likelihood_grader_with_a_corrupt_scorer_says_fusion_scored(tmp_path: Path) -> None:
+    """issue 17: grader = "likelihood" with a corrupt scorer GGUF used the fusion scores silently."""
+    from localcrag.cli.ask import to_json
+    from localcrag.crag.grade import make_grader
+    from localcrag.record import RunRecord
+
+    bad = tmp_path / "scorer.gguf"
+    bad.write_bytes(b"GGUF" + b"\0" * 64)  # a header and nothing else
+    g = make_grader(Settings(grader="likelihood", scorer=str(bad)), FakeEmbedder(), None)
+    chunks = [chunk("Cobots work next to people."), chunk("Rain falls from clouds.", "c2")]
+    grades = g.grade("Where do cobots work?", chunks)
+    assert all(gr.grader == "fusion" and "scorer.gguf" in gr.error for gr in grades), grades
+    record = RunRecord("Where do cobots work?", "crag")
+    for i, gr in enumerate(grades):
+        record.add(ev.ChunkGraded(gr, i, len(grades)))
+    assert to_json(record)["grade_errors"][0].startswith("2 of 2 chunks: ")
+    assert to_json(record)["grade_errors"][0].endswith("(scored by: fusion)")
+
+
+def test_ask_without_a_terminal_never_looks_up_the_search_host(library: Library, no_network: list[str],
+                                                             monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """issue 17: default settings (web_search = "ask") and no terminal: consent can never be
+    given, so no DNS lookup of duckduckgo.com (the conftest guard records any) and the refusal
+    says why."""
+    from localcrag.cli import ask
+    import localcrag.crag.pipeline as pipeline_module
+
+    pipe = Pipeline(Settings(), library=library, grader=FakeGrader(fixed={}), generator=FakeGenerator())
+    monkeypatch.setattr(pipeline_module, "Pipeline", lambda settings: pipe)
+    args = argparse.Namespace(question="Who painted the sunflowers?", mode="crag", offline=False,
+                              web=False, k=None, json=True, style=None)
+    assert ask.cmd_ask(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["action"] == "incorrect" and data["refused"] and data["web"]["attempted"] is False
+    assert "nobody to ask for consent" in data["answer"]
+    assert no_network == []

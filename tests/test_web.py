@@ -210,7 +210,7 @@ def test_ddgsearch_enforces_deadline(fake_ddgs: dict) -> None:
 def test_search_web_policies() -> None:
     fake = FakeSearch([RESULT, RESULT])
     kw = dict(searcher=fake, offline=False, timeout=2.0, max_results=1)
-    assert search_web("q", policy="ask", confirm=None, **kw).skipped == web.SKIP_DECLINED
+    assert search_web("q", policy="ask", confirm=None, **kw).skipped == web.SKIP_NO_CONSENT
     asked: list[str] = []
     out = search_web(" crag  paper ", policy="ask", confirm=lambda q: asked.append(q) or False, **kw)
     assert out.skipped == web.SKIP_DECLINED and asked == ["crag paper"] and fake.calls == []
@@ -317,3 +317,15 @@ def test_a_question_with_its_own_subject_is_not_a_follow_up(question: str, follo
     assert needs_context(question) is follow_up
     if not follow_up:  # asked after an unrelated question, it is left as it is
         assert standalone_question(question, [("What color is the quibble?", "")]) == question
+
+
+def test_ask_with_nobody_to_ask_touches_no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ask` without a terminal can never get consent: no DNS lookup, no query rewrite."""
+    looked_up: list[str] = []
+    monkeypatch.setattr(socket, "getaddrinfo", lambda host, *a, **k: looked_up.append(host) or [])
+    web.clear_online_cache()
+    rewrites: list[str] = []
+    out = search_web(lambda: rewrites.append("ran") or "q", searcher=None, offline=False, policy="ask",
+                     confirm=None, timeout=2.0, max_results=1)
+    assert out == web.WebOutcome(False, None, skipped=web.SKIP_NO_CONSENT)
+    assert looked_up == [] and rewrites == []

@@ -31,9 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _confirm(query: str) -> bool:
-    """Ask on the terminal before anything leaves the machine; no terminal means no."""
-    if not sys.stdin.isatty() or not sys.stderr.isatty():
-        return False
+    """Ask on the terminal before anything leaves the machine (only given when there is one)."""
     sys.stderr.write(f'\nSearch the web for "{query}"? Only this query is sent. [y/N] ')
     sys.stderr.flush()
     return sys.stdin.readline().strip().lower() in ("y", "yes")
@@ -51,14 +49,17 @@ def cmd_ask(args: argparse.Namespace) -> int:
     pipe = Pipeline(settings)
     record = RunRecord(args.question, args.mode)
     stream = sys.stdout.isatty() and not args.json
-    for event in pipe.run(args.question, mode=args.mode, confirm_web=_confirm, k=args.k,
-                          style=args.style):
+    can_ask = sys.stdin.isatty() and sys.stderr.isatty()  # no terminal: no consent, no DNS lookup
+    for event in pipe.run(args.question, mode=args.mode, confirm_web=_confirm if can_ask else None,
+                          k=args.k, style=args.style):
         record.add(event)
         if stream and isinstance(event, ev.Token):
             sys.stdout.write(event.text)
             sys.stdout.flush()
         elif not args.json and isinstance(event, (ev.WebError, ev.EvidenceTrimmed)):
             print(f"\n[{_describe(event)}]", file=sys.stderr)
+        elif not args.json and isinstance(event, ev.Retrieved) and event.fallback:
+            print(f"warning: retrieval: {event.fallback}", file=sys.stderr)
     if args.json:
         print(json.dumps(to_json(record), ensure_ascii=False))
         return 0
@@ -85,14 +86,14 @@ def to_json(r: RunRecord) -> dict:
     answer = r.answer
     return {
         "question": r.question, "mode": r.mode, "action": r.action.value if r.action else None,
-        "reason": r.decision.reason if r.decision else None,
+        "reason": r.decision.reason if r.decision else None, "retrieval_fallback": r.retrieval_fallback,
         "grades": [{"chunk_id": g.chunk.chunk_id, "source": g.chunk.source, "page": g.chunk.page,
                     "score": round(g.score, 4), "grader": g.grader, "error": g.error} for g in r.graded],
         "grade_errors": grade_errors(r),
         "web": {"attempted": r.web_query is not None, "query": r.web_query,
                 "results": [{"title": x.title, "url": x.url} for x in r.web_results or ()],
                 "error": r.web_error},
-        "answer": answer.text if answer else "",
+        "answer": answer.text if answer else "", "refused": bool(answer and answer.refused),
         "answer_style": answer.style if answer and not answer.refused else None,
         "dropped_sentences": answer.dropped_sentences if answer else 0,
         "citations": [{"n": c.n, "source": c.source, "page": c.page, "url": c.url}

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from localcrag import __version__
-from localcrag.cli.args import positive_int
+from localcrag.cli.args import positive_int, shown
 
 
 def _settings(args: argparse.Namespace):
@@ -44,9 +44,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         _print_json(report.to_json())
     else:
         for path, warning in report.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
+            print(f"warning: {shown(str(warning))}", file=sys.stderr)
         for path, err in report.failed:
-            print(f"failed: {err}", file=sys.stderr)
+            print(f"failed: {shown(str(err))}", file=sys.stderr)
         print(f"indexed {len(report.indexed)}, unchanged {len(report.unchanged)}, "
               f"removed {len(report.removed)}, failed {len(report.failed)}; "
               f"{report.chunks} chunks in the index")
@@ -98,7 +98,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
     for p in args.paths:
         removed = lib.remove_under(p)
         for source, n in removed:
-            print(f"removed {source} ({n} chunks)")
+            print(f"removed {shown(source)} ({n} chunks)")
         if not removed:
             print(f"localcrag: {p} is not in the index (see `localcrag sources`)", file=sys.stderr)
             status = 1
@@ -120,7 +120,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
     for s in srcs:
         when = dt.datetime.fromtimestamp(s.indexed_at).strftime("%Y-%m-%d %H:%M")
-        print(f"{s.pages:>5} pages {s.chunks:>6} chunks  {when}  {s.source}")
+        print(f"{s.pages:>5} pages {s.chunks:>6} chunks  {when}  {shown(s.source)}")
     print(f"{len(srcs)} documents, {sum(s.chunks for s in srcs)} chunks")
     return 0
 
@@ -133,15 +133,18 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not args.query.strip():
         raise BadQuestion("the search query is empty", "give some words to search for")
     settings = _settings(args)
-    hits = Retriever(settings).search(args.query, k=args.k, mode=args.mode)
+    retriever = Retriever(settings)
+    hits = retriever.search(args.query, k=args.k, mode=args.mode)
+    if retriever.fallback and not args.json:
+        print(f"warning: {retriever.fallback}", file=sys.stderr)
     if args.json:
-        _print_json({"query": args.query, "results": [
+        _print_json({"query": args.query, "fallback": retriever.fallback, "results": [
             {"chunk_id": h.chunk.chunk_id, "source": h.chunk.source, "page": h.chunk.page,
              "score": round(h.score, 6), "text": h.chunk.text} for h in hits]})
         return 0
     for h in hits:
         snippet = " ".join(h.chunk.text.split())[:160]
-        print(f"{h.rank + 1}. {source_label(h.chunk.source, h.chunk.page)}  ({h.score:.3f})\n   {snippet}")
+        print(f"{h.rank + 1}. {shown(source_label(h.chunk.source, h.chunk.page))}  ({h.score:.3f})\n   {snippet}")
     return 0
 
 

@@ -140,8 +140,9 @@ class Pipeline:
 
         with Stage("retrieve", timings) as st:
             yield st.started
-            hits = Retriever(s, self.library).search(q, k=k)
-        yield ev.Retrieved(tuple(hits))
+            retriever = Retriever(s, self.library)
+            hits = retriever.search(q, k=k)
+        yield ev.Retrieved(tuple(hits), retriever.fallback)
         yield st.finished
 
         action: Action | None = None

@@ -146,6 +146,7 @@ _CITATION = re.compile(r"\[\d+(?:\s*[,-]\s*\d+)*\]")
 _LINE_BREAK_HYPHEN = re.compile(r"(\w)-\s*\n\s*(\w)")
 _NUM = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 _TOKEN = re.compile(r"\w+(?:['\u2019-]\w+)*")
+_POSSESSIVE = re.compile(r"'s$")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?:;])[\"')\u201d\u2019]*\s+|\n+")
 # English number words two..twenty and the big units; "one" is left out (mostly a pronoun:
 # "one of the", "the best one"), "a" too.
@@ -200,12 +201,12 @@ def unsupported_terms(answer: str, evidence: Sequence[str]) -> list[str]:
     text = re.sub(r"(?m)^\s*\d+[.)]\s+", "", text)  # numbered-list marks are not claims
     joined = "\n".join(evidence)
     ev_text = joined + "\n" + _LINE_BREAK_HYPHEN.sub(r"\1\2", joined)
-    ev_tokens = {t.lower().replace("\u2019", "'") for t in _TOKEN.findall(ev_text)}
+    ev_tokens = {_POSSESSIVE.sub("", t.lower().replace("\u2019", "'")) for t in _TOKEN.findall(ev_text)}
     ev_tokens |= {part for t in ev_tokens for part in t.split("-")}
     ev_numbers = _numbers_in(ev_text, {**_NUMBER_WORDS, "one": 1})  # the evidence's "one" supports a 1
     missing = [n for n in sorted(_numbers_in(text)) if n not in ev_numbers]
     for name in _names_in(text):
-        low = re.sub(r"['\u2019]s$", "", name.lower().replace("\u2019", "'"))
+        low = _POSSESSIVE.sub("", name.lower().replace("\u2019", "'"))
         if low not in ev_tokens and name not in missing:
             missing.append(name)
     return missing

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 import time
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from localcrag.errors import FullTextFailed
 from localcrag.ingest.vectors import RamVectors
 from localcrag.types import Chunk, Hit
 
@@ -245,13 +247,16 @@ class LanceStore:
         return [{**rows[o], "_distance": 1.0 - sim} for o, sim in top]
 
     def _fts(self, query: str, n: int, columns: list[str]) -> list[dict]:
-        try:
+        try:  # (a query of only stop words or symbols gives no hits; it does not raise)
             return self.table.search(query, query_type="fts").select(columns).limit(n).to_list()
-        except Exception:  # a query of only stop words or symbols: no text hits, not an error
-            return []
+        except Exception as exc:  # a broken index is an error or a visible fallback, never "no hits"
+            first = re.sub(r"lance error: |,?\s*/\S*\.(cargo|rs)\S*", "", str(exc).strip().split("\n")[0])
+            raise FullTextFailed(f"full-text search failed ({first[:160]})", "search with --mode vector; "
+                                 f"to rebuild, remove {self.path} and ingest again") from exc
 
     def search(self, query: str, vector: np.ndarray | None, k: int, mode: str = "hybrid") -> list[Hit]:
         """Top-k chunks. Hybrid fuses vector and full-text ranks with RRF (k=RRF_K)."""
+        self.fallback: str | None = None  # set when hybrid search ran on vectors alone, and why
         if not self.exists() or k <= 0:
             return []
         try:
@@ -263,7 +268,10 @@ class LanceStore:
         if mode == "vector" or (mode == "hybrid" and not query.strip()):
             rows = self._vector(vector, k)
             return [Hit(_row_to_chunk(r), 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows)]
-        self.ensure_fts()  # before any snapshot: it may compact the table, which moves offsets
+        try:
+            self.ensure_fts()  # before any snapshot: it may compact the table, which moves offsets
+        except Exception:  # noqa: BLE001 - rows not yet indexed are still searched (flat); a
+            pass  # missing or broken index fails in _fts, which says so
         if mode == "text":
             rows = self._fts(query, k, _COLUMNS)
             return [Hit(_row_to_chunk(r), float(r["_score"]), i) for i, r in enumerate(rows)]
@@ -278,7 +286,10 @@ class LanceStore:
         ranked: list[list[str]] = []
         if vector is not None:
             ranked.append([snap.ids[o] for o, _ in self._ram.top(snap, vector, pool, single_thread=True)])
-        ranked.append([r["chunk_id"] for r in text_half.result()])
+        try:
+            ranked.append([r["chunk_id"] for r in text_half.result()])
+        except FullTextFailed as exc:
+            self.fallback = f"vector only: {exc.message}"
         fused: dict[str, float] = {}
         for ids in ranked:
             for rank, cid in enumerate(ids):

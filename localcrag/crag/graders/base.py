@@ -115,7 +115,13 @@ class BaseGrader:
         scored = self._score_all(question, [c.text for c in chunks])
         if bad := next((err for s, _, err in scored if math.isnan(s)), None):
             raise GradingFailed(bad)
-        return [Grade(c, s, self.name, dict(sig), err) for c, (s, sig, err) in zip(chunks, scored)]
+        return [Grade(c, s, self.name if err is None else self.fallback_name, dict(sig), err)
+                for c, (s, sig, err) in zip(chunks, scored)]
+
+    @property
+    def fallback_name(self) -> str:
+        """Who scores a chunk this grader could not: Grade.grader names it, never silently."""
+        return self.name
 
     def score_texts(self, question: str, texts: Sequence[str]) -> list[float]:
         """Strip scores for refinement; a strip that got no score counts as 0.0 (dropped first)."""

@@ -78,6 +78,8 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
         parts.append(_sub(("↳ standalone: ", "dim"), (state.rewritten, "italic")))
     if state.hits or "retrieve" in state.timings:
         parts.append(_heading(f"Retrieved {len(state.hits)} chunks", state.timings.get("retrieve")))
+        if state.retrieval_fallback:
+            parts.append(_sub(f"⚠ {state.retrieval_fallback}", style="#fdd835"))
         grid = Table.grid(padding=(0, 1), expand=True)
         for col in ({"width": 2, "justify": "right"}, {"width": BAR, "min_width": BAR},
                     {"width": 4, "min_width": 4}, {"ratio": 1}):
