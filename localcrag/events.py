@@ -107,6 +107,14 @@ class Token:
     text: str
 
 
+# The keys of AnswerDone.timings_ms, each defined once. Stage names are *durations* of that
+# stage; the rest are *elapsed since the question was received* (Pipeline.run was called),
+# so first_token <= generate_end <= total on every run (generate_end is absent on a refusal).
+STAGE_TIMINGS = ("retrieve", "grade", "refine", "web", "generate")
+ELAPSED_TIMINGS = ("first_token", "generate_end", "total")
+TIMING_LABELS = {"first_token": "first token", "generate_end": "answer written", "total": "done"}
+
+
 @dataclass(frozen=True)
 class AnswerDone:
     answer: Answer

@@ -22,6 +22,7 @@ from localcrag.types import Answer, Evidence
 
 FORMAT = 1
 TITLE_CHARS = 60
+CURRENT = "current.txt"  # id of the conversation that was open (not *.json: never listed)
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,80}$")
 
 
@@ -165,15 +166,50 @@ class History:
         convs = self.list()
         return convs[0] if convs else None
 
+    # The conversation that was open, kept in a pointer file: reopened on restart, rather
+    # than whichever file was modified last. "" means a new, empty conversation was open.
+    def set_current(self, conv_id: str | None) -> None:
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            (self.root / CURRENT).write_text(conv_id or "", encoding="utf-8")
+        except OSError:
+            pass  # only a convenience for the next start
+
+    def current(self) -> Conversation | None:
+        """The conversation open when the app last ran (None: a new one); the most recent one
+        when no pointer was written yet or its file is gone."""
+        try:
+            conv_id = (self.root / CURRENT).read_text(encoding="utf-8").strip()
+        except OSError:
+            return self.last()
+        if not conv_id:
+            return None
+        try:
+            return self.load(conv_id)
+        except LocalcragError:
+            return self.last()
+
     def append(self, conv_id: str, turn: Turn) -> Conversation:
         conv = self.load(conv_id)
         turn.at = turn.at or self.clock()
         conv.turns.append(turn)
         conv.updated = turn.at
         if not conv.title:
-            conv.title = title_for(turn.question)
+            conv.title = self._distinct_title(title_for(turn.question), conv)
         self.save(conv)
         return conv
+
+    def _distinct_title(self, title: str, conv: Conversation) -> str:
+        """Two chats that open with the same question are told apart by when they began."""
+        others = {c.title for c in self.list() if c.id != conv.id}
+        if title not in others:
+            return title
+        when = time.localtime(conv.created or self.clock())
+        for fmt in ("%b %d %H:%M", "%b %d %H:%M:%S"):
+            dated = f"{title} · {time.strftime(fmt, when)}"
+            if dated not in others:
+                return dated
+        return f"{title} · {conv.id}"
 
     def delete(self, conv_id: str) -> bool:
         try:

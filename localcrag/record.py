@@ -42,7 +42,7 @@ class RunRecord:
     answer: Answer | None = None
     stage: str | None = None  # the stage running now
     started: float = field(default_factory=time.perf_counter)
-    total_ms: float | None = None  # wall time from the record's creation to AnswerDone
+    total_ms: float | None = None  # question received to AnswerDone (timings["total"])
 
     def add(self, event: object) -> bool:
         """Fold one event in; False when it does not change the record."""
@@ -82,7 +82,9 @@ class RunRecord:
                 self.answer, self.evidence = answer, evidence
                 self.timings.update(timings)
                 self.stage = None
-                self.total_ms = round((time.perf_counter() - self.started) * 1000, 1)
+                # the pipeline's "total" counts from the question received (events.py); a
+                # front end's own clock only when the run did not say
+                self.total_ms = timings.get("total") or round((time.perf_counter() - self.started) * 1000, 1)
             case _:
                 return False
         return True

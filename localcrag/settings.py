@@ -236,6 +236,11 @@ class Settings(BaseModel):
         return data_dir() / "index"
 
     @property
+    def demo_index_dir(self) -> Path:
+        """The demo documents' own index: never mixed with the user's (``index_dir``)."""
+        return data_dir() / "demo-index"
+
+    @property
     def history_dir(self) -> Path:
         return data_dir() / "history"
 

@@ -135,3 +135,18 @@ def test_a_name_with_a_newline_prints_as_one_line(isolated_home: Path, tmp_path:
 
     data = json.loads(_cli("sources", "--json", home=isolated_home).stdout)
     assert data["sources"][0]["source"] == str(odd)  # JSON keeps the exact name
+
+
+@pytest.mark.slow  # ingests and asks with the real models in subprocesses
+def test_search_names_its_score_and_ask_shows_and_undoes_a_rewrite(isolated_home: Path, tmp_path: Path) -> None:
+    doc = tmp_path / "robots.txt"
+    doc.write_text("Cobots are collaborative robots. They work in factories next to people.\n",
+                   encoding="utf-8")
+    assert _cli("ingest", str(doc), home=isolated_home).returncode == 0
+    out = _cli("search", "cobots", home=isolated_home)
+    assert out.returncode == 0 and "Score: reciprocal-rank fusion" in out.stdout and "(RRF 0." in out.stdout
+    asked = ["ask", "Where do they work?", "--after", "What are cobots?", "--offline"]
+    out = _cli(*asked, home=isolated_home)
+    assert out.returncode == 0 and "understood as:" in out.stderr and "--no-rewrite" in out.stderr
+    out = _cli(*asked, "--no-rewrite", "--json", home=isolated_home)
+    assert out.returncode == 0 and '"rewritten": null' in out.stdout

@@ -286,3 +286,29 @@ def test_a_small_generator_quotes_the_evidence_without_generating(library: Libra
     forced = _run(_pipe(library, gen=gen, upper_threshold=0.3, lower_threshold=0.1), "What are cobots?",
                   style="generative")
     assert gen.prompts and forced[-1].answer.dropped_sentences == 1  # the run's style wins
+
+
+def test_every_timing_is_defined_once_and_ordered(library: Library) -> None:
+    """first token <= answer written <= total, all from the question received; the stage
+    durations add up to no more than the total (a "first token" after the whole generation
+    was the bug: durations and elapsed times were mixed)."""
+    runs = [
+        _run(_pipe(library, upper_threshold=0.5), "What are cobots and where do cobots work?"),
+        _run(_pipe(library, grader=FakeGrader(fixed={})), "Who painted the Mona Lisa?"),  # refusal
+        _run(_pipe(library), "Where do cobots work?", mode="rag"),
+        _run(_pipe(library), "Where do they work?", history=[("What are cobots?", "robots")]),
+    ]
+    for evs in runs:
+        t = evs[-1].timings_ms
+        assert set(t) <= set(ev.STAGE_TIMINGS) | set(ev.ELAPSED_TIMINGS)
+        assert t["first_token"] <= t.get("generate_end", t["first_token"]) <= t["total"]
+        assert sum(t.get(s, 0.0) for s in ev.STAGE_TIMINGS) <= t["total"] + 0.5
+    assert "generate_end" not in runs[1][-1].timings_ms and evs[-1].answer.text
+
+
+def test_rewrite_false_asks_the_question_as_typed(library: Library) -> None:
+    history = [("What are cobots?", "robots")]
+    rewritten = _run(_pipe(library), "Where do they work?", history=history)
+    assert any(isinstance(e, ev.QuestionRewritten) for e in rewritten)
+    as_typed = _run(_pipe(library), "Where do they work?", history=history, rewrite=False)
+    assert not any(isinstance(e, ev.QuestionRewritten) for e in as_typed)

@@ -29,8 +29,8 @@ async def test_empty_library_offers_the_one_key_demo(tmp_path: Path) -> None:
     (docs / "docs").mkdir(parents=True)
     (docs / "README.md").write_text("# readme")
     (docs / "docs" / "architecture.md").write_text("# arch")
-    lib = FakeLibrary()
-    app, _, _ = make_app(tmp_path, library=lib)
+    lib, demo = FakeLibrary(), FakeLibrary(chunks=())
+    app, _, _ = make_app(tmp_path, library=lib, demo_library=demo)
     app.backend.demo_paths = lambda: [docs / "README.md", docs / "docs"]
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -38,8 +38,9 @@ async def test_empty_library_offers_the_one_key_demo(tmp_path: Path) -> None:
         assert "library is empty" in welcome and "ctrl+g" in welcome
         await pilot.press("ctrl+g")
         await settle(pilot)
-        assert len(app.sources) == 2 and lib.ingested
-        assert "Ask about your 2 documents" in app.screen.query_one("#welcome", Markdown).source
+        assert len(app.sources) == 2 and demo.ingested and not lib.ingested  # its own index
+        assert app.demo_active and app.backend.active_library() is demo
+        assert "Ask about the 2 demo documents" in app.screen.query_one("#welcome", Markdown).source
 
 
 async def test_library_add_lists_failures_reindex_and_remove(tmp_path: Path) -> None:
@@ -267,14 +268,16 @@ async def test_documents_indexed_with_other_settings_are_offered_for_reindexing(
 
 
 async def test_demo_documents_are_marked_and_offered_for_removal(tmp_path: Path) -> None:
+    """The demo lives in its own index: once the user adds a file, questions go to the user's
+    library only (a visible note says so), and ctrl+d still deletes the demo index."""
     repo = tmp_path / "repo"
     (repo / "docs").mkdir(parents=True)
     (repo / "README.md").write_text("# readme")
     (repo / "docs" / "architecture.md").write_text("# arch")
     mine = tmp_path / "mine.md"
     mine.write_text("mine")
-    lib = FakeLibrary()
-    app, _, _ = make_app(tmp_path, library=lib)
+    lib, demo = FakeLibrary(), FakeLibrary(chunks=())
+    app, _, _ = make_app(tmp_path, library=lib, demo_library=demo)
     app.backend.demo_paths = lambda: [repo / "README.md", repo / "docs"]
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -291,14 +294,17 @@ async def test_demo_documents_are_marked_and_offered_for_removal(tmp_path: Path)
         screen.query_one("#path", Input).value = str(mine)
         await pilot.press("enter")
         await settle(pilot)
-        assert any(n.title == "Demo documents" and "ctrl+d" in n.message for n in app._notifications)
-        assert table.get_row_at([table.get_row_at(i)[0].plain for i in range(3)].index("mine.md"))
-        await pilot.press("ctrl+d")  # one key, from the path box
+        assert [Path(s.source).name for s in app.sources] == ["mine.md"]  # the demo is not searched
+        assert not app.demo_active and app.backend.active_library() is lib
+        assert any(n.title == "Demo documents" and "own index" in n.message for n in app._notifications)
+        assert lib.ingested == [[str(mine)]] and len(demo.sources()) == 2  # never mixed
+        await pilot.press("ctrl+d")  # one key, from the path box: deletes the demo index
         await pilot.pause()
         assert isinstance(app.screen, ConfirmModal)
         await pilot.press("y")
         await settle(pilot)
-        assert [Path(s.source).name for s in app.sources] == ["mine.md"]
-        assert sorted(Path(p).name for p in lib.removed) == ["README.md", "architecture.md"]
+        assert [Path(s.source).name for s in app.sources] == ["mine.md"] and demo.sources() == []
+        assert sorted(Path(p).name for p in demo.removed) == ["README.md", "architecture.md"]
+        assert lib.removed == []
         assert screen.check_action("remove_demo", ()) is False  # hidden once there is no demo left
         assert screen.active_bindings["ctrl+d"].binding.action != "remove_demo"  # the Input's again

@@ -38,7 +38,8 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> LocalcragApp:
     library = FakeLibrary(demo_sources())
     pipeline = FakePipeline()
     return LocalcragApp(settings, pipeline_factory=lambda s, lib: pipeline,
-                        library_factory=lambda s: library, browse_root=papers,
+                        library_factory=lambda s: library, browse_root=papers, network_probe=lambda: True,
+                        demo_library_factory=lambda s, user: FakeLibrary(chunks=()),
                         history=History(settings.history_dir, clock=lambda: FROZEN))
 
 
@@ -77,6 +78,18 @@ def test_settings(snap_compare, app: LocalcragApp) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
+def test_settings_offline_checkbox_at_160_columns(snap_compare, app: LocalcragApp) -> None:
+    """The offline switch in plain characters ("[ ] off"), where half-block glyphs broke."""
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        pilot.app.screen.query_one("#field-offline").focus()
+        await _steady(pilot)
+
+    assert snap_compare(app, terminal_size=(160, 40), run_before=run_before)
+
+
 def test_help(snap_compare, app: LocalcragApp) -> None:
     async def run_before(pilot) -> None:
         await settle(pilot)
@@ -91,6 +104,8 @@ def test_web_consent_dialog(snap_compare, tmp_path: Path, monkeypatch: pytest.Mo
     pipeline = FakePipeline(web_query="history of artificial intelligence Dartmouth")
     app = LocalcragApp(Settings(models_dir=tmp_path / "models"), pipeline_factory=lambda s, lib: pipeline,
                        library_factory=lambda s: FakeLibrary(demo_sources()), browse_root=tmp_path,
+                       network_probe=lambda: True,
+                        demo_library_factory=lambda s, user: FakeLibrary(chunks=()),
                        history=History(tmp_path / "history", clock=lambda: FROZEN))
 
     async def run_before(pilot) -> None:

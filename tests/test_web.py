@@ -312,6 +312,13 @@ def test_standalone_question() -> None:
     ("What is a cobot?", False), ("Define transformers", False), ("Why?", True),
     ("More details", True), ("Examples?", True), ("Any limitations?", True), ("Is it fast?", True),
     ("Pros and cons?", True),
+    # a pronoun whose referent is an earlier clause of the same question is no follow-up
+    ("What is label smoothing and why is it used?", False),
+    ("Explain how scaled dot-product attention works and why it is scaled.", False),
+    ("When BERT was released, what did it change?", False),
+    ("Is there a size limit for the context window?", False),  # existential "there"
+    ("What is a model that learns from data?", False),  # relative "that"
+    ("Why is it used?", True), ("How does it compare to RNNs?", True), ("How big is it?", True),
 ])
 def test_a_question_with_its_own_subject_is_not_a_follow_up(question: str, follow_up: bool) -> None:
     assert needs_context(question) is follow_up

@@ -70,7 +70,7 @@ def answer_events(question: str, *, action: Action = Action.CORRECT, answer: str
     out.append(ev.AnswerDone(Answer(question, answer, cites, action, style=style,
                                     dropped_sentences=dropped), evidence,
                              {"retrieve": 12.0, "grade": 340.0, "refine": 80.0, "generate": 2100.0,
-                              "first_token": 900.0}))
+                              "first_token": 900.0, "generate_end": 2535.0, "total": 2540.0}))
     return out
 
 
@@ -95,9 +95,10 @@ class FakePipeline:
 
     def run(self, question: str, *, mode: str = "crag", history: Sequence[tuple[str, str]] | None = None,
             confirm_web: Callable[[str], bool] | None = None, cancel: threading.Event | None = None,
-            k: int | None = None) -> Iterator[ev.Event]:
+            k: int | None = None, rewrite: bool = True) -> Iterator[ev.Event]:
         cancel = cancel or threading.Event()
-        self.calls.append({"question": question, "history": list(history or []), "mode": mode})
+        self.calls.append({"question": question, "history": list(history or []), "mode": mode,
+                           "rewrite": rewrite})
         if self.run_error:
             raise self.run_error
         if self.web_query is not None:
@@ -142,6 +143,22 @@ class FakeLibrary:
         self.ingested: list[list[str]] = []
         self.forced: list[bool] = []
         self.removed: list[str] = []
+        self.stamp = 0  # bumped by every write, like the index's change stamp file
+        self.refreshed = 0
+        self._outside: dict[str, SourceInfo] = {}  # committed by another process, not yet seen
+
+    def change_stamp(self) -> str:
+        return str(self.stamp)
+
+    def refresh(self) -> None:
+        self.refreshed += 1
+        self._sources.update(self._outside)
+        self._outside.clear()
+
+    def ingest_from_outside(self, source: str, chunks: int = 3) -> None:
+        """What `localcrag ingest` in another terminal does: visible only after refresh()."""
+        self._outside[source] = SourceInfo(source, 1, chunks, FROZEN, "outside")
+        self.stamp += 1
 
     def previous_sources(self) -> list[str]:
         return sorted(self.previous)
@@ -158,6 +175,7 @@ class FakeLibrary:
     def remove(self, path: Path | str) -> int:
         self.removed.append(str(path))
         s = self._sources.pop(str(path), None)
+        self.stamp += 1
         return s.chunks if s else 0
 
     def ingest(self, paths: Sequence[Path | str], prune: bool = False,
@@ -186,6 +204,7 @@ class FakeLibrary:
             if on_progress:
                 on_progress(IngestProgress(i + 1, len(files), str(f), stage))
         report.chunks = self.count()
+        self.stamp += 1
         return report
 
 
@@ -249,10 +268,13 @@ def make_app(tmp_path: Path, pipeline: FakePipeline | None = None, library: Fake
     pipeline = pipeline or FakePipeline()
     library = library if library is not None else FakeLibrary(demo_sources())
     settings = settings or Settings(models_dir=tmp_path / "models")
-    history = History(settings.history_dir, clock=lambda: FROZEN)
+    history = kw.pop("history", None) or History(settings.history_dir, clock=lambda: FROZEN)
+    demo = kw.pop("demo_library", None) or FakeLibrary(chunks=())  # the demo's own index
     app = LocalcragApp(settings, pipeline_factory=lambda s, lib: pipeline,
                        library_factory=lambda s: library, history=history,
-                       browse_root=kw.pop("browse_root", tmp_path), **kw)
+                       browse_root=kw.pop("browse_root", tmp_path),
+                       network_probe=kw.pop("network_probe", lambda: True),
+                       demo_library_factory=lambda s, user: demo, **kw)
     return app, pipeline, library
 
 

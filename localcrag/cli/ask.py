@@ -27,6 +27,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="extractive quotes the evidence; generative lets the model write, each "
                         "sentence checked (default: the answer_style setting)")
     s.add_argument("--json", action="store_true", help="print one JSON object at the end")
+    s.add_argument("--after", action="append", default=[], metavar="EARLIER_QUESTION",
+                   help="an earlier question of the conversation (repeat for several, oldest "
+                        "first): a follow-up is rewritten to stand alone, and the rewrite is shown")
+    s.add_argument("--no-rewrite", action="store_true",
+                   help="ask the question as typed, never rewritten as a follow-up")
     s.set_defaults(func=cmd_ask)
 
 
@@ -50,10 +55,16 @@ def cmd_ask(args: argparse.Namespace) -> int:
     record = RunRecord(args.question, args.mode)
     stream = sys.stdout.isatty() and not args.json
     can_ask = sys.stdin.isatty() and sys.stderr.isatty()  # no terminal: no consent, no DNS lookup
+    # questions only: the rewriter never sees answers (getattr: callers that build the
+    # Namespace themselves predate the two options)
+    history = [(q, "") for q in getattr(args, "after", None) or []]
+    rewrite = not getattr(args, "no_rewrite", False)
     for event in pipe.run(args.question, mode=args.mode, confirm_web=_confirm if can_ask else None,
-                          k=args.k, style=args.style):
+                          k=args.k, history=history, rewrite=rewrite, style=getattr(args, "style", None)):
         record.add(event)
-        if stream and isinstance(event, ev.Token):
+        if isinstance(event, ev.QuestionRewritten) and not args.json:
+            print(f"[understood as: {event.rewritten} (--no-rewrite asks it as typed)]", file=sys.stderr)
+        elif stream and isinstance(event, ev.Token):
             sys.stdout.write(event.text)
             sys.stdout.flush()
         elif not args.json and isinstance(event, (ev.WebError, ev.EvidenceTrimmed)):
@@ -101,7 +112,8 @@ def to_json(r: RunRecord) -> dict:
         "evidence": [{"n": e.n, "kind": e.kind, "source": e.source, "page": e.page, "url": e.url,
                       "chunk_id": e.chunk_id} for e in r.evidence],
         "timings_ms": {k: r.timings.get(k) for k in
-                       ("retrieve", "grade", "refine", "web", "generate", "first_token")},
+                       (*ev.STAGE_TIMINGS, *ev.ELAPSED_TIMINGS)},
+        "rewritten": r.rewritten,
     }
 
 

@@ -142,12 +142,28 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({"query": args.query, "fallback": retriever.fallback, "results": [
             {"chunk_id": h.chunk.chunk_id, "source": h.chunk.source, "page": h.chunk.page,
-             "score": round(h.score, 6), "text": h.chunk.text} for h in hits]})
+             "score": round(h.score, 6), "text": h.chunk.text} for h in hits],
+            "score_kind": score_kind(args.mode, args.query)[0]})
         return 0
+    name, scale = score_kind(args.mode, args.query)
+    print(f"Score: {scale}")
     for h in hits:
         snippet = " ".join(h.chunk.text.split())[:160]
-        print(f"{h.rank + 1}. {shown(source_label(h.chunk.source, h.chunk.page))}  ({h.score:.3f})\n   {snippet}")
+        print(f"{h.rank + 1}. {shown(source_label(h.chunk.source, h.chunk.page))}  ({name} {h.score:.3f})\n   {snippet}")
     return 0
+
+
+def score_kind(mode: str, query: str) -> tuple[str, str]:
+    """Which score a search mode returns (short name, one line on its scale), so a bare
+    number is never printed: RRF, cosine and BM25 live on different scales."""
+    from localcrag.ingest.store import RRF_K
+
+    if mode == "vector" or not query.strip():
+        return "cosine", "cosine similarity of question and chunk embeddings (-1 to 1, higher is closer)"
+    if mode == "text":
+        return "BM25", "BM25 full-text relevance (0 and up, unbounded; higher matches more rare words)"
+    return "RRF", (f"reciprocal-rank fusion of the vector and text ranks, sum of 1/({RRF_K} + rank); "
+                   f"at most {2 / (RRF_K + 1):.3f} (first in both); only the order is meaningful")
 
 
 def cmd_models(args: argparse.Namespace) -> int:

@@ -48,7 +48,7 @@ class Pipeline:
         self._grader = grader
         self._generator = generator
         self.web = web  # a web.WebSearch; None means DuckDuckGo
-        self._stats_key: int | None = None
+        self._stats_key: tuple | None = None
         self._lock = threading.Lock()
 
     # --- lazily built backends -----------------------------------------------------------
@@ -73,7 +73,10 @@ class Pipeline:
     @property
     def grader(self):
         count = self.library.count()
-        if self._grader is None or (self._stats_key is not None and self._stats_key != count):
+        # the corpus statistics follow the index: its size, and its change stamp (an ingest
+        # from another process, seen after Library.refresh)
+        key = (count, getattr(self.library, "change_stamp", lambda: "")())
+        if self._grader is None or (self._stats_key is not None and self._stats_key != key):
             from localcrag.crag.grade import CorpusStats, make_grader
             from localcrag.llm.gguf import load_llm
 
@@ -84,7 +87,7 @@ class Pipeline:
             self._grader = make_grader(
                 s, self.library.embedder, stats,
                 llm_loader=lambda p: load_llm(Path(p), n_ctx=s.n_ctx, threads=s.threads))
-            self._stats_key = count
+            self._stats_key = key
         return self._grader
 
     def warm_up(self) -> None:
@@ -110,22 +113,24 @@ class Pipeline:
             history: Sequence[tuple[str, str]] | None = None,
             confirm_web: Callable[[str], bool] | None = None,
             cancel: threading.Event | None = None, k: int | None = None,
-            style: str | None = None) -> Iterator[ev.Event]:
-        """Events of one question; ``style`` overrides the answer_style setting for this run."""
+            rewrite: bool = True, style: str | None = None) -> Iterator[ev.Event]:
+        """Events of one question; ``style`` overrides the answer_style setting for this run;
+        ``rewrite=False`` asks the question as typed even after earlier turns (the undo of a
+        follow-up rewrite). Timings: see STAGE_TIMINGS and ELAPSED_TIMINGS in events.py."""
+        t0 = time.perf_counter()  # question received: every "from question" timing counts from here
         if style not in (None, "auto", "extractive", "generative"):
             raise ValueError(f"unknown answer style {style!r}")
         with self._lock:  # one question at a time per pipeline: llama contexts are not re-entrant
-            yield from self._run(question, mode, list(history or []), confirm_web,
+            yield from self._run(question, mode, list(history or []) if rewrite else [], confirm_web,
                                  cancel or threading.Event(), k or self.settings.top_k,
-                                 style or self.settings.answer_style)
+                                 style or self.settings.answer_style, t0)
 
     def _run(self, question: str, mode: str, history: list[tuple[str, str]],
              confirm_web: Callable[[str], bool] | None, cancel: threading.Event,
-             k: int, style: str) -> Iterator[ev.Event]:
+             k: int, style: str, t0: float) -> Iterator[ev.Event]:
         from localcrag.crag.retrieve import Retriever
 
         s = self.settings
-        t0 = time.perf_counter()
         meter = CpuMeter()  # what other processes do with our cores while we work
         timings: dict[str, float] = {}
         q = self._check_question(question)
@@ -191,6 +196,7 @@ class Pipeline:
             text = f"{REFUSAL} The indexed documents do not answer it, and {web_note}."
             timings.setdefault("first_token", ms_since(t0))
             yield ev.Token(text)
+            timings["total"] = max(ms_since(t0), timings["first_token"])
             yield ev.AnswerDone(Answer(question, text, (), action, refused=True), (), timings)
             return
         from localcrag.crag.answer import answer_events
@@ -198,10 +204,16 @@ class Pipeline:
 
         style, why = resolve_style(style, self.generator)
         scorer = self.grader.score_texts if mode != "rag" and not ungraded else None
-        yield from answer_events(question, q, evidence, action, style=style, reason=why,
-                                 llm=self.generator, settings=s, cancel=cancel, timings=timings,
-                                 t0=t0, meter=meter, score_texts=scorer,
-                                 note=UNGRADED_NOTE.format(error=ungraded) if ungraded else "")
+        for e in answer_events(question, q, evidence, action, style=style, reason=why,
+                               llm=self.generator, settings=s, cancel=cancel, timings=timings,
+                               t0=t0, meter=meter, score_texts=scorer,
+                               note=UNGRADED_NOTE.format(error=ungraded) if ungraded else ""):
+            # elapsed since the question (events.py): the AnswerDone carries this dict
+            if isinstance(e, ev.StageFinished) and e.stage == "generate":
+                timings["generate_end"] = ms_since(t0)
+            elif isinstance(e, ev.AnswerDone):
+                timings["total"] = ms_since(t0)
+            yield e
 
     def _web(self, q: str, confirm: Callable[[str], bool] | None,
              first_n: int) -> tuple[list[Evidence], str, list[ev.Event]]:

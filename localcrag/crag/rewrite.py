@@ -157,17 +157,59 @@ def rewrite_for_web(question: str, llm: Any = None) -> str:
     return _validate(out, question, max_words=12, max_new=1, is_query=True) or fallback
 
 
-def needs_context(question: str) -> bool:
-    """True if the question leans on earlier turns: a pronoun, an "and/what about" opener,
-    no content word of its own ("Why?"), or only a generic one ("More details?",
-    "Examples?", "Pros and cons?"). "What is a cobot?" names its own subject: standalone."""
+# Where a sentence opens a new clause: a pronoun after one of these can point back to a noun
+# of an earlier clause of the same question (grammar, not topic words).
+CLAUSE_BREAK = re.compile(r"[,;:\u2014]|\b(?:and|but|or|so|because|since|while|whereas|although|though|"
+                          r"if|when|whenever|then|which|where|why|how|what|who)\b", re.I)
+BE_FORMS = frozenset("is are was were be been".split())
+
+
+def _unresolved_pronoun(question: str) -> bool:
+    """True if a pronoun has no possible referent inside the question itself.
+
+    The method is clause-level anaphora: a question is split into clauses at punctuation
+    and conjunctions/wh-words; a pronoun in a later clause is taken to refer to a noun of an
+    earlier clause when that clause has a content word of its own ("What is label smoothing
+    and why is it used?"). A pronoun in the first clause ("How big is it?") or after clauses
+    without content ("Why is it used?") needs the conversation. Two grammatical uses are not
+    references at all: existential "there" next to a form of "be" ("Is there a limit?") and
+    "that"/"which" right after a content word (a relative clause: "a model that learns").
+    """
     low = " ".join(question.lower().split())
-    words = [_clean_word(w) for w in WORD.findall(low)]
-    if any(w in PRONOUNS for w in words) or low.startswith(FOLLOW_UP_OPENERS):
+    start, seen_content = 0, False
+    spans = [m.start() for m in CLAUSE_BREAK.finditer(low)] + [len(low)]
+    for end in spans:
+        clause = low[start:end]
+        words = [_clean_word(w) for w in WORD.findall(clause)]
+        for i, w in enumerate(words):
+            if w not in PRONOUNS:
+                continue
+            before, after = words[i - 1] if i else "", words[i + 1] if i + 1 < len(words) else ""
+            if w == "there" and (before in BE_FORMS or after in BE_FORMS):
+                continue
+            if w in ("that", "which") and before and _content_words(before):
+                continue
+            if not seen_content:
+                return True
+        seen_content = seen_content or bool(_content_words(clause) - _generic_stems())
+        start = end
+    return False
+
+
+def _generic_stems() -> set[str]:
+    return {stem(w) for w in GENERIC_FOLLOW_UPS} | set(GENERIC_FOLLOW_UPS)
+
+
+def needs_context(question: str) -> bool:
+    """True if the question cannot be resolved alone: a pronoun with no referent inside the
+    question (see _unresolved_pronoun), an "and/what about" opener, no content word of its
+    own ("Why?"), or only a generic one ("More details?", "Pros and cons?"). "What is a
+    cobot?" names its own subject, and so does "What is X and why is it used?"."""
+    low = " ".join(question.lower().split())
+    if low.startswith(FOLLOW_UP_OPENERS) or _unresolved_pronoun(question):
         return True
     content = _content_words(question)
-    generic = {stem(w) for w in GENERIC_FOLLOW_UPS} | GENERIC_FOLLOW_UPS
-    return not content or content <= generic  # nothing but generic words: "Pros and cons?"
+    return not content or content <= _generic_stems()  # nothing but generic words: "Pros and cons?"
 
 
 STANDALONE_SYSTEM = (

@@ -58,6 +58,7 @@ def score_run(ds: Dataset, q: Question, run: RunRecord, mode: str, offline: bool
 def summarise(rows: list[dict], mode: str) -> dict:
     ok = [r for r in rows if "error" not in r]
     lat = {s: m.rounded(m.percentile((r["timings_ms"].get(s) for r in ok), 50), 1) for s in STAGES}
+    ran = {s: sum(s in r["timings_ms"] for r in ok) for s in STAGES}  # a refusal never generates
     first = [r["timings_ms"].get("first_token") for r in ok]
     actions: dict[str, int] = {}
     for r in ok:
@@ -76,6 +77,7 @@ def summarise(rows: list[dict], mode: str) -> dict:
         "first_token_ms_p95": m.rounded(m.percentile(first, 95), 1),
         "total_ms_p50": m.rounded(m.percentile((r["total_ms"] for r in ok), 50), 1),
         "latency_ms_p50": {s: v for s, v in lat.items() if v is not None},
+        "latency_runs": {s: n for s, n in ran.items() if n},  # questions each stage p50 is over
         "actions": actions or None,
     }
 

@@ -19,7 +19,11 @@ ANSWER_METRICS = [
     ("evidence_recall", "gold units in evidence"), ("recall_at_k", "retrieval recall@k"),
     ("mrr_at_k", "retrieval MRR@k"),
 ]
-TIME_METRICS = [("first_token_ms_p50", "first token p50 (ms)"), ("total_ms_p50", "total p50 (ms)")]
+# Elapsed times count from the question received, over every question; a stage's figure is
+# how long that stage took, over the questions that ran it (a refusal never generates), so a
+# stage p50 can exceed the total p50 and the labels say which is which.
+TIME_METRICS = [("first_token_ms_p50", "first token p50 (ms after the question)"),
+                ("total_ms_p50", "answer done p50 (ms after the question)")]
 KINDS = [("easy", "other article"), ("hard", "same article"), ("near_miss", "unanswerable, own paragraph")]
 
 
@@ -43,9 +47,15 @@ def _rows(res: dict) -> list[tuple[str, list[str]]]:
     out += [(label, [_fmt(modes[mo].get(key)) for mo in modes]) for key, label in ANSWER_METRICS]
     out += [(label, [_fmt(modes[mo].get(key), 1) for mo in modes]) for key, label in TIME_METRICS]
     stages = _stages(modes)
-    out += [(f"{s} p50 (ms)", [_fmt((modes[mo].get("latency_ms_p50") or {}).get(s), 1) for mo in modes])
-            for s in stages]
+    out += [(f"{s} stage p50 (ms; over {_runs(modes, s)} questions)",
+             [_fmt((modes[mo].get("latency_ms_p50") or {}).get(s), 1) for mo in modes]) for s in stages]
     return [(label, vals) for label, vals in out if any(v != "-" for v in vals)]
+
+
+def _runs(modes: dict, stage: str) -> str:
+    """How many questions ran ``stage``, per mode ("7/10" or "7/10, 10/10")."""
+    return ", ".join(f"{(mo.get('latency_runs') or {}).get(stage, 0)}/{mo.get('n', 0)}"
+                     for mo in modes.values())
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -64,7 +74,7 @@ def terminal_table(res: dict) -> str:
     r = res.get("retrieval")
     if r:
         out += ["", f"retrieval over {r['questions']} questions (gold units in the top {r['k']}, "
-                    f"from {r['pool']} chunks):"]
+                    f"each document ranked by its best chunk among the {r['pool']} retrieved per question):"]
         out += _table(["search", f"recall@{r['k']}", f"MRR@{r['k']}"],
                       [[mode, _fmt(v["recall_at_k"]), _fmt(v["mrr_at_k"])] for mode, v in r["by_mode"].items()])
     e = res.get("evaluator") or {}
@@ -87,7 +97,7 @@ def markdown(res: dict, charts: list[str] | None = None) -> str:
            f"k = {res['k']}, {res['elapsed_s']} s. Embedder {s['embedder']}, generator {s['generator']}, "
            f"grader {s['grader']} (thresholds {s['lower_threshold']}/{s['upper_threshold']}), "
            f"retrieval {s['retrieval_mode']}, {'offline' if s['offline'] else 'online'}, "
-           f"temperature {s['temperature']}. Index: {res['index']['chunks']} chunks.", ""]
+           f"temperature {s['temperature']}. The index holds {res['index']['chunks']} chunks.", ""]
     text = terminal_table(res).split("\n", 2)[-1]
     out += ["```", text, "```", ""]
     for c in charts or []:

@@ -21,6 +21,7 @@ from localcrag.ingest.embed import Embedder, load_embedder
 from localcrag.errors import LocalcragError
 from localcrag.ingest.faults import DiskFull, disk_full, translate
 from localcrag.ingest.lock import WriterLock
+from localcrag.ingest import stamp
 from localcrag.ingest.maintain import compact, save_documents
 from localcrag.settings import Settings
 from localcrag.ingest.store import LanceStore, SourceInfo, table_name
@@ -28,6 +29,7 @@ from localcrag.types import Chunk
 
 CHUNKER_VERSION = "c1"  # bump when chunking output changes: a new table is built
 EMBED_BATCH_CHUNKS = 128  # chunks gathered before one embedding call (and one commit round)
+EMBED_PROGRESS_CHUNKS = 32  # embedded per call inside a round, so progress moves while embedding
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,10 @@ class IngestProgress:
     done: int  # files finished (indexed, unchanged or failed)
     total: int
     path: str
-    stage: str  # parsed | embedded | indexed | unchanged | failed | removed
+    stage: str  # reading | parsed | embedding | indexed | unchanged | failed | removed
+    chunks_done: int = 0  # while embedding: chunks of this round embedded so far ...
+    chunks_total: int = 0  # ... of this many
+    rate: float = 0.0  # chunks per second, while embedding
 
 
 @dataclass
@@ -97,6 +102,7 @@ class Library:
             if outer and self._changed:
                 compact(self.store, self.settings.index_keep_minutes)
                 save_documents(self.store)
+                stamp.touch(self.store.path)  # other processes (a running app) see the change
         finally:
             if outer:
                 self._changed = False
@@ -113,6 +119,16 @@ class Library:
     def count(self) -> int:
         return self.store.count()
 
+    def change_stamp(self) -> str:
+        """Changes whenever any process wrote to this index (ingest/stamp.py): cheap to poll."""
+        return stamp.read(self.store.path)
+
+    def refresh(self) -> None:
+        """See what other processes committed: an open LanceDB table stays at its version
+        until told to check out the latest."""
+        if self.store.exists():
+            self.store.table.checkout_latest()
+
     def remove(self, path: Path | str) -> int:
         """Remove a document (chunks removed from the current table); it is also dropped from
         tables built with other settings, so it never comes back from there."""
@@ -122,6 +138,7 @@ class Library:
             self.store.remove_from_other_tables(source)
             self._changed = self._changed or n > 0
         return n
+
 
     def remove_under(self, path: Path | str) -> list[tuple[str, int]]:
         """Remove one document, or every document indexed from a folder: (source, chunks)."""
@@ -158,12 +175,30 @@ class Library:
         n_pages = max((p.number for p in getattr(parsed, "pages", parsed)), default=0)
         return _Pending(source, doc_hash, n_pages, chunks, tuple(getattr(parsed, "warnings", ())))
 
+    def _embed(self, pending: list[_Pending], progress: Callable[..., None]):  # noqa: ANN202
+        """Embed a round's chunks a slice at a time, saying which file and how fast: a round
+        of many small files is otherwise one silent call (issue: "0/3 parsed" for 15 s)."""
+        import time
+
+        import numpy as np
+
+        texts = [c.text for p in pending for c in p.chunks]
+        owner = [p.source for p in pending for _ in p.chunks]
+        parts, t0 = [], time.perf_counter()
+        for at in range(0, len(texts), EMBED_PROGRESS_CHUNKS):
+            end = min(at + EMBED_PROGRESS_CHUNKS, len(texts))
+            progress(owner[at], "embedding", chunks_done=at, chunks_total=len(texts),
+                     rate=at / max(time.perf_counter() - t0, 1e-9) if at else 0.0)
+            parts.append(np.asarray(self.embedder.embed(texts[at:end])))
+        progress(owner[-1], "embedding", chunks_done=len(texts), chunks_total=len(texts),
+                 rate=len(texts) / max(time.perf_counter() - t0, 1e-9))
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
     def _flush(self, pending: list[_Pending], report: IngestReport,
-               progress: Callable[[str, str], None]) -> None:
+               progress: Callable[..., None]) -> None:
         if not pending:
             return
-        texts = [c.text for p in pending for c in p.chunks]
-        vectors = self.embedder.embed(texts)
+        vectors = self._embed(pending, progress)
         at, docs = 0, []
         for p in pending:
             docs.append((p.source, p.doc_hash, p.pages, p.chunks, vectors[at:at + len(p.chunks)]))
@@ -208,12 +243,12 @@ class Library:
         total = len(files)
         done = 0
 
-        def progress(path: str, stage: str) -> None:
+        def progress(path: str, stage: str, **extra: float) -> None:
             nonlocal done
             if stage in ("indexed", "unchanged", "failed"):
                 done += 1
             if on_progress:
-                on_progress(IngestProgress(done, total, path, stage))
+                on_progress(IngestProgress(done, total, path, stage, **extra))
 
         pending: list[_Pending] = []
         for path in files:
@@ -224,6 +259,7 @@ class Library:
                     report.unchanged.append(source)
                     progress(source, "unchanged")
                     continue
+                progress(source, "reading")
                 pending.append(self._chunk_file(path, doc_hash))
                 progress(source, "parsed")
             except LocalcragError as exc:

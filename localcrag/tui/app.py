@@ -9,7 +9,7 @@ stay thin.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from textual import on, work
 from textual.app import SystemCommand
@@ -20,14 +20,23 @@ from textual.screen import Screen
 from localcrag.errors import describe_error
 from localcrag.history import History
 from localcrag.settings import Settings
-from localcrag.tui.backend import Backend, LibraryFactory, PipelineFactory
-from localcrag.tui.library_app import LibraryApp
+from localcrag.tui.backend import Backend, DemoLibraryFactory, LibraryFactory, PipelineFactory
+from localcrag.tui.library_app import INDEX_POLL_S, LibraryApp
 from localcrag.tui.messages import ModelsLoaded, ModelsLoading
 from localcrag.tui.modals import MessageModal
 from localcrag.tui.screens.chat import ChatScreen
 from localcrag.tui.screens.help import HelpScreen
 from localcrag.tui.screens.library import LibraryScreen
 from localcrag.tui.screens.settings import SettingsScreen
+
+NETWORK_POLL_S = 45.0  # a DNS probe this often notices a network that came or went (cheap: one lookup)
+
+
+def dns_probe() -> bool:
+    """Whether the web search host resolves (the web step's own check, cached 30 s)."""
+    from localcrag.crag.web import is_online
+
+    return is_online()
 
 
 class LocalcragApp(LibraryApp):
@@ -58,15 +67,19 @@ class LocalcragApp(LibraryApp):
     def __init__(self, settings: Settings | None = None, backend: Backend | None = None, *,
                  pipeline_factory: PipelineFactory | None = None,
                  library_factory: LibraryFactory | None = None, history: History | None = None,
-                 browse_root: Path | None = None, settings_error: str | None = None) -> None:
+                 browse_root: Path | None = None, settings_error: str | None = None,
+                 network_probe: Callable[[], bool] = dns_probe,
+                 demo_library_factory: DemoLibraryFactory | None = None) -> None:
         super().__init__()
         settings = backend.settings if backend else (settings or Settings())
         self.backend = backend or Backend(settings, library_factory=library_factory,
-                                          pipeline_factory=pipeline_factory, history=history)
+                                          pipeline_factory=pipeline_factory, history=history,
+                                          demo_library_factory=demo_library_factory)
         self.browse_root = browse_root or Path.cwd()
         self.settings_error = settings_error
         self.model_error: str | None = None
-        self.network_down = False  # the last web step found no network (DNS)
+        self.network_down = False  # the last DNS probe (or web step) found no network
+        self.network_probe = network_probe
 
     def notify(self, message: str, *, title: str = "", severity: str = "information",
                timeout: float | None = None, markup: bool = True) -> None:
@@ -80,6 +93,9 @@ class LocalcragApp(LibraryApp):
     def on_mount(self) -> None:
         self.update_privacy()
         self.load_models()
+        self.check_network()
+        self.set_interval(NETWORK_POLL_S, self.check_network, name="network")
+        self.set_interval(INDEX_POLL_S, self.check_index, name="index")
         if self.settings_error:
             self.show_settings_error(self.settings_error)
 
@@ -128,10 +144,23 @@ class LocalcragApp(LibraryApp):
             self.privacy = {"ask": "ask first", "always": "always", "never": "never"}[s.web_search]
 
     def set_network(self, down: bool) -> None:
-        """What the last web step found out about the network (until the next check)."""
+        """What the last probe or web step found out about the network (until the next check)."""
         if down != self.network_down:
             self.network_down = down
             self.update_privacy()
+
+    @work(thread=True, group="network", exclusive=True, exit_on_error=False)
+    def check_network(self) -> None:
+        """Probe DNS off the UI thread, at start-up and every NETWORK_POLL_S. Never when offline
+        or web search is "never": then nothing may touch the network, not even DNS."""
+        s = self.settings
+        if s.offline or s.web_search == "never":
+            return
+        try:
+            up = bool(self.network_probe())
+        except Exception:  # noqa: BLE001 - a failing probe means no network
+            up = False
+        self.call_from_thread(self.set_network, not up)
 
     def remember_web_choice(self, choice: str) -> None:
         """The consent dialog's "always"/"never", saved so it is not asked again."""
@@ -157,6 +186,8 @@ class LocalcragApp(LibraryApp):
 
     def settings_changed(self, changed: set[str]) -> None:
         self.update_privacy()
+        if changed & {"offline", "web_search"}:
+            self.check_network()
         if self.backend.needs_warm_up(changed):
             self.load_models()
         elif changed:

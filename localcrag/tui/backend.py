@@ -15,6 +15,7 @@ from localcrag.settings import Settings
 
 LibraryFactory = Callable[[Settings], Any]
 PipelineFactory = Callable[[Settings, Any], Any]
+DemoLibraryFactory = Callable[[Settings, Any], Any]  # (settings, the user's library) -> the demo's
 
 # Changing one of these needs new models or a new grader (pipeline), or a new index table
 # (library: the fields of ingest.store.table_name). strip_sentences sizes the grader's
@@ -28,6 +29,16 @@ def _real_library(settings: Settings) -> Any:
     from localcrag.ingest.library import Library
 
     return Library(settings)
+
+
+def _real_demo_library(settings: Settings, user: Any) -> Any:
+    """The demo's own index (settings.demo_index_dir), same embedder and table name as the
+    user's: its documents can never be retrieved together with the user's."""
+    from localcrag.ingest.library import Library
+    from localcrag.ingest.store import LanceStore
+
+    store = LanceStore(settings.demo_index_dir, user.store.name, user.embedder.dim)
+    return Library(settings, embedder=user.embedder, store=store)
 
 
 def _real_pipeline(settings: Settings, library: Any) -> Any:
@@ -49,12 +60,35 @@ def demo_paths() -> list[Path]:
     return [p for p in [root / "README.md", *docs] if p.is_file()]  # Markdown only: no captures
 
 
+def _stamp_of(library: Any) -> str:
+    try:
+        return str(getattr(library, "change_stamp", lambda: "")())
+    except OSError:
+        return ""
+
+
+class ActiveLibrary:
+    """What the pipeline searches: the user's library, or, only while that is empty, the
+    demo's own index. Attribute access goes to whichever is active at that moment."""
+
+    def __init__(self, backend: "Backend") -> None:
+        self._backend = backend
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._backend.active_library(), name)
+
+
 class Backend:
-    """Builds and caches the Library and Pipeline; one lock so two workers never build twice."""
+    """Builds and caches the Library and Pipeline; one lock so two workers never build twice.
+
+    The demo documents live in an index of their own (``demo_library``); questions go to it
+    only while the user's library is empty (``demo_active``), so the demo never shows up in
+    answers about the user's files."""
 
     def __init__(self, settings: Settings, *, library_factory: LibraryFactory | None = None,
                  pipeline_factory: PipelineFactory | None = None, history: History | None = None,
-                 demo: Callable[[], list[Path]] = demo_paths) -> None:
+                 demo: Callable[[], list[Path]] = demo_paths,
+                 demo_library_factory: DemoLibraryFactory | None = None) -> None:
         self.settings = settings
         self.library_factory = library_factory or _real_library
         self.pipeline_factory = pipeline_factory or _real_pipeline
@@ -62,19 +96,58 @@ class Backend:
         self.demo_paths = demo
         self._lock = threading.RLock()
         self._library: Any = None
+        self._demo_library: Any = None
+        self.demo_library_factory = demo_library_factory or _real_demo_library
+        self.demo_active = False  # the user's library is empty and the demo's is not
         self._pipeline: Any = None
+        self._stamp: str | None = None  # the index's change stamp when last read
         self.ready = threading.Event()  # set once warm_up finished (even when it failed)
 
     def library(self) -> Any:
         with self._lock:
             if self._library is None:
                 self._library = self.library_factory(self.settings)
+                self._stamp = _stamp_of(self._library)
             return self._library
+
+    def demo_library(self) -> Any:
+        with self._lock:
+            if self._demo_library is None:
+                self._demo_library = self.demo_library_factory(self.settings, self.library())
+            return self._demo_library
+
+    def choose_index(self) -> bool:
+        """Decide which index questions go to (slow-ish: counts rows; call it off the UI
+        thread). True when the demo is the active one."""
+        active = self.library().count() == 0 and self.demo_library().count() > 0
+        self.demo_active = active
+        return active
+
+    def active_library(self) -> Any:
+        return self.demo_library() if self.demo_active else self.library()
+
+    def sync_index(self) -> bool:
+        """True when the index changed since last read (another process ingested, say): the
+        library then re-opens its table, so the next search, the corpus statistics of the
+        grader (keyed on the stamp) and the document list see the change. A stat, cheap
+        enough to call before every question and on a short poll; never builds the library."""
+        with self._lock:
+            lib = self._library
+            if lib is None:
+                return False
+            now = _stamp_of(lib)
+            if now == self._stamp:
+                return False
+            self._stamp = now
+        getattr(lib, "refresh", lambda: None)()
+        self.choose_index()  # the user's first documents, say: the demo is no longer searched
+        return True
 
     def pipeline(self) -> Any:
         with self._lock:
             if self._pipeline is None:
-                self._pipeline = self.pipeline_factory(self.settings, self.library())
+                self.library()  # opened first, as before: a library error is the first one
+                self._pipeline = self.pipeline_factory(self.settings, ActiveLibrary(self))
             return self._pipeline
 
     def warm_up(self) -> None:
@@ -93,7 +166,7 @@ class Backend:
             for name in changed:
                 setattr(self.settings, name, getattr(new, name))
             if changed & LIBRARY_FIELDS:
-                self._library = None
+                self._library = self._demo_library = None
             if changed & PIPELINE_FIELDS:
                 self._pipeline = None
         return changed

@@ -20,6 +20,9 @@ from localcrag.tui.messages import IngestFinished, IngestUpdate, RefreshSources,
 from localcrag.tui.modals import ConfirmModal
 
 
+INDEX_POLL_S = 3.0  # how often the app looks at the index's change stamp (one stat)
+
+
 class IngestCancelled(BaseException):
     """Raised from the progress callback to stop Library.ingest between files (not an Exception,
     so the library's per-file error handling does not swallow it)."""
@@ -33,6 +36,7 @@ class LibraryApp(App[int]):
     ingest_progress: reactive[Any] = reactive(None)
     ingest_report: reactive[Any] = reactive(None, always_update=True)
     previous_sources: reactive[tuple] = reactive(())  # indexed with other settings, not in this table
+    demo_active: reactive[bool] = reactive(False)  # questions go to the demo's own index
 
     def __init__(self) -> None:
         super().__init__()
@@ -41,33 +45,62 @@ class LibraryApp(App[int]):
         self.ingesting = False
         self.ingest_stopped: int | None = None  # files indexed before the last ingest was stopped
         self._demo_roots: list[Path] | None = None
+        self.demo_index: tuple[str, ...] = ()  # documents in the demo's own index
 
     def on_unmount(self) -> None:
         self._ingest_cancel.set()
 
     # --- the document list ----------------------------------------------------------------
 
-    def _library_state(self) -> tuple[tuple, tuple]:
-        """(documents in the current table, documents indexed only with other settings)."""
+    def _library_state(self) -> tuple[tuple, tuple, tuple]:
+        """(documents questions go to, documents indexed only with other settings, documents
+        in the demo's own index). The demo is searched only while the user's library is empty."""
         lib = self.backend.library()
         sources = tuple(lib.sources())
+        try:
+            demo = tuple(self.backend.demo_library().sources())
+        except Exception:  # noqa: BLE001 - a demo index that cannot be read is no demo
+            demo = ()
+        self.backend.demo_active = not sources and bool(demo)
         try:
             current = {s.source for s in sources}
             previous = tuple(p for p in getattr(lib, "previous_sources", lambda: [])()
                              if p not in current)
         except Exception:  # noqa: BLE001 - only a hint; never stops the listing
             previous = ()
-        return sources, previous
+        return (demo if self.backend.demo_active else sources), previous, demo
 
     def _list_sources(self) -> None:
         try:
-            self.post_message(SourcesLoaded(*self._library_state()))
+            sources, previous, demo = self._library_state()
+            self.post_message(SourcesLoaded(sources, previous, demo=demo))
         except Exception as exc:  # noqa: BLE001
             self.post_message(SourcesLoaded(None, error=describe_error(exc)[0]))
+
+    def _show_state(self, sources: Any, previous: Sequence[str], demo: Sequence[Any]) -> None:
+        """Show a listing; say so once when the user's own documents replace the demo."""
+        was_demo = self.demo_active
+        self.demo_index = tuple(s.source for s in demo)
+        self.demo_active = self.backend.demo_active
+        self.previous_sources = tuple(previous)
+        self.sources = tuple(sources)
+        if was_demo and not self.demo_active and self.sources:
+            n = len(self.demo_index)
+            self.notify(f"Answers now come from your documents only. The {n} demo document"
+                        f"{'s stay' if n != 1 else ' stays'} in {'their' if n != 1 else 'its'} own index "
+                        "and is no longer searched (ctrl+d in the Library deletes it).",
+                        title="Demo documents", timeout=15)
 
     @work(thread=True, group="sources", exit_on_error=False)
     def refresh_sources(self) -> None:
         self._list_sources()
+
+    @work(thread=True, group="index-poll", exclusive=True, exit_on_error=False)
+    def check_index(self) -> None:
+        """Another process (``localcrag ingest`` in a terminal) changed the index: re-open it
+        and re-read the document list. Our own ingest reports its result itself."""
+        if not self.ingesting and self.backend.sync_index():
+            self._list_sources()
 
     @on(RefreshSources)
     def _refresh_requested(self) -> None:
@@ -77,8 +110,7 @@ class LibraryApp(App[int]):
     def _sources_loaded(self, msg: SourcesLoaded) -> None:
         self.library_error = msg.error  # the models dialog that follows says what to do
         if msg.sources is not None:
-            self.previous_sources = tuple(msg.previous)
-            self.sources = tuple(msg.sources)
+            self._show_state(msg.sources, msg.previous, msg.demo)
         self.library_ready = True
 
     # --- ingestion ----------------------------------------------------------------------
@@ -89,10 +121,15 @@ class LibraryApp(App[int]):
             self.notify("The project's documentation was not found next to the package.",
                         severity="warning")
             return
-        if self.start_ingest(paths):
-            self.notify("Indexing localcrag's own README and docs/ — ask a question when it is done.")
+        if self.sources and not self.demo_active:
+            self.notify("The demo is only searched while your library is empty: your documents "
+                        "answer your questions.", severity="warning")
+            return
+        if self.start_ingest(paths, demo=True):
+            self.notify("Indexing localcrag's own README and docs/ into a demo index of its own — "
+                        "ask a question when it is done.")
 
-    def start_ingest(self, paths: Sequence[Path], replace: bool = False) -> bool:
+    def start_ingest(self, paths: Sequence[Path], replace: bool = False, demo: bool = False) -> bool:
         """Index in a worker; False when another ingest is still running. ``replace``
         re-embeds unchanged files too (a re-index); old chunks stay until the new ones land."""
         if self.ingesting:
@@ -103,7 +140,7 @@ class LibraryApp(App[int]):
         self.ingest_stopped = None
         self._ingest_cancel.clear()
         self.ingest_report = None
-        self._ingest([Path(p) for p in paths], replace)
+        self._ingest([Path(p) for p in paths], replace, demo)
         return True
 
     def reindex_previous(self) -> bool:
@@ -133,7 +170,10 @@ class LibraryApp(App[int]):
         return any(p == root or p.is_relative_to(root) for root in self.demo_roots())
 
     def demo_sources(self) -> list[str]:
-        return [s.source for s in self.sources if self.is_demo(s.source)]
+        """The demo's own index, plus demo files indexed into the user's library by older
+        versions (those are offered for removal too)."""
+        legacy = [s.source for s in self.sources if self.is_demo(s.source) and s.source not in self.demo_index]
+        return [*self.demo_index, *legacy]
 
     def remove_demo(self) -> None:
         """Ask, then remove every demo document (the files are not touched)."""
@@ -153,8 +193,9 @@ class LibraryApp(App[int]):
     @work(thread=True, group="remove", exit_on_error=False)
     def _remove_sources(self, sources: list[str]) -> None:
         try:
-            lib = self.backend.library()
-            n = sum(lib.remove(s) for s in sources)
+            own = set(self.demo_index)
+            n = sum(self.backend.demo_library().remove(s) for s in sources if s in own)
+            n += sum(self.backend.library().remove(s) for s in sources if s not in own)
             self.notify(f"Removed {len(sources)} demo document{'s' if len(sources) != 1 else ''} "
                         f"({n} chunks).")  # notify is thread-safe
         except Exception as exc:  # noqa: BLE001
@@ -166,7 +207,7 @@ class LibraryApp(App[int]):
             self._ingest_cancel.set()
 
     @work(thread=True, group="ingest", exit_on_error=False)
-    def _ingest(self, paths: list[Path], replace: bool) -> None:
+    def _ingest(self, paths: list[Path], replace: bool, demo: bool = False) -> None:
         indexed = 0
 
         def progress(p: Any) -> None:
@@ -179,7 +220,7 @@ class LibraryApp(App[int]):
 
         report, error, cancelled = None, None, False
         try:
-            lib = self.backend.library()
+            lib = self.backend.demo_library() if demo else self.backend.library()
             lib.on_lock_wait = lambda msg: self.notify(f"Indexing waits: {msg}.", severity="warning")
             # a re-index replaces each file's chunks in one commit (never remove-then-add:
             # stopping in between would lose the document)
@@ -190,11 +231,11 @@ class LibraryApp(App[int]):
         except Exception as exc:  # noqa: BLE001
             error = describe_error(exc)[0]
         try:
-            sources, previous = self._library_state()
+            sources, previous, demo_docs = self._library_state()
         except Exception:  # noqa: BLE001
-            sources, previous = None, ()
+            sources, previous, demo_docs = None, (), ()
         self.post_message(IngestFinished(report, sources, error, cancelled, indexed=indexed,
-                                         previous=previous, paths=tuple(paths)))
+                                         previous=previous, paths=tuple(paths), demo=demo_docs))
 
     @on(IngestUpdate)
     def _ingest_update(self, msg: IngestUpdate) -> None:
@@ -206,8 +247,7 @@ class LibraryApp(App[int]):
         self.ingesting = False
         self.ingest_progress = None
         if msg.sources is not None:
-            self.previous_sources = tuple(msg.previous)
-            self.sources = tuple(msg.sources)
+            self._show_state(msg.sources, msg.previous, msg.demo)
         self.ingest_stopped = msg.indexed if msg.cancelled else None
         self.ingest_report = msg.report
         if msg.cancelled:
@@ -223,9 +263,10 @@ class LibraryApp(App[int]):
             self._offer_demo_removal(msg.paths, r)
 
     def _offer_demo_removal(self, paths: Sequence[Path], report: Any) -> None:
-        """The user added their own files while the demo docs are still there: offer to drop them."""
+        """Demo docs indexed into the user's own library (by an older version) sit next to
+        the user's files: offer to drop them."""
         own = [p for p in paths if not self.is_demo(Path(p).expanduser().resolve())]
-        demo = self.demo_sources()
+        demo = [s.source for s in self.sources if self.is_demo(s.source) and s.source not in self.demo_index]
         if own and demo and (report.indexed or report.unchanged):
             self.notify(f"The {len(demo)} demo document{'s' if len(demo) != 1 else ''} (localcrag's "
                         "own docs) can show up in answers about your files. Press ctrl+d in the "

@@ -20,9 +20,10 @@ class ModelsLoading(Message):
 
 class SourcesLoaded(Message):
     def __init__(self, sources: Sequence[Any] | None, previous: Sequence[str] = (),
-                 error: str | None = None) -> None:
+                 error: str | None = None, demo: Sequence[Any] = ()) -> None:
         super().__init__()
         self.sources, self.previous, self.error = sources, previous, error
+        self.demo = demo  # the demo index's documents
 
 
 class IngestUpdate(Message):
@@ -34,11 +35,12 @@ class IngestUpdate(Message):
 class IngestFinished(Message):
     def __init__(self, report: Any | None, sources: Sequence[Any] | None,
                  error: str | None = None, cancelled: bool = False, *, indexed: int = 0,
-                 previous: Sequence[str] = (), paths: Sequence[Any] = ()) -> None:
+                 previous: Sequence[str] = (), paths: Sequence[Any] = (),
+                 demo: Sequence[Any] = ()) -> None:
         super().__init__()
         self.report, self.sources, self.error, self.cancelled = report, sources, error, cancelled
         self.indexed = indexed  # files indexed before a stop
-        self.previous, self.paths = previous, paths
+        self.previous, self.paths, self.demo = previous, paths, demo
 
 
 class RefreshSources(Message):

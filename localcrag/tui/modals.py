@@ -107,16 +107,16 @@ class PassageModal(ModalScreen[None]):
 class ConfirmModal(ModalScreen[bool]):
     BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("escape,n", "answer(False)", "No")]
 
-    def __init__(self, question: str, yes: str = "Yes") -> None:
+    def __init__(self, question: str, yes: str = "Yes", cancel: str = "Cancel") -> None:
         super().__init__(classes="modal")
-        self.question, self.yes = question, yes
+        self.question, self.yes, self.cancel = question, yes, cancel
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(Text(self.question))  # names files: never markup
             with Horizontal(classes="buttons"):
                 yield Button(f"{self.yes} (y)", id="yes", variant="error")
-                yield Button("Cancel (Esc)", id="no")
+                yield Button(f"{self.cancel} (Esc)", id="no")
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
@@ -189,6 +189,9 @@ class ConversationsModal(ModalScreen[ConversationChoice]):
                                       id=bad.id))
         if not listing.option_count:
             listing.add_option(Option(Text("No saved conversations yet", style="dim"), disabled=True))
+        ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
+        if self.current in ids:  # start on the open chat, so the first Down goes to another one
+            listing.highlighted = ids.index(self.current)
 
     @on(OptionList.OptionSelected)
     def _open(self, event: OptionList.OptionSelected) -> None:

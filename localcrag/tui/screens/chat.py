@@ -24,7 +24,7 @@ from localcrag import events as ev
 from localcrag.crag.web import SKIP_DECLINED, SKIP_DNS, SKIP_EMPTY
 from localcrag.errors import EmptyIndex, describe_error
 from localcrag.history import Conversation, Turn
-from localcrag.tui.messages import ConsentRequest, PipelineEvent, RunEnded
+from localcrag.tui.messages import ConsentRequest, PipelineEvent, RefreshSources, RunEnded
 from localcrag.tui.modals import WebConsentModal
 from localcrag.tui.screens.transcript import TranscriptScreen
 from localcrag.tui.widgets.answer import TurnView
@@ -50,6 +50,7 @@ class Run:
     id: int = field(default_factory=lambda: next(_ids))
     rewritten: str | None = None
     finished: bool = False
+    rewrite: bool = True  # False: asked as typed (the undo of a follow-up rewrite)
 
 
 class ChatScreen(TranscriptScreen):
@@ -59,12 +60,15 @@ class ChatScreen(TranscriptScreen):
         Binding("ctrl+o", "conversations", "Chats", tooltip="Switch to, or delete, a saved conversation"),
         Binding("ctrl+r", "sources", "Sources", tooltip="Go to the latest answer's sources (Enter opens one)"),
         Binding("ctrl+t", "toggle_trace", "Trace", show=False, tooltip="Show or hide the CRAG trace panel"),
+        Binding("ctrl+z", "undo_rewrite", "As typed", show=False,
+                tooltip="Ask the last question again as typed, without the follow-up rewrite"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.run: Run | None = None
         self.conversation: Conversation | None = None
+        self.last_rewrite: tuple[str, TurnView] | None = None  # (question as typed, its view)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -78,10 +82,10 @@ class ChatScreen(TranscriptScreen):
         yield Footer()
 
     async def on_mount(self) -> None:
-        for name in ("sources", "library_ready", "previous_sources"):
+        for name in ("sources", "library_ready", "previous_sources", "demo_active"):
             self.watch(self.app, name, self._refresh_welcome, init=False)
         try:
-            await self.show_conversation(self.app.backend.history.last())
+            await self.show_conversation(self.app.backend.history.current())
         except Exception as exc:  # noqa: BLE001 - a damaged history never stops the app
             self.notify(f"The last conversation could not be reopened: {describe_error(exc)[0]}",
                         severity="warning")
@@ -109,7 +113,10 @@ class ChatScreen(TranscriptScreen):
         event.input.value = ""
         await self.ask(question)
 
-    async def ask(self, question: str) -> None:
+    async def ask(self, question: str, rewrite: bool = True) -> None:
+        if self.last_rewrite is not None:
+            self.last_rewrite[1].drop_undo_hint()
+            self.last_rewrite = None
         box = self.query_one("#conversation", VerticalScroll)
         await box.query("#welcome").remove()
         view = TurnView(question)
@@ -120,7 +127,7 @@ class ChatScreen(TranscriptScreen):
         s = self.app.settings
         self.query_one(TracePanel).reset(question, s.upper_threshold, s.lower_threshold)
         history = self.conversation.pairs(limit=6) if self.conversation else []
-        self.run = Run(question, view, history)
+        self.run = Run(question, view, history, rewrite=rewrite)
         self._ask(self.run)
 
     @work(thread=True, group="ask", exit_on_error=False)
@@ -131,9 +138,11 @@ class ChatScreen(TranscriptScreen):
                 if run.cancel.is_set():
                     self.post_message(RunEnded(run.id))
                     return
+            if backend.sync_index():  # ingested from outside since the last look: see it now
+                self.app.post_message(RefreshSources())
             events = backend.pipeline().run(run.question, history=run.history or None,
                                             confirm_web=lambda q: self._confirm_web(q, run.cancel),
-                                            cancel=run.cancel)
+                                            cancel=run.cancel, rewrite=run.rewrite)
             for event in events:
                 self.post_message(PipelineEvent(run.id, event))
             self.post_message(RunEnded(run.id))
@@ -185,6 +194,8 @@ class ChatScreen(TranscriptScreen):
             run.view.on_stage(event, STAGE_TEXT)
         elif isinstance(event, ev.QuestionRewritten):
             run.rewritten = run.view.rewritten = event.rewritten
+            run.view.undo_hint = True
+            self.last_rewrite = (run.question, run.view)
             run.view.set_status(STAGE_TEXT["retrieve"])
         elif isinstance(event, ev.WebError):
             self.notify(f"Web search failed: {event.error}. Answering from your documents only.",
@@ -211,6 +222,7 @@ class ChatScreen(TranscriptScreen):
         try:
             if self.conversation is None:
                 self.conversation = history.create()
+                history.set_current(self.conversation.id)
             self.conversation = history.append(self.conversation.id, turn)
             self.app.conversation_title = self.conversation.title
         except Exception as exc:  # noqa: BLE001 - the answer is still on screen
@@ -242,6 +254,15 @@ class ChatScreen(TranscriptScreen):
                     "press ctrl+l, then ctrl+r to re-index them with the current ones")
         return ("no documents indexed yet: press ctrl+l to add your documents, "
                 "or ctrl+g to index localcrag's own docs as a demo")
+
+    async def action_undo_rewrite(self) -> None:
+        """The follow-up rewrite got it wrong: ask the same words again, as typed."""
+        if self.last_rewrite is None:
+            self.notify("The last question was not rewritten.")
+            return
+        if self._busy():
+            return
+        await self.ask(self.last_rewrite[0], rewrite=False)
 
     def action_cancel(self) -> None:
         if self.run is not None and not self.run.cancel.is_set():

@@ -24,7 +24,8 @@ from textual.widgets import Button, DataTable, DirectoryTree, Footer, Header, In
 from localcrag.errors import describe_error
 from localcrag.tui.messages import RefreshSources
 from localcrag.tui.modals import ConfirmModal
-from localcrag.tui.widgets.documents import DocTree, failures, library_summary, when
+from localcrag.tui.widgets.documents import (DocTree, changed_on_disk, failures, library_summary,
+                                             progress_text, when)
 from localcrag.tui.widgets.status import StatusBar
 
 
@@ -94,7 +95,9 @@ class LibraryScreen(Screen):
         self._left = self.app.current_mode != "library"  # not just a dialog on top
 
     def on_screen_resume(self) -> None:
-        """Opening the library (ctrl+l) always starts in the path box: typing is a path."""
+        """Opening the library (ctrl+l) always starts in the path box: typing is a path. The
+        table is redrawn: files may have changed on disk meanwhile."""
+        self._fill_table()
         if self._left:
             self._left = False
             self.query_one("#path", Input).focus()
@@ -122,16 +125,19 @@ class LibraryScreen(Screen):
         table = self.query_one("#documents", DataTable)
         table.clear()
         demo = 0
+        stale = changed_on_disk(self.app.sources)
         for s in self.app.sources:
             p = Path(s.source)
             name = Text(p.name)  # Text, not str: a DataTable reads str cells as markup
             if self.app.is_demo(s.source):
                 demo += 1
                 name.append("  demo", style="italic #fdd835")
+            if s.source in stale:
+                name.append(f"  {stale[s.source]}", style="italic #ffb74d")
             table.add_row(name, Text(str(s.pages), justify="right"), Text(str(s.chunks), justify="right"),
                           when(s.indexed_at), Text(str(p.parent)), key=s.source)
         summary = library_summary(self.app.sources, demo, self.app.library_ready,
-                                  len(self.app.previous_sources))
+                                  len(self.app.previous_sources), stale)
         self.query_one("#library-summary", Static).update(summary)
         self.refresh_bindings()
 
@@ -142,8 +148,9 @@ class LibraryScreen(Screen):
         bar.display = p is not None or self.app.ingesting
         self.query_one("#stop", Button).display = self.app.ingesting
         if p is not None:
-            bar.update(total=max(p.total, 1), progress=p.done)
-            status.update(Text.assemble((f"{p.done}/{p.total} ", "bold"), f"{p.stage}: {Path(p.path).name}"))
+            part = p.chunks_done / p.chunks_total if p.stage == "embedding" and getattr(p, "chunks_total", 0) else 0
+            bar.update(total=max(p.total, 1), progress=min(p.done + part, p.total))  # moves while embedding
+            status.update(Text.assemble((f"{p.done}/{p.total} files ", "bold"), progress_text(p)))
         elif self.app.ingesting:
             bar.update(total=None)
             status.update(Text("Starting…"))
@@ -215,7 +222,7 @@ class LibraryScreen(Screen):
         elif not Path(source).exists():
             self.notify(f"{source} no longer exists; remove it instead.", severity="error")
         else:
-            self.app.start_ingest([Path(source)], replace=True)
+            self.app.start_ingest([Path(source)], replace=True, demo=self.app.demo_active)
 
     def action_update_all(self) -> None:
         if not self.app.sources:
@@ -226,7 +233,7 @@ class LibraryScreen(Screen):
         if missing:
             self.notify(f"{missing} indexed file(s) no longer exist; remove them with x.", severity="warning")
         if existing:
-            self.app.start_ingest(existing)
+            self.app.start_ingest(existing, demo=self.app.demo_active)
 
     @on(Button.Pressed, "#remove")
     def action_remove(self) -> None:

@@ -19,6 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, Static
 
 from localcrag.settings import Settings
+from localcrag.tui.modals import ConfirmModal
+from localcrag.tui.widgets.checkbox import PlainCheckbox
 from localcrag.tui.widgets.status import StatusBar
 
 SECTIONS: dict[str, list[str]] = {
@@ -44,7 +46,8 @@ def _choices(name: str, models: list[Any]) -> list[str] | None:
 
 class SettingsScreen(Screen):
     BINDINGS = [
-        Binding("escape", "app.show_mode('chat')", "Chat", tooltip="Back to the chat (unsaved edits stay here)"),
+        Binding("escape", "leave", "Chat", tooltip="Back to the chat (valid unsaved edits stay here; "
+                "invalid ones: you are asked to discard them or keep editing)"),
         Binding("ctrl+s", "save", "Save", priority=True, tooltip="Validate and save to the settings file"),
         Binding("ctrl+r", "revert", "Revert", tooltip="Discard edits: back to the saved settings"),
     ]
@@ -80,7 +83,7 @@ class SettingsScreen(Screen):
             with Horizontal(classes="field-row"):
                 yield Label(name, classes="field-name")
                 if isinstance(value, bool):
-                    yield Checkbox("", value=value, id=wid, compact=True)  # a label "on" read as the state
+                    yield PlainCheckbox("", value=value, id=wid, compact=True)  # "[x] on" / "[ ] off"
                 elif choices is not None:
                     # Text prompts: model file names may hold [brackets] (never markup)
                     options = [(Text(c), c) for c in choices]
@@ -177,6 +180,24 @@ class SettingsScreen(Screen):
         self.app.settings_changed(changed)
         if self.app.backend.needs_warm_up(changed):
             self.notify("Reloading models…")
+
+    def action_leave(self) -> None:
+        """Esc: back to the chat, unless invalid edits are pending: then ask (discard them, or
+        keep editing) rather than leave settings that cannot be saved behind silently."""
+        if self.validate() is not None:
+            self.app.action_show_mode("chat")
+            return
+
+        def chosen(discard: bool | None) -> None:
+            if discard:
+                self._load(self.app.settings)
+                self.app.action_show_mode("chat")
+            else:
+                self.query_one(".invalid-field").focus()
+
+        self.app.push_screen(ConfirmModal("Some edits are invalid (marked in red) and were not saved. "
+                                          "Discard them and go back to the chat, or keep editing?",
+                                          "Discard edits", cancel="Keep editing"), chosen)
 
     @on(Button.Pressed, "#revert")
     def action_revert(self) -> None:

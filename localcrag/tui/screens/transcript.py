@@ -38,6 +38,7 @@ class TranscriptScreen(Screen):
         """Render a saved conversation (or an empty one with the welcome text)."""
         self.conversation = conv
         self.app.conversation_title = conv.title if conv else ""
+        self.app.backend.history.set_current(conv.id if conv else None)
         box = self.query_one("#conversation", VerticalScroll)
         box.anchor(False)
         await box.remove_children()

@@ -49,6 +49,8 @@ class TurnView(Vertical):
         super().__init__(classes="turn")
         self.question = question
         self.rewritten = rewritten
+        self.undo_hint = False  # the live turn says which key asks the question as typed
+        self._status: tuple[str | Text, str] = ("", "")
         self.evidence: dict[int, Evidence] = {}  # n -> item (its chunk_id opens the passage)
         self.text = ""
         self.done = False
@@ -68,11 +70,18 @@ class TurnView(Vertical):
             self.set_status("")
 
     def set_status(self, status: str | Text, style: str = "italic #90caf9") -> None:
+        self._status = (status, style)
         text = Text()
         if self.rewritten and self.rewritten != self.question:
-            text.append(f"↳ understood as: {self.rewritten}\n", style="dim italic")
+            text.append(f"↳ understood as: {self.rewritten}", style="dim italic")
+            text.append("  (ctrl+z: ask as typed)\n" if self.undo_hint else "\n", style="#fdd835")
         text.append_text(status) if isinstance(status, Text) else text.append(status, style=style)
         self.query_one(".turn-status", Static).update(text)
+
+    def drop_undo_hint(self) -> None:
+        if self.undo_hint:
+            self.undo_hint = False
+            self.set_status(*self._status)
 
     def on_stage(self, event: ev.StageStarted | ev.StyleChosen, stage_text: dict[str, str]) -> None:
         """The running stage in the status line; what the answer will be, above it."""

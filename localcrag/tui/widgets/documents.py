@@ -46,7 +46,22 @@ def failures(failed: Sequence[tuple[str, str]]) -> Text:
     return lines
 
 
-def library_summary(sources: Sequence[Any], demo: int, ready: bool, previous: int) -> Text:
+def changed_on_disk(sources: Sequence[Any]) -> dict[str, str]:
+    """Indexed files edited since they were indexed -> "changed": one stat each, no hashing
+    (the ingest hashes and skips what did not really change). Missing files are left to
+    "u", which names them."""
+    out: dict[str, str] = {}
+    for s in sources:
+        try:
+            if Path(s.source).stat().st_mtime > s.indexed_at:
+                out[s.source] = "changed"
+        except OSError:
+            continue
+    return out
+
+
+def library_summary(sources: Sequence[Any], demo: int, ready: bool, previous: int,
+                    stale: dict[str, str] | None = None) -> Text:
     """The line above the documents table: counts, the keys, and what needs re-indexing."""
     docs, chunks = len(sources), sum(s.chunks for s in sources)
     summary = Text(style="bold")
@@ -57,6 +72,10 @@ def library_summary(sources: Sequence[Any], demo: int, ready: bool, previous: in
         if demo:
             summary.append(f"  ·  {demo} demo document{'s' if demo != 1 else ''} (ctrl+d removes "
                            f"{'them' if demo != 1 else 'it'})", style="not bold #fdd835")
+        changed = sum(v == "changed" for v in (stale or {}).values())
+        if changed:
+            summary.append(f"  ·  {changed} changed on disk since indexed (u in the table "
+                           f"re-indexes {'them' if changed != 1 else 'it'})", style="not bold #ffb74d")
         summary.append("  ·  in the table: r re-index, x remove, u update all", style="not bold dim")
     elif not previous:
         summary.append("No documents yet. Type or pick a file or folder below and press Enter, "
@@ -68,3 +87,15 @@ def library_summary(sources: Sequence[Any], demo: int, ready: bool, previous: in
                        "other settings (embedder or chunking): press ctrl+r to re-index "
                        f"{'them' if previous != 1 else 'it'} with the current ones.", style="#fdd835")
     return summary
+
+
+def progress_text(p: Any) -> str:
+    """One line for an ingest in progress: the file being read or embedded and, while
+    embedding, how many chunks at what speed ("embedding 64/200 chunks · 45 chunks/s")."""
+    name = Path(p.path).name
+    if p.stage == "reading":
+        return f"reading {name}"
+    if p.stage == "embedding" and getattr(p, "chunks_total", 0):
+        rate = f" · {p.rate:.0f} chunks/s" if getattr(p, "rate", 0.0) else ""
+        return f"embedding {p.chunks_done}/{p.chunks_total} chunks{rate} · {name}"
+    return f"{p.stage} {name}"

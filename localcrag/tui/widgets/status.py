@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
+
+from localcrag.tui.widgets.documents import progress_text
 
 MODEL_STATES = {
     "loading": ("◌ loading models…", "#fdd835"),
@@ -40,7 +40,7 @@ class StatusBar(Static):
         p = app.ingest_progress
         if p is not None:
             left.append("  │  ", style="dim")
-            left.append(f"indexing {p.done}/{p.total} {Path(p.path).name}", style="#90caf9")
+            left.append(f"indexing {p.done}/{p.total} · {progress_text(p)}", style="#90caf9")
         right = Text()
         if app.conversation_title:
             title = app.conversation_title

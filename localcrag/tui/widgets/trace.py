@@ -127,14 +127,26 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
     if state.stage:
         parts.append(Text(f"… {STAGE_LABEL.get(state.stage, state.stage)}", style="italic #90caf9"))
     if state.done or "generate" in state.timings:
-        parts.append(_heading("Timings"))
-        order = ["retrieve", "grade", "refine", "web", "generate", "first_token"]
-        names = [k for k in order if k in state.timings]
-        parts.append(_sub(" · ".join(f"{k.replace('_', ' ')} {fmt_ms(state.timings[k])}"
-                                     for k in names), style="dim"))
+        parts.extend(_timing_parts(state))
     if state.note:
         parts.append(Text(state.note, style="bold #fdd835"))
     return Group(*parts)
+
+
+def _timing_parts(state: TraceState) -> list[RenderableType]:
+    """Two kinds of time, never on one line: how long each stage took, and when things
+    happened counted from the question (events.py defines each key once)."""
+    t = dict(state.timings)
+    if state.total_ms is not None:
+        t.setdefault("total", state.total_ms)
+    stages = [f"{k} {fmt_ms(t[k])}" for k in ev.STAGE_TIMINGS if k in t]
+    elapsed = [f"{ev.TIMING_LABELS[k]} {fmt_ms(t[k])}" for k in ev.ELAPSED_TIMINGS if k in t]
+    out: list[RenderableType] = [_heading("Timings")]
+    if stages:
+        out.append(_sub(("stage took  ", "bold dim"), " · ".join(stages), style="dim"))
+    if elapsed:
+        out.append(_sub(("after asking  ", "bold dim"), " · ".join(elapsed), style="dim"))
+    return out
 
 
 def _grade_errors(grades: dict[int, Grade]) -> list[RenderableType]:

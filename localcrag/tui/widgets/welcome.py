@@ -26,6 +26,11 @@ def welcome_markdown(app: Any) -> str:
                 "* Or press **ctrl+l** to open the Library and add your own files or folders "
                 "(PDF, Markdown, text, HTML, EPUB).\n\nEverything runs on this machine; **F1** lists every key.")
     n = len(app.sources)
+    if getattr(app, "demo_active", False):
+        return (f"## Ask about the {n} demo document{'s' if n != 1 else ''}\n\n"
+                "localcrag's own README and docs/ sit in an index of their own. Try *What does the "
+                "retrieval evaluator decide?* Add your own files with **ctrl+l**: from then on only "
+                "they are searched. **F1** lists every key.")
     return (f"## Ask about your {n} document{'s' if n != 1 else ''}\n\n"
             "Type a question below and press **Enter**. The answer cites passages as [n]: "
             "select one (click, or **ctrl+r** then Enter) to read it. The CRAG trace on the right "

@@ -1,0 +1,39 @@
+"""The eval report's wording: numbers that cannot be misread (issue 16, item 8)."""
+
+from __future__ import annotations
+
+from localcrag.eval.answers import summarise
+from localcrag.eval.report import markdown, terminal_table
+
+
+def _row(timings: dict, total: float, refused: bool) -> dict:
+    return {"qid": "q", "action": "correct", "refused": refused, "decision_ok": True, "refusal_ok": True,
+            "f1": 0.5, "recall": 0.5, "unsupported": None, "evidence_recall": None,
+            "timings_ms": timings, "total_ms": total}
+
+
+def _result() -> dict:
+    rows = [_row({"retrieve": 5.0, "first_token": 10.0, "total": 12.0}, 12.0, True),  # refusal
+            _row({"retrieve": 5.0, "first_token": 8.0, "total": 12.0}, 12.0, True),
+            _row({"retrieve": 5.0, "generate": 3000.0, "first_token": 900.0, "generate_end": 3500.0,
+                  "total": 3510.0}, 3510.0, False)]
+    crag = summarise(rows, "crag")
+    return {"dataset": "toy", "questions": 3, "k": 3, "seed": 0, "elapsed_s": 4, "limit": None,
+            "path": "toy.json", "modes": {"crag": crag},
+            "retrieval": {"questions": 3, "k": 3, "pool": 12,
+                          "by_mode": {"hybrid": {"recall_at_k": 1.0, "mrr_at_k": 1.0}}},
+            "index": {"chunks": 120},
+            "settings": {"embedder": "e", "generator": "g", "grader": "fusion", "lower_threshold": 0.5,
+                         "upper_threshold": 0.7, "retrieval_mode": "hybrid", "offline": True,
+                         "temperature": 0.0}}
+
+
+def test_a_stage_p50_says_over_how_many_questions_and_elapsed_times_say_from_when() -> None:
+    res = _result()
+    assert res["modes"]["crag"]["total_ms_p50"] < res["modes"]["crag"]["latency_ms_p50"]["generate"]
+    text = terminal_table(res)
+    assert "generate stage p50 (ms; over 1/3 questions)" in text  # not comparable to the total
+    assert "retrieve stage p50 (ms; over 3/3 questions)" in text
+    assert "answer done p50 (ms after the question)" in text and "first token p50 (ms after the question)" in text
+    assert "from 12 chunks" not in text and "among the 12 retrieved per question" in text
+    assert "The index holds 120 chunks." in markdown(res)
