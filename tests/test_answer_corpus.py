@@ -3,8 +3,9 @@
 tests/data/answer_corpus.json holds real, raw outputs of SmolLM2-135M-Instruct (the default
 generator) with the evidence it was shown, recorded by scripts/answer_corpus.py over
 questions of every shared data set. Each raw output goes through the product's grounding
-check (``crag.grounding.ground``); when nothing survives, the product shows the extractive
-answer instead (``crag.extract.extractive_answer``), so both are checked.
+check (``crag.grounding.ground``) and, streamed, through the answer stage's
+``shaping.SentenceGate``; the extractive answer (``crag.extract.extractive_answer``) is what
+the user sees in the extractive style and when no generated sentence survives: all are checked.
 
 How each pattern was chosen (before the corpus was read; none uses a corpus answer's words):
 * ``EMPTY_LEAD``: "The answer:", "The answer is." -- the filler issue 11 reports verbatim,
@@ -165,9 +166,20 @@ def processed() -> list[tuple[dict, list[Evidence], str, str]]:
     out = []
     for it in ITEMS:
         evidence = as_evidence(it)
-        out.append((it, evidence, ground(it["raw"], evidence).text,
+        out.append((it, evidence, ground(it["raw"], evidence).text + "\n" + _streamed(it, evidence),
                     extractive_answer(it["question"], evidence).text))
     return out
+
+
+def _streamed(item: dict, evidence: list[Evidence]) -> str:
+    """The raw output fed to the answer stage's ``SentenceGate`` in 4-character pieces, as the
+    model streams it: what the generative answer shows, sentence by sentence."""
+    from localcrag.crag.shaping import SentenceGate
+
+    gate = SentenceGate(evidence, item["question"])
+    raw = item["raw"]
+    shown = [gate.feed(raw[i:i + 4])[0] for i in range(0, len(raw), 4)]
+    return "".join(shown) + gate.finish()
 
 
 def test_no_artefact_reaches_the_user(processed) -> None:
@@ -189,4 +201,4 @@ def test_every_number_and_name_of_a_kept_answer_is_in_its_evidence(processed) ->
             if shown and (missing := unsupported_terms(shown, texts)):
                 bad.append(f"{it['id']} ({kind}): {missing} in {shown[:120]!r}")
     assert not bad, "\n".join(bad)
-    assert any(kept for _, _, kept, _ in processed), "the grounding check kept no generated sentence at all"
+    assert any(kept.strip() for _, _, kept, _ in processed), "the grounding check kept no generated sentence at all"
