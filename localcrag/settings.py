@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -52,6 +53,35 @@ def default_models_dir() -> Path:
     return data_dir() / "models"
 
 
+@dataclass(frozen=True)
+class GraderSpec:
+    """One retrieval evaluator: where its factory lives and what it does.
+
+    ``factory`` is ``"module:function"``, imported only when that grader is built, because
+    settings sit below the CRAG layer and must not import it. The function takes a
+    ``localcrag.crag.graders.factories.GraderContext`` and returns a ``Grader``.
+    """
+
+    factory: str
+    description: str
+
+
+_F = "localcrag.crag.graders.factories:"
+# The one registry of graders: the `grader` setting's choices, its help text and
+# `make_grader` all come from here. The first entry is the default.
+GRADERS: dict[str, GraderSpec] = {
+    "cross": GraderSpec(_F + "cross", "a fine-tuned MiniLM cross-encoder reads question and passage "
+                        "together: does the passage state the answer? (falls back to fusion, visibly)"),
+    "fusion": GraderSpec(_F + "fusion", "calibrated fusion of cosine margin, key-term coverage, names "
+                         "and numbers (topic, cheap)"),
+    "embedding": GraderSpec(_F + "embedding", "calibrated best-strip cosine margin"),
+    "lexical": GraderSpec(_F + "lexical", "calibrated IDF-weighted word coverage (no model)"),
+    "likelihood": GraderSpec(_F + "likelihood", "query likelihood under the `scorer` GGUF (slow)"),
+    "llm": GraderSpec(_F + "llm", "yes/no prompt to `grader_llm` (slow; at chance with the bundled models)"),
+}
+GraderName = Literal[tuple(GRADERS)]  # type: ignore[valid-type]
+
+
 class Settings(BaseModel):
     """Everything a user can change. Defaults are the embedded ones `make run` starts with."""
 
@@ -80,9 +110,14 @@ class Settings(BaseModel):
         "gemma-3-270m-q4_k_m.gguf",
         description="GGUF in models/ for query-likelihood scoring (a base model is fine).",
     )
-    grader: Literal["fusion", "embedding", "lexical", "likelihood", "llm"] = Field(
-        "fusion",
-        description="Retrieval evaluator: calibrated fusion, embedding, lexical, likelihood, or LLM yes/no.",
+    grader: GraderName = Field(
+        next(iter(GRADERS)),
+        description="Retrieval evaluator: " + "; ".join(f"{k} = {v.description}" for k, v in GRADERS.items()) + ".",
+    )
+    grader_model: str | None = Field(
+        None,
+        description=("ONNX file for the 'cross' grader (with its fitted calibration in the same name + "
+                     ".json); default: the model shipped in the package."),
     )
     grader_llm: str | None = Field(
         None,

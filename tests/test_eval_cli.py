@@ -15,7 +15,7 @@ from tests.fakes import FakeEmbedder, FakeGenerator, FakeGrader
 
 MODE_KEYS = {"decision_accuracy", "answer_f1", "refusal_accuracy", "recall_at_k", "mrr_at_k", "k",
              "first_token_ms_p50"}
-EVALUATOR_KEYS = {"auc_easy", "auc_hard", "auc_near_miss", "accuracy", "ms_per_chunk"}
+EVALUATOR_KEYS = {"auc_easy", "auc_hard", "auc_near_miss", "auc_ablated", "accuracy", "ms_per_chunk"}
 
 
 @pytest.fixture()
@@ -90,7 +90,8 @@ def test_squad_evaluator_part_and_report_files(fake_pipelines, shared_data: Path
     assert "retrieval evaluator" in text and "near_miss" in text
     res = json.loads((out / "results.json").read_text())
     ev = res["evaluator"]
-    assert ev["pairs"] == 4 * 3 + 4 and all(ev[k] is not None for k in EVALUATOR_KEYS)
+    assert ev["by_kind"]["ablated"]["n"] >= 1
+    assert ev["pairs"] == 4 * 3 + 4 + ev["by_kind"]["ablated"]["n"] and all(ev[k] is not None for k in EVALUATOR_KEYS)
     assert res["retrieval"] is None and res["modes"]["crag"]["answer_f1"] is None
     assert (out / "report.md").read_text().startswith("# localcrag eval: squad2")
     assert (out / "evaluator_roc.png").stat().st_size > 1000

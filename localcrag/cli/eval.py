@@ -14,6 +14,7 @@ pipeline_factory: Callable[[Any], Any] | None = None
 
 def register(sub: argparse._SubParsersAction) -> None:
     from localcrag.cli.args import positive_int
+    from localcrag.settings import GRADERS
 
     s = sub.add_parser(
         "eval", help="evaluate CRAG against standard RAG, retrieval and the retrieval evaluator",
@@ -32,6 +33,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("-k", type=positive_int, default=None, metavar="K",
                    help="chunks retrieved per question and the cutoff of recall@k/MRR@k "
                         "(default: the top_k setting)")
+    s.add_argument("--grader", choices=list(GRADERS), default=None,
+                   help="retrieval evaluator to measure (default: the grader setting)")
+    s.add_argument("--grader-model", type=Path, default=None, metavar="ONNX",
+                   help="cross-encoder model file to measure (e.g. one scripts/train_evaluator.py wrote); "
+                        "its thresholds come from the .json beside it")
     s.add_argument("--json", action="store_true", help="print one JSON object with every number")
     s.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="write report.md, results.json and PNG charts to DIR")
@@ -61,6 +67,30 @@ def _progress(quiet: bool) -> tuple[Callable, Callable[[], None]]:
     return update, bar.stop
 
 
+def _settings(args: argparse.Namespace, base: Any) -> Any:
+    """The user's settings with --grader / --grader-model applied; a model's own fitted
+    thresholds (from the .json beside it) replace the setting's."""
+    from localcrag.errors import LocalcragError
+
+    update: dict[str, Any] = {}
+    if args.grader:
+        update["grader"] = args.grader
+    if args.grader_model is not None:
+        from localcrag.crag.graders.factories import read_sidecar, sidecar_for
+
+        path = args.grader_model.expanduser().resolve()
+        if not path.is_file():
+            raise LocalcragError(f"{path}: no such model file",
+                                 "give an .onnx file written by scripts/train_evaluator.py")
+        meta = read_sidecar(path)
+        if "thresholds" not in meta:
+            raise LocalcragError(f"{sidecar_for(path)}: missing or without thresholds",
+                                 "scripts/train_evaluator.py writes it next to the model")
+        update.update(grader=args.grader or "cross", grader_model=str(path),
+                      **{k: float(v) for k, v in meta["thresholds"].items()})
+    return type(base)(**{**base.model_dump(), **update}) if update else base  # validated
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from localcrag.errors import LocalcragError
     from localcrag.eval.datasets import load_dataset
@@ -78,7 +108,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                        offline=not args.online)
     callback, close = _progress(args.json)
     try:
-        res = run_eval(ds, Settings.load(), opts, pipeline_factory=pipeline_factory, on_progress=callback)
+        res = run_eval(ds, _settings(args, Settings.load()), opts, pipeline_factory=pipeline_factory, on_progress=callback)
     finally:
         close()
     written = write_report(res, args.out) if args.out else []

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from localcrag.errors import LocalcragError
+from localcrag.eval.ablation import ablate
 from localcrag.types import Chunk
 
 REFUSAL_IDEAL = "I don't have enough information to answer that."
@@ -35,6 +36,7 @@ class Question:
     answerable: bool
     gold: tuple[str, ...] = ()  # gold unit ids (empty: no retrieval gold)
     context_id: str | None = None  # SQuAD: the question's own paragraph
+    answer_spans: tuple[tuple[int, int], ...] = ()  # SQuAD: (start, end) of each answer in it
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ class Pair:
     question: str
     passage_id: str
     text: str
-    kind: str  # relevant | easy | hard | near_miss
+    kind: str  # relevant | easy | hard | near_miss | ablated
     label: int
 
 
@@ -72,8 +74,10 @@ class Dataset:
 
     def pairs(self, questions: list[Question], seed: int) -> list[Pair]:
         """Own paragraph = relevant; another article's = easy; same article's = hard;
-        an unanswerable question's own paragraph = near miss. One negative of each kind
-        per question, drawn by a per-question RNG so --limit never changes the others."""
+        an unanswerable question's own paragraph = near miss; the own paragraph without
+        the sentences holding the answer = ablated (skipped when an answer string is still
+        in what is left: that passage would still answer). One negative of each kind per
+        question, drawn by a per-question RNG so --limit never changes the others."""
         out: list[Pair] = []
         ids = sorted(self.passages)
         for q in questions:
@@ -84,6 +88,9 @@ class Dataset:
                 out.append(Pair(q.qid, q.question, q.context_id, text, "near_miss", 0))
                 continue
             out.append(Pair(q.qid, q.question, q.context_id, text, "relevant", 1))
+            cut = ablate(text, q.answer_spans)
+            if cut is not None and not any(a.lower() in cut.lower() for a in q.answers):
+                out.append(Pair(q.qid, q.question, q.context_id, cut, "ablated", 0))
             rng = random.Random(f"{seed}:{q.qid}")
             same = [p for p in ids if self.passages[p][0] == group and p != q.context_id]
             other = [p for p in ids if self.passages[p][0] != group]
@@ -199,9 +206,12 @@ def load_squad(path: Path) -> Dataset:
             passages[pid] = (title, para["context"])
             for qa in para["qas"]:
                 answerable = not qa.get("is_impossible", False)
-                answers = tuple(dict.fromkeys(a["text"] for a in qa.get("answers", []))) if answerable else ()
+                raw = qa.get("answers", []) if answerable else []
+                answers = tuple(dict.fromkeys(a["text"] for a in raw))
+                spans = tuple(dict.fromkeys((int(a["answer_start"]), int(a["answer_start"]) + len(a["text"]))
+                                            for a in raw if "answer_start" in a))
                 questions.append(Question(qa["id"], qa["question"], answers, answerable,
-                                          (pid,) if answerable else (), pid))
+                                          (pid,) if answerable else (), pid, spans))
     units = {pid: (group.replace("_", " "), text) for pid, (group, text) in passages.items()}
     return Dataset("squad2", path, _key("squad2", path), questions, _materialiser(units),
                    _by_stem, passages)

@@ -19,7 +19,8 @@ ANSWER_METRICS = [
     ("mrr_at_k", "retrieval MRR@k"),
 ]
 TIME_METRICS = [("first_token_ms_p50", "first token p50 (ms)"), ("total_ms_p50", "total p50 (ms)")]
-KINDS = [("easy", "other article"), ("hard", "same article"), ("near_miss", "unanswerable, own paragraph")]
+KINDS = [("easy", "other article"), ("hard", "same article"), ("near_miss", "unanswerable, own paragraph"),
+         ("ablated", "own paragraph, answer sentences cut")]
 
 
 def _stages(modes: dict) -> list[str]:

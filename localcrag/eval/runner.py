@@ -110,7 +110,7 @@ def run_eval(ds: Dataset, base: Settings, opts: EvalOptions, *,
         "dataset": ds.name, "path": str(ds.path), "questions": len(questions),
         "k": k, "seed": opts.seed, "limit": opts.limit, "only": opts.only,
         "settings": {f: getattr(settings, f) for f in (
-            "embedder", "generator", "scorer", "grader", "upper_threshold", "lower_threshold",
+            "embedder", "generator", "scorer", "grader", "grader_model", "upper_threshold", "lower_threshold",
             "top_k", "retrieval_mode", "chunk_tokens", "offline", "temperature")},
         "index": index, "retrieval": retrieval, "modes": modes,
         "evaluator": evaluator or _empty_evaluator(),
@@ -127,7 +127,7 @@ def _empty_mode() -> dict:
 
 def _empty_evaluator() -> dict:
     return {k: None for k in ("grader", "pairs", "auc_all", "auc_easy", "auc_hard", "auc_near_miss",
-                              "accuracy", "accuracy_upper", "ms_per_chunk", "by_kind", "scores")}
+                              "auc_ablated", "accuracy", "accuracy_upper", "ms_per_chunk", "by_kind", "scores")}
 
 
 def _ingest(pipe: Any, ds: Dataset, wd: Path, progress: ProgressFn) -> dict:
@@ -202,9 +202,9 @@ def _evaluator(pipe: Any, ds: Dataset, questions: list[Question], seed: int, set
         errors += sum(g.error is not None for g in grades)
         scored += [(p, float(g.score)) for p, g in zip(group, grades)]
         progress(Progress("evaluator", i + 1, len(by_q), group[0].question[:60]))
-    kinds = ("relevant", "easy", "hard", "near_miss")
+    kinds = ("relevant", "easy", "hard", "near_miss", "ablated")
     s = {kind: [sc for p, sc in scored if p.kind == kind] for kind in kinds}
-    negatives = s["easy"] + s["hard"] + s["near_miss"]
+    negatives = s["easy"] + s["hard"] + s["near_miss"] + s["ablated"]
     up, lo = settings.upper_threshold, settings.lower_threshold
     return {
         "grader": getattr(grader, "name", type(grader).__name__), "pairs": len(scored), "errors": errors,
@@ -212,6 +212,7 @@ def _evaluator(pipe: Any, ds: Dataset, questions: list[Question], seed: int, set
         "auc_easy": m.rounded(m.roc_auc(s["relevant"], s["easy"])),
         "auc_hard": m.rounded(m.roc_auc(s["relevant"], s["hard"])),
         "auc_near_miss": m.rounded(m.roc_auc(s["relevant"], s["near_miss"])),
+        "auc_ablated": m.rounded(m.roc_auc(s["relevant"], s["ablated"])),
         "accuracy": m.rounded(m.threshold_accuracy(s["relevant"], negatives, lo)),
         "accuracy_upper": m.rounded(m.threshold_accuracy(s["relevant"], negatives, up)),
         "upper_threshold": up, "lower_threshold": lo,
