@@ -247,7 +247,7 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--frozen", type=int, default=3, help="lowest transformer layers kept frozen")
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (1: on a shared, busy CPU more threads wait on each other)")
     ap.add_argument("--dry-run", action="store_true", help="build and count the pairs only")
     ap.add_argument("--refit", action="store_true", help="only re-fit the thresholds of an existing --out")
     ap.add_argument("--train-minutes", type=float, default=0.0, help="with --refit and no .json yet: the "

@@ -28,8 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="at most N questions (a seeded, balanced slice)")
     s.add_argument("--seed", type=int, default=0, metavar="S",
                    help="seed for --limit and for sampling evaluator negatives (default 0)")
-    s.add_argument("--only", choices=["retrieval", "evaluator", "answers"], default=None,
-                   help="run one part only")
+    s.add_argument("--only", choices=["retrieval", "evaluator", "decisions", "answers"], default=None,
+                   help="run one part only (decisions: retrieve, grade and decide, no answer written)")
     s.add_argument("-k", type=positive_int, default=None, metavar="K",
                    help="chunks retrieved per question and the cutoff of recall@k/MRR@k "
                         "(default: the top_k setting)")
@@ -38,6 +38,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--grader-model", type=Path, default=None, metavar="ONNX",
                    help="cross-encoder model file to measure (e.g. one scripts/train_evaluator.py wrote); "
                         "its thresholds come from the .json beside it")
+    s.add_argument("--article", default=None, metavar="TITLE",
+                   help="SQuAD: only the questions of this article, e.g. Normans (held-out reporting)")
+    s.add_argument("--rerank", type=positive_int, default=0, metavar="N",
+                   help="also measure retrieval with the first N chunks re-ordered by the grader")
     s.add_argument("--json", action="store_true", help="print one JSON object with every number")
     s.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="write report.md, results.json and PNG charts to DIR")
@@ -105,7 +109,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     ds = load_dataset(args.dataset)
     opts = EvalOptions(modes=("crag", "rag") if args.mode == "both" else (args.mode,),
                        limit=args.limit, seed=args.seed, only=args.only, k=args.k,
-                       offline=not args.online)
+                       offline=not args.online, rerank=args.rerank,
+                       article=args.article)
     callback, close = _progress(args.json)
     try:
         res = run_eval(ds, _settings(args, Settings.load()), opts, pipeline_factory=pipeline_factory, on_progress=callback)

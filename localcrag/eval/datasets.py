@@ -75,9 +75,8 @@ class Dataset:
     def pairs(self, questions: list[Question], seed: int) -> list[Pair]:
         """Own paragraph = relevant; another article's = easy; same article's = hard;
         an unanswerable question's own paragraph = near miss; the own paragraph without
-        the sentences holding the answer = ablated (skipped when an answer string is still
-        in what is left: that passage would still answer). One negative of each kind per
-        question, drawn by a per-question RNG so --limit never changes the others."""
+        the sentences holding the answer = ablated (skipped if an answer string is still in
+        what is left). One negative of each kind per question, per-question RNG."""
         out: list[Pair] = []
         ids = sorted(self.passages)
         for q in questions:
@@ -155,8 +154,6 @@ def _key(name: str, path: Path) -> str:
     return f"{name}-{hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:6]}"
 
 
-# --- ai-information/val.json ------------------------------------------------------------------
-
 def load_ai_information(path: Path) -> Dataset:
     items = json.loads(path.read_text(encoding="utf-8"))
     pdf = path.parent / "AI_Information.pdf"
@@ -208,16 +205,13 @@ def load_squad(path: Path) -> Dataset:
                 answerable = not qa.get("is_impossible", False)
                 raw = qa.get("answers", []) if answerable else []
                 answers = tuple(dict.fromkeys(a["text"] for a in raw))
-                spans = tuple(dict.fromkeys((int(a["answer_start"]), int(a["answer_start"]) + len(a["text"]))
-                                            for a in raw if "answer_start" in a))
-                questions.append(Question(qa["id"], qa["question"], answers, answerable,
-                                          (pid,) if answerable else (), pid, spans))
+                spans = tuple(dict.fromkeys((a["answer_start"], a["answer_start"] + len(a["text"])) for a in raw))
+                questions.append(Question(qa["id"], qa["question"], answers, answerable, (pid,) if answerable
+                                          else (), pid, spans))
     units = {pid: (group.replace("_", " "), text) for pid, (group, text) in passages.items()}
     return Dataset("squad2", path, _key("squad2", path), questions, _materialiser(units),
                    _by_stem, passages)
 
-
-# --- anthropic-docs -------------------------------------------------------------------------
 
 def _slug(link: str) -> str:
     tail = re.sub(r"^https?://[^/]+/(en/)?(docs/)?", "", link)
@@ -242,8 +236,6 @@ def load_anthropic(folder: Path) -> Dataset:
     return Dataset("anthropic-docs", folder, _key("anthropic-docs", folder), questions,
                    _materialiser(units), _by_stem, unit_labels=stem_to_link)
 
-
-# --- generic folder ---------------------------------------------------------------------------
 
 def load_generic(folder: Path) -> Dataset:
     """`questions.jsonl` ({question, answer?, answerable?, gold_sources?}) + `docs/`."""

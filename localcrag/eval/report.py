@@ -76,6 +76,14 @@ def terminal_table(res: dict) -> str:
                           _fmt(e["by_kind"]["relevant"]["at_or_above_lower"])]])
         out.append(f"accuracy at lower {e['lower_threshold']}: {_fmt(e['accuracy'])}, "
                    f"at upper {e['upper_threshold']}: {_fmt(e['accuracy_upper'])}, AUC all: {_fmt(e['auc_all'])}")
+    d = res.get("decisions")
+    if d:
+        y, n = d["answerable"], d["unanswerable"]
+        out += ["", f"CRAG decisions ({d['grader']}, no generation): accuracy {_fmt(d['decision_accuracy'])}; "
+                    f"answerable {y['n']}: {y['correct']} correct / {y['ambiguous']} ambiguous / {y['incorrect']} "
+                    f"incorrect (answered {_fmt(y['answered_share'])}); unanswerable {n['n']}: {n['correct']} / "
+                    f"{n['ambiguous']} / {n['incorrect']} (refused {_fmt(n['refused_share'])}); "
+                    f"{_fmt(d['grade_ms_per_question'], 1)} ms grading per question"]
     return "\n".join(out)
 
 

@@ -21,7 +21,7 @@ import threading
 from collections import OrderedDict
 from importlib import resources
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -116,11 +116,14 @@ class CrossGrader(BaseGrader):
 
     name = "cross"
 
-    def __init__(self, encoder: CrossEncoder, model: Logistic, fusion: BaseGrader | None = None,
-                 cache_size: int = 2048) -> None:
+    def __init__(self, encoder: CrossEncoder, model: Logistic,
+                 fusion: Callable[[], BaseGrader] | None = None, cache_size: int = 2048) -> None:
+        """``fusion``: builds the fusion grader on first need (fallback, or features the
+        calibration names); building it embeds the corpus sample, which cross alone skips."""
         self.encoder = encoder
         self.model = model
-        self.fusion = fusion
+        self._fusion_factory = fusion
+        self._fusion: BaseGrader | None = None
         self._memo: OrderedDict[tuple[str, str], float] = OrderedDict()
         self._cache_size = cache_size
         self._load_error: str | None = None
@@ -128,6 +131,12 @@ class CrossGrader(BaseGrader):
             encoder.load()
         except Exception as exc:  # noqa: BLE001 - any load failure means: use the fallback, visibly
             self._load_error = f"cross-encoder unavailable ({type(exc).__name__}: {exc}); fusion score used"
+
+    @property
+    def fusion(self) -> BaseGrader | None:
+        if self._fusion is None and self._fusion_factory is not None:
+            self._fusion = self._fusion_factory()
+        return self._fusion
 
     @property
     def available(self) -> bool:

@@ -110,4 +110,4 @@ def cross(ctx: GraderContext) -> Grader:
     model = s.model_path(s.grader_model) if s.grader_model else None
     meta = read_sidecar(model)
     calib = Logistic.from_dict(meta["calibration"]) if "calibration" in meta else Logistic(("cross",), (1.0,), 0.0)
-    return CrossGrader(CrossEncoder(model, threads=1), calib, ctx.fusion)
+    return CrossGrader(CrossEncoder(model, threads=1), calib, lambda: ctx.fusion)
