@@ -70,10 +70,10 @@ _F = "localcrag.crag.graders.factories:"
 # The one registry of graders: the `grader` setting's choices, its help text and
 # `make_grader` all come from here. The first entry is the default.
 GRADERS: dict[str, GraderSpec] = {
-    "cross": GraderSpec(_F + "cross", "a fine-tuned MiniLM cross-encoder reads question and passage "
-                        "together: does the passage state the answer? (falls back to fusion, visibly)"),
     "fusion": GraderSpec(_F + "fusion", "calibrated fusion of cosine margin, key-term coverage, names "
-                         "and numbers (topic, cheap)"),
+                         "and numbers (default)"),
+    "cross": GraderSpec(_F + "cross", "a fine-tuned MiniLM cross-encoder reads question and passage "
+                        "together (experimental, weaker than fusion so far; falls back to fusion, visibly)"),
     "embedding": GraderSpec(_F + "embedding", "calibrated best-strip cosine margin"),
     "lexical": GraderSpec(_F + "lexical", "calibrated IDF-weighted word coverage (no model)"),
     "likelihood": GraderSpec(_F + "likelihood", "query likelihood under the `scorer` GGUF (slow)"),

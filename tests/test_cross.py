@@ -31,7 +31,7 @@ def chunk(text: str) -> Chunk:
 
 def test_one_registry_feeds_the_setting_and_make_grader() -> None:
     assert typing.get_args(Settings.model_fields["grader"].annotation) == tuple(GRADERS)
-    assert Settings().grader == "cross" == next(iter(GRADERS))
+    assert Settings().grader == "fusion" == next(iter(GRADERS))
     for name, spec in GRADERS.items():
         assert spec.description and name in Settings.model_fields["grader"].description
         module, func = spec.factory.split(":")
