@@ -15,6 +15,7 @@ from typing import Iterable, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from localcrag.errors import LocalcragError
+from localcrag.registry import GRADERS, GraderSpec  # noqa: F401 - re-exported: the one grader registry
 
 APP = "localcrag"
 # The CRAG decision thresholds on the fusion grader's calibrated scale (docs/evaluator.md):
@@ -56,6 +57,9 @@ def default_models_dir() -> Path:
     return data_dir() / "models"
 
 
+GraderName = Literal[tuple(GRADERS)]  # type: ignore[valid-type]
+
+
 class Settings(BaseModel):
     """Everything a user can change. Defaults are the embedded ones `make run` starts with."""
 
@@ -84,9 +88,14 @@ class Settings(BaseModel):
         "gemma-3-270m-q4_k_m.gguf",
         description="GGUF in models/ for query-likelihood scoring (a base model is fine).",
     )
-    grader: Literal["fusion", "embedding", "lexical", "likelihood", "llm"] = Field(
-        "fusion",
-        description="Retrieval evaluator: calibrated fusion, embedding, lexical, likelihood, or LLM yes/no.",
+    grader: GraderName = Field(
+        next(iter(GRADERS)),
+        description="Retrieval evaluator: " + "; ".join(f"{k} = {v.description}" for k, v in GRADERS.items()) + ".",
+    )
+    grader_model: str | None = Field(
+        None,
+        description=("ONNX file for the 'cross' grader (with its fitted calibration in the same name + "
+                     ".json); default: the model shipped in the package."),
     )
     grader_llm: str | None = Field(
         None,

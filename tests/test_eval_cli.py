@@ -15,7 +15,7 @@ from tests.fakes import FakeEmbedder, FakeGenerator, FakeGrader
 
 MODE_KEYS = {"decision_accuracy", "answer_f1", "refusal_accuracy", "recall_at_k", "mrr_at_k", "k",
              "first_token_ms_p50"}
-EVALUATOR_KEYS = {"auc_easy", "auc_hard", "auc_near_miss", "accuracy", "ms_per_chunk"}
+EVALUATOR_KEYS = {"auc_easy", "auc_hard", "auc_near_miss", "auc_ablated", "accuracy", "ms_per_chunk"}
 
 
 @pytest.fixture()
@@ -90,7 +90,8 @@ def test_squad_evaluator_part_and_report_files(fake_pipelines, shared_data: Path
     assert "retrieval evaluator" in text and "near_miss" in text
     res = json.loads((out / "results.json").read_text())
     ev = res["evaluator"]
-    assert ev["pairs"] == 4 * 3 + 4 and all(ev[k] is not None for k in EVALUATOR_KEYS)
+    assert ev["by_kind"]["ablated"]["n"] >= 1
+    assert ev["pairs"] == 4 * 3 + 4 + ev["by_kind"]["ablated"]["n"] and all(ev[k] is not None for k in EVALUATOR_KEYS)
     assert res["retrieval"] is None and res["modes"]["crag"]["answer_f1"] is None
     assert (out / "report.md").read_text().startswith("# localcrag eval: squad2")
     assert (out / "evaluator_roc.png").stat().st_size > 1000
@@ -149,3 +150,26 @@ def test_real_retrieval_on_val_json(shared_data: Path, capsys) -> None:
     assert res["questions"] == 2 and res["retrieval"]["questions"] == 1
     assert res["modes"]["crag"]["recall_at_k"] is not None
     assert res["index"]["chunks"] > 20
+
+
+def test_decisions_part_and_rerank_with_fakes(fake_pipelines, generic: Path, capsys) -> None:
+    assert main(["eval", str(generic), "--only", "decisions", "--json", "-k", "2"]) == 0
+    d = _json(capsys)["decisions"]
+    assert d["questions"] == 3 and d["answerable"]["n"] == 2 and d["unanswerable"]["n"] == 1
+    assert sum(d["answerable"][a] for a in ("correct", "ambiguous", "incorrect")) == 2
+    assert [r["ok"] for r in d["items"]] == [r["action"] in ("correct", "ambiguous") if r["answerable"]
+                                             else r["action"] == "incorrect" for r in d["items"]]
+    assert main(["eval", str(generic), "--only", "retrieval", "--rerank", "4", "--json", "-k", "2"]) == 0
+    r = _json(capsys)["retrieval"]
+    assert r["rerank"] == 4 and "hybrid+rerank" in r["by_mode"] and r["rerank_ms_p50"] is not None
+
+
+def test_article_filter_and_bad_grader_model(fake_pipelines, shared_data: Path, tmp_path: Path, capsys) -> None:
+    small = shared_data / "squad2-dev-subset" / "small.json"
+    assert main(["eval", str(small), "--only", "evaluator", "--article", "Normans", "--limit", "4", "--json"]) == 0
+    res = _json(capsys)
+    assert res["article"] == "Normans" and all(it["qid"] for it in res["items"])
+    assert main(["eval", str(small), "--only", "evaluator", "--article", "Nope"]) == 1
+    assert "choose one of: Computational_complexity_theory, Normans" in capsys.readouterr().err
+    assert main(["eval", str(small), "--only", "evaluator", "--grader-model", str(tmp_path / "x.onnx")]) == 1
+    assert "no such model file" in capsys.readouterr().err

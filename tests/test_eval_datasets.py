@@ -62,11 +62,11 @@ def test_squad_paragraphs_become_files_and_pairs_are_deterministic(shared_data: 
     pairs = ds.pairs(sliced, seed=1)
     assert pairs == ds.pairs(sliced, seed=1)
     kinds = {p.kind for p in pairs}
-    assert kinds == {"relevant", "easy", "hard", "near_miss"}
+    assert kinds == {"relevant", "easy", "hard", "near_miss", "ablated"}
     for p in pairs:
         own = next(x for x in sliced if x.qid == p.qid)
         group = ds.passages[own.context_id][0]
-        if p.kind in ("relevant", "near_miss"):
+        if p.kind in ("relevant", "near_miss", "ablated"):
             assert p.passage_id == own.context_id
         elif p.kind == "hard":
             assert ds.passages[p.passage_id][0] == group and p.passage_id != own.context_id

@@ -115,11 +115,12 @@ def test_contradiction_cues_hand_checked() -> None:
     strip = "The hierarchy theorems form the basis for most separation results."
     assert negation_ok("What does not form the basis for separation results?", [strip]) == 0.0
     assert negation_ok("What does not form the basis?", ["No theorem forms the basis."]) == 1.0
-    assert negation_ok("Can it be solved whether or not P equals NP?", [strip]) == 1.0
+    # "whether or not" is no exception any more: it was written after reading SQuAD questions
+    assert negation_ok("Does it hold whether or not the basis is formed?", [strip]) == 0.0
     assert numbers_ok("What happened in 1066 and 1070?", "In 1066 William landed.") == 0.5
     assert numbers_ok("Who landed?", "In 1066 William landed.") == 1.0
     assert antonyms_ok("What came after the Early Gothic?", "It came before the Early Gothic.") == 0.0
-    assert antonyms_ok("Is the answer simple or complex?", "The answer is complex.") == 1.0
+    assert antonyms_ok("Is the answer large or small?", "The answer is small.") == 1.0
     cues = cue_signals("What does not form the basis in 1999?", strip, [strip])
     assert cues["cue_ok"] == 0.0 and cues["numbers_ok"] == 0.0 and cues["antonyms_ok"] == 1.0
 

@@ -14,6 +14,7 @@ pipeline_factory: Callable[[Any], Any] | None = None
 
 def register(sub: argparse._SubParsersAction) -> None:
     from localcrag.cli.args import positive_int
+    from localcrag.registry import GRADERS
 
     s = sub.add_parser(
         "eval", help="evaluate CRAG against standard RAG, retrieval and the retrieval evaluator",
@@ -27,11 +28,20 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="at most N questions (a seeded, balanced slice)")
     s.add_argument("--seed", type=int, default=0, metavar="S",
                    help="seed for --limit and for sampling evaluator negatives (default 0)")
-    s.add_argument("--only", choices=["retrieval", "evaluator", "answers"], default=None,
-                   help="run one part only")
+    s.add_argument("--only", choices=["retrieval", "evaluator", "decisions", "answers"], default=None,
+                   help="run one part only (decisions: retrieve, grade and decide, no answer written)")
     s.add_argument("-k", type=positive_int, default=None, metavar="K",
                    help="chunks retrieved per question and the cutoff of recall@k/MRR@k "
                         "(default: the top_k setting)")
+    s.add_argument("--grader", choices=list(GRADERS), default=None,
+                   help="retrieval evaluator to measure (default: the grader setting)")
+    s.add_argument("--grader-model", type=Path, default=None, metavar="ONNX",
+                   help="cross-encoder model file to measure (e.g. one scripts/train_evaluator.py wrote); "
+                        "its thresholds come from the .json beside it")
+    s.add_argument("--article", default=None, metavar="TITLE",
+                   help="SQuAD: only the questions of this article, e.g. Normans (held-out reporting)")
+    s.add_argument("--rerank", type=positive_int, default=0, metavar="N",
+                   help="also measure retrieval with the first N chunks re-ordered by the grader")
     s.add_argument("--style", choices=["extractive", "generative", "auto", "both"], default=None,
                    help="answer style (default: the answer_style setting); both = CRAG extractive and "
                         "CRAG generative side by side, with generative RAG as the baseline")
@@ -64,6 +74,30 @@ def _progress(quiet: bool) -> tuple[Callable, Callable[[], None]]:
     return update, bar.stop
 
 
+def _settings(args: argparse.Namespace, base: Any) -> Any:
+    """The user's settings with --grader / --grader-model applied; a model's own fitted
+    thresholds (from the .json beside it) replace the setting's."""
+    from localcrag.errors import LocalcragError
+
+    update: dict[str, Any] = {}
+    if args.grader:
+        update["grader"] = args.grader
+    if args.grader_model is not None:
+        from localcrag.crag.graders.factories import read_sidecar, sidecar_for
+
+        path = args.grader_model.expanduser().resolve()
+        if not path.is_file():
+            raise LocalcragError(f"{path}: no such model file",
+                                 "give an .onnx file written by scripts/train_evaluator.py")
+        meta = read_sidecar(path)
+        if "thresholds" not in meta:
+            raise LocalcragError(f"{sidecar_for(path)}: missing or without thresholds",
+                                 "scripts/train_evaluator.py writes it next to the model")
+        update.update(grader=args.grader or "cross", grader_model=str(path),
+                      **{k: float(v) for k, v in meta["thresholds"].items()})
+    return type(base)(**{**base.model_dump(), **update}) if update else base  # validated
+
+
 def _styles(style: str | None) -> tuple[str, ...]:
     from localcrag.eval.runner import STYLES
 
@@ -84,10 +118,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     ds = load_dataset(args.dataset)
     opts = EvalOptions(modes=("crag", "rag") if args.mode == "both" else (args.mode,),
                        limit=args.limit, seed=args.seed, only=args.only, k=args.k,
-                       offline=not args.online, styles=_styles(args.style))
+                       offline=not args.online, styles=_styles(args.style), rerank=args.rerank,
+                       article=args.article)
     callback, close = _progress(args.json)
     try:
-        res = run_eval(ds, Settings.load(), opts, pipeline_factory=pipeline_factory, on_progress=callback)
+        res = run_eval(ds, _settings(args, Settings.load()), opts, pipeline_factory=pipeline_factory, on_progress=callback)
     finally:
         close()
     written = write_report(res, args.out) if args.out else []

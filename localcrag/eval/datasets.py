@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from localcrag.errors import LocalcragError
+from localcrag.eval.ablation import ablate
 from localcrag.types import Chunk
 
 REFUSAL_IDEAL = "I don't have enough information to answer that."
@@ -35,6 +36,7 @@ class Question:
     answerable: bool
     gold: tuple[str, ...] = ()  # gold unit ids (empty: no retrieval gold)
     context_id: str | None = None  # SQuAD: the question's own paragraph
+    answer_spans: tuple[tuple[int, int], ...] = ()  # SQuAD: (start, end) of each answer in it
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ class Pair:
     question: str
     passage_id: str
     text: str
-    kind: str  # relevant | easy | hard | near_miss
+    kind: str  # relevant | easy | hard | near_miss | ablated
     label: int
 
 
@@ -72,8 +74,9 @@ class Dataset:
 
     def pairs(self, questions: list[Question], seed: int) -> list[Pair]:
         """Own paragraph = relevant; another article's = easy; same article's = hard;
-        an unanswerable question's own paragraph = near miss. One negative of each kind
-        per question, drawn by a per-question RNG so --limit never changes the others."""
+        an unanswerable question's own paragraph = near miss; the own paragraph without
+        the sentences holding the answer = ablated (skipped if an answer string is still in
+        what is left). One negative of each kind per question, per-question RNG."""
         out: list[Pair] = []
         ids = sorted(self.passages)
         for q in questions:
@@ -84,6 +87,9 @@ class Dataset:
                 out.append(Pair(q.qid, q.question, q.context_id, text, "near_miss", 0))
                 continue
             out.append(Pair(q.qid, q.question, q.context_id, text, "relevant", 1))
+            cut = ablate(text, q.answer_spans)
+            if cut is not None and not any(a.lower() in cut.lower() for a in q.answers):
+                out.append(Pair(q.qid, q.question, q.context_id, cut, "ablated", 0))
             rng = random.Random(f"{seed}:{q.qid}")
             same = [p for p in ids if self.passages[p][0] == group and p != q.context_id]
             other = [p for p in ids if self.passages[p][0] != group]
@@ -148,8 +154,6 @@ def _key(name: str, path: Path) -> str:
     return f"{name}-{hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:6]}"
 
 
-# --- ai-information/val.json ------------------------------------------------------------------
-
 def load_ai_information(path: Path) -> Dataset:
     items = json.loads(path.read_text(encoding="utf-8"))
     pdf = path.parent / "AI_Information.pdf"
@@ -199,15 +203,15 @@ def load_squad(path: Path) -> Dataset:
             passages[pid] = (title, para["context"])
             for qa in para["qas"]:
                 answerable = not qa.get("is_impossible", False)
-                answers = tuple(dict.fromkeys(a["text"] for a in qa.get("answers", []))) if answerable else ()
-                questions.append(Question(qa["id"], qa["question"], answers, answerable,
-                                          (pid,) if answerable else (), pid))
+                raw = qa.get("answers", []) if answerable else []
+                answers = tuple(dict.fromkeys(a["text"] for a in raw))
+                spans = tuple(dict.fromkeys((a["answer_start"], a["answer_start"] + len(a["text"])) for a in raw))
+                questions.append(Question(qa["id"], qa["question"], answers, answerable, (pid,) if answerable
+                                          else (), pid, spans))
     units = {pid: (group.replace("_", " "), text) for pid, (group, text) in passages.items()}
     return Dataset("squad2", path, _key("squad2", path), questions, _materialiser(units),
                    _by_stem, passages)
 
-
-# --- anthropic-docs -------------------------------------------------------------------------
 
 def _slug(link: str) -> str:
     tail = re.sub(r"^https?://[^/]+/(en/)?(docs/)?", "", link)
@@ -232,8 +236,6 @@ def load_anthropic(folder: Path) -> Dataset:
     return Dataset("anthropic-docs", folder, _key("anthropic-docs", folder), questions,
                    _materialiser(units), _by_stem, unit_labels=stem_to_link)
 
-
-# --- generic folder ---------------------------------------------------------------------------
 
 def load_generic(folder: Path) -> Dataset:
     """`questions.jsonl` ({question, answer?, answerable?, gold_sources?}) + `docs/`."""

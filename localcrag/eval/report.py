@@ -24,7 +24,8 @@ ANSWER_METRICS = [
 # stage p50 can exceed the total p50 and the labels say which is which.
 TIME_METRICS = [("first_token_ms_p50", "first token p50 (ms after the question)"),
                 ("total_ms_p50", "answer done p50 (ms after the question)")]
-KINDS = [("easy", "other article"), ("hard", "same article"), ("near_miss", "unanswerable, own paragraph")]
+KINDS = [("easy", "other article"), ("hard", "same article"), ("near_miss", "unanswerable, own paragraph"),
+         ("ablated", "own paragraph, answer sentences cut")]
 
 
 def _stages(modes: dict) -> list[str]:
@@ -87,6 +88,14 @@ def terminal_table(res: dict) -> str:
                           _fmt(e["by_kind"]["relevant"]["at_or_above_lower"])]])
         out.append(f"accuracy at lower {e['lower_threshold']}: {_fmt(e['accuracy'])}, "
                    f"at upper {e['upper_threshold']}: {_fmt(e['accuracy_upper'])}, AUC all: {_fmt(e['auc_all'])}")
+    d = res.get("decisions")
+    if d:
+        y, n = d["answerable"], d["unanswerable"]
+        out += ["", f"CRAG decisions ({d['grader']}, no generation): accuracy {_fmt(d['decision_accuracy'])}; "
+                    f"answerable {y['n']}: {y['correct']} correct / {y['ambiguous']} ambiguous / {y['incorrect']} "
+                    f"incorrect (answered {_fmt(y['answered_share'])}); unanswerable {n['n']}: {n['correct']} / "
+                    f"{n['ambiguous']} / {n['incorrect']} (refused {_fmt(n['refused_share'])}); "
+                    f"{_fmt(d['grade_ms_per_question'], 1)} ms grading per question"]
     return "\n".join(out)
 
 

@@ -16,10 +16,11 @@ from typing import Any, Callable
 from localcrag.eval import metrics as m
 from localcrag.eval.answers import run_answers
 from localcrag.eval.datasets import Dataset, Pair, Question, select
+from localcrag.eval.decisions import run_decisions
 from localcrag.settings import Settings, data_dir
 from localcrag.types import Chunk
 
-PARTS = ("retrieval", "evaluator", "answers")
+PARTS = ("retrieval", "evaluator", "decisions", "answers")
 STYLES = ("extractive", "generative")
 RETRIEVAL_MODES = ("hybrid", "vector", "text")
 POOL_FACTOR = 10  # chunks retrieved per unit of k, before per-unit aggregation
@@ -32,6 +33,8 @@ class EvalOptions:
     seed: int = 0
     only: str | None = None  # one of PARTS, or None for every part that applies
     k: int | None = None  # default: settings.top_k
+    article: str | None = None  # SQuAD: only this article's questions (held-out reporting)
+    rerank: int = 0  # > 0: also rank the main mode's first N chunks by the grader ("<mode>+rerank")
     offline: bool = True
     styles: tuple[str, ...] = ()  # answer styles to compare; () = the answer_style setting
 
@@ -87,16 +90,20 @@ def run_eval(ds: Dataset, base: Settings, opts: EvalOptions, *,
     settings = eval_settings(base, wd / "index", opts.offline)
     k = opts.k or settings.top_k
     pipe = (pipeline_factory or _default_factory)(settings)
-    questions = select(ds.questions, opts.limit, opts.seed)
+    questions = select(_of_article(ds, opts.article), opts.limit, opts.seed)
     index = _ingest(pipe, ds, wd, progress)
     want = (lambda part: opts.only in (None, part))
 
     retrieval = items_r = None
     if want("retrieval") and any(q.gold for q in questions):
-        retrieval, items_r = _retrieval(pipe, ds, questions, k, settings.retrieval_mode, progress)
+        retrieval, items_r = _retrieval(pipe, ds, questions, k, settings.retrieval_mode, progress, opts.rerank)
     evaluator = None
     if want("evaluator") and ds.has_pairs:
         evaluator = _evaluator(pipe, ds, questions, opts.seed, settings, wd, progress)
+    decisions = None
+    if opts.only == "decisions":  # the answers part reaches the same decisions (and more)
+        decisions = run_decisions(pipe, questions, k,
+                                  lambda done, total, detail: progress(Progress("decisions", done, total, detail)))
     modes: dict[str, dict] = {}
     items_a: dict[str, list[dict]] = {}
     for column, mode, style in columns(opts.modes, opts.styles):
@@ -110,15 +117,28 @@ def run_eval(ds: Dataset, base: Settings, opts: EvalOptions, *,
                          "recall_at_k": main.get("recall_at_k"), "mrr_at_k": main.get("mrr_at_k")}
     return {
         "dataset": ds.name, "path": str(ds.path), "questions": len(questions),
-        "k": k, "seed": opts.seed, "limit": opts.limit, "only": opts.only,
+        "k": k, "seed": opts.seed, "limit": opts.limit, "only": opts.only, "article": opts.article,
         "settings": {f: getattr(settings, f) for f in (
-            "embedder", "generator", "scorer", "grader", "upper_threshold", "lower_threshold",
+            "embedder", "generator", "scorer", "grader", "grader_model", "upper_threshold", "lower_threshold",
             "top_k", "retrieval_mode", "chunk_tokens", "offline", "temperature")},
         "index": index, "retrieval": retrieval, "modes": modes,
-        "evaluator": evaluator or _empty_evaluator(),
+        "evaluator": evaluator or _empty_evaluator(), "decisions": decisions,
         "items": _merge_items(questions, items_r or {}, items_a),
         "elapsed_s": round(time.perf_counter() - t0, 1),
     }
+
+
+def _of_article(ds: Dataset, article: str | None) -> list[Question]:
+    """The questions of one SQuAD article (all paragraphs stay indexed: easy negatives)."""
+    if article is None:
+        return ds.questions
+    titles = sorted({group for group, _ in ds.passages.values()})
+    if article not in titles:
+        from localcrag.errors import LocalcragError
+
+        raise LocalcragError(f"--article {article!r}: not in {ds.path.name}",
+                             f"choose one of: {', '.join(titles) or '(no articles: not a SQuAD file)'}")
+    return [q for q in ds.questions if q.context_id and ds.passages[q.context_id][0] == article]
 
 
 def columns(modes: tuple[str, ...], styles: tuple[str, ...]) -> list[tuple[str, str, str | None]]:
@@ -147,7 +167,7 @@ def _empty_mode() -> dict:
 
 def _empty_evaluator() -> dict:
     return {k: None for k in ("grader", "pairs", "auc_all", "auc_easy", "auc_hard", "auc_near_miss",
-                              "accuracy", "accuracy_upper", "ms_per_chunk", "by_kind", "scores")}
+                              "auc_ablated", "accuracy", "accuracy_upper", "ms_per_chunk", "by_kind", "scores")}
 
 
 def _ingest(pipe: Any, ds: Dataset, wd: Path, progress: ProgressFn) -> dict:
@@ -165,20 +185,24 @@ def _ingest(pipe: Any, ds: Dataset, wd: Path, progress: ProgressFn) -> dict:
 
 
 def _retrieval(pipe: Any, ds: Dataset, questions: list[Question], k: int, main: str,
-               progress: ProgressFn) -> tuple[dict, dict[str, dict]]:
+               progress: ProgressFn, rerank: int = 0) -> tuple[dict, dict[str, dict]]:
     """Recall@k and MRR@k over gold units, for vector, text and hybrid search.
 
     k*POOL_FACTOR chunks are retrieved and ranked per unit by their best chunk, so a long
-    gold document split into many chunks counts once and does not hide the others.
+    gold document split into many chunks counts once and does not hide the others. With
+    ``rerank`` = N, the main mode's first N chunks are also re-ordered by the grader's
+    score (the rest keep their place after them), reported as ``<main>+rerank``.
     """
     from localcrag.crag.retrieve import Retriever
 
     lib = pipe.library
     Retriever(pipe.settings, lib).check_ready()
     asked = [q for q in questions if q.gold]
-    scores: dict[str, dict[str, list]] = {mode: {"r": [], "m": []} for mode in RETRIEVAL_MODES}
+    modes = RETRIEVAL_MODES + ((f"{main}+rerank",) if rerank else ())
+    scores: dict[str, dict[str, list]] = {mode: {"r": [], "m": []} for mode in modes}
     items: dict[str, dict] = {}
     ms: list[float] = []
+    rerank_ms: list[float] = []
     for i, q in enumerate(asked):
         vec = lib.embedder.embed([q.question])[0]
         items[q.qid] = {}
@@ -192,11 +216,20 @@ def _retrieval(pipe: Any, ds: Dataset, questions: list[Question], k: int, main: 
             scores[mode]["m"].append(m.mrr_at_k(ranking, q.gold, k))
             if mode == main:
                 items[q.qid] = {"ranking": [str(u) for u in ranking[:k]]}
+            if mode == main and rerank:
+                t = time.perf_counter()
+                grades = pipe.grader.grade(q.question, [h.chunk for h in hits[:rerank]])
+                rerank_ms.append((time.perf_counter() - t) * 1000)
+                order = sorted(range(len(grades)), key=lambda j: -grades[j].score)
+                reranked = m.dedupe_units(ds.units(hits[j].chunk) for j in order + list(range(rerank, len(hits))))
+                scores[f"{main}+rerank"]["r"].append(m.recall_at_k(reranked, q.gold, k))
+                scores[f"{main}+rerank"]["m"].append(m.mrr_at_k(reranked, q.gold, k))
         progress(Progress("retrieval", i + 1, len(asked), q.question[:60]))
     by_mode = {mode: {"recall_at_k": m.rounded(m.mean(s["r"])), "mrr_at_k": m.rounded(m.mean(s["m"]))}
                for mode, s in scores.items()}
     return {"k": k, "questions": len(asked), "pool": k * POOL_FACTOR, "main": main,
-            "by_mode": by_mode, "search_ms_p50": m.rounded(m.percentile(ms, 50), 1)}, items
+            "by_mode": by_mode, "search_ms_p50": m.rounded(m.percentile(ms, 50), 1),
+            "rerank": rerank, "rerank_ms_p50": m.rounded(m.percentile(rerank_ms, 50), 1)}, items
 
 
 def _evaluator(pipe: Any, ds: Dataset, questions: list[Question], seed: int, settings: Settings,
@@ -222,9 +255,9 @@ def _evaluator(pipe: Any, ds: Dataset, questions: list[Question], seed: int, set
         errors += sum(g.error is not None for g in grades)
         scored += [(p, float(g.score)) for p, g in zip(group, grades)]
         progress(Progress("evaluator", i + 1, len(by_q), group[0].question[:60]))
-    kinds = ("relevant", "easy", "hard", "near_miss")
+    kinds = ("relevant", "easy", "hard", "near_miss", "ablated")
     s = {kind: [sc for p, sc in scored if p.kind == kind] for kind in kinds}
-    negatives = s["easy"] + s["hard"] + s["near_miss"]
+    negatives = s["easy"] + s["hard"] + s["near_miss"] + s["ablated"]
     up, lo = settings.upper_threshold, settings.lower_threshold
     return {
         "grader": getattr(grader, "name", type(grader).__name__), "pairs": len(scored), "errors": errors,
@@ -232,6 +265,7 @@ def _evaluator(pipe: Any, ds: Dataset, questions: list[Question], seed: int, set
         "auc_easy": m.rounded(m.roc_auc(s["relevant"], s["easy"])),
         "auc_hard": m.rounded(m.roc_auc(s["relevant"], s["hard"])),
         "auc_near_miss": m.rounded(m.roc_auc(s["relevant"], s["near_miss"])),
+        "auc_ablated": m.rounded(m.roc_auc(s["relevant"], s["ablated"])),
         "accuracy": m.rounded(m.threshold_accuracy(s["relevant"], negatives, lo)),
         "accuracy_upper": m.rounded(m.threshold_accuracy(s["relevant"], negatives, up)),
         "upper_threshold": up, "lower_threshold": lo,

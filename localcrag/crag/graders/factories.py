@@ -1,0 +1,113 @@
+"""Factories named by the grader registry (``localcrag.registry.GRADERS``).
+
+Each takes a :class:`GraderContext` and returns a ``Grader``. The context builds the
+shared parts (the lexical grader, the feature extractor, the fusion grader) once and only
+when a factory asks for them, so the lexical grader never embeds anything.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Callable
+
+from localcrag.crag.graders.base import Grader, Logistic, calibration, load_params
+from localcrag.crag.graders.cross import CrossEncoder, CrossGrader, packaged
+from localcrag.crag.graders.fast import FeatureGrader, LexicalGrader
+from localcrag.crag.graders.features import FeatureExtractor
+from localcrag.crag.graders.llm import LazyModel, LikelihoodGrader, LLMGrader
+from localcrag.crag.graders.text import CorpusStats
+from localcrag.settings import Settings
+
+CROSS_SIDECAR = "evaluator_int8.json"  # the shipped model's calibration and thresholds
+
+
+@dataclass
+class GraderContext:
+    settings: Settings
+    embedder: Any
+    corpus_stats: CorpusStats | None = None
+    llm_loader: Callable[[Path], Any] | None = None
+    params: dict[str, Any] = field(default_factory=load_params)
+
+    @cached_property
+    def lexical(self) -> LexicalGrader:
+        return LexicalGrader(calibration("lexical", self.params), self.corpus_stats)
+
+    @cached_property
+    def extractor(self) -> FeatureExtractor:
+        fx = FeatureExtractor(self.embedder, self.corpus_stats, self.settings.strip_sentences,
+                              default_background=self.params.get("background_default", 0.2))
+        fx.prepare()  # embeds the corpus sample once, here (warm-up) rather than mid-answer
+        return fx
+
+    @cached_property
+    def fusion(self) -> FeatureGrader:
+        return FeatureGrader("fusion", self.extractor, calibration("fusion", self.params), self.lexical)
+
+    def gguf(self, name: str) -> LazyModel:
+        """A GGUF from models/, loaded on first use."""
+        path = self.settings.model_path(name)
+        if self.llm_loader is not None:
+            loader = self.llm_loader
+            return LazyModel(lambda: loader(path))
+        s = self.settings
+
+        def load() -> Any:
+            from localcrag.llm.gguf import load_llm
+
+            return load_llm(path, n_ctx=s.n_ctx, threads=s.threads)
+
+        return LazyModel(load)
+
+
+def lexical(ctx: GraderContext) -> Grader:
+    return ctx.lexical
+
+
+def embedding(ctx: GraderContext) -> Grader:
+    return FeatureGrader("embedding", ctx.extractor, calibration("embedding", ctx.params), ctx.lexical)
+
+
+def fusion(ctx: GraderContext) -> Grader:
+    return ctx.fusion
+
+
+def likelihood(ctx: GraderContext) -> Grader:
+    if "likelihood" in ctx.params["graders"]:
+        calib = calibration("likelihood", ctx.params)
+    else:  # not fitted (e.g. fit_grader.py --skip-llm on a fresh checkout): add qlik unweighted
+        base = ctx.fusion.model
+        calib = Logistic(base.features + ("qlik",), base.weights + (1.0,), base.bias)
+    return LikelihoodGrader(ctx.fusion, ctx.gguf(ctx.settings.scorer), calib)
+
+
+def llm(ctx: GraderContext) -> Grader:
+    s = ctx.settings
+    return LLMGrader(ctx.fusion, ctx.gguf(s.grader_llm or s.generator))
+
+
+def sidecar_for(model: Path | None) -> Path:
+    """Calibration file of a cross-encoder model: ``<model>.json``, or the shipped one."""
+    return model.with_suffix(".json") if model is not None else packaged(CROSS_SIDECAR)
+
+
+def read_sidecar(model: Path | None) -> dict[str, Any]:
+    """The model's calibration and thresholds ({} when the file is missing or unreadable:
+    the grader then reports the model as unavailable)."""
+    try:
+        return json.loads(sidecar_for(model).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def cross(ctx: GraderContext) -> Grader:
+    """The cross-encoder; with the fusion as fallback (and as features, if its calibration
+    names fusion signals)."""
+    s = ctx.settings
+    model = s.model_path(s.grader_model) if s.grader_model else None
+    meta = read_sidecar(model)
+    calib = Logistic.from_dict(meta["calibration"]) if "calibration" in meta else Logistic(("cross",), (1.0,), 0.0)
+    return CrossGrader(CrossEncoder(model, threads=1), calib, lambda: ctx.fusion)

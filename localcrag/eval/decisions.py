@@ -1,0 +1,62 @@
+"""The CRAG decision alone: retrieve k chunks, grade them, decide; no generation.
+
+The answers part reaches the same decision but also writes an answer, which on a 135M
+model costs seconds per question; this part measures the evaluator where CRAG uses it
+(Correct / Ambiguous / Incorrect on the product's own retrieval) in well under a second
+per question, so a 100-question set can be checked after every change.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from localcrag.crag.decide import decide
+from localcrag.eval import metrics as m
+from localcrag.eval.datasets import Question
+
+
+def run_decisions(pipe: Any, questions: list[Question], k: int,
+                  progress: Callable[[int, int, str], None]) -> dict:
+    """Per question: action, best score, whether the decision is right (answerable ->
+    Correct or Ambiguous; not answerable -> Incorrect)."""
+    from localcrag.crag.retrieve import Retriever
+
+    s = pipe.settings
+    retriever = Retriever(s, pipe.library)
+    retriever.check_ready()
+    grader = pipe.grader
+    rows = []
+    spent = 0.0
+    for i, q in enumerate(questions):
+        hits = retriever.search(q.question, k=k)
+        t = time.perf_counter()
+        grades = grader.grade(q.question, [h.chunk for h in hits])
+        spent += time.perf_counter() - t
+        d = decide(grades, s.upper_threshold, s.lower_threshold)
+        action = d.action.value
+        ok = action in ("correct", "ambiguous") if q.answerable else action == "incorrect"
+        rows.append({"qid": q.qid, "answerable": q.answerable, "action": action,
+                     "best": round(d.best_score, 4), "ok": ok,
+                     "errors": sum(g.error is not None for g in grades)})
+        progress(i + 1, len(questions), q.question[:60])
+    return summarise(rows, grader, spent)
+
+
+def summarise(rows: list[dict], grader: Any, spent: float) -> dict:
+    def actions(sel: list[dict]) -> dict[str, int]:
+        return {a: sum(r["action"] == a for r in sel) for a in ("correct", "ambiguous", "incorrect")}
+
+    yes = [r for r in rows if r["answerable"]]
+    no = [r for r in rows if not r["answerable"]]
+    return {
+        "grader": getattr(grader, "name", type(grader).__name__), "questions": len(rows),
+        "decision_accuracy": m.rounded(m.mean(r["ok"] for r in rows)),
+        "answerable": {"n": len(yes), **actions(yes),
+                       "answered_share": m.rounded(m.mean(r["ok"] for r in yes))},
+        "unanswerable": {"n": len(no), **actions(no),
+                         "refused_share": m.rounded(m.mean(r["ok"] for r in no))},
+        "grade_errors": sum(r["errors"] for r in rows),
+        "grade_ms_per_question": m.rounded(spent * 1000 / len(rows), 1) if rows else None,
+        "items": rows,
+    }
