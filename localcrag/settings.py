@@ -15,6 +15,7 @@ from typing import Iterable, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from localcrag.errors import LocalcragError
+from localcrag.settings_io import check_names, env_name, env_overrides, one_line
 from localcrag.registry import GRADERS, GraderSpec  # noqa: F401 - re-exported: the one grader registry
 
 APP = "localcrag"
@@ -196,17 +197,18 @@ class Settings(BaseModel):
         if path.exists():
             try:
                 raw = tomllib.loads(path.read_text(encoding="utf-8"))
-                _check_names(raw)
+                check_names(raw, cls.model_fields)
                 settings = cls(**raw)
             except (tomllib.TOMLDecodeError, ValidationError, UnicodeDecodeError, ValueError) as exc:
-                raise LocalcragError(f"{path}: invalid settings: {_one_line(exc)}",
+                raise LocalcragError(f"{path}: invalid settings: {one_line(exc)}",
                                      "fix or delete the file to return to defaults") from exc
-        if style := os.environ.get("LOCALCRAG_ANSWER_STYLE"):
+        if env := env_overrides(cls.model_fields):  # LOCALCRAG_<FIELD> beats the file
             try:
-                settings.answer_style = style.strip().lower()
-            except ValidationError:
-                raise LocalcragError(f"LOCALCRAG_ANSWER_STYLE={style!r} is not a style",
-                                     "use auto, extractive or generative, or unset it") from None
+                settings = cls(**{**settings.model_dump(), **env})
+            except ValidationError as exc:
+                names = ", ".join(f"{env_name(k)}={os.environ[env_name(k)]!r}" for k in env)
+                raise LocalcragError(f"invalid settings from the environment ({names}): {one_line(exc)}",
+                                     "fix or unset the variable") from None
         return settings
 
     def save(self, path: Path | None = None, keys: Iterable[str] | None = None) -> Path:
@@ -224,7 +226,7 @@ class Settings(BaseModel):
             try:
                 data = tomllib.loads(path.read_text(encoding="utf-8"))
             except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
-                raise LocalcragError(f"{path}: not saved: the file cannot be read ({_one_line(exc)})",
+                raise LocalcragError(f"{path}: not saved: the file cannot be read ({one_line(exc)})",
                                      "fix it by hand (or delete it), then save again") from exc
             shutil.copy2(path, backup_path(path))
         values = self.model_dump(mode="json")
@@ -274,30 +276,3 @@ def describe() -> list[tuple[str, str, object]]:
         default = info.default_factory() if info.default_factory else info.default
         out.append((name, info.description or "", default))
     return out
-
-
-def _check_names(raw: dict) -> None:
-    """A misspelt setting ("topk") is an error naming the right one; a name that matches
-    nothing (e.g. from another version) is ignored."""
-    import difflib
-
-    known = list(Settings.model_fields)
-    for key in raw:
-        if key not in Settings.model_fields:
-            close = difflib.get_close_matches(key, known, n=1, cutoff=0.8)
-            if close:
-                raise ValueError(f"unknown setting {key!r} (did you mean {close[0]!r}?)")
-
-
-def _one_line(exc: Exception) -> str:
-    """pydantic's multi-line report as `name = value: reason; ...` (no URLs, no types)."""
-    if isinstance(exc, ValidationError):
-        parts = []
-        for err in exc.errors():
-            msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-            name = ".".join(str(x) for x in err.get("loc", ()))
-            parts.append(f"{name} = {err.get('input')!r}: {msg}" if name else msg)
-        return "; ".join(parts)
-    lines = str(exc).splitlines()
-    return " ".join(lines[:3]) if lines else type(exc).__name__
-

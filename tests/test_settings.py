@@ -106,3 +106,20 @@ def test_a_file_that_is_not_toml_is_never_overwritten() -> None:
 def test_a_first_save_writes_only_what_changed() -> None:
     Settings(web_search="never").save(keys=["web_search"])
     assert config_path().read_text(encoding="utf-8").strip() == 'web_search = "never"'
+
+
+def test_every_setting_can_be_overridden_from_the_environment(tmp_path, monkeypatch) -> None:
+    from localcrag.settings_io import env_name
+
+    cfg = tmp_path / "config.toml"
+    cfg.write_text("top_k = 3\ngrader = \"lexical\"\n", encoding="utf-8")
+    monkeypatch.setenv(env_name("top_k"), "8")
+    monkeypatch.setenv(env_name("offline"), "true")
+    monkeypatch.setenv(env_name("upper_threshold"), "0.9")
+    monkeypatch.setenv(env_name("web_region"), "de-de")  # a bare word is a string
+    s = Settings.load(cfg)
+    assert (s.top_k, s.offline, s.upper_threshold, s.web_region) == (8, True, 0.9, "de-de")
+    assert s.grader == "lexical"  # the file still counts where the environment is silent
+    monkeypatch.setenv(env_name("top_k"), "many")
+    with pytest.raises(LocalcragError, match="LOCALCRAG_TOP_K='many'"):
+        Settings.load(cfg)
