@@ -126,6 +126,20 @@ def make_grader(stats: CorpusStats, threads: int, models: Path = MODELS, model: 
     return AlignGrader(TokenEncoder(folder, onnx_path_for(folder), threads=threads), head, fusion, stats)
 
 
+def compare(train: Path, test: Path) -> None:
+    """Pair-level held-out AUCs from two --features-out files: the head fitted on ``train``,
+    all features against the fusion's four alone, scored on ``test``."""
+    from fit_grader import roc_auc
+
+    (F, K), (G, L) = [(d["features"], d["kinds"]) for d in (json.loads(p.read_text()) for p in (train, test))]
+    labels = np.array(L)
+    for tag, names in (("all", NAMES), ("fusion", FUSION), ("no shape_ok", [n for n in NAMES if n != "shape_ok"])):
+        head = fit_head(F, K, names)
+        sc = np.array([head(g) for g in G])
+        pos = sc[labels == "pos"]
+        print(tag, " ".join(f"{k} {roc_auc(pos, sc[labels == k]):.3f}" for k in ("ablated", "hard", "near", "perturbed")))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--train", nargs="+", default=["Normans", "Computational_complexity_theory"])
@@ -139,7 +153,12 @@ def main() -> int:
                     help="also train on whole SQuAD paragraphs of the training article(s)")
     ap.add_argument("--features-out", type=Path, default=None, help="also save the pair features (JSON)")
     ap.add_argument("--no-thresholds", action="store_true", help="skip the threshold fit (tests)")
+    ap.add_argument("--compare", nargs=2, type=Path, metavar=("TRAIN.json", "TEST.json"),
+                    help="only print pair-level held-out AUCs of two --features-out files")
     args = ap.parse_args()
+    if args.compare:
+        compare(*args.compare)
+        return 0
     t0 = time.time()
 
     def log(msg: str) -> None:
