@@ -19,7 +19,7 @@ export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 help:
 	@echo "make run    - install if needed, provision models, start localcrag"
 	@echo "make test   - install if needed, run the test suite"
-	@echo "make bench  - run the benchmarks and rewrite BENCHMARKS.md"
+	@echo "make bench  - run the benchmarks and rewrite BENCHMARKS.md and BENCHMARKS.json"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)

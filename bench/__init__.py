@@ -70,6 +70,7 @@ class Section:
     targets: list[tuple[str, str, bool | None]] = field(default_factory=list)  # (target, measured, pass)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    data: dict = field(default_factory=dict)  # raw figures for BENCHMARKS.json (unformatted)
 
 
 @contextmanager

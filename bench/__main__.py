@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bench import CACHE, ROOT, Section, log
 
-SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory")
+SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory", "answers", "index")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     CACHE.mkdir(exist_ok=True)
     from localcrag.settings import Settings
 
-    from bench.report import machine, render
+    from bench.report import machine, render, to_json
 
     s = Settings.load()
     models = {"Embedder": s.embedder, "Generator": s.generator, "Scorer": s.scorer,
@@ -54,9 +54,10 @@ def main(argv: list[str] | None = None) -> int:
         log(f"section {name} done in {sec.seconds:.0f} s")
     text = render(sections, models, args.quick, time.perf_counter() - t0, header)
     args.out.write_text(text, encoding="utf-8")
+    args.out.with_suffix(".json").write_text(to_json(sections, models, args.quick, header), encoding="utf-8")
     print(text)
     failed = [t for sec in sections for t in sec.targets if t[2] is False]
-    log(f"wrote {args.out} ({len(failed)} target(s) missed)")
+    log(f"wrote {args.out} and {args.out.with_suffix('.json').name} ({len(failed)} target(s) missed)")
     return 0
 
 

@@ -7,6 +7,10 @@ Cold: a new process ``python -m localcrag ask Q --json --offline [--mode rag]`` 
 Cold time to first token = process wall time − (Σ stage times − first_token): the part
 of the answer streamed after the first token is subtracted. The stage sum leaves out the
 small gaps between stages, so this slightly *over*-states the cold TTFT (conservative).
+
+The CRAG/RAG TTFT ratios pair runs of the same question and count only questions CRAG
+answered: an offline refusal (Incorrect) generates nothing and "answers" in milliseconds,
+which would flatter CRAG; refusals are reported apart (how many, and their TTFT).
 """
 
 from __future__ import annotations
@@ -45,22 +49,38 @@ def warm(questions: list[str]) -> dict[str, dict[str, list[float]]]:
     return out
 
 
-def cold(cmd: list[str], side: str) -> tuple[float, float]:
-    """(cold TTFT, wall) of one new process; records its peak RSS under ``side``."""
+def answered_pairs(crag: list[float], rag: list[float], crag_refused: list[bool]) -> tuple[list[float], list[float]]:
+    """The (CRAG, RAG) samples of the questions CRAG answered (paired by question)."""
+    keep = [i for i, refused in enumerate(crag_refused) if not refused]
+    return [crag[i] for i in keep], [rag[i] for i in keep]
+
+
+def refusal_note(where: str, ttft: list[float], refused: list[bool]) -> str:
+    """How many CRAG runs were refusals, and how fast: reported apart from the ratio."""
+    times = [t for t, r in zip(ttft, refused) if r]
+    if not times:
+        return f"{where}: CRAG refused none of the {len(refused)} questions."
+    return (f"{where}: CRAG refused {len(times)} of {len(refused)} questions offline (Incorrect, no "
+            f"generation); their TTFT {spread(Stat(times))} s is left out of the CRAG/RAG ratio.")
+
+
+def cold(cmd: list[str], side: str) -> tuple[float, float, bool]:
+    """(cold TTFT, wall, refused) of one new process; records its peak RSS under ``side``."""
     p = run_process(cmd, env=fixtures.env())
     if p.rc != 0:
         raise RuntimeError(f"{' '.join(cmd[:4])}... exited {p.rc}: {p.stderr[-500:]}")
-    t = json.loads(p.stdout.strip().splitlines()[-1])["timings_ms"]
+    out = json.loads(p.stdout.strip().splitlines()[-1])
+    t = out["timings_ms"]
     after_first = sum((t.get(k) or 0.0) for k in STAGES) - (t.get("first_token") or 0.0)
     COLD_RSS_MB.setdefault(side, []).append(p.rss_mb)
-    return p.wall - max(0.0, after_first) / 1000, p.wall
+    return p.wall - max(0.0, after_first) / 1000, p.wall, bool(out["refused"])
 
 
 def run(quick: bool) -> Section:
     sec = Section("4. End to end (`ask`)")
     fixtures.indexed()
     qs = [q for q, _ in fixtures.val_questions()]
-    n = 2 if quick else 5
+    n = 4 if quick else 5  # alternating answerable / unanswerable (fixtures.val_questions)
     log(f"e2e: warm, {n} questions x 2 modes")
     w = warm(qs[:n])
     rows = []
@@ -68,9 +88,14 @@ def run(quick: bool) -> Section:
         acts = ", ".join(f"{a}×{w[mode]['action'].count(a)}" for a in dict.fromkeys(w[mode]["action"]))
         rows.append(Row(mode.upper(), {"TTFT s": spread(Stat(w[mode]["ttft"])),
                                        "total s": spread(Stat(w[mode]["total"])), "outcomes": acts}))
+    warm_refused = [a == "refused" for a in w["crag"]["action"]]
+    crag_ok, rag_ok = answered_pairs(w["crag"]["ttft"], w["rag"]["ttft"], warm_refused)
+    if crag_ok:  # the rows the ratio compares
+        for label, xs in (("CRAG, the questions it answered", crag_ok), ("RAG, the same questions", rag_ok)):
+            rows.append(Row(label, {"TTFT s": spread(Stat(xs)), "outcomes": f"{len(xs)} questions"}))
     sec.tables.append((f"Warm (in-process Pipeline, models loaded), {n} ai-information questions, "
                        "median (min–max)", rows))
-    r_warm = ratio(w["crag"]["ttft"], w["rag"]["ttft"])
+    r_warm = ratio(crag_ok, rag_ok) if crag_ok else float("nan")
 
     cold_reps = 1 if quick else 5
     base = [sys.executable, "-m", "localcrag", "ask"]
@@ -78,26 +103,34 @@ def run(quick: bool) -> Section:
     if not quick:  # quick: one cold CRAG run only (each cold run costs 10-30 s here)
         sides["rag"] = lambda q: base + [q, "--json", "--offline", "--mode", "rag"]
     log(f"e2e: cold, {cold_reps} runs x {len(sides)} sides")
-    c: dict[str, dict[str, list[float]]] = {k: {"ttft": [], "wall": []} for k in sides}
+    c: dict[str, dict[str, list]] = {k: {"ttft": [], "wall": [], "refused": []} for k in sides}
     for i in range(cold_reps):
         q = qs[i % len(qs)]
         names = list(sides)
         for k in names[i % len(names):] + names[:i % len(names)]:
-            ttft, wall = cold(sides[k](q), k)
+            ttft, wall, refused = cold(sides[k](q), k)
             c[k]["ttft"].append(ttft)
             c[k]["wall"].append(wall)
+            c[k]["refused"].append(refused)
     labels = {"crag": "CRAG: `python -m localcrag ask Q --json --offline`",
               "rag": "RAG: same with `--mode rag`"}
     rows = [Row(labels[k], {"cold TTFT s": spread(Stat(v["ttft"])), "process wall s": spread(Stat(v["wall"]))})
             for k, v in c.items()]
     sec.tables.append((f"Cold (a new process per run, {cold_reps} run(s) each, interleaved), median (min–max)", rows))
-    sec.targets.append(("CRAG TTFT no worse than RAG's, warm (CRAG/RAG, paired by question)",
-                        f"{r_warm:.2f}×", r_warm <= 1.0))
+    sec.targets.append((f"CRAG TTFT no worse than RAG's, warm (CRAG/RAG, paired by question, over the "
+                        f"{len(crag_ok)} of {n} questions CRAG answered)", f"{r_warm:.2f}×",
+                        (r_warm <= 1.0) if crag_ok else None))
+    sec.notes.append(refusal_note("Warm", w["crag"]["ttft"], warm_refused))
     if "rag" in c:
-        r_cold = ratio(c["crag"]["ttft"], c["rag"]["ttft"])
-        sec.targets.append(("CRAG TTFT no worse than RAG's, cold", f"{r_cold:.2f}×", r_cold <= 1.0))
+        crag_c, rag_c = answered_pairs(c["crag"]["ttft"], c["rag"]["ttft"], c["crag"]["refused"])
+        r_cold = ratio(crag_c, rag_c) if crag_c else float("nan")
+        sec.targets.append((f"CRAG TTFT no worse than RAG's, cold (paired by question, over the "
+                            f"{len(crag_c)} of {cold_reps} runs CRAG answered)", f"{r_cold:.2f}×",
+                            (r_cold <= 1.0) if crag_c else None))
+        sec.notes.append(refusal_note("Cold", c["crag"]["ttft"], c["crag"]["refused"]))
     med = Stat(c["crag"]["ttft"]).median
-    sec.targets.append(("cold start to first token ≤ 15 s on this machine (CRAG)", f"{med:.1f} s", med <= 15))
-    sec.notes.append("Outcomes: an unanswerable question is refused offline by CRAG (Incorrect) with no "
-                     "generation at all, so CRAG's TTFT includes those fast refusals; RAG always generates.")
+    sec.targets.append(("cold start to first token ≤ 15 s on this machine (CRAG, all runs)", f"{med:.1f} s",
+                        med <= 15))
+    sec.notes.append("RAG always generates; CRAG generates from refined strips when it answers, so "
+                     "the ratios compare the same questions answered both ways.")
     return sec

@@ -2,10 +2,12 @@
 
 Per repetition, interleaved: ``Library.ingest`` of the ai-information PDFs into a fresh
 LOCALCRAG_HOME (parse, chunk, embed, LanceDB commit, FTS index) with the product's default
-embedder (the int8 ONNX copy) and with its torch fp32 backend; a plain
-``SentenceTransformer.encode`` of the very chunk texts that ingest produced; and seed 001's
-ingestion (bench.baseline) with the same sentence-transformers model. Every side embeds
-with a model already loaded.
+embedder (the int8 ONNX copy) and with its torch fp32 backend; a plain encode of the very
+chunk texts that ingest produced *with each of the two backends* (``OnnxEmbedder.embed``;
+``SentenceTransformer.encode``), so each ingest is compared with the same embedder doing
+nothing but encoding (like with like: the overhead of parsing, chunking and storing); and
+seed 001's ingestion (bench.baseline), which encodes with sentence-transformers in fp32.
+Every side embeds with a model already loaded.
 """
 
 from __future__ import annotations
@@ -63,23 +65,30 @@ def run(quick: bool) -> Section:
             embed_share[name].append(s)
         return go
 
+    def encode_torch() -> object:
+        return encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True,
+                      show_progress_bar=False)
+
     fns = {
         "ingest": ingest_with("ingest", product),
-        "encode": lambda: encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True,
-                                 show_progress_bar=False),
+        "encode": (lambda: product.embed(texts)) if st is not product else encode_torch,
         "tutorial": lambda: [baseline.process_document(p, lambda b: encode(b, show_progress_bar=False))
                              for p in pdfs],
     }
     if st is not product:
         fns["ingest_torch"] = ingest_with("ingest_torch", st)
+        fns["encode_torch"] = encode_torch
     log(f"ingestion: {len(pdfs)} PDF(s), {len(texts)} chunks, {reps} reps x {len(fns)} sides")
     t = interleave(fns, reps)
 
     labels = {"ingest": f"localcrag ingest ({product.name}, {type(product).__name__}: the default)",
               "ingest_torch": f"localcrag ingest, embedder_backend = torch ({st.name}, fp32)",
-              "encode": "plain SentenceTransformer.encode of the same chunks",
-              "tutorial": "tutorial baseline (seed 001: 1000/200 chars, SimpleVectorStore)"}
-    chunks = {"ingest": len(texts), "ingest_torch": len(texts), "encode": len(texts), "tutorial": tut_chunks}
+              "encode": (f"plain encode of the same chunks, same embedder ({type(product).__name__}.embed)"
+                         if st is not product else "plain SentenceTransformer.encode of the same chunks"),
+              "encode_torch": "plain SentenceTransformer.encode of the same chunks (torch fp32)",
+              "tutorial": "tutorial baseline (seed 001: 1000/200 chars, SimpleVectorStore, torch fp32)"}
+    chunks = {"ingest": len(texts), "ingest_torch": len(texts), "encode": len(texts),
+              "encode_torch": len(texts), "tutorial": tut_chunks}
     rows = []
     for name, stat in t.items():
         share = embed_share.get(name)
@@ -116,14 +125,24 @@ def run(quick: bool) -> Section:
 
 
 def _targets(sec: Section, t: dict[str, Stat], texts: list[str], tut_chunks: int) -> None:
+    """Each ratio names both sides; ingest and plain encode always share the embedder."""
     r = ratio(t["encode"], t["ingest"])  # same chunks: chunks/s ratio = inverse time ratio
-    sec.targets.append(("ingest ≥ 0.9× plain encode of the same chunks (chunks/s)", f"{r:.2f}×", r >= 0.9))
+    backend = "int8 ONNX" if "ingest_torch" in t else "torch fp32"
+    sec.targets.append((f"ingest ≥ 0.9× a plain encode of the same chunks, same embedder ({backend}; "
+                        "chunks/s)", f"{r:.2f}×", r >= 0.9))
+    if "ingest_torch" in t:
+        r = ratio(t["encode_torch"], t["ingest_torch"])
+        sec.targets.append(("… with `embedder_backend = \"torch\"`: ingest ≥ 0.9× a plain "
+                            "SentenceTransformer.encode of the same chunks (both torch fp32)", f"{r:.2f}×", r >= 0.9))
     r = ratio(t["tutorial"], t["ingest"])  # same documents: doc chars/s ratio = inverse time ratio
-    sec.targets.append(("ingest ≥ 2× tutorial baseline (document chars/s)", f"{r:.2f}×", r >= 2))
+    sec.targets.append((f"ingest with the default embedder ({backend}) ≥ 2× the tutorial baseline "
+                        "(torch fp32; document chars/s)", f"{r:.2f}×", r >= 2))
     if "ingest_torch" in t:
         r = ratio(t["tutorial"], t["ingest_torch"])
-        sec.notes.append(f"With `embedder_backend = \"torch\"` ingest runs at {r:.2f}× the tutorial "
-                         f"and {ratio(t['encode'], t['ingest_torch']):.2f}× the plain encode.")
+        sec.notes.append(f"Like for like (both embed with torch fp32), ingest runs at {r:.2f}× the "
+                         "tutorial's document chars/s: the ≥ 2× above comes from the int8 ONNX "
+                         "embedder, not from the rest of the ingest path (which also chunks by "
+                         "sentences, stores in LanceDB and builds the full-text index).")
 
 
 def _pages(pdf: Path) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import time
@@ -76,3 +77,17 @@ def render(sections: list[Section], models: dict[str, str], quick: bool, seconds
         if s.notes:
             out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def to_json(sections: list[Section], models: dict[str, str], quick: bool, header_lines: list[str]) -> str:
+    """BENCHMARKS.json: every table, target and note of BENCHMARKS.md, plus each section's raw
+    figures (``Section.data``), for scripts that compare runs."""
+    return json.dumps({
+        "generated": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "quick": quick, "models": models,
+        "machine": [line.removeprefix("- ") for line in header_lines],
+        "sections": [{"title": s.title, "seconds": round(s.seconds, 1),
+                      "targets": [{"target": t, "measured": m, "pass": ok} for t, m, ok in s.targets],
+                      "tables": [{"caption": c, "rows": [{"label": r.label, **r.cells} for r in rows]}
+                                 for c, rows in s.tables],
+                      "notes": s.notes, "data": s.data} for s in sections],
+    }, indent=1, ensure_ascii=False, default=str) + "\n"

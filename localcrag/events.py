@@ -33,6 +33,7 @@ class QuestionRewritten:
 @dataclass(frozen=True)
 class Retrieved:
     hits: tuple[Hit, ...]
+    fallback: str | None = None  # e.g. "vector only: full-text search failed (...)"
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,24 @@ class EvidenceTrimmed:
 
 
 @dataclass(frozen=True)
+class StyleChosen:
+    """How the answer is written, known before its first token (or changed when nothing the
+    model wrote passed the grounding check and a quote replaces it)."""
+
+    style: str  # "extractive" | "generative"
+    reason: str
+    model: str = ""  # the generator's name (for "Written by <model>")
+
+
+@dataclass(frozen=True)
+class SentenceDropped:
+    """A generated sentence the evidence does not support: never shown."""
+
+    sentence: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Token:
     text: str
 
@@ -108,6 +127,8 @@ Event = (
     | WebError
     | WebSkipped
     | EvidenceTrimmed
+    | StyleChosen
+    | SentenceDropped
     | Token
     | AnswerDone
 )

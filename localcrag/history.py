@@ -2,8 +2,8 @@
 
 Headless (no textual) so the CLI, eval scripts and tests can read what the app wrote.
 Every write goes to a temporary file that replaces the old one, so a crash mid-write
-never leaves a half-written conversation. A damaged file is skipped when listing and
-reported as a one-line LocalcragError when opened.
+never leaves a half-written conversation. A damaged file is listed as damaged (``scan``)
+and reported as a one-line LocalcragError when opened.
 """
 
 from __future__ import annotations
@@ -34,17 +34,16 @@ class Turn:
     citations: list[dict[str, Any]] = field(default_factory=list)  # n, source, page, url
     action: str | None = None  # correct | ambiguous | incorrect | None (rag mode)
     rewritten: str | None = None  # the standalone question, when the follow-up was rewritten
-    evidence: list[dict[str, Any]] = field(default_factory=list)  # Evidence fields + chunk_id
+    evidence: list[dict[str, Any]] = field(default_factory=list)  # Evidence fields
     refused: bool = False
     cancelled: bool = False
     at: float = 0.0
 
     @classmethod
     def from_answer(cls, answer: Answer, evidence: Sequence[Evidence] = (), *,
-                    rewritten: str | None = None, chunk_ids: dict[int, str] | None = None,
-                    cancelled: bool = False, at: float = 0.0) -> "Turn":
-        """Build a turn from the pipeline's AnswerDone parts (chunk_ids maps evidence n -> chunk)."""
-        ids = chunk_ids or {}
+                    rewritten: str | None = None, cancelled: bool = False, at: float = 0.0) -> "Turn":
+        """Build a turn from the pipeline's AnswerDone parts; each evidence item keeps the id
+        of the chunk it came from (``Evidence.chunk_id``)."""
         return cls(
             question=answer.question,
             answer=answer.text,
@@ -52,14 +51,15 @@ class Turn:
                        for c in answer.citations],
             action=answer.action.value if answer.action is not None else None,
             rewritten=rewritten,
-            evidence=[{**asdict(e), "chunk_id": ids.get(e.n)} for e in evidence],
+            evidence=[asdict(e) for e in evidence],
             refused=answer.refused,
             cancelled=cancelled,
             at=at,
         )
 
     def evidence_items(self) -> list[Evidence]:
-        """The stored evidence as Evidence values (chunk ids dropped)."""
+        """The stored evidence as Evidence values (files written before chunk ids were
+        stored load with ``chunk_id=None``: the passage then shows the stored text)."""
         keys = Evidence.__dataclass_fields__.keys()
         return [Evidence(**{k: v for k, v in e.items() if k in keys}) for e in self.evidence]
 
@@ -91,6 +91,15 @@ class Conversation:
         return cls(id=str(data["id"]), title=str(data.get("title", "")),
                    created=float(data.get("created", 0.0)), updated=float(data.get("updated", 0.0)),
                    turns=turns)
+
+
+@dataclass(frozen=True)
+class Damaged:
+    """A conversation file that could not be read: listed, so the user can delete or fix it."""
+
+    id: str
+    path: Path
+    error: str  # one line: the file and what is wrong
 
 
 class History:
@@ -130,21 +139,27 @@ class History:
             return Conversation.from_json(json.loads(path.read_text(encoding="utf-8")))
         except FileNotFoundError:
             raise LocalcragError(f"conversation {conv_id} not found", "start a new one") from None
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise LocalcragError(f"{path}: damaged conversation file ({type(exc).__name__})",
                                  "delete it or start a new conversation") from exc
 
     def list(self) -> list[Conversation]:
         """Every readable conversation, most recently updated first."""
+        return self.scan()[0]
+
+    def scan(self) -> tuple[list[Conversation], list[Damaged]]:
+        """(readable conversations, most recent first; damaged files, by name): a file that
+        cannot be read is shown as damaged, never silently left out."""
         if not self.root.is_dir():
-            return []
-        out = []
+            return [], []
+        good, bad = [], []
         for path in self.root.glob("*.json"):
             try:
-                out.append(self.load(path.stem))
-            except LocalcragError:
-                continue
-        return sorted(out, key=lambda c: (c.updated, c.id), reverse=True)
+                good.append(self.load(path.stem))
+            except LocalcragError as exc:
+                bad.append(Damaged(path.stem, path, str(exc)))
+        good.sort(key=lambda c: (c.updated, c.id), reverse=True)
+        return good, sorted(bad, key=lambda d: d.path.name)
 
     def last(self) -> Conversation | None:
         convs = self.list()

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from localcrag.errors import LocalcragError
+from localcrag.registry import GRADERS, GraderSpec  # noqa: F401 - re-exported: the one grader registry
 
 APP = "localcrag"
+# The CRAG decision thresholds on the fusion grader's calibrated scale (docs/evaluator.md):
+# the one source of the defaults, for the settings and for anything drawn before they load.
+UPPER_THRESHOLD = 0.76
+LOWER_THRESHOLD = 0.51
 REPO_MODELS = Path(__file__).resolve().parent.parent / "models"
 
 
@@ -53,34 +57,6 @@ def default_models_dir() -> Path:
     return data_dir() / "models"
 
 
-@dataclass(frozen=True)
-class GraderSpec:
-    """One retrieval evaluator: where its factory lives and what it does.
-
-    ``factory`` is ``"module:function"``, imported only when that grader is built, because
-    settings sit below the CRAG layer and must not import it. The function takes a
-    ``localcrag.crag.graders.factories.GraderContext`` and returns a ``Grader``.
-    """
-
-    factory: str
-    description: str
-
-
-_F = "localcrag.crag.graders.factories:"
-# The one registry of graders: the `grader` setting's choices, its help text and
-# `make_grader` all come from here. The first entry is the default.
-GRADERS: dict[str, GraderSpec] = {
-    "fusion": GraderSpec(_F + "fusion", "calibrated fusion of cosine margin, key-term coverage, names "
-                         "and numbers (default)"),
-    "cross": GraderSpec(_F + "cross", "a fine-tuned MiniLM cross-encoder reads question and passage "
-                        "together (experimental, weaker than fusion so far; falls back to fusion, visibly)"),
-    "align": GraderSpec(_F + "align", "logistic head over frozen MiniLM token alignments (question words "
-                        "matched in the passage, answer shape) plus the fusion signals; falls back to fusion, visibly"),
-    "embedding": GraderSpec(_F + "embedding", "calibrated best-strip cosine margin"),
-    "lexical": GraderSpec(_F + "lexical", "calibrated IDF-weighted word coverage (no model)"),
-    "likelihood": GraderSpec(_F + "likelihood", "query likelihood under the `scorer` GGUF (slow)"),
-    "llm": GraderSpec(_F + "llm", "yes/no prompt to `grader_llm` (slow; at chance with the bundled models)"),
-}
 GraderName = Literal[tuple(GRADERS)]  # type: ignore[valid-type]
 
 
@@ -127,11 +103,11 @@ class Settings(BaseModel):
         description="GGUF used by the 'llm' yes/no grader; defaults to the generator.",
     )
     upper_threshold: float = Field(
-        0.76, ge=0.0, le=1.0,
+        UPPER_THRESHOLD, ge=0.0, le=1.0,
         description="A chunk scoring at or above this makes the action Correct.",
     )
     lower_threshold: float = Field(
-        0.51, ge=0.0, le=1.0,
+        LOWER_THRESHOLD, ge=0.0, le=1.0,
         description="When every chunk scores below this the action is Incorrect.",
     )
     strip_threshold: float = Field(
@@ -150,7 +126,9 @@ class Settings(BaseModel):
         1, ge=0, le=5, description="Sentences repeated between neighbouring chunks."
     )
     strip_sentences: int = Field(
-        2, ge=1, le=5, description="Sentences per strip in knowledge refinement."
+        2, ge=1, le=5,
+        description="Sentences per strip in knowledge refinement and per window the grader scores "
+                    "(not part of the index: no re-indexing).",
     )
     evidence_tokens: int = Field(
         900, ge=100, le=8000,
@@ -161,6 +139,14 @@ class Settings(BaseModel):
     )
     max_answer_tokens: int = Field(
         256, ge=16, le=4096, description="Longest answer the generator may write."
+    )
+    answer_style: Literal["auto", "extractive", "generative"] = Field(
+        "auto",
+        description=("How answers are written: 'extractive' quotes the evidence sentences that "
+                     "answer (cited, answer in bold); 'generative' lets the generator write, and "
+                     "shows only sentences the evidence supports; 'auto' = extractive for models "
+                     "under ~1B parameters (the bundled one), generative for larger ones. "
+                     "Env LOCALCRAG_ANSWER_STYLE overrides it."),
     )
     temperature: float = Field(
         0.0, ge=0.0, le=2.0, description="Sampling temperature; 0 is deterministic."
@@ -187,6 +173,12 @@ class Settings(BaseModel):
     )
     web_results: int = Field(4, ge=1, le=10, description="Web results kept per search.")
     web_region: str = Field("wt-wt", description="DuckDuckGo region code.")
+    index_keep_minutes: float = Field(
+        60.0, ge=0.0, le=7 * 24 * 60,
+        description=("Minutes of old index versions kept after an ingest compacts the index: "
+                     "what `localcrag doctor --repair` can go back to after a crash or a lost "
+                     "file (0 keeps only the newest version)."),
+    )
 
     @model_validator(mode="after")
     def _thresholds_ordered(self) -> "Settings":
@@ -201,22 +193,47 @@ class Settings(BaseModel):
     def load(cls, path: Path | None = None) -> "Settings":
         """Read the TOML file (missing file: defaults). A bad file is a one-line error."""
         path = path or config_path()
-        if not path.exists():
-            return cls()
-        try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
-            _check_names(raw)
-            return cls(**raw)
-        except (tomllib.TOMLDecodeError, ValidationError, UnicodeDecodeError, ValueError) as exc:
-            raise LocalcragError(f"{path}: invalid settings: {_one_line(exc)}",
-                                 "fix or delete the file to return to defaults") from exc
+        settings = cls()
+        if path.exists():
+            try:
+                raw = tomllib.loads(path.read_text(encoding="utf-8"))
+                _check_names(raw)
+                settings = cls(**raw)
+            except (tomllib.TOMLDecodeError, ValidationError, UnicodeDecodeError, ValueError) as exc:
+                raise LocalcragError(f"{path}: invalid settings: {_one_line(exc)}",
+                                     "fix or delete the file to return to defaults") from exc
+        if style := os.environ.get("LOCALCRAG_ANSWER_STYLE"):
+            try:
+                settings.answer_style = style.strip().lower()
+            except ValidationError:
+                raise LocalcragError(f"LOCALCRAG_ANSWER_STYLE={style!r} is not a style",
+                                     "use auto, extractive or generative, or unset it") from None
+        return settings
 
-    def save(self, path: Path | None = None) -> Path:
+    def save(self, path: Path | None = None, keys: Iterable[str] | None = None) -> Path:
+        """Write ``keys`` (default: every setting) into the file, keeping every other line's
+        setting as it is and the previous file as ``<name>.bak``. A file that is not valid
+        TOML is never overwritten: that is a one-line error naming the file."""
+        import shutil
+
         import tomli_w
 
         path = path or config_path()
         path.parent.mkdir(parents=True, exist_ok=True)
-        data = self.model_dump(mode="json", exclude_none=True)
+        data: dict = {}
+        if path.exists():
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+                raise LocalcragError(f"{path}: not saved: the file cannot be read ({_one_line(exc)})",
+                                     "fix it by hand (or delete it), then save again") from exc
+            shutil.copy2(path, backup_path(path))
+        values = self.model_dump(mode="json")
+        for key in Settings.model_fields if keys is None else keys:
+            if values[key] is None:
+                data.pop(key, None)
+            else:
+                data[key] = values[key]
         tmp = path.with_suffix(".tmp")
         tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
         os.replace(tmp, path)
@@ -239,6 +256,11 @@ class Settings(BaseModel):
     def model_path(self, name: str) -> Path:
         p = Path(name).expanduser()
         return p if p.is_absolute() else self.models_dir / name
+
+
+def backup_path(path: Path) -> Path:
+    """Where ``save`` keeps the previous settings file."""
+    return path.with_name(path.name + ".bak")
 
 
 def describe() -> list[tuple[str, str, object]]:

@@ -92,7 +92,11 @@ class WebResult:
 
 @dataclass(frozen=True)
 class Evidence:
-    """One numbered item of context given to the generator ([n] in the answer)."""
+    """One numbered item of context given to the generator ([n] in the answer).
+
+    ``chunk_id`` names the indexed chunk a document item came from, so a front end opens
+    exactly that passage (``Library.get_chunk``); web items carry their result's ``url``.
+    """
 
     n: int
     text: str
@@ -101,6 +105,7 @@ class Evidence:
     url: str | None = None
     score: float = 0.0
     kind: str = "document"  # "document" or "web"
+    chunk_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -118,3 +123,5 @@ class Answer:
     citations: tuple[Citation, ...]
     action: Action | None
     refused: bool = False
+    style: str = "generative"  # "extractive" (quoted from the evidence) | "generative" (written, checked)
+    dropped_sentences: int = 0  # generated sentences the grounding check removed

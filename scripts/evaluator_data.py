@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from localcrag.eval.ablation import answer_sentence_ids
-from localcrag.crag.graders.text import terms
+from localcrag.textutil import terms
 from localcrag.ingest.chunking import split_sentences
 
 YEAR = re.compile(r"\b(1[5-9]\d\d|20[0-2]\d)\b")

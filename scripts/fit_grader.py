@@ -44,7 +44,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from localcrag.crag.graders.base import Logistic  # noqa: E402
-from localcrag.crag.graders.features import FeatureExtractor, split_sentences  # noqa: E402
+from localcrag.crag.graders.features import FeatureExtractor  # noqa: E402
+from localcrag.textutil import split_sentences  # noqa: E402
 from localcrag.crag.graders.text import CorpusStats  # noqa: E402
 
 SEED = 0

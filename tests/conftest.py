@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,68 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("LOCALCRAG_HOME", str(home))
     return home
+
+
+CLOSED_PROXY = "http://127.0.0.1:9"  # the discard port, closed: a proxied request fails at once
+
+
+class NetworkBlocked(OSError):
+    """A test tried to reach a non-loopback address (raised, and the test then fails)."""
+
+
+def _loopback(host: object) -> bool:
+    if isinstance(host, bytes):
+        host = host.decode(errors="replace")
+    if host is None or host in ("localhost", "ip6-localhost", ""):
+        return True  # None/"" : the local host, as getaddrinfo treats them
+    try:
+        return ipaddress.ip_address(str(host).split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch):
+    """No test reaches the internet, even by accident on a networked machine: DNS lookups
+    and connections to anything but loopback raise NetworkBlocked *and* fail the test at
+    teardown (code under test may catch the error: the failure stays loud). ddgs talks
+    through Rust, not Python sockets, so it (and any HTTP client honouring the proxy
+    variables, in subprocesses too) is sent to a closed loopback proxy."""
+    attempts: list[str] = []
+    real_getaddrinfo, real_connect = socket.getaddrinfo, socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+
+    def blocked(what: str) -> NetworkBlocked:
+        attempts.append(what)
+        return NetworkBlocked(f"network access blocked in tests: {what}")
+
+    def getaddrinfo(host, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if not _loopback(host):
+            raise blocked(f"DNS lookup of {host!r}")
+        return real_getaddrinfo(host, *args, **kwargs)
+
+    def check(sock: socket.socket, address: object) -> None:
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and not _loopback(address[0]):
+            raise blocked(f"connection to {address!r}")
+
+    def connect(self, address):  # noqa: ANN001, ANN202
+        check(self, address)
+        return real_connect(self, address)
+
+    def connect_ex(self, address):  # noqa: ANN001, ANN202
+        check(self, address)
+        return real_connect_ex(self, address)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+    for var in ("DDGS_PROXY", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.setenv(var, CLOSED_PROXY)
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1,::1")
+    monkeypatch.setenv("no_proxy", "localhost,127.0.0.1,::1")
+    yield attempts  # a test that provokes an attempt on purpose checks and clears this list
+    if attempts:
+        pytest.fail(f"the test tried to reach the network: {'; '.join(dict.fromkeys(attempts))}")
 
 
 @pytest.fixture(scope="session")

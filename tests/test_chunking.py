@@ -9,7 +9,8 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from localcrag.ingest.chunking import chunk_pages, split_sentences
+from localcrag.ingest.chunking import chunk_pages
+from localcrag.textutil import split_sentences
 from localcrag.ingest.parse import ParsedDoc, assemble, parse_document
 from localcrag.types import Page
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -116,3 +118,20 @@ def test_unsupported_files_in_a_folder_are_counted(isolated_home: Path, tmp_path
     assert out.returncode == 0 and "skipped 1 file(s) of unsupported types in folders: .png" in out.stdout
     data = _cli("ingest", str(folder), "--json", home=isolated_home).stdout
     assert "skipped" not in data  # the JSON contract (docs/cli-json.md) is unchanged
+
+
+@pytest.mark.slow  # ingests with the real embedder in a subprocess
+def test_a_name_with_a_newline_prints_as_one_line(isolated_home: Path, tmp_path: Path) -> None:
+    from localcrag.cli.args import shown
+
+    assert shown("a\nb.md") == "a\\nb.md" and shown("tab\there é.md") == "tab\\there é.md"
+    odd = tmp_path / "two\nlines.md"
+    odd.write_text("# Robots\n\nCobots work next to people in factories.\n", encoding="utf-8")
+    assert _cli("ingest", str(odd), home=isolated_home).returncode == 0
+    out = _cli("sources", home=isolated_home)
+    lines = out.stdout.strip().splitlines()
+    assert len(lines) == 2 and lines[0].endswith("two\\nlines.md"), out.stdout  # entry + total
+    import json
+
+    data = json.loads(_cli("sources", "--json", home=isolated_home).stdout)
+    assert data["sources"][0]["source"] == str(odd)  # JSON keeps the exact name

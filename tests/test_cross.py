@@ -11,7 +11,8 @@ from localcrag.crag.grade import make_grader
 from localcrag.crag.graders.cross import CrossGrader, packaged, passage_windows
 from localcrag.eval.ablation import ablate
 from localcrag.eval.datasets import load_squad
-from localcrag.settings import GRADERS, Settings
+from localcrag.registry import GRADERS
+from localcrag.settings import Settings
 from localcrag.types import Chunk
 from tests.fakes import FakeEmbedder
 
@@ -65,7 +66,7 @@ def test_a_corrupt_model_file_is_reported_too(tmp_path: Path) -> None:
     bad.write_bytes(b"not an onnx file")
     g = make_grader(Settings(grader="cross", grader_model=str(bad)), FakeEmbedder())
     grade, = g.grade(QUESTION, [chunk(PARAGRAPH)])
-    assert "cross-encoder unavailable" in grade.error and grade.grader == "cross"
+    assert "cross-encoder unavailable" in grade.error and grade.grader == "fusion"  # who scored it
 
 
 # --- ablation ----------------------------------------------------------------------------------

@@ -97,6 +97,43 @@ def test_squad_evaluator_part_and_report_files(fake_pipelines, shared_data: Path
     assert (out / "evaluator_roc.png").stat().st_size > 1000
 
 
+class StyleRecordingPipeline(Pipeline):
+    """Records the answer style eval asks for, then runs the real (fake-model) pipeline."""
+
+    styles: list = []
+
+    def run(self, question, *, style=None, **kw):  # type: ignore[override]
+        self.styles.append((kw.get("mode"), style))
+        yield from super().run(question, **kw)
+
+
+def test_style_both_compares_extractive_and_generative(monkeypatch, generic: Path, tmp_path: Path,
+                                                       capsys, isolated_home: Path) -> None:
+    StyleRecordingPipeline.styles = []
+    # evidence holds "factories" but not "Osaka" nor "1998": the generic answer invents both
+    monkeypatch.setattr(eval_cli, "pipeline_factory", lambda settings: StyleRecordingPipeline(
+        settings, library=Library(settings, embedder=FakeEmbedder()), grader=FakeGrader(),
+        generator=FakeGenerator("Cobots work in factories near Osaka since 1998 [1].")))
+    out = tmp_path / "report"
+    assert main(["eval", str(generic), "--json", "--only", "answers", "--style", "both", "--out", str(out)]) == 0
+    res = _json(capsys)
+    assert list(res["modes"]) == ["crag/extractive", "crag/generative", "rag"]
+    assert [res["modes"][c]["style"] for c in res["modes"]] == ["extractive", "generative", "generative"]
+    assert StyleRecordingPipeline.styles == [("crag", "extractive")] * 3 + [("crag", "generative")] * 3 \
+        + [("rag", "generative")] * 3
+    assert res["modes"]["crag/extractive"]["decision_accuracy"] is not None  # still a CRAG column
+    # the generic answer names Osaka and 1998; the sentence check drops it in every mode, RAG too
+    assert res["modes"]["rag"]["unsupported_rate"] == 0.0
+    first = res["items"][0]
+    assert first["rag"]["unsupported"] == [] and first["rag"]["dropped_sentences"] == 1
+    assert first["crag/generative"]["f1"] is not None
+    report = (out / "report.md").read_text()
+    assert "CRAG/EXTRACTIVE" in report and "unsupported answers" in report
+
+    assert main(["eval", str(generic), "--only", "answers", "--style", "extractive", "--mode", "rag"]) == 0
+    assert "answer style" in capsys.readouterr().out and StyleRecordingPipeline.styles[-1] == ("rag", "extractive")
+
+
 def test_unrecognised_dataset_is_one_line(tmp_path: Path, capsys) -> None:
     assert main(["eval", str(tmp_path)]) == 1
     err = capsys.readouterr().err.strip()

@@ -5,19 +5,10 @@ from __future__ import annotations
 import pytest
 
 from localcrag.errors import LocalcragError
-from localcrag.crag.generate import (
-    REFUSAL,
-    Attributor,
-    CitationFilter,
-    build_messages,
-    clean_citations,
-    fit_evidence,
-    generate,
-    is_refusal,
-    make_citations,
-    source_label,
-)
-from localcrag.types import Citation, Evidence
+from localcrag.crag.citations import Attributor, CitationFilter, clean_citations
+from localcrag.crag.generate import REFUSAL, build_messages, fit_evidence
+from localcrag.crag.shaping import SentenceGate
+from localcrag.types import Evidence
 
 HISTORY = (
     "The idea of artificial intelligence has existed for centuries, often depicted in myths "
@@ -83,18 +74,6 @@ def test_citation_filter_holds_partial_marker():
     assert filt.feed(" true [") == " true"
     assert filt.feed("5].") == "."  # invented: removed with its space
     assert filt.flush() == ""
-
-
-def test_make_citations_and_refusal():
-    evidence = [ev(1), ev(2, url="https://example.org/a", kind="web")]
-    assert make_citations([2, 1, 5], evidence) == (
-        Citation(2, "/docs/file2.pdf", 2, "https://example.org/a"),
-        Citation(1, "/docs/file1.pdf", 1, None),
-    )
-    assert is_refusal(f'"{REFUSAL}"') and is_refusal("I do not have enough information.")
-    assert not is_refusal("AI began in 1956 [1].")
-    assert source_label(evidence[0]) == "file1.pdf, p. 1"
-    assert source_label(evidence[1]) == "https://example.org/a"
 
 
 # --- attribution ---------------------------------------------------------------------
@@ -215,12 +194,25 @@ def test_fit_evidence_question_too_long_names_n_ctx():
         fit_evidence(llm, "word " * 50, [ev(1)], max_answer_tokens=20)
 
 
-def test_generate_filters_and_attributes_with_fake_model():
+def _answer(llm, question: str, evidence: list[Evidence], max_tokens: int = 48) -> str:
+    """What the pipeline does with the model's pieces: prompt, stream, check each sentence."""
+    shaper = SentenceGate(evidence, question)
+    for piece in llm.stream(llm.chat_prompt(build_messages(question, evidence)), max_tokens):
+        shaper.feed(piece)
+    shaper.finish()
+    if not shaper.kept:  # nothing the model wrote is supported: the pipeline quotes instead
+        from localcrag.crag.extract import extractive_answer
+
+        return extractive_answer(question, evidence).text
+    return shaper.text
+
+
+def test_prompt_labels_and_shaped_answer_with_fake_model():
     llm = FakeLLM(4096)
-    text = "".join(generate(llm, "When?", [ev(1, HISTORY)]))
-    assert text == "Workshop in 1956 began AI [1]."
+    assert _answer(llm, "When?", [ev(1, HISTORY)]) == "Workshop in 1956 began AI [1]."  # [7] invented
     assert "[1] (file1.pdf, p. 1) The idea" in llm.prompt
-    assert list(generate(llm, "When?", [])) == [REFUSAL]
+    web = Evidence(2, "A page.", "https://example.org/a", url="https://example.org/a", kind="web")
+    assert "[2] (https://example.org/a) A page." in build_messages("Q?", [web])[1]["content"]
 
 
 # --- the real chat model -------------------------------------------------------------
@@ -237,7 +229,6 @@ def test_real_answer_cites_the_evidence():
     question = "When was the Dartmouth Workshop held?"
     kept, dropped = fit_evidence(llm, question, [ev(1, HISTORY)], max_answer_tokens=48)
     assert dropped == []
-    pieces = list(generate(llm, question, kept, max_answer_tokens=48))
-    text = "".join(pieces)
+    text = _answer(llm, question, kept)
     cleaned, cited = clean_citations(text, 1)
     assert "1956" in text and cited == [1] and cleaned == text

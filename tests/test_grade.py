@@ -187,7 +187,7 @@ def test_one_failing_chunk_falls_back_alone(stats: CorpusStats) -> None:
     bad = chunk(9, "BOOM goes the cobot robot")
     grades = g.grade("What is a cobot?", [CHUNKS[0], bad, CHUNKS[1]])
     assert [gr.error is None for gr in grades] == [True, False, True]
-    assert "embedder exploded" in grades[1].error
+    assert "embedder exploded" in grades[1].error and grades[1].grader == "lexical"
     lexical = LexicalGrader(Logistic.from_dict(load_params()["graders"]["lexical"]), stats)
     assert grades[1].score == pytest.approx(lexical.score_texts("What is a cobot?", [bad.text])[0])
     assert "lex" in grades[1].signals
@@ -224,6 +224,7 @@ def test_llm_failures_fall_back_to_fusion(stats: CorpusStats) -> None:
                     llm_loader=lambda p: FakeLLM(fail_on="Smart grids"))
     grades = g.grade("What is a cobot?", CHUNKS)
     assert [gr.error is None for gr in grades] == [True, True, False, True]
+    assert [gr.grader for gr in grades] == ["likelihood", "likelihood", "fusion", "likelihood"]  # who scored it
     assert grades[2].score == pytest.approx(fusion.grade("What is a cobot?", [CHUNKS[2]])[0].score)
 
     def missing(path):

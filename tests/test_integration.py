@@ -72,15 +72,29 @@ def test_web_fallback_with_a_fake_backend(pipeline: Pipeline) -> None:
     assert web.queries and "earthquake" in web.queries[0].lower()
     assert len(web.queries[0].split()) <= 12
     assert not done.answer.refused
-    assert any(c.url == "https://example.org/quakes" for c in done.answer.citations) or done.answer.text
+    assert [e.url for e in done.evidence] == ["https://example.org/quakes"]  # the web result only
+    assert "earthquake" in done.answer.text.lower()
+    # Not asserted: that the answer cites [1]. SmolLM2's sentence here ("AI can be used to predict
+    # earthquakes, ...") overlaps the snippet too little for the shaper to cite it (found when the
+    # old `... or done.answer.text` was removed); the CLI then says "cites none of the evidence".
 
 
-def test_web_fallback_with_the_network_absent(pipeline: Pipeline) -> None:
-    """This machine has no network: DuckDuckGo is tried for real and fails fast, honestly."""
+def test_web_fallback_with_the_network_absent(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No network (DNS fails, simulated: no test may query the real DuckDuckGo): the web step
+    is skipped fast, and the refusal says why."""
+    import socket
+
+    from localcrag.crag import web
+
+    def no_dns(host: str, *a: object, **k: object) -> list:
+        raise socket.gaierror(-2, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_dns)
+    web.clear_online_cache()
     online = Pipeline(pipeline.settings.model_copy(update={"offline": False, "web_search": "always"}),
                       library=pipeline.library, grader=pipeline.grader, generator=pipeline.generator)
     evs = _ask(online, "Is AI currently being used to control nuclear weapons systems?")
     done = evs[-1]
     assert done.answer.action is Action.INCORRECT and done.answer.refused
-    assert any(isinstance(e, (ev.WebSkipped, ev.WebError)) for e in evs)
-    assert "web search" in done.answer.text
+    assert [e.reason for e in evs if isinstance(e, ev.WebSkipped)] == [web.SKIP_DNS]
+    assert "web search was skipped (no network (DNS))" in done.answer.text

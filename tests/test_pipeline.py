@@ -64,7 +64,8 @@ def test_correct_answer_refines_streams_and_cites(library: Library) -> None:
     decision = next(e for e in evs if isinstance(e, ev.DecisionMade)).decision
     assert decision.action is Action.CORRECT
     refined = next(e for e in evs if isinstance(e, ev.Refined))
-    assert refined.strips and all("cobot" in s.text.lower() or s.score > 0 for s in refined.strips)
+    assert refined.strips and any("cobots" in s.text.lower() for s in refined.strips)
+    assert not any("Rain falls" in s.text or "satellites" in s.text for s in refined.strips)
     assert sum(isinstance(e, ev.ChunkGraded) for e in evs) >= 1
     done = evs[-1]
     assert "[7]" not in done.answer.text and "[1]" in done.answer.text  # invented number removed
@@ -72,7 +73,8 @@ def test_correct_answer_refines_streams_and_cites(library: Library) -> None:
     streamed = "".join(e.text for e in evs if isinstance(e, ev.Token))
     assert "[7]" not in streamed
     assert {"retrieve", "grade", "refine", "generate", "first_token"} <= set(done.timings_ms)
-    assert "Weather" not in gen.prompts[0] or "cobots" in gen.prompts[0].lower()
+    assert "Collaborative robots" in gen.prompts[0]  # the passage, not only the question
+    assert "Rain falls" not in gen.prompts[0] and "satellites" not in gen.prompts[0]
 
 
 def test_incorrect_offline_refuses_without_generating(library: Library) -> None:
@@ -118,12 +120,6 @@ def test_ask_policy_declined_means_no_search(library: Library) -> None:
     assert evs[-1].answer.refused and "declined" in evs[-1].answer.text
 
 
-def test_failing_grader_never_sinks_the_answer(library: Library) -> None:
-    evs = _run(_pipe(library, grader=FakeGrader(fail=True)), "What are cobots?")
-    assert isinstance(evs[-1], ev.AnswerDone)
-    assert all(e.grade.error for e in evs if isinstance(e, ev.ChunkGraded))
-
-
 def test_rag_mode_skips_grading(library: Library) -> None:
     evs = _run(_pipe(library), "What are cobots?", mode="rag")
     assert not any(isinstance(e, (ev.ChunkGraded, ev.DecisionMade)) for e in evs)
@@ -144,16 +140,16 @@ def test_bad_questions_and_empty_index(library: Library, tmp_path: Path) -> None
 
 def test_cancel_ends_with_partial_answer(library: Library) -> None:
     cancel = threading.Event()
-    gen = FakeGenerator("Cobots are collaborative robots that work in factories, one two three "
-                        "four five six seven eight nine ten")
+    gen = FakeGenerator("Cobots work safely next to people in factories [1]. They are light and "
+                        "have force sensors [1]. Cobots are light robots.")
     out = []
-    for e in _pipe(library, gen=gen).run("What are cobots?", cancel=cancel):
+    for e in _pipe(library, gen=gen, answer_style="generative").run("What are cobots?", cancel=cancel):
         out.append(e)
         if isinstance(e, ev.Token):
-            cancel.set()
+            cancel.set()  # after the first checked sentence: the rest is never shown
     done = out[-1]
-    assert isinstance(done, ev.AnswerDone) and done.answer.text.startswith("Cobots are")
-    assert "ten" not in done.answer.text
+    assert isinstance(done, ev.AnswerDone)
+    assert done.answer.text == "Cobots work safely next to people in factories [1]."
 
 
 def test_small_context_trims_evidence_and_says_so(library: Library) -> None:
@@ -170,11 +166,12 @@ def test_small_context_trims_evidence_and_says_so(library: Library) -> None:
 
 
 def test_a_looping_model_is_stopped(library: Library) -> None:
-    loop = "Cobots help people [1]. They are used in factories. " + "They are used in factories. " * 20
-    evs = _run(_pipe(library, gen=FakeGenerator(loop.strip()), upper_threshold=0.3, lower_threshold=0.1),
-               "What are cobots?")
+    loop = "Cobots work next to people [1]. They work in factories. " + "They work in factories. " * 20
+    gen = FakeGenerator(loop.strip())
+    evs = _run(_pipe(library, gen=gen, upper_threshold=0.3, lower_threshold=0.1), "What are cobots?",
+               style="generative")
     text = evs[-1].answer.text
-    assert text.count("They are used in factories.") == 1 and text.startswith("Cobots help people [1].")
+    assert text.count("They work in factories") == 1 and text.startswith("Cobots work next to people [1].")
 
 
 def test_an_echoed_source_label_is_cut_from_the_answer(library: Library) -> None:
@@ -195,15 +192,15 @@ def test_an_echoed_label_is_cut_before_citations_are_added(library: Library) -> 
 
 
 @pytest.mark.parametrize("reply", [".", "The answer is.", "(doc.md, p. 1) The answer is [1].", ""])
-def test_an_empty_answer_is_replaced_by_the_best_passage(library: Library, reply: str) -> None:
+def test_an_empty_answer_is_replaced_by_the_quote(library: Library, reply: str) -> None:
     evs = _run(_pipe(library, gen=FakeGenerator(reply), upper_threshold=0.3, lower_threshold=0.1),
-               "What are cobots?")
+               "What are cobots?", style="generative")
     done = evs[-1]
-    assert isinstance(done, ev.AnswerDone)
-    best = max(done.evidence, key=lambda e: e.score)
-    assert done.answer.text.startswith("The model gave no usable answer; the most relevant passage says:")
-    assert " ".join(best.text.split())[:40] in done.answer.text
-    assert [c.n for c in done.answer.citations] == [best.n]
+    assert isinstance(done, ev.AnswerDone) and done.answer.style == "extractive"
+    assert done.answer.text.startswith("Collaborative robots, called cobots, work safely next to")
+    assert [c.n for c in done.answer.citations] == [1]
+    styles = [e for e in evs if isinstance(e, ev.StyleChosen)]
+    assert [s.style for s in styles] == ["generative", "extractive"] and "passed" in styles[1].reason
     streamed = "".join(e.text for e in evs if isinstance(e, ev.Token))
     assert streamed == done.answer.text  # nothing of the empty reply was shown first
 
@@ -220,13 +217,15 @@ def test_a_label_longer_than_the_hold_back_is_still_cut(library: Library) -> Non
 
 def test_restated_instructions_and_invented_labels_are_dropped(library: Library) -> None:
     gen = FakeGenerator("Cobots work next to people in factories [1]. Write the source number in square "
-                        "brackets after each fact, like this, using only the sources. They are safe "
-                        "(made-up-file.pdf, p. 30) to use.\nQuestion: What are cobots?")
-    evs = _run(_pipe(library, gen=gen, upper_threshold=0.3, lower_threshold=0.1), "What are cobots?")
+                        "brackets after each fact, like this, using only the sources. They are collaborative "
+                        "robots (made-up-file.pdf, p. 30) that work safely.\nQuestion: What are cobots?")
+    evs = _run(_pipe(library, gen=gen, upper_threshold=0.3, lower_threshold=0.1), "What are cobots?",
+               style="generative")
     text = evs[-1].answer.text
     assert text.startswith("Cobots work next to people in factories")
     assert "square brackets" not in text and "made-up-file" not in text and "Question:" not in text
-    assert "They are safe to use." in text
+    assert "They are collaborative robots that work safely [1]." in text
+    assert evs[-1].answer.dropped_sentences == 2
 
 
 def test_a_copy_of_a_document_does_not_duplicate_the_evidence(library: Library, tmp_path: Path) -> None:
@@ -242,30 +241,48 @@ def test_a_copy_of_a_document_does_not_duplicate_the_evidence(library: Library, 
     assert [h.rank for h in hits] == [0, 1]
 
 
-def test_an_answer_cut_at_max_tokens_says_so(library: Library) -> None:
+def test_a_sentence_cut_at_max_tokens_is_not_shown(library: Library) -> None:
     class Long(FakeGenerator):
         def stream(self, *a, **kw):  # noqa: ANN002, ANN003
             self.finish_reason = None
             yield from super().stream(*a, **kw)
             self.finish_reason = "length"
 
-    gen = Long("Cobots work safely next to people in factories and they are light and have")
-    evs = _run(_pipe(library, gen=gen, upper_threshold=0.3, lower_threshold=0.1), "What are cobots?")
-    text = evs[-1].answer.text
-    assert text.endswith("… (cut at max_answer_tokens)")
-    assert "".join(e.text for e in evs if isinstance(e, ev.Token)).endswith("(cut at max_answer_tokens)")
+    gen = Long("Cobots work safely next to people in factories. They are light and have force")
+    evs = _run(_pipe(library, gen=gen, upper_threshold=0.3, lower_threshold=0.1), "What are cobots?",
+               style="generative")
+    assert evs[-1].answer.text == "Cobots work safely next to people in factories [1]."
+    cut = [e for e in evs if isinstance(e, ev.SentenceDropped)]
+    assert [e.reason for e in cut] == ["cut off at max_answer_tokens"]
 
 
-def test_a_made_up_answer_gives_way_to_the_closest_passage(library: Library) -> None:
+@pytest.mark.parametrize("mode,upper,action", [("crag", 0.99, Action.AMBIGUOUS),
+                                               ("crag", 0.3, Action.CORRECT), ("rag", 0.3, None)])
+def test_a_made_up_answer_is_never_shown_on_any_action(library: Library, mode: str, upper: float,
+                                                       action: Action | None) -> None:
     gen = FakeGenerator("The quibble is a type of tropical fruit labelled the finest in the world [1].")
-    evs = _run(_pipe(library, gen=gen, upper_threshold=0.99, lower_threshold=0.1), "What are cobots?")
+    evs = _run(_pipe(library, gen=gen, upper_threshold=upper, lower_threshold=0.1), "What are cobots?",
+               mode=mode, style="generative")
     done = evs[-1]
-    assert done.answer.action is Action.AMBIGUOUS  # doubtful evidence, no web (offline)
-    assert done.answer.text.startswith("The documents do not support the answer the model drafted")
-    assert "quibble" not in done.answer.text and done.answer.citations
-    rag = _run(_pipe(library, gen=FakeGenerator(gen.answer), upper_threshold=0.3, lower_threshold=0.1),
-               "What are cobots?", mode="rag")
-    assert "quibble" in rag[-1].answer.text  # plain RAG is the baseline: shown as written
-    correct = _run(_pipe(library, gen=FakeGenerator(gen.answer), upper_threshold=0.3, lower_threshold=0.1),
-                   "What are cobots?")
-    assert correct[-1].answer.action is Action.CORRECT and "quibble" in correct[-1].answer.text
+    assert done.answer.action is action
+    assert "quibble" not in "".join(e.text for e in evs if isinstance(e, ev.Token))
+    assert "cobots" in done.answer.text and done.answer.citations
+    assert done.answer.style == "extractive" and done.answer.dropped_sentences == 1
+    dropped = [e for e in evs if isinstance(e, ev.SentenceDropped)]
+    assert len(dropped) == 1 and "quibble" in dropped[0].sentence
+
+
+def test_a_small_generator_quotes_the_evidence_without_generating(library: Library) -> None:
+    gen = FakeGenerator("The quibble is a fruit [1].")
+    gen.n_params = 134_515_008  # the bundled SmolLM2's count: auto picks extractive
+    evs = _run(_pipe(library, gen=gen, upper_threshold=0.3, lower_threshold=0.1), "What are cobots?")
+    kinds = [type(e).__name__ for e in evs]
+    assert kinds.index("StyleChosen") < kinds.index("Token") and gen.prompts == []
+    done = evs[-1]
+    assert done.answer.style == "extractive" and done.answer.text.startswith("Collaborative robots")
+    assert done.answer.citations[0].source.endswith("doc.md") and done.answer.citations[0].page == 1
+    tokens = [e.text for e in evs if isinstance(e, ev.Token)]
+    assert tokens == [done.answer.text]  # streamed at once, in one piece
+    forced = _run(_pipe(library, gen=gen, upper_threshold=0.3, lower_threshold=0.1), "What are cobots?",
+                  style="generative")
+    assert gen.prompts and forced[-1].answer.dropped_sentences == 1  # the run's style wins

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from localcrag.errors import LocalcragError
-from localcrag.settings import Settings, config_path, data_dir, describe
+from localcrag.settings import Settings, backup_path, config_path, data_dir, describe
 
 
 def test_home_roots_every_path(isolated_home: Path) -> None:
@@ -59,3 +59,50 @@ def test_bad_values_read_as_one_plain_line(toml: str, expected: str) -> None:
 def test_a_name_from_another_version_is_ignored() -> None:
     config_path().write_text('some_future_setting = 1\ntop_k = 7\n', encoding="utf-8")
     assert Settings.load().top_k == 7
+
+
+# --- saving never destroys the user's file ---------------------------------------------
+
+
+def test_save_writes_only_the_given_keys_and_keeps_a_backup() -> None:
+    path = config_path()
+    before = '# my notes\ntop_k = 7\nsome_future_setting = "kept"\nweb_search = "ask"\n'
+    path.write_text(before, encoding="utf-8")
+    s = Settings.load()
+    s.web_search, s.top_k = "always", 9  # top_k changed in memory, but not among the keys saved
+    assert s.save(keys=["web_search"]) == path
+    import tomllib
+
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert data == {"top_k": 7, "some_future_setting": "kept", "web_search": "always"}
+    assert backup_path(path).read_text(encoding="utf-8") == before
+
+
+def test_a_file_with_a_bad_value_keeps_it_and_gains_only_the_saved_key() -> None:
+    path = config_path()
+    path.write_text('top_k = "five"\nthreads = 2\n', encoding="utf-8")
+    with pytest.raises(LocalcragError):
+        Settings.load()
+    s = Settings()  # the app runs on defaults
+    s.web_search = "never"
+    s.save(keys=["web_search"])
+    text = path.read_text(encoding="utf-8")
+    assert 'top_k = "five"' in text and "threads = 2" in text and 'web_search = "never"' in text
+    assert "upper_threshold" not in text  # no defaults written over the user's file
+
+
+def test_a_file_that_is_not_toml_is_never_overwritten() -> None:
+    path = config_path()
+    path.write_text("top_k = [oops\nweb_search = 'ask'\n", encoding="utf-8")
+    s = Settings(web_search="always")
+    with pytest.raises(LocalcragError) as err:
+        s.save(keys=["web_search"])
+    msg = str(err.value)
+    assert str(path) in msg and "not saved" in msg and "fix it" in msg and "\n" not in msg
+    assert path.read_text(encoding="utf-8") == "top_k = [oops\nweb_search = 'ask'\n"
+    assert not backup_path(path).exists()
+
+
+def test_a_first_save_writes_only_what_changed() -> None:
+    Settings(web_search="never").save(keys=["web_search"])
+    assert config_path().read_text(encoding="utf-8").strip() == 'web_search = "never"'

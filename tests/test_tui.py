@@ -194,12 +194,30 @@ async def test_conversations_reopen_on_start_and_switch(tmp_path: Path) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert [v.question for v in app.screen.query(TurnView)] == ["what is ai?"]
+    # a damaged file is listed by name, cannot be opened, and can be deleted
+    (app.backend.history.root / "broken.json").write_text("{not json", encoding="utf-8")
+    app3, _, _ = make_app(tmp_path)
+    async with app3.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        listing = app3.screen.query_one(OptionList)
+        labels = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+        assert len(labels) == 3 and "broken.json" in labels[2] and "damaged" in labels[2]
+        listing.highlighted = 2
+        await pilot.press("enter")  # not opened: says which file and what to do
+        await pilot.pause()
+        assert isinstance(app3.screen, ConversationsModal)
+        assert any("broken.json" in n.message and "delete it" in n.message for n in app3._notifications)
+        await pilot.press("d")
+        await pilot.pause()
+        assert not (app3.backend.history.root / "broken.json").exists() and listing.option_count == 2
     # a new app reopens the last conversation, with working citations
     app2, _, _ = make_app(tmp_path)
     async with app2.run_test(size=SIZE) as pilot:
         await settle(pilot)
         views = list(app2.screen.query(TurnView))
-        assert len(views) == 1 and views[0].chunk_ids == {1: "c1", 2: "c2"}
+        assert len(views) == 1 and {n: e.chunk_id for n, e in views[0].evidence.items()} == {1: "c1", 2: "c2"}
         await pilot.press("ctrl+r", "enter")
         await settle(pilot)
         assert isinstance(app2.screen, PassageModal) and app2.screen.chunk.chunk_id == "c1"
@@ -359,7 +377,7 @@ async def test_a_damaged_last_conversation_does_not_stop_the_app(tmp_path: Path,
 
 
 def test_unexpected_errors_are_one_line_unless_debugging(monkeypatch: pytest.MonkeyPatch) -> None:
-    from localcrag.tui.backend import describe_error
+    from localcrag.errors import describe_error
 
     try:
         raise KeyError("chunk")
@@ -465,3 +483,23 @@ async def test_closing_a_passage_returns_to_the_question_box(tmp_path: Path) -> 
         assert question.has_focus
         await pilot.press("w", "h", "y")
         assert question.value == "why"
+
+
+def test_strip_sentences_rebuilds_the_grader_and_is_not_an_index_setting(tmp_path: Path) -> None:
+    from localcrag.ingest.store import table_name
+    from localcrag.tui.backend import LIBRARY_FIELDS, Backend
+    from localcrag.tui.screens.settings import SECTIONS
+
+    backend = Backend(Settings(models_dir=tmp_path), pipeline_factory=lambda s, lib: object(),
+                      library_factory=lambda s: object())
+    backend.pipeline()
+    assert backend.apply(Settings(models_dir=tmp_path, strip_sentences=3)) == {"strip_sentences"}
+    assert backend._pipeline is None and backend._library is not None  # new grader, same index
+    assert "strip_sentences" not in LIBRARY_FIELDS and "strip_sentences" not in table_name.__code__.co_varnames
+    indexing = next(names for title, names in SECTIONS.items() if title.startswith("Indexing"))
+    assert "strip_sentences" not in indexing
+
+
+def test_trace_thresholds_before_a_question_are_the_settings_defaults() -> None:
+    panel = TracePanel()
+    assert (panel.upper, panel.lower) == (Settings().upper_threshold, Settings().lower_threshold)

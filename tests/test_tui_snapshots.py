@@ -104,3 +104,19 @@ def test_web_consent_dialog(snap_compare, tmp_path: Path, monkeypatch: pytest.Mo
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
     app.exit()
+
+
+def test_chat_with_a_quoted_answer(snap_compare, tmp_path: Path, app: LocalcragApp) -> None:
+    from tui_fakes import answer_events
+
+    quote = ("Artificial intelligence (AI) is the **simulation of human intelligence** by machines [1]. "
+             "Deep learning uses neural networks with many layers [2].")
+    app.backend.pipeline_factory = lambda s, lib: FakePipeline(lambda q: answer_events(q, answer=quote,
+                                                                                         style="extractive"))
+
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        await ask(pilot, "What is artificial intelligence?")
+        await _steady(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

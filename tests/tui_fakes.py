@@ -34,14 +34,16 @@ ANSWER = ("Artificial intelligence is the simulation of human intelligence by ma
 
 
 def answer_events(question: str, *, action: Action = Action.CORRECT, answer: str = ANSWER,
-                  rewritten: str | None = None, web: str | None = None) -> list[ev.Event]:
+                  rewritten: str | None = None, web: str | None = None,
+                  style: str = "generative", dropped: int = 0) -> list[ev.Event]:
     """A complete, deterministic run: retrieval, grading, decision, refinement, web, tokens."""
     hits = tuple(Hit(c, s, i) for i, (c, s) in enumerate(zip(CHUNKS, (0.033, 0.031, 0.016))))
     scores = (0.82, 0.55, 0.12)
     grades = [Grade(c, s, "fusion") for c, s in zip(CHUNKS, scores)]
     evidence = (Evidence(1, "Artificial intelligence (AI) is the simulation of human intelligence by machines.",
-                         PDF, 3, score=0.82),
-                Evidence(2, "Deep learning uses neural networks with many layers.", PDF, 7, score=0.55))
+                         PDF, 3, score=0.82, chunk_id=CHUNKS[0].chunk_id),
+                Evidence(2, "Deep learning uses neural networks with many layers.", PDF, 7, score=0.55,
+                         chunk_id=CHUNKS[1].chunk_id))
     out: list[ev.Event] = []
     if rewritten:
         out.append(ev.QuestionRewritten(question, rewritten))
@@ -59,12 +61,14 @@ def answer_events(question: str, *, action: Action = Action.CORRECT, answer: str
                 ev.StageFinished("web", 900.0)]
     else:
         out.append(ev.WebSkipped("not needed"))
+    out.append(ev.StyleChosen(style, f"answer_style = {style}", "SmolLM2-135M-Instruct"))
     out.append(ev.StageStarted("generate"))
     words = answer.split(" ")
     out += [ev.Token(w + (" " if i < len(words) - 1 else "")) for i, w in enumerate(words)]
     out.append(ev.StageFinished("generate", 2100.0))
     cites = tuple(Citation(e.n, e.source, e.page, None) for e in evidence)
-    out.append(ev.AnswerDone(Answer(question, answer, cites, action), evidence,
+    out.append(ev.AnswerDone(Answer(question, answer, cites, action, style=style,
+                                    dropped_sentences=dropped), evidence,
                              {"retrieve": 12.0, "grade": 340.0, "refine": 80.0, "generate": 2100.0,
                               "first_token": 900.0}))
     return out

@@ -14,3 +14,9 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
+
+
+def shown(name: str) -> str:
+    """A file name as one printable line: a newline or other control character in a name is
+    printed escaped ("a\\nb"), so one entry never reads as two (JSON output keeps it exact)."""
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in name)

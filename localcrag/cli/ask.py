@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from localcrag import events as ev
+from localcrag.record import RunRecord
+from localcrag.textutil import source_label
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,14 +23,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     net.add_argument("--web", action="store_true",
                      help="allow the web fallback without asking (web_search=always)")
     s.add_argument("-k", type=positive_int, default=None, help="chunks to retrieve")
+    s.add_argument("--style", choices=["auto", "extractive", "generative"], default=None,
+                   help="extractive quotes the evidence; generative lets the model write, each "
+                        "sentence checked (default: the answer_style setting)")
     s.add_argument("--json", action="store_true", help="print one JSON object at the end")
     s.set_defaults(func=cmd_ask)
 
 
 def _confirm(query: str) -> bool:
-    """Ask on the terminal before anything leaves the machine; no terminal means no."""
-    if not sys.stdin.isatty() or not sys.stderr.isatty():
-        return False
+    """Ask on the terminal before anything leaves the machine (only given when there is one)."""
     sys.stderr.write(f'\nSearch the web for "{query}"? Only this query is sent. [y/N] ')
     sys.stderr.flush()
     return sys.stdin.readline().strip().lower() in ("y", "yes")
@@ -45,26 +47,29 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.web:
         settings.web_search = "always"
     pipe = Pipeline(settings)
-    record = _Record(args.question, args.mode)
+    record = RunRecord(args.question, args.mode)
     stream = sys.stdout.isatty() and not args.json
-    streamed = ""
-    for event in pipe.run(args.question, mode=args.mode, confirm_web=_confirm, k=args.k):
+    can_ask = sys.stdin.isatty() and sys.stderr.isatty()  # no terminal: no consent, no DNS lookup
+    for event in pipe.run(args.question, mode=args.mode, confirm_web=_confirm if can_ask else None,
+                          k=args.k, style=args.style):
         record.add(event)
         if stream and isinstance(event, ev.Token):
-            streamed += event.text
             sys.stdout.write(event.text)
             sys.stdout.flush()
         elif not args.json and isinstance(event, (ev.WebError, ev.EvidenceTrimmed)):
             print(f"\n[{_describe(event)}]", file=sys.stderr)
+        elif not args.json and isinstance(event, ev.Retrieved) and event.fallback:
+            print(f"warning: retrieval: {event.fallback}", file=sys.stderr)
     if args.json:
-        print(json.dumps(record.to_json(), ensure_ascii=False))
+        print(json.dumps(to_json(record), ensure_ascii=False))
         return 0
+    answer = record.answer.text if record.answer else ""
     if not stream:
-        print(record.answer)
-    elif record.answer.strip() != streamed.strip():  # cleaned or replaced after streaming
-        print(f"\n\nFinal answer: {record.answer}")
+        print(answer)
+    elif answer.strip() != record.streamed.strip():  # the model's draft gave way to a quote
+        print(f"\n\n({record.style_label}) {answer}")
     print()
-    print(record.summary())
+    print(summary(record))
     return 0
 
 
@@ -76,62 +81,54 @@ def _describe(event: object) -> str:
     return str(event)
 
 
-class _Record:
-    """Collects a run's events into the JSON contract of `ask --json`."""
+def to_json(r: RunRecord) -> dict:
+    """The `ask --json` contract (docs/cli-json.md), read from the run's record."""
+    answer = r.answer
+    return {
+        "question": r.question, "mode": r.mode, "action": r.action.value if r.action else None,
+        "reason": r.decision.reason if r.decision else None, "retrieval_fallback": r.retrieval_fallback,
+        "grades": [{"chunk_id": g.chunk.chunk_id, "source": g.chunk.source, "page": g.chunk.page,
+                    "score": round(g.score, 4), "grader": g.grader, "error": g.error} for g in r.graded],
+        "grade_errors": grade_errors(r),
+        "web": {"attempted": r.web_query is not None, "query": r.web_query,
+                "results": [{"title": x.title, "url": x.url} for x in r.web_results or ()],
+                "error": r.web_error},
+        "answer": answer.text if answer else "", "refused": bool(answer and answer.refused),
+        "answer_style": answer.style if answer and not answer.refused else None,
+        "dropped_sentences": answer.dropped_sentences if answer else 0,
+        "citations": [{"n": c.n, "source": c.source, "page": c.page, "url": c.url}
+                      for c in (answer.citations if answer else ())],
+        "evidence": [{"n": e.n, "kind": e.kind, "source": e.source, "page": e.page, "url": e.url,
+                      "chunk_id": e.chunk_id} for e in r.evidence],
+        "timings_ms": {k: r.timings.get(k) for k in
+                       ("retrieve", "grade", "refine", "web", "generate", "first_token")},
+    }
 
-    def __init__(self, question: str, mode: str) -> None:
-        self.question, self.mode = question, mode
-        self.grades: list = []
-        self.action = None
-        self.reason = ""
-        self.web = {"attempted": False, "query": None, "results": [], "error": None}
-        self.done: ev.AnswerDone | None = None
-        self.hits: list = []
 
-    def add(self, e: object) -> None:
-        if isinstance(e, ev.Retrieved):
-            self.hits = list(e.hits)
-        elif isinstance(e, ev.ChunkGraded):
-            self.grades.append(e.grade)
-        elif isinstance(e, ev.DecisionMade):
-            self.action, self.reason = e.decision.action.value, e.decision.reason
-        elif isinstance(e, ev.WebQuery):
-            self.web.update(attempted=True, query=e.query)
-        elif isinstance(e, ev.WebResults):
-            self.web["results"] = [{"title": r.title, "url": r.url} for r in e.results]
-        elif isinstance(e, ev.WebError):
-            self.web["error"] = e.error
-        elif isinstance(e, ev.AnswerDone):
-            self.done = e
+def grade_errors(r: RunRecord) -> list[str]:
+    """Each distinct grading failure once, with how many chunks it hit and who scored them."""
+    counts: dict[tuple[str, str], int] = {}
+    for g in r.grade_errors:
+        counts[(g.error, g.grader)] = counts.get((g.error, g.grader), 0) + 1
+    return [f"{n} of {len(r.grades)} chunks: {err} (scored by: {who})"
+            for (err, who), n in counts.items()]
 
-    @property
-    def answer(self) -> str:
-        return self.done.answer.text if self.done else ""
 
-    def to_json(self) -> dict:
-        t = self.done.timings_ms if self.done else {}
-        return {
-            "question": self.question, "mode": self.mode, "action": self.action,
-            "grades": [{"chunk_id": g.chunk.chunk_id, "source": g.chunk.source,
-                        "page": g.chunk.page, "score": round(g.score, 4)} for g in self.grades],
-            "web": self.web, "answer": self.answer,
-            "citations": [{"n": c.n, "source": c.source, "page": c.page, "url": c.url}
-                          for c in (self.done.answer.citations if self.done else ())],
-            "timings_ms": {k: t.get(k) for k in
-                           ("retrieve", "grade", "refine", "web", "generate", "first_token")},
-        }
-
-    def summary(self) -> str:
-        lines = []
-        if self.action:
-            lines.append(f"Decision: {self.action.upper()} ({self.reason})")
-        if self.web["error"]:
-            lines.append(f"Web: {self.web['error']}")
-        if self.done and self.done.answer.citations:
-            lines.append("Sources:")
-            for c in self.done.answer.citations:
-                where = c.url or f"{Path(c.source).name}, page {c.page}"
-                lines.append(f"  [{c.n}] {where}")
-        elif self.done and not self.done.answer.refused:
-            lines.append("Sources: the answer cites none of the evidence")
-        return "\n".join(lines)
+def summary(r: RunRecord) -> str:
+    """The lines printed after the answer: grading failures, decision, web failure, sources."""
+    lines = [f"Grading failed for {e}" for e in grade_errors(r)]
+    if r.style_label:
+        dropped = r.answer.dropped_sentences if r.answer else 0
+        lines.append(f"Answer: {r.style_label}" + (f" ({dropped} unsupported sentence(s) not shown)"
+                                                   if dropped else ""))
+    if r.decision:
+        lines.append(f"Decision: {r.decision.action.value.upper()} ({r.decision.reason})")
+    if r.web_error:
+        lines.append(f"Web: {r.web_error}")
+    if r.answer and r.answer.citations:
+        lines.append("Sources:")
+        for c in r.answer.citations:
+            lines.append(f"  [{c.n}] {source_label(c.source, c.page, url=c.url)}")
+    elif r.answer and not r.answer.refused:
+        lines.append("Sources: the answer cites none of the evidence")
+    return "\n".join(lines)

@@ -14,7 +14,7 @@ pipeline_factory: Callable[[Any], Any] | None = None
 
 def register(sub: argparse._SubParsersAction) -> None:
     from localcrag.cli.args import positive_int
-    from localcrag.settings import GRADERS
+    from localcrag.registry import GRADERS
 
     s = sub.add_parser(
         "eval", help="evaluate CRAG against standard RAG, retrieval and the retrieval evaluator",
@@ -43,6 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="SQuAD: only the questions of this article, e.g. Normans (held-out reporting)")
     s.add_argument("--rerank", type=positive_int, default=0, metavar="N",
                    help="also measure retrieval with the first N chunks re-ordered by the grader")
+    s.add_argument("--style", choices=["extractive", "generative", "auto", "both"], default=None,
+                   help="answer style (default: the answer_style setting); both = CRAG extractive and "
+                        "CRAG generative side by side, with generative RAG as the baseline")
     s.add_argument("--json", action="store_true", help="print one JSON object with every number")
     s.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="write report.md, results.json and PNG charts to DIR")
@@ -96,6 +99,12 @@ def _settings(args: argparse.Namespace, base: Any) -> Any:
     return type(base)(**{**base.model_dump(), **update}) if update else base  # validated
 
 
+def _styles(style: str | None) -> tuple[str, ...]:
+    from localcrag.eval.runner import STYLES
+
+    return () if style is None else STYLES if style == "both" else (style,)
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from localcrag.errors import LocalcragError
     from localcrag.eval.datasets import load_dataset
@@ -110,7 +119,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     ds = load_dataset(args.dataset)
     opts = EvalOptions(modes=("crag", "rag") if args.mode == "both" else (args.mode,),
                        limit=args.limit, seed=args.seed, only=args.only, k=args.k,
-                       offline=not args.online, rerank=args.rerank,
+                       offline=not args.online, styles=_styles(args.style), rerank=args.rerank,
                        article=args.article)
     callback, close = _progress(args.json)
     try:

@@ -8,17 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Callable
 
 from localcrag import __version__
-from localcrag.cli.args import positive_int
-
-
-def _debug() -> bool:
-    return os.environ.get("LOCALCRAG_DEBUG", "") not in ("", "0")
+from localcrag.cli.args import positive_int, shown
 
 
 def _settings(args: argparse.Namespace):
@@ -40,6 +35,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from localcrag.ingest.library import Library
 
     lib = Library(_settings(args))
+    lib.wait_for_lock = not getattr(args, "no_wait", False)
+    lib.on_lock_wait = lambda msg: print(f"localcrag: {msg}", file=sys.stderr)
     callback, close = _ingest_progress(args.json)
     try:
         report = lib.ingest(args.paths, prune=args.prune, on_progress=callback)
@@ -49,9 +46,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         _print_json(report.to_json())
     else:
         for path, warning in report.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
+            print(f"warning: {shown(str(warning))}", file=sys.stderr)
         for path, err in report.failed:
-            print(f"failed: {err}", file=sys.stderr)
+            print(f"failed: {shown(str(err))}", file=sys.stderr)
         print(f"indexed {len(report.indexed)}, unchanged {len(report.unchanged)}, "
               f"removed {len(report.removed)}, failed {len(report.failed)}; "
               f"{report.chunks} chunks in the index")
@@ -103,7 +100,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
     for p in args.paths:
         removed = lib.remove_under(p)
         for source, n in removed:
-            print(f"removed {source} ({n} chunks)")
+            print(f"removed {shown(source)} ({n} chunks)")
         if not removed:
             print(f"localcrag: {p} is not in the index (see `localcrag sources`)", file=sys.stderr)
             status = 1
@@ -125,27 +122,31 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
     for s in srcs:
         when = dt.datetime.fromtimestamp(s.indexed_at).strftime("%Y-%m-%d %H:%M")
-        print(f"{s.pages:>5} pages {s.chunks:>6} chunks  {when}  {s.source}")
+        print(f"{s.pages:>5} pages {s.chunks:>6} chunks  {when}  {shown(s.source)}")
     print(f"{len(srcs)} documents, {sum(s.chunks for s in srcs)} chunks")
     return 0
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from localcrag.errors import BadQuestion
     from localcrag.crag.retrieve import Retriever
+    from localcrag.errors import BadQuestion
+    from localcrag.textutil import source_label
 
     if not args.query.strip():
         raise BadQuestion("the search query is empty", "give some words to search for")
     settings = _settings(args)
-    hits = Retriever(settings).search(args.query, k=args.k, mode=args.mode)
+    retriever = Retriever(settings)
+    hits = retriever.search(args.query, k=args.k, mode=args.mode)
+    if retriever.fallback and not args.json:
+        print(f"warning: {retriever.fallback}", file=sys.stderr)
     if args.json:
-        _print_json({"query": args.query, "results": [
+        _print_json({"query": args.query, "fallback": retriever.fallback, "results": [
             {"chunk_id": h.chunk.chunk_id, "source": h.chunk.source, "page": h.chunk.page,
              "score": round(h.score, 6), "text": h.chunk.text} for h in hits]})
         return 0
     for h in hits:
         snippet = " ".join(h.chunk.text.split())[:160]
-        print(f"{h.rank + 1}. {Path(h.chunk.source).name} p.{h.chunk.page}  ({h.score:.3f})\n   {snippet}")
+        print(f"{h.rank + 1}. {shown(source_label(h.chunk.source, h.chunk.page))}  ({h.score:.3f})\n   {snippet}")
     return 0
 
 
@@ -200,6 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("ingest", help="index files or folders (PDF, txt, md, html, epub)")
     s.add_argument("paths", nargs="+", type=Path)
     s.add_argument("--prune", action="store_true", help="drop indexed files that vanished from these folders")
+    s.add_argument("--no-wait", action="store_true", help="fail at once when another ingest is running")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(func=cmd_ingest)
 
@@ -235,9 +237,10 @@ def build_parser() -> argparse.ArgumentParser:
 def _extra_commands() -> list[Callable]:
     """Commands defined in their own modules (ask, eval) register themselves here."""
     from localcrag.cli.ask import register as ask
+    from localcrag.cli.doctor import register as doctor
     from localcrag.cli.eval import register as evaluate
 
-    return [ask, evaluate]
+    return [ask, evaluate, doctor]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -256,15 +259,11 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 0
     except Exception as exc:  # every error reaches the user as one line
-        if _debug():
-            raise
-        from localcrag.errors import LocalcragError
+        from localcrag.errors import debug, describe_error
 
-        if isinstance(exc, LocalcragError):
-            print(f"localcrag: {exc}", file=sys.stderr)
-        else:
-            print(f"localcrag: unexpected error: {type(exc).__name__}: {exc} "
-                  "(set LOCALCRAG_DEBUG=1 for details)", file=sys.stderr)
+        if debug():
+            raise
+        print(f"localcrag: {describe_error(exc)[0]}", file=sys.stderr)
         return 1
 
 

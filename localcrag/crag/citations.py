@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from localcrag.types import Citation, Evidence
+from localcrag.textutil import TERMINATORS, content_words, is_refusal
+from localcrag.types import Evidence
 
 _NUMS = r"\d+(?:\s*(?:[,;]|-|–)\s*\d+)*"
 _MARKER = re.compile(r"( ?)\[(?:(?:sources?|refs?)\s*:?\s*)?(" + _NUMS + r")\]", re.IGNORECASE)
@@ -95,40 +96,14 @@ class CitationFilter:
         return "".join(out)
 
 
-def make_citations(cited: Sequence[int], evidence: Sequence[Evidence]) -> tuple[Citation, ...]:
-    """Citation values for the cited numbers, in citation order (unknown numbers skipped)."""
-    by_n = {ev.n: ev for ev in evidence}
-    return tuple(
-        Citation(n=k, source=by_n[k].source, page=by_n[k].page, url=by_n[k].url)
-        for k in cited
-        if k in by_n
-    )
-
-
-def is_refusal(text: str) -> bool:
-    """Did the model decline (the REFUSAL sentence, give or take quotes and case)?"""
-    norm = " ".join(text.lower().replace("’", "'").split())
-    return "don't have enough information" in norm or "do not have enough information" in norm
-
-
 # --- attribution ---------------------------------------------------------------------
 
-_STOP = frozenset(
-    "the and for are was were with that this from which such into can has have had been its "
-    "their they than also not but you your what when where who how why about these those "
-    "there here will would could should may might more most other some any all one two".split()
-)
 # a citation marker, or a sentence end followed by the next visible character
-_EVENT = re.compile(r"\[(\d+)\]|[.!?]+[\"')]*\s+(?=\S)")
+_EVENT = re.compile(r"\[(\d+)\]|(?:" + TERMINATORS + r")[\"')]*\s+(?=\S)")
 # what to hold at the end of a piece: a possible sentence end, or a marker still open
-_HOLD = re.compile(r"(?:[.!?]+[\"')]*\s*|\[\d*)$")
+_HOLD = re.compile(r"(?:(?:" + TERMINATORS + r")[\"')]*\s*|\[\d*)$")
 _CITE = re.compile(r"\[\d+\]")
 _ONLY_MARKS = re.compile(r"[\s\[\]\d]*")
-
-
-def _content_words(text: str) -> set[str]:
-    """Lower-case words of 3+ letters minus stop words, cut to 5 letters (a crude stem)."""
-    return {w[:5] for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in _STOP}
 
 
 class Attributor:
@@ -148,7 +123,7 @@ class Attributor:
     def __init__(
         self, evidence: Sequence[Evidence], min_share: float = 0.35, keep_share: float = 0.2
     ) -> None:
-        self._words = [(ev.n, _content_words(ev.text)) for ev in evidence]
+        self._words = [(ev.n, content_words(ev.text)) for ev in evidence]
         self._min_share = min_share
         self._keep_share = keep_share
         self._sentence = ""  # text of the current sentence so far
@@ -156,7 +131,7 @@ class Attributor:
         self._held = ""
 
     def _shares(self, sentence: str) -> tuple[set[str], dict[int, float]]:
-        words = _content_words(sentence)
+        words = content_words(sentence)
         shares = {n: len(words & ev) / len(words) if words else 0.0 for n, ev in self._words}
         return words, shares
 
@@ -174,7 +149,7 @@ class Attributor:
 
     def _check(self, k: int) -> str:
         """The marker to show for a model citation [k] at this point of the answer."""
-        context = self._sentence if len(_content_words(self._sentence)) >= 3 else self._previous
+        context = self._sentence if len(content_words(self._sentence)) >= 3 else self._previous
         words, shares = self._shares(context)
         if len(words) >= 3 and shares.get(k, 0.0) < self._keep_share:
             k = self._best(context) or k

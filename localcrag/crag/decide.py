@@ -26,3 +26,13 @@ def decide(grades: Sequence[Grade], upper: float, lower: float) -> Decision:
                         f"all {len(grades)} chunks scored below {lower:.2f} (best {best:.2f})")
     return Decision(Action.AMBIGUOUS, best, upper, lower,
                     f"best chunk scored {best:.2f}, between {lower:.2f} and {upper:.2f}")
+
+
+def ungraded_decision(grades: Sequence[Grade], error: str, upper: float, lower: float) -> Decision:
+    """Ambiguous, never Incorrect, when the grader failed as a whole: ungraded passages are
+    no evidence that the documents lack the answer (the web is still consulted on Ambiguous,
+    under the usual policy)."""
+    best = max((g.score for g in grades), default=0.0)
+    return Decision(Action.AMBIGUOUS, best, upper, lower,
+                    f"the passages could not be graded ({error}); all {len(grades)} are used "
+                    "in retrieval order, unchecked")

@@ -1,33 +1,22 @@
 """The generation stage of CRAG: a grounded, cited answer from numbered evidence.
 
-Prompt wording was measured on SmolLM2-135M (see build_messages). Citations the model
-invents (numbers outside 1..n) are removed while streaming (``CitationFilter``), and
-uncited sentences that clearly come from one source get its [n] (``Attributor``).
+Prompt wording was measured on SmolLM2-135M (see build_messages); the evidence is fitted
+to the context window (``fit_evidence``). What the model writes is shown only sentence by
+sentence, each checked against the evidence (``crag.shaping.SentenceGate``).
 """
 
 from __future__ import annotations
 
-import re
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
+from localcrag.crag.citations import clean_citations
 from localcrag.errors import LocalcragError
-from localcrag.crag.citations import (
-    Attributor,
-    CitationFilter,
-    clean_citations,
-    is_refusal,
-    make_citations,
-)
+from localcrag.textutil import sentences, source_label
 from localcrag.types import Evidence
 
-__all__ = [
-    "REFUSAL", "Attributor", "CitationFilter", "build_messages", "clean_citations",
-    "fit_evidence", "generate", "is_refusal", "make_citations", "source_label",
-]
+__all__ = ["REFUSAL", "SYSTEM", "build_messages", "clean_citations", "fit_evidence"]
 
 REFUSAL = "I don't have enough information to answer that."
 
@@ -36,16 +25,6 @@ SYSTEM = (
     f"brackets after each fact, like [1]. If the sources do not contain the answer, say: {REFUSAL}"
 )
 _ASK = "Answer in one or two sentences and cite the source number, like [1]."
-# Measured: at 1.0 SmolLM2-135M loops ("AI is used for ... [2] AI is used for ..."); 1.1 stops it.
-REPEAT_PENALTY = 1.1
-
-
-def source_label(ev: Evidence) -> str:
-    """Short label shown next to the evidence: file name and page, or the URL."""
-    if ev.url:
-        return ev.url
-    name = Path(ev.source).name if ev.source else "unknown"
-    return f"{name}, p. {ev.page}" if ev.page is not None else name
 
 
 def build_messages(question: str, evidence: Sequence[Evidence]) -> list[dict[str, str]]:
@@ -57,15 +36,13 @@ def build_messages(question: str, evidence: Sequence[Evidence]) -> list[dict[str
     questions. Zero-shot with the reminder last answered all 5 answerable ones from the
     right source (the citations themselves still need ``Attributor``).
     """
-    blocks = "\n".join(f"[{ev.n}] ({source_label(ev)}) {ev.text.strip()}" for ev in evidence)
+    blocks = "\n".join(f"[{ev.n}] ({source_label(ev.source, ev.page, url=ev.url)}) {ev.text.strip()}"
+                       for ev in evidence)
     user = f"Sources:\n{blocks or '(none)'}\n\nQuestion: {question.strip()}\n{_ASK}"
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
 # --- fitting the context window ------------------------------------------------------
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-
 
 def _prompt_tokens(llm: Any, question: str, evidence: Sequence[Evidence]) -> int:
     # +1: the model may add a BOS token that count_tokens does not see
@@ -80,8 +57,8 @@ def _trim_to_fit(
     llm: Any, question: str, item: Evidence, max_answer_tokens: int
 ) -> tuple[Evidence | None, str]:
     """Longest sentence-boundary prefix of ``item`` that fits (words if no sentence does)."""
-    for splitter in (_SENTENCE_END, re.compile(r"\s+")):
-        parts = splitter.split(item.text.strip())
+    for split in (sentences, str.split):
+        parts = split(item.text.strip())
         lo, hi = 0, len(parts) - 1  # binary search over the number of parts kept
         while lo < hi:
             mid = (lo + hi + 1) // 2
@@ -129,62 +106,3 @@ def fit_evidence(
         if trimmed is not None:
             return [trimmed], dropped
     return [], dropped
-
-
-# --- generation ----------------------------------------------------------------------
-
-
-def generate(
-    llm: Any,
-    question: str,
-    evidence: Sequence[Evidence],
-    *,
-    max_answer_tokens: int = 256,
-    temperature: float = 0.0,
-    cancel: threading.Event | None = None,
-    attribute: bool = True,
-    repeat_penalty: float = REPEAT_PENALTY,
-) -> Iterator[str]:
-    """Stream the cited answer. No evidence: the refusal, without calling the model.
-
-    ``evidence`` should come from ``fit_evidence`` (numbered 1..n); the prompt is checked
-    eagerly, so one that does not fit raises LocalcragError before the first piece.
-    The cited numbers of the joined text are ``clean_citations(text, len(evidence))[1]``
-    (feed them to ``make_citations``). ``attribute=False`` shows the model's own citations.
-    """
-    if not evidence:
-        return iter([REFUSAL])
-    prompt = llm.chat_prompt(build_messages(question, evidence))
-    pieces = llm.stream(
-        prompt, max_answer_tokens, temperature=temperature, cancel=cancel,
-        repeat_penalty=repeat_penalty,
-    )
-    return _filtered(pieces, evidence, attribute)
-
-
-def _filtered(
-    pieces: Iterator[str], evidence: Sequence[Evidence], attribute: bool
-) -> Iterator[str]:
-    """Model pieces -> CitationFilter -> Attributor, without leading/trailing blanks."""
-    filt = CitationFilter(len(evidence))
-    attr = Attributor(evidence) if attribute else None
-    started = False
-    try:
-        for piece in pieces:
-            out = filt.feed(piece)
-            out = attr.feed(out) if attr else out
-            if not started:
-                out = out.lstrip()
-                started = bool(out)
-            if out:
-                yield out
-    finally:
-        close = getattr(pieces, "close", None)
-        if close is not None:
-            close()  # releases the model lock at once if the caller stops early
-    tail = filt.flush()
-    tail = attr.feed(tail) + attr.flush() if attr else tail
-    if not started:
-        tail = tail.lstrip()
-    if tail.rstrip():
-        yield tail.rstrip()

@@ -1,12 +1,12 @@
 """The retrieval evaluator (CRAG's "is this chunk relevant?"), behind the Grader protocol.
 
-Strategies (``settings.grader``; the registry is ``localcrag.settings.GRADERS``):
+Strategies (``settings.grader``; the registry is ``localcrag.registry.GRADERS``):
 
-* ``cross`` (default): a MiniLM cross-encoder fine-tuned for answer containment
-  (:mod:`localcrag.crag.graders.cross`); falls back to ``fusion``, visibly, without its model.
-* ``fusion``: a calibrated logistic model over cheap signals, namely question/chunk
+* ``fusion`` (default): a calibrated logistic model over cheap signals, namely question/chunk
   cosine, best two-sentence window cosine, and coverage of the question's key terms
   (IDF x leave-one-out importance). Needs only the embedder; tens of ms per chunk.
+* ``cross`` (experimental, issue 12): a MiniLM cross-encoder fine-tuned for answer
+  containment (:mod:`localcrag.crag.graders.cross`); falls back to ``fusion``, visibly.
 * ``embedding``: calibrated best-window cosine alone.
 * ``lexical``: calibrated IDF-weighted coverage of the question's content words.
 * ``likelihood``: query likelihood with a local GGUF (Sachan et al. 2022) fused with the
@@ -27,8 +27,10 @@ from localcrag.crag.graders.base import BaseGrader, Grader, Logistic, calibratio
 from localcrag.crag.graders.fast import FeatureGrader, LexicalGrader
 from localcrag.crag.graders.features import FeatureExtractor
 from localcrag.crag.graders.llm import LikelihoodGrader, LLMGrader
-from localcrag.crag.graders.text import CorpusStats, idf_coverage, terms
-from localcrag.settings import GRADERS, Settings
+from localcrag.crag.graders.text import CorpusStats, idf_coverage
+from localcrag.textutil import terms
+from localcrag.registry import GRADERS
+from localcrag.settings import Settings
 
 __all__ = [
     "BaseGrader", "CorpusStats", "FeatureExtractor", "FeatureGrader", "GRADERS", "Grader", "LLMGrader",
@@ -40,7 +42,7 @@ __all__ = [
 def make_grader(settings: Settings, embedder: Any, corpus_stats: CorpusStats | None = None,
                 llm_loader: Callable[[Path], Any] | None = None) -> Grader:
     """The evaluator ``settings.grader`` names, built by its registry factory
-    (``localcrag.settings.GRADERS``). GGUF models load lazily, on first grade.
+    (``localcrag.registry.GRADERS``). GGUF models load lazily, on first grade.
 
     ``corpus_stats``: document frequencies over the indexed chunks (build once with
     ``CorpusStats.from_texts(store.all_texts())``); without them every term weighs 1.

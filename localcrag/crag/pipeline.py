@@ -13,14 +13,18 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Literal, Protocol, Sequence
 
 from localcrag import events as ev
-from localcrag.llm.cpu import CpuMeter, threads_for, usable_cores
-from localcrag.crag.decide import decide
+from localcrag.llm.cpu import CpuMeter
+from localcrag.crag.decide import decide, ungraded_decision
 from localcrag.errors import BadQuestion
 from localcrag.crag.refine import chunks_as_evidence, recompose, refine
+from localcrag.crag.timing import Stage, ms_since
 from localcrag.settings import Settings
-from localcrag.types import Action, Answer, Citation, Evidence, Grade
+from localcrag.crag.graders.base import grade_or_rank
+from localcrag.types import Action, Answer, Evidence
 
 MAX_QUESTION_CHARS = 2000
+UNGRADED_NOTE = ("Note: the retrieved passages could not be graded ({error}), so this answer "
+                 "uses them in retrieval order, unchecked for relevance.")
 
 
 class Generator(Protocol):
@@ -105,14 +109,19 @@ class Pipeline:
     def run(self, question: str, *, mode: Literal["crag", "rag"] = "crag",
             history: Sequence[tuple[str, str]] | None = None,
             confirm_web: Callable[[str], bool] | None = None,
-            cancel: threading.Event | None = None, k: int | None = None) -> Iterator[ev.Event]:
+            cancel: threading.Event | None = None, k: int | None = None,
+            style: str | None = None) -> Iterator[ev.Event]:
+        """Events of one question; ``style`` overrides the answer_style setting for this run."""
+        if style not in (None, "auto", "extractive", "generative"):
+            raise ValueError(f"unknown answer style {style!r}")
         with self._lock:  # one question at a time per pipeline: llama contexts are not re-entrant
             yield from self._run(question, mode, list(history or []), confirm_web,
-                                 cancel or threading.Event(), k or self.settings.top_k)
+                                 cancel or threading.Event(), k or self.settings.top_k,
+                                 style or self.settings.answer_style)
 
     def _run(self, question: str, mode: str, history: list[tuple[str, str]],
              confirm_web: Callable[[str], bool] | None, cancel: threading.Event,
-             k: int) -> Iterator[ev.Event]:
+             k: int, style: str) -> Iterator[ev.Event]:
         from localcrag.crag.retrieve import Retriever
 
         s = self.settings
@@ -129,31 +138,37 @@ class Pipeline:
                 yield ev.QuestionRewritten(q, standalone)
                 q = standalone
 
-        with _stage("retrieve", timings) as st:
+        with Stage("retrieve", timings) as st:
             yield st.started
-            hits = Retriever(s, self.library).search(q, k=k)
-        yield ev.Retrieved(tuple(hits))
+            retriever = Retriever(s, self.library)
+            hits = retriever.search(q, k=k)
+        yield ev.Retrieved(tuple(hits), retriever.fallback)
         yield st.finished
 
         action: Action | None = None
         evidence: list[Evidence] = []
         web_evidence: list[Evidence] = []
         web_note = ""
+        ungraded: str | None = None  # why the grader failed as a whole, if it did
         if mode == "rag":
             evidence = chunks_as_evidence([h.chunk for h in hits])
         else:
             grader = self.grader
-            with _stage("grade", timings) as st:
+            with Stage("grade", timings) as st:
                 yield st.started
-                grades = _safe_grades(grader, q, hits)
+                grades, ungraded = grade_or_rank(grader, q, [h.chunk for h in hits], s.upper_threshold,
+                                                  s.lower_threshold)
             for i, g in enumerate(grades):
                 yield ev.ChunkGraded(g, i, len(grades))
             yield st.finished
-            decision = decide(grades, s.upper_threshold, s.lower_threshold)
+            decision = (ungraded_decision(grades, ungraded, s.upper_threshold, s.lower_threshold)
+                        if ungraded else decide(grades, s.upper_threshold, s.lower_threshold))
             action = decision.action
             yield ev.DecisionMade(decision)
-            if action in (Action.CORRECT, Action.AMBIGUOUS) and not cancel.is_set():
-                with _stage("refine", timings) as st:
+            if ungraded:  # nothing to refine with: the chunks as retrieved, best first
+                evidence = chunks_as_evidence([g.chunk for g in grades], [g.score for g in grades])
+            elif action in (Action.CORRECT, Action.AMBIGUOUS) and not cancel.is_set():
+                with Stage("refine", timings) as st:
                     yield st.started
                     strips, considered = refine(
                         q, grades, lower=s.lower_threshold, threshold=s.strip_threshold,
@@ -163,7 +178,7 @@ class Pipeline:
                 yield st.finished
                 evidence = recompose(strips)
             if action in (Action.INCORRECT, Action.AMBIGUOUS) and not cancel.is_set():
-                with _stage("web", timings) as st:
+                with Stage("web", timings) as st:
                     yield st.started
                     web_evidence, web_note, web_events = self._web(q, confirm_web, len(evidence))
                 yield from web_events
@@ -174,11 +189,19 @@ class Pipeline:
             from localcrag.crag.generate import REFUSAL
 
             text = f"{REFUSAL} The indexed documents do not answer it, and {web_note}."
-            timings.setdefault("first_token", _ms(t0))
+            timings.setdefault("first_token", ms_since(t0))
             yield ev.Token(text)
             yield ev.AnswerDone(Answer(question, text, (), action, refused=True), (), timings)
             return
-        yield from self._generate(question, q, evidence, action, cancel, timings, t0, meter)
+        from localcrag.crag.answer import answer_events
+        from localcrag.crag.style import resolve_style
+
+        style, why = resolve_style(style, self.generator)
+        scorer = self.grader.score_texts if mode != "rag" and not ungraded else None
+        yield from answer_events(question, q, evidence, action, style=style, reason=why,
+                                 llm=self.generator, settings=s, cancel=cancel, timings=timings,
+                                 t0=t0, meter=meter, score_texts=scorer,
+                                 note=UNGRADED_NOTE.format(error=ungraded) if ungraded else "")
 
     def _web(self, q: str, confirm: Callable[[str], bool] | None,
              first_n: int) -> tuple[list[Evidence], str, list[ev.Event]]:
@@ -199,76 +222,3 @@ class Pipeline:
             note = "the web search found nothing"
         return found, note, outcome_events(outcome)
 
-    def _generate(self, question: str, q: str, evidence: list[Evidence], action: Action | None,
-                  cancel: threading.Event, timings: dict[str, float], t0: float,
-                  meter: CpuMeter | None = None) -> Iterator[ev.Event]:
-        from localcrag.crag.shaping import AnswerShaper
-        from localcrag.crag.generate import build_messages, clean_citations, fit_evidence
-
-        s, llm = self.settings, self.generator
-        with _stage("generate", timings) as st:
-            yield st.started
-            kept, dropped = fit_evidence(llm, q, evidence, s.max_answer_tokens)
-            if dropped:
-                yield ev.EvidenceTrimmed(tuple(dropped), llm.n_ctx)
-            prompt = llm.chat_prompt(build_messages(q, kept))
-            if s.threads == 0 and meter is not None and hasattr(llm, "set_threads"):
-                llm.set_threads(threads_for(usable_cores(), meter.others_busy()))  # cores left free
-            shaper = AnswerShaper(kept)
-            for piece in llm.stream(prompt, s.max_answer_tokens, s.temperature, cancel=cancel,
-                                    repeat_penalty=s.repeat_penalty):
-                out, stop = shaper.feed(piece, force=cancel.is_set())
-                if out:
-                    timings.setdefault("first_token", _ms(t0))
-                    yield ev.Token(out)
-                if stop or cancel.is_set():
-                    break  # a repeated sentence (the model loops), or the user cancelled
-            if tail := shaper.finish(cancelled=cancel.is_set()):
-                timings.setdefault("first_token", _ms(t0))
-                yield ev.Token(tail)
-            if getattr(llm, "finish_reason", None) == "length" and not cancel.is_set():
-                if mark := shaper.mark_truncated():
-                    yield ev.Token(mark)
-            if action is Action.AMBIGUOUS and not cancel.is_set() and shaper.unsupported(q, 0.4):
-                # the evidence was doubtful and the model wrote mostly words it does not contain:
-                # show the closest passage instead (on Correct, a paraphrase is let through:
-                # measured, a 0.5 check there replaced good answers on anthropic-docs)
-                shaper.replace_with_quote()
-        yield st.finished
-        timings.setdefault("first_token", _ms(t0))
-        text, cited = clean_citations(shaper.text.strip(), len(kept))
-        by_n = {e.n: e for e in kept}
-        citations = tuple(Citation(n, by_n[n].source, by_n[n].page, by_n[n].url)
-                          for n in cited if n in by_n)
-        yield ev.AnswerDone(Answer(question, text, citations, action), tuple(kept), timings)
-
-
-def _safe_grades(grader: Any, q: str, hits: Sequence[Any]) -> list[Grade]:
-    """A grader that fails as a whole falls back to retrieval rank, never sinking the answer."""
-    chunks = [h.chunk for h in hits]
-    try:
-        return list(grader.grade(q, chunks))
-    except Exception as exc:  # noqa: BLE001
-        return [Grade(c, 0.0, "fallback", error=f"{type(exc).__name__}: {exc}") for c in chunks]
-
-
-def _ms(t0: float) -> float:
-    return round((time.perf_counter() - t0) * 1000, 1)
-
-
-class _stage:
-    """Times a stage and hands out its started/finished events."""
-
-    def __init__(self, name: str, timings: dict[str, float]) -> None:
-        self.name, self.timings = name, timings
-        self.started = ev.StageStarted(name)
-        self.finished: ev.StageFinished | None = None
-
-    def __enter__(self) -> "_stage":
-        self.t = time.perf_counter()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        ms = round((time.perf_counter() - self.t) * 1000, 1)
-        self.timings[self.name] = ms
-        self.finished = ev.StageFinished(self.name, ms)

@@ -11,21 +11,28 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from localcrag.textutil import sentences
 from localcrag.types import Chunk, Evidence, Grade, Strip
 
 MIN_STRIPS = 2  # never refine a Correct action down to nothing
 
 
 def decompose(chunk: Chunk, sentences_per_strip: int) -> list[str]:
-    from localcrag.ingest.chunking import split_sentences
-
-    spans = split_sentences(chunk.text)
-    sents = [chunk.text[a:b].strip() for a, b in spans]
-    sents = [s for s in sents if s]
+    sents = sentences(chunk.text)
     if not sents:
         return [chunk.text.strip()] if chunk.text.strip() else []
     step = max(1, sentences_per_strip)
-    return [" ".join(sents[i:i + step]) for i in range(0, len(sents), step)]
+    return [join_sentences(sents[i:i + step]) for i in range(0, len(sents), step)]
+
+
+def join_sentences(parts: Sequence[str]) -> str:
+    """Join with a space, but keep a heading or list line (no closing punctuation) on a
+    paragraph of its own, so a quote never reads "Robots Collaborative robots ..."."""
+    out = ""
+    for p in parts:
+        sep = " " if not out or out.rstrip()[-1:] in ".!?:;\"”’)…" else "\n\n"
+        out = f"{out}{sep}{p}" if out else p
+    return out
 
 
 def refine(question: str, grades: Sequence[Grade], *, lower: float, threshold: float,
@@ -71,8 +78,8 @@ def recompose(strips: Sequence[Strip], start: int = 1) -> list[Evidence]:
             parts.append(s.text)
             prev = s.order
         c = group[0].chunk
-        out.append(Evidence(n=start + len(out), text=" ".join(parts), source=c.source,
-                            page=c.page_start, score=max(s.score for s in group)))
+        out.append(Evidence(n=start + len(out), text=join_sentences(parts), source=c.source,
+                            page=c.page_start, score=max(s.score for s in group), chunk_id=c.chunk_id))
     return out
 
 
@@ -80,5 +87,5 @@ def chunks_as_evidence(chunks: Sequence[Chunk], scores: Sequence[float] | None =
                        start: int = 1) -> list[Evidence]:
     """Standard RAG: whole chunks, in retrieval order."""
     scores = scores or [1.0 / (i + 1) for i in range(len(chunks))]
-    return [Evidence(n=start + i, text=c.text, source=c.source, page=c.page_start, score=sc)
-            for i, (c, sc) in enumerate(zip(chunks, scores))]
+    return [Evidence(n=start + i, text=c.text, source=c.source, page=c.page_start, score=sc,
+                     chunk_id=c.chunk_id) for i, (c, sc) in enumerate(zip(chunks, scores))]

@@ -16,6 +16,7 @@ class Retriever:
     def __init__(self, settings: Settings, library: Library | None = None) -> None:
         self.settings = settings
         self.library = library or Library(settings)
+        self.fallback: str | None = None  # why the last search ran degraded (said, never silent)
 
     def check_ready(self) -> None:
         """An empty index is a user error with a fix, not an empty answer."""
@@ -34,7 +35,9 @@ class Retriever:
         k = k or self.settings.top_k
         mode = mode or self.settings.retrieval_mode
         vector = None if mode == "text" else self.library.embedder.embed([query])[0]
-        return distinct(self.library.store.search(query, vector, 2 * k, mode), k)
+        hits = self.library.store.search(query, vector, 2 * k, mode)
+        self.fallback = getattr(self.library.store, "fallback", None)
+        return distinct(hits, k)
 
 
 def distinct(hits: list[Hit], k: int) -> list[Hit]:

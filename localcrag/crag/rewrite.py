@@ -13,18 +13,15 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-STOP_WORDS = frozenset(
-    """a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers herself him himself his how i if in into is it
-    its itself just me more most my myself no nor not now of off on once only or other our ours
-    out over own same she should so some such than that the their theirs them then there these
-    they this those through to too under until up very was we were what when where which while
-    who whom why will with would you your yours please tell explain describe define give show
-    list summarize summarise know want need find get also whats hows does did done may might
-    must shall let lets something anything thing things kind sort way ways much many really
-    ok okay hi hello thanks thank mean means meant document documents paper pdf file""".split()
+from localcrag.textutil import STOPWORDS, content_words, stem
+
+# Words of asking, chit-chat and "the document" itself: no use in a web query or as a topic.
+ASKING = frozenset(
+    """please tell explain describe define give show list summarize summarise know want need
+    find get whats hows let lets something anything thing things kind sort way ways really ok
+    okay hi hello thanks thank mean means meant document documents paper pdf file""".split()
 )
+STOP_WORDS = STOPWORDS | ASKING
 AUXILIARIES = frozenset("is are was were has have had will would does did".split())  # sentence, not query
 PRONOUNS = frozenset(
     "it its it's they them their theirs this that these those he she him her his hers "
@@ -49,20 +46,9 @@ def _clean_word(w: str) -> str:
     return w if re.fullmatch(r"(?:[A-Za-z]\.){2,}", w) else w.rstrip(".-'’")
 
 
-def _stem(word: str) -> str:
-    """Crude prefix stem so retrieve/retrieval and evaluator/evaluation count as one word."""
-    word = word[:-1] if len(word) > 3 and word.endswith("s") else word
-    return word[:5]
-
-
 def _content_words(text: str) -> set[str]:
-    """Stems of the lower-cased content words, for overlap checks."""
-    out = set()
-    for m in WORD.finditer(text):
-        w = _clean_word(m.group()).lower()
-        if w and w not in STOP_WORDS and len(w) > 1:
-            out.add(_stem(w))
-    return out
+    """Stems of the content words (asking words dropped too), for overlap checks."""
+    return content_words(text, STOP_WORDS)
 
 
 def keyword_query(question: str, max_words: int = 8) -> str:
@@ -180,7 +166,7 @@ def needs_context(question: str) -> bool:
     if any(w in PRONOUNS for w in words) or low.startswith(FOLLOW_UP_OPENERS):
         return True
     content = _content_words(question)
-    generic = {_stem(w) for w in GENERIC_FOLLOW_UPS} | GENERIC_FOLLOW_UPS
+    generic = {stem(w) for w in GENERIC_FOLLOW_UPS} | GENERIC_FOLLOW_UPS
     return not content or content <= generic  # nothing but generic words: "Pros and cons?"
 
 

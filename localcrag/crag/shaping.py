@@ -1,15 +1,19 @@
-"""From raw model pieces to the answer the user sees, while it streams.
+"""From raw model pieces to the answer the user sees: one checked sentence at a time.
 
-A 135M-parameter model needs guard rails that a big one would not:
-* it invents citation numbers (``CitationFilter`` drops them) and rarely cites by itself
-  (``Attributor`` grounds each sentence in the evidence by word overlap);
-* it sometimes opens by echoing an evidence label, "(report.pdf, p. 5)": the first
-  ``HOLD`` characters are held back so the label can be cut *before* citations are added
-  (afterwards "p. 5" would read "p [1]. 5" and no longer match);
-* it loops: a sentence written a second time ends the answer (``RepetitionGuard``);
-* now and then it says nothing useful ("." or "The answer is."): then the most relevant
-  evidence passage is quoted instead, with its citation, and marked as a quote, so the
-  user still gets the documents' words rather than an empty bubble.
+The generator's text is never shown as it comes. ``SentenceGate`` collects it, and each
+sentence, once the next one has begun (or the stream ended), is
+
+1. cleaned of invented citations (``CitationFilter``), echoed source labels, file names
+   and bracket debris (``grounding.clean_prose``), *before* citations are added, so a
+   label "(report.pdf, p. 5)" never becomes "p [1]. 5";
+2. cited by its overlap with the evidence when the model left it uncited (``Attributor``);
+3. checked (``grounding.check_sentence``): numbers, names, quoted terms and most content
+   words must be in the evidence it cites; artefacts ("The answer is.", restated
+   instructions, run-on lists) fail too.
+
+A sentence that passes is released; one that fails is recorded with its reason and never
+shown. A sentence written a second time means the model loops: generation stops there.
+So nothing on screen is ever retracted.
 """
 
 from __future__ import annotations
@@ -17,181 +21,73 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from localcrag.crag.generate import _ASK, _SENTENCE_END, SYSTEM, Attributor, CitationFilter
+from localcrag.crag.citations import Attributor, CitationFilter, is_refusal
+from localcrag.crag.grounding import check_sentence, clean_prose, sentence_key, split_answer
 from localcrag.types import Evidence
 
-HOLD = 48  # characters held back at the start
-LABEL_MAX = 160  # ... or longer while an opened "(" could still be an echoed label
-MIN_START = 24  # after a cut label, hold on until this much text (or the end) has come
-_CITE = re.compile(r"\[\d+\]")
-_LABEL = re.compile(r"^(?:\[\d+\]\s*)?\((?:[^()\n]{1,140}, p\. \d+|https?://[^()\s]+)\)\s*")
-_LABEL_OPEN = re.compile(r"^(?:\[\d+\]\s*)?\([^()\n]*$")  # "(long-file-name.md, p" so far
-_EMPTY_END = re.compile(r"(?<=[.!?\]])\s*(?:The answer is|The answer)[.:]?\s*$", re.IGNORECASE)
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
-_FILLER = frozenset("the a an is are was were be it this that answer answers question questions "
-                    "source sources document documents based on according to of in and or to".split())
-QUOTE_CHARS = 320
-_ANY_LABEL = re.compile(r"\s*\((?:[^()\n]{1,140}\.[A-Za-z0-9]{1,5}, p\. \d+)\)")  # "(x.pdf, p. 30)" mid-answer
-_SENTENCES = re.compile(r"[^.!?\n]+(?:[.!?]+(?:\s*\[\d+\])*|\n|$)")
-_ECHO_START = re.compile(r"^\s*(?:Question|Sources?|Answer the question)\s*:", re.IGNORECASE)
-_RULE_WORDS = frozenset(w for w in _WORD.findall((SYSTEM + " " + _ASK).lower()) if w not in _FILLER)
 
+class SentenceGate:
+    """Feed model pieces; stream what ``feed``/``finish`` return; ``kept``/``dropped`` after."""
 
-class RepetitionGuard:
-    """Stops a small model that loops: a sentence written a second time ends the answer.
-
-    ``cut`` is the offset (in the raw generated text) where the repeat began, so the final
-    answer can drop it.
-    """
-
-    _SENTENCE = re.compile(r"[^.!?\n]*[.!?\n]")
-
-    def __init__(self) -> None:
-        self.text = ""
-        self.seen: set[str] = set()
-        self.checked = 0
-        self.cut: int | None = None
-
-    def feed(self, piece: str) -> bool:
-        self.text += piece
-        for m in self._SENTENCE.finditer(self.text, self.checked):
-            self.checked = m.end()
-            sentence = " ".join(_CITE.sub("", m.group(0)).lower().split())
-            if len(sentence) > 15 and sentence in self.seen:
-                self.cut = m.start()
-                return True
-            self.seen.add(sentence)
-        return False
-
-
-def _said_words(text: str) -> list[str]:
-    """Lowercase words of ``text`` without citations and filler ("the", "answer", ...)."""
-    return [w for w in _WORD.findall(_CITE.sub(" ", text).lower()) if w not in _FILLER]
-
-
-def _echoes_the_rules(sentence: str) -> bool:
-    """A sentence that restates the prompt ("Write the source number in square brackets
-    after each fact ...") or re-opens it ("Question: ...") rather than answering."""
-    if _ECHO_START.match(sentence):
-        return True
-    words = _said_words(sentence)
-    hits = sum(w in _RULE_WORDS for w in words)
-    return hits >= 4 and hits >= 0.6 * len(words)
-
-
-def clean_final(text: str) -> str:
-    """The stored answer: no source labels invented mid-text, no restated instructions."""
-    text = _ANY_LABEL.sub("", text)
-    kept = [m.group(0) for m in _SENTENCES.finditer(text) if not _echoes_the_rules(m.group(0))]
-    return re.sub(r"[ \t]+\n", "\n", "".join(kept)).strip()
-
-
-def supported_share(answer: str, evidence: Sequence[Evidence], question: str = "") -> float:
-    """Share of the answer's own content words (not the question's) found in the evidence,
-    matched on the first 5 letters ("robots" ~ "robotic"); 1.0 for answers too short to tell."""
-    from localcrag.crag.graders.text import terms
-
-    asked = {t[:5] for t in terms(question)}
-    words = [t[:5] for t in terms(_CITE.sub(" ", answer)) if t[:5] not in asked]
-    if len(words) < 4:
-        return 1.0
-    known = {t[:5] for e in evidence for t in terms(e.text)}
-    return sum(w in known for w in words) / len(words)
-
-
-def is_empty_answer(text: str) -> bool:
-    """Fewer than two words that say something ("." / "The answer is." / "[1]")."""
-    return len(_said_words(text)) < 2
-
-
-def quote_best(evidence: Sequence[Evidence],
-               lead: str = "The model gave no usable answer; the most relevant passage says:") -> str:
-    """The highest-scoring passage's first sentences, quoted and cited."""
-    best = max(evidence, key=lambda e: e.score)
-    text = " ".join(best.text.split())
-    if len(text) > QUOTE_CHARS:
-        kept = ""
-        for sentence in _SENTENCE_END.split(text):
-            if kept and len(kept) + len(sentence) > QUOTE_CHARS:
-                break
-            kept = f"{kept} {sentence}".strip()
-        text = kept if len(kept) <= QUOTE_CHARS else text[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
-    return f"{lead} “{text}” [{best.n}]"
-
-
-class AnswerShaper:
-    """Feed model pieces, stream what ``feed`` returns, then ``finish``; ``text`` is the answer."""
-
-    def __init__(self, evidence: Sequence[Evidence]) -> None:
+    def __init__(self, evidence: Sequence[Evidence], question: str = "") -> None:
         self.evidence = list(evidence)
+        self.question = question
         self.filt = CitationFilter(len(self.evidence))
-        self.attr = Attributor(self.evidence)
-        self.guard = RepetitionGuard()
-        self.head: str | None = ""  # None once the start has been released
-        self.label_checked = False
+        self.raw = ""
+        self.done = 0  # sentences of the raw text already decided
+        self.kept: list[str] = []
+        self.dropped: list[tuple[str, str]] = []
+        self.looping = False
+        self._seen: set[str] = set()
 
-    def feed(self, piece: str, force: bool = False) -> tuple[str, bool]:
-        """(text to show now, stop generating?)."""
-        raw = self.filt.feed(piece)
-        if self.head is not None:
-            self.head += raw
-            if not self.label_checked:
-                opened = _LABEL_OPEN.match(self.head.lstrip()) and len(self.head) < LABEL_MAX
-                if (len(self.head) < HOLD or opened) and not force:
-                    return "", False
-                self.head, self.label_checked = _LABEL.sub("", self.head.lstrip(), count=1), True
-            if len(self.head.strip()) < MIN_START and not force:
-                return "", False  # "(a.pdf, p. 2) The answer is." must not be shown as an answer
-            raw, self.head = self.head.lstrip(), None
-        out = self.attr.feed(raw)
-        return out, bool(out) and self.guard.feed(out)
+    def feed(self, piece: str) -> tuple[str, bool]:
+        """(text to show now, stop generating?): complete sentences that passed the check."""
+        self.raw += self.filt.feed(piece)
+        sentences = split_answer(clean_prose(self.raw))
+        return self._decide(sentences[self.done:-1]), self.looping
 
-    def finish(self, cancelled: bool = False) -> str:
-        """The rest of the answer (or the quote that replaces an empty one)."""
-        if self.guard.cut is not None:
+    def finish(self, cancelled: bool = False, truncated: bool = False) -> str:
+        """The last sentence, checked. A cancelled run shows no unfinished sentence, and one
+        cut off at max_answer_tokens is dropped (it would end mid-claim)."""
+        self.raw += self.filt.flush()
+        sentences = split_answer(clean_prose(self.raw))[self.done:]
+        if cancelled:
             return ""
-        rest = self.filt.flush()
-        if self.head is not None:  # the whole answer ended while held back
-            rest = (self.head + rest).lstrip()
-            if not self.label_checked:
-                rest = _LABEL.sub("", rest, count=1)
-            self.head = None
-            if is_empty_answer(rest) and self.evidence and not cancelled:
-                tail = quote_best(self.evidence)
-                self.guard.feed(tail)
-                return tail
-        tail = self.attr.feed(rest) + self.attr.flush()
-        if tail:
-            self.guard.feed(tail)
-        return tail
+        if truncated and sentences and not re.search(r"[.!?][\"'”’)]*(?:\s*\[\d+\])*$", sentences[-1]):
+            self.dropped.append((sentences[-1], "cut off at max_answer_tokens"))
+            sentences = sentences[:-1]
+        return self._decide(sentences)
 
-    def unsupported(self, question: str, min_share: float = 0.5) -> bool:
-        """True when most of what the model wrote is not in the evidence (it made it up)."""
-        return bool(self.evidence) and supported_share(self.text, self.evidence, question) < min_share
+    def _cite(self, sentence: str) -> str:
+        attr = Attributor(self.evidence)
+        return (attr.feed(sentence) + attr.flush()).strip()
 
-    def replace_with_quote(self) -> str:
-        """An answer the evidence does not support gives way to the closest passage, quoted."""
-        self.guard.text = quote_best(self.evidence, "The documents do not support the answer the "
-                                                    "model drafted; the closest passage says:")
-        self.guard.cut = None
-        return self.text
-
-    def mark_truncated(self) -> str:
-        """The answer hit max_answer_tokens: say so instead of ending mid-sentence."""
-        if self.guard.cut is not None or is_empty_answer(self.guard.text):
+    def _decide(self, sentences: Sequence[str]) -> str:
+        out = []
+        for sentence in sentences:
+            self.done += 1
+            if self.looping:
+                continue
+            sentence = self._cite(sentence)
+            key = sentence_key(sentence)
+            if key in self._seen:
+                self.looping = True
+                self.dropped.append((sentence, "repeats an earlier sentence"))
+                continue
+            self._seen.add(key)
+            reason = None if is_refusal(sentence) else check_sentence(sentence, self.evidence,
+                                                                      self.question)
+            if reason is None:
+                out.append(sentence)
+                self.kept.append(sentence)
+            else:
+                self.dropped.append((sentence, reason))
+        if not out:
             return ""
-        mark = " … (cut at max_answer_tokens)"
-        self.guard.text += mark
-        return mark
+        lead = " " if len(self.kept) > len(out) else ""
+        return lead + " ".join(out)
 
     @property
     def text(self) -> str:
-        """The answer to store and show when done: without a repeat, a trailing "The
-        answer is." stub, invented labels or restated instructions; if nothing is left of
-        a non-empty reply, the best passage quoted."""
-        g = self.guard
-        raw = _EMPTY_END.sub("", g.text if g.cut is None else g.text[:g.cut])
-        text = clean_final(raw)
-        if raw.strip() and is_empty_answer(text) and self.evidence:
-            return quote_best(self.evidence)
-        return text
+        """The answer to store: the sentences that passed, in order."""
+        return " ".join(self.kept)

@@ -30,6 +30,7 @@ SKIP_DNS = "no network (DNS)"
 SKIP_DISABLED = "web search disabled"
 SKIP_DECLINED = "declined by user"
 SKIP_EMPTY = "empty query"
+SKIP_NO_CONSENT = "nobody to ask for consent (no terminal)"
 
 MSG_OFFLINE = f"offline: cannot resolve {SEARCH_HOST}"
 MSG_RATELIMIT = "rate limited by DuckDuckGo (202 Ratelimit); try again later"
@@ -215,8 +216,8 @@ def search_web(
 ) -> WebOutcome:
     """Run the policy checks, then the search, within ``timeout`` seconds in total.
 
-    Order: offline/"never" (no network at all) -> DNS probe -> the query -> "ask" confirm
-    -> search. ``query`` may be a function (the model's rewrite): it runs only once the
+    Order: offline/"never"/"ask" with nobody to ask (no network at all) -> DNS probe -> the
+    query -> "ask" confirm -> search. ``query`` may be a function (the model's rewrite): it runs only once the
     machine is known to be online, so an offline ask never pays for a query it cannot send.
     The DNS probe targets ``searcher.host`` (DuckDuckGo for DDGSearch / None); a searcher
     without a ``host`` attribute (a fake, a local engine) is not probed.
@@ -227,6 +228,8 @@ def search_web(
         return WebOutcome(False, None, skipped=SKIP_OFFLINE)
     if policy == "never":
         return WebOutcome(False, None, skipped=SKIP_DISABLED)
+    if policy == "ask" and confirm is None:  # the answer can only be "no": not even a DNS lookup
+        return WebOutcome(False, None, skipped=SKIP_NO_CONSENT)
     host = SEARCH_HOST if searcher is None else getattr(searcher, "host", None)
     if host and not is_online(host, timeout=min(1.5, timeout)):
         return WebOutcome(False, None, skipped=SKIP_DNS)  # checked first: never ask in vain

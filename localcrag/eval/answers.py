@@ -1,55 +1,24 @@
 """The answer part: run each question through the pipeline and score what comes out.
 
-Events are collected exactly as ``localcrag ask`` sees them (cli_ask._Record does the
-same), so the decision, the refusal and the timings are the product's own.
+Events are folded into the same ``RunRecord`` that ``localcrag ask`` and the TUI read,
+so the decision, the refusal and the timings are the product's own.
 """
 
 from __future__ import annotations
 
-import re
-import time
 from typing import Any, Callable
 
-from localcrag import events as ev
 from localcrag.eval import metrics as m
 from localcrag.eval.datasets import Dataset, Question
+from localcrag.record import RunRecord
+from localcrag.textutil import is_refusal
 
 STAGES = ("retrieve", "grade", "refine", "web", "generate")
-_REFUSAL = re.compile(r"\b(do not|dont|don t) have enough information\b")
 
 
-def is_refusal(text: str, refused: bool = False) -> bool:
-    """The pipeline's own refusal, or the generator writing the refusal sentence (RAG)."""
-    return refused or bool(_REFUSAL.search(m.normalize_answer(text)))
-
-
-class _Run:
-    """One question's events, reduced to what the metrics need."""
-
-    def __init__(self) -> None:
-        self.hits: list = []
-        self.action: str | None = None
-        self.best: float | None = None  # best grade: how far from the thresholds the decision was
-        self.strips: list = []
-        self.done: ev.AnswerDone | None = None
-        self.t0 = time.perf_counter()
-        self.total_ms: float | None = None
-
-    def add(self, e: object) -> None:
-        if isinstance(e, ev.Retrieved):
-            self.hits = list(e.hits)
-        elif isinstance(e, ev.DecisionMade):
-            self.action = e.decision.action.value
-            self.best = round(e.decision.best_score, 4)
-        elif isinstance(e, ev.Refined):
-            self.strips = list(e.strips)
-        elif isinstance(e, ev.AnswerDone):
-            self.done = e
-            self.total_ms = round((time.perf_counter() - self.t0) * 1000, 1)
-
-    def evidence_chunks(self, mode: str) -> list:
-        """Chunks the generator saw: all retrieved ones (RAG), the refined ones (CRAG)."""
-        return [h.chunk for h in self.hits] if mode == "rag" else [s.chunk for s in self.strips]
+def evidence_chunks(run: RunRecord, mode: str) -> list:
+    """Chunks the generator saw: all retrieved ones (RAG), the refined ones (CRAG)."""
+    return [h.chunk for h in run.hits] if mode == "rag" else [s.chunk for s in run.strips]
 
 
 def _decision_ok(q: Question, action: str | None, refused: bool, offline: bool) -> bool | None:
@@ -61,21 +30,27 @@ def _decision_ok(q: Question, action: str | None, refused: bool, offline: bool) 
     return action == "incorrect" and (refused or not offline)
 
 
-def score_run(ds: Dataset, q: Question, run: _Run, mode: str, offline: bool) -> dict:
-    answer = run.done.answer if run.done else None
+def score_run(ds: Dataset, q: Question, run: RunRecord, mode: str, offline: bool) -> dict:
+    answer = run.answer
     text = answer.text if answer else ""
-    refused = is_refusal(text, bool(answer and answer.refused))
-    units = m.dedupe_units(ds.units(c) for c in run.evidence_chunks(mode))
+    refused = bool(answer and answer.refused) or is_refusal(text)  # the generator may refuse (RAG)
+    units = m.dedupe_units(ds.units(c) for c in evidence_chunks(run, mode))
     gold = set(q.gold)
+    action = run.action.value if run.action else None
+    best = round(run.decision.best_score, 4) if run.decision else None  # how far from the thresholds
+    seen = [e.text for e in run.evidence]  # what the generator was shown
     return {
-        "qid": q.qid, "action": run.action, "best_score": run.best, "answer": text, "refused": refused,
-        "decision_ok": _decision_ok(q, run.action, refused, offline) if mode == "crag" else None,
+        "qid": q.qid, "action": action, "best_score": best, "answer": text, "refused": refused,
+        "style": getattr(answer, "style", None),
+        "dropped_sentences": getattr(answer, "dropped_sentences", None),
+        "unsupported": None if refused else m.unsupported_terms(text, seen),
+        "decision_ok": _decision_ok(q, action, refused, offline) if mode == "crag" else None,
         "refusal_ok": refused == (not q.answerable),
         "f1": round(m.token_f1(text, q.answers), 4) if q.answerable else None,
         "recall": round(m.token_recall(text, q.answers), 4) if q.answerable else None,
         "evidence_recall": round(len(gold & set(units)) / len(gold), 4) if gold else None,
         "evidence": [str(u) for u in units],
-        "timings_ms": dict(run.done.timings_ms) if run.done else {},
+        "timings_ms": dict(run.timings) if answer else {},
         "total_ms": run.total_ms,
     }
 
@@ -94,6 +69,7 @@ def summarise(rows: list[dict], mode: str) -> dict:
         "decision_accuracy": m.rounded(m.mean(r["decision_ok"] for r in ok)) if mode == "crag" else None,
         "answer_f1": m.rounded(m.mean(r["f1"] for r in ok)),
         "answer_recall": m.rounded(m.mean(r["recall"] for r in ok)),
+        "unsupported_rate": m.rounded(m.mean(bool(r["unsupported"]) for r in ok if r["unsupported"] is not None)),
         "refusal_accuracy": m.rounded(m.mean(r["refusal_ok"] for r in ok)),
         "evidence_recall": m.rounded(m.mean(r["evidence_recall"] for r in ok)),
         "first_token_ms_p50": m.rounded(m.percentile(first, 50), 1),
@@ -105,18 +81,21 @@ def summarise(rows: list[dict], mode: str) -> dict:
 
 
 def run_answers(pipe: Any, ds: Dataset, questions: list[Question], mode: str, k: int, offline: bool,
-                progress: Callable[[int, int, str], None]) -> tuple[dict, list[dict]]:
-    """Ask every question in one mode; a failing question is recorded, never fatal."""
+                progress: Callable[[int, int, str], None],
+                style: str | None = None) -> tuple[dict, list[dict]]:
+    """Ask every question in one mode (and answer style: None = the setting); a failing
+    question is recorded, never fatal."""
+    styled = {"style": style} if style else {}
     rows: list[dict] = []
     if questions and hasattr(pipe, "warm_up"):
         pipe.warm_up()  # model loading is not part of any question's latency
     for i, q in enumerate(questions):
-        run = _Run()
+        run = RunRecord(q.question, mode)
         try:
-            for e in pipe.run(q.question, mode=mode, confirm_web=lambda query: not offline, k=k):
+            for e in pipe.run(q.question, mode=mode, confirm_web=lambda query: not offline, k=k, **styled):
                 run.add(e)
             rows.append(score_run(ds, q, run, mode, offline))
         except Exception as exc:  # noqa: BLE001 - one bad question must not sink the run
             rows.append({"qid": q.qid, "error": f"{type(exc).__name__}: {exc}"})
         progress(i + 1, len(questions), q.question[:60])
-    return summarise(rows, mode), rows
+    return {**summarise(rows, mode), "style": style}, rows

@@ -137,6 +137,81 @@ def token_recall(prediction: str, references: Sequence[str]) -> float:
     return best
 
 
+# --- unsupported claims ----------------------------------------------------------------------
+# Written apart from the product's grounding check (crag/grounding.py) on purpose: a
+# measurement must not grade itself. Rules are general English orthography, not words
+# taken from any data set.
+
+_CITATION = re.compile(r"\[\d+(?:\s*[,-]\s*\d+)*\]")
+_LINE_BREAK_HYPHEN = re.compile(r"(\w)-\s*\n\s*(\w)")
+_NUM = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+_TOKEN = re.compile(r"\w+(?:['\u2019-]\w+)*")
+_POSSESSIVE = re.compile(r"'s$")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?:;])[\"')\u201d\u2019]*\s+|\n+")
+# English number words two..twenty and the big units; "one" is left out (mostly a pronoun:
+# "one of the", "the best one"), "a" too.
+_NUMBER_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty".split()) if w != "one"}
+_NUMBER_WORDS.update(thirty=30, forty=40, fifty=50, sixty=60, seventy=70, eighty=80, ninety=90,
+                     hundred=100, thousand=1000, million=10**6, billion=10**9)
+
+
+def _numbers_in(text: str, words: dict[str, int] = _NUMBER_WORDS) -> set[str]:
+    """Numbers as canonical digits: "1,000" -> "1000", "57,1" -> "57.1", "eight" -> "8"."""
+    out = set()
+    for n in _NUM.findall(text):
+        n = n.replace(",", "") if re.fullmatch(r"\d{1,3}(,\d{3})+", n) else n
+        out.add(n.rstrip(".").replace(",", "."))
+    for t in _TOKEN.findall(text.lower()):
+        if t in words:
+            out.add(str(words[t]))
+    return out
+
+
+def _is_name(token: str, sentence_start: bool) -> bool:
+    """A capitalised term: an acronym or mixed case anywhere ("BLEU", "GPT-3", "McDonald"),
+    or a capitalised word that does not open its sentence ("... won by Raducanu")."""
+    if not token[0].isupper() or token in ("I", "I'm", "I've", "I'll", "I'd"):
+        return False
+    inner_caps = any(c.isupper() for c in token[1:])
+    return inner_caps if sentence_start else True
+
+
+def _names_in(answer: str) -> list[str]:
+    names = []
+    for sentence in _SENTENCE_BREAK.split(answer):
+        # markdown and list marks before the first word do not make it a name
+        body = re.sub(r"^[\s>*_#`\"'(\u201c\u2018-]*(?:\d+[.)]\s+)?[*_]*", "", sentence)
+        for i, m in enumerate(_TOKEN.finditer(body)):
+            tok = m.group(0)
+            if not tok[0].isdigit() and _is_name(tok, i == 0):
+                names.append(tok)
+    return names
+
+
+def unsupported_terms(answer: str, evidence: Sequence[str]) -> list[str]:
+    """Numbers and names (capitalised terms) of ``answer`` that no evidence text contains.
+
+    Citation markers [n] and markdown emphasis are ignored; matching is case-insensitive on
+    whole words, with a PDF's line-break hyphens joined and a possessive "'s" dropped
+    ("Raducanu's" needs "Raducanu"). Empty: every number and name is in the evidence.
+    """
+    text = _CITATION.sub(" ", answer).replace("**", "").replace("__", "")
+    text = re.sub(r"(?m)^\s*\d+[.)]\s+", "", text)  # numbered-list marks are not claims
+    joined = "\n".join(evidence)
+    ev_text = joined + "\n" + _LINE_BREAK_HYPHEN.sub(r"\1\2", joined)
+    ev_tokens = {_POSSESSIVE.sub("", t.lower().replace("\u2019", "'")) for t in _TOKEN.findall(ev_text)}
+    ev_tokens |= {part for t in ev_tokens for part in t.split("-")}
+    ev_numbers = _numbers_in(ev_text, {**_NUMBER_WORDS, "one": 1})  # the evidence's "one" supports a 1
+    missing = [n for n in sorted(_numbers_in(text)) if n not in ev_numbers]
+    for name in _names_in(text):
+        low = _POSSESSIVE.sub("", name.lower().replace("\u2019", "'"))
+        if low not in ev_tokens and name not in missing:
+            missing.append(name)
+    return missing
+
+
 # --- summaries -------------------------------------------------------------------------------
 
 def mean(values: Iterable[float | None]) -> float | None:

@@ -14,7 +14,8 @@ from localcrag.eval.metrics import roc_curve
 
 ANSWER_METRICS = [
     ("decision_accuracy", "decision accuracy"), ("answer_f1", "answer token F1"),
-    ("answer_recall", "answer token recall"), ("refusal_accuracy", "refusal accuracy"),
+    ("answer_recall", "answer token recall"), ("unsupported_rate", "unsupported answers"),
+    ("refusal_accuracy", "refusal accuracy"),
     ("evidence_recall", "gold units in evidence"), ("recall_at_k", "retrieval recall@k"),
     ("mrr_at_k", "retrieval MRR@k"),
 ]
@@ -39,7 +40,8 @@ def _fmt(x: object, digits: int = 3) -> str:
 
 def _rows(res: dict) -> list[tuple[str, list[str]]]:
     modes = res["modes"]
-    out = [(label, [_fmt(modes[mo].get(key)) for mo in modes]) for key, label in ANSWER_METRICS]
+    out = [("answer style", [modes[mo].get("style") or "-" for mo in modes])]
+    out += [(label, [_fmt(modes[mo].get(key)) for mo in modes]) for key, label in ANSWER_METRICS]
     out += [(label, [_fmt(modes[mo].get(key), 1) for mo in modes]) for key, label in TIME_METRICS]
     stages = _stages(modes)
     out += [(f"{s} p50 (ms)", [_fmt((modes[mo].get("latency_ms_p50") or {}).get(s), 1) for mo in modes])

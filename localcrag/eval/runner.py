@@ -21,6 +21,7 @@ from localcrag.settings import Settings, data_dir
 from localcrag.types import Chunk
 
 PARTS = ("retrieval", "evaluator", "decisions", "answers")
+STYLES = ("extractive", "generative")
 RETRIEVAL_MODES = ("hybrid", "vector", "text")
 POOL_FACTOR = 10  # chunks retrieved per unit of k, before per-unit aggregation
 
@@ -35,6 +36,7 @@ class EvalOptions:
     article: str | None = None  # SQuAD: only this article's questions (held-out reporting)
     rerank: int = 0  # > 0: also rank the main mode's first N chunks by the grader ("<mode>+rerank")
     offline: bool = True
+    styles: tuple[str, ...] = ()  # answer styles to compare; () = the answer_style setting
 
 
 @dataclass(frozen=True)
@@ -104,15 +106,15 @@ def run_eval(ds: Dataset, base: Settings, opts: EvalOptions, *,
                                   lambda done, total, detail: progress(Progress("decisions", done, total, detail)))
     modes: dict[str, dict] = {}
     items_a: dict[str, list[dict]] = {}
-    for mode in opts.modes:
+    for column, mode, style in columns(opts.modes, opts.styles):
         summary: dict = {}
         if want("answers"):
-            summary, items_a[mode] = run_answers(
+            summary, items_a[column] = run_answers(
                 pipe, ds, questions, mode, k, settings.offline,
-                lambda done, total, detail, _m=mode: progress(Progress(_m, done, total, detail)))
+                lambda done, total, detail, _c=column: progress(Progress(_c, done, total, detail)), style)
         main = (retrieval or {}).get("by_mode", {}).get(settings.retrieval_mode, {})
-        modes[mode] = {**_empty_mode(), **summary, "k": k,
-                       "recall_at_k": main.get("recall_at_k"), "mrr_at_k": main.get("mrr_at_k")}
+        modes[column] = {**_empty_mode(), **summary, "k": k,
+                         "recall_at_k": main.get("recall_at_k"), "mrr_at_k": main.get("mrr_at_k")}
     return {
         "dataset": ds.name, "path": str(ds.path), "questions": len(questions),
         "k": k, "seed": opts.seed, "limit": opts.limit, "only": opts.only, "article": opts.article,
@@ -139,9 +141,27 @@ def _of_article(ds: Dataset, article: str | None) -> list[Question]:
     return [q for q in ds.questions if q.context_id and ds.passages[q.context_id][0] == article]
 
 
+def columns(modes: tuple[str, ...], styles: tuple[str, ...]) -> list[tuple[str, str, str | None]]:
+    """(column, pipeline mode, answer style) per answer run.
+
+    One style (or none: the setting) applies to every mode and the columns are the modes.
+    Several styles split CRAG into "crag/<style>" columns; RAG stays one generative column,
+    the standard-RAG baseline (the top chunks given to the generator).
+    """
+    if len(styles) <= 1:
+        return [(mode, mode, styles[0] if styles else None) for mode in modes]
+    out: list[tuple[str, str, str | None]] = []
+    for mode in modes:
+        if mode == "crag":
+            out += [(f"crag/{st}", "crag", st) for st in styles]
+        else:
+            out.append((mode, mode, "generative"))
+    return out
+
+
 def _empty_mode() -> dict:
-    return {k: None for k in ("n", "decision_accuracy", "answer_f1", "answer_recall", "refusal_accuracy",
-                              "evidence_recall", "first_token_ms_p50", "first_token_ms_p95",
+    return {k: None for k in ("n", "decision_accuracy", "answer_f1", "answer_recall", "unsupported_rate",
+                              "style", "refusal_accuracy", "evidence_recall", "first_token_ms_p50", "first_token_ms_p95",
                               "total_ms_p50", "latency_ms_p50", "actions", "errors")}
 
 

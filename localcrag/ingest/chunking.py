@@ -1,4 +1,4 @@
-"""Sentence splitting and token-bounded chunking.
+"""Token-bounded chunking (sentences come from :func:`localcrag.textutil.split_sentences`).
 
 Chunks follow the document's structure: a heading starts a new chunk, paragraph breaks
 are preferred break points, and sentences are never cut unless one alone exceeds the
@@ -17,94 +17,11 @@ from bisect import bisect_right
 from typing import Callable, Sequence
 
 from localcrag.ingest.parse import PAGE_SEP, ParsedDoc
+from localcrag.textutil import TERMINAL, split_sentences
 from localcrag.types import Chunk, Page
 
-# Abbreviations that (almost) never end a sentence, even before a capitalised word.
-_NO_BREAK = frozenset(
-    "mr mrs ms dr prof sr st rev hon gen col lt sgt capt gov sen rep mt ft "
-    "e.g i.e cf vs viz fig figs eq eqs sec ch no nos vol vols pp al approx ca resp "
-    "dept est ed eds jan feb mar apr jun jul aug sep sept oct nov dec".split()
-)
-_END = re.compile(  # terminator(s), closing quotes/brackets, then whitespace (CJK: none needed)
-    r"([.!?\u2026]+|[\u3002\uff01\uff1f])([\"'\u201d\u2019)\]\u00bb]*)(\s+|(?<=[\u3002\uff01\uff1f])(?=\S))"
-)
-_BULLET = re.compile(r"[ \t]*(?:[-*\u2022\u25aa\u25e6\u2023\u2013\u00b7]|\d{1,3}[.)]|[A-Za-z][.)])[ \t]+\S")
-_ENUM = re.compile(r"\d{1,3}|[A-Za-z]|[ivxIVX]{1,5}")
 _WORD = re.compile(r"\S+")
 _BLANK = re.compile(r"\n[ \t]*\n")
-_TERMINAL = ".!?:;\u2026\u3002\uff01\uff1f\"'\u201d\u2019)"
-
-
-def _segments(text: str) -> list[tuple[int, int]]:
-    """Hard boundaries: blank lines, bullet/numbered lines, and short title-like lines."""
-    segs: list[tuple[int, int]] = []
-    start = pos = 0
-    prev_line = ""
-    for line in text.split("\n"):
-        end = pos + len(line)
-        stripped = line.strip()
-        if not stripped:
-            if pos > start:
-                segs.append((start, pos))
-            start = end + 1
-        elif pos > start and (
-            _BULLET.match(line)
-            or (len(prev_line) < 40 and not stripped[0].islower() and prev_line[-1] not in ",-(")
-        ):
-            segs.append((start, pos))
-            start = pos
-        if stripped:
-            prev_line = stripped
-        pos = end + 1
-    if start < len(text):
-        segs.append((start, len(text)))
-    return segs
-
-
-def _is_break(text: str, seg_start: int, m: re.Match) -> bool:
-    """Decide whether the punctuation matched by ``_END`` ends a sentence."""
-    if m.group(3) and m.end() < len(text) and text[m.end()].islower():
-        return False
-    if m.group(1) != ".":
-        return True
-    ws = max(text.rfind(" ", seg_start, m.start()), text.rfind("\n", seg_start, m.start()))
-    token = text[max(ws + 1, seg_start) : m.start()].lstrip("([{\"'\u201c\u2018")
-    if len(token) == 1 and token.isalpha():
-        return False  # initials ("J. Smith"), "p. 12"
-    if token.lower() in _NO_BREAK:
-        return False
-    line_start = text.rfind("\n", seg_start, m.start()) + 1
-    before = text[max(line_start, seg_start) : m.start() - len(token)]
-    if not before.strip() and _ENUM.fullmatch(token):
-        return False  # "1. First item", "iv. Fourth"
-    return True
-
-
-def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Character spans of the sentences in ``text``, whitespace trimmed, in order.
-
-    Rule-based (no nltk): blank lines and bullet lines always break; ``.``, ``!``, ``?``
-    break before a non-lowercase word unless the word before is an abbreviation
-    (e.g., Dr., Fig.), an initial, or a list enumerator; decimals never break.
-    """
-    spans: list[tuple[int, int]] = []
-    for seg_start, seg_end in _segments(text):
-        cur = seg_start
-        for m in _END.finditer(text, seg_start, seg_end):
-            if _is_break(text, seg_start, m):
-                _add_span(text, cur, m.end(2), spans)
-                cur = m.end()
-        _add_span(text, cur, seg_end, spans)
-    return spans
-
-
-def _add_span(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    if end > start:
-        out.append((start, end))
 
 
 # --- token counting -------------------------------------------------------------------
@@ -170,7 +87,7 @@ def _joined_sentences(doc: ParsedDoc) -> str:
     text, chars = doc.text, None
     for start in doc.page_starts[1:]:
         sep = start - len(PAGE_SEP)  # page texts are stripped: text[sep - 1] is a character
-        if text[sep - 1] not in _TERMINAL and text[start : start + 1].islower():
+        if text[sep - 1] not in TERMINAL and text[start : start + 1].islower():
             chars = chars if chars is not None else list(text)
             chars[sep:start] = " " * len(PAGE_SEP)
     return "".join(chars) if chars is not None else text

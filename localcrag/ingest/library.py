@@ -3,20 +3,25 @@
 Unchanged files (same content hash) are skipped. A changed file's chunks are replaced
 in one commit. Bad files are reported one line each and never stop the others. Chunks
 from several small files are embedded together (the embedder is the bottleneck and
-likes full batches), then each file is committed on its own.
+likes full batches) and committed together, whole documents only. Every write holds the
+index's writer lock, and the hashes that decide "unchanged" are read under it, so two
+ingests of the same folder never both insert a document. After a run the index is
+compacted and old versions beyond the retention window are dropped.
 """
 
 from __future__ import annotations
 
 import hashlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
-
-import numpy as np
+from typing import Callable, Iterator, Sequence
 
 from localcrag.ingest.embed import Embedder, load_embedder
 from localcrag.errors import LocalcragError
+from localcrag.ingest.faults import DiskFull, disk_full, translate
+from localcrag.ingest.lock import WriterLock
+from localcrag.ingest.maintain import compact, save_documents
 from localcrag.settings import Settings
 from localcrag.ingest.store import LanceStore, SourceInfo, table_name
 from localcrag.types import Chunk
@@ -73,6 +78,29 @@ class Library:
                               settings.chunk_overlap, CHUNKER_VERSION)
             store = LanceStore(settings.index_dir, name, self.embedder.dim)
         self.store = store
+        self.lock = WriterLock(self.store.path)
+        self.wait_for_lock = True  # False: IndexBusy at once when another process writes
+        self.on_lock_wait: Callable[[str], None] | None = None  # "another ingest is running..."
+        self._changed = False  # the table changed inside the current writing() block
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the index's writer lock (re-entrant) for a block of writes; when the outermost
+        block changed the table, compact it and save the document list before letting go."""
+        try:
+            self.lock.acquire(self.wait_for_lock, self.on_lock_wait)
+        except OSError as exc:  # the lock file cannot be created: a read-only or full folder
+            raise (translate(exc, self.store.path) or exc) from exc
+        outer = self.lock.depth == 1
+        try:
+            yield
+            if outer and self._changed:
+                compact(self.store, self.settings.index_keep_minutes)
+                save_documents(self.store)
+        finally:
+            if outer:
+                self._changed = False
+            self.lock.release()
 
     # --- queries ------------------------------------------------------------------------
 
@@ -89,8 +117,10 @@ class Library:
         """Remove a document (chunks removed from the current table); it is also dropped from
         tables built with other settings, so it never comes back from there."""
         source = str(Path(path).expanduser().resolve())
-        n = self.store.remove(source)
-        self.store.remove_from_other_tables(source)
+        with self.writing():
+            n = self.store.remove(source)
+            self.store.remove_from_other_tables(source)
+            self._changed = self._changed or n > 0
         return n
 
     def remove_under(self, path: Path | str) -> list[tuple[str, int]]:
@@ -100,7 +130,8 @@ class Library:
         target = str(Path(path).expanduser().resolve())
         sources = [s for s in self.store.file_hashes()
                    if s == target or s.startswith(target.rstrip(os.sep) + os.sep)]
-        return [(s, self.remove(s)) for s in sorted(sources)]
+        with self.writing():
+            return [(s, self.remove(s)) for s in sorted(sources)]
 
     def previous_sources(self) -> list[str]:
         """Documents indexed under other embedder/chunking settings that still exist."""
@@ -133,11 +164,14 @@ class Library:
             return
         texts = [c.text for p in pending for c in p.chunks]
         vectors = self.embedder.embed(texts)
-        at = 0
+        at, docs = 0, []
+        for p in pending:
+            docs.append((p.source, p.doc_hash, p.pages, p.chunks, vectors[at:at + len(p.chunks)]))
+            at += len(p.chunks)
+        self.store.replace_files(docs)
+        self._changed = True
         for p in pending:
             n = len(p.chunks)
-            self.store.replace_file(p.source, p.doc_hash, p.pages, p.chunks, vectors[at:at + n])
-            at += n
             report.indexed.append(p.source)
             report.warnings.extend((p.source, w) for w in p.warnings)
             report.new_chunks += n
@@ -151,14 +185,25 @@ class Library:
         """Index files and folders. Returns what happened to each file.
 
         ``force`` re-parses and re-embeds files even when unchanged (a re-index): their old
-        chunks stay searchable until the new ones replace them in one commit per file."""
+        chunks stay searchable until the new ones replace them (whole documents per commit)."""
+        with self.writing():
+            report = IngestReport()
+            try:
+                return self._ingest(paths, prune, on_progress, force, report)
+            except DiskFull as exc:
+                raise disk_full(self.store.path, f": {len(report.indexed)} document(s) of this run "
+                                f"were committed before it filled") from exc
+
+    def _ingest(self, paths: Sequence[Path | str], prune: bool,
+                on_progress: Callable[[IngestProgress], None] | None, force: bool,
+                report: IngestReport) -> IngestReport:
         from localcrag.ingest.parse import content_hash, iter_files
 
         roots = [Path(p).expanduser() for p in paths]
         skipped: list[Path] = []
         files, errors = iter_files(roots, skipped)
-        report = IngestReport(failed=[(str(p), msg) for p, msg in errors],
-                              skipped=[str(p) for p in skipped])
+        report.failed = [(str(p), msg) for p, msg in errors]
+        report.skipped = [str(p) for p in skipped]
         known = self.store.file_hashes()
         total = len(files)
         done = 0
@@ -196,8 +241,7 @@ class Library:
             report.removed = self._prune(roots, known)
             for src in report.removed:
                 progress(src, "removed")
-        if report.indexed or report.removed:
-            self.store.ensure_fts(force=True)
+        self._changed = self._changed or bool(report.indexed or report.removed)
         report.chunks = self.store.count()
         return report
 
@@ -211,7 +255,3 @@ class Library:
                 self.store.remove(src)
                 removed.append(src)
         return removed
-
-
-def embed_query(embedder: Embedder, text: str) -> np.ndarray:
-    return embedder.embed([text])[0]

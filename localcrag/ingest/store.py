@@ -9,16 +9,19 @@ moment leaves the previous version of the table readable and complete.
 
 from __future__ import annotations
 
-import hashlib
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
+from localcrag.errors import FullTextFailed
+from localcrag.ingest.faults import guard_methods
+from localcrag.ingest.rows import SourceInfo, arrow_rows, quote as _quote, row_to_chunk as _row_to_chunk
+from localcrag.ingest.rows import schema, table_name  # noqa: F401 - table_name, SourceInfo: re-exported
 from localcrag.ingest.vectors import RamVectors
 from localcrag.types import Chunk, Hit
 
@@ -31,46 +34,6 @@ _COLUMNS = ["chunk_id", "source", "doc_hash", "text", "page_start", "page_end",
             "char_start", "char_end", "heading", "n_tokens", "doc_pages", "indexed_at"]
 _HIT_COLUMNS = ["chunk_id", "source", "text", "page_start", "page_end", "char_start", "char_end",
                 "heading", "n_tokens"]  # what a Hit's Chunk needs: each column costs a read
-
-
-@dataclass(frozen=True)
-class SourceInfo:
-    source: str
-    pages: int
-    chunks: int
-    indexed_at: float
-    doc_hash: str
-
-
-class Store(Protocol):
-    def file_hashes(self) -> dict[str, str]: ...
-    def replace_file(self, source: str, doc_hash: str, pages: int,
-                     chunks: Sequence[Chunk], vectors: np.ndarray) -> None: ...
-    def remove(self, source: str) -> int: ...
-    def count(self) -> int: ...
-    def sources(self) -> list[SourceInfo]: ...
-    def search(self, query: str, vector: np.ndarray | None, k: int, mode: str) -> list[Hit]: ...
-    def all_vectors(self) -> np.ndarray: ...
-    def get(self, chunk_id: str) -> Chunk | None: ...
-    def all_texts(self) -> list[str]: ...
-
-
-def table_name(embedder_fp: str, chunk_tokens: int, overlap: int, chunker_version: str) -> str:
-    key = f"{embedder_fp}|{chunk_tokens}|{overlap}|{chunker_version}"
-    return "chunks_" + hashlib.sha256(key.encode()).hexdigest()[:12]
-
-
-def _quote(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
-
-
-def _row_to_chunk(row: dict) -> Chunk:
-    return Chunk(
-        chunk_id=row["chunk_id"], source=row["source"], text=row["text"],
-        page_start=int(row["page_start"]), page_end=int(row["page_end"]),
-        char_start=int(row["char_start"]), char_end=int(row["char_end"]),
-        heading=row.get("heading") or None, n_tokens=int(row.get("n_tokens") or 0),
-    )
 
 
 _POOL: ThreadPoolExecutor | None = None
@@ -91,45 +54,44 @@ class LanceStore:
     """LanceDB on disk: vector search, native full-text search, and RRF hybrid."""
 
     def __init__(self, path: Path, name: str, dim: int) -> None:
-        import lancedb
-
-        self.path = Path(path)
-        self.path.mkdir(parents=True, exist_ok=True)
+        self.path = Path(path)  # created by the first write: reads work in a read-only home
         self.name = name
         self.dim = dim
-        self._db = lancedb.connect(str(self.path))
+        self._conn: Any = None  # connecting creates the folder: lazily
         self._table = None
         self._fts_dirty = False
         self._ram = RamVectors(dim)  # exact vector search without re-reading the column
 
     # --- table management --------------------------------------------------------------
 
-    def _schema(self):
-        import pyarrow as pa
+    @property
+    def _db(self):
+        import lancedb
 
-        return pa.schema([
-            ("chunk_id", pa.string()), ("source", pa.string()), ("doc_hash", pa.string()),
-            ("text", pa.string()), ("page_start", pa.int32()), ("page_end", pa.int32()),
-            ("char_start", pa.int64()), ("char_end", pa.int64()), ("heading", pa.string()),
-            ("n_tokens", pa.int32()), ("doc_pages", pa.int32()), ("indexed_at", pa.float64()),
-            ("vector", pa.list_(pa.float32(), self.dim)),
-        ])
+        if self._conn is None:
+            self.path.mkdir(parents=True, exist_ok=True)
+            self._conn = lancedb.connect(str(self.path))
+        return self._conn
 
     @property
     def table(self):
         if self._table is None:
-            if self.name in self._db.list_tables().tables:
+            if self.exists():
                 self._table = self._db.open_table(self.name)
             else:
-                self._table = self._db.create_table(self.name, schema=self._schema(), exist_ok=True)
+                self._table = self._db.create_table(self.name, schema=schema(self.dim), exist_ok=True)
         return self._table
 
+    def reopen(self) -> None:
+        """Forget the table handle: the next use opens the newest version."""
+        self._table = None
+
     def exists(self) -> bool:
-        return self.name in self._db.list_tables().tables
+        return self.path.is_dir() and self.name in self._db.list_tables().tables
 
     def other_tables(self) -> list[str]:
         """Tables built with another embedder or chunking: reported, never mixed."""
-        return [t for t in self._db.list_tables().tables if t != self.name]
+        return [t for t in self._db.list_tables().tables if t != self.name] if self.path.is_dir() else []
 
     def sources_in(self, table: str) -> list[str]:
         """Documents indexed in another table (another embedder or chunking): for re-indexing."""
@@ -157,25 +119,22 @@ class LanceStore:
     def replace_file(self, source: str, doc_hash: str, pages: int,
                      chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
         """Insert a file's new chunks and delete its old ones in a single commit."""
+        self.replace_files([(source, doc_hash, pages, chunks, vectors)])
+
+    def replace_files(self, docs: Sequence[tuple[str, str, int, Sequence[Chunk], np.ndarray]]) -> None:
+        """Replace several files' chunks in one commit: whole documents only, and one table
+        version per batch rather than per file (every version's manifest lists every
+        fragment, so a commit per file grew the index quadratically)."""
         import pyarrow as pa
 
         now = time.time()
-        rows = {
-            "chunk_id": [c.chunk_id for c in chunks], "source": [source] * len(chunks),
-            "doc_hash": [doc_hash] * len(chunks), "text": [c.text for c in chunks],
-            "page_start": [c.page_start for c in chunks], "page_end": [c.page_end for c in chunks],
-            "char_start": [c.char_start for c in chunks], "char_end": [c.char_end for c in chunks],
-            "heading": [c.heading or "" for c in chunks], "n_tokens": [c.n_tokens for c in chunks],
-            "doc_pages": [pages] * len(chunks), "indexed_at": [now] * len(chunks),
-        }
-        flat = pa.array(np.asarray(vectors, dtype=np.float32).reshape(-1))
-        rows_tbl = pa.table({**rows, "vector": pa.FixedSizeListArray.from_arrays(flat, self.dim)})
-        rows_tbl = rows_tbl.cast(self._schema())
+        rows = pa.concat_tables([arrow_rows(self.dim, *d, now) for d in docs])
+        sources = ", ".join(_quote(d[0]) for d in docs)
         (self.table.merge_insert("chunk_id")
          .when_matched_update_all()
          .when_not_matched_insert_all()
-         .when_not_matched_by_source_delete(f"source = {_quote(source)}")
-         .execute(rows_tbl))
+         .when_not_matched_by_source_delete(f"source IN ({sources})")
+         .execute(rows))
         self._fts_dirty = True
 
     def remove(self, source: str) -> int:
@@ -258,13 +217,16 @@ class LanceStore:
         return [{**rows[o], "_distance": 1.0 - sim} for o, sim in top]
 
     def _fts(self, query: str, n: int, columns: list[str]) -> list[dict]:
-        try:
+        try:  # (a query of only stop words or symbols gives no hits; it does not raise)
             return self.table.search(query, query_type="fts").select(columns).limit(n).to_list()
-        except Exception:  # a query of only stop words or symbols: no text hits, not an error
-            return []
+        except Exception as exc:  # a broken index is an error or a visible fallback, never "no hits"
+            first = re.sub(r"lance error: |,?\s*/\S*\.(cargo|rs)\S*", "", str(exc).strip().split("\n")[0])
+            raise FullTextFailed(f"full-text search failed ({first[:160]})", "search with --mode vector; "
+                                 "to rebuild it, run `localcrag doctor --repair`") from exc
 
     def search(self, query: str, vector: np.ndarray | None, k: int, mode: str = "hybrid") -> list[Hit]:
         """Top-k chunks. Hybrid fuses vector and full-text ranks with RRF (k=RRF_K)."""
+        self.fallback: str | None = None  # set when hybrid search ran on vectors alone, and why
         if not self.exists() or k <= 0:
             return []
         try:
@@ -276,7 +238,10 @@ class LanceStore:
         if mode == "vector" or (mode == "hybrid" and not query.strip()):
             rows = self._vector(vector, k)
             return [Hit(_row_to_chunk(r), 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows)]
-        self.ensure_fts()  # before any snapshot: it may compact the table, which moves offsets
+        try:
+            self.ensure_fts()  # before any snapshot: it may compact the table, which moves offsets
+        except Exception:  # noqa: BLE001 - rows not yet indexed are still searched (flat); a
+            pass  # missing or broken index fails in _fts, which says so
         if mode == "text":
             rows = self._fts(query, k, _COLUMNS)
             return [Hit(_row_to_chunk(r), float(r["_score"]), i) for i, r in enumerate(rows)]
@@ -291,7 +256,10 @@ class LanceStore:
         ranked: list[list[str]] = []
         if vector is not None:
             ranked.append([snap.ids[o] for o, _ in self._ram.top(snap, vector, pool, single_thread=True)])
-        ranked.append([r["chunk_id"] for r in text_half.result()])
+        try:
+            ranked.append([r["chunk_id"] for r in text_half.result()])
+        except FullTextFailed as exc:
+            self.fallback = f"vector only: {exc.message}"
         fused: dict[str, float] = {}
         for ids in ranked:
             for rank, cid in enumerate(ids):
@@ -299,3 +267,8 @@ class LanceStore:
         best = [c for c in sorted(fused, key=lambda cid: -fused[cid])[:k] if c in snap.offset_of]
         rows = self._rows_at(snap, [snap.offset_of[c] for c in best])
         return [Hit(_row_to_chunk(rows[snap.offset_of[c]]), fused[c], i) for i, c in enumerate(best)]
+
+
+guard_methods(LanceStore, ["replace_files", "remove", "remove_from_other_tables", "count", "file_hashes",
+                           "sources", "all_texts", "all_vectors", "get", "search", "ensure_fts",
+                           "sources_in", "other_tables"])

@@ -24,10 +24,8 @@ _LOG_ERRORS: deque[str] = deque(maxlen=8)  # recent llama.cpp error lines, for l
 
 
 def _silence_llama_logs() -> None:
-    """Route llama.cpp's C logging away from the terminal: the core never prints.
-
-    Error lines are kept (not shown) so a failed load can say why in one line.
-    """
+    """Route llama.cpp's C logging away (the core never prints); error lines are kept,
+    not shown, so a failed load can say why in one line."""
     global _LOG_CALLBACK
     if _LOG_CALLBACK is not None:
         return
@@ -127,6 +125,14 @@ def load_llm(path: Path, n_ctx: int = 2048, threads: int = 0) -> "LocalLLM":
         return llm
 
 
+def _n_params(llama: Any) -> int | None:
+    """Parameter count from llama.cpp; None lets the answer style fall back to the file size."""
+    import llama_cpp
+
+    fn = getattr(llama_cpp, "llama_model_n_params", None)
+    return int(fn(llama.model)) if fn is not None and getattr(llama, "model", None) else None
+
+
 class LocalLLM:
     """A loaded GGUF model: tokenization, chat rendering, streaming, and scoring."""
 
@@ -141,6 +147,8 @@ class LocalLLM:
         self.finish_reason: str | None = None  # of the last stream: "stop" or "length"
         self._template: str | None = llama.metadata.get("tokenizer.chat_template")
         self.has_chat_template = bool(self._template)
+        self.size_label: str | None = llama.metadata.get("general.size_label")
+        self.n_params: int | None = _n_params(llama)
         self._bos: int = llama.token_bos()
         self._add_bos: bool = bool(llama._model.add_bos_token())
         # llm_scoring keeps the KV prefix it decoded here; anything else invalidates it.

@@ -17,9 +17,10 @@ from textual.binding import Binding
 from textual.reactive import reactive
 from textual.screen import Screen
 
+from localcrag.errors import describe_error
 from localcrag.history import History
 from localcrag.settings import Settings
-from localcrag.tui.backend import Backend, LibraryFactory, PipelineFactory, describe_error
+from localcrag.tui.backend import Backend, LibraryFactory, PipelineFactory
 from localcrag.tui.library_app import LibraryApp
 from localcrag.tui.messages import ModelsLoaded, ModelsLoading
 from localcrag.tui.modals import MessageModal
@@ -85,8 +86,10 @@ class LocalcragApp(LibraryApp):
     def show_settings_error(self, error: str) -> None:
         """Any unreadable settings file (TOML syntax or a bad value): one dialog, never a crash."""
         self.push_screen(MessageModal("Settings file is invalid", f"{error}\n\n"
-                                      "localcrag started with the default settings; saving "
-                                      "settings (ctrl+s) will replace the file."))
+                                      "localcrag started with the default settings and leaves "
+                                      "the file as it is: a save writes only the settings you "
+                                      "change (keeping a .bak copy), and none is written while "
+                                      "the file is not valid TOML."))
 
     # --- navigation ---------------------------------------------------------------------
 
@@ -133,16 +136,24 @@ class LocalcragApp(LibraryApp):
     def remember_web_choice(self, choice: str) -> None:
         """The consent dialog's "always"/"never", saved so it is not asked again."""
         self.settings.web_search = choice
-        self.save_settings()
         self.update_privacy()
-        self.notify(f"Web search set to '{choice}' (change it in Settings, ctrl+s)")
+        if self.save_settings({"web_search"}) is None:
+            self.notify(f"Web search set to '{choice}' until localcrag closes")
 
-    def save_settings(self) -> Path | None:
+    def save_settings(self, keys: set[str]) -> Path | None:
+        """Write only ``keys`` into the settings file and say what was written where; a file
+        that cannot be parsed is left alone (one line saying which file and what to do)."""
+        from localcrag.errors import LocalcragError
+        from localcrag.settings import backup_path
+
         try:
-            return self.settings.save()
-        except OSError as exc:
-            self.notify(f"Could not save settings: {exc}", severity="error")
+            path = self.settings.save(keys=sorted(keys))
+        except (LocalcragError, OSError) as exc:
+            self.notify(f"Settings not saved: {exc}", severity="error", timeout=12)
             return None
+        kept = f"; the previous file is kept as {backup_path(path).name}" if backup_path(path).exists() else ""
+        self.notify(f"Saved {', '.join(sorted(keys))} to {path}{kept}", timeout=8)
+        return path
 
     def settings_changed(self, changed: set[str]) -> None:
         self.update_privacy()

@@ -16,9 +16,11 @@ from localcrag.settings import Settings
 LibraryFactory = Callable[[Settings], Any]
 PipelineFactory = Callable[[Settings, Any], Any]
 
-# Changing one of these needs new models (pipeline) or a new index table (library).
+# Changing one of these needs new models or a new grader (pipeline), or a new index table
+# (library: the fields of ingest.store.table_name). strip_sentences sizes the grader's
+# windows and refinement's strips; it is not part of the index.
 PIPELINE_FIELDS = {"generator", "scorer", "grader", "grader_llm", "n_ctx", "threads", "models_dir",
-                   "embedder", "embedder_backend", "chunk_tokens", "chunk_overlap"}
+                   "embedder", "embedder_backend", "chunk_tokens", "chunk_overlap", "strip_sentences"}
 LIBRARY_FIELDS = {"embedder", "embedder_backend", "chunk_tokens", "chunk_overlap", "models_dir", "threads"}
 
 
@@ -98,24 +100,3 @@ class Backend:
 
     def needs_warm_up(self, changed: set[str]) -> bool:
         return bool(changed & PIPELINE_FIELDS)
-
-
-def debug() -> bool:
-    import os
-
-    return os.environ.get("LOCALCRAG_DEBUG", "") not in ("", "0")
-
-
-def describe_error(exc: BaseException) -> tuple[str, str | None]:
-    """(one line for the user, details only with LOCALCRAG_DEBUG=1)."""
-    from localcrag.errors import LocalcragError
-
-    if isinstance(exc, LocalcragError):
-        return str(exc), None
-    first = (str(exc).strip().splitlines() or [""])[0][:200]
-    if debug():
-        import traceback
-
-        return f"unexpected error: {type(exc).__name__}: {first}", "".join(
-            traceback.format_exception(exc))[-3000:]
-    return f"unexpected error: {type(exc).__name__}: {first} (set LOCALCRAG_DEBUG=1 for details)", None

@@ -15,7 +15,7 @@ from textual import on, work
 from textual.app import App
 from textual.reactive import reactive
 
-from localcrag.tui.backend import describe_error
+from localcrag.errors import describe_error
 from localcrag.tui.messages import IngestFinished, IngestUpdate, RefreshSources, SourcesLoaded
 from localcrag.tui.modals import ConfirmModal
 
@@ -180,6 +180,7 @@ class LibraryApp(App[int]):
         report, error, cancelled = None, None, False
         try:
             lib = self.backend.library()
+            lib.on_lock_wait = lambda msg: self.notify(f"Indexing waits: {msg}.", severity="warning")
             # a re-index replaces each file's chunks in one commit (never remove-then-add:
             # stopping in between would lose the document)
             report = lib.ingest(paths, on_progress=progress, force=True) if replace else \

@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from rich.text import Text
 from textual import on
@@ -20,7 +19,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from localcrag.history import Conversation, History
+from localcrag.history import Conversation, Damaged, History
+from localcrag.textutil import source_label
 from localcrag.types import Chunk, Evidence
 
 HIGHLIGHT = "bold #000000 on #d7af5f"
@@ -87,10 +87,9 @@ class PassageModal(ModalScreen[None]):
                 yield Static(Text(e.url or e.source, style="underline #90caf9"))
                 body, found = Text(e.text), True
             else:
-                page = f" — page {c.page_start if c else e.page}" if (c or e.page) else ""
-                if c and c.page_end != c.page_start:
-                    page = f" — pages {c.page_start}–{c.page_end}"
-                yield Label(Text(f"[{e.n}] {Path(e.source).name}{page}"), classes="dialog-title")
+                label = (source_label(e.source, c.page_start, last_page=c.page_end) if c
+                         else source_label(e.source, e.page))
+                yield Label(Text(f"[{e.n}] {label}"), classes="dialog-title")
                 yield Static(Text(e.source, style="dim"))
                 if c is not None and c.heading:
                     yield Static(Text(c.heading, style="italic"))
@@ -165,6 +164,7 @@ class ConversationsModal(ModalScreen[ConversationChoice]):
         super().__init__(classes="modal")
         self.history, self.current = history, current
         self.choice = ConversationChoice()
+        self.damaged: dict[str, Damaged] = {}  # id -> the file that could not be read
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="conversations"):
@@ -179,13 +179,22 @@ class ConversationsModal(ModalScreen[ConversationChoice]):
     def _fill(self) -> None:
         listing = self.query_one(OptionList)
         listing.clear_options()
-        for conv in self.history.list():
+        convs, damaged = self.history.scan()
+        self.damaged = {d.id: d for d in damaged}
+        for conv in convs:
             listing.add_option(Option(_conversation_label(conv, conv.id == self.current), id=conv.id))
+        for bad in self.damaged.values():  # shown, never hidden: the user can delete or fix it
+            listing.add_option(Option(Text.assemble(("⚠ ", "#fdd835"), (bad.path.name, "bold"),
+                                                    ("  damaged: cannot be read · d deletes it", "dim")),
+                                      id=bad.id))
         if not listing.option_count:
             listing.add_option(Option(Text("No saved conversations yet", style="dim"), disabled=True))
 
     @on(OptionList.OptionSelected)
     def _open(self, event: OptionList.OptionSelected) -> None:
+        if (bad := self.damaged.get(event.option.id or "")) is not None:
+            self.app.notify(f"{bad.error}: delete it (d) or repair it by hand", severity="warning")
+            return
         self.choice.open_id = event.option.id
         self.dismiss(self.choice)
 

@@ -21,7 +21,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from localcrag.crag.graders.text import STOPWORDS, CorpusStats, stem
+from localcrag.crag.graders.text import CorpusStats
+from localcrag.textutil import STOPWORDS, terms
 
 LEVELS = (0.6, 0.75, 0.9)  # cosine levels for the "share matched" features
 MAX_TOKENS = 256  # the embedder's own limit
@@ -134,6 +135,12 @@ def _shape_hit(shape: str, word: str, sent_start: bool) -> bool:
     return word[:1].isupper() and not sent_start and word.lower() not in STOPWORDS
 
 
+def _idf(stats: CorpusStats, word: str) -> float:
+    """IDF of a word under the corpus's own term normalisation (0 for a stop word)."""
+    t = terms(word)
+    return stats.idf(t[0]) if t else 0.0
+
+
 def alignment(q: Encoded, p: Encoded, stats: CorpusStats, sentences: Sequence[tuple[int, int]]) -> dict[str, float]:
     """The features of FEATURES for one (question, passage window) pair."""
     content = [i for i, w in enumerate(q.words)
@@ -144,7 +151,7 @@ def alignment(q: Encoded, p: Encoded, stats: CorpusStats, sentences: Sequence[tu
         return out
     sims = q.vectors[content] @ p.vectors.T  # (question content tokens x passage tokens)
     best = sims.max(axis=1)
-    wts = np.array([max(stats.idf(stem(q.words[i])), 0.1) for i in content])
+    wts = np.array([max(_idf(stats, q.words[i]), 0.1) for i in content])
     wts = wts / wts.sum()
     out["a_mean"] = float(best @ wts)
     out["a_min"] = float(best.min())

@@ -9,9 +9,11 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
+from localcrag.errors import exc_summary
 from localcrag.types import Chunk, Grade
 
 PARAMS_FILE = "grader_fusion.json"
+RANK_GRADER = "retrieval order"  # Grade.grader when the grader failed as a whole
 
 
 @runtime_checkable
@@ -65,11 +67,6 @@ def calibration(name: str, params: Mapping[str, Any] | None = None) -> Logistic:
     return Logistic.from_dict(params["graders"][name])
 
 
-def describe_error(exc: BaseException) -> str:
-    msg = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {msg}"[:300] if msg else type(exc).__name__
-
-
 class BaseGrader:
     """Batch scoring with per-item recovery: a failure costs one score, never the batch.
 
@@ -83,7 +80,7 @@ class BaseGrader:
         raise NotImplementedError
 
     def _fallback(self, question: str, text: str) -> tuple[float, dict[str, float]]:
-        return 0.0, {}
+        raise RuntimeError(f"{self.name} grader has no fallback score")
 
     def _score_all(self, question: str, texts: Sequence[str]) -> list[tuple[float, dict[str, float], str | None]]:
         if not texts:
@@ -105,19 +102,34 @@ class BaseGrader:
         return out
 
     def _recover(self, question: str, text: str, exc: BaseException) -> tuple[float, dict[str, float], str]:
-        error = describe_error(exc)
+        error = exc_summary(exc)
         try:
             s, sig = self._fallback(question, text)
             return _clip(s), sig, error
-        except Exception as exc2:
-            return 0.0, {}, f"{error}; fallback failed: {describe_error(exc2)}"
+        except Exception as exc2:  # no score at all: NaN, never a 0.0 that reads as "irrelevant"
+            return math.nan, {}, f"{error}; fallback failed: {exc_summary(exc2)}"
 
     def grade(self, question: str, chunks: Sequence[Chunk]) -> list[Grade]:
+        """One grade per chunk; raises GradingFailed when a chunk got no score at all (the
+        pipeline then answers from retrieval order and says so)."""
         scored = self._score_all(question, [c.text for c in chunks])
-        return [Grade(c, s, self.name, dict(sig), err) for c, (s, sig, err) in zip(chunks, scored)]
+        if bad := next((err for s, _, err in scored if math.isnan(s)), None):
+            raise GradingFailed(bad)
+        return [Grade(c, s, self.name if err is None else self.fallback_name, dict(sig), err)
+                for c, (s, sig, err) in zip(chunks, scored)]
+
+    @property
+    def fallback_name(self) -> str:
+        """Who scores a chunk this grader could not: Grade.grader names it, never silently."""
+        return self.name
 
     def score_texts(self, question: str, texts: Sequence[str]) -> list[float]:
-        return [s for s, _, _ in self._score_all(question, list(texts))]
+        """Strip scores for refinement; a strip that got no score counts as 0.0 (dropped first)."""
+        return [0.0 if math.isnan(s) else s for s, _, _ in self._score_all(question, list(texts))]
+
+
+class GradingFailed(RuntimeError):
+    """A chunk could be scored neither by the grader nor by its fallback."""
 
 
 def _clip(x: float) -> float:
@@ -125,6 +137,19 @@ def _clip(x: float) -> float:
     if math.isnan(x):
         raise ValueError("score is NaN")
     return min(1.0, max(0.0, x))
+
+
+def grade_or_rank(grader: Grader, question: str, chunks: Sequence[Chunk], upper: float,
+                  lower: float) -> tuple[list[Grade], str | None]:
+    """(grades, None); or, when the grader fails as a whole, scores from retrieval rank and
+    the reason: a score of 0.0 would be a verdict ("irrelevant") nobody made."""
+    try:
+        return list(grader.grade(question, chunks)), None
+    except Exception as exc:  # noqa: BLE001 - any grader bug: answer ungraded, and say so
+        error = exc_summary(exc)
+    n = len(chunks)  # strictly between the thresholds, best first: no verdict either way
+    scores = [lower + (upper - lower) * (n - i) / (n + 1) for i in range(n)]
+    return [Grade(c, sc, RANK_GRADER, error=error) for c, sc in zip(chunks, scores)], error
 
 
 LLMLoader = Callable[[Any], Any]

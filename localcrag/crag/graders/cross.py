@@ -139,6 +139,10 @@ class CrossGrader(BaseGrader):
         return self._fusion
 
     @property
+    def fallback_name(self) -> str:
+        return "fusion" if self._fusion_factory is not None else self.name
+
+    @property
     def available(self) -> bool:
         return self._load_error is None
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from localcrag.crag.graders.text import NEGATIONS, STOPWORDS, stem
+from localcrag.crag.graders.text import NEGATIONS
+from localcrag.textutil import STOPWORDS, base_form as stem
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _DIGITS = re.compile(r"\d+")

@@ -1,4 +1,4 @@
-"""Factories named by the grader registry (``localcrag.settings.GRADERS``).
+"""Factories named by the grader registry (``localcrag.registry.GRADERS``).
 
 Each takes a :class:`GraderContext` and returns a ``Grader``. The context builds the
 shared parts (the lexical grader, the feature extractor, the fusion grader) once and only

@@ -50,6 +50,10 @@ class FeatureGrader(BaseGrader):
     def _score_batch(self, question: str, texts: Sequence[str]) -> list[tuple[float, dict[str, float]]]:
         return [(self.model(f), f) for f in self.signals(question, texts)]
 
+    @property
+    def fallback_name(self) -> str:
+        return self.fallback.name if self.fallback is not None else self.name
+
     def _fallback(self, question: str, text: str) -> tuple[float, dict[str, float]]:
         if self.fallback is None:
             return 0.0, {}

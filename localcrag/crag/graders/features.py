@@ -37,9 +37,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from localcrag.ingest.chunking import split_sentences
 from localcrag.crag.graders.cues import cue_signals
-from localcrag.crag.graders.text import CorpusStats, has_negation, term_spans, terms, weighted_coverage
+from localcrag.crag.graders.text import CorpusStats, has_negation, weighted_coverage
+from localcrag.textutil import split_sentences, term_spans, terms
 
 DEFAULT_BACKGROUND = 0.2  # question-to-corpus mean cosine used when there is no corpus
 MAX_TERMS = 24  # question terms weighed by leave-one-out (one short embedding each)

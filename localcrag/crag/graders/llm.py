@@ -62,6 +62,10 @@ class _WrappingGrader(BaseGrader):
         self.base = base
         self.model = model
 
+    @property
+    def fallback_name(self) -> str:
+        return self.base.name
+
     def _fallback(self, question: str, text: str) -> tuple[float, dict[str, float]]:
         score, sig, _ = self.base._score_all(question, [text])[0]
         return score, sig

@@ -1,8 +1,7 @@
 """Text utilities for the lexical signals: content terms, corpus IDF, weighted coverage.
 
-Terms are lowercased word tokens with English stop words removed and a light plural /
-possessive stemmer ("grids" -> "grid", "companies" -> "company", "Norman's" -> "norman"),
-so a question and a chunk meet on the same form without a stemming library.
+Terms are :func:`localcrag.textutil.terms`: lower-cased content words in their base form
+("grids" -> "grid", "Norman's" -> "norman"), so a question and a chunk meet on one form.
 """
 
 from __future__ import annotations
@@ -15,52 +14,11 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-# Function words, question words and auxiliaries: they say nothing about a chunk's topic.
-STOPWORDS = frozenset(
-    """a an the and or but if then else of to in on at by for with from into onto upon about
-    above below over under between among through during before after since until while as than
-    so such is are was were be been being am do does did doing done have has had having can
-    could may might must shall should will would i me my we our us you your he him his she her
-    it its they them their this that these those there here what which who whom whose when
-    where why how not no nor only own same too very s t just also any all both each few more
-    most other some many much one ones whether either neither yet via per etc""".split()
-)
+from localcrag.textutil import terms
+
 # Negations are stop words for coverage, but a question that negates something the
 # passage states plainly is a classic near miss, so they are tracked separately.
 NEGATIONS = frozenset("not no never nor cannot without n't none".split())
-
-_WORD = re.compile(r"[A-Za-z0-9]+(?:['\u2019][A-Za-z]+)?")
-
-
-def stem(word: str) -> str:
-    """Lowercase, drop possessives and plural endings (deliberately conservative)."""
-    w = word.lower().replace("\u2019", "'")
-    if w.endswith("'s"):
-        w = w[:-2]
-    w = w.replace("'", "")
-    if len(w) > 4 and w.endswith("ies"):
-        return w[:-3] + "y"
-    if len(w) > 4 and w.endswith("sses"):
-        return w[:-2]
-    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        return w[:-1]
-    return w
-
-
-def term_spans(text: str) -> list[tuple[str, int, int]]:
-    """(term, start, end) for every content word of ``text``, in order."""
-    out = []
-    for m in _WORD.finditer(text):
-        raw = m.group().lower().replace("\u2019", "'")
-        if raw in STOPWORDS or raw.split("'")[0] in STOPWORDS:
-            continue
-        out.append((stem(raw), m.start(), m.end()))
-    return out
-
-
-def terms(text: str) -> list[str]:
-    """Content terms of ``text`` in order (repeats kept)."""
-    return [t for t, _, _ in term_spans(text)]
 
 
 def has_negation(text: str) -> bool:

@@ -1,5 +1,8 @@
 """The chat screen: ask, watch the answer stream in with citations, and the CRAG trace beside it.
 
+Showing conversations and opening cited passages is the base class's part
+(:mod:`localcrag.tui.screens.transcript`); this module asks.
+
 The pipeline runs in a thread worker and every event it yields is posted back as a
 message, so typing, scrolling and switching screens stay responsive while it runs.
 """
@@ -15,21 +18,18 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Markdown, OptionList
+from textual.widgets import Footer, Header, Input
 
 from localcrag import events as ev
-from localcrag.errors import EmptyIndex
-from localcrag.history import Conversation, Turn
-from localcrag.tui.backend import describe_error
-from localcrag.tui.messages import ConsentRequest, PipelineEvent, RunEnded, ShowPassage
-from localcrag.tui.modals import ConversationChoice, ConversationsModal, PassageModal, WebConsentModal
-from localcrag.tui.widgets.answer import CitationSelected, TurnView, match_chunks
-from localcrag.tui.widgets.status import StatusBar
-from localcrag.tui.widgets.welcome import welcome_markdown
-from localcrag.tui.widgets.trace import TracePanel
-from localcrag.types import Action, Evidence
 from localcrag.crag.web import SKIP_DECLINED, SKIP_DNS, SKIP_EMPTY
+from localcrag.errors import EmptyIndex, describe_error
+from localcrag.history import Conversation, Turn
+from localcrag.tui.messages import ConsentRequest, PipelineEvent, RunEnded
+from localcrag.tui.modals import WebConsentModal
+from localcrag.tui.screens.transcript import TranscriptScreen
+from localcrag.tui.widgets.answer import TurnView
+from localcrag.tui.widgets.status import StatusBar
+from localcrag.tui.widgets.trace import TracePanel
 
 ONLINE_SKIPS = {SKIP_DECLINED, SKIP_EMPTY}  # skipped after the DNS check passed
 
@@ -49,11 +49,10 @@ class Run:
     cancel: threading.Event = field(default_factory=threading.Event)
     id: int = field(default_factory=lambda: next(_ids))
     rewritten: str | None = None
-    hits: tuple = ()
     finished: bool = False
 
 
-class ChatScreen(Screen):
+class ChatScreen(TranscriptScreen):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", tooltip="Cancel the answer being written (or go back to the question box)"),
         Binding("ctrl+n", "new_conversation", "New", tooltip="Start a new conversation"),
@@ -92,61 +91,6 @@ class ChatScreen(Screen):
     def on_unmount(self) -> None:
         if self.run is not None:
             self.run.cancel.set()
-
-    # --- conversations ------------------------------------------------------------------
-
-    async def show_conversation(self, conv: Conversation | None) -> None:
-        """Render a saved conversation (or an empty one with the welcome text)."""
-        self.conversation = conv
-        self.app.conversation_title = conv.title if conv else ""
-        box = self.query_one("#conversation", VerticalScroll)
-        box.anchor(False)
-        await box.remove_children()
-        trace = self.query_one(TracePanel)
-        trace.reset()
-        if conv is None or not conv.turns:
-            await box.mount(Markdown(welcome_markdown(self.app), id="welcome"))
-            return
-        for turn in conv.turns:
-            view = TurnView(turn.question, rewritten=turn.rewritten)
-            await box.mount(view)
-            await view.finish(turn.answer, turn.evidence_items(), [c["n"] for c in turn.citations],
-                              Action(turn.action) if turn.action else None, refused=turn.refused,
-                              cancelled=turn.cancelled,
-                              chunk_ids={e["n"]: e["chunk_id"] for e in turn.evidence if e.get("chunk_id")})
-        self.call_after_refresh(self._follow)
-        last = conv.turns[-1]
-        trace.reset(last.question)
-        trace.state.rewritten = last.rewritten
-        trace.set_note("Reopened conversation: ask a question to see a live trace.")
-
-    async def _refresh_welcome(self) -> None:
-        for welcome in self.query("#welcome").results(Markdown):
-            await welcome.update(welcome_markdown(self.app))
-
-    def action_new_conversation(self) -> None:
-        if self._busy():
-            return
-        self.run_worker(self.show_conversation(None), exclusive=True, group="show")
-        self.query_one("#question", Input).focus()
-
-    def action_conversations(self) -> None:
-        if self._busy():
-            return
-        current = self.conversation.id if self.conversation else None
-        self.app.push_screen(ConversationsModal(self.app.backend.history, current), self._chosen)
-
-    async def _chosen(self, choice: ConversationChoice | None) -> None:
-        if choice is None:
-            return
-        current = self.conversation.id if self.conversation else None
-        if choice.new or (current in choice.deleted and not choice.open_id):
-            await self.show_conversation(None)
-        elif choice.open_id and choice.open_id != current:
-            try:
-                await self.show_conversation(self.app.backend.history.load(choice.open_id))
-            except Exception as exc:  # noqa: BLE001 - a damaged file is one line
-                self.notify(describe_error(exc)[0], severity="error")
 
     def _busy(self) -> bool:
         if self.run is not None:
@@ -237,13 +181,11 @@ class ChatScreen(Screen):
         self.query_one(TracePanel).add(event)
         if isinstance(event, ev.Token):
             await run.view.write(event.text)
-        elif isinstance(event, ev.StageStarted):
-            run.view.set_status(STAGE_TEXT.get(event.stage, f"{event.stage}…"))
+        elif isinstance(event, (ev.StageStarted, ev.StyleChosen)):
+            run.view.on_stage(event, STAGE_TEXT)
         elif isinstance(event, ev.QuestionRewritten):
             run.rewritten = run.view.rewritten = event.rewritten
             run.view.set_status(STAGE_TEXT["retrieve"])
-        elif isinstance(event, ev.Retrieved):
-            run.hits = event.hits
         elif isinstance(event, ev.WebError):
             self.notify(f"Web search failed: {event.error}. Answering from your documents only.",
                         severity="warning")
@@ -256,24 +198,15 @@ class ChatScreen(Screen):
             await self._finish(run, event)
         self.call_after_refresh(self._follow)
 
-    def _follow(self) -> None:
-        """Keep the newest text in view (until the user scrolls up), but only once the
-        conversation overflows: an anchored short conversation would hug the bottom."""
-        box = self.query_one("#conversation", VerticalScroll)
-        if not box.is_anchored and box.max_scroll_y > 0:
-            box.anchor()
-
     async def _finish(self, run: Run, done: ev.AnswerDone) -> None:
         run.finished = True
         cancelled = run.cancel.is_set()
-        chunks = match_chunks(done.evidence, run.hits)
         await run.view.finish(done.answer.text, done.evidence, [c.n for c in done.answer.citations],
                               done.answer.action, refused=done.answer.refused, cancelled=cancelled,
-                              chunks=chunks)
+                              style=done.answer.style, dropped=done.answer.dropped_sentences)
         if cancelled:
             self.query_one(TracePanel).set_note("Cancelled: the partial answer is kept.")
-        turn = Turn.from_answer(done.answer, done.evidence, rewritten=run.rewritten, cancelled=cancelled,
-                                chunk_ids={n: c.chunk_id for n, c in chunks.items()})
+        turn = Turn.from_answer(done.answer, done.evidence, rewritten=run.rewritten, cancelled=cancelled)
         history = self.app.backend.history
         try:
             if self.conversation is None:
@@ -316,48 +249,3 @@ class ChatScreen(Screen):
             self.run.view.set_status("cancelling…", "#fdd835")
         elif self.run is None:
             self.query_one("#question", Input).focus()
-
-    # --- citations and panes ------------------------------------------------------------
-
-    @on(CitationSelected)
-    def _cite(self, msg: CitationSelected) -> None:
-        evidence = msg.turn.evidence.get(msg.n)
-        if evidence is None:
-            self.notify(f"[{msg.n}] is not one of this answer's sources.", severity="warning")
-            return
-        chunk = msg.turn.chunks.get(msg.n)
-        chunk_id = msg.turn.chunk_ids.get(msg.n)
-        if chunk is None and chunk_id:
-            self._lookup(evidence, chunk_id)
-        else:
-            self.app.push_screen(PassageModal(evidence, chunk), self._passage_closed)
-
-    @work(thread=True, group="lookup", exit_on_error=False)
-    def _lookup(self, evidence: Evidence, chunk_id: str) -> None:
-        try:
-            chunk = self.app.backend.library().get_chunk(chunk_id)
-        except Exception:  # noqa: BLE001 - the stored evidence text is still shown
-            chunk = None
-        self.post_message(ShowPassage(evidence, chunk))
-
-    @on(ShowPassage)
-    def _show_passage(self, msg: ShowPassage) -> None:
-        self.app.push_screen(PassageModal(msg.evidence, msg.chunk), self._passage_closed)
-
-    def _passage_closed(self, _: None = None) -> None:
-        """Back to the question box: typing goes there, and Enter does not reopen the passage."""
-        self.query_one("#question", Input).focus()
-
-    def action_sources(self) -> None:
-        lists = [o for o in self.query(".sources").results(OptionList) if o.display]
-        if not lists:
-            self.notify("No answer with sources yet.")
-            return
-        lists[-1].focus()
-        if lists[-1].highlighted is None:
-            lists[-1].highlighted = 0
-        lists[-1].scroll_visible()
-
-    def action_toggle_trace(self) -> None:
-        trace = self.query_one(TracePanel)
-        trace.display = not trace.display

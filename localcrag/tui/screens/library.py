@@ -10,9 +10,8 @@ File names are shown as plain text (never markup: `notes [draft].txt`).
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -22,33 +21,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, DirectoryTree, Footer, Header, Input, Label, ProgressBar, Static
 
-from localcrag.tui.backend import describe_error
+from localcrag.errors import describe_error
 from localcrag.tui.messages import RefreshSources
 from localcrag.tui.modals import ConfirmModal
+from localcrag.tui.widgets.documents import DocTree, failures, library_summary, when
 from localcrag.tui.widgets.status import StatusBar
-
-
-class DocTree(DirectoryTree):
-    """A file browser without hidden files; plain glyphs (emoji widths vary between terminals)."""
-
-    ICON_NODE_EXPANDED = "▾ "
-    ICON_NODE = "▸ "
-    ICON_FILE = "  "
-
-    def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
-        return [p for p in paths if not p.name.startswith(".")]
-
-
-def when(ts: float) -> str:
-    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "—"
-
-
-def failure_text(path: str, error: str) -> str:
-    """The error without the file name or path it often starts with (the line shows the name)."""
-    for prefix in (str(path), Path(path).name):
-        if prefix and error.startswith(prefix + ":"):
-            return error[len(prefix) + 1:].strip()
-    return error
 
 
 TABLE_ONLY = {"reindex", "update_all", "remove", "stop"}  # letters that act only in the table
@@ -153,26 +130,8 @@ class LibraryScreen(Screen):
                 name.append("  demo", style="italic #fdd835")
             table.add_row(name, Text(str(s.pages), justify="right"), Text(str(s.chunks), justify="right"),
                           when(s.indexed_at), Text(str(p.parent)), key=s.source)
-        docs, chunks = len(self.app.sources), sum(s.chunks for s in self.app.sources)
-        summary = Text(style="bold")
-        if not self.app.library_ready:
-            summary.append("Opening the library…")
-        elif docs:
-            summary.append(f"{docs} document{'s' if docs != 1 else ''}, {chunks} chunks")
-            if demo:
-                summary.append(f"  ·  {demo} demo document{'s' if demo != 1 else ''} (ctrl+d removes "
-                               f"{'them' if demo != 1 else 'it'})", style="not bold #fdd835")
-            summary.append("  ·  in the table: r re-index, x remove, u update all", style="not bold dim")
-        elif not self.app.previous_sources:
-            summary.append("No documents yet. Type or pick a file or folder below and press Enter, "
-                           "or press ctrl+g to index localcrag's own docs as a demo.")
-        previous = len(self.app.previous_sources)
-        if self.app.library_ready and previous:
-            if summary.plain:
-                summary.append("\n")
-            summary.append(f"{previous} document{'s were' if previous != 1 else ' was'} indexed with "
-                           "other settings (embedder or chunking): press ctrl+r to re-index "
-                           f"{'them' if previous != 1 else 'it'} with the current ones.", style="#fdd835")
+        summary = library_summary(self.app.sources, demo, self.app.library_ready,
+                                  len(self.app.previous_sources))
         self.query_one("#library-summary", Static).update(summary)
         self.refresh_bindings()
 
@@ -207,12 +166,7 @@ class LibraryScreen(Screen):
         status.update(Text(f"Done: indexed {len(r.indexed)}, unchanged {len(r.unchanged)}, "
                            f"failed {len(r.failed)}"
                            + (f"; skipped {skipped} file(s) of unsupported types." if skipped else ".")))
-        lines = Text()
-        for path, error in r.failed:
-            lines.append("✗ ", style="#ef5350")
-            lines.append(f"{Path(path).name}: ", style="bold")
-            lines.append(f"{failure_text(path, error)}\n")
-        self.query_one("#failures", Static).update(lines)
+        self.query_one("#failures", Static).update(failures(r.failed))
 
     # --- actions ------------------------------------------------------------------------
 

@@ -23,12 +23,13 @@ from localcrag.tui.widgets.status import StatusBar
 
 SECTIONS: dict[str, list[str]] = {
     "Models": ["generator", "scorer", "embedder", "embedder_backend", "grader_llm"],
-    "Retrieval evaluator": ["grader", "upper_threshold", "lower_threshold", "strip_threshold"],
+    "Retrieval evaluator": ["grader", "upper_threshold", "lower_threshold", "strip_threshold",
+                            "strip_sentences"],
     "Retrieval": ["top_k", "retrieval_mode"],
     "Web search and privacy": ["web_search", "offline", "web_timeout", "web_results", "web_region"],
-    "Generation": ["max_answer_tokens", "temperature", "n_ctx", "evidence_tokens", "threads"],
-    "Indexing (changing these re-indexes into a new table)": ["chunk_tokens", "chunk_overlap",
-                                                              "strip_sentences"],
+    "Generation": ["answer_style", "max_answer_tokens", "temperature", "n_ctx", "evidence_tokens",
+                   "threads"],
+    "Indexing (changing these re-indexes into a new table)": ["chunk_tokens", "chunk_overlap"],
 }
 MODEL_KIND = {"generator": "gguf", "scorer": "gguf", "grader_llm": "gguf",
               "embedder": "sentence-transformers"}
@@ -169,11 +170,13 @@ class SettingsScreen(Screen):
             self.notify("Fix the fields marked in red first.", severity="error")
             return
         changed = self.app.backend.apply(new)
-        path = self.app.save_settings()
+        if not changed:
+            self.notify("Nothing changed: the settings file was not touched.")
+            return
+        self.app.save_settings(changed)  # says what it wrote, or why it could not
         self.app.settings_changed(changed)
-        if path is not None:
-            extra = " Reloading models…" if self.app.backend.needs_warm_up(changed) else ""
-            self.notify(f"Saved to {path}.{extra}" if changed else f"Nothing changed ({path}).")
+        if self.app.backend.needs_warm_up(changed):
+            self.notify("Reloading models…")
 
     @on(Button.Pressed, "#revert")
     def action_revert(self) -> None:

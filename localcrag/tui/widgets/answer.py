@@ -19,8 +19,11 @@ from textual.widgets import Markdown, OptionList, Static
 from textual.widgets.markdown import MarkdownStream
 from textual.widgets.option_list import Option
 
-from localcrag.tui.widgets.labels import BADGE, source_label
-from localcrag.types import Action, Chunk, Evidence, Hit
+from localcrag import events as ev
+from localcrag.crag.style import style_label
+from localcrag.textutil import source_label
+from localcrag.tui.widgets.labels import BADGE
+from localcrag.types import Action, Evidence
 
 _CITE = re.compile(r"\[(\d{1,3})\]")
 
@@ -29,25 +32,6 @@ def link_citations(text: str, valid: Iterable[int]) -> str:
     """Turn [n] into a Markdown link the app can intercept (cite:n); unknown numbers stay text."""
     ok = set(valid)
     return _CITE.sub(lambda m: f"[\\[{m[1]}\\]](cite:{m[1]})" if int(m[1]) in ok else m[0], text)
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.split()).lower()
-
-
-def match_chunks(evidence: Sequence[Evidence], hits: Sequence[Hit]) -> dict[int, Chunk]:
-    """Which retrieved chunk each document evidence item came from (for showing it in full)."""
-    out: dict[int, Chunk] = {}
-    for e in evidence:
-        if e.kind != "document":
-            continue
-        probe = _norm(e.text.split("…")[0])[:80]
-        same = [h.chunk for h in hits if h.chunk.source == e.source]
-        best = next((c for c in same if probe and probe in _norm(c.text)), None)
-        best = best or next((c for c in same if c.page_start == e.page), None)
-        if best is not None:
-            out[e.n] = best
-    return out
 
 
 class CitationSelected(Message):
@@ -65,16 +49,16 @@ class TurnView(Vertical):
         super().__init__(classes="turn")
         self.question = question
         self.rewritten = rewritten
-        self.evidence: dict[int, Evidence] = {}
-        self.chunks: dict[int, Chunk] = {}  # n -> full chunk, when known (live runs)
-        self.chunk_ids: dict[int, str] = {}  # n -> chunk id (reopened conversations)
+        self.evidence: dict[int, Evidence] = {}  # n -> item (its chunk_id opens the passage)
         self.text = ""
         self.done = False
         self._stream: MarkdownStream | None = None
+        self.model = ""  # the generator's name, from StyleChosen
 
     def compose(self) -> ComposeResult:
         yield Static(Text.assemble(("❯ ", "bold #90caf9"), (self.question, "bold")), classes="question")
         yield Static("", classes="turn-status")
+        yield Static("", classes="answer-style")
         yield Markdown("", open_links=False, classes="answer")
         yield OptionList(classes="sources")
 
@@ -90,6 +74,22 @@ class TurnView(Vertical):
         text.append_text(status) if isinstance(status, Text) else text.append(status, style=style)
         self.query_one(".turn-status", Static).update(text)
 
+    def on_stage(self, event: ev.StageStarted | ev.StyleChosen, stage_text: dict[str, str]) -> None:
+        """The running stage in the status line; what the answer will be, above it."""
+        if isinstance(event, ev.StyleChosen):
+            self.model = event.model
+            self.set_style(event.style)
+        else:
+            self.set_status(f"{event.detail}…" if event.detail else
+                            stage_text.get(event.stage, f"{event.stage}…"))
+
+    def set_style(self, style: str | None, web: bool = False, dropped: int = 0) -> None:
+        """"Quoted from your documents" / "Written by <model>, checked against ..." (or nothing)."""
+        label = style_label(style, self.model, web) if style else ""
+        if label and dropped:
+            label += f" · {dropped} unsupported sentence{'s' if dropped != 1 else ''} not shown"
+        self.query_one(".answer-style", Static).update(Text(label, style="italic #a5d6a7"))
+
     async def write(self, fragment: str) -> None:
         self.text += fragment
         if self._stream is None:
@@ -98,8 +98,7 @@ class TurnView(Vertical):
 
     async def finish(self, text: str, evidence: Sequence[Evidence], cited: Sequence[int],
                      action: Action | None, *, refused: bool = False, cancelled: bool = False,
-                     chunks: dict[int, Chunk] | None = None,
-                     chunk_ids: dict[int, str] | None = None) -> None:
+                     style: str | None = None, dropped: int = 0) -> None:
         """Show the final text with linked citations and list the cited passages."""
         if self._stream is not None:
             await self._stream.stop()
@@ -107,12 +106,12 @@ class TurnView(Vertical):
         self.done = True
         self.text = text or self.text
         self.evidence = {e.n: e for e in evidence}
-        self.chunks = dict(chunks or {})
-        self.chunk_ids = dict(chunk_ids or {})
         body = self.text if self.text.strip() else "_(no answer was written)_"
         await self.query_one(".answer", Markdown).update(link_citations(body, self.evidence))
         self._fill_sources(sorted({n for n in cited if n in self.evidence}))
         self.set_status(_status(action, refused, cancelled, len(cited)))
+        web = any(e.kind == "web" for n, e in self.evidence.items() if n in cited)
+        self.set_style(None if refused or not style else style, web, dropped)
 
     def _fill_sources(self, cited: list[int]) -> None:
         listing = self.query_one(".sources", OptionList)
@@ -122,7 +121,7 @@ class TurnView(Vertical):
             e = self.evidence[n]
             snippet = " ".join(e.text.split())
             snippet = snippet if len(snippet) <= 90 else snippet[:89].rstrip() + "…"
-            label = Text.assemble((f"[{n}] ", "bold #90caf9"), (source_label(e.source, e.page), "bold"),
+            label = Text.assemble((f"[{n}] ", "bold #90caf9"), (source_label(e.source, e.page, url=e.url), "bold"),
                                   ("  " + snippet, "dim"), no_wrap=True, overflow="ellipsis")
             options.append(Option(label, id=str(n)))
         listing.clear_options()

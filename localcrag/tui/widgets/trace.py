@@ -1,13 +1,12 @@
 """The CRAG trace: what the pipeline did for the latest question, filled live from events.
 
-The state is a plain object fed one event at a time; rendering is a pure function of it,
-so the panel can be rebuilt at any moment (and tested without a terminal).
+The state is the run's ``RunRecord`` (fed one event at a time) plus a note; rendering is a
+pure function of it, so the panel can be rebuilt at any moment (and tested without a terminal).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
@@ -17,8 +16,11 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from localcrag import events as ev
-from localcrag.tui.widgets.labels import BADGE, source_label
-from localcrag.types import Action, Decision, Grade, Hit, WebResult
+from localcrag.crag.graders.base import RANK_GRADER
+from localcrag.record import RunRecord
+from localcrag.settings import LOWER_THRESHOLD, UPPER_THRESHOLD
+from localcrag.textutil import source_label
+from localcrag.tui.widgets.labels import BADGE
 
 BAR = 10
 STAGE_LABEL = {"retrieve": "retrieving", "grade": "grading", "refine": "refining",
@@ -26,72 +28,15 @@ STAGE_LABEL = {"retrieve": "retrieving", "grade": "grading", "refine": "refining
 
 
 @dataclass
-class TraceState:
-    question: str = ""
-    rewritten: str | None = None
-    hits: tuple[Hit, ...] = ()
-    grades: dict[int, Grade] = field(default_factory=dict)
-    decision: Decision | None = None
-    refined: tuple[int, int] | None = None  # (kept, considered)
-    web_query: str | None = None
-    web_results: tuple[WebResult, ...] | None = None
-    web_error: str | None = None
-    web_skipped: str | None = None
-    trimmed: int = 0
-    evidence_n: dict[int, tuple[int, ...]] = field(default_factory=dict)  # hit index -> [n] in the answer
-    timings: dict[str, float] = field(default_factory=dict)
-    stage: str | None = None  # running stage
-    done: bool = False
+class TraceState(RunRecord):
+    """The run's record (every fact the panel shows comes from its fold) plus the panel's note."""
+
     note: str = ""  # e.g. "cancelled", "failed: ..."
 
-    def apply(self, event: object) -> bool:
-        """Fold one pipeline event in; False when the event does not change the trace."""
-        match event:
-            case ev.StageStarted(stage=stage):
-                self.stage = stage
-            case ev.StageFinished(stage=stage, ms=ms):
-                self.timings[stage] = ms
-                self.stage = None
-            case ev.QuestionRewritten(rewritten=rewritten):
-                self.rewritten = rewritten
-            case ev.Retrieved(hits=hits):
-                self.hits = hits
-            case ev.ChunkGraded(grade=grade, index=index):
-                self.grades[index] = grade
-            case ev.DecisionMade(decision=decision):
-                self.decision = decision
-            case ev.Refined(strips=strips, considered=considered):
-                self.refined = (len(strips), considered)
-            case ev.WebQuery(query=query):
-                self.web_query = query
-            case ev.WebResults(query=query, results=results):
-                self.web_query, self.web_results = query, results
-            case ev.WebError(query=query, error=error):
-                self.web_query, self.web_error = query or self.web_query, error
-            case ev.WebSkipped(reason=reason):
-                self.web_skipped = reason
-            case ev.EvidenceTrimmed(dropped=dropped):
-                self.trimmed = len(dropped)
-            case ev.AnswerDone(timings_ms=timings, evidence=evidence):
-                self.timings.update(timings)
-                self.stage, self.done = None, True
-                self.evidence_n = _evidence_numbers(evidence, self.hits)
-            case _:
-                return False
-        return True
-
-
-def _evidence_numbers(evidence: tuple, hits: tuple[Hit, ...]) -> dict[int, tuple[int, ...]]:
-    """Which [n] of the answer each retrieved chunk became: the answer numbers its evidence,
-    the trace ranks retrieval, and a reader checking a citation needs the link."""
-    from localcrag.tui.widgets.answer import match_chunks
-
-    index = {h.chunk.chunk_id: i for i, h in enumerate(hits)}
-    out: dict[int, list[int]] = {}
-    for n, chunk in sorted(match_chunks(evidence, hits).items()):
-        if chunk.chunk_id in index:
-            out.setdefault(index[chunk.chunk_id], []).append(n)
-    return {i: tuple(ns) for i, ns in out.items()}
+    @property
+    def evidence_n(self) -> dict[int, tuple[int, ...]]:
+        """Hit index -> the [n] it became in the answer."""
+        return self.hit_numbers()
 
 
 def fmt_ms(ms: float) -> str:
@@ -133,6 +78,8 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
         parts.append(_sub(("↳ standalone: ", "dim"), (state.rewritten, "italic")))
     if state.hits or "retrieve" in state.timings:
         parts.append(_heading(f"Retrieved {len(state.hits)} chunks", state.timings.get("retrieve")))
+        if state.retrieval_fallback:
+            parts.append(_sub(f"⚠ {state.retrieval_fallback}", style="#fdd835"))
         grid = Table.grid(padding=(0, 1), expand=True)
         for col in ({"width": 2, "justify": "right"}, {"width": BAR, "min_width": BAR},
                     {"width": 4, "min_width": 4}, {"ratio": 1}):
@@ -151,10 +98,13 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
             grid.add_row(str(i + 1), score_bar(score, style), f"{score:.2f}", cell)
         parts.append(grid)
         if state.grades:
-            parts.append(_sub(f"bars: relevance graded by {next(iter(state.grades.values())).grader}"
+            by = next(iter(state.grades.values())).grader
+            parts.append(_sub((f"bars: {by}, not graded" if by == RANK_GRADER else
+                               f"bars: relevance graded by {by}")
                               + (f" in {fmt_ms(state.timings['grade'])}" if "grade" in state.timings else "")
                               + ("; [n]: its number in the answer" if state.evidence_n else ""),
                               style="dim"))
+            parts.extend(_grade_errors(state.grades))
     if state.decision is not None:
         d = state.decision
         label, style = BADGE[d.action]
@@ -166,7 +116,14 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
         parts.append(_heading(f"Refinement kept {kept} of {considered} strips", state.timings.get("refine")))
     parts.extend(_web_parts(state))
     if state.trimmed:
-        parts.append(Text(f"Dropped {state.trimmed} evidence item(s) to fit the context", style="#fdd835"))
+        parts.append(Text(f"Dropped {len(state.trimmed)} evidence item(s) to fit the context", style="#fdd835"))
+    if state.style is not None:
+        parts.append(_heading("Answer " + ("quoted" if state.style.style == "extractive" else
+                                           "written, each sentence checked")))
+        parts.append(_sub(state.style.reason, style="dim"))
+    for sentence, reason in state.dropped:
+        short = sentence if len(sentence) <= 70 else sentence[:69] + "…"
+        parts.append(_sub(("✗ not shown: ", "#ef9a9a"), (f"{short} ({reason})", "dim")))
     if state.stage:
         parts.append(Text(f"… {STAGE_LABEL.get(state.stage, state.stage)}", style="italic #90caf9"))
     if state.done or "generate" in state.timings:
@@ -178,6 +135,16 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
     if state.note:
         parts.append(Text(state.note, style="bold #fdd835"))
     return Group(*parts)
+
+
+def _grade_errors(grades: dict[int, Grade]) -> list[RenderableType]:
+    """Each grading failure once (⚠ marks its chunks): a fallback score is never silent."""
+    errors: dict[str, int] = {}
+    for g in grades.values():
+        if g.error:
+            errors[g.error] = errors.get(g.error, 0) + 1
+    return [_sub(f"⚠ grading failed for {n} of {len(grades)}: {err}", style="#fdd835")
+            for err, n in errors.items()]
 
 
 def _web_parts(state: TraceState) -> list[RenderableType]:
@@ -205,7 +172,7 @@ class TracePanel(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.state = TraceState()
-        self.upper, self.lower = 0.6, 0.35
+        self.upper, self.lower = UPPER_THRESHOLD, LOWER_THRESHOLD
 
     def compose(self):  # noqa: ANN201
         yield Static(id="trace-body")
@@ -214,13 +181,14 @@ class TracePanel(VerticalScroll):
         self.border_title = "CRAG trace"
         self.redraw()
 
-    def reset(self, question: str = "", upper: float = 0.6, lower: float = 0.35) -> None:
+    def reset(self, question: str = "", upper: float = UPPER_THRESHOLD,
+              lower: float = LOWER_THRESHOLD) -> None:
         self.state = TraceState(question=question)
         self.upper, self.lower = upper, lower
         self.redraw()
 
     def add(self, event: object) -> None:
-        if self.state.apply(event):
+        if self.state.add(event) and not isinstance(event, ev.Token):  # the answer shows tokens
             self.redraw()
 
     def set_note(self, note: str) -> None:

@@ -1,0 +1,125 @@
+"""The answer stage: a quote of the evidence, or generated text checked sentence by sentence.
+
+*extractive*: the evidence sentences that answer (``extract.extractive_answer``), streamed
+at once: no model call, so the first token follows grading and refinement directly.
+*generative*: the generator writes from numbered evidence; ``shaping.SentenceGate`` shows a
+sentence only once it passes the grounding check. If none passes, the extractive answer
+replaces the draft, and a second ``StyleChosen`` says why.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
+from typing import Any
+
+from localcrag import events as ev
+from localcrag.crag.citations import clean_citations
+from localcrag.crag.extract import extractive_answer
+from localcrag.crag.style import model_name
+from localcrag.crag.timing import Stage, ms_since
+from localcrag.llm.cpu import CpuMeter, threads_for, usable_cores
+from localcrag.settings import Settings
+from localcrag.types import Action, Answer, Citation, Evidence
+
+ScoreTexts = Callable[[str, Sequence[str]], list[float]]
+FELL_BACK = "nothing the model wrote passed the check against the sources; the answer quotes them"
+
+
+def answer_events(question: str, q: str, evidence: list[Evidence], action: Action | None, *,
+                  style: str, reason: str, llm: Any, settings: Settings,
+                  score_texts: ScoreTexts | None, cancel: threading.Event,
+                  timings: dict[str, float], t0: float, meter: CpuMeter | None = None,
+                  note: str = "") -> Iterator[ev.Event]:
+    """Events of the answer stage, ending with the run's one ``AnswerDone``. ``note`` is
+    said at the end of the answer itself (ungraded evidence), so no reader misses it."""
+    yield ev.StyleChosen(style, reason, model_name(llm))
+    if style == "extractive":
+        detail, inner = "quoting the evidence", _quote(question, q, evidence, action, score_texts,
+                                                        timings, t0, 0)
+    else:
+        detail = "checking each sentence against the sources"
+        inner = _write(question, q, evidence, action, llm, settings, score_texts, cancel,
+                       timings, t0, meter)
+    done = None
+    with Stage("generate", timings, detail) as st:
+        yield st.started
+        for e in inner:
+            if isinstance(e, ev.AnswerDone):
+                done = e  # the run's last event, after the stage's timing
+            else:
+                yield e
+    yield st.finished
+    if done is not None and note:
+        yield ev.Token(f"\n\n{note}")
+        done = replace(done, answer=replace(done.answer, text=f"{done.answer.text}\n\n{note}"))
+    if done is not None:
+        yield done
+
+
+def _done(question: str, text: str, evidence: Sequence[Evidence], action: Action | None,
+          style: str, dropped: int, timings: dict[str, float]) -> ev.AnswerDone:
+    text, cited = clean_citations(text, max((e.n for e in evidence), default=0))
+    by_n = {e.n: e for e in evidence}
+    citations = tuple(Citation(n, by_n[n].source, by_n[n].page, by_n[n].url) for n in cited if n in by_n)
+    answer = Answer(question, text, citations, action, style=style, dropped_sentences=dropped)
+    return ev.AnswerDone(answer, tuple(evidence), timings)
+
+
+def _quote(question: str, q: str, evidence: Sequence[Evidence], action: Action | None,
+           score_texts: ScoreTexts | None, timings: dict[str, float], t0: float,
+           dropped: int) -> Iterator[ev.Event]:
+    found = extractive_answer(q, evidence, score_texts)
+    timings.setdefault("first_token", ms_since(t0))
+    yield ev.Token(found.text)
+    yield _done(question, found.text, evidence, action, "extractive", dropped, timings)
+
+
+def _write(question: str, q: str, evidence: list[Evidence], action: Action | None, llm: Any,
+           s: Settings, score_texts: ScoreTexts | None, cancel: threading.Event,
+           timings: dict[str, float], t0: float, meter: CpuMeter | None) -> Iterator[ev.Event]:
+    from localcrag.crag.generate import build_messages, fit_evidence
+    from localcrag.crag.shaping import SentenceGate
+
+    kept, dropped = fit_evidence(llm, q, evidence, s.max_answer_tokens)
+    if dropped:
+        yield ev.EvidenceTrimmed(tuple(dropped), llm.n_ctx)
+    prompt = llm.chat_prompt(build_messages(q, kept))
+    if s.threads == 0 and meter is not None and hasattr(llm, "set_threads"):
+        llm.set_threads(threads_for(usable_cores(), meter.others_busy()))  # cores left free
+    gate = SentenceGate(kept, q)
+    reported = 0
+
+    def news() -> Iterator[ev.Event]:
+        nonlocal reported
+        for sentence, why in gate.dropped[reported:]:
+            yield ev.SentenceDropped(sentence, why)
+        reported = len(gate.dropped)
+
+    for piece in llm.stream(prompt, s.max_answer_tokens, s.temperature, cancel=cancel,
+                            repeat_penalty=s.repeat_penalty):
+        out, stop = gate.feed(piece)
+        yield from news()
+        if out:
+            timings.setdefault("first_token", ms_since(t0))
+            yield ev.Token(out)
+        if stop or cancel.is_set():
+            break  # the model loops, or the user cancelled
+    truncated = getattr(llm, "finish_reason", None) == "length"
+    if tail := gate.finish(cancelled=cancel.is_set(), truncated=truncated):
+        timings.setdefault("first_token", ms_since(t0))
+        yield ev.Token(tail)
+    yield from news()
+    if not gate.kept and kept and not cancel.is_set():
+        yield ev.StyleChosen("extractive", FELL_BACK, model_name(llm))
+        yield from _quote(question, q, kept, action, score_texts, timings, t0, len(gate.dropped))
+        return
+    text = gate.text
+    if not kept and not text:  # nothing to answer from, and the model said nothing checkable
+        from localcrag.crag.generate import REFUSAL
+
+        text = REFUSAL
+        yield ev.Token(text)
+    timings.setdefault("first_token", ms_since(t0))
+    yield _done(question, text, kept, action, "generative", len(gate.dropped), timings)

@@ -1,0 +1,209 @@
+"""Extractive answers: the evidence sentences that answer the question, quoted verbatim.
+
+A 135M model cannot be trusted to paraphrase, but CRAG's refinement has already found the
+strips that carry the answer. So the answer is one to three whole evidence sentences
+(PDF line-break hyphens joined), each cited [n], at most about ``MAX_WORDS`` words, chosen
+by a question-sentence score:
+
+    score = 0.45 * relevance + 0.35 * question-term overlap + 0.20 * answer shape
+
+``relevance`` is the retrieval evaluator's ``score_texts`` (the same one refinement uses;
+term overlap stands in when there is none). A sentence that only restates the question
+(fewer than two content words of its own and no answer-shaped span) counts half.
+
+The **answer shape** comes from the question word, by general English grammar, not from
+any data set: how many / how much / how long / what percentage ... -> a number with its
+unit; when / what year -> a date or year; who / whose -> a capitalised name; where / what
+city ... -> a capitalised phrase after a place preposition (in, at, near, from ...). The
+span of that shape in the chosen sentence (not one the question already contains) is
+emphasised in **bold**, so the user sees what answers the question at a glance.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from localcrag.textutil import STOPWORDS, base_form, content_words, stem
+from localcrag.crag.grounding import evidence_sentences
+from localcrag.types import Evidence
+
+MAX_WORDS = 60  # a quote longer than this is no longer an answer at a glance
+MAX_SENTENCES = 3
+CANDIDATES = 40  # sentences scored by the evaluator (the rest by overlap only): latency
+NEAR_BEST = 0.85  # a second or third sentence is added only if it scores this close to the best
+NOT_STATED = "The documents do not state it."
+
+_SHAPES = [
+    ("number", re.compile(r"\bhow (?:many|much|long|old|far|big|large|tall|fast|often|high|deep)\b"
+                          r"|\b(?:what|which) (?:\w+ )?(?:percentage|percent|number|amount|"
+                          r"temperature|size|age|speed|rate|proportion|fraction|share|score|cost|"
+                          r"price|value|length|height|width|weight|distance|duration|population|"
+                          r"total|count)\b", re.I)),
+    ("date", re.compile(r"\bwhen\b|\b(?:what|which) (?:year|date|century|decade|day|month)\b", re.I)),
+    ("name", re.compile(r"\bwho(?:m|se)?\b|\b(?:what|which) (?:person|people)\b", re.I)),
+    ("place", re.compile(r"\bwhere\b|\b(?:what|which) (?:city|country|place|region|location|"
+                         r"state|continent|town|area)\b", re.I)),
+]
+_MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|"
+          r"December)")
+_NUM = r"(?:[$€£]\s?)?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent\b|°\s?[CF]?))?"
+_SPANS = {
+    "number": re.compile(r"(?:\b[A-Za-z]\w{0,3}\s*=\s*)" + _NUM + r"|(?<![\w.])" + _NUM
+                         + r"(?:\s+(?!(?:" + "|".join(sorted(STOPWORDS)) + r")\b)[a-z]+"
+                         r"(?:\s+[A-Z][a-z]+(?=[\s.,;]|$))?)?"),
+    "date": re.compile(r"\b(?:" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+)?\d{3,4}s?\b(?!\.\d)"
+                       r"|\b\d{1,2}(?:st|nd|rd|th)? century\b|\b" + _MONTH + r"\s+\d{1,2}\b"),
+    "name": re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:of|de|von|van)?\s*[A-Z][\w'’-]+)*"),
+    "place": re.compile(r"\b(?:in|at|near|from|to|across|within|throughout) (?:the )?"
+                        r"([A-Z][\w'’-]+(?:\s+(?:of\s+)?[A-Z][\w'’-]+)*)"),
+}
+
+
+@dataclass(frozen=True)
+class Extract:
+    """An extractive answer: the quoted text (with [n] and **bold**) and what it cites."""
+
+    text: str
+    cited: tuple[int, ...]
+    sentences: tuple[str, ...]
+    span: str | None = None  # the emphasised answer span, when one was found
+    found: bool = True  # False: no evidence sentence addresses the question
+
+
+def answer_shape(question: str) -> str | None:
+    """What an answer to ``question`` looks like: number, date, name, place, or None."""
+    for shape, pattern in _SHAPES:
+        if pattern.search(question):
+            return shape
+    return None
+
+
+def _stems(text: str) -> set[str]:
+    return content_words(text)
+
+
+def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[int, int]]:
+    """(start, end) of the spans of ``shape`` in ``sentence`` the question does not contain."""
+    if shape is None:
+        return []
+    asked = _stems(question)
+    out = []
+    for m in _SPANS[shape].finditer(sentence):
+        group = 1 if m.re.groups else 0  # place: the phrase after its preposition
+        text = m.group(group).strip()
+        if shape == "date" and text.isdigit() and not 1000 <= int(text) <= 2100 and len(text) == 4:
+            continue
+        if shape == "name" and m.start() == 0 and " " not in text:
+            continue  # a capitalised first word is grammar, not a name
+        if shape == "number" and re.search(r"\b[A-Z][a-z]*\.? $", sentence[:m.start(group)]):
+            continue  # "Table 2", "Section 3": a label, not a quantity
+        words = _stems(text)
+        if text and not (words and words <= asked) and text.lower() not in question.lower():
+            out.append((m.start(group), m.start(group) + len(m.group(group).rstrip())))
+    return out
+
+
+def _weights(question: str, sentences: Sequence[str]) -> dict[str, float]:
+    """IDF of each question term over the candidate sentences: the term that tells them
+    apart ("French" among sentences that all say "Transformer") counts most."""
+    said = [_stems(s) for s in sentences]
+    return {t: math.log(1 + len(said) / (1 + sum(t in s for s in said))) for t in _stems(question)}
+
+
+def _score(question: str, sentence: str, relevance: float, shape: str | None,
+           weights: dict[str, float] | None = None) -> float:
+    asked, said = _stems(question), _stems(sentence)
+    w = weights or dict.fromkeys(asked, 1.0)
+    total = sum(w.get(t, 1.0) for t in asked)
+    overlap = sum(w.get(t, 1.0) for t in asked & said) / total if total else 0.0
+    has_span = bool(answer_spans(sentence, question, shape))
+    score = (0.45 * relevance + 0.35 * overlap + 0.20 * has_span if shape
+             else 0.55 * relevance + 0.45 * overlap)
+    restates = len(said - asked) < 2 and not has_span
+    return score * 0.5 if restates else score
+
+
+def _emphasise(sentence: str, question: str, shape: str | None) -> tuple[str, str | None]:
+    """Bold the answer-shaped span nearest to the question's terms (two when the question
+    asks for two things: "How long and at what temperature ...")."""
+    spans = answer_spans(sentence, question, shape)
+    if not spans:
+        return sentence, None
+    asked = _stems(question)
+    anchors = [m.start() for m in re.finditer(r"\w+", sentence) if stem(base_form(m.group(0))) in asked]
+    spans.sort(key=lambda s: min((abs(s[0] - a) for a in anchors), default=s[0]))
+    chosen = sorted(spans[:2 if re.search(r"\band\b", question) else 1])
+    out, pos = [], 0
+    for a, b in chosen:
+        out.append(sentence[pos:a] + "**" + sentence[a:b] + "**")
+        pos = b
+    out.append(sentence[pos:])
+    return "".join(out), sentence[chosen[0][0]:chosen[0][1]]
+
+
+def _window(sentence: str, limit: int) -> str:
+    """A sentence far over the limit is cut to its first ``limit`` words, marked with "…"."""
+    words = sentence.split()
+    return sentence if len(words) <= limit * 3 // 2 else " ".join(words[:limit]) + " …"
+
+
+def extractive_answer(question: str, evidence: Sequence[Evidence],
+                      score_texts: Callable[[str, Sequence[str]], list[float]] | None = None
+                      ) -> Extract:
+    """The one to three evidence sentences that best answer ``question``, quoted and cited."""
+    shape = answer_shape(question)
+    seen: set[str] = set()
+    cands: list[tuple[int, int, str]] = []  # (evidence n, position, sentence)
+    for e in evidence:
+        for i, s in enumerate(evidence_sentences(e.text)):
+            key = " ".join(s.lower().split())
+            if len(s.split()) >= 3 and key not in seen:
+                seen.add(key)
+                cands.append((e.n, i, s))
+    if not cands:
+        return Extract(NOT_STATED, (), (), found=False)
+    weights = _weights(question, [s for _, _, s in cands])
+    lexical = [_score(question, s, 0.0, shape, weights) for _, _, s in cands]
+    top = sorted(range(len(cands)), key=lambda i: -lexical[i])[:CANDIDATES]
+    relevance = dict.fromkeys(range(len(cands)), 0.0)
+    if score_texts is not None:
+        relevance.update(zip(top, score_texts(question, [cands[i][2] for i in top])))
+    else:
+        asked = _stems(question)
+        relevance.update({i: len(asked & _stems(cands[i][2])) / max(1, len(asked)) for i in top})
+    scores = {i: _score(question, cands[i][2], float(relevance[i]), shape, weights) for i in top}
+    ranked = sorted(top, key=lambda i: (-scores[i], cands[i][0], cands[i][1]))
+    best = ranked[0]
+    asked = _stems(question)
+    if not asked & _stems(cands[best][2]) and relevance[best] < 0.5:
+        return Extract(NOT_STATED, (), (), found=False)
+    chosen = [best]
+    chosen_keys = [" ".join(cands[best][2].lower().split())]
+    answered = bool(answer_spans(cands[best][2], question, shape))
+    words = len(cands[best][2].split())
+    for i in ranked[1:]:
+        if len(chosen) == MAX_SENTENCES or scores[i] < NEAR_BEST * scores[best]:
+            break
+        n_words = len(cands[i][2].split())
+        if answered and not answer_spans(cands[i][2], question, shape):
+            continue  # the best sentence holds the answer: add only others that hold one too
+        key = " ".join(cands[i][2].lower().split())
+        if any(key in k or k in key for k in chosen_keys):
+            continue  # the same sentence again, glued to a heading in another chunk
+        if words + n_words <= MAX_WORDS and asked & _stems(cands[i][2]):
+            chosen_keys.append(key)
+            chosen.append(i)
+            words += n_words
+    parts, span = [], None
+    for j, i in enumerate(chosen):
+        n, _, sentence = cands[i]
+        sentence = _window(sentence, MAX_WORDS)
+        if j == 0:
+            sentence, span = _emphasise(sentence, question, shape)
+        end = re.search(r"[.!?]*$", sentence).start()  # the marker goes before the full stop
+        parts.append(f"{sentence[:end]} [{n}]{sentence[end:]}")
+    cited = tuple(dict.fromkeys(cands[i][0] for i in chosen))
+    return Extract(" ".join(parts), cited, tuple(cands[i][2] for i in chosen), span)

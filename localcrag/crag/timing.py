@@ -1,0 +1,29 @@
+"""Stage timings of a run: each stage's start/finish events and its milliseconds."""
+
+from __future__ import annotations
+
+import time
+
+from localcrag import events as ev
+
+
+def ms_since(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 1)
+
+
+class Stage:
+    """Times a stage and hands out its started/finished events."""
+
+    def __init__(self, name: str, timings: dict[str, float], detail: str = "") -> None:
+        self.name, self.timings = name, timings
+        self.started = ev.StageStarted(name, detail)
+        self.finished: ev.StageFinished | None = None
+
+    def __enter__(self) -> "Stage":
+        self.t = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        ms = round((time.perf_counter() - self.t) * 1000, 1)
+        self.timings[self.name] = ms
+        self.finished = ev.StageFinished(self.name, ms)

@@ -1,0 +1,98 @@
+"""Keeping the index small and recoverable: compaction, version clean-up, the document list,
+and removing duplicate rows.
+
+Every commit leaves a table version behind, and old versions keep their data files alive,
+so after each ingest the store is compacted (small fragments merged, the full-text index
+brought up to date) and versions older than ``index_keep_minutes`` are dropped: the
+retention window is what ``doctor --repair`` can go back to. Beside each table a small
+JSON list of its documents (source -> content hash) survives the loss of any data file,
+so a repair knows which documents to rebuild from their files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections import Counter
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from localcrag.ingest.rows import quote
+
+
+def compact(store: Any, keep_minutes: float) -> None:
+    """Merge small fragments, update (or build) the full-text index, drop old versions."""
+    from lancedb.index import FTS
+
+    t = store.table
+    if t.count_rows() and not any(i.index_type == "FTS" for i in t.list_indices()):
+        t.create_index("text", config=FTS(with_position=False), replace=True)
+    with warnings.catch_warnings():  # keep=0 warns about other readers: the writer lock is ours
+        warnings.simplefilter("ignore", UserWarning)
+        t.optimize(cleanup_older_than=timedelta(minutes=keep_minutes))
+    store._fts_dirty = False
+
+
+def documents_path(store: Any) -> Path:
+    return Path(store.path) / f"{store.name}.documents.json"
+
+
+def save_documents(store: Any) -> None:
+    """Write the table's document list (atomically: a crash leaves the previous list)."""
+    path = documents_path(store)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(store.file_hashes(), ensure_ascii=False, indent=0), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def load_documents(store: Any) -> dict[str, str]:
+    """The last saved document list ({} when there is none or it is unreadable)."""
+    try:
+        data = json.loads(documents_path(store).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def duplicates(store: Any) -> tuple[int, list[str]]:
+    """(chunk rows beyond the first copy of their id, documents whose rows disagree: a
+    duplicated chunk id or two content hashes for one document)."""
+    d = store._columns(["chunk_id", "source", "doc_hash"])
+    extra = Counter(d["chunk_id"])
+    n_extra = sum(c - 1 for c in extra.values())
+    hashes: dict[str, set[str]] = {}
+    bad: set[str] = set()
+    for cid, src, h in zip(d["chunk_id"], d["source"], d["doc_hash"]):
+        hashes.setdefault(src, set()).add(h)
+        if extra[cid] > 1:
+            bad.add(src)
+    bad.update(s for s, hs in hashes.items() if len(hs) > 1)
+    return n_extra, sorted(bad)
+
+
+def dedupe(store: Any, sources: list[str]) -> int:
+    """Keep one copy of each document (its newest content hash, each chunk id once);
+    returns the rows removed. Run under the writer lock."""
+    if not sources:
+        return 0
+    import pyarrow as pa
+
+    where = f"source IN ({', '.join(quote(s) for s in sources)})"
+    t = store.table
+    rows = t.search().where(where).limit(t.count_rows(where)).to_arrow()
+    newest: dict[str, tuple[float, str]] = {}
+    for src, h, at in zip(*(rows[c].to_pylist() for c in ("source", "doc_hash", "indexed_at"))):
+        if src not in newest or at > newest[src][0]:
+            newest[src] = (at, h)
+    keep, seen = [], set()
+    for i, (cid, src, h) in enumerate(zip(*(rows[c].to_pylist() for c in ("chunk_id", "source", "doc_hash")))):
+        if h == newest[src][1] and cid not in seen:
+            seen.add(cid)
+            keep.append(i)
+    kept = rows.take(pa.array(keep, type=pa.int64())).select(t.schema.names)
+    t.delete(where)
+    t.add(kept)
+    store._fts_dirty = True
+    return rows.num_rows - kept.num_rows

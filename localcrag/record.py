@@ -1,0 +1,142 @@
+"""One record of a run: the pipeline's events folded into plain facts.
+
+The CLI (``ask`` and its ``--json``), the TUI's trace panel and the evaluator all read a
+run through this one fold instead of each keeping its own bookkeeping, so they cannot
+disagree about what happened. The final ``Answer`` is kept whole: fields added to it
+later reach every front end without an edit here.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from localcrag import events as ev
+from localcrag.textutil.labels import style_label
+from localcrag.types import Action, Answer, Decision, Evidence, Grade, Hit, Strip, WebResult
+
+
+@dataclass
+class RunRecord:
+    """Feed every event to :meth:`add`; read the facts from the fields."""
+
+    question: str = ""
+    mode: str = "crag"
+    rewritten: str | None = None  # the standalone question, when a follow-up was rewritten
+    hits: tuple[Hit, ...] = ()
+    retrieval_fallback: str | None = None  # e.g. "vector only: full-text search failed (...)"
+    grades: dict[int, Grade] = field(default_factory=dict)  # hit index -> grade
+    decision: Decision | None = None
+    strips: tuple[Strip, ...] = ()  # kept by refinement
+    considered: int | None = None  # strips scored by refinement (None: it did not run)
+    web_query: str | None = None
+    web_results: tuple[WebResult, ...] | None = None  # None: no search was made
+    web_error: str | None = None
+    web_skipped: str | None = None
+    trimmed: tuple[Evidence, ...] = ()  # dropped to fit the context window
+    style: ev.StyleChosen | None = None  # how the answer is written, and why (the last word)
+    dropped: list[tuple[str, str]] = field(default_factory=list)  # generated sentences not shown
+    tokens: list[str] = field(default_factory=list)  # the streamed answer, piece by piece
+    evidence: tuple[Evidence, ...] = ()  # what the generator saw, numbered as cited
+    timings: dict[str, float] = field(default_factory=dict)
+    answer: Answer | None = None
+    stage: str | None = None  # the stage running now
+    started: float = field(default_factory=time.perf_counter)
+    total_ms: float | None = None  # wall time from the record's creation to AnswerDone
+
+    def add(self, event: object) -> bool:
+        """Fold one event in; False when it does not change the record."""
+        match event:
+            case ev.StageStarted(stage=stage):
+                self.stage = stage
+            case ev.StageFinished(stage=stage, ms=ms):
+                self.timings[stage] = ms
+                self.stage = None
+            case ev.QuestionRewritten(rewritten=rewritten):
+                self.rewritten = rewritten
+            case ev.Retrieved(hits=hits, fallback=fallback):
+                self.hits, self.retrieval_fallback = hits, fallback
+            case ev.ChunkGraded(grade=grade, index=index):
+                self.grades[index] = grade
+            case ev.DecisionMade(decision=decision):
+                self.decision = decision
+            case ev.Refined(strips=strips, considered=considered):
+                self.strips, self.considered = strips, considered
+            case ev.WebQuery(query=query):
+                self.web_query = query
+            case ev.WebResults(query=query, results=results):
+                self.web_query, self.web_results = query, results
+            case ev.WebError(query=query, error=error):
+                self.web_query, self.web_error = query or self.web_query, error
+            case ev.WebSkipped(reason=reason):
+                self.web_skipped = reason
+            case ev.EvidenceTrimmed(dropped=dropped):
+                self.trimmed = dropped
+            case ev.StyleChosen():
+                self.style = event
+            case ev.SentenceDropped(sentence=sentence, reason=reason):
+                self.dropped.append((sentence, reason))
+            case ev.Token(text=text):
+                self.tokens.append(text)
+            case ev.AnswerDone(answer=answer, evidence=evidence, timings_ms=timings):
+                self.answer, self.evidence = answer, evidence
+                self.timings.update(timings)
+                self.stage = None
+                self.total_ms = round((time.perf_counter() - self.started) * 1000, 1)
+            case _:
+                return False
+        return True
+
+    @property
+    def done(self) -> bool:
+        return self.answer is not None
+
+    @property
+    def action(self) -> Action | None:
+        return self.decision.action if self.decision else None
+
+    @property
+    def streamed(self) -> str:
+        return "".join(self.tokens)
+
+    @property
+    def text(self) -> str:
+        """The final answer; what was streamed while the run has not finished."""
+        return self.answer.text if self.answer else self.streamed
+
+    @property
+    def style_label(self) -> str:
+        """"Quoted from your documents" / "Written by <model>, checked against ..." ("" for
+        a refusal or before the style is known)."""
+        style = self.answer.style if self.answer else (self.style.style if self.style else "")
+        if not style or (self.answer is not None and self.answer.refused):
+            return ""
+        cited = {c.n for c in self.answer.citations} if self.answer else set()
+        web = any(e.kind == "web" for e in self.evidence if e.n in cited) or (
+            self.answer is None and bool(self.web_results))
+        return style_label(style, self.style.model if self.style else "", web=web)
+
+    @property
+    def graded(self) -> list[Grade]:
+        """The grades in retrieval order."""
+        return [self.grades[i] for i in sorted(self.grades)]
+
+    @property
+    def grade_errors(self) -> list[Grade]:
+        """Grades that are fallbacks because grading that chunk failed (``Grade.error``)."""
+        return [g for g in self.graded if g.error]
+
+    @property
+    def refined(self) -> tuple[int, int] | None:
+        """(strips kept, strips considered), when refinement ran."""
+        return None if self.considered is None else (len(self.strips), self.considered)
+
+    def hit_numbers(self) -> dict[int, tuple[int, ...]]:
+        """Which [n] of the answer each retrieved chunk became (hit index -> numbers), by
+        chunk id: the answer numbers its evidence, retrieval ranks chunks."""
+        index = {h.chunk.chunk_id: i for i, h in enumerate(self.hits)}
+        out: dict[int, list[int]] = {}
+        for e in sorted(self.evidence, key=lambda e: e.n):
+            if e.chunk_id in index:
+                out.setdefault(index[e.chunk_id], []).append(e.n)
+        return {i: tuple(ns) for i, ns in out.items()}

@@ -1,0 +1,78 @@
+"""Words, the one stop-word list, base forms, stems, and the refusal test."""
+
+from __future__ import annotations
+
+import re
+
+from localcrag.textutil.porter import stem
+
+# English function words: articles, pronouns, prepositions, conjunctions, auxiliaries and
+# modals, question words, quantifiers. Written for this project's relevance grader (the
+# fitted weights in localcrag/data/grader_fusion.json were fitted with exactly this list);
+# all but 9 of them ("did does doing having just ones s shall t") are also in the Glasgow
+# IR stop list that scikit-learn ships as ENGLISH_STOP_WORDS. Changing it changes grader
+# features: re-run scripts/fit_grader.py and tests/test_grade.py.
+STOPWORDS = frozenset(
+    """a an the and or but if then else of to in on at by for with from into onto upon about
+    above below over under between among through during before after since until while as than
+    so such is are was were be been being am do does did doing done have has had having can
+    could may might must shall should will would i me my we our us you your he him his she her
+    it its they them their this that these those there here what which who whom whose when
+    where why how not no nor only own same too very s t just also any all both each few more
+    most other some many much one ones whether either neither yet via per etc""".split()
+)
+WORD = re.compile(r"[A-Za-z0-9]+(?:['\u2019][A-Za-z]+)?")  # "Norman's", "don't" are one word
+_REFUSAL = re.compile(r"\b(?:do not|don'?t|don t) have enough information\b")
+
+
+def words(text: str) -> list[str]:
+    """Lower-case word tokens of ``text`` (curly apostrophes made straight)."""
+    return [m.group().lower().replace("\u2019", "'") for m in WORD.finditer(text)]
+
+
+def base_form(word: str) -> str:
+    """Lower case without possessive or plural ending ("grids" -> "grid", "companies" ->
+    "company", "Norman's" -> "norman"): deliberately conservative, for the grader's terms."""
+    w = word.lower().replace("\u2019", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    w = w.replace("'", "")
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 4 and w.endswith("sses"):
+        return w[:-2]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+def term_spans(text: str, stop: frozenset[str] = STOPWORDS) -> list[tuple[str, int, int]]:
+    """(base form, start, end) for every content word of ``text``, in order."""
+    out = []
+    for m in WORD.finditer(text):
+        raw = m.group().lower().replace("\u2019", "'")
+        if raw in stop or raw.split("'")[0] in stop:
+            continue
+        out.append((base_form(raw), m.start(), m.end()))
+    return out
+
+
+def terms(text: str, stop: frozenset[str] = STOPWORDS) -> list[str]:
+    """Base forms of the content words of ``text``, in order (repeats kept)."""
+    return [t for t, _, _ in term_spans(text, stop)]
+
+
+def stems(text: str, stop: frozenset[str] = STOPWORDS) -> list[str]:
+    """Porter stems of the content words, in order; single letters are dropped (digits kept)."""
+    return [stem(t) for t in terms(text, stop) if len(t) > 1 or t.isdigit()]
+
+
+def content_words(text: str, stop: frozenset[str] = STOPWORDS) -> set[str]:
+    """The set of :func:`stems`: what two texts share when they talk about the same things."""
+    return set(stems(text, stop))
+
+
+def is_refusal(text: str) -> bool:
+    """Did the answer decline ("I don't have enough information ...", any case, quotes)?"""
+    norm = " ".join(text.lower().replace("\u2019", "'").split())
+    return bool(_REFUSAL.search(norm))

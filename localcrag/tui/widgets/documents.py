@@ -1,0 +1,70 @@
+"""The library screen's pieces that need no screen: the file tree and its texts.
+
+Pure functions of the app's state, so the screen only places them (and tests can call them).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from rich.text import Text
+from textual.widgets import DirectoryTree
+
+
+class DocTree(DirectoryTree):
+    """A file browser without hidden files; plain glyphs (emoji widths vary between terminals)."""
+
+    ICON_NODE_EXPANDED = "▾ "
+    ICON_NODE = "▸ "
+    ICON_FILE = "  "
+
+    def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
+        return [p for p in paths if not p.name.startswith(".")]
+
+
+def when(ts: float) -> str:
+    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "—"
+
+
+def failure_text(path: str, error: str) -> str:
+    """The error without the file name or path it often starts with (the line shows the name)."""
+    for prefix in (str(path), Path(path).name):
+        if prefix and error.startswith(prefix + ":"):
+            return error[len(prefix) + 1:].strip()
+    return error
+
+
+def failures(failed: Sequence[tuple[str, str]]) -> Text:
+    """One line per file that failed to index: its name, then the error."""
+    lines = Text()
+    for path, error in failed:
+        lines.append("✗ ", style="#ef5350")
+        lines.append(f"{Path(path).name}: ", style="bold")
+        lines.append(f"{failure_text(path, error)}\n")
+    return lines
+
+
+def library_summary(sources: Sequence[Any], demo: int, ready: bool, previous: int) -> Text:
+    """The line above the documents table: counts, the keys, and what needs re-indexing."""
+    docs, chunks = len(sources), sum(s.chunks for s in sources)
+    summary = Text(style="bold")
+    if not ready:
+        summary.append("Opening the library…")
+    elif docs:
+        summary.append(f"{docs} document{'s' if docs != 1 else ''}, {chunks} chunks")
+        if demo:
+            summary.append(f"  ·  {demo} demo document{'s' if demo != 1 else ''} (ctrl+d removes "
+                           f"{'them' if demo != 1 else 'it'})", style="not bold #fdd835")
+        summary.append("  ·  in the table: r re-index, x remove, u update all", style="not bold dim")
+    elif not previous:
+        summary.append("No documents yet. Type or pick a file or folder below and press Enter, "
+                       "or press ctrl+g to index localcrag's own docs as a demo.")
+    if ready and previous:
+        if summary.plain:
+            summary.append("\n")
+        summary.append(f"{previous} document{'s were' if previous != 1 else ' was'} indexed with "
+                       "other settings (embedder or chunking): press ctrl+r to re-index "
+                       f"{'them' if previous != 1 else 'it'} with the current ones.", style="#fdd835")
+    return summary

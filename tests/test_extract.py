@@ -1,0 +1,102 @@
+"""Extractive answers: whole evidence sentences, cited, with the answering span in bold."""
+
+from __future__ import annotations
+
+from localcrag.crag.extract import MAX_WORDS, NOT_STATED, answer_shape, extractive_answer
+from localcrag.types import Evidence
+
+
+def ev(n: int, text: str, score: float = 0.9) -> Evidence:
+    return Evidence(n=n, text=text, source=f"/docs/file{n}.pdf", page=n + 4, score=score)
+
+
+HEADS = ev(1, "Multi-head attention allows the model to jointly attend to information from differ-\n"
+              "ent representation subspaces. In this work we employ h = 8 parallel attention layers, "
+              "or heads. For each of these we use dk = dv = dmodel/h = 64.")
+CAKE = ev(1, "Lemon cake\n\nMix the butter and sugar until pale. Add the eggs one at a time. "
+             "Bake the lemon cake at 175 degrees Celsius for 40 minutes. Let it cool.")
+WIFI = ev(1, "Welcome to the office. The guest wifi password rotates weekly and is posted at "
+             "reception. Printers are on the second floor.")
+
+
+def test_attention_heads_quotes_the_sentence_with_the_number_in_bold() -> None:
+    out = extractive_answer("How many attention heads does the Transformer base model use?", [HEADS])
+    assert out.text == "In this work we employ **h = 8** parallel attention layers, or heads [1]."
+    assert out.cited == (1,) and out.span == "h = 8"
+
+
+def test_lemon_cake_quotes_time_and_temperature() -> None:
+    out = extractive_answer("How long and at what temperature should I bake the lemon cake?", [CAKE])
+    assert out.sentences == ("Bake the lemon cake at 175 degrees Celsius for 40 minutes.",)
+    assert "**175 degrees Celsius**" in out.text and "**40 minutes**" in out.text
+
+
+def test_wifi_password_is_never_invented() -> None:
+    out = extractive_answer("What is the guest wifi password?", [WIFI])
+    assert out.text == "The guest wifi password rotates weekly and is posted at reception [1]."
+    assert "**" not in out.text
+
+
+def test_nothing_relevant_is_said_plainly() -> None:
+    out = extractive_answer("Who designed the lighthouse?", [CAKE])
+    assert out.text == NOT_STATED and not out.found and out.cited == ()
+
+
+def test_pdf_line_break_hyphens_are_joined_and_quotes_are_verbatim_otherwise() -> None:
+    out = extractive_answer("What does multi-head attention allow the model to do?", [HEADS])
+    assert "different representation subspaces" in out.text
+    assert all(s in " ".join(HEADS.text.replace("differ-\nent", "different").split())
+               for s in out.sentences)
+
+
+def test_each_quoted_sentence_cites_its_own_evidence() -> None:
+    a = ev(1, "Emma Raducanu won the 2021 U.S. Open women's singles title.")
+    b = ev(2, "The 2021 U.S. Open women's singles final was played in New York.")
+    out = extractive_answer("Who won the women's singles U.S. Open in 2021?", [b, a])
+    assert out.text.startswith("**Emma Raducanu** won") and out.cited[0] == 1
+    assert out.text.endswith("[2].") or out.cited == (1,)
+
+
+def test_shapes_come_from_the_question_word() -> None:
+    assert answer_shape("How much does it cost?") == "number"
+    assert answer_shape("When was it built?") == "date"
+    assert answer_shape("Whose idea was it?") == "name"
+    assert answer_shape("Where is the office?") == "place"
+    assert answer_shape("Why is the sky blue?") is None
+
+
+def test_when_and_where_emphasise_a_date_and_a_place() -> None:
+    final = ev(1, "The final was played at Arthur Ashe Stadium on September 11, 2021.")
+    assert "**September 11, 2021**" in extractive_answer("When was the final played?", [final]).text
+    assert "**Arthur Ashe Stadium**" in extractive_answer("Where was the final played?", [final]).text
+
+
+def test_the_grader_score_picks_among_sentences_and_length_is_bounded() -> None:
+    text = " ".join(f"Sentence {w} talks about robots in factories number {i}." for i, w in
+                    enumerate(["alpha", "beta", "gamma", "delta", "epsilon"]))
+    favour = lambda q, texts: [1.0 if "gamma" in t else 0.1 for t in texts]  # noqa: E731
+    out = extractive_answer("What about robots in factories?", [ev(1, text)], score_texts=favour)
+    assert out.sentences[0].startswith("Sentence gamma")
+    assert len(out.text.split()) <= MAX_WORDS + 10 and len(out.sentences) <= 3
+
+
+def test_a_sentence_that_only_restates_the_question_loses() -> None:
+    e = ev(1, "What is a cobot? A cobot is a robot designed to work safely beside people.")
+    out = extractive_answer("What is a cobot?", [e])
+    assert out.sentences == ("A cobot is a robot designed to work safely beside people.",)
+
+
+def test_a_label_number_is_not_an_answer_and_the_distinguishing_term_counts() -> None:
+    a = ev(1, "Table 2: The model gets better scores than earlier models on German and French.")
+    b = ev(2, "On German the big model gets a score of 28.4 points.")
+    c = ev(3, "On French the big model gets a score of 41.0 points.")
+    out = extractive_answer("What score does the big model get on French?", [a, b, c])
+    assert out.sentences[0] == "On French the big model gets a score of 41.0 points."
+    assert out.span == "41.0 points"
+
+
+def test_the_same_sentence_is_not_quoted_twice() -> None:
+    a = ev(1, "API DocsEverything you need to call the API is in the reference.")
+    b = ev(2, "Everything you need to call the API is in the reference.")
+    out = extractive_answer("Where is everything you need to call the API?", [a, b])
+    assert len(out.sentences) == 1

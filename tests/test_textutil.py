@@ -1,0 +1,107 @@
+"""The one text toolkit: each helper on hand-checked inputs."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from localcrag.crag.generate import REFUSAL
+from localcrag.textutil import (
+    STOPWORDS,
+    base_form,
+    content_words,
+    ends_sentence,
+    is_refusal,
+    label_pattern,
+    page_label,
+    sentence_pieces,
+    sentences,
+    source_label,
+    split_sentences,
+    stem,
+    stems,
+    terms,
+    words,
+)
+
+
+def test_words_are_lower_case_tokens_with_apostrophes_kept() -> None:
+    assert words("Norman’s AI, don't stop 3.14!") == ["norman's", "ai", "don't", "stop", "3", "14"]
+
+
+def test_base_form_drops_plurals_and_possessives_conservatively() -> None:
+    assert [base_form(w) for w in ["grids", "companies", "Norman's", "classes", "status", "bus"]] == [
+        "grid", "company", "norman", "class", "status", "bus"]
+
+
+def test_terms_skip_stop_words_and_contractions_of_them() -> None:
+    assert terms("What is it's role in the smart grids?") == ["role", "smart", "grid"]
+    assert {"the", "which", "would", "whether"} <= STOPWORDS and "grid" not in STOPWORDS
+
+
+@pytest.mark.parametrize(("word", "expected"), [
+    ("caresses", "caress"), ("ponies", "poni"), ("agreed", "agre"), ("hopping", "hop"),
+    ("filing", "file"), ("happy", "happi"), ("relational", "relat"), ("digitizer", "digit"),
+    ("hopefulness", "hope"), ("electrical", "electr"), ("adjustment", "adjust"),
+    ("adoption", "adopt"), ("controll", "control"), ("roll", "roll"), ("sky", "sky"),
+])
+def test_porter_stemmer_matches_the_paper(word: str, expected: str) -> None:
+    assert stem(word) == expected  # examples from Porter (1980)
+
+
+def test_stems_join_word_families_a_prefix_cut_confused() -> None:
+    assert stem("retrieve") == stem("retrieval") and stem("evaluator") == stem("evaluation")
+    assert stem("robots") == stem("robotic")
+    assert stem("interest") != stem("international")  # both "inter" as five-letter prefixes
+    assert stems("The robots' 2 arms, a b c") == ["robot", "2", "arm"]  # single letters dropped
+    assert content_words("Robotic arms retrieve parts") & content_words("robots retrieval") == {
+        "robot", "retriev"}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Dr. Smith paid $3.50 for it. He left.", ["Dr. Smith paid $3.50 for it.", "He left."]),
+    ("A line that ends in a com-\nPound word. Next.", ["A line that ends in a com-\nPound word.", "Next."]),
+    ("Short line,\nNot a title. Yes.", ["Short line,\nNot a title.", "Yes."]),
+    ("Title Line\nBody text starts here.", ["Title Line", "Body text starts here."]),
+])
+def test_sentences_keep_pdf_line_breaks_and_hyphens_together(text: str, expected: list[str]) -> None:
+    assert sentences(text) == expected
+    assert [text[a:b] for a, b in split_sentences(text)] == expected
+
+
+def test_sentence_pieces_give_the_text_back_with_markers_on_their_sentence() -> None:
+    text = "AI began in 1956. [1] Robots weld [2]! Dr. Who\nis here.\n\nLast one"
+    pieces = sentence_pieces(text)
+    assert "".join(pieces) == text
+    assert pieces == ["AI began in 1956. [1]", " Robots weld [2]!", " Dr. Who\nis here.", "\n\nLast one"]
+    assert sentence_pieces("") == [] and sentence_pieces("  ") == ["  "]
+
+
+def test_ends_sentence_for_streamed_text() -> None:
+    assert ends_sentence("It works.") and ends_sentence("It works [1].") and ends_sentence("Done! [2]")
+    assert ends_sentence("a line\n") and not ends_sentence("It works") and not ends_sentence("It [1")
+
+
+def test_source_label_one_page_format_everywhere() -> None:
+    assert page_label(5) == "p. 5"
+    assert source_label("/docs/report.pdf", 5) == "report.pdf, p. 5"
+    assert source_label("/docs/report.pdf", 5, page_first=True) == "p. 5 report.pdf"
+    assert source_label("/docs/report.pdf", 5, last_page=6) == "report.pdf, pp. 5\u20136"
+    assert page_label(5, 5) == "p. 5"
+    assert source_label("/docs/notes.md", None) == "notes.md"
+    assert source_label("/docs/a.pdf", 2, url="https://example.org/a") == "https://example.org/a"
+    assert source_label("https://example.org/b", None) == "https://example.org/b"
+
+
+def test_label_pattern_is_derived_from_source_label() -> None:
+    pattern = re.compile(label_pattern())
+    assert pattern.fullmatch(source_label("/x/long report (v2).pdf", 30)) is None  # no brackets
+    assert pattern.fullmatch(source_label("/x/report.pdf", 30))
+    assert not pattern.fullmatch("report.pdf p.30")  # the old TUI format is not a label
+
+
+def test_is_refusal_any_case_quotes_and_contractions() -> None:
+    assert is_refusal(REFUSAL) and is_refusal(f'"{REFUSAL.upper()}"')
+    assert is_refusal("Sorry, I do not have enough information.") and is_refusal("I don’t have enough information")
+    assert not is_refusal("Cobots work next to people [1].")

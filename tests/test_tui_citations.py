@@ -1,0 +1,58 @@
+"""A cited passage opens by its chunk id: never by guessing from the evidence text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("textual")
+
+from localcrag import events as ev  # noqa: E402
+from localcrag.tui.modals import PassageModal  # noqa: E402
+from localcrag.tui.widgets.trace import TracePanel  # noqa: E402
+from localcrag.types import Action, Answer, Chunk, Citation, Decision, Evidence, Grade, Hit  # noqa: E402
+from tui_fakes import PDF, FakeLibrary, FakePipeline, anyio_backend, ask, make_app, settle  # noqa: E402,F401
+
+pytestmark = pytest.mark.anyio
+
+# Two chunks of one page whose first 80+ characters are the same (a repeated boilerplate
+# opening): the old text-prefix guess took the first one for either citation.
+SAME = "Safety notice for every robot cell in this plant, applicable to all shifts and all operators: "
+FIRST = Chunk("cA", PDF, SAME + "wear gloves near the welding arm.", 4, 4, 0, 130)
+SECOND = Chunk("cB", PDF, SAME + "stop the conveyor before clearing a jam.", 4, 4, 130, 267)
+
+
+def _script(question: str) -> list[ev.Event]:
+    hits = (Hit(FIRST, 0.03, 0), Hit(SECOND, 0.02, 1))
+    evidence = (Evidence(1, SECOND.text, PDF, 4, score=0.9, chunk_id="cB"),)
+    answer = Answer(question, "Stop the conveyor first [1].", (Citation(1, PDF, 4, None),), Action.CORRECT)
+    return [ev.Retrieved(hits), ev.ChunkGraded(Grade(FIRST, 0.2, "fake"), 0, 2),
+            ev.ChunkGraded(Grade(SECOND, 0.9, "fake"), 1, 2),
+            ev.DecisionMade(Decision(Action.CORRECT, 0.9, 0.76, 0.51, "best 0.9")),
+            ev.Token(answer.text), ev.AnswerDone(answer, evidence, {})]
+
+
+async def test_citation_opens_the_chunk_it_came_from_when_prefixes_match(tmp_path: Path) -> None:
+    assert FIRST.text[:90] == SECOND.text[:90]
+    library = FakeLibrary(chunks=[FIRST, SECOND])
+    app, _, _ = make_app(tmp_path, pipeline=FakePipeline(_script), library=library)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "How do I clear a jam?")
+        await settle(pilot)
+        assert app.screen.query_one(TracePanel).state.evidence_n == {1: (1,)}  # hit 2 became [1]
+        await pilot.press("ctrl+r", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, PassageModal)
+        assert app.screen.chunk is not None and app.screen.chunk.chunk_id == "cB"
+        await pilot.press("escape")
+        await settle(pilot)
+    # the conversation on disk holds the real id, and a new app opens the same passage
+    assert app.backend.history.last().turns[0].chunk_id(1) == "cB"
+    app2, _, _ = make_app(tmp_path, library=FakeLibrary(chunks=[FIRST, SECOND]))
+    async with app2.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+r", "enter")
+        await settle(pilot)
+        assert isinstance(app2.screen, PassageModal) and app2.screen.chunk.chunk_id == "cB"
