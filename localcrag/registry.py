@@ -32,6 +32,8 @@ GRADERS: dict[str, GraderSpec] = {
                          "and numbers (default)"),
     "cross": GraderSpec(_F + "cross", "a fine-tuned MiniLM cross-encoder reads question and passage "
                         "together (experimental, weaker than fusion so far; falls back to fusion, visibly)"),
+    "align": GraderSpec(_F + "align", "logistic head over frozen MiniLM token alignments (question words "
+                        "matched in the passage, answer shape) plus the fusion signals; falls back to fusion, visibly"),
     "embedding": GraderSpec(_F + "embedding", "calibrated best-strip cosine margin"),
     "lexical": GraderSpec(_F + "lexical", "calibrated IDF-weighted word coverage (no model)"),
     "likelihood": GraderSpec(_F + "likelihood", "query likelihood under the `scorer` GGUF (slow)"),

@@ -96,7 +96,8 @@ class Settings(BaseModel):
     grader_model: str | None = Field(
         None,
         description=("ONNX file for the 'cross' grader (with its fitted calibration in the same name + "
-                     ".json); default: the model shipped in the package."),
+                     ".json), or head file (.json) for the 'align' grader; default: the one shipped in "
+                     "the package."),
     )
     grader_llm: str | None = Field(
         None,

@@ -36,8 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--grader", choices=list(GRADERS), default=None,
                    help="retrieval evaluator to measure (default: the grader setting)")
     s.add_argument("--grader-model", type=Path, default=None, metavar="ONNX",
-                   help="cross-encoder model file to measure (e.g. one scripts/train_evaluator.py wrote); "
-                        "its thresholds come from the .json beside it")
+                   help="cross-encoder model file to measure (e.g. one scripts/train_evaluator.py wrote; "
+                        "its thresholds come from the .json beside it), or an align head .json "
+                        "(scripts/train_align.py; with --grader align)")
     s.add_argument("--article", default=None, metavar="TITLE",
                    help="SQuAD: only the questions of this article, e.g. Normans (held-out reporting)")
     s.add_argument("--rerank", type=positive_int, default=0, metavar="N",

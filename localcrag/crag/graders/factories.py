@@ -111,3 +111,23 @@ def cross(ctx: GraderContext) -> Grader:
     meta = read_sidecar(model)
     calib = Logistic.from_dict(meta["calibration"]) if "calibration" in meta else Logistic(("cross",), (1.0,), 0.0)
     return CrossGrader(CrossEncoder(model, threads=1), calib, lambda: ctx.fusion)
+
+
+def align(ctx: GraderContext) -> Grader:
+    """Logistic head over frozen MiniLM token alignments + the fusion signals (fallback:
+    the fusion, visibly). ``grader_model`` may name another head file (.json)."""
+    from localcrag.crag.graders.align import AlignGrader, load_head
+    from localcrag.crag.graders.align_features import TokenEncoder
+    from localcrag.ingest.embed_onnx import onnx_path_for
+
+    s = ctx.settings
+    folder = s.model_path(s.embedder)
+    encoder = TokenEncoder(folder, getattr(ctx.embedder, "onnx_path", None) or onnx_path_for(folder))
+    error = None
+    try:
+        head = load_head(s.model_path(s.grader_model) if s.grader_model else None)
+        calib = Logistic.from_dict(head["calibration"])
+    except (OSError, ValueError, KeyError) as exc:
+        error = f"align head unreadable ({type(exc).__name__}: {exc}); fusion score used"
+        calib = ctx.fusion.model
+    return AlignGrader(encoder, calib, ctx.fusion, ctx.corpus_stats, error)
