@@ -66,7 +66,9 @@ def build(n: int) -> tuple[object, list[str], np.ndarray]:
             "char_start": [0] * n, "char_end": [len(t) for t in texts], "heading": [""] * n,
             "n_tokens": [len(t) // 4 for t in texts], "doc_pages": [1] * n, "indexed_at": [time.time()] * n}
     vec = pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), DIM)
-    store.table.add(pa.table({**cols, "vector": vec}).cast(store._schema()))
+    from localcrag.ingest.rows import schema
+
+    store.table.add(pa.table({**cols, "vector": vec}).cast(schema(DIM)))
     store.ensure_fts()
     return store, texts, vectors
 
