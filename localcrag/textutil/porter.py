@@ -8,6 +8,8 @@ steps, without the later "Porter2" changes; input is one lower-case word.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 _STEP2 = (("ational", "ate"), ("tional", "tion"), ("enci", "ence"), ("anci", "ance"), ("izer", "ize"),
           ("abli", "able"), ("alli", "al"), ("entli", "ent"), ("eli", "e"), ("ousli", "ous"),
           ("ization", "ize"), ("ation", "ate"), ("ator", "ate"), ("alism", "al"), ("iveness", "ive"),
@@ -92,6 +94,7 @@ def _step4(w: str) -> str:
     return w
 
 
+@lru_cache(maxsize=65536)  # pure; the grounding check stems the same evidence words per sentence
 def stem(word: str) -> str:
     """The Porter stem of a lower-case word (words of one or two letters are kept)."""
     w = word
