@@ -9,6 +9,7 @@ the PDF never mentions DAC (shared/data/README.md), so it counts as unanswerable
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -41,7 +42,7 @@ def decisions(ai_pdf: Path, real_embedder, tmp_path_factory: pytest.TempPathFact
         lib = Library(s, embedder=real_embedder)
         assert not lib.ingest([ai_pdf]).failed
         store = lib.store
-        stats = CorpusStats.from_texts(store.all_texts(), vectors=store.all_vectors())
+        stats = dataclasses.replace(CorpusStats.from_texts(store.all_texts()), centroid=store.centroid())
         grader = make_grader(s, real_embedder, stats)
         out = {}
         for q in answerable[:2] + unanswerable[:2]:

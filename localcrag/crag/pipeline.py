@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from dataclasses import replace
 from typing import Any, Callable, Iterator, Literal, Protocol, Sequence
 
 from localcrag import events as ev
@@ -82,8 +83,9 @@ class Pipeline:
 
             s = self.settings
             store = self.library.store
-            vectors = store.all_vectors() if count else None  # the search matrix, shared
-            stats = CorpusStats.from_texts(store.all_texts(), vectors=vectors) if count else None
+            stats = CorpusStats.from_texts(store.all_texts()) if count else None
+            if stats is not None and hasattr(store, "centroid"):  # from the search's int8 codes
+                stats = replace(stats, centroid=store.centroid())
             self._grader = make_grader(
                 s, self.library.embedder, stats,
                 llm_loader=lambda p: load_llm(Path(p), n_ctx=s.n_ctx, threads=s.threads))

@@ -22,7 +22,8 @@ from localcrag.errors import FullTextFailed
 from localcrag.ingest.faults import guard_methods
 from localcrag.ingest.rows import SourceInfo, arrow_rows, quote as _quote, row_to_chunk as _row_to_chunk
 from localcrag.ingest.rows import schema, table_name  # noqa: F401 - table_name, SourceInfo: re-exported
-from localcrag.ingest.vectors import RamVectors
+from localcrag.ingest.vcache import VectorCache
+from localcrag.ingest.vectors import RamVectors, matrix
 from localcrag.types import Chunk, Hit
 
 os.environ.setdefault("LANCE_LOG", "error")
@@ -60,7 +61,8 @@ class LanceStore:
         self._conn: Any = None  # connecting creates the folder: lazily
         self._table = None
         self._fts_dirty = False
-        self._ram = RamVectors(dim)  # exact vector search without re-reading the column
+        # quantised vectors, updated per table version, cached beside the table
+        self._ram = RamVectors(dim, VectorCache(self.path / f"{name}.vcache"))
 
     # --- table management --------------------------------------------------------------
 
@@ -187,11 +189,18 @@ class LanceStore:
     def all_texts(self) -> list[str]:
         return self._columns(["text"])["text"]
 
-    def all_vectors(self) -> np.ndarray:
-        """Every chunk vector, unit-normalised, as one read-only float32 matrix (cached)."""
+    def centroid(self) -> np.ndarray | None:
+        """The mean of the unit chunk vectors (from the int8 codes, a block at a time)."""
         if self.count() == 0:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return self._ram.snapshot(self.table).matrix
+            return None
+        total, n = np.zeros(self.dim, np.float64), 0
+        for seg in self._ram.snapshot(self.table).segments:
+            for a in range(0, len(seg.rowids), 65_536):
+                live = np.asarray(seg.alive[a:a + 65_536])
+                q = np.asarray(seg.q8[a:a + 65_536])[live].astype(np.float32)
+                total += (q * np.asarray(seg.scale[a:a + 65_536])[live][:, None]).sum(axis=0)
+                n += int(live.sum())
+        return (total / max(n, 1)).astype(np.float32)
 
     def get(self, chunk_id: str) -> Chunk | None:
         if not self.exists():
@@ -199,22 +208,40 @@ class LanceStore:
         rows = self.table.search().where(f"chunk_id = {_quote(chunk_id)}").select(_COLUMNS).limit(1).to_list()
         return _row_to_chunk(rows[0]) if rows else None
 
-    def _rows_at(self, snap: Any, offsets: Sequence[int]) -> dict[int, dict]:
-        """Rows for a few offsets of the snapshot (one `take`, a few ms at 100k rows); raises
-        ``_Moved`` when a write compacted the table since the snapshot was taken."""
-        wanted = sorted(set(offsets))
+    def _rows(self, rowids: Sequence[int], columns: list[str]) -> dict[int, dict]:
+        """Rows by LanceDB row id (one `take`); raises ``_Moved`` when a write compacted the
+        table since the snapshot was taken (the ids then name nothing)."""
+        wanted = sorted(set(int(r) for r in rowids))
         if not wanted:
             return {}
-        rows = dict(zip(wanted, self.table.take_offsets(wanted).select(_HIT_COLUMNS).to_list()))
-        if any(rows[o]["chunk_id"] != snap.ids[o] for o in wanted):  # rows come in offset order
+        got = self.table.take_row_ids(wanted).select(columns).with_row_id().to_arrow()
+        if got.num_rows != len(wanted):
             raise _Moved
-        return rows
+        vecs = matrix(got, self.dim) if "vector" in columns else None
+        rows = got.drop_columns(["vector"]).to_pylist() if vecs is not None else got.to_pylist()
+        if vecs is not None:
+            for r, v in zip(rows, vecs):
+                r["vector"] = v
+        return {r["_rowid"]: r for r in rows}
+
+    def _exact(self, approx: list[tuple[int, float]], vector: np.ndarray, n: int,
+               columns: list[str]) -> list[tuple[dict, float]]:
+        """The approximate candidates re-ranked by their float32 vectors (read back by row
+        id): the top n by exact cosine, with their rows."""
+        rows = self._rows([r for r, _ in approx], columns + ["vector"])
+        q = np.asarray(vector, dtype=np.float32).reshape(-1)
+        q = q / (np.linalg.norm(q) or 1.0)
+        scored = []
+        for rid, _ in approx:
+            v = rows[rid]["vector"]
+            scored.append((rows[rid], float(v @ q) / (float(np.linalg.norm(v)) or 1.0)))
+        scored.sort(key=lambda t: -t[1])
+        return scored[:n]
 
     def _vector(self, vector: np.ndarray, n: int) -> list[dict]:
         snap = self._ram.snapshot(self.table)
-        top = self._ram.top(snap, vector, n)
-        rows = self._rows_at(snap, [o for o, _ in top])
-        return [{**rows[o], "_distance": 1.0 - sim} for o, sim in top]
+        approx = self._ram.top(snap, vector, n + max(n, 20))
+        return [{**r, "_distance": 1.0 - sim} for r, sim in self._exact(approx, vector, n, _HIT_COLUMNS)]
 
     def _fts(self, query: str, n: int, columns: list[str]) -> list[dict]:
         try:  # (a query of only stop words or symbols gives no hits; it does not raise)
@@ -248,27 +275,28 @@ class LanceStore:
         return self._hybrid(query, vector, k)
 
     def _hybrid(self, query: str, vector: np.ndarray | None, k: int) -> list[Hit]:
-        """RRF over chunk ids only; full rows are fetched for the k winners alone. The
-        full-text half runs on a worker thread while the matrix product runs here."""
+        """RRF over row ids only; full rows are fetched for the k winners alone. The
+        full-text half runs on a worker thread while the vector half runs here."""
         pool = max(k * 4, 20)
         snap = self._ram.snapshot(self.table)
-        text_half = _workers().submit(self._fts, query, pool, ["chunk_id"])
-        ranked: list[list[str]] = []
+        text_half = _workers().submit(self._fts, query, pool, ["_rowid"])
+        ranked: list[list[int]] = []
         if vector is not None:
-            ranked.append([snap.ids[o] for o, _ in self._ram.top(snap, vector, pool, single_thread=True)])
+            approx = self._ram.top(snap, vector, pool + pool // 2)
+            ranked.append([r["_rowid"] for r, _ in self._exact(approx, vector, pool, ["_rowid"])])
         try:
-            ranked.append([r["chunk_id"] for r in text_half.result()])
+            ranked.append([r["_rowid"] for r in text_half.result()])
         except FullTextFailed as exc:
             self.fallback = f"vector only: {exc.message}"
-        fused: dict[str, float] = {}
+        fused: dict[int, float] = {}
         for ids in ranked:
-            for rank, cid in enumerate(ids):
-                fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank + 1)
-        best = [c for c in sorted(fused, key=lambda cid: -fused[cid])[:k] if c in snap.offset_of]
-        rows = self._rows_at(snap, [snap.offset_of[c] for c in best])
-        return [Hit(_row_to_chunk(rows[snap.offset_of[c]]), fused[c], i) for i, c in enumerate(best)]
+            for rank, rid in enumerate(ids):
+                fused[rid] = fused.get(rid, 0.0) + 1.0 / (RRF_K + rank + 1)
+        best = sorted(fused, key=lambda rid: -fused[rid])[:k]
+        rows = self._rows(best, _HIT_COLUMNS)
+        return [Hit(_row_to_chunk(rows[r]), fused[r], i) for i, r in enumerate(best)]
 
 
 guard_methods(LanceStore, ["replace_files", "remove", "remove_from_other_tables", "count", "file_hashes",
-                           "sources", "all_texts", "all_vectors", "get", "search", "ensure_fts",
+                           "sources", "all_texts", "centroid", "get", "search", "ensure_fts",
                            "sources_in", "other_tables"])

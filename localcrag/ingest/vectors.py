@@ -1,30 +1,40 @@
-"""Exact vector search over an in-memory copy of a LanceDB table's vectors.
+"""Vector search over quantised copies of a LanceDB table's vectors, updated incrementally.
 
-Why: LanceDB's flat (index-free) KNN re-reads the whole vector column from disk on every
-query: `analyze_plan()` at 100k rows shows ~150 MB read and ~350 ms of a ~400 ms query,
-against ~12 ms for the distances. An ANN index (IVF_PQ, HNSW) answers in ~10 ms but took
-~3 minutes to build at 100k on 2 cores and is approximate. A unit-normalised float32
-matrix in RAM (1.5 KB per chunk) gives the same exact cosine ranking in one
-matrix-vector product. It is reloaded whenever the table's version changes, so ingests,
-removals and replaced files are always seen.
+Why: LanceDB's flat KNN re-reads the whole vector column on every query (~350 ms of a
+~400 ms query at 100k rows), and its ANN indexes took ~3 minutes to build at 100k on 2
+cores. Keeping every vector in RAM as float32 (1.5 KB per chunk, reloaded after each change:
+987 ms at 100k) does not scale to a million chunks. So each row is kept twice, small:
+
+- 48 bytes of sign bits (of the vector minus the table's mean vector): a Hamming scan of
+  1M rows takes ~15 ms and picks a few thousand candidates;
+- 384 int8 components + one float32 scale per row (memory-mapped from the cache file, so
+  only the candidates' pages are touched): the candidates are re-scored to ~1e-3 of their
+  cosine; the store then re-ranks its final few in float32 read back from Lance by row id.
+
+Rows live in immutable *segments* keyed by LanceDB row ids. A new table version is
+diffed against the snapshot (live row ids only, no vectors read): rows that vanished are
+marked dead, new ones read; rows a compaction moved are recognised by their chunk id's
+hash and keep their codes. vcache.py saves and maps segments, so start-up reads no vectors.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import threading
-from dataclasses import dataclass, field
-from typing import Any, ContextManager
+from dataclasses import dataclass, replace
+from typing import Any, ContextManager, Sequence
 
 import numpy as np
 
+CANDIDATES = 4096  # Hamming candidates re-scored in int8 (tuned on a split: bench/scale.py)
+READ_BATCH = 65_536  # rows of vectors read from Lance per call (bounded memory)
 _BLAS: Any = None
 
 
 def one_blas_thread() -> ContextManager:
     """BLAS on one thread for a product (hybrid search runs full-text search on the other core
-    meanwhile). Measured at 100k rows with other queries interleaved: p50 the same as two
-    threads, p95 27 vs 37 ms. A no-op without threadpoolctl."""
+    meanwhile). A no-op without threadpoolctl."""
     global _BLAS
     if _BLAS is None:
         try:
@@ -36,56 +46,206 @@ def one_blas_thread() -> ContextManager:
     return _BLAS.limit(limits=1, user_api="blas") if _BLAS else contextlib.nullcontext()
 
 
-@dataclass
-class _Snapshot:
+def key_of(chunk_ids: Sequence[str]) -> np.ndarray:
+    """64-bit hashes of chunk ids: how a row moved by compaction is recognised."""
+    return np.fromiter((int.from_bytes(hashlib.blake2b(c.encode(), digest_size=8).digest(), "little")
+                        for c in chunk_ids), dtype=np.uint64, count=len(chunk_ids))
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Rows read together. Codes (keys, scale, q8, bits) never change; a changed rowids or
+    alive array is a new Segment (snapshots are shared with searching threads)."""
+
+    rowids: np.ndarray  # uint64 (n,) LanceDB _rowid
+    alive: np.ndarray  # bool (n,)
+    keys: np.ndarray  # uint64 (n,) chunk-id hashes
+    scale: np.ndarray  # float32 (n,) cosine = scale * (q8 . query)
+    q8: np.ndarray  # int8 (n, dim)
+    bits: np.ndarray  # uint64 (words, n): sign bits of (vector - mean), column-major
+    name: str = ""  # its folder in the cache once saved
+
+
+@dataclass(frozen=True)
+class Snapshot:
     version: int
-    matrix: np.ndarray  # (n, dim) unit rows, in the table's scan (offset) order
-    ids: list[str]  # chunk_id per row
-    offset_of: dict[str, int] = field(default_factory=dict)
+    segments: tuple[Segment, ...]
+    mean: np.ndarray  # float32 (dim,): centres the sign bits
+
+    @property
+    def count(self) -> int:
+        return int(sum(s.alive.sum() for s in self.segments))
+
+
+def encode(vectors: np.ndarray, mean: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(scale, q8, bits) of rows (normalised here)."""
+    v = np.asarray(vectors, dtype=np.float32)
+    v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+    peak = np.maximum(np.abs(v).max(axis=1), 1e-12)
+    q8 = np.round(v * (127.0 / peak)[:, None]).astype(np.int8)
+    return (peak / 127.0).astype(np.float32), q8, _bits(v - mean)
+
+
+def _bits(centred: np.ndarray) -> np.ndarray:
+    packed = np.packbits(centred > 0, axis=1)
+    pad = (-packed.shape[1]) % 8
+    if pad:
+        packed = np.pad(packed, ((0, 0), (0, pad)))
+    return np.ascontiguousarray(packed.view(np.uint64).T)
+
+
+def segment(rowids: np.ndarray, chunk_ids: Sequence[str], vectors: np.ndarray, mean: np.ndarray) -> Segment:
+    scale, q8, bits = encode(vectors, mean)
+    return Segment(np.asarray(rowids, dtype=np.uint64), np.ones(len(rowids), bool), key_of(chunk_ids),
+                   scale, q8, bits)
+
+
+def hamming(seg: Segment, qbits: np.ndarray) -> np.ndarray:
+    """Bits differing from the query's per row (dead rows: the maximum)."""
+    n = len(seg.rowids)
+    acc = np.zeros(n, np.uint16)
+    tmp = np.empty(n, np.uint64)
+    cnt = np.empty(n, np.uint8)
+    for w in range(seg.bits.shape[0]):
+        np.bitwise_xor(seg.bits[w], qbits[w], out=tmp)
+        np.bitwise_count(tmp, out=cnt)
+        acc += cnt
+    acc[~seg.alive] = np.iinfo(np.uint16).max
+    return acc
+
+
+def top(snap: Snapshot, vector: np.ndarray, n: int, candidates: int | None = None) -> list[tuple[int, float]]:
+    """(row id, approximate cosine) of the n best rows, best first: Hamming candidates
+    re-scored in int8 (every live row is re-scored when there are few)."""
+    if n <= 0 or not snap.segments:
+        return []
+    candidates = max(candidates or CANDIDATES, n)
+    q = np.asarray(vector, dtype=np.float32).reshape(-1)
+    q = q / (np.linalg.norm(q) or 1.0)
+    total = sum(len(s.rowids) for s in snap.segments)
+    if total <= candidates:
+        picks = [np.flatnonzero(s.alive) for s in snap.segments]
+    else:
+        qbits = _bits((q - snap.mean)[None, :])[:, 0]
+        dist = [hamming(s, qbits) for s in snap.segments]
+        cum = np.cumsum(np.bincount(np.concatenate(dist), minlength=1))
+        cut = int(np.searchsorted(cum, candidates))  # every row within this distance
+        picks = [np.flatnonzero((d <= cut) & s.alive) for d, s in zip(dist, snap.segments)]
+    ids, sims = [], []
+    with one_blas_thread():
+        for s, idx in zip(snap.segments, picks):
+            if len(idx):
+                ids.append(s.rowids[idx])
+                sims.append((s.q8[idx].astype(np.float32) @ q) * s.scale[idx])
+    if not ids:
+        return []
+    rid, sim = np.concatenate(ids), np.concatenate(sims)
+    n = min(n, len(sim))
+    best = np.argpartition(-sim, n - 1)[:n] if n < len(sim) else np.arange(len(sim))
+    best = best[np.argsort(-sim[best], kind="stable")]
+    return [(int(rid[i]), float(sim[i])) for i in best]
+
+
+def live_rowids(table: Any) -> np.ndarray:
+    """Row ids of every live row of the table's checked-out version (no column read)."""
+    n = table.count_rows()
+    if n == 0:
+        return np.zeros(0, np.uint64)
+    data = table.search().select(["_rowid"]).limit(n).to_arrow()
+    return np.sort(data["_rowid"].to_numpy().astype(np.uint64))
+
+
+def read_rows(table: Any, rowids: np.ndarray, columns: list[str]) -> Any:
+    """Columns (+ _rowid) of the given rows, in batches; an Arrow table."""
+    import pyarrow as pa
+
+    parts = [table.take_row_ids([int(r) for r in rowids[i:i + READ_BATCH]]).select(columns)
+             .with_row_id().to_arrow() for i in range(0, len(rowids), READ_BATCH)]
+    return pa.concat_tables(parts) if parts else None
+
+
+def matrix(data: Any, dim: int) -> np.ndarray:
+    flat = data["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
+    return flat.reshape(len(data), dim).astype(np.float32, copy=False)
+
+
+def sync(snap: Snapshot | None, table: Any, dim: int) -> Snapshot:
+    """The snapshot brought to the table's version: vanished rows marked dead, moved rows
+    (compaction) re-keyed, only rows never seen read from disk."""
+    version = table.version
+    live = live_rowids(table)
+    if snap is None:
+        snap = Snapshot(version, (), np.zeros(dim, np.float32))
+    segs, dead_keys, dead_at = [], [], []
+    for si, s in enumerate(snap.segments):
+        keep = s.alive & np.isin(s.rowids, live, assume_unique=True)
+        gone = np.flatnonzero(s.alive & ~keep)
+        if len(gone):
+            dead_keys.append(s.keys[gone])
+            dead_at += [(si, i) for i in gone.tolist()]
+        segs.append(s if len(gone) == 0 else replace(s, alive=keep))
+    known = np.concatenate([s.rowids[s.alive] for s in segs]) if segs else np.zeros(0, np.uint64)
+    new = np.setdiff1d(live, known, assume_unique=True)
+    if len(new) and dead_at:
+        new, segs = _revive(table, new, segs, np.concatenate(dead_keys), dead_at)
+    if len(new):
+        data = read_rows(table, new, ["chunk_id", "vector"])
+        vecs = matrix(data, dim)
+        mean = snap.mean if snap.mean.any() else _mean(vecs)  # fixed once chosen
+        snap = replace(snap, mean=mean)
+        segs.append(segment(data["_rowid"].to_numpy(), data["chunk_id"].to_pylist(), vecs, mean))
+    segs = [s for s in segs if s.alive.any()]
+    return Snapshot(version, tuple(segs), snap.mean)
+
+
+def _mean(vecs: np.ndarray) -> np.ndarray:
+    v = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+    return v.mean(axis=0).astype(np.float32) if len(v) >= 64 else np.zeros(vecs.shape[1], np.float32)
+
+
+def _revive(table: Any, new: np.ndarray, segs: list[Segment], dead_keys: np.ndarray,
+            dead_at: list[tuple[int, int]]) -> tuple[np.ndarray, list[Segment]]:
+    """Rows that only moved (same chunk id under a new row id) keep their codes."""
+    data = read_rows(table, new, ["chunk_id"])
+    got = data["_rowid"].to_numpy().astype(np.uint64)
+    keys = key_of(data["chunk_id"].to_pylist())
+    order = np.argsort(dead_keys, kind="stable")
+    pos = np.minimum(np.searchsorted(dead_keys, keys, sorter=order), len(order) - 1)
+    hit = dead_keys[order[pos]] == keys
+    changed: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    for j in np.flatnonzero(hit).tolist():
+        si, i = dead_at[int(order[pos[j]])]
+        if si not in changed:
+            changed[si] = (segs[si].rowids.copy(), segs[si].alive.copy())
+        changed[si][0][i] = got[j]
+        changed[si][1][i] = True
+    for si, (rowids, alive) in changed.items():
+        segs[si] = replace(segs[si], rowids=rowids, alive=alive)
+    return np.sort(got[~hit]), segs
 
 
 class RamVectors:
-    """Vectors + chunk ids of one table, cached per table version."""
+    """The snapshot of one table, brought up to date (once, under a lock) per version."""
 
-    def __init__(self, dim: int) -> None:
+    def __init__(self, dim: int, cache: Any = None) -> None:
         self.dim = dim
-        self._snap: _Snapshot | None = None
+        self.cache = cache  # vcache.VectorCache or None: start from / save to disk
+        self._snap: Snapshot | None = None
         self._lock = threading.Lock()
 
-    def snapshot(self, table: Any) -> _Snapshot:
-        """The cached copy, reloaded (once, under a lock) when the table has changed."""
-        version = table.version
+    def snapshot(self, table: Any) -> Snapshot:
         snap = self._snap
-        if snap is not None and snap.version == version:
+        if snap is not None and snap.version == table.version:
             return snap
         with self._lock:
-            if self._snap is None or self._snap.version != version:
-                self._snap = self._load(table, version)
+            if self._snap is None and self.cache is not None:
+                self._snap = self.cache.load(self.dim)
+            if self._snap is None or self._snap.version != table.version:
+                self._snap = sync(self._snap, table, self.dim)
+                if self.cache is not None:
+                    self._snap = self.cache.maybe_save(self._snap)
             return self._snap
 
-    def _load(self, table: Any, version: int) -> _Snapshot:
-        n = table.count_rows()
-        if n == 0:
-            return _Snapshot(version, np.zeros((0, self.dim), dtype=np.float32), [])
-        data = table.search().select(["chunk_id", "vector"]).limit(n).to_arrow()
-        flat = data["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
-        m = flat.reshape(len(data), self.dim).astype(np.float32, copy=True)
-        norms = np.linalg.norm(m, axis=1, keepdims=True)
-        m /= np.where(norms > 0, norms, 1.0)
-        m.flags.writeable = False  # shared with callers of LanceStore.all_vectors
-        ids = data["chunk_id"].to_pylist()
-        return _Snapshot(version, m, ids, {cid: i for i, cid in enumerate(ids)})
-
     @staticmethod
-    def top(snap: _Snapshot, vector: np.ndarray, n: int, single_thread: bool = False) -> list[tuple[int, float]]:
-        """(row offset, cosine) of the n most similar rows, best first: exact, no disk read."""
-        m = snap.matrix
-        if len(m) == 0 or n <= 0:
-            return []
-        q = np.asarray(vector, dtype=np.float32).reshape(-1)
-        with one_blas_thread() if single_thread else contextlib.nullcontext():
-            sims = m @ (q / (np.linalg.norm(q) or 1.0))
-        n = min(n, len(sims))
-        idx = np.argpartition(-sims, n - 1)[:n] if n < len(sims) else np.arange(len(sims))
-        idx = idx[np.argsort(-sims[idx], kind="stable")]
-        return [(int(i), float(sims[i])) for i in idx]
+    def top(snap: Snapshot, vector: np.ndarray, n: int) -> list[tuple[int, float]]:
+        return top(snap, vector, n)

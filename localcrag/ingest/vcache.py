@@ -1,0 +1,117 @@
+"""The quantised vectors of a table on disk, beside it, so start-up reads no vectors.
+
+Layout (``<index>/<table>.vcache/``): one folder per segment holding its immutable codes
+(``keys``, ``scale``, ``q8``, ``bits`` as .npy, memory-mapped on load: the int8 rows of a
+1M-row table are 384 MB of page cache, touched only where candidates fall), and per save a
+``state-<version>.npz`` with every segment's row ids and live flags (9 bytes a row), named
+by ``manifest.json`` (replaced atomically). A process starting against a newer table
+version loads this and diffs forward (vectors.sync), reading only rows it has not seen.
+Any unreadable or mismatched cache is ignored, never trusted: the snapshot is rebuilt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+import uuid
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from localcrag.ingest.vectors import Segment, Snapshot
+
+FORMAT = 1
+SAVE_AFTER_ROWS = 0.02  # re-save once this share of rows is not in the saved files ...
+SAVE_MIN_ROWS = 2_000  # ... and at least this many (small appends: the diff is cheap)
+MAX_SEGMENTS = 8  # more than this: merged into one on the next save
+_CODES = ("keys", "scale", "q8", "bits")
+
+
+class VectorCache:
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder)
+        self.saved_rows = 0  # rows in segments already on disk
+
+    def load(self, dim: int) -> Snapshot | None:
+        try:
+            meta = json.loads((self.folder / "manifest.json").read_text("utf-8"))
+            if meta.get("format") != FORMAT or meta.get("dim") != dim:
+                return None
+            state = np.load(self.folder / meta["state"])
+            segs = []
+            for i, name in enumerate(meta["segments"]):
+                codes = {c: np.load(self.folder / name / f"{c}.npy", mmap_mode="r") for c in _CODES}
+                codes["bits"] = np.ascontiguousarray(codes["bits"])  # scanned whole on every query
+                segs.append(Segment(state[f"rowids{i}"], state[f"alive{i}"], name=name, **codes))
+            snap = Snapshot(int(meta["version"]), tuple(segs), np.asarray(meta["mean"], np.float32))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        self.saved_rows = sum(len(s.rowids) for s in snap.segments)
+        return snap
+
+    def maybe_save(self, snap: Snapshot) -> Snapshot:
+        """Save when enough rows are only in RAM (or segments pile up); best effort."""
+        total = sum(len(s.rowids) for s in snap.segments)
+        unsaved = sum(len(s.rowids) for s in snap.segments if not s.name)
+        if not snap.segments or (unsaved < max(SAVE_MIN_ROWS, SAVE_AFTER_ROWS * total)
+                                 and len(snap.segments) <= MAX_SEGMENTS):
+            return snap
+        try:
+            return self.save(snap)
+        except OSError:  # a read-only or full disk: the cache is only a speed-up
+            return snap
+
+    def save(self, snap: Snapshot) -> Snapshot:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        segs = list(snap.segments)
+        if len(segs) > MAX_SEGMENTS:
+            segs = [_merge(segs)]
+        out = []
+        for s in segs:
+            if not s.name:
+                name = f"seg-{uuid.uuid4().hex[:12]}"
+                tmp = self.folder / (name + ".tmp")
+                tmp.mkdir()
+                for c in _CODES:
+                    np.save(tmp / f"{c}.npy", np.asarray(getattr(s, c)))
+                os.replace(tmp, self.folder / name)
+                s = replace(s, name=name)
+            out.append(s)
+        state = f"state-{snap.version}-{uuid.uuid4().hex[:6]}.npz"
+        arrays = {f"rowids{i}": s.rowids for i, s in enumerate(out)}
+        arrays.update({f"alive{i}": s.alive for i, s in enumerate(out)})
+        np.savez(self.folder / state, **arrays)
+        meta = {"format": FORMAT, "dim": int(snap.mean.shape[0]), "version": snap.version,
+                "mean": snap.mean.tolist(), "segments": [s.name for s in out], "state": state}
+        tmp = self.folder / "manifest.tmp"
+        tmp.write_text(json.dumps(meta), "utf-8")
+        os.replace(tmp, self.folder / "manifest.json")
+        self._clean({s.name for s in out} | {state})
+        self.saved_rows = sum(len(s.rowids) for s in out)
+        return Snapshot(snap.version, tuple(out), snap.mean)
+
+    def _clean(self, keep: set[str], grace: float = 300.0) -> None:
+        """Drop files no manifest names (after a grace period: another process may be
+        loading the previous manifest's files right now)."""
+        now = time.time()
+        for p in self.folder.iterdir():
+            if p.name in keep or p.name.startswith("manifest"):
+                continue
+            try:
+                if now - p.stat().st_mtime > grace:
+                    shutil.rmtree(p) if p.is_dir() else p.unlink()
+            except OSError:
+                pass
+
+
+def _merge(segs: list[Segment]) -> Segment:
+    """One segment of the live rows of several (dead rows dropped)."""
+    live = [np.flatnonzero(s.alive) for s in segs]
+    cat = lambda f: np.concatenate([np.asarray(getattr(s, f))[i] for s, i in zip(segs, live)])  # noqa: E731
+    bits = np.concatenate([np.asarray(s.bits)[:, i] for s, i in zip(segs, live)], axis=1)
+    rowids = cat("rowids")
+    return Segment(rowids, np.ones(len(rowids), bool), cat("keys"), cat("scale"), cat("q8"),
+                   np.ascontiguousarray(bits))
