@@ -23,7 +23,7 @@ from localcrag.ingest.faults import guard_methods
 from localcrag.ingest.rows import SourceInfo, arrow_rows, quote as _quote, row_to_chunk as _row_to_chunk
 from localcrag.ingest.rows import schema, table_name  # noqa: F401 - table_name, SourceInfo: re-exported
 from localcrag.ingest.vcache import VectorCache
-from localcrag.ingest.vectors import RamVectors, matrix
+from localcrag.ingest.vectors import RamVectors, centroid, matrix
 from localcrag.types import Chunk, Hit
 
 os.environ.setdefault("LANCE_LOG", "error")
@@ -190,17 +190,8 @@ class LanceStore:
         return self._columns(["text"])["text"]
 
     def centroid(self) -> np.ndarray | None:
-        """The mean of the unit chunk vectors (from the int8 codes, a block at a time)."""
-        if self.count() == 0:
-            return None
-        total, n = np.zeros(self.dim, np.float64), 0
-        for seg in self._ram.snapshot(self.table).segments:
-            for a in range(0, len(seg.rowids), 65_536):
-                live = np.asarray(seg.alive[a:a + 65_536])
-                q = np.asarray(seg.q8[a:a + 65_536])[live].astype(np.float32)
-                total += (q * np.asarray(seg.scale[a:a + 65_536])[live][:, None]).sum(axis=0)
-                n += int(live.sum())
-        return (total / max(n, 1)).astype(np.float32)
+        """The mean of the unit chunk vectors (from the int8 codes)."""
+        return centroid(self._ram.snapshot(self.table), self.dim) if self.count() else None
 
     def get(self, chunk_id: str) -> Chunk | None:
         if not self.exists():

@@ -146,6 +146,18 @@ def top(snap: Snapshot, vector: np.ndarray, n: int, candidates: int | None = Non
     return [(int(rid[i]), float(sim[i])) for i in best]
 
 
+def centroid(snap: Snapshot, dim: int, block: int = 65_536) -> np.ndarray:
+    """The mean of the live rows' unit vectors, decoded a block at a time."""
+    total, n = np.zeros(dim, np.float64), 0
+    for seg in snap.segments:
+        for a in range(0, len(seg.rowids), block):
+            live = np.asarray(seg.alive[a:a + block])
+            q = np.asarray(seg.q8[a:a + block])[live].astype(np.float32)
+            total += (q * np.asarray(seg.scale[a:a + block])[live][:, None]).sum(axis=0)
+            n += int(live.sum())
+    return (total / max(n, 1)).astype(np.float32)
+
+
 def live_rowids(table: Any) -> np.ndarray:
     """Row ids of every live row of the table's checked-out version (no column read)."""
     n = table.count_rows()
