@@ -68,13 +68,15 @@ def _ingest_progress(quiet: bool) -> tuple[Callable, Callable[[], None]]:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from localcrag.ingest.progress import rate_eta
+
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[name]}"), console=Console(stderr=True), transient=True)
     task = bar.add_task("ingesting", total=None, name="")
     bar.start()
 
     def update(p) -> None:
-        bar.update(task, total=p.total, completed=p.done, name=Path(p.path).name[:40])
+        bar.update(task, total=p.total, completed=p.done, name=Path(p.path).name[:40] + rate_eta(p))
 
     return update, bar.stop
 

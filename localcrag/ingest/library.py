@@ -12,6 +12,7 @@ compacted and old versions beyond the retention window are dropped.
 from __future__ import annotations
 
 import hashlib
+import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,8 @@ from localcrag.errors import LocalcragError
 from localcrag.ingest.faults import DiskFull, disk_full, translate
 from localcrag.ingest.lock import WriterLock
 from localcrag.ingest import stamp
+from localcrag.ingest.filestat import FileStats
+from localcrag.ingest.progress import IngestProgress, IngestReport, Rate
 from localcrag.ingest.maintain import compact, save_documents
 from localcrag.settings import Settings
 from localcrag.ingest.store import LanceStore, SourceInfo, table_name
@@ -31,34 +34,6 @@ CHUNKER_VERSION = "c1"  # bump when chunking output changes: a new table is buil
 EMBED_BATCH_CHUNKS = 128  # chunks gathered before one embedding call (and one commit round)
 EMBED_PROGRESS_CHUNKS = 128  # per embedding call, so progress moves; below ~64 (embed_onnx.BULK)
 # the embedder uses its non-spinning session, and ingest measured 0.65x a plain encode
-
-
-@dataclass(frozen=True)
-class IngestProgress:
-    done: int  # files finished (indexed, unchanged or failed)
-    total: int
-    path: str
-    stage: str  # reading | parsed | embedding | indexed | unchanged | failed | removed
-    chunks_done: int = 0  # while embedding: chunks of this round embedded so far ...
-    chunks_total: int = 0  # ... of this many
-    rate: float = 0.0  # chunks per second, while embedding
-
-
-@dataclass
-class IngestReport:
-    indexed: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    failed: list[tuple[str, str]] = field(default_factory=list)
-    warnings: list[tuple[str, str]] = field(default_factory=list)  # indexed, with a caveat
-    skipped: list[str] = field(default_factory=list)  # unsupported files found in folders
-    chunks: int = 0  # chunks now in the index
-    new_chunks: int = 0  # chunks embedded by this run
-    pages: int = 0  # pages parsed by this run
-
-    def to_json(self) -> dict:
-        return {"indexed": self.indexed, "unchanged": self.unchanged, "removed": self.removed,
-                "failed": [{"path": p, "error": e} for p, e in self.failed], "chunks": self.chunks}
 
 
 @dataclass
@@ -88,6 +63,7 @@ class Library:
         self.wait_for_lock = True  # False: IndexBusy at once when another process writes
         self.on_lock_wait: Callable[[str], None] | None = None  # "another ingest is running..."
         self._changed = False  # the table changed inside the current writing() block
+        self._committed: list[_Pending] = []  # documents committed by the running ingest
 
     @contextmanager
     def writing(self) -> Iterator[None]:
@@ -207,6 +183,7 @@ class Library:
             docs.append((p.source, p.doc_hash, p.pages, p.chunks, vectors[at:at + len(p.chunks)]))
             at += len(p.chunks)
         self.store.replace_files(docs)
+        self._committed += pending
         self._changed = True
         for p in pending:
             n = len(p.chunks)
@@ -243,6 +220,9 @@ class Library:
         report.failed = [(str(p), msg) for p, msg in errors]
         report.skipped = [str(p) for p in skipped]
         known = self.store.file_hashes()
+        stats = FileStats(self.store.path / f"{self.store.name}.filestat.json")
+        seen = {str(p): _stat(p) for p in files}
+        rate = Rate(sum(st.st_size for st in seen.values() if st))
         total = len(files)
         done = 0
 
@@ -250,14 +230,16 @@ class Library:
             nonlocal done
             if stage in ("indexed", "unchanged", "failed"):
                 done += 1
+                rate.finished(getattr(seen.get(path), "st_size", 0), stage != "unchanged")
             if on_progress:
-                on_progress(IngestProgress(done, total, path, stage, **extra))
+                per_s, eta = rate.now()
+                on_progress(IngestProgress(done, total, path, stage, files_per_s=per_s, eta_s=eta, **extra))
 
         pending: list[_Pending] = []
         for path in files:
-            source = str(path)
-            try:
-                doc_hash = content_hash(path)
+            source, st = str(path), seen[str(path)]
+            try:  # size and mtime as recorded: unchanged without reading the file
+                doc_hash = (st and stats.known_hash(source, st)) or content_hash(path)
                 if not force and known.get(source) == doc_hash:
                     report.unchanged.append(source)
                     progress(source, "unchanged")
@@ -276,12 +258,18 @@ class Library:
             if sum(len(p.chunks) for p in pending) >= EMBED_BATCH_CHUNKS:
                 self._flush(pending, report, progress)
         self._flush(pending, report, progress)
+        hashes = {**known, **{p.source: p.doc_hash for p in self._committed}}
+        for source in report.unchanged + [p.source for p in self._committed]:
+            if seen.get(source):
+                stats.record(source, seen[source], hashes[source])
+        self._committed = []
         if prune:
             report.removed = self._prune(roots, known)
             for src in report.removed:
                 progress(src, "removed")
         self._changed = self._changed or bool(report.indexed or report.removed)
         report.chunks = self.store.count()
+        stats.save(set(known) - set(report.removed) | set(report.indexed))
         return report
 
     def _prune(self, roots: list[Path], known: dict[str, str]) -> list[str]:
@@ -294,3 +282,10 @@ class Library:
                 self.store.remove(src)
                 removed.append(src)
         return removed
+
+
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return path.stat()
+    except OSError:  # vanished since the folder walk: reading it reports the error
+        return None

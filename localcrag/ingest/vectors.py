@@ -71,6 +71,7 @@ class Snapshot:
     version: int
     segments: tuple[Segment, ...]
     mean: np.ndarray  # float32 (dim,): centres the sign bits
+    mean_rows: int = 0  # table rows when the mean was chosen (recentred once grown 4x)
 
     @property
     def count(self) -> int:
@@ -98,6 +99,11 @@ def segment(rowids: np.ndarray, chunk_ids: Sequence[str], vectors: np.ndarray, m
     scale, q8, bits = encode(vectors, mean)
     return Segment(np.asarray(rowids, dtype=np.uint64), np.ones(len(rowids), bool), key_of(chunk_ids),
                    scale, q8, bits)
+
+
+def rows_of(q8: Any, idx: np.ndarray) -> np.ndarray:
+    """Rows of an in-RAM array or of codes on disk (vcache.DiskRows: read, not mapped)."""
+    return q8.take(idx) if hasattr(q8, "fd") else q8[idx]
 
 
 def hamming(seg: Segment, qbits: np.ndarray) -> np.ndarray:
@@ -136,7 +142,7 @@ def top(snap: Snapshot, vector: np.ndarray, n: int, candidates: int | None = Non
         for s, idx in zip(snap.segments, picks):
             if len(idx):
                 ids.append(s.rowids[idx])
-                sims.append((s.q8[idx].astype(np.float32) @ q) * s.scale[idx])
+                sims.append((rows_of(s.q8, idx).astype(np.float32) @ q) * s.scale[idx])
     if not ids:
         return []
     rid, sim = np.concatenate(ids), np.concatenate(sims)
@@ -158,12 +164,11 @@ def centroid(snap: Snapshot, dim: int, block: int = 65_536) -> np.ndarray:
     return (total / max(n, 1)).astype(np.float32)
 
 
-def live_rowids(table: Any) -> np.ndarray:
-    """Row ids of every live row of the table's checked-out version (no column read)."""
-    n = table.count_rows()
-    if n == 0:
-        return np.zeros(0, np.uint64)
-    data = table.search().select(["_rowid"]).limit(n).to_arrow()
+def live_rowids(table: Any, where: str | None = None) -> np.ndarray:
+    """Row ids of the live rows of the table's checked-out version (no column read)."""
+    q = table.search().select(["_rowid"])
+    q = q.where(where) if where else q
+    data = q.limit(max(table.count_rows(), 1)).to_arrow()
     return np.sort(data["_rowid"].to_numpy().astype(np.uint64))
 
 
@@ -177,42 +182,91 @@ def read_rows(table: Any, rowids: np.ndarray, columns: list[str]) -> Any:
 
 
 def matrix(data: Any, dim: int) -> np.ndarray:
-    flat = data["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
+    col = data["vector"]
+    col = col.combine_chunks() if hasattr(col, "combine_chunks") else col  # table or batch
+    flat = col.flatten().to_numpy(zero_copy_only=False)
     return flat.reshape(len(data), dim).astype(np.float32, copy=False)
 
 
+def full_scan(table: Any, dim: int, mean: np.ndarray) -> Snapshot:
+    """Every row's codes, streamed a batch at a time (bounded memory at 1M rows); the mean
+    that centres the sign bits is chosen from the first READ_BATCH rows when not given."""
+    n = table.count_rows()
+    parts, held, version = [], [], table.version
+    reader = table.search().select(["chunk_id", "vector", "_rowid"]).limit(max(n, 1)).to_batches(READ_BATCH)
+    for batch in list(reader) + [None]:
+        if batch is not None:
+            held.append((batch["_rowid"].to_numpy(), batch["chunk_id"].to_pylist(), matrix(batch, dim)))
+            if not mean.any() and sum(len(h[0]) for h in held) < READ_BATCH:
+                continue
+        if held and not mean.any():
+            mean = _mean(np.concatenate([h[2] for h in held]))
+        parts += [segment(r, c, v, mean) for r, c, v in held]
+        held = []
+    return Snapshot(version, (concat(parts),) if parts else (), mean, snap_rows(parts))
+
+
+def snap_rows(parts: list[Segment]) -> int:
+    return int(sum(len(p.rowids) for p in parts))
+
+
+def recentre(snap: Snapshot, dim: int) -> Snapshot:
+    """New sign bits around the current mean, decoded from the int8 codes (no disk read of
+    vectors): a mean chosen when the table was small centres a grown one badly."""
+    mean = centroid(snap, dim)
+    segs = []
+    for s in snap.segments:
+        bits = [_bits(np.asarray(s.q8[a:a + READ_BATCH], np.float32) * np.asarray(s.scale[a:a + READ_BATCH])[:, None]
+                      - mean) for a in range(0, len(s.rowids), READ_BATCH)]
+        segs.append(replace(s, bits=np.concatenate(bits, axis=1), name=""))
+    return Snapshot(snap.version, tuple(segs), mean, snap.count)
+
+
+def concat(parts: list[Segment]) -> Segment:
+    if len(parts) == 1:
+        return parts[0]
+    return Segment(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("rowids", "alive", "keys", "scale", "q8")),
+                   np.concatenate([p.bits for p in parts], axis=1))
+
+
 def sync(snap: Snapshot | None, table: Any, dim: int) -> Snapshot:
-    """The snapshot brought to the table's version: vanished rows marked dead, moved rows
-    (compaction) re-keyed, only rows never seen read from disk."""
+    """The snapshot brought to the table's version. Appends (rows in fragments newer than any
+    seen) are found by a row-id range query; only when the live count says rows also vanished
+    is every live row id listed: vanished rows are marked dead, rows a compaction moved keep
+    their codes (matched by chunk id), only rows never seen are read from disk."""
     version = table.version
-    live = live_rowids(table)
-    if snap is None:
-        snap = Snapshot(version, (), np.zeros(dim, np.float32))
-    segs, dead_keys, dead_at = [], [], []
-    for si, s in enumerate(snap.segments):
-        keep = s.alive & np.isin(s.rowids, live, assume_unique=True)
-        gone = np.flatnonzero(s.alive & ~keep)
-        if len(gone):
-            dead_keys.append(s.keys[gone])
-            dead_at += [(si, i) for i in gone.tolist()]
-        segs.append(s if len(gone) == 0 else replace(s, alive=keep))
-    known = np.concatenate([s.rowids[s.alive] for s in segs]) if segs else np.zeros(0, np.uint64)
-    new = np.setdiff1d(live, known, assume_unique=True)
-    if len(new) and dead_at:
-        new, segs = _revive(table, new, segs, np.concatenate(dead_keys), dead_at)
+    if snap is None or not snap.segments:
+        return full_scan(table, dim, snap.mean if snap is not None else np.zeros(dim, np.float32))
+    mark = int(max(int(s.rowids.max()) for s in snap.segments if len(s.rowids))) >> 32
+    appended = live_rowids(table, f"_rowid >= {(mark + 1) << 32}")
+    segs = list(snap.segments)
+    if snap.count + len(appended) == table.count_rows():
+        new = appended  # nothing vanished: the common case of an ingest of new documents
+    else:
+        live = live_rowids(table)
+        dead_keys, dead_at = [], []
+        for si, s in enumerate(segs):
+            keep = s.alive & np.isin(s.rowids, live, assume_unique=True)
+            gone = np.flatnonzero(s.alive & ~keep)
+            if len(gone):
+                dead_keys.append(s.keys[gone])
+                dead_at += [(si, i) for i in gone.tolist()]
+                segs[si] = replace(s, alive=keep)
+        known = np.concatenate([s.rowids[s.alive] for s in segs])
+        new = np.setdiff1d(live, known, assume_unique=True)
+        if len(new) and dead_at:
+            new, segs = _revive(table, new, segs, np.concatenate(dead_keys), dead_at)
     if len(new):
         data = read_rows(table, new, ["chunk_id", "vector"])
-        vecs = matrix(data, dim)
-        mean = snap.mean if snap.mean.any() else _mean(vecs)  # fixed once chosen
-        snap = replace(snap, mean=mean)
-        segs.append(segment(data["_rowid"].to_numpy(), data["chunk_id"].to_pylist(), vecs, mean))
+        segs.append(segment(data["_rowid"].to_numpy(), data["chunk_id"].to_pylist(), matrix(data, dim), snap.mean))
     segs = [s for s in segs if s.alive.any()]
-    return Snapshot(version, tuple(segs), snap.mean)
+    out = Snapshot(version, tuple(segs), snap.mean, snap.mean_rows)
+    return recentre(out, dim) if out.count > max(4 * snap.mean_rows, CANDIDATES) else out
 
 
 def _mean(vecs: np.ndarray) -> np.ndarray:
     v = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
-    return v.mean(axis=0).astype(np.float32) if len(v) >= 64 else np.zeros(vecs.shape[1], np.float32)
+    return v.mean(axis=0).astype(np.float32)
 
 
 def _revive(table: Any, new: np.ndarray, segs: list[Segment], dead_keys: np.ndarray,

@@ -92,10 +92,12 @@ def library_summary(sources: Sequence[Any], demo: int, ready: bool, previous: in
 def progress_text(p: Any) -> str:
     """One line for an ingest in progress: the file being read or embedded and, while
     embedding, how many chunks at what speed ("embedding 64/200 chunks · 45 chunks/s")."""
-    name = Path(p.path).name
+    from localcrag.ingest.progress import rate_eta
+
+    name, overall = Path(p.path).name, rate_eta(p)
     if p.stage == "reading":
-        return f"reading {name}"
+        return f"reading {name}{overall}"
     if p.stage == "embedding" and getattr(p, "chunks_total", 0):
         rate = f" · {p.rate:.0f} chunks/s" if getattr(p, "rate", 0.0) else ""
-        return f"embedding {p.chunks_done}/{p.chunks_total} chunks{rate} · {name}"
-    return f"{p.stage} {name}"
+        return f"embedding {p.chunks_done}/{p.chunks_total} chunks{rate} · {name}{overall}"
+    return f"{p.stage} {name}{overall}"

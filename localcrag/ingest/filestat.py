@@ -1,0 +1,51 @@
+"""Size and mtime of every indexed file, so a re-scan of an unchanged library hashes nothing.
+
+``ingest`` decides "unchanged" by content hash; hashing 10,000 files reads them all. Beside
+the table, ``<table>.filestat.json`` keeps (size, mtime_ns, hash) per source as of its last
+ingest: a file whose size and mtime match is taken as its recorded hash without reading
+it. As in git's "racy clean" rule, a file modified within ``RACY_SECONDS`` of when it was
+recorded is hashed anyway (an edit in the same clock tick keeps size and mtime).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+RACY_SECONDS = 2.0
+
+
+class FileStats:
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.entries: dict[str, list] = {}  # source -> [size, mtime_ns, hash, recorded_at]
+        try:
+            data = json.loads(self.path.read_text("utf-8"))
+            if isinstance(data, dict):
+                self.entries = {str(k): v for k, v in data.items() if isinstance(v, list) and len(v) == 4}
+        except (OSError, ValueError):
+            pass
+
+    def known_hash(self, source: str, st: os.stat_result) -> str | None:
+        """The recorded hash when size and mtime still match (None: hash the file)."""
+        e = self.entries.get(source)
+        if not e or e[0] != st.st_size or e[1] != st.st_mtime_ns:
+            return None
+        if st.st_mtime_ns / 1e9 >= e[3] - RACY_SECONDS:
+            return None
+        return str(e[2])
+
+    def record(self, source: str, st: os.stat_result, doc_hash: str) -> None:
+        self.entries[source] = [st.st_size, st.st_mtime_ns, doc_hash, time.time()]
+
+    def save(self, keep: set[str]) -> None:
+        """Write the entries of ``keep`` (the indexed sources) atomically; best effort."""
+        data = {s: e for s, e in self.entries.items() if s in keep}
+        tmp = self.path.with_suffix(".tmp")
+        try:
+            tmp.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+            os.replace(tmp, self.path)
+        except OSError:  # only a speed-up: the next re-scan hashes again
+            pass
