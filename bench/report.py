@@ -79,14 +79,50 @@ def render(sections: list[Section], models: dict[str, str], quick: bool, seconds
     return "\n".join(out).rstrip() + "\n"
 
 
+# Short stable names for the targets of sections that do not name their own, by the start
+# of the target's text; a section may set ``data["target_names"]`` (in target order) instead.
+NAMES = [
+    ("ingest ≥ 0.9× a plain encode", "ingest-vs-plain-encode"),
+    ("… with `embedder_backend = \"torch\"`", "ingest-vs-plain-encode-torch"),
+    ("ingest with the default embedder", "ingest-vs-tutorial"),
+    ("ONNX int8 recall@5", "onnx-int8-recall"),
+    ("hybrid at 100k ≥ 10× faster", "100k-hybrid-vs-loop"),
+    ("hybrid p50 at 100k", "100k-hybrid-p50-retrieval"),
+    ("default grader (`fusion`) ≥ 20×", "grader-vs-tutorial"),
+    ("default grader (`fusion`) ≤ 30 ms", "grader-ms-per-chunk"),
+    ("CRAG TTFT no worse than RAG's, warm", "crag-ttft-warm"),
+    ("CRAG TTFT no worse than RAG's, cold", "crag-ttft-cold"),
+    ("cold start to first token", "cold-start-first-token"),
+    ("`ask` peak RSS", "ask-peak-rss"),
+    ("extractive answer: first token", "extractive-first-token"),
+    ("index ≤ 3× its rows", "index-size-ratio"),
+    ("2,000 files no slower", "index-2000-files-time"),
+    ("racing ingests", "racing-ingests-duplicates"),
+]
+
+
+def target_names(s: Section) -> list[str]:
+    given = list(s.data.get("target_names", []))
+    number = s.title.split(".", 1)[0]
+    out = []
+    for i, (target, _, _) in enumerate(s.targets):
+        known = [name for prefix, name in NAMES if target.startswith(prefix)]
+        out.append(given[i] if i < len(given) else known[0] if known else f"section{number}-{i + 1}")
+    return out
+
+
 def to_json(sections: list[Section], models: dict[str, str], quick: bool, header_lines: list[str]) -> str:
-    """BENCHMARKS.json: every table, target and note of BENCHMARKS.md, plus each section's raw
-    figures (``Section.data``), for scripts that compare runs."""
+    """BENCHMARKS.json: one entry per target under "targets" (issue 15: name, target,
+    measured, pass), then every table, target and note of BENCHMARKS.md plus each section's
+    raw figures (``Section.data``), for scripts that compare runs."""
     return json.dumps({
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "machine": [line.removeprefix("- ") for line in header_lines],
+        "targets": [{"name": n, "section": s.title, "target": t, "measured": m, "pass": ok}
+                    for s in sections for n, (t, m, ok) in zip(target_names(s), s.targets)],
         "generated": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "quick": quick, "models": models,
-        "machine": [line.removeprefix("- ") for line in header_lines],
         "sections": [{"title": s.title, "seconds": round(s.seconds, 1),
-                      "targets": [{"target": t, "measured": m, "pass": ok} for t, m, ok in s.targets],
+                      "targets": [{"name": n, "target": t, "measured": m, "pass": ok}
+                                  for n, (t, m, ok) in zip(target_names(s), s.targets)],
                       "tables": [{"caption": c, "rows": [{"label": r.label, **r.cells} for r in rows]}
                                  for c, rows in s.tables],
                       "notes": s.notes, "data": s.data} for s in sections],
