@@ -171,6 +171,7 @@ class Proc:
     rc: int
     stdout: str
     stderr: str
+    cpu_s: float = float("nan")  # user + system CPU seconds of the child (wall / cpu: contention)
 
 
 # A small python parent for the measured command: a child forked from the (large) bench
@@ -180,7 +181,7 @@ _WRAPPER = (
     "t = time.perf_counter()\n"
     "p = subprocess.Popen(sys.argv[1:])\n"
     "_, status, ru = os.wait4(p.pid, 0)\n"
-    "sys.stderr.write(f'\\nBENCH_CHILD {time.perf_counter() - t} {ru.ru_maxrss}\\n')\n"
+    "sys.stderr.write(f'\\nBENCH_CHILD {time.perf_counter() - t} {ru.ru_maxrss} {ru.ru_utime + ru.ru_stime}\\n')\n"
     "sys.exit(os.waitstatus_to_exitcode(status))\n"
 )
 
@@ -197,13 +198,13 @@ def run_process(cmd: Sequence[str], env: dict[str, str] | None = None, timeout: 
         out.seek(0)
         err.seek(0)
         stderr = err.read().decode(errors="replace")
-        wall, rss_kb = float("nan"), float("nan")
+        wall, rss_kb, cpu = float("nan"), float("nan"), float("nan")
         for line in stderr.splitlines()[::-1]:
             if line.startswith("BENCH_CHILD "):
-                _, w, r = line.split()
-                wall, rss_kb = float(w), float(r)
+                _, w, r, c = line.split()
+                wall, rss_kb, cpu = float(w), float(r), float(c)
                 break
-        return Proc(wall, rss_kb / 1024, p.returncode, out.read().decode(errors="replace"), stderr[-2000:])
+        return Proc(wall, rss_kb / 1024, p.returncode, out.read().decode(errors="replace"), stderr[-2000:], cpu)
 
 
 def log(msg: str) -> None:

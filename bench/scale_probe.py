@@ -37,16 +37,21 @@ def main() -> None:
     store.search(texts[0], qv[0], 5, "hybrid")
     out["first_search_s"] = time.perf_counter() - t
     out["start_to_search_s"] = time.perf_counter() - T_START
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    out["cpu_s"] = ru.ru_utime + ru.ru_stime  # CPU to that point: wall / CPU shows contention
     lat: dict[str, list[float]] = {"hybrid": [], "vector": [], "text": []}
+    cpu: dict[str, list[float]] = {m: [] for m in lat}  # process CPU per query (both threads)
     found = 0
     for i, (q, v) in enumerate(zip(texts, qv)):
         for mode in list(lat)[i % 3:] + list(lat)[:i % 3]:
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             hits = store.search(q, v, 10, mode)
             lat[mode].append(time.perf_counter() - t)
+            cpu[mode].append(time.process_time() - c)
             if mode == "vector":
                 found += len({h.chunk.chunk_id for h in hits} & {f"c{j:07d}" for j in exact[i]})
     out["latency_s"] = lat
+    out["cpu_s_per_query"] = cpu
     out["recall_at_10"] = found / (10 * len(texts))
     out["rss_search_mb"] = rss_mb() - rss0
     out["rss_mb"] = rss_mb()

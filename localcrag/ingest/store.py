@@ -272,9 +272,8 @@ class LanceStore:
         snap = self._ram.snapshot(self.table)
         text_half = _workers().submit(self._fts, query, pool, ["_rowid"])
         ranked: list[list[int]] = []
-        if vector is not None:
-            approx = self._ram.top(snap, vector, pool + pool // 2)
-            ranked.append([r["_rowid"] for r, _ in self._exact(approx, vector, pool, ["_rowid"])])
+        if vector is not None:  # int8 ranks (RRF uses ranks only): no float32 read-back here
+            ranked.append([rid for rid, _ in self._ram.top(snap, vector, pool)])
         try:
             ranked.append([r["_rowid"] for r in text_half.result()])
         except FullTextFailed as exc:

@@ -20,6 +20,7 @@ hash and keep their codes. vcache.py saves and maps segments, so start-up reads 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import itertools
 import threading
@@ -66,6 +67,10 @@ class Segment:
     q8: np.ndarray  # int8 (n, dim)
     bits: np.ndarray  # uint64 (words, n): sign bits of (vector - mean), column-major
     name: str = ""  # its folder in the cache once saved
+
+    @functools.cached_property
+    def dead(self) -> np.ndarray:
+        return np.flatnonzero(~self.alive)
 
 
 @dataclass(frozen=True)
@@ -118,7 +123,7 @@ def hamming(seg: Segment, qbits: np.ndarray) -> np.ndarray:
         np.bitwise_xor(seg.bits[w], qbits[w], out=tmp)
         np.bitwise_count(tmp, out=cnt)
         acc += cnt
-    acc[~seg.alive] = np.iinfo(np.uint16).max
+    acc[seg.dead] = np.iinfo(np.uint16).max
     return acc
 
 

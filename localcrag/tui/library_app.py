@@ -172,8 +172,10 @@ class LibraryApp(App[int]):
     def demo_sources(self) -> list[str]:
         """The demo's own index, plus demo files indexed into the user's library by older
         versions (those are offered for removal too)."""
-        legacy = [s.source for s in self.sources if self.is_demo(s.source) and s.source not in self.demo_index]
-        return [*self.demo_index, *legacy]
+        if getattr(self, "_legacy_of", None) is not self.sources:  # asked on every key (check_action):
+            self._legacy_of = self.sources  # one pass per list, not 10,000 path checks per key
+            self._legacy = [s.source for s in self.sources if self.is_demo(s.source)]
+        return [*self.demo_index, *(s for s in self._legacy if s not in self.demo_index)]
 
     def remove_demo(self) -> None:
         """Ask, then remove every demo document (the files are not touched)."""

@@ -24,8 +24,8 @@ from textual.widgets import Button, DataTable, DirectoryTree, Footer, Header, In
 from localcrag.errors import describe_error
 from localcrag.tui.messages import RefreshSources
 from localcrag.tui.modals import ConfirmModal
-from localcrag.tui.widgets.documents import (DocTree, changed_on_disk, failures, library_summary,
-                                             progress_text, when)
+from localcrag.tui.widgets.documents import (PAGE_ROWS, DocTree, changed_on_disk, failures, library_summary,
+                                             page_of, progress_text, when)
 from localcrag.tui.widgets.status import StatusBar
 
 
@@ -56,6 +56,7 @@ class LibraryScreen(Screen):
         yield Header(icon="◆")
         with Vertical(id="library-main"):
             yield Static(id="library-summary")
+            yield Input(placeholder="Filter documents: part of a name or folder", id="doc-filter")
             yield DataTable(id="documents", cursor_type="row", zebra_stripes=True)
             with Horizontal(id="add-row"):
                 yield Input(placeholder="Path of a file or folder to add (Enter), or pick one below",
@@ -84,6 +85,8 @@ class LibraryScreen(Screen):
         tree.border_title = "Browse (Enter picks)"
         self.query_one("#progress", ProgressBar).display = False
         self.query_one("#stop", Button).display = False
+        self.query_one("#doc-filter", Input).display = False  # shown for large libraries only
+        self._stale: tuple[Any, dict[str, str]] = ((), {})
         self.watch(self.app, "sources", self._fill_table)
         self.watch(self.app, "library_ready", self._fill_table, init=False)
         self.watch(self.app, "ingest_progress", self._progress)
@@ -125,8 +128,14 @@ class LibraryScreen(Screen):
         table = self.query_one("#documents", DataTable)
         table.clear()
         demo = 0
-        stale = changed_on_disk(self.app.sources)
-        for s in self.app.sources:
+        sources = self.app.sources
+        if self._stale[0] is not sources:  # one stat per document per change of the list
+            self._stale = (sources, changed_on_disk(sources))
+        stale = self._stale[1]
+        box = self.query_one("#doc-filter", Input)
+        box.display = box.display or len(sources) > PAGE_ROWS
+        shown, matching = page_of(sources, box.value)
+        for s in shown:
             p = Path(s.source)
             name = Text(p.name)  # Text, not str: a DataTable reads str cells as markup
             if self.app.is_demo(s.source):
@@ -136,10 +145,17 @@ class LibraryScreen(Screen):
                 name.append(f"  {stale[s.source]}", style="italic #ffb74d")
             table.add_row(name, Text(str(s.pages), justify="right"), Text(str(s.chunks), justify="right"),
                           when(s.indexed_at), Text(str(p.parent)), key=s.source)
-        summary = library_summary(self.app.sources, demo, self.app.library_ready,
+        summary = library_summary(sources, demo, self.app.library_ready,
                                   len(self.app.previous_sources), stale)
+        if matching > len(shown) or box.value.strip():
+            summary.append(f"\nShowing {len(shown):,} of {matching:,} matching documents "
+                           f"({len(sources):,} in all): type in the filter box to narrow.", style="#90caf9")
         self.query_one("#library-summary", Static).update(summary)
         self.refresh_bindings()
+
+    @on(Input.Changed, "#doc-filter")
+    def _filtered(self) -> None:
+        self._fill_table()
 
     def _progress(self) -> None:
         p = self.app.ingest_progress

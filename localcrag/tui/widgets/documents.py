@@ -46,6 +46,17 @@ def failures(failed: Sequence[tuple[str, str]]) -> Text:
     return lines
 
 
+PAGE_ROWS = 500  # documents drawn in the table at once; a filter box finds the others
+
+
+def page_of(sources: Sequence[Any], text: str, limit: int = PAGE_ROWS) -> tuple[list[Any], int]:
+    """(the first ``limit`` documents whose path contains ``text``, how many match): a
+    10,000-document library draws 500 rows, not 10,000."""
+    needle = text.strip().lower()
+    matching = [s for s in sources if needle in s.source.lower()] if needle else list(sources)
+    return matching[:limit], len(matching)
+
+
 def changed_on_disk(sources: Sequence[Any]) -> dict[str, str]:
     """Indexed files edited since they were indexed -> "changed": one stat each, no hashing
     (the ingest hashes and skips what did not really change). Missing files are left to
