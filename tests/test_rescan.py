@@ -75,3 +75,20 @@ def test_progress_reports_rate_and_eta(tmp_path: Path) -> None:
     done = [p for p in seen if p.stage == "indexed"]
     assert done and all(p.files_per_s > 0 for p in done)
     assert done[-1].eta_s == 0 and any(p.eta_s and p.eta_s > 0 for p in done[:-1])
+
+
+def test_sources_lists_filtered_and_limited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture) -> None:
+    import json
+
+    from localcrag.cli import main as cli
+
+    folder = _folder(tmp_path, 12)
+    lib = Library(Settings(), embedder=FakeEmbedder())
+    lib.ingest([folder])
+    monkeypatch.setattr("localcrag.ingest.library.Library", lambda s: lib)
+    args = cli.build_parser().parse_args(["sources", "--json", "--filter", "note01", "--limit", "2"])
+    assert cli.cmd_sources(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["total"] == 12 and out["matching"] == 2 and len(out["sources"]) == 2
+    assert all("note01" in s["source"] and s["chunks"] == 1 for s in out["sources"])

@@ -113,19 +113,23 @@ def cmd_sources(args: argparse.Namespace) -> int:
     from localcrag.ingest.library import Library
 
     srcs = Library(_settings(args)).sources()
+    needle, total = (getattr(args, "filter", None) or "").lower(), len(srcs)
+    srcs = [s for s in srcs if needle in s.source.lower()]
+    matching, srcs = len(srcs), srcs[:getattr(args, "limit", None) or None]
     if args.json:
-        _print_json({"sources": [{"source": s.source, "pages": s.pages, "chunks": s.chunks,
-                                  "indexed_at": s.indexed_at} for s in srcs]})
+        _print_json({"sources": [{"source": s.source, "pages": s.pages, "chunks": s.chunks, "indexed_at":
+                                  s.indexed_at} for s in srcs], "matching": matching, "total": total})
         return 0
-    if not srcs:
+    if not total:
         print("No documents indexed yet. Add some with: localcrag ingest PATH")
         return 0
     import datetime as dt
 
-    for s in srcs:
+    for s in srcs:  # written as they go: a 10,000-line listing starts at once in a pager
         when = dt.datetime.fromtimestamp(s.indexed_at).strftime("%Y-%m-%d %H:%M")
-        print(f"{s.pages:>5} pages {s.chunks:>6} chunks  {when}  {shown(s.source)}")
-    print(f"{len(srcs)} documents, {sum(s.chunks for s in srcs)} chunks")
+        sys.stdout.write(f"{s.pages:>5} pages {s.chunks:>6} chunks  {when}  {shown(s.source)}\n")
+    shown_note = f" (showing {len(srcs):,} of {matching:,} matching)" if len(srcs) < total else ""
+    print(f"{total:,} documents, {sum(s.chunks for s in srcs):,} chunks listed{shown_note}")
     return 0
 
 
@@ -233,6 +237,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("sources", help="list indexed documents")
     s.add_argument("--json", action="store_true")
+    s.add_argument("--filter", metavar="TEXT", help="only documents whose path contains TEXT")
+    s.add_argument("--limit", type=positive_int, metavar="N", help="list at most N documents")
     s.set_defaults(func=cmd_sources)
 
     s = sub.add_parser("search", help="retrieve chunks for a query (no generation)")
