@@ -109,3 +109,11 @@ def test_ram_vector_search_equals_lancedb_and_follows_every_change(tmp_path: Pat
     check()
     hits = store.search("pricing caching", EMB.embed(["pricing of prompt caching"])[0], 3, "hybrid")
     assert hits[0].chunk.chunk_id == "hn-0" and len(hits) == 3
+
+
+def test_all_texts_samples_evenly_above_a_limit(tmp_path: Path) -> None:
+    store = LanceStore(tmp_path / "idx", "t", EMB.dim)
+    _put(store, "/a.txt", [f"text number {i}" for i in range(10)], "h")
+    assert len(store.all_texts()) == 10 and len(store.all_texts(20)) == 10
+    sample = store.all_texts(3)
+    assert len(sample) == 3 and set(sample) <= set(store.all_texts())

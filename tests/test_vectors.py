@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from localcrag.ingest import vectors
+from localcrag.ingest import vectors, vsync
 from localcrag.ingest.store import LanceStore
 from localcrag.types import Chunk
 
@@ -26,7 +26,7 @@ def _doc(store: LanceStore, source: str, tag: str, n: int, rng: np.random.Genera
 
 def _exact(store: LanceStore, q: np.ndarray, n: int) -> list[str]:
     data = store.table.to_arrow()
-    m = vectors.matrix(data, DIM)
+    m = vsync.matrix(data, DIM)
     m = m / np.linalg.norm(m, axis=1, keepdims=True)
     sims = m @ (q / np.linalg.norm(q))
     ids = data["chunk_id"].to_pylist()
@@ -41,21 +41,21 @@ def _ours(store: LanceStore, q: np.ndarray, n: int) -> list[str]:
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Rows whose vectors were read from Lance by each sync."""
     seen: list[int] = []
-    real = vectors.read_rows
+    real = vsync.read_rows
 
     def spy(table, rowids, columns):  # noqa: ANN001, ANN202
         if "vector" in columns:
             seen.append(len(rowids))
         return real(table, rowids, columns)
 
-    real_scan = vectors.full_scan
+    real_scan = vsync.full_scan
 
     def scan_spy(table, dim, mean):  # noqa: ANN001, ANN202
         seen.append(table.count_rows())
         return real_scan(table, dim, mean)
 
-    monkeypatch.setattr(vectors, "read_rows", spy)
-    monkeypatch.setattr(vectors, "full_scan", scan_spy)
+    monkeypatch.setattr(vsync, "read_rows", spy)
+    monkeypatch.setattr(vsync, "full_scan", scan_spy)
     return seen
 
 
@@ -69,7 +69,7 @@ def test_incremental_updates_match_exact_search(tmp_path: Path, reads: list[int]
     def check() -> None:
         snap = store._ram.snapshot(store.table)
         n_reads = len(reads)
-        fresh = vectors.sync(vectors.Snapshot(0, (), snap.mean), store.table, DIM)  # a full rebuild
+        fresh = vsync.sync(vectors.Snapshot(0, (), snap.mean), store.table, DIM)  # a full rebuild
         del reads[n_reads:]
         for q in queries:
             assert _ours(store, q, 5) == _exact(store, q, 5)

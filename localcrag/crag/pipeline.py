@@ -23,6 +23,8 @@ from localcrag.settings import Settings
 from localcrag.crag.graders.base import grade_or_rank
 from localcrag.types import Action, Answer, Evidence
 
+STATS_TEXTS = 20_000  # chunk texts the grader's IDF is taken from (a sample above this)
+
 MAX_QUESTION_CHARS = 2000
 UNGRADED_NOTE = ("Note: the retrieved passages could not be graded ({error}), so this answer "
                  "uses them in retrieval order, unchecked for relevance.")
@@ -83,7 +85,7 @@ class Pipeline:
 
             s = self.settings
             store = self.library.store
-            stats = CorpusStats.from_texts(store.all_texts()) if count else None
+            stats = CorpusStats.from_texts(store.all_texts(STATS_TEXTS)) if count else None
             if stats is not None and hasattr(store, "centroid"):  # from the search's int8 codes
                 stats = replace(stats, centroid=store.centroid())
             self._grader = make_grader(

@@ -23,7 +23,8 @@ from localcrag.ingest.faults import guard_methods
 from localcrag.ingest.rows import SourceInfo, arrow_rows, quote as _quote, row_to_chunk as _row_to_chunk
 from localcrag.ingest.rows import schema, table_name  # noqa: F401 - table_name, SourceInfo: re-exported
 from localcrag.ingest.vcache import VectorCache
-from localcrag.ingest.vectors import RamVectors, centroid, matrix
+from localcrag.ingest.vectors import centroid
+from localcrag.ingest.vsync import RamVectors, matrix
 from localcrag.types import Chunk, Hit
 
 os.environ.setdefault("LANCE_LOG", "error")
@@ -36,7 +37,6 @@ _COLUMNS = ["chunk_id", "source", "doc_hash", "text", "page_start", "page_end",
 _HIT_COLUMNS = ["chunk_id", "source", "text", "page_start", "page_end", "char_start", "char_end",
                 "heading", "n_tokens"]  # what a Hit's Chunk needs: each column costs a read
 
-
 _POOL: ThreadPoolExecutor | None = None
 
 
@@ -48,7 +48,7 @@ def _workers() -> ThreadPoolExecutor:
 
 
 class _Moved(Exception):
-    """Row offsets changed between the vector snapshot and the row fetch."""
+    """Row ids named nothing any more: a write compacted the table since the snapshot."""
 
 
 class LanceStore:
@@ -189,8 +189,13 @@ class LanceStore:
                                            "indexed_at_max", "doc_hash_max")]
         return [SourceInfo(s, int(p), int(k), float(at), h) for s, p, k, at, h in zip(*cols)]
 
-    def all_texts(self) -> list[str]:
-        return self._columns(["text"])["text"]
+    def all_texts(self, at_most: int | None = None) -> list[str]:
+        """Every chunk's text, or ``at_most`` evenly spaced ones (statistics from a sample)."""
+        n = self.count()
+        if at_most is None or n <= at_most:
+            return self._columns(["text"])["text"]
+        offsets = np.linspace(0, n - 1, at_most).round().astype(int).tolist()
+        return self.table.take_offsets(offsets).select(["text"]).to_arrow()["text"].to_pylist()
 
     def centroid(self) -> np.ndarray | None:
         """The mean of the unit chunk vectors (from the int8 codes)."""

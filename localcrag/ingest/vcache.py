@@ -5,7 +5,7 @@ Layout (``<index>/<table>.vcache/``): one folder per segment holding its immutab
 1M-row table are 384 MB of page cache, touched only where candidates fall), and per save a
 ``state-<version>.npz`` with every segment's row ids and live flags (9 bytes a row), named
 by ``manifest.json`` (replaced atomically). A process starting against a newer table
-version loads this and diffs forward (vectors.sync), reading only rows it has not seen.
+version loads this and diffs forward (vsync.sync), reading only rows it has not seen.
 Any unreadable or mismatched cache is ignored, never trusted: the snapshot is rebuilt.
 """
 
