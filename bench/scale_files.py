@@ -74,7 +74,12 @@ def run(sec: Section, quick: bool) -> None:
     if not (home / ".indexed").exists():
         log(f"scale: first ingest of {n:,} files (cached for later runs)")
         shutil.rmtree(home, ignore_errors=True)
+        home.mkdir(parents=True)
         first = _ingest(folder, home)
+        got = json.loads(first.stdout.strip().splitlines()[-1]) if first.stdout.strip() else {}
+        if len(got.get("indexed", [])) != n:
+            raise RuntimeError(f"first ingest of {n:,} files indexed {len(got.get('indexed', []))}: "
+                               f"{first.stderr[-400:]}")
         (home / ".indexed").write_text(f"{first.wall:.1f}\n")
     log(f"scale: re-scan of {n:,} unchanged files")
     p = _ingest(folder, home, "--prune")
