@@ -18,6 +18,12 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import pytest
+
+from tests.conftest import MODELS
+
+SMOL = MODELS / "SmolLM2-135M-Instruct.Q4_1.gguf"
+SPEC = "HuggingFaceTB/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Instruct.Q4_1.gguf"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
 
@@ -129,3 +135,20 @@ def start(hub: FakeHub) -> tuple[ThreadingHTTPServer, threading.Thread]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     return server, thread
+
+
+@pytest.fixture
+def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """The fake hub serving the bundled SmolLM2 as SPEC; HF_ENDPOINT points at it, models/ is
+    ``tmp_path / "models"``, and the DNS probe answers yes for 127.0.0.1 only."""
+    if not SMOL.exists():
+        pytest.skip("models/ not provisioned (run `make models`)")
+    fake = FakeHub({SPEC: SMOL.resolve()})
+    server, thread = start(fake)
+    monkeypatch.setenv("HF_ENDPOINT", fake.url)
+    monkeypatch.setenv("LOCALCRAG_MODELS_DIR", str(tmp_path / "models"))
+    monkeypatch.setattr("localcrag.crag.web.is_online", lambda host, timeout=1.5: host == "127.0.0.1")
+    yield fake
+    server.shutdown()
+    server.server_close()
+    thread.join(timeout=5)

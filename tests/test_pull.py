@@ -13,26 +13,7 @@ import pytest
 
 from localcrag.cli.main import main
 from localcrag.llm import pull
-from tests.conftest import MODELS
-from tests.fakehub import FakeHub, start
-
-SMOL = MODELS / "SmolLM2-135M-Instruct.Q4_1.gguf"
-SPEC = "HuggingFaceTB/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Instruct.Q4_1.gguf"
-
-
-@pytest.fixture
-def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
-    if not SMOL.exists():
-        pytest.skip("models/ not provisioned (run `make models`)")
-    fake = FakeHub({SPEC: SMOL.resolve()})
-    server, thread = start(fake)
-    monkeypatch.setenv("HF_ENDPOINT", fake.url)
-    monkeypatch.setenv("LOCALCRAG_MODELS_DIR", str(tmp_path / "models"))
-    monkeypatch.setattr("localcrag.crag.web.is_online", lambda host, timeout=1.5: host == "127.0.0.1")
-    yield fake
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=5)
+from tests.fakehub import SMOL, SPEC, FakeHub, hub  # noqa: F401 - hub is the fixture
 
 
 def _pulled(tmp_path: Path) -> Path:

@@ -56,6 +56,12 @@ def cmd_models(args: argparse.Namespace) -> int:
         mark = "* " if "generator" in r.roles else "  "
         print(f"{mark}{r.kind:<22}{human_size(r.size_bytes):>9}  {r.params:>6}  {r.context:>7}  "
               f"{r.chat:<4}  {r.name}{extra}{used}")
+    if any("generator" in r.roles for r in rows):
+        from localcrag.crag.capability import model_choices
+
+        print(f"\nWith generator = {settings.generator}:")
+        for choice in model_choices(settings):
+            print(f"  {choice.line()}")
     print("\nCatalogue (`localcrag models pull NAME`; sizes and RAM approximate, "
           "read from the hub when pulling):")
     for entry, present in catalogue_rows(settings.models_dir):
