@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -32,6 +33,7 @@ class FakeHub:
     files: dict[str, Path]  # "owner/repo/file" -> local file served
     cut_after: int | None = None  # drop the first GET after this many body bytes
     advertise_sha: str | None = None  # serve this checksum instead of the real one
+    throttle: float = 0.0  # seconds of sleep per MiB sent (a slow line, for cancelling)
     requests: list[tuple[str, str, str | None]] = field(default_factory=list)  # (method, path, Range)
     url: str = ""
     _sha: dict[str, str] = field(default_factory=dict)
@@ -124,6 +126,8 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                         return
                     self.wfile.write(block)
                     sent += len(block)
+                    if hub.throttle:
+                        time.sleep(hub.throttle)
 
     return Handler
 

@@ -83,3 +83,31 @@ async def test_pull_offline_is_one_line_and_sends_nothing(hub: FakeHub, tmp_path
         status = str(pilot.app.screen.query_one("#pull-status").render())
         assert status.startswith("offline: not pulling") and "\n" not in status
     assert hub.requests == []
+
+
+async def test_c_stops_a_pull_and_the_next_pull_resumes_it(hub: FakeHub, tmp_path: Path) -> None:
+    from tui_fakes import until
+
+    hub.throttle = 0.05  # ~5 s for the whole file: time to press c
+    models = tmp_path / "models"
+    part = models / f".{SMOL.name}.part"
+    app = _app(models)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f3")
+        await settle(pilot)
+        screen = pilot.app.screen
+        screen.start_pull(SPEC)
+        await until(pilot, lambda: part.is_file() and part.stat().st_size > 0)
+        screen.query_one("#catalogue").focus()
+        await pilot.press("c")
+        await settle(pilot)
+        status = str(screen.query_one("#pull-status").render())
+        assert status.startswith("pull cancelled; the partial file is kept"), status
+        kept = part.stat().st_size
+        assert 0 < kept < SMOL.stat().st_size and not (models / SMOL.name).exists()
+        hub.throttle = 0.0
+        screen.start_pull(SPEC)
+        await settle(pilot)
+        assert str(screen.query_one("#pull-status").render()).startswith(f"saved {SMOL.name}")
+    assert hub.gets()[-1][2] == f"bytes={kept}-"
+    assert (models / SMOL.name).read_bytes() == SMOL.read_bytes()

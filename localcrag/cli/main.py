@@ -172,16 +172,22 @@ def cmd_config(args: argparse.Namespace) -> int:
 
     from localcrag.settings import Settings, config_path, data_dir
 
+    from localcrag.settings_io import env_name, env_overrides
+
     s = Settings.load()
     print(f"# config file: {config_path()}\n# data dir: {data_dir()}")
+    print("# every setting can also come from the environment as LOCALCRAG_<NAME> (upper case, e.g. "
+          "LOCALCRAG_TOP_K=8 or LOCALCRAG_GENERATOR=my-model.gguf); it beats the file")
+    from_env = env_overrides(Settings.model_fields)
     values = s.model_dump(mode="json")
     for name, info in Settings.model_fields.items():
         value = values.get(name)
+        source = f"  [from {env_name(name)}]" if name in from_env else ""
         if value is None:
-            print(f"# {name} = (not set)  # {info.description}")
+            print(f"# {name} = (not set)  # {info.description}{source}")
         else:
             toml = tomli_w.dumps({name: value}).strip()
-            print(f"{toml}  # {info.description}")
+            print(f"{toml}  # {info.description}{source}")
     return 0
 
 

@@ -18,7 +18,6 @@ from typing import Any, BinaryIO
 # GGUF value types -> struct format (strings and arrays handled apart)
 _SCALAR = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
 _STRING, _ARRAY = 8, 9
-_KEEP_ARRAYS = False  # vocabularies are skipped, never kept in memory
 
 
 class GGUFError(ValueError):
@@ -46,15 +45,36 @@ class GGUFMeta:
         return f"{n / 1e9:.1f}B" if n >= 1e9 else f"{n / 1e6:.0f}M"
 
 
+_U64 = struct.Struct("<Q")
+_BLOCK = 1 << 22
+
+
 class _Reader:
+    """Sequential reads over a 4 MB window: a vocabulary is ~150k-260k tiny strings, and one
+    file call each would make listing a model take a second."""
+
     def __init__(self, fh: BinaryIO) -> None:
-        self.fh = fh
+        self.fh, self.buf, self.pos = fh, b"", 0
+
+    def _need(self, n: int) -> None:
+        if self.pos + n > len(self.buf):
+            self.buf = self.buf[self.pos:] + self.fh.read(max(n, _BLOCK))
+            self.pos = 0
+            if len(self.buf) < n:
+                raise GGUFError("header cut short (truncated file)")
 
     def take(self, n: int) -> bytes:
-        data = self.fh.read(n)
-        if len(data) != n:
-            raise GGUFError("header cut short (truncated file)")
-        return data
+        self._need(n)
+        self.pos += n
+        return self.buf[self.pos - n:self.pos]
+
+    def skip(self, n: int) -> None:
+        left = len(self.buf) - self.pos
+        if n <= left:
+            self.pos += n
+        else:
+            self.fh.seek(n - left, 1)
+            self.buf, self.pos = b"", 0
 
     def unpack(self, fmt: str) -> Any:
         return struct.unpack("<" + fmt, self.take(struct.calcsize(fmt)))[0]
@@ -65,22 +85,30 @@ class _Reader:
             raise GGUFError(f"implausible string length {n}")
         return self.take(n).decode("utf-8", errors="replace")
 
-    def skip_string(self) -> None:
-        n = self.unpack("Q")
-        self.fh.seek(n, 1)
+    def skip_strings(self, count: int) -> None:
+        unpack_from = _U64.unpack_from
+        for _ in range(count):
+            if self.pos + 8 > len(self.buf):
+                self._need(8)
+            n = unpack_from(self.buf, self.pos)[0] + 8
+            if self.pos + n > len(self.buf):
+                self._need(n)
+            self.pos += n
 
-    def value(self, vtype: int, keep: bool = True) -> Any:
+    def value(self, vtype: int) -> Any:
         if vtype in _SCALAR:
             return self.unpack(_SCALAR[vtype])
         if vtype == _STRING:
-            return self.string() if keep else self.skip_string()
-        if vtype == _ARRAY:
+            return self.string()
+        if vtype == _ARRAY:  # vocabularies and merges: skipped, never kept
             item_type, count = self.unpack("I"), self.unpack("Q")
-            if item_type in _SCALAR:  # fixed width: skip in one seek
-                self.fh.seek(struct.calcsize(_SCALAR[item_type]) * count, 1)
-                return None
-            for _ in range(count):
-                self.value(item_type, keep=False)
+            if item_type in _SCALAR:
+                self.skip(struct.calcsize(_SCALAR[item_type]) * count)
+            elif item_type == _STRING:
+                self.skip_strings(count)
+            else:
+                for _ in range(count):
+                    self.value(item_type)
             return None
         raise GGUFError(f"unknown value type {vtype}")
 
@@ -88,7 +116,7 @@ class _Reader:
 def read_meta(path: Path) -> GGUFMeta:
     """The header of one GGUF file; ``GGUFError`` for anything that is not one."""
     path = Path(path)
-    with open(path, "rb", buffering=1 << 20) as fh:
+    with open(path, "rb", buffering=0) as fh:
         r = _Reader(fh)
         if r.take(4) != b"GGUF":
             raise GGUFError(f"{path.name} is not a GGUF file")
@@ -102,7 +130,7 @@ def read_meta(path: Path) -> GGUFMeta:
             kv[key] = r.value(r.unpack("I"))
         n_params = 0
         for _ in range(n_tensors):
-            r.skip_string()
+            r.skip_strings(1)
             dims = [r.unpack("Q") for _ in range(r.unpack("I"))]
             r.unpack("I")  # tensor type
             r.unpack("Q")  # data offset
