@@ -107,7 +107,8 @@ def test_a_question_that_asks_for_several_things_gets_more_than_one_sentence() -
 
     assert [asked_items(q) for q in ("What are two ways to water a fern?", "List the steps.",
                                      "What are some risks of overwatering?", "How many ferns?",
-                                     "What is the process?")] == [2, 3, 3, 1, 1]
+                                     "What is the process?", "What is X and why does it matter?",
+                                     "How long and at what temperature?")] == [2, 3, 3, 1, 1, 2, 1]
     ferns = ev(1, "Ferns like shade and damp soil. Water a fern from below by standing its pot in a tray "
                   "of rain water. Misting the fronds also keeps the plant moist in dry rooms. Repot in spring.")
     one = extractive_answer("How do you water a fern?", [ferns])

@@ -42,7 +42,9 @@ NOT_STATED = "The documents do not state it."
 _COUNTS = {"two": 2, "three": 3, "four": 3, "five": 3, "2": 2, "3": 3, "4": 3, "5": 3}
 _LIST = re.compile(r"\b(?:(?P<n>two|three|four|five|[2-5])\s+(?:\w+\s+){0,2}?\w+s\b"
                    r"|(?:some|several|a few|various|multiple)\s+(?:\w+\s+){0,2}?\w+s\b"
-                   r"|^(?:list|name|enumerate)\b)", re.I)
+                   r"|^(?:list|name|enumerate)\b"
+                   r"|\b(?:what|how|why|who|when|where|which)\b.+\band (?P<two>what|how|why|who|when|"
+                   r"where|which)\b)", re.I)  # two questions in one: "what is X and why ..."
 
 _SHAPES = [
     ("number", re.compile(r"\bhow (?:many|much|long|old|far|big|large|tall|fast|often|high|deep)\b"
@@ -86,6 +88,8 @@ def asked_items(question: str) -> int:
     m = _LIST.search(question.strip())
     if m is None:
         return 1
+    if m.group("two"):
+        return 2
     return _COUNTS.get((m.group("n") or "").lower(), MAX_SENTENCES)
 
 
