@@ -115,3 +115,16 @@ def test_a_question_that_asks_for_several_things_gets_more_than_one_sentence() -
     two = extractive_answer("What are two ways to water a fern?", [ferns])
     assert len(one.sentences) == 1 and len(two.sentences) == 2
     assert two.sentences[1] == "Misting the fronds also keeps the plant moist in dry rooms."  # the list goes on
+
+
+def test_a_heading_or_menu_is_not_quoted_as_an_answer_but_a_list_item_is() -> None:
+    from localcrag.crag.extract import is_heading
+
+    assert is_heading("Chapter 18: The Role of Government and Policy in AI")
+    assert is_heading("Accessing the Evaluate Feature Creating Test Cases Tips for Effective Evaluation")
+    assert not is_heading("b. Potentially multiple content block delta events")
+    assert not is_heading("AI Optimizes Energy Management In Smart Cities.")  # a statement ends
+    grid = ev(1, "Chapter 14: The Role of AI in Smart Grids\n\nAI-powered systems enhance grid "
+                 "stability and reduce energy waste.")
+    out = extractive_answer("What is the role of AI in smart grids?", [grid])
+    assert out.sentences == ("AI-powered systems enhance grid stability and reduce energy waste.",)

@@ -93,6 +93,17 @@ def asked_items(question: str) -> int:
     return _COUNTS.get((m.group("n") or "").lower(), MAX_SENTENCES)
 
 
+def is_heading(sentence: str) -> bool:
+    """A title or a menu, not a statement: no closing punctuation, and mostly capitalised
+    words ("Chapter 18: The Role of Government", "Creating Test Cases Tips ..."). A list
+    item ("b. Potentially multiple delta events") is kept."""
+    if re.search(r"[.!?:;\"”’)\]]$", sentence.rstrip()):
+        return False
+    words = sentence.split()
+    caps = sum(w[:1].isupper() for w in words) / max(1, len(words))
+    return caps >= 0.5
+
+
 def answer_shape(question: str) -> str | None:
     """What an answer to ``question`` looks like: number, date, name, place, or None."""
     for shape, pattern in _SHAPES:
@@ -183,6 +194,7 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
             if len(s.split()) >= 3 and key not in seen:
                 seen.add(key)
                 cands.append((e.n, i, s))
+    cands = [c for c in cands if not is_heading(c[2])] or cands  # only headings: say what they say
     if not cands:
         return Extract(NOT_STATED, (), (), found=False)
     weights = _weights(question, [s for _, _, s in cands])
