@@ -108,11 +108,11 @@ def _progress_bar(name: str):
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
                    TimeRemainingColumn(), console=Console(stderr=True), transient=True)
-    task = bar.add_task(name[:40], total=None)
+    task = bar.add_task(name[:32], total=None)
     bar.start()
 
     def update(p) -> None:
         bar.update(task, total=p.total, completed=p.done,
-                   description=("verifying " if p.stage == "verify" else "") + name[:40])
+                   description=("verifying " if p.stage == "verify" else "") + name[:32])
 
     return update, bar.stop
