@@ -1,0 +1,168 @@
+"""Keeping the vector codes of a table current: the first full read, then per table
+version only what changed (see vectors.py for the codes and the search).
+
+Appends are rows in fragments newer than any seen: one row-id range query finds them.
+Only when the live row count says rows also vanished are all live row ids listed (no
+column read): vanished rows are marked dead, rows a compaction moved (same chunk id, new
+row id) keep their codes, and only rows never seen are read from Lance.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from localcrag.ingest.vectors import (CANDIDATES, READ_BATCH, Segment, Snapshot, _bits, _mean, centroid,
+                                      key_of, segment, top)
+
+
+def live_rowids(table: Any, where: str | None = None) -> np.ndarray:
+    """Row ids of the live rows of the table's checked-out version (no column read)."""
+    q = table.search().select(["_rowid"])
+    q = q.where(where) if where else q
+    data = q.limit(max(table.count_rows(), 1)).to_arrow()
+    return np.sort(data["_rowid"].to_numpy().astype(np.uint64))
+
+
+def read_rows(table: Any, rowids: np.ndarray, columns: list[str]) -> Any:
+    """Columns (+ _rowid) of the given rows, in batches; an Arrow table."""
+    import pyarrow as pa
+
+    parts = [table.take_row_ids([int(r) for r in rowids[i:i + READ_BATCH]]).select(columns)
+             .with_row_id().to_arrow() for i in range(0, len(rowids), READ_BATCH)]
+    return pa.concat_tables(parts) if parts else None
+
+
+def matrix(data: Any, dim: int) -> np.ndarray:
+    col = data["vector"]
+    col = col.combine_chunks() if hasattr(col, "combine_chunks") else col  # table or batch
+    flat = col.flatten().to_numpy(zero_copy_only=False)
+    return flat.reshape(len(data), dim).astype(np.float32, copy=False)
+
+
+def full_scan(table: Any, dim: int, mean: np.ndarray) -> Snapshot:
+    """Every row's codes, streamed a batch at a time (bounded memory at 1M rows); the mean
+    that centres the sign bits is chosen from the first READ_BATCH rows when not given."""
+    n = table.count_rows()
+    parts, held, version = [], [], table.version
+    reader = table.search().select(["chunk_id", "vector", "_rowid"]).limit(max(n, 1)).to_batches(READ_BATCH)
+    for batch in itertools.chain(reader, [None]):  # None: flush what is held
+        if batch is not None:
+            held.append((batch["_rowid"].to_numpy(), batch["chunk_id"].to_pylist(), matrix(batch, dim)))
+            if not mean.any() and sum(len(h[0]) for h in held) < READ_BATCH:
+                continue
+        if held and not mean.any():
+            mean = _mean(np.concatenate([h[2] for h in held]))
+        parts += [segment(r, c, v, mean) for r, c, v in held]
+        held = []
+    return Snapshot(version, (concat(parts),) if parts else (), mean, snap_rows(parts))
+
+
+def snap_rows(parts: list[Segment]) -> int:
+    return int(sum(len(p.rowids) for p in parts))
+
+
+def recentre(snap: Snapshot, dim: int) -> Snapshot:
+    """New sign bits around the current mean, decoded from the int8 codes (no disk read of
+    vectors): a mean chosen when the table was small centres a grown one badly."""
+    mean = centroid(snap, dim)
+    segs = []
+    for s in snap.segments:
+        bits = [_bits(np.asarray(s.q8[a:a + READ_BATCH], np.float32) * np.asarray(s.scale[a:a + READ_BATCH])[:, None]
+                      - mean) for a in range(0, len(s.rowids), READ_BATCH)]
+        segs.append(replace(s, bits=np.concatenate(bits, axis=1), name=""))
+    return Snapshot(snap.version, tuple(segs), mean, snap.count)
+
+
+def concat(parts: list[Segment]) -> Segment:
+    if len(parts) == 1:
+        return parts[0]
+    return Segment(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("rowids", "alive", "keys", "scale", "q8")),
+                   np.concatenate([p.bits for p in parts], axis=1))
+
+
+def sync(snap: Snapshot | None, table: Any, dim: int) -> Snapshot:
+    """The snapshot brought to the table's version. Appends (rows in fragments newer than any
+    seen) are found by a row-id range query; only when the live count says rows also vanished
+    is every live row id listed: vanished rows are marked dead, rows a compaction moved keep
+    their codes (matched by chunk id), only rows never seen are read from disk."""
+    version = table.version
+    if snap is None or not snap.segments:
+        return full_scan(table, dim, snap.mean if snap is not None else np.zeros(dim, np.float32))
+    mark = int(max(int(s.rowids.max()) for s in snap.segments if len(s.rowids))) >> 32
+    appended = live_rowids(table, f"_rowid >= {(mark + 1) << 32}")
+    segs = list(snap.segments)
+    if snap.count + len(appended) == table.count_rows():
+        new = appended  # nothing vanished: the common case of an ingest of new documents
+    else:
+        live = live_rowids(table)
+        dead_keys, dead_at = [], []
+        for si, s in enumerate(segs):
+            keep = s.alive & np.isin(s.rowids, live, assume_unique=True)
+            gone = np.flatnonzero(s.alive & ~keep)
+            if len(gone):
+                dead_keys.append(s.keys[gone])
+                dead_at += [(si, i) for i in gone.tolist()]
+                segs[si] = replace(s, alive=keep)
+        known = np.concatenate([s.rowids[s.alive] for s in segs])
+        new = np.setdiff1d(live, known, assume_unique=True)
+        if len(new) and dead_at:
+            new, segs = _revive(table, new, segs, np.concatenate(dead_keys), dead_at)
+    if len(new):
+        data = read_rows(table, new, ["chunk_id", "vector"])
+        segs.append(segment(data["_rowid"].to_numpy(), data["chunk_id"].to_pylist(), matrix(data, dim), snap.mean))
+    segs = [s for s in segs if s.alive.any()]
+    out = Snapshot(version, tuple(segs), snap.mean, snap.mean_rows)
+    return recentre(out, dim) if out.count > max(4 * snap.mean_rows, CANDIDATES) else out
+
+
+def _revive(table: Any, new: np.ndarray, segs: list[Segment], dead_keys: np.ndarray,
+            dead_at: list[tuple[int, int]]) -> tuple[np.ndarray, list[Segment]]:
+    """Rows that only moved (same chunk id under a new row id) keep their codes."""
+    data = read_rows(table, new, ["chunk_id"])
+    got = data["_rowid"].to_numpy().astype(np.uint64)
+    keys = key_of(data["chunk_id"].to_pylist())
+    order = np.argsort(dead_keys, kind="stable")
+    pos = np.minimum(np.searchsorted(dead_keys, keys, sorter=order), len(order) - 1)
+    hit = dead_keys[order[pos]] == keys
+    changed: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    for j in np.flatnonzero(hit).tolist():
+        si, i = dead_at[int(order[pos[j]])]
+        if si not in changed:
+            changed[si] = (segs[si].rowids.copy(), segs[si].alive.copy())
+        changed[si][0][i] = got[j]
+        changed[si][1][i] = True
+    for si, (rowids, alive) in changed.items():
+        segs[si] = replace(segs[si], rowids=rowids, alive=alive)
+    return np.sort(got[~hit]), segs
+
+
+class RamVectors:
+    """The snapshot of one table, brought up to date (once, under a lock) per version."""
+
+    def __init__(self, dim: int, cache: Any = None) -> None:
+        self.dim = dim
+        self.cache = cache  # vcache.VectorCache or None: start from / save to disk
+        self._snap: Snapshot | None = None
+        self._lock = threading.Lock()
+
+    def snapshot(self, table: Any) -> Snapshot:
+        snap = self._snap
+        if snap is not None and snap.version == table.version:
+            return snap
+        with self._lock:
+            if self._snap is None and self.cache is not None:
+                self._snap = self.cache.load(self.dim)
+            if self._snap is None or self._snap.version != table.version:
+                self._snap = sync(self._snap, table, self.dim)
+                if self.cache is not None:
+                    self._snap = self.cache.maybe_save(self._snap)
+            return self._snap
+
+    @staticmethod
+    def top(snap: Snapshot, vector: np.ndarray, n: int) -> list[tuple[int, float]]:
+        return top(snap, vector, n)
