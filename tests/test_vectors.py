@@ -148,3 +148,20 @@ def test_hamming_candidates_keep_recall_on_clustered_vectors() -> None:
         exact = set(np.argsort(-(unit @ q))[:10].tolist())
         hits += len(exact & {r for r, _ in vectors.top(snap, q, 10, candidates=800)})
     assert hits / 200 >= 0.95
+
+
+def test_a_table_built_again_under_the_same_name_is_not_mixed_up(tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    store = LanceStore(tmp_path / "idx", "t", DIM)
+    for d in range(3):
+        _doc(store, f"/{d}.txt", f"d{d}", 20, rng)
+    q = rng.standard_normal(DIM).astype(np.float32)
+    _ours(store, q, 5)
+    store._ram.cache.save(store._ram.snapshot(store.table))
+    store._db.drop_table("t")  # what a rebuild does; row ids start again from 0
+    store.reopen()
+    for d in range(4):
+        _doc(store, f"/{d}.txt", f"e{d}", 20, rng)
+    for s in (store, LanceStore(tmp_path / "idx", "t", DIM)):  # in memory, and from the cache
+        assert _ours(s, q, 5) == _exact(s, q, 5)
+        assert all(c.startswith("e") for c in _ours(s, q, 60))

@@ -85,12 +85,29 @@ def concat(parts: list[Segment]) -> Segment:
                    np.concatenate([p.bits for p in parts], axis=1))
 
 
+def same_table(snap: Snapshot, table: Any, probes: int = 8) -> bool:
+    """Whether a few of the snapshot's rows still hold the same chunk ids at the same row ids
+    (or were deleted): a table built again under the same name reuses row ids for other rows."""
+    if snap.version > table.version:
+        return False
+    s = max(snap.segments, key=lambda seg: len(seg.rowids))
+    live = np.flatnonzero(s.alive)
+    pick = live[np.linspace(0, len(live) - 1, min(probes, len(live))).round().astype(int)] if len(live) else live
+    if not len(pick):
+        return True
+    got = read_rows(table, s.rowids[pick], ["chunk_id"])
+    have = dict(zip(got["_rowid"].to_pylist(), key_of(got["chunk_id"].to_pylist()).tolist()))
+    return all(have.get(int(s.rowids[i]), int(s.keys[i])) == int(s.keys[i]) for i in pick)
+
+
 def sync(snap: Snapshot | None, table: Any, dim: int) -> Snapshot:
     """The snapshot brought to the table's version. Appends (rows in fragments newer than any
     seen) are found by a row-id range query; only when the live count says rows also vanished
     is every live row id listed: vanished rows are marked dead, rows a compaction moved keep
     their codes (matched by chunk id), only rows never seen are read from disk."""
     version = table.version
+    if snap is not None and snap.segments and not same_table(snap, table):
+        snap = None  # the table was dropped and built again (same name): nothing carries over
     if snap is None or not snap.segments:
         return full_scan(table, dim, snap.mean if snap is not None else np.zeros(dim, np.float32))
     mark = int(max(int(s.rowids.max()) for s in snap.segments if len(s.rowids))) >> 32
