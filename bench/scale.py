@@ -22,7 +22,7 @@ import numpy as np
 
 from bench import CACHE, DATA, Row, Section, Stat, fmt, log, run_process
 from bench import scale_corpus as corpus
-from bench import scale_files
+from bench import scale_designs, scale_files
 
 K = 10
 
@@ -118,6 +118,9 @@ def run(quick: bool) -> Section:
     _corpus_note(sec, emb)
     if not quick:
         sec.tables.append(_tuning(emb, tune))
+        z = np.load(query_file(1_000_000, "report", report, emb))
+        log("scale: the designs tried, side by side at 1M rows")
+        sec.tables.append(scale_designs.run(1_000_000, z["vectors"][:30], z["exact"][:30], emb))
     scale_files.run(sec, quick)
     sec.notes.append(f"Vector codes: {vectors.CANDIDATES:,} Hamming candidates re-scored in int8, the final "
                      "ones re-ranked in float32 read back from Lance by row id. RAM per chunk: 48 B of sign bits + "
