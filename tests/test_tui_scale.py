@@ -9,12 +9,16 @@ import pytest
 
 pytest.importorskip("textual")
 
+import asyncio  # noqa: E402
+
 from textual.widgets import DataTable, Input, Static  # noqa: E402
 
 from localcrag.ingest.store import SourceInfo  # noqa: E402
 from localcrag.tui.screens.library import LibraryScreen  # noqa: E402
 from localcrag.tui.widgets.documents import PAGE_ROWS  # noqa: E402
-from tui_fakes import FROZEN, SIZE, FakeLibrary, anyio_backend, home, make_app, settle, until  # noqa: E402,F401
+from localcrag.tui.widgets.answer import TurnView  # noqa: E402
+from tui_fakes import (FROZEN, SIZE, FakeLibrary, anyio_backend, ask, home, make_app, settle,  # noqa: E402,F401
+                       until)
 
 pytestmark = pytest.mark.anyio
 
@@ -49,3 +53,25 @@ async def test_a_small_library_has_no_filter_box(tmp_path: Path) -> None:
         await pilot.press("ctrl+l")
         await until(pilot, lambda: app.screen.query_one(DataTable).row_count == 3)
         assert not app.screen.query_one("#doc-filter", Input).display
+
+
+async def test_questions_are_answered_while_an_ingest_is_still_running(tmp_path: Path) -> None:
+    folder = tmp_path / "new"
+    folder.mkdir()
+    for name in ("a.md", "b.md", "c.md"):
+        (folder / name).write_text(name)
+    lib = FakeLibrary([SourceInfo("/library/old.pdf", 3, 9, FROZEN, "h")], pause_before=1)
+    app, _, _ = make_app(tmp_path, library=lib)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+l")
+        app.screen.query_one("#path", Input).value = str(folder)
+        await pilot.press("enter")
+        assert await asyncio.to_thread(lib.paused.wait, 10)  # the ingest is half-way
+        await pilot.press("ctrl+l")  # back to the chat
+        await ask(pilot, "what is ai?")
+        await until(pilot, lambda: bool(app.screen.query(TurnView)) and app.screen.query_one(TurnView).done)
+        assert "simulation of human intelligence" in app.screen.query_one(TurnView).text
+        assert app.ingesting  # answered from what was indexed, the ingest still running
+        lib.resume.set()
+        await until(pilot, lambda: not app.ingesting)
