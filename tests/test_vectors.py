@@ -165,3 +165,23 @@ def test_a_table_built_again_under_the_same_name_is_not_mixed_up(tmp_path: Path)
     for s in (store, LanceStore(tmp_path / "idx", "t", DIM)):  # in memory, and from the cache
         assert _ours(s, q, 5) == _exact(s, q, 5)
         assert all(c.startswith("e") for c in _ours(s, q, 60))
+
+
+def test_an_ingest_leaves_the_codes_saved_for_the_next_process(tmp_path: Path, reads: list[int],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from localcrag.ingest import vcache
+    from localcrag.ingest.library import Library
+    from localcrag.settings import Settings
+    from tests.fakes import FakeEmbedder
+
+    monkeypatch.setattr(vcache, "SAVE_MIN_ROWS", 1)
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(6):
+        (folder / f"n{i}.txt").write_text(f"Note {i} about pumps and valves number {i}.\n")
+    lib = Library(Settings(), embedder=FakeEmbedder())
+    lib.ingest([folder])
+    assert reads == [6]  # the writer read the codes once, after its commit
+    fresh = LanceStore(lib.store.path, lib.store.name, lib.store.dim)
+    q = FakeEmbedder().embed(["pumps and valves"])[0]
+    assert fresh.search("pumps", q, 3, "hybrid") and reads == [6]  # mapped, nothing re-read

@@ -33,6 +33,12 @@ def compact(store: Any, keep_minutes: float) -> None:
         warnings.simplefilter("ignore", UserWarning)
         t.optimize(cleanup_older_than=timedelta(minutes=keep_minutes))
     store._fts_dirty = False
+    ram = getattr(store, "_ram", None)
+    if ram is not None and t.count_rows():
+        try:  # the vector codes brought up to date (and saved) by the writer, so a process
+            ram.snapshot(t)  # starting next maps them instead of reading every vector
+        except Exception:  # noqa: BLE001 - only a speed-up: a reader rebuilds what it lacks
+            pass
 
 
 def documents_path(store: Any) -> Path:
