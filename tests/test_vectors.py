@@ -120,13 +120,18 @@ def test_start_up_maps_the_cache_and_reads_only_rows_added_since(tmp_path: Path,
     assert reads[-1] == 4  # only the appended rows
 
 
-def test_a_broken_cache_is_rebuilt_not_trusted(tmp_path: Path) -> None:
-    rng = np.random.default_rng(3)
+def _saved_store(tmp_path: Path, seed: int) -> tuple[LanceStore, np.ndarray, np.random.Generator]:
+    """Three documents of 20 rows, their codes saved beside the table; and a query."""
+    rng = np.random.default_rng(seed)
     store = LanceStore(tmp_path / "idx", "t", DIM)
     for d in range(3):
         _doc(store, f"/{d}.txt", f"d{d}", 20, rng)
-    q = rng.standard_normal(DIM).astype(np.float32)
     store._ram.cache.save(store._ram.snapshot(store.table))
+    return store, rng.standard_normal(DIM).astype(np.float32), rng
+
+
+def test_a_broken_cache_is_rebuilt_not_trusted(tmp_path: Path) -> None:
+    store, q, _ = _saved_store(tmp_path, 3)
     folder = tmp_path / "idx" / "t.vcache"
     for seg in folder.glob("seg-*"):
         (seg / "q8.npy").write_bytes(b"garbage")
@@ -151,13 +156,7 @@ def test_hamming_candidates_keep_recall_on_clustered_vectors() -> None:
 
 
 def test_a_table_built_again_under_the_same_name_is_not_mixed_up(tmp_path: Path) -> None:
-    rng = np.random.default_rng(5)
-    store = LanceStore(tmp_path / "idx", "t", DIM)
-    for d in range(3):
-        _doc(store, f"/{d}.txt", f"d{d}", 20, rng)
-    q = rng.standard_normal(DIM).astype(np.float32)
-    _ours(store, q, 5)
-    store._ram.cache.save(store._ram.snapshot(store.table))
+    store, q, rng = _saved_store(tmp_path, 5)
     store._db.drop_table("t")  # what a rebuild does; row ids start again from 0
     store.reopen()
     for d in range(4):
