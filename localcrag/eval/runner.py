@@ -66,7 +66,7 @@ def eval_settings(base: Settings, index_dir: Path, offline: bool) -> Settings:
     deterministic decoding, and the network off unless asked."""
     fields = base.model_dump()
     fields.pop("eval_index_dir", None)
-    fields.update(temperature=0.0, offline=offline or base.offline)
+    fields.update(temperature=0.0, offline=offline or base.offline, index_uri=None)  # eval: always local
     return EvalSettings(**fields, eval_index_dir=index_dir)
 
 
