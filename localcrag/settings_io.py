@@ -61,7 +61,7 @@ def one_line(exc: Exception) -> str:
     return " ".join(lines[:3]) if lines else type(exc).__name__
 
 
-REMOTE_SCHEMES = ("s3", "gs", "az")  # object stores LanceDB opens itself (lancedb.connect)
+REMOTE_SCHEMES = ("s3", "s3+ddb", "gs", "az")  # object stores LanceDB opens itself (lancedb.connect)
 _SECRET_WORDS = ("secret", "access_key", "session_token", "token", "password", "account_key", "sas")
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -28,31 +27,18 @@ from tests.fakes import FakeEmbedder, FakeGenerator, FakeGrader
 REPO = Path(__file__).resolve().parents[1]
 BUCKET = "localcrag-team"
 ROBOTS = "Cobots are collaborative robots. They work next to people in factories.\n"
+REQUESTS: list[tuple[str, str, str | None]] = []  # (method, path, If-None-Match) the server saw
 PETS = "The office cat is called Miso. She sleeps on the printer all afternoon.\n"
 
 
 @pytest.fixture(scope="session")
 def s3_server():
-    """moto in server mode on a free loopback port; yields its endpoint URL."""
-    moto_server = pytest.importorskip("moto.server", reason="moto[server] is in the dev extra")
-    import boto3
+    """moto in server mode on a free loopback port (bench/shared.py); yields its endpoint URL."""
+    pytest.importorskip("moto.server", reason="moto[server] is in the dev extra")
+    from bench.shared import moto_s3
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    endpoint = f"http://127.0.0.1:{port}"
-    fake = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "testing",
-            "AWS_ENDPOINT_URL": endpoint, "AWS_REGION": "us-east-1", "AWS_DEFAULT_REGION": "us-east-1",
-            "AWS_EC2_METADATA_DISABLED": "true"}
-    saved = {k: os.environ.get(k) for k in fake}
-    os.environ.update(fake)
-    boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(Bucket=BUCKET)
-    yield endpoint
-    server.stop()
-    for k, v in saved.items():
-        os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+    with moto_s3(BUCKET, REQUESTS) as endpoint:
+        yield endpoint
 
 
 @pytest.fixture()
@@ -204,3 +190,14 @@ def test_two_writers_of_the_same_documents_leave_one_copy(shared, monkeypatch, t
     assert not errors, errors
     check = _lib(shared, monkeypatch)
     assert check.count() == 40 and duplicates(check.store) == (0, [])
+
+
+def test_every_table_version_is_committed_with_put_if_not_exists(shared, monkeypatch, tmp_path) -> None:
+    """What running without a lock across machines rests on: Lance writes each version's
+    manifest with ``If-None-Match: *``, so of two writers of version N only one succeeds (the
+    other gets 412, rebases or retries). Fails loudly if a LanceDB upgrade changes that."""
+    (tmp_path / "robots.md").write_text(ROBOTS, encoding="utf-8")
+    REQUESTS.clear()
+    _lib(shared, monkeypatch).ingest([tmp_path])
+    manifests = [(p, h) for m, p, h in REQUESTS if m == "PUT" and "/_versions/" in p and p.endswith(".manifest")]
+    assert len(manifests) >= 2 and all(h == "*" for _, h in manifests), manifests
