@@ -201,3 +201,36 @@ def test_every_table_version_is_committed_with_put_if_not_exists(shared, monkeyp
     _lib(shared, monkeypatch).ingest([tmp_path])
     manifests = [(p, h) for m, p, h in REQUESTS if m == "PUT" and "/_versions/" in p and p.endswith(".manifest")]
     assert len(manifests) >= 2 and all(h == "*" for _, h in manifests), manifests
+
+
+@pytest.mark.slow
+def test_the_cli_ingests_and_answers_from_the_bucket(shared, tmp_path) -> None:
+    """The team set-up as a user runs it: only LOCALCRAG_INDEX_* and AWS_* variables, the real
+    models, two machines (two data dirs) sharing one index."""
+    if not (REPO / "models" / "all-MiniLM-L6-v2").exists():
+        pytest.skip("models/ not provisioned (run `make models`)")
+    import json
+
+    doc = tmp_path / "robots.md"
+    doc.write_text("# Cobots\n\n" + ROBOTS * 3, encoding="utf-8")
+
+    def cli(home: str, *args: str) -> dict:
+        out = subprocess.run([sys.executable, "-m", "localcrag", *args, "--json"], capture_output=True, text=True,
+                             env={**_env(shared), "LOCALCRAG_HOME": str(tmp_path / home)}, cwd=REPO, timeout=300)
+        assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+        return json.loads(out.stdout)
+
+    assert cli("laptop-a", "ingest", str(doc))["indexed"] == [str(doc)]
+    answer = cli("laptop-b", "ask", "What are cobots?", "--offline")
+    assert answer["evidence"] and answer["evidence"][0]["source"] == str(doc)
+    assert not (tmp_path / "laptop-b" / "index").exists()
+
+
+def test_derived_files_of_a_shared_index_stay_on_this_machine(isolated_home: Path) -> None:
+    from localcrag.ingest.location import index_location
+
+    local = index_location(Settings())
+    assert not local.remote and local.folder == local.cache_dir == isolated_home / "index"
+    shared = index_location(Settings(index_uri="s3://team/x", index_storage_options={"allow_http": True}))
+    assert shared.remote and shared.folder is None and shared.storage_options == {"allow_http": "true"}
+    assert shared.cache_dir.parent == isolated_home / "cache" and shared.cache_dir.name.startswith("index-")

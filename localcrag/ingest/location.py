@@ -53,6 +53,18 @@ class IndexLocation:
             return None
         return Path(self.uri.removeprefix("file://"))
 
+    @property
+    def cache_dir(self) -> Path:
+        """Where derived files of this index may be kept on this machine (e.g. a vector cache):
+        the folder itself, or for object storage a folder of this machine's cache dir per URI."""
+        if not self.remote:
+            return self.folder  # type: ignore[return-value]
+        import hashlib
+
+        from localcrag.settings import data_dir
+
+        return data_dir() / "cache" / f"index-{hashlib.sha1(self.uri.encode()).hexdigest()[:12]}"
+
     def __str__(self) -> str:
         return self.uri
 
@@ -67,12 +79,12 @@ class IndexLocation:
                                read_consistency_interval=timedelta(seconds=self.refresh_seconds))
 
 
-def index_location(settings: Any, folder: Path | None = None) -> IndexLocation:
-    """The user's index: ``index_uri`` when set, else the local data dir (``folder`` overrides
-    both: the demo and eval indexes are always local)."""
-    uri = None if folder is not None else getattr(settings, "index_uri", None)
+def index_location(settings: Any) -> IndexLocation:
+    """The user's index: ``index_uri`` when set, else the local data dir (the demo and eval
+    indexes are always local: their own folders)."""
+    uri = getattr(settings, "index_uri", None)
     if not uri:
-        return IndexLocation(str(folder or settings.index_dir))
+        return IndexLocation(str(settings.index_dir))
     return IndexLocation(uri, dict(getattr(settings, "index_storage_options", None) or {}),
                          float(getattr(settings, "index_refresh_seconds", 5.0)))
 
