@@ -72,7 +72,8 @@ def test_ingest_search_and_ask_from_the_bucket(shared, monkeypatch, tmp_path, s3
     keys = _keys(s3_server, prefix)
     assert any(f"{lib.store.name}.lance/_versions/" in k for k in keys)
     assert not (isolated_home / "index").exists()  # nothing of the index on this machine
-    assert lib.store.table.schema.field("chunk_id").nullable is False  # the primary key
+    key = lib.store.table.schema.field("chunk_id")
+    assert key.nullable is False and b"lance-schema:unenforced-primary-key:position" in key.metadata
     assert lib.change_stamp().startswith("v")  # the table version: no stamp file on S3
     hits = lib.store.search("Where does the cat sleep?", lib.embedder.embed(["cat sleeps"])[0], 1)
     assert hits and hits[0].chunk.source.endswith("pets.md")
@@ -234,3 +235,27 @@ def test_derived_files_of_a_shared_index_stay_on_this_machine(isolated_home: Pat
     shared = index_location(Settings(index_uri="s3://team/x", index_storage_options={"allow_http": True}))
     assert shared.remote and shared.folder is None and shared.storage_options == {"allow_http": "true"}
     assert shared.cache_dir.parent == isolated_home / "cache" and shared.cache_dir.name.startswith("index-")
+
+
+def test_an_unreachable_store_is_one_line_naming_the_uri(s3_server, shared, tmp_path) -> None:
+    from localcrag.ingest.faults import IndexUnreachable
+
+    s = Settings(index_uri="s3://no-such-bucket/x", index_storage_options={"endpoint": s3_server, "allow_http": True})
+    lib = Library(s, embedder=FakeEmbedder())
+    assert lib.change_stamp() == ""  # polled by a running app: never raises
+    with pytest.raises(IndexUnreachable, match=r"^cannot open the shared index s3://no-such-bucket/x: the bucket "
+                                               r"does not exist \(check index_uri"):
+        lib.sources()
+    with pytest.raises(IndexUnreachable):
+        lib.ingest([tmp_path])
+    # a store that does not answer (closed port), in a process without AWS_ENDPOINT_URL (LanceDB
+    # 0.40 prefers that variable to the endpoint option, docs/shared-index.md)
+    closed = {**shared, "LOCALCRAG_INDEX_STORAGE_OPTIONS": '{endpoint = "http://127.0.0.1:9", allow_http = true, '
+                                                           'connect_timeout = "1s", client_max_retries = 0}'}
+    env = {k: v for k, v in _env(closed).items() if k != "AWS_ENDPOINT_URL"}
+    out = subprocess.run([sys.executable, "-m", "localcrag", "sources"], capture_output=True, text=True,
+                         env={**env, "LOCALCRAG_HOME": str(tmp_path / "home")}, cwd=REPO, timeout=120)
+    uri = shared["LOCALCRAG_INDEX_URI"]
+    assert out.returncode == 1 and out.stderr.startswith(f"localcrag: cannot open the shared index {uri}: "
+                                                         "the object store did not answer"), out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1

@@ -63,6 +63,7 @@ class LanceStore:
         self._conn: Any = None  # connecting creates the folder: lazily
         self._table = None
         self._fts_dirty = False
+        self._seen = False  # on object storage: the table was seen once (listing it costs a request)
         self._ram = RamVectors(dim)  # exact vector search without re-reading the column
 
     # --- table management --------------------------------------------------------------
@@ -100,7 +101,7 @@ class LanceStore:
 
     def exists(self) -> bool:
         if self.location.remote:  # a listing on object storage: remember a table once seen
-            self._seen = getattr(self, "_seen", False) or self.name in self._db.list_tables().tables
+            self._seen = self._seen or self.name in self._db.list_tables().tables
             return self._seen
         return self.path.is_dir() and self.name in self._db.list_tables().tables
 
