@@ -259,3 +259,23 @@ def test_an_unreachable_store_is_one_line_naming_the_uri(s3_server, shared, tmp_
     assert out.returncode == 1 and out.stderr.startswith(f"localcrag: cannot open the shared index {uri}: "
                                                          "the object store did not answer"), out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_commit_conflicts_are_retried_on_the_new_version_and_nothing_else_is(monkeypatch) -> None:
+    from localcrag.ingest import location
+
+    monkeypatch.setattr(location.time, "sleep", lambda s: None)
+    calls, reopened = [], []
+
+    def write() -> str:
+        calls.append(1)
+        if len(calls) < 3:
+            raise RuntimeError("lance error: Retryable commit conflict for version 7: another writer committed")
+        return "v8"
+
+    assert location.retry_conflicts(write, lambda: reopened.append(1)) == "v8"
+    assert len(calls) == 3 and len(reopened) == 2
+    calls.clear()
+    with pytest.raises(RuntimeError, match="disk"):
+        location.retry_conflicts(lambda: calls.append(1) or (_ for _ in ()).throw(RuntimeError("disk on fire")))
+    assert len(calls) == 1

@@ -147,11 +147,11 @@ class LanceStore:
         now = time.time()
         rows = pa.concat_tables([arrow_rows(self.dim, *d, now) for d in docs]).cast(self.table.schema)
         sources = ", ".join(_quote(d[0]) for d in docs)
-        (self.table.merge_insert("chunk_id")
-         .when_matched_update_all()
-         .when_not_matched_insert_all()
-         .when_not_matched_by_source_delete(f"source IN ({sources})")
-         .execute(rows))
+        retry_conflicts(lambda: (self.table.merge_insert("chunk_id")  # (it retries for 30 s itself)
+                                 .when_matched_update_all()
+                                 .when_not_matched_insert_all()
+                                 .when_not_matched_by_source_delete(f"source IN ({sources})")
+                                 .execute(rows)), self.reopen)
         self._fts_dirty = True
 
     def remove(self, source: str) -> int:
