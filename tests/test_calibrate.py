@@ -20,6 +20,7 @@ from localcrag.crag.probes import ablate, make_probes, template_probes
 from localcrag.settings import Settings
 from localcrag.textutil import terms
 from localcrag.types import Chunk
+from tests.test_pipeline import library  # noqa: F401 - the indexed fixture
 
 CORPUS = [
     "The harbour of Valdmora was dredged in 1887 by the city council. Ships of deeper draught "
@@ -148,3 +149,41 @@ def test_off_by_default_uses_the_settings() -> None:
     th = cal.corpus_thresholds(s, library=None, grader=None) if not s.calibrate else None
     if th is not None:
         assert (th.upper, th.lower, th.basis) == (s.upper_threshold, s.lower_threshold, "settings")
+
+
+def test_pipeline_uses_and_reports_the_thresholds_it_decided_with(library) -> None:  # noqa: F811
+    """With calibrate on and a library too small to probe, the settings' thresholds apply,
+    the decision says so (trace, ask --json), the probes are cached, and an unanswerable
+    question is still refused."""
+    from localcrag.cli.ask import to_json
+    from localcrag.crag.pipeline import Pipeline
+    from localcrag.record import RunRecord
+    from localcrag.types import Action
+    from tests.fakes import FakeGenerator, FakeGrader
+
+    s = Settings(calibrate=True, offline=True, upper_threshold=0.6, lower_threshold=0.35, strip_threshold=0.35)
+    pipe = Pipeline(s, library=library, grader=FakeGrader(), generator=FakeGenerator())
+    record = RunRecord("Which volcano erupted on Saturn's moon Titan?")
+    for e in pipe.run(record.question):
+        record.add(e)
+    assert record.decision.action is Action.INCORRECT and record.answer.refused
+    assert record.decision.basis.startswith("settings (too few probes"), record.decision.basis
+    assert (record.decision.upper, record.decision.lower) == (0.6, 0.35)
+    assert to_json(record)["thresholds"] == {"upper": 0.6, "lower": 0.35, "basis": record.decision.basis}
+    assert (Path(s.index_dir) / "calibration-fusion.json").is_file()
+
+
+def test_the_trace_names_calibrated_thresholds() -> None:
+    pytest.importorskip("textual")
+    from rich.console import Console
+
+    from localcrag.crag.decide import decide
+    from localcrag.events import DecisionMade
+    from localcrag.tui.widgets.trace import TraceState, render_trace
+
+    state = TraceState(question="When was the quay built?")
+    state.add(DecisionMade(decide([], 0.7, 0.42, "calibrated on this corpus (40 own / 30 foreign probes)")))
+    console = Console(width=120, record=True)
+    console.print(render_trace(state, 0.76, 0.51))
+    text = " ".join(console.export_text().split())
+    assert "thresholds 0.42 / 0.70: calibrated on this corpus (40 own / 30 foreign probes)" in text
