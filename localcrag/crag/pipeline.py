@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator, Literal, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, Protocol, Sequence
 
 from localcrag import events as ev
 from localcrag.llm.cpu import CpuMeter
@@ -21,6 +21,9 @@ from localcrag.crag.timing import Stage, ms_since
 from localcrag.settings import Settings
 from localcrag.crag.graders.base import grade_or_rank
 from localcrag.types import Action, Answer, Evidence
+
+if TYPE_CHECKING:
+    from localcrag.crag.calibrate import Thresholds
 
 MAX_QUESTION_CHARS = 2000
 UNGRADED_NOTE = ("Note: the retrieved passages could not be graded ({error}), so this answer "
@@ -92,7 +95,7 @@ class Pipeline:
         return self._grader
 
     @property
-    def thresholds(self):
+    def thresholds(self) -> "Thresholds":
         """The decision thresholds for the current index: the settings' own, or with
         ``calibrate`` on, calibrated on the indexed chunks (localcrag.crag.calibrate;
         measured once per index version, cached in the index folder)."""

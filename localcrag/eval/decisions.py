@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
+from localcrag.crag.calibrate import Thresholds, from_settings
 from localcrag.crag.decide import decide
 from localcrag.eval import metrics as m
 from localcrag.eval.datasets import Question
@@ -44,11 +45,9 @@ def run_decisions(pipe: Any, questions: list[Question], k: int,
     return {**summarise(rows, grader, spent), "thresholds": th.to_json()}
 
 
-def thresholds_of(pipe: Any) -> Any:
+def thresholds_of(pipe: Any) -> Thresholds:
     """The pipeline's decision thresholds (calibrated when the setting asks); a pipeline
     without the property (a test fake) uses its settings'."""
-    from localcrag.crag.calibrate import from_settings
-
     th = getattr(pipe, "thresholds", None)
     return th if th is not None else from_settings(pipe.settings)
 
