@@ -174,6 +174,7 @@ def _tuning(emb: object, tune: list[str]) -> tuple[str, list[Row]]:
     """Recall@10 at 1M by candidate count on the tuning split (in-sample for CANDIDATES)."""
     from localcrag.ingest import vectors
     from localcrag.ingest.store import LanceStore
+    from localcrag.ingest.vsync import exact_rerank
 
     n = 1_000_000
     qfile = query_file(n, "tune", tune, emb)
@@ -188,7 +189,7 @@ def _tuning(emb: object, tune: list[str]) -> tuple[str, list[Row]]:
             a = time.perf_counter()
             top = vectors.top(snap, v, 3 * K, cands)
             t.append(time.perf_counter() - a)
-            got = store._exact(top, v, K, ["chunk_id"])
+            got = exact_rerank(store.table, top, v, K, ["chunk_id"], corpus.DIM)
             ids = {r["chunk_id"] for r, _ in got}
             found += len(ids & {f"c{j:07d}" for j in ex})
         rows.append(Row(f"{cands:,} candidates", {"recall@10": fmt(found / (K * len(z["vectors"])), 3),

@@ -20,11 +20,12 @@ import numpy as np
 
 from localcrag.errors import FullTextFailed
 from localcrag.ingest.faults import guard_methods
+from localcrag.ingest.location import IndexLocation, as_location, retry_conflicts
 from localcrag.ingest.rows import SourceInfo, arrow_rows, quote as _quote, row_to_chunk as _row_to_chunk
 from localcrag.ingest.rows import schema, table_name  # noqa: F401 - table_name, SourceInfo: re-exported
 from localcrag.ingest.vcache import VectorCache
 from localcrag.ingest.vectors import centroid
-from localcrag.ingest.vsync import RamVectors, matrix
+from localcrag.ingest.vsync import Moved, RamVectors, exact_rerank, rows_by_id
 from localcrag.types import Chunk, Hit
 
 os.environ.setdefault("LANCE_LOG", "error")
@@ -47,32 +48,28 @@ def _workers() -> ThreadPoolExecutor:
     return _POOL
 
 
-class _Moved(Exception):
-    """Row ids named nothing any more: a write compacted the table since the snapshot."""
-
-
 class LanceStore:
     """LanceDB on disk: vector search, native full-text search, and RRF hybrid."""
 
-    def __init__(self, path: Path, name: str, dim: int) -> None:
-        self.path = Path(path)  # created by the first write: reads work in a read-only home
+    def __init__(self, path: "Path | str | IndexLocation", name: str, dim: int) -> None:
+        self.location = as_location(path)  # a folder, or s3://... (ingest/location.py)
+        # the folder is created by the first write: reads work in a read-only home
+        self.path: Path | str = self.location.folder or self.location.uri
         self.name = name
         self.dim = dim
         self._conn: Any = None  # connecting creates the folder: lazily
         self._table = None
         self._fts_dirty = False
-        # quantised vectors, updated per table version, cached beside the table
-        self._ram = RamVectors(dim, VectorCache(self.path / f"{name}.vcache"))
+        self._seen = False  # on object storage: the table was seen once (listing it costs a request)
+        folder = self.location.folder  # the codes' cache lives beside a local table only
+        self._ram = RamVectors(dim, VectorCache(Path(folder) / f"{name}.vcache") if folder else None)
 
     # --- table management --------------------------------------------------------------
 
     @property
     def _db(self):
-        import lancedb
-
         if self._conn is None:
-            self.path.mkdir(parents=True, exist_ok=True)
-            self._conn = lancedb.connect(str(self.path))
+            self._conn = self.location.connect()
         return self._conn
 
     @property
@@ -81,19 +78,35 @@ class LanceStore:
             if self.exists():
                 self._table = self._db.open_table(self.name)
             else:
-                self._table = self._db.create_table(self.name, schema=schema(self.dim), exist_ok=True)
+                self._table = self._create()
         return self._table
+
+    def _create(self):  # noqa: ANN202
+        """A new table. On object storage ``chunk_id`` is its (unenforced) primary key: Lance then
+        detects two writers inserting the same new chunks as a commit conflict (docs/shared-index.md)."""
+        if not self.location.remote:
+            return self._db.create_table(self.name, schema=schema(self.dim), exist_ok=True)
+        s = schema(self.dim)
+        s = s.set(0, s.field("chunk_id").with_nullable(False))
+        t = self._db.create_table(self.name, schema=s, exist_ok=True)
+        if not t.schema.field("chunk_id").metadata:
+            retry_conflicts(lambda: t.set_unenforced_primary_key("chunk_id"), t.checkout_latest)
+        return t
 
     def reopen(self) -> None:
         """Forget the table handle: the next use opens the newest version."""
         self._table = None
 
     def exists(self) -> bool:
+        if self.location.remote:  # a listing on object storage: remember a table once seen
+            self._seen = self._seen or self.name in self._db.list_tables().tables
+            return self._seen
         return self.path.is_dir() and self.name in self._db.list_tables().tables
 
     def other_tables(self) -> list[str]:
         """Tables built with another embedder or chunking: reported, never mixed."""
-        return [t for t in self._db.list_tables().tables if t != self.name] if self.path.is_dir() else []
+        here = self.location.remote or self.path.is_dir()
+        return [t for t in self._db.list_tables().tables if t != self.name] if here else []
 
     def sources_in(self, table: str) -> list[str]:
         """Documents indexed in another table (another embedder or chunking): for re-indexing."""
@@ -130,13 +143,13 @@ class LanceStore:
         import pyarrow as pa
 
         now = time.time()
-        rows = pa.concat_tables([arrow_rows(self.dim, *d, now) for d in docs])
+        rows = pa.concat_tables([arrow_rows(self.dim, *d, now) for d in docs]).cast(self.table.schema)
         sources = ", ".join(_quote(d[0]) for d in docs)
-        (self.table.merge_insert("chunk_id")
-         .when_matched_update_all()
-         .when_not_matched_insert_all()
-         .when_not_matched_by_source_delete(f"source IN ({sources})")
-         .execute(rows))
+        retry_conflicts(lambda: (self.table.merge_insert("chunk_id")  # (it retries for 30 s itself)
+                                 .when_matched_update_all()
+                                 .when_not_matched_insert_all()
+                                 .when_not_matched_by_source_delete(f"source IN ({sources})")
+                                 .execute(rows)), self.reopen)
         self._fts_dirty = True
 
     def remove(self, source: str) -> int:
@@ -144,7 +157,7 @@ class LanceStore:
             return 0
         n = self.table.count_rows(f"source = {_quote(source)}")
         if n:
-            self.table.delete(f"source = {_quote(source)}")
+            retry_conflicts(lambda: self.table.delete(f"source = {_quote(source)}"), self.reopen)
             self._fts_dirty = True
         return n
 
@@ -208,39 +221,13 @@ class LanceStore:
         return _row_to_chunk(rows[0]) if rows else None
 
     def _rows(self, rowids: Sequence[int], columns: list[str]) -> dict[int, dict]:
-        """Rows by LanceDB row id (one `take`); raises ``_Moved`` when a write compacted the
-        table since the snapshot was taken (the ids then name nothing)."""
-        wanted = sorted(set(int(r) for r in rowids))
-        if not wanted:
-            return {}
-        got = self.table.take_row_ids(wanted).select(columns).with_row_id().to_arrow()
-        if got.num_rows != len(wanted):
-            raise _Moved
-        vecs = matrix(got, self.dim) if "vector" in columns else None
-        rows = got.drop_columns(["vector"]).to_pylist() if vecs is not None else got.to_pylist()
-        if vecs is not None:
-            for r, v in zip(rows, vecs):
-                r["vector"] = v
-        return {r["_rowid"]: r for r in rows}
-
-    def _exact(self, approx: list[tuple[int, float]], vector: np.ndarray, n: int,
-               columns: list[str]) -> list[tuple[dict, float]]:
-        """The approximate candidates re-ranked by their float32 vectors (read back by row
-        id): the top n by exact cosine, with their rows."""
-        rows = self._rows([r for r, _ in approx], columns + ["vector"])
-        q = np.asarray(vector, dtype=np.float32).reshape(-1)
-        q = q / (np.linalg.norm(q) or 1.0)
-        scored = []
-        for rid, _ in approx:
-            v = rows[rid]["vector"]
-            scored.append((rows[rid], float(v @ q) / (float(np.linalg.norm(v)) or 1.0)))
-        scored.sort(key=lambda t: -t[1])
-        return scored[:n]
+        return rows_by_id(self.table, rowids, columns, self.dim)
 
     def _vector(self, vector: np.ndarray, n: int) -> list[dict]:
         snap = self._ram.snapshot(self.table)
         approx = self._ram.top(snap, vector, n + max(n, 20))
-        return [{**r, "_distance": 1.0 - sim} for r, sim in self._exact(approx, vector, n, _HIT_COLUMNS)]
+        return [{**r, "_distance": 1.0 - sim} for r, sim in exact_rerank(self.table, approx, vector, n,
+                                                                           _HIT_COLUMNS, self.dim)]
 
     def _fts(self, query: str, n: int, columns: list[str]) -> list[dict]:
         try:  # (a query of only stop words or symbols gives no hits; it does not raise)
@@ -257,7 +244,7 @@ class LanceStore:
             return []
         try:
             return self._search(query, vector, k, mode)
-        except _Moved:  # another thread's write compacted the table mid-search
+        except Moved:  # another thread's write compacted the table mid-search
             return self._search(query, vector, k, mode)  # the snapshot reloads at the new version
 
     def _search(self, query: str, vector: np.ndarray | None, k: int, mode: str) -> list[Hit]:

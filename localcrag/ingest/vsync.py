@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import threading
 from dataclasses import replace
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -42,6 +42,38 @@ def matrix(data: Any, dim: int) -> np.ndarray:
     col = col.combine_chunks() if hasattr(col, "combine_chunks") else col  # table or batch
     flat = col.flatten().to_numpy(zero_copy_only=False)
     return flat.reshape(len(data), dim).astype(np.float32, copy=False)
+
+
+class Moved(Exception):
+    """Row ids named nothing any more: a write compacted the table since the snapshot."""
+
+
+def rows_by_id(table: Any, rowids: Sequence[int], columns: list[str], dim: int) -> dict[int, dict]:
+    """Rows by LanceDB row id (one `take`; "vector" as a float32 array); raises ``Moved`` when
+    a write compacted the table since the snapshot was taken (the ids then name nothing)."""
+    wanted = sorted(set(int(r) for r in rowids))
+    if not wanted:
+        return {}
+    got = table.take_row_ids(wanted).select(columns).with_row_id().to_arrow()
+    if got.num_rows != len(wanted):
+        raise Moved
+    vecs = matrix(got, dim) if "vector" in columns else None
+    rows = got.drop_columns(["vector"]).to_pylist() if vecs is not None else got.to_pylist()
+    for r, v in zip(rows, vecs if vecs is not None else []):
+        r["vector"] = v
+    return {r["_rowid"]: r for r in rows}
+
+
+def exact_rerank(table: Any, approx: list[tuple[int, float]], vector: np.ndarray, n: int,
+                 columns: list[str], dim: int) -> list[tuple[dict, float]]:
+    """Approximate candidates re-ranked by their float32 vectors (read back by row id): the
+    top n by exact cosine, with their rows."""
+    rows = rows_by_id(table, [r for r, _ in approx], columns + ["vector"], dim)
+    q = np.asarray(vector, dtype=np.float32).reshape(-1)
+    q = q / (np.linalg.norm(q) or 1.0)
+    scored = [(rows[rid], float(rows[rid]["vector"] @ q) / (float(np.linalg.norm(rows[rid]["vector"])) or 1.0))
+              for rid, _ in approx]
+    return sorted(scored, key=lambda t: -t[1])[:n]
 
 
 def full_scan(table: Any, dim: int, mean: np.ndarray) -> Snapshot:
