@@ -18,11 +18,12 @@ RACY_SECONDS = 2.0
 
 
 class FileStats:
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
+    def __init__(self, path: Path | None) -> None:
+        """``path`` None (an index on object storage): nothing recorded, every file hashed."""
+        self.path = Path(path) if path is not None else None
         self.entries: dict[str, list] = {}  # source -> [size, mtime_ns, hash, recorded_at]
         try:
-            data = json.loads(self.path.read_text("utf-8"))
+            data = json.loads(self.path.read_text("utf-8")) if self.path else {}
             if isinstance(data, dict):
                 self.entries = {str(k): v for k, v in data.items() if isinstance(v, list) and len(v) == 4}
         except (OSError, ValueError):
@@ -42,6 +43,8 @@ class FileStats:
 
     def save(self, keep: set[str]) -> None:
         """Write the entries of ``keep`` (the indexed sources) atomically; best effort."""
+        if self.path is None:
+            return
         data = {s: e for s, e in self.entries.items() if s in keep}
         tmp = self.path.with_suffix(".tmp")
         try:

@@ -220,7 +220,8 @@ class Library:
         report.failed = [(str(p), msg) for p, msg in errors]
         report.skipped = [str(p) for p in skipped]
         known = self.store.file_hashes()
-        stats = FileStats(self.store.path / f"{self.store.name}.filestat.json")
+        folder = getattr(getattr(self.store, "location", None), "folder", None)  # None: shared index
+        stats = FileStats(Path(folder) / f"{self.store.name}.filestat.json" if folder else None)
         seen = {str(p): _stat(p) for p in files}
         rate = Rate(sum(st.st_size for st in seen.values() if st))
         total = len(files)
