@@ -255,8 +255,9 @@ def _extra_commands() -> list[Callable]:
     from localcrag.cli.ask import register as ask
     from localcrag.cli.doctor import register as doctor
     from localcrag.cli.eval import register as evaluate
+    from localcrag.cli.watch import register as watch
 
-    return [ask, evaluate, doctor]
+    return [ask, evaluate, doctor, watch]
 
 
 def main(argv: list[str] | None = None) -> int:
