@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bench import CACHE, ROOT, Section, log
 
-SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory", "answers", "index", "hostile")
+SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory", "answers", "index", "hostile", "watch")
 
 
 def main(argv: list[str] | None = None) -> int:
