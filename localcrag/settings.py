@@ -116,6 +116,12 @@ class Settings(LimitSettings):
         0.46, ge=0.0, le=1.0,
         description="Knowledge refinement keeps strips scoring at or above this.",
     )
+    calibrate: bool = Field(
+        False,
+        description=("Carry the three thresholds over to your library: grade probe questions made from "
+                     "its own chunks (and from an unrelated text) once per index version and map the "
+                     "scores onto the scale the thresholds were fitted on (docs/evaluator.md)."),
+    )
     top_k: int = Field(5, ge=1, le=50, description="Chunks retrieved per question.")
     retrieval_mode: Literal["hybrid", "vector", "text"] = Field(
         "hybrid", description="Vector, full-text, or both fused with reciprocal-rank fusion."
