@@ -138,9 +138,10 @@ class Library:
 
     def _chunk_file(self, path: Path, doc_hash: str) -> _Pending:
         from localcrag.ingest.chunking import chunk_pages
+        from localcrag.ingest.limits import Limits
         from localcrag.ingest.parse import parse_document
 
-        parsed = parse_document(path)
+        parsed = parse_document(path, Limits.from_settings(self.settings))
         source = str(path)
         doc_id = hashlib.sha1(source.encode()).hexdigest()[:10] + "-" + doc_hash[:8]
         count = getattr(self.embedder, "count_tokens_batch", None) or (
@@ -212,7 +213,7 @@ class Library:
     def _ingest(self, paths: Sequence[Path | str], prune: bool,
                 on_progress: Callable[[IngestProgress], None] | None, force: bool,
                 report: IngestReport) -> IngestReport:
-        from localcrag.ingest.parse import content_hash, iter_files
+        from localcrag.ingest.walk import content_hash, iter_files
 
         roots = [Path(p).expanduser() for p in paths]
         skipped: list[Path] = []
