@@ -25,7 +25,7 @@ from localcrag.errors import describe_error
 from localcrag.tui.messages import RefreshSources
 from localcrag.tui.modals import ConfirmModal
 from localcrag.tui.widgets.documents import (PAGE_ROWS, DocTree, changed_on_disk, failures, library_summary,
-                                             page_of, progress_text, when)
+                                             page_note, page_of, progress_text, row_cells)
 from localcrag.tui.widgets.status import StatusBar
 
 
@@ -87,8 +87,6 @@ class LibraryScreen(Screen):
         tree.border_title = "Browse (Enter picks)"
         self.query_one("#progress", ProgressBar).display = False
         self.query_one("#stop", Button).display = False
-        self.query_one("#doc-filter", Input).display = False  # shown for large libraries only
-        self._stale: tuple[Any, dict[str, str]] = ((), {})
         self.watch(self.app, "sources", self._fill_table)
         self.watch(self.app, "library_ready", self._fill_table, init=False)
         self.watch(self.app, "ingest_progress", self._progress)
@@ -130,37 +128,26 @@ class LibraryScreen(Screen):
     def _fill_table(self) -> None:
         table = self.query_one("#documents", DataTable)
         table.clear()
-        demo = 0
-        sources = self.app.sources
-        if self._stale[0] is not sources:  # one stat per document per change of the list
-            self._stale = (sources, changed_on_disk(sources))
-        stale = self._stale[1]
-        box = self.query_one("#doc-filter", Input)
+        demo, sources = 0, self.app.sources
+        if not getattr(self, "_typing", False):  # a filter keystroke re-uses the last stat of the list
+            self._stale = changed_on_disk(sources)
+        stale, self._typing = self._stale, False
+        box = self.query_one("#doc-filter", Input)  # hidden (app.tcss) until a library is large
         box.display = box.display or len(sources) > PAGE_ROWS
         shown, matching = page_of(sources, box.value)
         for s in shown:
-            p = Path(s.source)
-            name = Text(p.name)  # Text, not str: a DataTable reads str cells as markup
-            if self.app.is_demo(s.source):
-                demo += 1
-                name.append("  demo", style="italic #fdd835")
-            if s.source in stale:
-                name.append(f"  {stale[s.source]}", style="italic #ffb74d")
-            folder = Text(str(p.parent))
-            if self.app.is_watched(s.source):
-                folder.append("  watched", style="italic #81c784")
-            table.add_row(name, Text(str(s.pages), justify="right"), Text(str(s.chunks), justify="right"),
-                          when(s.indexed_at), folder, key=s.source)
+            is_demo = self.app.is_demo(s.source)
+            demo += is_demo
+            table.add_row(*row_cells(s, is_demo, stale.get(s.source), self.app.is_watched(s.source)), key=s.source)
         summary = library_summary(sources, demo, self.app.library_ready,
                                   len(self.app.previous_sources), stale, len(self.app.watched))
-        if matching > len(shown) or box.value.strip():
-            summary.append(f"\nShowing {len(shown):,} of {matching:,} matching documents "
-                           f"({len(sources):,} in all): type in the filter box to narrow.", style="#90caf9")
+        summary.append(page_note(len(shown), matching, len(sources), box.value), style="#90caf9")
         self.query_one("#library-summary", Static).update(summary)
         self.refresh_bindings()
 
     @on(Input.Changed, "#doc-filter")
     def _filtered(self) -> None:
+        self._typing = True
         self._fill_table()
 
     def _progress(self) -> None:

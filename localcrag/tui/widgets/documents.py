@@ -57,6 +57,28 @@ def page_of(sources: Sequence[Any], text: str, limit: int = PAGE_ROWS) -> tuple[
     return matching[:limit], len(matching)
 
 
+def row_cells(s: Any, demo: bool, stale: str | None, watched: bool) -> tuple[Text | str, ...]:
+    """One documents-table row: name (+ demo / changed marks), pages, chunks, when, folder
+    (+ watched). Text, not str: a DataTable reads str cells as markup."""
+    p = Path(s.source)
+    name, folder = Text(p.name), Text(str(p.parent))
+    if demo:
+        name.append("  demo", style="italic #fdd835")
+    if stale:
+        name.append(f"  {stale}", style="italic #ffb74d")
+    if watched:
+        folder.append("  watched", style="italic #81c784")
+    return (name, Text(str(s.pages), justify="right"), Text(str(s.chunks), justify="right"),
+            when(s.indexed_at), folder)
+
+
+def page_note(shown: int, matching: int, total: int, needle: str) -> str:
+    """The line under the summary when the table shows a page or a filtered part ("" else)."""
+    if matching <= shown and not needle.strip():
+        return ""
+    return f"\nShowing {shown:,} of {matching:,} matching documents ({total:,} in all): type in the filter box to narrow."
+
+
 def changed_on_disk(sources: Sequence[Any]) -> dict[str, str]:
     """Indexed files edited since they were indexed -> "changed": one stat each, no hashing
     (the ingest hashes and skips what did not really change). Missing files are left to
