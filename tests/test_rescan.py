@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from localcrag.ingest import filestat, parse
+from localcrag.ingest import filestat, walk
 from localcrag.ingest.library import Library
 from localcrag.settings import Settings
 from tests.fakes import FakeEmbedder
@@ -29,13 +29,13 @@ def _folder(tmp_path: Path, n: int) -> Path:
 @pytest.fixture
 def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
-    real = parse.content_hash
+    real = walk.content_hash
 
     def spy(path: Path) -> str:
         calls.append(Path(path).name)
         return real(path)
 
-    monkeypatch.setattr(parse, "content_hash", spy)
+    monkeypatch.setattr(walk, "content_hash", spy)
     return calls
 
 
