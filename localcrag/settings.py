@@ -175,6 +175,15 @@ class Settings(LimitSettings):
     )
     web_results: int = Field(4, ge=1, le=10, description="Web results kept per search.")
     web_region: str = Field("wt-wt", description="DuckDuckGo region code.")
+    ocr: Literal["auto", "always", "never"] = Field(
+        "auto", description=("OCR (RapidOCR, on the CPU) for images and PDF pages: 'auto' = pages "
+                             "without a text layer; 'always' = every PDF page; 'never'."),
+    )
+    ocr_dpi: int = Field(96, ge=50, le=400, description="Resolution PDF pages are rendered at for OCR.")
+    ocr_page_seconds: float = Field(
+        60.0, gt=0.0, le=3600.0, description="Seconds OCR may take on one page; a slower page is "
+                                            "skipped with a warning line.",
+    )
     index_keep_minutes: float = Field(
         60.0, ge=0.0, le=7 * 24 * 60,
         description=("Minutes of old index versions kept after an ingest compacts the index: "

@@ -31,9 +31,10 @@ os.environ.setdefault("LANCEDB_LOG", "error")
 
 RRF_K = 10  # measured: k=10 beats the customary 60 on anthropic-docs and SQuAD (docs/eval.md)
 _COLUMNS = ["chunk_id", "source", "doc_hash", "text", "page_start", "page_end",
-            "char_start", "char_end", "heading", "n_tokens", "doc_pages", "indexed_at"]
+            "char_start", "char_end", "heading", "n_tokens", "doc_pages", "indexed_at", "locator"]
 _HIT_COLUMNS = ["chunk_id", "source", "text", "page_start", "page_end", "char_start", "char_end",
-                "heading", "n_tokens"]  # what a Hit's Chunk needs: each column costs a read
+                "heading", "n_tokens", "locator"]  # what a Hit's Chunk needs: each column costs a read
+LOCATOR = "locator"  # the newest column: tables written before it lack it until their next write
 
 
 _POOL: ThreadPoolExecutor | None = None
@@ -86,6 +87,15 @@ class LanceStore:
         """Forget the table handle: the next use opens the newest version."""
         self._table = None
 
+    def _cols(self, cols: list[str]) -> list[str]:
+        """``cols`` less the locator column on a table written before it existed."""
+        return cols if LOCATOR in self.table.schema.names else [c for c in cols if c != LOCATOR]
+
+    def _add_locator(self) -> None:
+        """Give an older table the locator column (empty) before rows that carry it go in."""
+        if LOCATOR not in self.table.schema.names:
+            self.table.add_columns({LOCATOR: "CAST(NULL AS STRING)"})
+
     def exists(self) -> bool:
         return self.path.is_dir() and self.name in self._db.list_tables().tables
 
@@ -129,6 +139,7 @@ class LanceStore:
 
         now = time.time()
         rows = pa.concat_tables([arrow_rows(self.dim, *d, now) for d in docs])
+        self._add_locator()
         sources = ", ".join(_quote(d[0]) for d in docs)
         (self.table.merge_insert("chunk_id")
          .when_matched_update_all()
@@ -196,7 +207,7 @@ class LanceStore:
     def get(self, chunk_id: str) -> Chunk | None:
         if not self.exists():
             return None
-        rows = self.table.search().where(f"chunk_id = {_quote(chunk_id)}").select(_COLUMNS).limit(1).to_list()
+        rows = self.table.search().where(f"chunk_id = {_quote(chunk_id)}").select(self._cols(_COLUMNS)).limit(1).to_list()
         return _row_to_chunk(rows[0]) if rows else None
 
     def _rows_at(self, snap: Any, offsets: Sequence[int]) -> dict[int, dict]:
@@ -205,7 +216,7 @@ class LanceStore:
         wanted = sorted(set(offsets))
         if not wanted:
             return {}
-        rows = dict(zip(wanted, self.table.take_offsets(wanted).select(_HIT_COLUMNS).to_list()))
+        rows = dict(zip(wanted, self.table.take_offsets(wanted).select(self._cols(_HIT_COLUMNS)).to_list()))
         if any(rows[o]["chunk_id"] != snap.ids[o] for o in wanted):  # rows come in offset order
             raise _Moved
         return rows
@@ -243,7 +254,7 @@ class LanceStore:
         except Exception:  # noqa: BLE001 - rows not yet indexed are still searched (flat); a
             pass  # missing or broken index fails in _fts, which says so
         if mode == "text":
-            rows = self._fts(query, k, _COLUMNS)
+            rows = self._fts(query, k, self._cols(_COLUMNS))
             return [Hit(_row_to_chunk(r), float(r["_score"]), i) for i, r in enumerate(rows)]
         return self._hybrid(query, vector, k)
 
