@@ -109,3 +109,28 @@ def test_ram_vector_search_equals_lancedb_and_follows_every_change(tmp_path: Pat
     check()
     hits = store.search("pricing caching", EMB.embed(["pricing of prompt caching"])[0], 3, "hybrid")
     assert hits[0].chunk.chunk_id == "hn-0" and len(hits) == 3
+
+
+def test_an_index_written_before_locators_loads_and_gains_the_column(tmp_path: Path) -> None:
+    """Tables made before the locator column existed are searched as they are (locator None)
+    and get the column on their next write, so no re-index is needed."""
+    import lancedb
+    import pyarrow as pa
+
+    from localcrag.ingest.rows import arrow_rows, schema
+
+    old_schema = pa.schema([f for f in schema(EMB.dim) if f.name != "locator"])
+    chunks = _chunks("/old.txt", ["walruses sleep on ice floes"], "h0")
+    rows = arrow_rows(EMB.dim, "/old.txt", "h0", 1, chunks, EMB.embed([c.text for c in chunks]), 0.0)
+    db = lancedb.connect(str(tmp_path / "idx"))
+    db.create_table("t", data=rows.drop_columns(["locator"]).cast(old_schema))
+    store = LanceStore(tmp_path / "idx", "t", EMB.dim)
+    for mode in ("hybrid", "vector", "text"):
+        hit = store.search("walruses ice", EMB.embed(["walruses ice"])[0], 1, mode)[0]
+        assert hit.chunk.chunk_id == "h0-0" and hit.chunk.locator is None
+    assert store.get("h0-0").locator is None
+    new = [Chunk("s-0", "/deck.pptx", "otters hold hands", 2, 2, 0, 17, None, 3, "slide 2")]
+    store.replace_file("/deck.pptx", "h1", 2, new, EMB.embed([new[0].text]))
+    assert "locator" in store.table.schema.names
+    assert store.get("s-0").locator == "slide 2" and store.get("h0-0").locator is None
+    assert store.search("otters", EMB.embed(["otters"])[0], 1, "hybrid")[0].chunk.locator == "slide 2"

@@ -57,7 +57,7 @@ def check_old_binary(path: Path) -> None:
     ext = path.suffix.lower()
     if ext in OLD_BINARY:
         raise bad(path, f"old binary Office format ({ext})",
-                  f"save it as {OLD_BINARY[ext]} (File > Save As) and ingest that file")
+                  f"save it as {OLD_BINARY[ext]} with Save As, then ingest that file")
 
 
 def reader(ext: str) -> Callable[[Path, Any, "ReadContext"], tuple[list, list[str]]]:

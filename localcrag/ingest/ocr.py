@@ -54,8 +54,10 @@ def engine(threads: int = 0) -> Any:
     params = {**paths, "Global.log_level": "error", "Global.use_cls": False,
               "EngineConfig.onnxruntime.intra_op_num_threads": threads,
               "EngineConfig.onnxruntime.inter_op_num_threads": 1}
-    _ENGINES[threads] = RapidOCR(params=params)
-    return _ENGINES[threads]
+    eng = RapidOCR(params=params)
+    eng._load_det_model(), eng._load_rec_model()  # load now, not inside the first page's budget
+    _ENGINES[threads] = eng
+    return eng
 
 
 def recognise(img: np.ndarray, budget: float, threads: int = 0) -> Paragraphs:
@@ -133,7 +135,7 @@ def ocr_pdf_pages(path: Path, doc: Any, numbers: list[int], ctx: Any) -> tuple[d
         try:
             check_pixels(path, int(page.rect.width * scale), int(page.rect.height * scale), ctx.limits)
         except LocalcragError as exc:
-            warnings.append(f"page {number} skipped: {exc.message.split(': ', 1)[-1]} ({exc.hint})")
+            warnings.append(f"page {number} skipped: {exc.message[len(label(path)) + 2:]} ({exc.hint})")
             continue
         pix = page.get_pixmap(dpi=ctx.ocr_dpi, colorspace="rgb", alpha=False)
         img = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.h, pix.w, 3)[:, :, ::-1]
