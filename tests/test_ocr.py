@@ -87,23 +87,25 @@ def test_ocr_never_and_always(mixed: Path) -> None:
     assert any("page(s) 1-2 have only images" in w and 'ocr = "auto"' in w for w in doc.warnings)
 
 
-def _png(pdf: Path, out: Path, page: int = 0, dpi: int = 100) -> Path:
+def _png(pdf: Path, out: Path, page: int = 0, dpi: int = 100, top: float = 1.0) -> Path:
+    """A page (its ``top`` share only, to keep OCR short) as an image file."""
     with pymupdf.open(pdf) as doc:
-        doc[page].get_pixmap(dpi=dpi).save(out)
+        r = doc[page].rect
+        doc[page].get_pixmap(dpi=dpi, clip=pymupdf.Rect(r.x0, r.y0, r.x1, r.y0 + r.height * top)).save(out)
     return out
 
 
 def test_image_files_and_multi_frame_tiff(mixed: Path, tmp_path: Path) -> None:
     from PIL import Image
 
-    png = _png(mixed, tmp_path / "page.png")
-    doc = parse_document(png, ctx=ReadContext(ocr_page_seconds=SLOW_OK))
+    pngs = [_png(mixed, tmp_path / f"f{i}.png", page=i, top=0.3) for i in (0, 1)]
+    doc = parse_document(pngs[0], ctx=ReadContext(ocr_page_seconds=SLOW_OK))
     assert [(p.number, p.unit) for p in doc.pages] == [(1, "ocr")]
-    assert "transportation" in doc.text.lower()
-    frames = [Image.open(_png(mixed, tmp_path / f"f{i}.png", page=i)) for i in (0, 1)]
+    assert "transportation" in doc.text.lower() and doc.locator(0, 5) == "p. 1 (OCR)"
+    frames = [Image.open(p) for p in pngs]
     frames[0].save(tmp_path / "two.tiff", save_all=True, append_images=frames[1:])
     tiff = parse_document(tmp_path / "two.tiff", ctx=ReadContext(ocr_page_seconds=SLOW_OK))
-    assert [p.number for p in tiff.pages] == [1, 2] and "robot" in tiff.pages[1].text.lower()
+    assert [p.number for p in tiff.pages] == [1, 2] and "privacy" in tiff.pages[1].text.lower()
 
 
 def test_pixel_limit_and_time_budget_are_one_line_each(mixed: Path, tmp_path: Path) -> None:

@@ -74,9 +74,10 @@ class ReadContext:
     ocr_dpi: int = 96
     ocr_page_seconds: float = 60.0
     on_page: Callable[[int, int], None] | None = None  # (pages done, of) while OCR runs
+    threads: int = 0  # for the OCR engine; 0 = every core
 
     @classmethod
     def from_settings(cls, settings: Any,
                       on_page: Callable[[int, int], None] | None = None) -> "ReadContext":
         return cls(Limits.from_settings(settings), settings.ocr, settings.ocr_dpi,
-                   settings.ocr_page_seconds, on_page)
+                   settings.ocr_page_seconds, on_page, settings.threads)

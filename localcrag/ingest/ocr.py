@@ -67,16 +67,21 @@ def recognise(img: np.ndarray, budget: float, threads: int = 0) -> Paragraphs:
     small, record = eng.preprocess_img(img)
     try:
         crops, det = eng.detect_and_crop(small, record)
-    except Exception:  # RapidOCRError: "no text detected" is an empty page, not a failure
-        return []
+    except Exception as exc:  # RapidOCRError "...detection result is empty": a page without text
+        if type(exc).__name__ == "RapidOCRError":
+            return []
+        raise
+    # narrowest first: a batch is padded to its widest line, so like widths batch together
+    order = sorted(range(len(crops)), key=lambda i: crops[i].shape[1] / max(crops[i].shape[0], 1))
     lines: list[tuple[np.ndarray, str]] = []
-    for at in range(0, len(crops), REC_BATCH):
+    for at in range(0, len(order), REC_BATCH):
         if time.perf_counter() - t0 > budget:
             raise OverBudget
-        rec = eng.recognize_txt(crops[at:at + REC_BATCH])
-        for box, text, score in zip(det.boxes[at:at + REC_BATCH], rec.txts, rec.scores):
+        batch = order[at:at + REC_BATCH]
+        rec = eng.recognize_txt([crops[i] for i in batch])
+        for i, text, score in zip(batch, rec.txts, rec.scores):
             if text.strip() and score >= eng.text_score:
-                lines.append((np.asarray(box), text.strip()))
+                lines.append((np.asarray(det.boxes[i]), text.strip()))
     if time.perf_counter() - t0 > budget:
         raise OverBudget
     return layout(lines)
@@ -140,7 +145,7 @@ def ocr_pdf_pages(path: Path, doc: Any, numbers: list[int], ctx: Any) -> tuple[d
         pix = page.get_pixmap(dpi=ctx.ocr_dpi, colorspace="rgb", alpha=False)
         img = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.h, pix.w, 3)[:, :, ::-1]
         try:
-            out[number] = recognise(np.ascontiguousarray(img), ctx.ocr_page_seconds)
+            out[number] = recognise(np.ascontiguousarray(img), ctx.ocr_page_seconds, ctx.threads)
         except OverBudget:
             slow.append(number)
         if ctx.on_page:
@@ -168,7 +173,8 @@ def read_image(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[s
             check_pixels(path, frame.width, frame.height, ctx.limits)
             img = np.asarray(frame.convert("RGB"))[:, :, ::-1]
             try:
-                pages.append(RawPage(i, recognise(np.ascontiguousarray(img), ctx.ocr_page_seconds), "ocr"))
+                paras = recognise(np.ascontiguousarray(img), ctx.ocr_page_seconds, ctx.threads)
+                pages.append(RawPage(i, paras, "ocr"))
             except OverBudget:
                 slow.append(i)
             if ctx.on_page:
