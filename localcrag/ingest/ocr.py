@@ -53,11 +53,32 @@ def engine(threads: int = 0) -> Any:
                              "reinstall it: pip install --force-reinstall rapidocr==3.10.0")
     params = {**paths, "Global.log_level": "error", "Global.use_cls": False,
               "EngineConfig.onnxruntime.intra_op_num_threads": threads,
-              "EngineConfig.onnxruntime.inter_op_num_threads": 1}
+              "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+              "EngineConfig.onnxruntime.enable_cpu_mem_arena": True}  # measured ~10% less CPU a page
+    _no_spinning()
     eng = RapidOCR(params=params)
     eng._load_det_model(), eng._load_rec_model()  # load now, not inside the first page's budget
     _ENGINES[threads] = eng
     return eng
+
+
+def _no_spinning() -> None:
+    """ONNX Runtime's idle worker threads spin by default; RapidOCR (3.10) does not expose
+    the option, so its session options get ``allow_spinning = 0`` here. Measured on 3 pages
+    at 96 dpi, 2 threads on a busy 2-core machine: 4.9 -> 3.9 CPU s a page, wall 5.0 -> 4.1 s."""
+    from rapidocr.inference_engine.onnxruntime.main import OrtInferSession
+
+    make = OrtInferSession._init_sess_opts
+    if getattr(make, "localcrag_no_spin", False):
+        return
+
+    def options(cfg: Any) -> Any:
+        opts = make(cfg)
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        return opts
+
+    options.localcrag_no_spin = True  # type: ignore[attr-defined]
+    OrtInferSession._init_sess_opts = staticmethod(options)
 
 
 def recognise(img: np.ndarray, budget: float, threads: int = 0) -> Paragraphs:
