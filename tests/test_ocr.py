@@ -121,3 +121,14 @@ def test_pixel_limit_and_time_budget_are_one_line_each(mixed: Path, tmp_path: Pa
     doc = parse_document(mixed, ctx=ReadContext(ocr_page_seconds=0.001))
     assert [p.number for p in doc.pages] == [3]
     assert [w for w in doc.warnings if "OCR took over 0.001 s" in w and "ocr_page_seconds" in w]
+
+
+def test_ocr_always_reads_pages_that_have_a_text_layer(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    doc.new_page(width=400, height=200).insert_text((20, 100), "Quokkas smile at visitors on Rottnest Island.",
+                                                    fontsize=14)
+    doc.save(tmp_path / "typed.pdf")
+    auto = parse_document(tmp_path / "typed.pdf")
+    assert auto.pages[0].unit == "" and "Quokkas" in auto.text
+    always = parse_document(tmp_path / "typed.pdf", ctx=ReadContext(ocr="always", ocr_page_seconds=SLOW_OK))
+    assert always.pages[0].unit == "ocr" and "rottnest island" in always.text.lower()

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from localcrag.errors import LocalcragError
+from localcrag.errors import BadDocument, LocalcragError
 from localcrag.ingest.files import Paragraphs, RawPage, bad, join_lines, label, page_ranges
 from localcrag.ingest.limits import check_pixels, over_limit
 
@@ -160,15 +160,15 @@ def ocr_pdf_pages(path: Path, doc: Any, numbers: list[int], ctx: Any) -> tuple[d
         scale = ctx.ocr_dpi / 72
         try:
             check_pixels(path, int(page.rect.width * scale), int(page.rect.height * scale), ctx.limits)
-        except LocalcragError as exc:
+        except BadDocument as exc:  # one page over the limit: the rest of the file is still read
             warnings.append(f"page {number} skipped: {exc.message[len(label(path)) + 2:]} ({exc.hint})")
-            continue
-        pix = page.get_pixmap(dpi=ctx.ocr_dpi, colorspace="rgb", alpha=False)
-        img = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.h, pix.w, 3)[:, :, ::-1]
-        try:
-            out[number] = recognise(np.ascontiguousarray(img), ctx.ocr_page_seconds, ctx.threads)
-        except OverBudget:
-            slow.append(number)
+        else:
+            pix = page.get_pixmap(dpi=ctx.ocr_dpi, colorspace="rgb", alpha=False)
+            img = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.h, pix.w, 3)[:, :, ::-1]
+            try:
+                out[number] = recognise(np.ascontiguousarray(img), ctx.ocr_page_seconds, ctx.threads)
+            except OverBudget:
+                slow.append(number)
         if ctx.on_page:
             ctx.on_page(i + 1, len(numbers))
     if slow:
@@ -177,9 +177,13 @@ def ocr_pdf_pages(path: Path, doc: Any, numbers: list[int], ctx: Any) -> tuple[d
     return out, [f"{label(path)}: {w}" for w in warnings]
 
 
+def _unreadable(path: Path) -> Exception:
+    return bad(path, "corrupt or unreadable image", "re-export it as PNG")
+
+
 def read_image(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[str]]:
     """PNG/JPEG/TIFF through OCR; every frame of a multi-page TIFF is a page."""
-    from PIL import Image, ImageSequence, UnidentifiedImageError
+    from PIL import Image, UnidentifiedImageError
 
     if ctx.ocr == "never":
         raise bad(path, "image files are read only by OCR, which is off",
@@ -187,26 +191,27 @@ def read_image(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[s
     Image.MAX_IMAGE_PIXELS = ctx.limits.max_image_pixels  # Pillow refuses 2x this at open
     try:
         image = Image.open(io.BytesIO(data))
-        check_pixels(path, image.width, image.height, ctx.limits)
-        frames = getattr(image, "n_frames", 1)
-        pages, slow = [], []
-        for i, frame in enumerate(ImageSequence.Iterator(image), start=1):
-            check_pixels(path, frame.width, frame.height, ctx.limits)
-            img = np.asarray(frame.convert("RGB"))[:, :, ::-1]
-            try:
-                paras = recognise(np.ascontiguousarray(img), ctx.ocr_page_seconds, ctx.threads)
-                pages.append(RawPage(i, paras, "ocr"))
-            except OverBudget:
-                slow.append(i)
-            if ctx.on_page:
-                ctx.on_page(i, frames)
     except Image.DecompressionBombError:
         raise over_limit(path, "image of more than twice the pixel limit",
                          f"{ctx.limits.max_image_pixels:,} pixels", "max_image_pixels") from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
-        raise bad(path, "corrupt or unreadable image", "re-export it as PNG") from None
-    warnings = [f"{label(path)}: page(s) {', '.join(map(str, slow))} skipped: OCR took over "
-                f"{ctx.ocr_page_seconds:g} s a page (raise the setting ocr_page_seconds)"] if slow else []
+        raise _unreadable(path) from None
+    frames = getattr(image, "n_frames", 1)
+    pages, slow = [], []
+    for i in range(frames):
+        try:  # decoding happens here, lazily: a truncated file fails now, and only here
+            image.seek(i)
+            check_pixels(path, image.width, image.height, ctx.limits)
+            img = np.ascontiguousarray(np.asarray(image.convert("RGB"))[:, :, ::-1])
+        except (OSError, SyntaxError, ValueError, EOFError):
+            raise _unreadable(path) from None
+        try:
+            pages.append(RawPage(i + 1, recognise(img, ctx.ocr_page_seconds, ctx.threads), "ocr"))
+        except OverBudget:
+            slow.append(i + 1)
+        if ctx.on_page:
+            ctx.on_page(i + 1, frames)
     if slow and not pages:
         raise bad(path, f"OCR took over {ctx.ocr_page_seconds:g} s", "raise the setting ocr_page_seconds")
-    return pages, warnings
+    return pages, [f"{label(path)}: page(s) {page_ranges(slow)} skipped: OCR took over "
+                   f"{ctx.ocr_page_seconds:g} s a page (raise the setting ocr_page_seconds)"] if slow else []

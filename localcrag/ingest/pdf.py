@@ -155,6 +155,8 @@ def fitz_pages(path: Path, data: bytes, kind: str, limits: Limits | None = None,
             from localcrag.ingest.ocr import ocr_pdf_pages
 
             ocr, ocr_warnings = ocr_pdf_pages(path, doc, todo, ctx)
+            has_text = {n for n, blocks, _, _ in pages if blocks}  # "always": keep a text layer
+            ocr = {n: paras for n, paras in ocr.items() if paras or n not in has_text}  # OCR missed
     text_pages = [p for p in pages if p[0] not in ocr]
     if not any(blocks for _, blocks, _, _ in text_pages) and not any(ocr.values()):
         if any(img for *_, img in pages) and ctx.ocr == "never":
@@ -165,7 +167,8 @@ def fitz_pages(path: Path, data: bytes, kind: str, limits: Limits | None = None,
                       "; ".join(w.split(": ", 1)[-1] for w in ocr_warnings) or "check the scan's quality")
         raise bad(path, "no extractable text", "the document has no text layer")
     toc_titles = {_norm(t) for _, t, _ in toc} or None
-    warnings = _warnings(path, pages, unreadable, set(todo) if ctx.ocr != "never" else set()) + ocr_warnings
+    tried = set(todo) if kind == "pdf" and ctx.ocr != "never" else set()
+    warnings = _warnings(path, pages, unreadable, tried) + ocr_warnings
     if repaired:
         n_text = sum(1 for _, blocks, _, _ in pages if blocks)
         warnings.insert(0, f"{label(path)}: damaged or truncated PDF, repaired by MuPDF: text recovered "
