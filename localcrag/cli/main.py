@@ -190,7 +190,8 @@ def cmd_config(args: argparse.Namespace) -> int:
         if value is None:
             print(f"# {name} = (not set)  # {info.description}{source}")
         else:
-            toml = tomli_w.dumps({name: value}).strip()
+            toml = tomli_w.dumps({name: value}).strip() if not isinstance(value, dict) else \
+                f"{name} = {{{', '.join(f'{k} = {json.dumps(v)}' for k, v in value.items())}}}"  # one line
             print(f"{toml}  # {info.description}{source}")
     return 0
 
