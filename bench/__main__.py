@@ -12,7 +12,8 @@ from pathlib import Path
 
 from bench import CACHE, ROOT, Section, log
 
-SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory", "answers", "index", "shared", "ocr")
+SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory", "answers", "index", "shared", "hostile",
+            "watch", "ocr")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -112,7 +112,7 @@ def test_over_the_character_limit_is_one_line_and_the_folder_goes_on(tmp_path: P
     errors = dict(report.failed)
     huge = errors[str((tmp_path / "docs" / "huge.txt").resolve())]
     assert re.search(r"huge.txt: 60,000 characters, over the limit of 50,000 characters.*max_file_chars", huge)
-    assert "more than 62,500 characters, over the limit of 50,000" in errors[str(far.resolve())]
+    assert "0.2 MB of text (at least 62,500 characters), over the limit of 50,000" in errors[str(far.resolve())]
     assert all("\n" not in e for e in errors.values())
 
 

@@ -57,7 +57,8 @@ def check_text_size(path: Path, n_bytes: int, limits: Limits) -> None:
     """Before reading a text file: UTF-8 takes at most 4 bytes per character, so a file
     above 4x the character limit is over it whatever it holds (no need to read it)."""
     if n_bytes > 4 * limits.max_file_chars:
-        check_chars(path, n_bytes // 4, limits, at_least=True)
+        raise over_limit(path, f"{n_bytes / 1e6:,.1f} MB of text (at least {_n(n_bytes // 4)} characters)",
+                         f"{_n(limits.max_file_chars)} characters", "max_file_chars")
 
 
 def check_pages(path: Path, n_pages: int, limits: Limits) -> None:
