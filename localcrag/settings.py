@@ -15,6 +15,7 @@ from typing import Iterable, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from localcrag.errors import LocalcragError
+from localcrag.settings_endpoint import EndpointSettings
 from localcrag.settings_io import check_names, env_name, env_overrides, one_line
 from localcrag.registry import GRADERS, GraderSpec  # noqa: F401 - re-exported: the one grader registry
 
@@ -61,7 +62,7 @@ def default_models_dir() -> Path:
 GraderName = Literal[tuple(GRADERS)]  # type: ignore[valid-type]
 
 
-class Settings(BaseModel):
+class Settings(EndpointSettings):
     """Everything a user can change. Defaults are the embedded ones `make run` starts with."""
 
     model_config = ConfigDict(extra="ignore", validate_assignment=True)
