@@ -12,7 +12,7 @@ from pathlib import Path
 
 from bench import CACHE, ROOT, Section, log
 
-SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory", "answers", "index")
+SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory", "answers", "index", "endpoint")
 
 
 def main(argv: list[str] | None = None) -> int:

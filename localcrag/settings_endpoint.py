@@ -18,8 +18,8 @@ class EndpointSettings(BaseModel):
         description=("Base URL of an OpenAI-compatible model server (llama.cpp server, vLLM, "
                      "Ollama; e.g. http://gpu-box:8080/v1) that writes answers, web queries and "
                      "`llm` grader verdicts instead of the local generator. The question and the "
-                     "evidence text are sent to it; offline, only a server on this machine "
-                     "(localhost) is used. If it fails, the local generator answers. "
+                     "evidence text are sent to it; offline, a server that is not on this "
+                     "machine is refused. If it fails, the local generator answers. "
                      "Unset: the local GGUF."),
     )
     llm_endpoint_model: str | None = Field(

@@ -305,3 +305,12 @@ def test_settings_check_the_url_and_come_from_the_environment(monkeypatch) -> No
         Settings.load()
     monkeypatch.setenv("LOCALCRAG_LLM_ENDPOINT", "http://gpu-box:8080/v1/")
     assert Settings.load().llm_endpoint == "http://gpu-box:8080/v1"
+
+
+def test_ask_offline_refuses_a_remote_server_in_one_line(monkeypatch, capsys) -> None:
+    from localcrag.cli.main import main
+
+    monkeypatch.setenv("LOCALCRAG_LLM_ENDPOINT", "http://gpu-box:8080/v1")
+    assert main(["ask", "Where do cobots work?", "--offline"]) == 1
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(err) == 1 and "offline: llm_endpoint = http://gpu-box:8080/v1" in err[0]

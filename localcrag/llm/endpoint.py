@@ -63,7 +63,8 @@ class EndpointLLM:
     has_chat_template = True  # the server applies the model's own
 
     def __init__(self, url: str, model: str | None = None, api_key: str | None = None,
-                 n_ctx: int = 2048, read_timeout: float = 60.0, key_env: str | None = None) -> None:
+                 n_ctx: int = 2048, read_timeout: float = 60.0, key_env: str | None = None,
+                 extra_body: dict[str, Any] | None = None) -> None:
         self.url = url.rstrip("/")
         parts = urlsplit(self.url)
         self._https = parts.scheme == "https"
@@ -73,6 +74,7 @@ class EndpointLLM:
         self._key, self._key_env = api_key, key_env
         self.n_ctx = n_ctx
         self.read_timeout = read_timeout
+        self.extra_body = dict(extra_body or {})  # server-specific options sent with every generation
         self.finish_reason: str | None = None  # of the last stream: "stop" or "length"
         self.lock = threading.Lock()
 
@@ -199,10 +201,12 @@ class EndpointLLM:
                repeat_penalty: float = 1.0) -> Iterator[str]:
         """Text pieces as the server streams them: ``/chat/completions`` for a ChatPrompt,
         ``/completions`` for a plain prompt. ``repeat_penalty`` is not sent (not part of the
-        OpenAI API; a capable model does not need it)."""
+        OpenAI API, which rejects it; a capable model does not need it): the server's own
+        default applies, unless ``extra_body`` names one."""
         chat = isinstance(prompt, ChatPrompt)
         body: dict[str, Any] = {"model": self.model_id(), "max_tokens": int(max_tokens),
                                 "temperature": float(temperature), "stream": True, "seed": 0}
+        body.update(self.extra_body)
         if stop:
             body["stop"] = list(stop)
         if chat:
