@@ -314,3 +314,22 @@ def test_ask_offline_refuses_a_remote_server_in_one_line(monkeypatch, capsys) ->
     assert main(["ask", "Where do cobots work?", "--offline"]) == 1
     err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert len(err) == 1 and "offline: llm_endpoint = http://gpu-box:8080/v1" in err[0]
+
+
+def test_status_bar_and_trace_show_the_model_server() -> None:
+    from types import SimpleNamespace
+
+    from rich.console import Console
+
+    from localcrag.tui.widgets.status import _model_server
+    from localcrag.tui.widgets.trace import TraceState, render_trace
+
+    app = SimpleNamespace(settings=Settings(llm_endpoint="http://gpu-box:8080/v1"))
+    assert _model_server(app) == "model server: gpu-box:8080"
+    assert _model_server(SimpleNamespace(settings=Settings())) == ""
+    state = TraceState("Where do cobots work?")
+    line = "model server http://gpu-box:8080/v1 failed: timed out (retried once); answering with ..."
+    assert state.add(ev.GeneratorFellBack("http://gpu-box:8080/v1", line))
+    console = Console(width=200, record=True)
+    console.print(render_trace(state, 0.76, 0.51))
+    assert "failed: timed out (retried once)" in console.export_text()
