@@ -39,10 +39,15 @@ class Turn:
     refused: bool = False
     cancelled: bool = False
     at: float = 0.0
+    style: str | None = None  # extractive | generative (None: written before styles were stored)
+    model: str = ""  # the generator that wrote a generative answer, for its label
+    dropped: int = 0  # generated sentences the grounding check removed
+
 
     @classmethod
     def from_answer(cls, answer: Answer, evidence: Sequence[Evidence] = (), *,
-                    rewritten: str | None = None, cancelled: bool = False, at: float = 0.0) -> "Turn":
+                    rewritten: str | None = None, cancelled: bool = False, at: float = 0.0,
+                    model: str = "") -> "Turn":
         """Build a turn from the pipeline's AnswerDone parts; each evidence item keeps the id
         of the chunk it came from (``Evidence.chunk_id``)."""
         return cls(
@@ -56,6 +61,9 @@ class Turn:
             refused=answer.refused,
             cancelled=cancelled,
             at=at,
+            style=answer.style,
+            model=model,
+            dropped=answer.dropped_sentences,
         )
 
     def evidence_items(self) -> list[Evidence]:

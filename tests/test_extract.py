@@ -100,3 +100,31 @@ def test_the_same_sentence_is_not_quoted_twice() -> None:
     b = ev(2, "Everything you need to call the API is in the reference.")
     out = extractive_answer("Where is everything you need to call the API?", [a, b])
     assert len(out.sentences) == 1
+
+
+def test_a_question_that_asks_for_several_things_gets_more_than_one_sentence() -> None:
+    from localcrag.crag.extract import asked_items
+
+    assert [asked_items(q) for q in ("What are two ways to water a fern?", "List the steps.",
+                                     "What are some risks of overwatering?", "How many ferns?",
+                                     "What is the process?", "What is X and why does it matter?",
+                                     "How long and at what temperature?")] == [2, 3, 3, 1, 1, 2, 1]
+    ferns = ev(1, "Ferns like shade and damp soil. Water a fern from below by standing its pot in a tray "
+                  "of rain water. Misting the fronds also keeps the plant moist in dry rooms. Repot in spring.")
+    one = extractive_answer("How do you water a fern?", [ferns])
+    two = extractive_answer("What are two ways to water a fern?", [ferns])
+    assert len(one.sentences) == 1 and len(two.sentences) == 2
+    assert two.sentences[1] == "Misting the fronds also keeps the plant moist in dry rooms."  # the list goes on
+
+
+def test_a_heading_or_menu_is_not_quoted_as_an_answer_but_a_list_item_is() -> None:
+    from localcrag.crag.extract import is_heading
+
+    assert is_heading("Chapter 18: The Role of Government and Policy in AI")
+    assert is_heading("Accessing the Evaluate Feature Creating Test Cases Tips for Effective Evaluation")
+    assert not is_heading("b. Potentially multiple content block delta events")
+    assert not is_heading("AI Optimizes Energy Management In Smart Cities.")  # a statement ends
+    grid = ev(1, "Chapter 14: The Role of AI in Smart Grids\n\nAI-powered systems enhance grid "
+                 "stability and reduce energy waste.")
+    out = extractive_answer("What is the role of AI in smart grids?", [grid])
+    assert out.sentences == ("AI-powered systems enhance grid stability and reduce energy waste.",)

@@ -47,3 +47,21 @@ async def test_a_written_answer_names_the_model_and_the_dropped_sentences(tmp_pa
     shown = await _shown(tmp_path, style="generative", dropped=2)
     assert shown["label"] == ("Written by SmolLM2-135M-Instruct, checked against your documents"
                               " · 2 unsupported sentences not shown")
+
+
+async def test_a_reopened_conversation_keeps_each_answers_label(tmp_path: Path) -> None:
+    """The label is part of the answer: it comes back with the saved conversation."""
+    from localcrag.history import History
+    from localcrag.settings import Settings
+
+    settings = Settings(models_dir=tmp_path / "models")
+    history = History(settings.history_dir)
+    await _shown(tmp_path, style="generative", dropped=1)  # saved to settings.history_dir
+    app, _, _ = make_app(tmp_path, settings=settings, history=history,
+                         pipeline=FakePipeline(lambda q: answer_events(q)))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = app.screen.query_one(TurnView)
+        label = str(view.query_one(".answer-style", Static).render())
+    assert view.done and label == ("Written by SmolLM2-135M-Instruct, checked against your documents"
+                                   " · 1 unsupported sentence not shown")

@@ -34,7 +34,17 @@ MAX_WORDS = 60  # a quote longer than this is no longer an answer at a glance
 MAX_SENTENCES = 3
 CANDIDATES = 40  # sentences scored by the evaluator (the rest by overlap only): latency
 NEAR_BEST = 0.85  # a second or third sentence is added only if it scores this close to the best
+LIST_NEAR = 0.70  # ... or this close when the question asks for several things
 NOT_STATED = "The documents do not state it."
+# A question that asks for several things, by English grammar: a count before a plural
+# noun ("two ways", "three key metrics"), or a quantifier that asks for a list ("what are
+# some", "several", "a few"), or "list"/"name" as the verb. Not from any data set.
+_COUNTS = {"two": 2, "three": 3, "four": 3, "five": 3, "2": 2, "3": 3, "4": 3, "5": 3}
+_LIST = re.compile(r"\b(?:(?P<n>two|three|four|five|[2-5])\s+(?:\w+\s+){0,2}?\w+s\b"
+                   r"|(?:some|several|a few|various|multiple)\s+(?:\w+\s+){0,2}?\w+s\b"
+                   r"|^(?:list|name|enumerate)\b"
+                   r"|\b(?:what|how|why|who|when|where|which)\b.+\band (?P<two>what|how|why|who|when|"
+                   r"where|which)\b)", re.I)  # two questions in one: "what is X and why ..."
 
 _SHAPES = [
     ("number", re.compile(r"\bhow (?:many|much|long|old|far|big|large|tall|fast|often|high|deep)\b"
@@ -71,6 +81,27 @@ class Extract:
     sentences: tuple[str, ...]
     span: str | None = None  # the emphasised answer span, when one was found
     found: bool = True  # False: no evidence sentence addresses the question
+
+
+def asked_items(question: str) -> int:
+    """How many sentences the question asks for: 2-3 for a list question, else 1."""
+    m = _LIST.search(question.strip())
+    if m is None:
+        return 1
+    if m.group("two"):
+        return 2
+    return _COUNTS.get((m.group("n") or "").lower(), MAX_SENTENCES)
+
+
+def is_heading(sentence: str) -> bool:
+    """A title or a menu, not a statement: no closing punctuation, and mostly capitalised
+    words ("Chapter 18: The Role of Government", "Creating Test Cases Tips ..."). A list
+    item ("b. Potentially multiple delta events") is kept."""
+    if re.search(r"[.!?:;\"”’)\]]$", sentence.rstrip()):
+        return False
+    words = sentence.split()
+    caps = sum(w[:1].isupper() for w in words) / max(1, len(words))
+    return caps >= 0.5
 
 
 def answer_shape(question: str) -> str | None:
@@ -163,6 +194,7 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
             if len(s.split()) >= 3 and key not in seen:
                 seen.add(key)
                 cands.append((e.n, i, s))
+    cands = [c for c in cands if not is_heading(c[2])] or cands  # only headings: say what they say
     if not cands:
         return Extract(NOT_STATED, (), (), found=False)
     weights = _weights(question, [s for _, _, s in cands])
@@ -184,8 +216,9 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
     chosen_keys = [" ".join(cands[best][2].lower().split())]
     answered = bool(answer_spans(cands[best][2], question, shape))
     words = len(cands[best][2].split())
+    near = LIST_NEAR if asked_items(question) > 1 else NEAR_BEST
     for i in ranked[1:]:
-        if len(chosen) == MAX_SENTENCES or scores[i] < NEAR_BEST * scores[best]:
+        if len(chosen) == MAX_SENTENCES or scores[i] < near * scores[best]:
             break
         n_words = len(cands[i][2].split())
         if answered and not answer_spans(cands[i][2], question, shape):
@@ -197,6 +230,10 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
             chosen_keys.append(key)
             chosen.append(i)
             words += n_words
+    if len(chosen) < asked_items(question):  # a list goes on in the sentence after its lead
+        after = {(n, pos): i for i, (n, pos, _) in enumerate(cands)}.get((cands[best][0], cands[best][1] + 1))
+        if after is not None and after not in chosen and words + len(cands[after][2].split()) <= MAX_WORDS:
+            chosen.append(after)
     parts, span = [], None
     for j, i in enumerate(chosen):
         n, _, sentence = cands[i]

@@ -217,7 +217,8 @@ class ChatScreen(TranscriptScreen):
                               style=done.answer.style, dropped=done.answer.dropped_sentences)
         if cancelled:
             self.query_one(TracePanel).set_note("Cancelled: the partial answer is kept.")
-        turn = Turn.from_answer(done.answer, done.evidence, rewritten=run.rewritten, cancelled=cancelled)
+        turn = Turn.from_answer(done.answer, done.evidence, rewritten=run.rewritten, cancelled=cancelled,
+                                model=run.view.model)
         history = self.app.backend.history
         try:
             if self.conversation is None:

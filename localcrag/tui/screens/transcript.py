@@ -49,10 +49,11 @@ class TranscriptScreen(Screen):
             return
         for turn in conv.turns:
             view = TurnView(turn.question, rewritten=turn.rewritten)
+            view.model = turn.model
             await box.mount(view)
             await view.finish(turn.answer, turn.evidence_items(), [c["n"] for c in turn.citations],
                               Action(turn.action) if turn.action else None, refused=turn.refused,
-                              cancelled=turn.cancelled)
+                              cancelled=turn.cancelled, style=turn.style, dropped=turn.dropped)
         self.call_after_refresh(self._follow)
         last = conv.turns[-1]
         trace.reset(last.question)
