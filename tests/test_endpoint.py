@@ -169,7 +169,7 @@ def test_4xx_is_not_retried_and_a_missing_key_is_named(fake, monkeypatch) -> Non
 def test_read_timeout_and_one_retry(silent) -> None:
     accepted, url = silent
     llm = EndpointLLM(url, model="m", read_timeout=0.3)
-    with pytest.raises(EndpointDown, match=r"failed: timed out \(retried once\)"):
+    with pytest.raises(EndpointDown, match=r"failed: no answer within 0.3 s \(retried once\)"):
         llm.check()
     assert len(accepted) == 2
 

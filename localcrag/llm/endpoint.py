@@ -76,7 +76,6 @@ class EndpointLLM:
         self.read_timeout = read_timeout
         self.extra_body = dict(extra_body or {})  # server-specific options sent with every generation
         self.finish_reason: str | None = None  # of the last stream: "stop" or "length"
-        self.lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -125,15 +124,19 @@ class EndpointLLM:
             headers["Content-Type"] = "application/json"
         why = ""
         for attempt in (1, 2):
-            conn = None
             try:
                 conn = self._connect()
+            except OSError as exc:
+                why = _reason(exc) if isinstance(exc, (ConnectionRefusedError, socket.gaierror)) \
+                    else f"could not connect ({_reason(exc)})"
+                continue
+            try:
                 conn.request(method, self._base + path, body=data, headers=headers)
                 resp = conn.getresponse()
             except (OSError, http.client.HTTPException) as exc:
-                if conn is not None:
-                    conn.close()
-                why = _reason(exc)
+                conn.close()
+                why = f"no answer within {self.read_timeout:g} s" if isinstance(exc, TimeoutError) \
+                    else _reason(exc)
                 continue
             if 200 <= resp.status < 300:
                 return conn, resp
@@ -177,8 +180,10 @@ class EndpointLLM:
                 try:
                     line = resp.readline()
                 except (OSError, http.client.HTTPException) as exc:
-                    raise EndpointDown(f"model server {self.url} stopped sending: {_reason(exc)}",
-                                       "check the server") from exc
+                    why = f"nothing for {self.read_timeout:g} s" if isinstance(exc, TimeoutError) \
+                        else _reason(exc)
+                    raise EndpointDown(f"model server {self.url} stopped sending: {why}",
+                                       "check the server, or raise llm_endpoint_timeout") from exc
                 if not line:  # the connection closed without the closing [DONE]
                     raise EndpointDown(f"model server {self.url} stopped sending before the end "
                                        "of the answer", "check the server")
