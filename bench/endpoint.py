@@ -96,7 +96,10 @@ def run(quick: bool) -> Section:
     chats = prompts(4 if quick else 6)
     reps = 1 if quick else 3
     log(f"endpoint: {len(chats)} prompts x {reps} rep(s) x 2 sides, {THREADS} thread(s), {MAX_TOKENS} tokens")
-    with serving(model, threads=THREADS, n_ctx=2048) as url:
+    # logits for the last token only, as in-process: llama-cpp-python's server default
+    # (logits_all true, which the `llm` grader's logprobs need) computes the output layer
+    # for every prompt token
+    with serving(model, threads=THREADS, n_ctx=2048, args=["--logits_all", "false"]) as url:
         runs = measure(url, model, chats, reps)
     ttft = {k: Stat([r["ttft"] for r in v]) for k, v in runs.items()}
     rate = {k: Stat([r["tok_s"] for r in v if r["tok_s"] == r["tok_s"]]) for k, v in runs.items()}

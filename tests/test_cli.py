@@ -105,6 +105,16 @@ def test_config_prints_lines_that_paste_into_the_toml(isolated_home: Path) -> No
     assert parsed["top_k"] == 5 and parsed["offline"] is False and isinstance(parsed["models_dir"], str)
 
 
+def test_config_documents_environment_overrides(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    from localcrag.cli.main import main
+
+    monkeypatch.setenv("LOCALCRAG_TOP_K", "8")
+    assert main(["config"]) == 0
+    out = capsys.readouterr().out
+    assert "LOCALCRAG_<NAME>" in out
+    assert "top_k = 8  # Chunks retrieved per question.  [from LOCALCRAG_TOP_K]" in out.splitlines()
+
+
 def test_an_empty_search_is_a_one_line_error(isolated_home: Path) -> None:
     _one_line_error(_cli("search", "  ", home=isolated_home), "empty")
 

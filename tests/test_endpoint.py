@@ -333,3 +333,14 @@ def test_status_bar_and_trace_show_the_model_server() -> None:
     console = Console(width=200, record=True)
     console.print(render_trace(state, 0.76, 0.51))
     assert "failed: timed out (retried once)" in console.export_text()
+
+
+def test_the_settings_screen_choices_name_the_model_server() -> None:
+    from localcrag.crag.capability import model_choices
+
+    lines = [c.line() for c in model_choices(Settings(llm_endpoint="http://gpu-box:8080/v1",
+                                                      llm_endpoint_model="qwen2.5-7b"))]
+    assert "counted as capable" in lines[0] and "written by qwen2.5-7b" in lines[1]
+    assert "--generator" not in lines[2] and "llm_endpoint set" in lines[2]
+    judge = model_choices(Settings(llm_endpoint="http://gpu-box:8080/v1", grader="llm"))[2].line()
+    assert "llm yes/no with the model server at gpu-box:8080" in judge

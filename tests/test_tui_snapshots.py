@@ -135,3 +135,11 @@ def test_chat_with_a_quoted_answer(snap_compare, tmp_path: Path, app: LocalcragA
         await _steady(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_models(snap_compare, app: LocalcragApp) -> None:
+    async def run_before(pilot) -> None:
+        await pilot.press("f3")
+        await _steady(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

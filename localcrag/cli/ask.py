@@ -12,7 +12,7 @@ from localcrag.textutil import source_label
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from localcrag.cli.args import positive_int
+    from localcrag.cli.args import GENERATOR_HELP, positive_int
 
     s = sub.add_parser("ask", help="ask a question about your documents")
     s.add_argument("question")
@@ -26,6 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--style", choices=["auto", "extractive", "generative"], default=None,
                    help="extractive quotes the evidence; generative lets the model write, each "
                         "sentence checked (default: the answer_style setting)")
+    s.add_argument("--generator", metavar="NAME", default=None, help=GENERATOR_HELP)
     s.add_argument("--json", action="store_true", help="print one JSON object at the end")
     s.add_argument("--after", action="append", default=[], metavar="EARLIER_QUESTION",
                    help="an earlier question of the conversation (repeat for several, oldest "
@@ -46,7 +47,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from localcrag.crag.pipeline import Pipeline
     from localcrag.settings import Settings
 
-    settings = Settings.load()
+    from localcrag.cli.args import with_generator
+
+    settings = with_generator(Settings.load(), getattr(args, "generator", None))
     if args.offline:
         settings.offline = True
     if args.web:

@@ -13,7 +13,7 @@ pipeline_factory: Callable[[Any], Any] | None = None
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from localcrag.cli.args import positive_int
+    from localcrag.cli.args import GENERATOR_HELP, positive_int
     from localcrag.registry import GRADERS
 
     s = sub.add_parser(
@@ -46,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--style", choices=["extractive", "generative", "auto", "both"], default=None,
                    help="answer style (default: the answer_style setting); both = CRAG extractive and "
                         "CRAG generative side by side, with generative RAG as the baseline")
+    s.add_argument("--generator", metavar="NAME", default=None, help=GENERATOR_HELP)
     s.add_argument("--json", action="store_true", help="print one JSON object with every number")
     s.add_argument("--out", type=Path, default=None, metavar="DIR",
                    help="write report.md, results.json and PNG charts to DIR")
@@ -96,6 +97,10 @@ def _settings(args: argparse.Namespace, base: Any) -> Any:
                                  "scripts/train_evaluator.py writes it next to the model")
         update.update(grader=args.grader or "cross", grader_model=str(path),
                       **{k: float(v) for k, v in meta["thresholds"].items()})
+    if getattr(args, "generator", None):
+        from localcrag.cli.args import with_generator
+
+        update["generator"] = with_generator(base.model_copy(), args.generator).generator
     return type(base)(**{**base.model_dump(), **update}) if update else base  # validated
 
 

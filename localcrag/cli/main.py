@@ -166,41 +166,28 @@ def score_kind(mode: str, query: str) -> tuple[str, str]:
                    f"at most {2 / (RRF_K + 1):.3f} (first in both); only the order is meaningful")
 
 
-def cmd_models(args: argparse.Namespace) -> int:
-    from localcrag.llm.models import discover
-
-    settings = _settings(args)
-    found = discover(settings.models_dir)
-    if not found:
-        print(f"No models in {settings.models_dir} (run `make models`)")
-        return 1
-    for m in found:
-        extra = ""
-        if m.kind == "sentence-transformers":
-            from localcrag.ingest.embed_onnx import onnx_path_for
-
-            onnx = onnx_path_for(m.path)
-            extra = f"  (+ int8 ONNX copy, {onnx.stat().st_size / 1e6:.1f} MB)" if onnx.is_file() else ""
-        print(f"{m.kind:<22} {m.size_mb:>8.1f} MB  {m.name}{extra}")
-    return 0
-
-
 def cmd_config(args: argparse.Namespace) -> int:
     """Every setting as a line you can paste into the TOML file, with its description."""
     import tomli_w
 
     from localcrag.settings import Settings, config_path, data_dir
 
+    from localcrag.settings_io import env_name, env_overrides
+
     s = Settings.load()
     print(f"# config file: {config_path()}\n# data dir: {data_dir()}")
+    print("# every setting can also come from the environment as LOCALCRAG_<NAME> (upper case, e.g. "
+          "LOCALCRAG_TOP_K=8 or LOCALCRAG_GENERATOR=my-model.gguf); it beats the file")
+    from_env = env_overrides(Settings.model_fields)
     values = s.model_dump(mode="json")
     for name, info in Settings.model_fields.items():
         value = values.get(name)
+        source = f"  [from {env_name(name)}]" if name in from_env else ""
         if value is None:
-            print(f"# {name} = (not set)  # {info.description}")
+            print(f"# {name} = (not set)  # {info.description}{source}")
         else:
             toml = tomli_w.dumps({name: value}).strip()
-            print(f"{toml}  # {info.description}")
+            print(f"{toml}  # {info.description}{source}")
     return 0
 
 
@@ -240,8 +227,6 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_search)
 
-    s = sub.add_parser("models", help="list models found in models/")
-    s.set_defaults(func=cmd_models)
     s = sub.add_parser("config", help="show settings, their descriptions and file locations")
     s.set_defaults(func=cmd_config)
 
@@ -255,8 +240,9 @@ def _extra_commands() -> list[Callable]:
     from localcrag.cli.ask import register as ask
     from localcrag.cli.doctor import register as doctor
     from localcrag.cli.eval import register as evaluate
+    from localcrag.cli.models import register as models
 
-    return [ask, evaluate, doctor]
+    return [ask, evaluate, doctor, models]
 
 
 def main(argv: list[str] | None = None) -> int:

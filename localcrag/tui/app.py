@@ -27,6 +27,7 @@ from localcrag.tui.modals import MessageModal
 from localcrag.tui.screens.chat import ChatScreen
 from localcrag.tui.screens.help import HelpScreen
 from localcrag.tui.screens.library import LibraryScreen
+from localcrag.tui.screens.models import ModelsScreen
 from localcrag.tui.screens.settings import SettingsScreen
 
 NETWORK_POLL_S = 45.0  # a DNS probe this often notices a network that came or went (cheap: one lookup)
@@ -46,7 +47,7 @@ class LocalcragApp(LibraryApp):
     CSS_PATH = "app.tcss"
     TITLE = "localcrag"
     SUB_TITLE = "Corrective RAG over your documents"
-    MODES = {"chat": ChatScreen, "library": LibraryScreen, "settings": SettingsScreen}
+    MODES = {"chat": ChatScreen, "library": LibraryScreen, "settings": SettingsScreen, "models": ModelsScreen}
     DEFAULT_MODE = "chat"
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False, tooltip="Quit localcrag"),
@@ -54,6 +55,8 @@ class LocalcragApp(LibraryApp):
                 tooltip="Library: add, re-index and remove documents (again: back to chat)"),
         Binding("ctrl+s", "toggle_mode('settings')", "Settings",
                 tooltip="Settings: models, evaluator thresholds, k, web search, offline"),
+        Binding("f3", "toggle_mode('models')", "Models", show=False,
+                tooltip="Models: what is in models/, the catalogue, and pulls from the Hugging Face hub"),
         Binding("f1", "help", "Help", tooltip="This list of keys"),
         Binding("f2", "show_mode('chat')", "Chat", show=False, tooltip="Back to the chat"),
         Binding("ctrl+g", "demo", "Demo docs", show=False,
@@ -129,6 +132,8 @@ class LocalcragApp(LibraryApp):
                             lambda: self.action_show_mode("library"))
         yield SystemCommand("Settings", "Models, evaluator, web search, offline (ctrl+s)",
                             lambda: self.action_show_mode("settings"))
+        yield SystemCommand("Models", "Models in models/, the catalogue, pull a bigger model (F3)",
+                            lambda: self.action_show_mode("models"))
         yield SystemCommand("Index demo documents", "Index localcrag's own README and docs/",
                             self.action_demo)
 

@@ -60,6 +60,7 @@ class SettingsScreen(Screen):
             models = discover(s.models_dir)
         except OSError:
             models = []
+        self._models_found = [(m.name, m.kind) for m in models]
         yield Header(icon="◆")
         with VerticalScroll(id="settings-form"):
             yield Static(Text.assemble(("Settings", "bold"), (
@@ -69,6 +70,8 @@ class SettingsScreen(Screen):
                 yield Label(section, classes="section-title")
                 for name in names:
                     yield from self._field(name, s, models)
+                if section == "Models":
+                    yield Static("", id="model-choices")
             with Horizontal(classes="buttons"):
                 yield Button("Save (ctrl+s)", id="save", variant="primary")
                 yield Button("Revert (ctrl+r)", id="revert")
@@ -105,8 +108,33 @@ class SettingsScreen(Screen):
 
     def on_screen_resume(self) -> None:
         """Show changes made elsewhere (e.g. "always" in the web dialog) unless edits are pending."""
+        self._refresh_model_options()
         if not self.dirty():
             self._load(self.app.settings)
+
+    def _refresh_model_options(self) -> None:
+        """A model pulled (Models screen) or dropped into models/ since this screen was built
+        becomes selectable here without a restart."""
+        from localcrag.llm.models import discover
+
+        try:
+            models = discover(self.app.settings.models_dir)
+        except OSError:
+            return
+        found = [(m.name, m.kind) for m in models]
+        if found == self._models_found:
+            return
+        self._models_found = found
+        for name in MODEL_KIND:
+            select = self.query_one(f"#field-{name}", Select)
+            value = select.value
+            choices = _choices(name, models) or []
+            options = [(Text(c), c) for c in choices]
+            if value is not Select.NULL and str(value) not in choices:
+                options.append((Text(f"{value} (not found)"), str(value)))
+            with self.prevent(Select.Changed):
+                select.set_options(options)
+                select.value = value
 
     def dirty(self) -> bool:
         s = self.app.settings
@@ -158,7 +186,21 @@ class SettingsScreen(Screen):
             label.update(Text(errors.get(name, ""), style="#ef5350"))
             label.display = name in errors
             self.query_one(f"#field-{name}").set_class(name in errors, "invalid-field")
+        if new is not None:
+            self._show_choices(new)
         return None if errors else new
+
+    def _show_choices(self, s: Settings) -> None:
+        """What the selected generator will be used for, and why (from its GGUF header)."""
+        from localcrag.crag.capability import model_choices
+
+        text = Text()
+        text.append("With this generator:", style="bold")
+        for c in model_choices(s):
+            text.append(f"\n{c.part}: ", style="bold")
+            text.append(c.choice)
+            text.append(f" ({c.why})", style="dim")
+        self.query_one("#model-choices", Static).update(text)
 
     @on(Input.Changed)
     @on(Select.Changed)

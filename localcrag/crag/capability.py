@@ -1,0 +1,94 @@
+"""What the chosen generator is used for, and why, decided from its size before it loads.
+
+One rule, the answer style's (``style.SMALL_MODEL_PARAMS``, about 1B parameters): a model
+below it quotes evidence instead of writing, a model above it writes. The same model also
+writes the web query and the standalone follow-up (``rewrite.py``, every output checked,
+keyword rules when the check fails), so a capable model improves those with no setting. The
+``llm`` yes/no grader is *not* switched on by size: with SmolLM2-135M it scores at chance
+(ROC-AUC ~0.5, README), and no model of 1B or more has been measured against the fusion
+grader on the dev sets here, so the fusion stays until such a measurement says otherwise
+(``localcrag eval DEV --only evaluator --grader llm --generator NAME``).
+
+The parameter count comes from the GGUF header (``llm.ggufmeta``): the settings screen and
+`localcrag models` can say what will happen without loading a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+from localcrag.crag.style import SMALL_MODEL_PARAMS, model_name, model_size, resolve_style
+from localcrag.llm.ggufmeta import GGUFError, read_meta
+
+_FACTS: dict[tuple[str, int, int], Any] = {}
+GRADER_MEASURE = "localcrag eval DEV --only evaluator --grader llm --generator {name}"
+
+
+@dataclass(frozen=True)
+class Choice:
+    part: str  # "answers", "web queries", "grader"
+    choice: str
+    why: str
+
+    def line(self) -> str:
+        return f"{self.part}: {self.choice} ({self.why})"
+
+
+def generator_facts(settings: Any) -> Any:
+    """What ``model_size`` needs (n_params, size_label, path, name), read from the header;
+    with ``llm_endpoint``, the model server (``remote``: counted as capable)."""
+    if url := getattr(settings, "llm_endpoint", None):
+        from localcrag.llm.endpoint import EndpointLLM
+
+        server = EndpointLLM(url, settings.llm_endpoint_model)
+        return SimpleNamespace(remote=True, url=url, name=server.name, n_params=None,
+                               size_label=None, path=None)
+    path = settings.model_path(settings.generator)
+    try:
+        stat = path.stat()
+        key = (str(path), stat.st_mtime_ns, stat.st_size)
+        if key not in _FACTS:  # the settings screen asks on every keystroke
+            meta = read_meta(path)
+            _FACTS[key] = SimpleNamespace(n_params=meta.n_params, size_label=meta.size_label,
+                                          path=path, name=path.name)
+        return _FACTS[key]
+    except (GGUFError, OSError):
+        return SimpleNamespace(n_params=None, size_label=None, path=path, name=path.name)
+
+
+def is_capable(generator: Any) -> bool:
+    if getattr(generator, "remote", False):
+        return True
+    n, _ = model_size(generator)
+    return n is not None and n >= SMALL_MODEL_PARAMS
+
+
+def model_choices(settings: Any, generator: Any = None) -> list[Choice]:
+    """The answer style, the rewriter and the grader this generator gets, each with why."""
+    gen = generator if generator is not None else generator_facts(settings)
+    name = model_name(gen)
+    style, why = resolve_style(settings.answer_style, gen)
+    out = [Choice("answers", "written by the model, each sentence checked" if style == "generative"
+                  else "quoted from the documents", why)]
+    remote = getattr(gen, "remote", False)
+    if is_capable(gen):
+        out.append(Choice("web queries and follow-ups", f"written by {name}",
+                          ("the llm_endpoint server" if remote else "a model of 1B+ parameters")
+                          + "; checked, keyword rules if the check fails"))
+    else:
+        out.append(Choice("web queries and follow-ups", f"written by {name}, checked",
+                          "the keyword rules replace any rewrite that fails the check"))
+    if settings.grader == "llm":
+        judge = settings.grader_llm or (name if remote else settings.generator)
+        out.append(Choice("grader", f"llm yes/no with {judge}", "grader = llm"))
+    elif is_capable(gen):
+        measure = (GRADER_MEASURE.split(" --generator")[0] + "` with llm_endpoint set" if remote
+                   else GRADER_MEASURE.format(name=name) + "`")
+        out.append(Choice("grader", settings.grader,
+                          f"the llm grader is not used until it scores better than {settings.grader} "
+                          f"with this model: measure with `{measure}"))
+    else:
+        out.append(Choice("grader", settings.grader, "models under 1B grade at chance by prompting"))
+    return out

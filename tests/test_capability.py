@@ -1,0 +1,73 @@
+"""GGUF headers read without llama.cpp, and what a generator's size decides (crag/capability)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from localcrag.crag.capability import is_capable, model_choices
+from localcrag.llm.ggufmeta import GGUFError, read_meta
+from localcrag.settings import Settings
+from tests.conftest import MODELS
+
+SMOL = MODELS / "SmolLM2-135M-Instruct.Q4_1.gguf"
+GEMMA = MODELS / "gemma-3-270m-q4_k_m.gguf"
+
+
+def test_header_agrees_with_llama_cpp(smollm) -> None:
+    meta = read_meta(SMOL)
+    assert meta.n_params == smollm.n_params  # llama.cpp's own count, from the loaded model
+    assert meta.context_length == 8192 and meta.has_chat_template and meta.size_label == "135M"
+    assert meta.params_label == "135M"
+
+
+def test_base_model_has_no_chat_template() -> None:
+    if not GEMMA.exists():
+        pytest.skip("models/ not provisioned (run `make models`)")
+    meta = read_meta(GEMMA)
+    assert not meta.has_chat_template and meta.architecture == "gemma3"
+    assert meta.context_length == 32768 and 2.5e8 < meta.n_params < 2.8e8
+
+
+def test_truncated_and_foreign_files_are_refused(tmp_path: Path) -> None:
+    if not SMOL.exists():
+        pytest.skip("models/ not provisioned (run `make models`)")
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(SMOL.read_bytes()[:100_000])
+    with pytest.raises(GGUFError, match="truncated"):
+        read_meta(cut)
+    text = tmp_path / "notes.gguf"
+    text.write_text("hello")
+    with pytest.raises(GGUFError, match="not a GGUF file"):
+        read_meta(text)
+
+
+def _gen(n: int | None, name: str = "m.gguf") -> SimpleNamespace:
+    return SimpleNamespace(n_params=n, size_label=None, path=None, name=name)
+
+
+def test_a_capable_model_writes_and_keeps_the_fusion_grader_until_measured(tmp_path: Path) -> None:
+    s = Settings(models_dir=tmp_path)
+    big, small = _gen(1_540_000_000, "qwen2.5-1.5b-instruct-q4_k_m.gguf"), _gen(134_515_008)
+    assert is_capable(big) and not is_capable(small)
+    answers, rewrite, grader = model_choices(s, big)
+    assert answers.choice.startswith("written by the model") and "1.5B parameters" in answers.why
+    assert rewrite.choice == "written by qwen2.5-1.5b-instruct-q4_k_m" and "1B+" in rewrite.why
+    assert grader.choice == "fusion" and "--grader llm --generator qwen2.5-1.5b-instruct-q4_k_m" in grader.why
+    answers, rewrite, grader = model_choices(s, small)
+    assert answers.choice == "quoted from the documents" and "under 1B" in answers.why
+    assert "at chance" in grader.why
+    llm = Settings(models_dir=tmp_path, grader="llm")
+    assert model_choices(llm, big)[2].choice == f"llm yes/no with {llm.generator}"
+    forced = Settings(models_dir=tmp_path, answer_style="extractive")
+    assert model_choices(forced, big)[0].why == "answer_style = extractive"
+
+
+def test_choices_read_the_generator_file_without_loading_it(tmp_path: Path) -> None:
+    if not SMOL.exists():
+        pytest.skip("models/ not provisioned (run `make models`)")
+    (tmp_path / SMOL.name).symlink_to(SMOL)
+    answers = model_choices(Settings(models_dir=tmp_path))[0]
+    assert "135M parameters (parameter count)" in answers.why
