@@ -117,6 +117,10 @@ def run(quick: bool) -> Section:
                         f"{-rate_over:+.1%} (paired by prompt, median)", rate_over <= TARGET))
     sec.notes.append(f"Same greedy text on both sides in {same} of {len(runs['endpoint'])} paired runs "
                      "(the server renders the same GGUF chat template).")
+    sec.notes.append("The server runs with `--logits_all false`, as in-process. llama-cpp-python's "
+                     "server default (`logits_all` true, which the `llm` grader's logprobs need) computes "
+                     "the output layer for every prompt token: measured once with it (commit 61b3fce, "
+                     "same command, load 13), time to first token was +14.4% and tokens/s +1.5%.")
     sec.notes.append("The server is `python -m localcrag.llm.serve` (llama-cpp-python's server, AMX-safe) "
                      "started on a free port and stopped by the section; the figures include SSE "
                      "framing and JSON parsing, not a network hop to another machine.")
