@@ -12,7 +12,8 @@ from pathlib import Path
 
 from bench import CACHE, ROOT, Section, log
 
-SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory", "answers", "index", "endpoint")
+SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory", "answers", "index", "shared", "hostile",
+            "watch", "endpoint")
 
 
 def main(argv: list[str] | None = None) -> int:

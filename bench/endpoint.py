@@ -1,4 +1,4 @@
-"""Section 8: the same model through a model server (``llm_endpoint``) against in-process.
+"""Section 11: the same model through a model server (``llm_endpoint``) against in-process.
 
 Issue 13's target: the HTTP path (llama-cpp-python's OpenAI-compatible server on
 127.0.0.1, streamed over SSE, read by ``localcrag.llm.endpoint``) costs at most 15% in time
@@ -90,7 +90,7 @@ def run(quick: bool) -> Section:
     from localcrag.llm.serve import serving
     from localcrag.settings import Settings
 
-    sec = Section("8. Model server (`llm_endpoint`) vs in-process, same model")
+    sec = Section("11. Model server (`llm_endpoint`) vs in-process, same model")
     s = Settings.load()
     model = s.model_path(s.generator)
     chats = prompts(4 if quick else 6)

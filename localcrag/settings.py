@@ -12,11 +12,12 @@ import tomllib
 from pathlib import Path
 from typing import Iterable, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from localcrag.errors import LocalcragError
 from localcrag.settings_endpoint import EndpointSettings
-from localcrag.settings_io import check_names, env_name, env_overrides, one_line
+from localcrag.settings_limits import LimitSettings
+from localcrag.settings_io import check_index_uri, check_names, check_storage_options, env_name, env_overrides, one_line
 from localcrag.registry import GRADERS, GraderSpec  # noqa: F401 - re-exported: the one grader registry
 
 APP = "localcrag"
@@ -62,7 +63,7 @@ def default_models_dir() -> Path:
 GraderName = Literal[tuple(GRADERS)]  # type: ignore[valid-type]
 
 
-class Settings(EndpointSettings):
+class Settings(LimitSettings, EndpointSettings):
     """Everything a user can change. Defaults are the embedded ones `make run` starts with."""
 
     model_config = ConfigDict(extra="ignore", validate_assignment=True)
@@ -115,6 +116,12 @@ class Settings(EndpointSettings):
     strip_threshold: float = Field(
         0.46, ge=0.0, le=1.0,
         description="Knowledge refinement keeps strips scoring at or above this.",
+    )
+    calibrate: bool = Field(
+        False,
+        description=("Carry the three thresholds over to your library: grade probe questions made from "
+                     "its own chunks (and from an unrelated text) once per index version and map the "
+                     "scores onto the scale the thresholds were fitted on (docs/evaluator.md)."),
     )
     top_k: int = Field(5, ge=1, le=50, description="Chunks retrieved per question.")
     retrieval_mode: Literal["hybrid", "vector", "text"] = Field(
@@ -181,6 +188,18 @@ class Settings(EndpointSettings):
                      "what `localcrag doctor --repair` can go back to after a crash or a lost "
                      "file (0 keeps only the newest version)."),
     )
+    index_uri: str | None = Field(None, description=(
+        "Where the index lives: not set = the local data dir; 's3://bucket/prefix' = one index shared "
+        "by a team on S3 or an S3-compatible store (credentials from the environment, e.g. "
+        "AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY; see docs/shared-index.md)."))
+    index_storage_options: dict[str, str | bool | int] | None = Field(None, description=(
+        "Object-store options for index_uri, e.g. {endpoint = \"http://minio:9000\", region = "
+        "\"us-east-1\", allow_http = true}; credentials are refused here: use the environment."))
+    index_refresh_seconds: float = Field(5.0, ge=0.0, le=3600.0, description=(
+        "A shared index (index_uri) is checked for other machines' writes at most this often "
+        "(0 = before every read)."))
+    _index_uri_ok = field_validator("index_uri")(check_index_uri)
+    _storage_options_ok = field_validator("index_storage_options")(check_storage_options)
 
     @model_validator(mode="after")
     def _thresholds_ordered(self) -> "Settings":

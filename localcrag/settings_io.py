@@ -59,3 +59,33 @@ def one_line(exc: Exception) -> str:
         return "; ".join(parts)
     lines = str(exc).splitlines()
     return " ".join(lines[:3]) if lines else type(exc).__name__
+
+
+REMOTE_SCHEMES = ("s3", "s3+ddb", "gs", "az")  # object stores LanceDB opens itself (lancedb.connect)
+_SECRET_WORDS = ("secret", "access_key", "session_token", "token", "password", "account_key", "sas")
+
+
+def check_index_uri(value: str | None) -> str | None:
+    """``index_uri``: empty or a local folder (the data dir as before), or ``s3://bucket/prefix``."""
+    if value is None or not value.strip():
+        return None
+    value = value.strip()
+    scheme = value.split("://", 1)[0].lower() if "://" in value else ""
+    if scheme and scheme not in REMOTE_SCHEMES + ("file",):
+        raise ValueError(f"unsupported scheme {scheme!r} (use s3://bucket/prefix, gs://, az:// or a folder)")
+    if scheme in REMOTE_SCHEMES and not value.split("://", 1)[1].split("/", 1)[0]:
+        raise ValueError("no bucket name (write s3://bucket/prefix)")
+    return value
+
+
+def check_storage_options(value: dict | None) -> dict[str, str] | None:
+    """``index_storage_options``: strings for LanceDB; credentials never come from the TOML file."""
+    if not value:
+        return None
+    out: dict[str, str] = {}
+    for key, v in value.items():
+        if any(w in key.lower() for w in _SECRET_WORDS):
+            raise ValueError(f"{key!r} is a credential: set it in the environment (e.g. AWS_ACCESS_KEY_ID, "
+                             "AWS_SECRET_ACCESS_KEY), never in the settings file")
+        out[str(key)] = str(v).lower() if isinstance(v, bool) else str(v)
+    return out

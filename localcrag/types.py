@@ -71,6 +71,7 @@ class Decision:
     upper: float
     lower: float
     reason: str
+    basis: str = "settings"  # where upper/lower came from (settings, or calibrated on the corpus)
 
 
 @dataclass(frozen=True)

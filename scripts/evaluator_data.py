@@ -20,18 +20,15 @@ No text of the article or data set being reported on is used (the caller picks a
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from localcrag.crag.probes import NAME, NUMBER, YEAR, sentences, template_questions, usable
+from localcrag.crag.probes import leaks as _source_leaks
 from localcrag.eval.ablation import answer_sentence_ids
-from localcrag.textutil import terms
 from localcrag.ingest.chunking import split_sentences
+from localcrag.textutil import terms
 
-YEAR = re.compile(r"\b(1[5-9]\d\d|20[0-2]\d)\b")
-NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
-NAME = re.compile(r"(?<=[a-z,;] )((?:[A-Z][a-zA-Z\-]+)(?: (?:of |de |the )?[A-Z][a-zA-Z\-]+)*)")
-DEFINITION = re.compile(r"^(?:The |An |A )?([A-Za-z][\w\- ]{2,40}?) (is|are) (?:a|an|the) ")
 
 
 @dataclass(frozen=True)
@@ -40,19 +37,6 @@ class Example:
     passage: str
     label: int
     kind: str
-
-
-def sentences(text: str) -> list[str]:
-    """Sentences with whitespace runs (PDF and reference line breaks) made single spaces."""
-    return [" ".join(text[a:b].split()) for a, b in split_sentences(text) if text[a:b].strip()]
-
-
-def usable(sentence: str) -> bool:
-    """A prose sentence: 6-40 words, mostly letters (drops tables, code, references)."""
-    words = sentence.split()
-    letters = sum(ch.isalpha() or ch == " " for ch in sentence)
-    return (6 <= len(words) <= 40 and letters >= 0.9 * len(sentence) and sentence[0].isupper()
-            and sentence.endswith(".") and not any(c in sentence for c in "|*[]{}=_`\"\u201c"))
 
 
 def window_with(sents: list[str], i: int, rng: random.Random) -> tuple[int, int]:
@@ -94,26 +78,6 @@ def perturb(question: str, pool_names: list[str], rng: random.Random) -> str | N
     return None
 
 
-def template_questions(sentence: str) -> list[tuple[str, str]]:
-    """(question, template kind) made from one sentence by replacing a year, number,
-    name or defined subject with a wh-phrase."""
-    body = sentence.rstrip(" .;:!")
-    out = []
-    if (m := DEFINITION.match(body)):
-        out.append((f"What {m.group(2)} {m.group(1).strip()}?", "definition"))
-    if (m := YEAR.search(body)):
-        out.append((body[:m.start()] + "what year" + body[m.end():] + "?", "year"))
-    elif (m := NUMBER.search(body)):
-        nxt = body[m.end():].split()
-        phrase = "how many" if nxt and nxt[0].isalpha() and nxt[0].endswith("s") else "what number"
-        out.append((body[:m.start()] + phrase + body[m.end():] + "?", "number"))
-    names = list(NAME.finditer(body))
-    if names:
-        m = names[0]
-        out.append((body[:m.start()] + "what" + body[m.end():] + "?", "name"))
-    return [(q[0].upper() + q[1:], k) for q, k in out if len(q.split()) >= 5]
-
-
 def synthetic(docs: dict[str, str], per_doc: int, rng: random.Random) -> list[Example]:
     """Template questions over each document, with positives and containment negatives."""
     out: list[Example] = []
@@ -139,10 +103,8 @@ def synthetic(docs: dict[str, str], per_doc: int, rng: random.Random) -> list[Ex
 
 
 def _leaks(question: str, passage: str, source: str) -> bool:
-    """True when the passage holds the source sentence's answer-bearing words again
-    (it repeats the sentence's content terms nearly all): not a safe negative."""
-    src = set(terms(source)) - set(terms(question))
-    return bool(src) and len(src & set(terms(passage))) >= 0.8 * len(src)
+    """True when the passage repeats the source sentence's answer-bearing words (not a safe negative)."""
+    return _source_leaks(source, passage, question)
 
 
 def squad_examples(paras: list[dict], qs: list[dict], rng: random.Random) -> list[Example]:

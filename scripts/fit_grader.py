@@ -60,10 +60,11 @@ STRATEGIES = {  # name -> features of its calibration (all from FeatureExtractor
     "embedding: strip margin": EMBEDDING,
     "lexical: IDF coverage": ["lex"],
     "key-term coverage": ["key"],
-    "fusion": FUSION,
+    "fusion": list(FUSION),  # the shipped features (a copy: --fusion changes only the shipped fit)
     "fusion before cue_ok (neg_ok)": ["margin", "key", "ent_strip", "neg_ok"],
     "fusion + separate cues": ["margin", "key", "ent_strip", "negation_ok", "numbers_ok", "antonyms_ok"],
     "fusion + raw cosines": ["cos_chunk", "cos_strip", "key", "ent_strip", "neg_ok"],
+    "fusion, names weighted by IDF (ent_idf)": ["margin", "key", "ent_idf", "cue_ok"],
 }
 PRECISION_UPPER = 0.95  # upper threshold: >= 95% of Correct actions have the answer (fitting set)
 RECALL_STRIP = 0.90  # strip threshold: keeps >= 90% of answer-bearing strips
@@ -389,11 +390,14 @@ def main() -> int:
                     help="embedder backend, as settings.embedder_backend (auto = int8 ONNX when present)")
     ap.add_argument("--threads", type=int, default=1, help="embedder threads (1 is fastest on a busy machine)")
     ap.add_argument("--llm-threads", type=int, default=1, help="threads for the sampled GGUF scoring")
+    ap.add_argument("--fusion", default=",".join(FUSION),
+                    help="features of the shipped fusion (comma-separated; default: %(default)s)")
     ap.add_argument("--skip-llm", action="store_true", help="skip the GGUF graders (slow)")
     ap.add_argument("--skip-timing", action="store_true")
     ap.add_argument("--stride", type=int, default=2, help="sentences between window starts")
     ap.add_argument("--timing-only", action="store_true", help="only time the graders (shipped params)")
     args = ap.parse_args()
+    FUSION[:] = args.fusion.split(",")
     t0 = time.time()
 
     def log(msg: str) -> None:

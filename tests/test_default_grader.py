@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from localcrag.crag.calibrate import corpus_thresholds
 from localcrag.crag.decide import decide
 from localcrag.crag.grade import CorpusStats, make_grader
 from localcrag.crag.retrieve import Retriever
@@ -21,13 +22,16 @@ from localcrag.ingest.library import Library
 from localcrag.settings import Settings
 from localcrag.types import Action
 
-pytestmark = pytest.mark.slow  # ~7 s wall here (ONNX load + ingest of the PDF), 4 s CPU
+pytestmark = pytest.mark.slow  # ~7 s wall here (ONNX load + ingest of the PDF), 4 s CPU; calibrated +7 s
 
 NOT_ANSWERABLE = {"What is Direct Air Capture (DAC) used for?"}
 
 
-@pytest.fixture(scope="module")
-def decisions(ai_pdf: Path, real_embedder, tmp_path_factory: pytest.TempPathFactory) -> dict:
+@pytest.fixture(scope="module", params=["default", "calibrated"])
+def decisions(request: pytest.FixtureRequest, ai_pdf: Path, real_embedder,
+              tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Decisions with the real default settings, and with ``calibrate`` on (thresholds
+    carried to this PDF by probes over its own chunks; localcrag/crag/calibrate.py)."""
     from localcrag.ingest.embed_onnx import OnnxEmbedder
 
     assert isinstance(real_embedder, OnnxEmbedder)  # the default backend, int8 ONNX
@@ -37,18 +41,20 @@ def decisions(ai_pdf: Path, real_embedder, tmp_path_factory: pytest.TempPathFact
     mp = pytest.MonkeyPatch()
     mp.setenv("LOCALCRAG_HOME", str(tmp_path_factory.mktemp("grader-home")))
     try:
-        s = Settings()
+        s = Settings() if request.param == "default" else Settings(calibrate=True)
         lib = Library(s, embedder=real_embedder)
         assert not lib.ingest([ai_pdf]).failed
         store = lib.store
         stats = CorpusStats.from_texts(store.all_texts(), vectors=store.all_vectors())
         grader = make_grader(s, real_embedder, stats)
+        th = corpus_thresholds(s, lib, grader)
+        assert th.calibrated == s.calibrate, th.basis  # on: the probes supported a map here
         out = {}
         for q in answerable[:2] + unanswerable[:2]:
             hits = Retriever(s, lib).search(q, k=s.top_k)
             grades = grader.grade(q, [h.chunk for h in hits])
             assert not any(g.error for g in grades), [g.error for g in grades]
-            out[q] = (q in answerable, decide(grades, s.upper_threshold, s.lower_threshold))
+            out[q] = (q in answerable, decide(grades, th.upper, th.lower, th.basis))
         return out
     finally:
         mp.undo()

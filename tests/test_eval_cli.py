@@ -159,6 +159,10 @@ def test_decisions_part_and_rerank_with_fakes(fake_pipelines, generic: Path, cap
     assert sum(d["answerable"][a] for a in ("correct", "ambiguous", "incorrect")) == 2
     assert [r["ok"] for r in d["items"]] == [r["action"] in ("correct", "ambiguous") if r["answerable"]
                                              else r["action"] == "incorrect" for r in d["items"]]
+    assert d["thresholds"]["basis"] == "settings" and not d["thresholds"]["calibrated"]
+    assert main(["eval", str(generic), "--only", "decisions", "--calibrate", "on", "-k", "2"]) == 0
+    text = capsys.readouterr().out  # calibrated, or the settings' with the reason: said either way
+    assert "thresholds lower " in text and ("calibrated on this corpus" in text or "settings (" in text)
     assert main(["eval", str(generic), "--only", "retrieval", "--rerank", "4", "--json", "-k", "2"]) == 0
     r = _json(capsys)["retrieval"]
     assert r["rerank"] == 4 and "hybrid+rerank" in r["by_mode"] and r["rerank_ms_p50"] is not None

@@ -10,7 +10,8 @@ import pymupdf
 import pytest
 
 from localcrag.errors import BadDocument
-from localcrag.ingest.parse import SUPPORTED, content_hash, iter_files, parse_document
+from localcrag.ingest.parse import SUPPORTED, parse_document
+from localcrag.ingest.walk import content_hash, iter_files
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 AI_PDF = DATA / "ai-information" / "AI_Information.pdf"

@@ -90,12 +90,13 @@ def test_ask_json_keeps_its_contract_and_adds_evidence_ids(library: Library, tmp
     monkeypatch.setattr(pipeline_module, "Pipeline", lambda settings: _pipe(library, upper_threshold=0.5))
     assert main(["ask", "What are cobots and where do cobots work?", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert list(out) == ["question", "mode", "action", "reason", "retrieval_fallback", "grades", "grade_errors",
+    assert list(out) == ["question", "mode", "action", "reason", "retrieval_fallback", "thresholds", "grades", "grade_errors",
                          "web", "answer", "refused", "answer_style", "dropped_sentences", "citations",
                          "evidence", "timings_ms", "rewritten", "generator"]  # docs/cli-json.md
     assert out["generator"] == {"kind": "local", "url": None, "model": "SmolLM2-135M-Instruct.Q4_1.gguf",
                                 "fallback": None}
     assert out["retrieval_fallback"] is None and out["refused"] is False
+    assert out["thresholds"] == {"upper": 0.5, "lower": 0.35, "basis": "settings"}
     assert out["action"] == "correct" and out["web"] == {"attempted": False, "query": None, "results": [],
                                                           "error": None}
     assert out["citations"][0]["n"] == 1 and out["citations"][0]["source"].endswith("doc.md")

@@ -105,6 +105,8 @@ def to_json(r: RunRecord) -> dict:
     return {
         "question": r.question, "mode": r.mode, "action": r.action.value if r.action else None,
         "reason": r.decision.reason if r.decision else None, "retrieval_fallback": r.retrieval_fallback,
+        "thresholds": ({"upper": round(r.decision.upper, 4), "lower": round(r.decision.lower, 4),
+                        "basis": r.decision.basis} if r.decision else None),
         "grades": [{"chunk_id": g.chunk.chunk_id, "source": g.chunk.source, "page": g.chunk.page,
                     "score": round(g.score, 4), "grader": g.grader, "error": g.error} for g in r.graded],
         "grade_errors": grade_errors(r),

@@ -39,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="cross-encoder model file to measure (e.g. one scripts/train_evaluator.py wrote; "
                         "its thresholds come from the .json beside it), or an align head .json "
                         "(scripts/train_align.py; with --grader align)")
+    s.add_argument("--calibrate", choices=("on", "off"), default=None,
+                   help="thresholds calibrated on the dataset's own corpus (on) or the settings' (off); "
+                        "default: the calibrate setting")
     s.add_argument("--article", default=None, metavar="TITLE",
                    help="SQuAD: only the questions of this article, e.g. Normans (held-out reporting)")
     s.add_argument("--rerank", type=positive_int, default=0, metavar="N",
@@ -82,6 +85,8 @@ def _settings(args: argparse.Namespace, base: Any) -> Any:
     from localcrag.errors import LocalcragError
 
     update: dict[str, Any] = {}
+    if getattr(args, "calibrate", None) is not None:
+        update["calibrate"] = args.calibrate == "on"
     if args.grader:
         update["grader"] = args.grader
     if args.grader_model is not None:

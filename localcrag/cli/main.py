@@ -173,6 +173,7 @@ def cmd_config(args: argparse.Namespace) -> int:
     from localcrag.settings import Settings, config_path, data_dir
 
     from localcrag.settings_io import env_name, env_overrides
+    from localcrag.settings_limits import LIMIT_FIELDS
 
     s = Settings.load()
     print(f"# config file: {config_path()}\n# data dir: {data_dir()}")
@@ -180,13 +181,15 @@ def cmd_config(args: argparse.Namespace) -> int:
           "LOCALCRAG_TOP_K=8 or LOCALCRAG_GENERATOR=my-model.gguf); it beats the file")
     from_env = env_overrides(Settings.model_fields)
     values = s.model_dump(mode="json")
-    for name, info in Settings.model_fields.items():
-        value = values.get(name)
+    fields = Settings.model_fields
+    for name in [n for n in fields if n not in LIMIT_FIELDS] + list(LIMIT_FIELDS):  # limits last
+        info, value = fields[name], values.get(name)
         source = f"  [from {env_name(name)}]" if name in from_env else ""
         if value is None:
             print(f"# {name} = (not set)  # {info.description}{source}")
         else:
-            toml = tomli_w.dumps({name: value}).strip()
+            toml = tomli_w.dumps({name: value}).strip() if not isinstance(value, dict) else \
+                f"{name} = {{{', '.join(f'{k} = {json.dumps(v)}' for k, v in value.items())}}}"  # one line
             print(f"{toml}  # {info.description}{source}")
     return 0
 
@@ -241,8 +244,9 @@ def _extra_commands() -> list[Callable]:
     from localcrag.cli.doctor import register as doctor
     from localcrag.cli.eval import register as evaluate
     from localcrag.cli.models import register as models
+    from localcrag.cli.watch import register as watch
 
-    return [ask, evaluate, doctor, models]
+    return [ask, evaluate, doctor, models, watch]
 
 
 def main(argv: list[str] | None = None) -> int:

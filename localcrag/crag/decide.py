@@ -6,12 +6,18 @@ below the lower one; Ambiguous otherwise. With no chunks at all the action is In
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 from localcrag.types import Action, Decision, Grade
 
 
-def decide(grades: Sequence[Grade], upper: float, lower: float) -> Decision:
+def decide(grades: Sequence[Grade], upper: float, lower: float, basis: str = "settings") -> Decision:
+    """``basis`` says where the thresholds came from (kept on the decision for the trace)."""
+    return replace(_decide(grades, upper, lower), basis=basis)
+
+
+def _decide(grades: Sequence[Grade], upper: float, lower: float) -> Decision:
     if lower > upper:
         raise ValueError(f"lower_threshold ({lower}) must not exceed upper_threshold ({upper})")
     if not grades:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator, Literal, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, Protocol, Sequence
 
 from localcrag import events as ev
 from localcrag.llm.cpu import CpuMeter
@@ -21,6 +21,9 @@ from localcrag.crag.timing import Stage, ms_since
 from localcrag.settings import Settings
 from localcrag.crag.graders.base import grade_or_rank
 from localcrag.types import Action, Answer, Evidence
+
+if TYPE_CHECKING:
+    from localcrag.crag.calibrate import Thresholds
 
 MAX_QUESTION_CHARS = 2000
 UNGRADED_NOTE = ("Note: the retrieved passages could not be graded ({error}), so this answer "
@@ -49,6 +52,7 @@ class Pipeline:
         self._generator = generator
         self.web = web  # a web.WebSearch; None means DuckDuckGo
         self._stats_key: tuple | None = None
+        self._thresholds: tuple[tuple | None, Any] = (None, None)  # (grader key, Thresholds)
         self._lock = threading.Lock()
 
     # --- lazily built backends -----------------------------------------------------------
@@ -120,12 +124,24 @@ class Pipeline:
             self._stats_key = key
         return self._grader
 
+    @property
+    def thresholds(self) -> "Thresholds":
+        """The decision thresholds for the current index: the settings' own, or with
+        ``calibrate`` on, calibrated on the indexed chunks (localcrag.crag.calibrate;
+        measured once per index version, cached in the index folder)."""
+        from localcrag.crag.calibrate import corpus_thresholds
+
+        grader = self.grader
+        if self._thresholds[0] != self._stats_key or self._thresholds[1] is None:
+            self._thresholds = (self._stats_key, corpus_thresholds(self.settings, self.library, grader))
+        return self._thresholds[1]
+
     def warm_up(self) -> None:
         """Load every model now (slow: call it off the UI thread)."""
         self.library.embedder.embed(["warm up"])
         _ = self.generator
         if self.library.count():
-            _ = self.grader
+            _ = self.thresholds  # builds the grader too
 
     # --- running ------------------------------------------------------------------------
 
@@ -192,16 +208,16 @@ class Pipeline:
             evidence = chunks_as_evidence([h.chunk for h in hits])
         else:
             grader = self.grader
+            th = self.thresholds
             with Stage("grade", timings) as st:
                 yield st.started
-                grades, ungraded = grade_or_rank(grader, q, [h.chunk for h in hits], s.upper_threshold,
-                                                  s.lower_threshold)
+                grades, ungraded = grade_or_rank(grader, q, [h.chunk for h in hits], th.upper, th.lower)
             yield from self._fallbacks()
             for i, g in enumerate(grades):
                 yield ev.ChunkGraded(g, i, len(grades))
             yield st.finished
-            decision = (ungraded_decision(grades, ungraded, s.upper_threshold, s.lower_threshold)
-                        if ungraded else decide(grades, s.upper_threshold, s.lower_threshold))
+            decision = (ungraded_decision(grades, ungraded, th.upper, th.lower)
+                        if ungraded else decide(grades, th.upper, th.lower, th.basis))
             action = decision.action
             yield ev.DecisionMade(decision)
             if ungraded:  # nothing to refine with: the chunks as retrieved, best first
@@ -210,7 +226,7 @@ class Pipeline:
                 with Stage("refine", timings) as st:
                     yield st.started
                     strips, considered = refine(
-                        q, grades, lower=s.lower_threshold, threshold=s.strip_threshold,
+                        q, grades, lower=th.lower, threshold=th.strip,
                         sentences_per_strip=s.strip_sentences, budget_tokens=s.evidence_tokens,
                         score_texts=grader.score_texts, count_tokens=self.generator.count_tokens)
                 yield ev.Refined(tuple(strips), considered)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
+from localcrag.crag.calibrate import Thresholds, from_settings
 from localcrag.crag.decide import decide
 from localcrag.eval import metrics as m
 from localcrag.eval.datasets import Question
@@ -26,6 +27,7 @@ def run_decisions(pipe: Any, questions: list[Question], k: int,
     retriever = Retriever(s, pipe.library)
     retriever.check_ready()
     grader = pipe.grader
+    th = thresholds_of(pipe)
     rows = []
     spent = 0.0
     for i, q in enumerate(questions):
@@ -33,14 +35,21 @@ def run_decisions(pipe: Any, questions: list[Question], k: int,
         t = time.perf_counter()
         grades = grader.grade(q.question, [h.chunk for h in hits])
         spent += time.perf_counter() - t
-        d = decide(grades, s.upper_threshold, s.lower_threshold)
+        d = decide(grades, th.upper, th.lower, th.basis)
         action = d.action.value
         ok = action in ("correct", "ambiguous") if q.answerable else action == "incorrect"
         rows.append({"qid": q.qid, "answerable": q.answerable, "action": action,
                      "best": round(d.best_score, 4), "ok": ok,
                      "errors": sum(g.error is not None for g in grades)})
         progress(i + 1, len(questions), q.question[:60])
-    return summarise(rows, grader, spent)
+    return {**summarise(rows, grader, spent), "thresholds": th.to_json()}
+
+
+def thresholds_of(pipe: Any) -> Thresholds:
+    """The pipeline's decision thresholds (calibrated when the setting asks); a pipeline
+    without the property (a test fake) uses its settings'."""
+    th = getattr(pipe, "thresholds", None)
+    return th if th is not None else from_settings(pipe.settings)
 
 
 def summarise(rows: list[dict], grader: Any, spent: float) -> dict:

@@ -96,6 +96,8 @@ def terminal_table(res: dict) -> str:
                     f"incorrect (answered {_fmt(y['answered_share'])}); unanswerable {n['n']}: {n['correct']} / "
                     f"{n['ambiguous']} / {n['incorrect']} (refused {_fmt(n['refused_share'])}); "
                     f"{_fmt(d['grade_ms_per_question'], 1)} ms grading per question"]
+        if th := d.get("thresholds"):
+            out.append(f"thresholds lower {th['lower']:.2f} / upper {th['upper']:.2f}: {th['basis']}")
     return "\n".join(out)
 
 

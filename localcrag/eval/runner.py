@@ -16,7 +16,7 @@ from typing import Any, Callable
 from localcrag.eval import metrics as m
 from localcrag.eval.answers import run_answers
 from localcrag.eval.datasets import Dataset, Pair, Question, select
-from localcrag.eval.decisions import run_decisions
+from localcrag.eval.decisions import run_decisions, thresholds_of
 from localcrag.settings import Settings, data_dir
 from localcrag.types import Chunk
 
@@ -66,7 +66,7 @@ def eval_settings(base: Settings, index_dir: Path, offline: bool) -> Settings:
     deterministic decoding, and the network off unless asked."""
     fields = base.model_dump()
     fields.pop("eval_index_dir", None)
-    fields.update(temperature=0.0, offline=offline or base.offline)
+    fields.update(temperature=0.0, offline=offline or base.offline, index_uri=None)  # eval: always local
     return EvalSettings(**fields, eval_index_dir=index_dir)
 
 
@@ -119,7 +119,7 @@ def run_eval(ds: Dataset, base: Settings, opts: EvalOptions, *,
         "dataset": ds.name, "path": str(ds.path), "questions": len(questions),
         "k": k, "seed": opts.seed, "limit": opts.limit, "only": opts.only, "article": opts.article,
         "settings": {f: getattr(settings, f) for f in (
-            "embedder", "generator", "scorer", "grader", "grader_model", "upper_threshold", "lower_threshold",
+            "embedder", "generator", "scorer", "grader", "grader_model", "upper_threshold", "lower_threshold", "calibrate",
             "top_k", "retrieval_mode", "chunk_tokens", "offline", "temperature", "llm_endpoint",
             "llm_endpoint_model")},
         "index": index, "retrieval": retrieval, "modes": modes,
@@ -259,7 +259,8 @@ def _evaluator(pipe: Any, ds: Dataset, questions: list[Question], seed: int, set
     kinds = ("relevant", "easy", "hard", "near_miss", "ablated")
     s = {kind: [sc for p, sc in scored if p.kind == kind] for kind in kinds}
     negatives = s["easy"] + s["hard"] + s["near_miss"] + s["ablated"]
-    up, lo = settings.upper_threshold, settings.lower_threshold
+    th = thresholds_of(pipe)
+    up, lo = th.upper, th.lower
     return {
         "grader": getattr(grader, "name", type(grader).__name__), "pairs": len(scored), "errors": errors,
         "auc_all": m.rounded(m.roc_auc(s["relevant"], negatives)),
@@ -269,7 +270,7 @@ def _evaluator(pipe: Any, ds: Dataset, questions: list[Question], seed: int, set
         "auc_ablated": m.rounded(m.roc_auc(s["relevant"], s["ablated"])),
         "accuracy": m.rounded(m.threshold_accuracy(s["relevant"], negatives, lo)),
         "accuracy_upper": m.rounded(m.threshold_accuracy(s["relevant"], negatives, up)),
-        "upper_threshold": up, "lower_threshold": lo,
+        "upper_threshold": round(up, 4), "lower_threshold": round(lo, 4), "thresholds": th.to_json(),
         "ms_per_chunk": m.rounded(spent * 1000 / len(scored), 1) if scored else None,
         "by_kind": {kind: {"n": len(v), "mean": m.rounded(m.mean(v)),
                            "at_or_above_lower": m.rounded(m.mean([x >= lo for x in v])),

@@ -29,10 +29,26 @@ _BLANK = re.compile(r"\n[ \t]*\n")
 Counter = Callable[[list[str]], list[int]] | Callable[[str], int]
 
 
+COUNT_CHARS = 200_000  # characters per tokenizer call: its encodings cost ~100x the text
+
+
 def _batch(count_tokens: Counter) -> Callable[[list[str]], list[int]]:
-    """Accept a batch counter (list -> list) or a single one (str -> int)."""
+    """Accept a batch counter (list -> list) or a single one (str -> int); calls it on
+    slices of at most COUNT_CHARS characters, so memory does not grow with the document."""
 
     def counted(texts: list[str]) -> list[int]:
+        out: list[int] = []
+        at = 0
+        while at < len(texts):
+            end, size = at, 0
+            while end < len(texts) and (end == at or size + len(texts[end]) <= COUNT_CHARS):
+                size += len(texts[end])
+                end += 1
+            out.extend(one_call(texts[at:end]))
+            at = end
+        return out
+
+    def one_call(texts: list[str]) -> list[int]:
         if not texts:
             return []
         try:
@@ -84,13 +100,13 @@ def chunk_pages(
 def _joined_sentences(doc: ParsedDoc) -> str:
     """A same-length copy of the text where a sentence running over a page break is
     joined (that ``"\\n\\n"`` page separator becomes two spaces)."""
-    text, chars = doc.text, None
+    text, parts, prev = doc.text, [], 0
     for start in doc.page_starts[1:]:
         sep = start - len(PAGE_SEP)  # page texts are stripped: text[sep - 1] is a character
         if text[sep - 1] not in TERMINAL and text[start : start + 1].islower():
-            chars = chars if chars is not None else list(text)
-            chars[sep:start] = " " * len(PAGE_SEP)
-    return "".join(chars) if chars is not None else text
+            parts += [text[prev:sep], " " * len(PAGE_SEP)]
+            prev = start
+    return "".join(parts + [text[prev:]]) if parts else text
 
 
 Unit = tuple[int, int, int, int]  # start, end, content tokens, paragraph id
@@ -101,25 +117,23 @@ def _fit_units(
     count: Callable[[list[str]], list[int]], special: int,
 ) -> list[tuple[int, int, int]]:
     """Sentences as (start, end, tokens); any sentence over budget is cut on word
-    boundaries (one batch count for all its words), a giant word on characters."""
-    long_words = [(i, [(m.start() + a, m.end() + a) for m in _WORD.finditer(text[a:b])])
-                  for i, ((a, b), n) in enumerate(zip(spans, tokens)) if n > budget]
-    flat = [w for _, ws in long_words for w in ws]
-    wtok = iter(n - special for n in count([text[a:b] for a, b in flat]))
-    pieces: dict[int, list[tuple[int, int, int]]] = {}
-    for i, words in long_words:
-        out: list[tuple[int, int, int]] = []
-        for (a, b), n in zip(words, wtok):
-            if n > budget:
-                out.extend(_split_chars(text, a, b, budget, count, special))
-            elif out and out[-1][2] + n <= budget:
-                out[-1] = (out[-1][0], b, out[-1][2] + n)
-            else:
-                out.append((a, b, n))
-        pieces[i] = out
+    boundaries (one batch count for its words), a giant word on characters."""
     units: list[tuple[int, int, int]] = []
-    for i, ((a, b), n) in enumerate(zip(spans, tokens)):
-        units.extend(pieces[i] if i in pieces else [(a, b, n)])
+    for (a, b), n in zip(spans, tokens):
+        if n <= budget:
+            units.append((a, b, n))
+            continue
+        words = [(m.start(), m.end()) for m in _WORD.finditer(text, a, b)]
+        out: list[tuple[int, int, int]] = []
+        for (x, y), k in zip(words, count([text[x:y] for x, y in words])):
+            k -= special
+            if k > budget:
+                out.extend(_split_chars(text, x, y, budget, count, special))
+            elif out and out[-1][2] + k <= budget:
+                out[-1] = (out[-1][0], y, out[-1][2] + k)
+            else:
+                out.append((x, y, k))
+        units.extend(out)
     return units
 
 

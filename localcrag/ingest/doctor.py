@@ -78,9 +78,9 @@ def check(store: Any) -> Checkup:
         return up
     t = store.table
     versions = t.list_versions()
-    folder = Path(store.path) / f"{store.name}.lance"
-    add((True, f"table {store.name}: version {t.version}, {len(versions)} versions kept, "
-               f"{_size(folder) / 1e6:.1f} MB on disk"))
+    folder = store.location.folder
+    where = f"{_size(folder / f'{store.name}.lance') / 1e6:.1f} MB on disk" if folder else f"on {store.path}"
+    add((True, f"table {store.name}: version {t.version}, {len(versions)} versions kept, {where}"))
     expected = t.count_rows()
     try:
         rows = _scan(t)

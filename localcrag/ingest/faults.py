@@ -29,12 +29,18 @@ class DiskFull(LocalcragError):
     """The disk holding the index is full."""
 
 
+class IndexUnreachable(LocalcragError):
+    """A shared index (index_uri) cannot be opened: no answer, no bucket, or no access."""
+
+
 _FULL = re.compile(r"No space left on device|os error 28|ENOSPC|Disk quota exceeded|os error 122")
 _READ_ONLY = re.compile(r"Read-only file system|os error 30|Permission denied|os error 13|"
                         r"Operation not permitted|os error 1\b")
 _DAMAGED = re.compile(r"Not found|not found|corrupt|Corrupt|Invalid (file|data|manifest)|"
                       r"unexpected end of file|UnexpectedEof|failed to fill whole buffer|"
                       r"Invalid user input: .*version|Buffer too small|protobuf")
+_STORE = re.compile(r'store: "\w+"|NoSuchBucket|AccessDenied|InvalidAccessKeyId|SignatureDoesNotMatch|'
+                    r"RetryError|Connection refused|dns error|error sending request|credential", re.I)
 _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
 _READ_ONLY_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
 
@@ -56,12 +62,25 @@ def damaged(folder: Path) -> IndexDamaged:
                         "run `localcrag doctor --repair`")
 
 
-def translate(exc: BaseException, folder: Path) -> LocalcragError | None:
-    """The user-facing error for a storage exception, or None when it is not one of ours."""
+def unreachable(uri: str, text: str) -> IndexUnreachable:
+    why = ("the bucket does not exist" if "NoSuchBucket" in text else
+           "access denied (check the credentials)" if re.search(r"AccessDenied|InvalidAccessKeyId|Signature"
+                                                                r"DoesNotMatch|status: 40[13]|credential", text, re.I)
+           else "the object store did not answer")
+    return IndexUnreachable(f"cannot open the shared index {uri}: {why}",
+                            "check index_uri and index_storage_options (endpoint, region, allow_http) "
+                            "and the AWS_* variables in the environment (`localcrag config`)")
+
+
+def translate(exc: BaseException, folder: Path | str) -> LocalcragError | None:
+    """The user-facing error for a storage exception, or None when it is not one of ours
+    (``folder`` is the index folder, or the URI of a shared index)."""
     if isinstance(exc, LocalcragError):
         return exc
     code = getattr(exc, "errno", None)
     text = str(exc)
+    if "://" in str(folder) and _STORE.search(text):
+        return unreachable(str(folder), text)
     if code in _FULL_ERRNOS or _FULL.search(text):
         return disk_full(folder)
     if code in _READ_ONLY_ERRNOS or _READ_ONLY.search(text):
@@ -83,7 +102,7 @@ def guarded(method: Callable) -> Callable:
             try:
                 return method(self, *args, **kwargs)
             except (OSError, RuntimeError, ValueError) as exc:
-                mapped = translate(exc, Path(self.path))
+                mapped = translate(exc, self.path)
                 if mapped is None or mapped is exc:
                     raise
                 if attempt == 0 and isinstance(mapped, IndexDamaged):

@@ -20,7 +20,7 @@ from typing import Callable, Iterator, Sequence
 from localcrag.ingest.embed import Embedder, load_embedder
 from localcrag.errors import LocalcragError
 from localcrag.ingest.faults import DiskFull, disk_full, translate
-from localcrag.ingest.lock import WriterLock
+from localcrag.ingest.location import index_location, writer_lock
 from localcrag.ingest import stamp
 from localcrag.ingest.maintain import compact, save_documents
 from localcrag.settings import Settings
@@ -82,9 +82,9 @@ class Library:
         if store is None:
             name = table_name(self.embedder.fingerprint(), self.max_tokens,
                               settings.chunk_overlap, CHUNKER_VERSION)
-            store = LanceStore(settings.index_dir, name, self.embedder.dim)
+            store = LanceStore(index_location(settings), name, self.embedder.dim)
         self.store = store
-        self.lock = WriterLock(self.store.path)
+        self.lock = writer_lock(self.store.location)  # flock on a folder; none on S3
         self.wait_for_lock = True  # False: IndexBusy at once when another process writes
         self.on_lock_wait: Callable[[str], None] | None = None  # "another ingest is running..."
         self._changed = False  # the table changed inside the current writing() block
@@ -103,7 +103,7 @@ class Library:
             if outer and self._changed:
                 compact(self.store, self.settings.index_keep_minutes)
                 save_documents(self.store)
-                stamp.touch(self.store.path)  # other processes (a running app) see the change
+                stamp.touch(self.store)  # other processes (a running app) see the change
         finally:
             if outer:
                 self._changed = False
@@ -122,7 +122,7 @@ class Library:
 
     def change_stamp(self) -> str:
         """Changes whenever any process wrote to this index (ingest/stamp.py): cheap to poll."""
-        return stamp.read(self.store.path)
+        return stamp.read(self.store)
 
     def refresh(self) -> None:
         """See what other processes committed: an open LanceDB table stays at its version
@@ -162,9 +162,10 @@ class Library:
 
     def _chunk_file(self, path: Path, doc_hash: str) -> _Pending:
         from localcrag.ingest.chunking import chunk_pages
+        from localcrag.ingest.limits import Limits
         from localcrag.ingest.parse import parse_document
 
-        parsed = parse_document(path)
+        parsed = parse_document(path, Limits.from_settings(self.settings))
         source = str(path)
         doc_id = hashlib.sha1(source.encode()).hexdigest()[:10] + "-" + doc_hash[:8]
         count = getattr(self.embedder, "count_tokens_batch", None) or (
@@ -235,7 +236,7 @@ class Library:
     def _ingest(self, paths: Sequence[Path | str], prune: bool,
                 on_progress: Callable[[IngestProgress], None] | None, force: bool,
                 report: IngestReport) -> IngestReport:
-        from localcrag.ingest.parse import content_hash, iter_files
+        from localcrag.ingest.walk import content_hash, iter_files
 
         roots = [Path(p).expanduser() for p in paths]
         skipped: list[Path] = []

@@ -19,6 +19,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from localcrag.ingest.location import REMOTE_MIN_KEEP_MINUTES, retry_conflicts
 from localcrag.ingest.rows import quote
 
 
@@ -26,22 +27,34 @@ def compact(store: Any, keep_minutes: float) -> None:
     """Merge small fragments, update (or build) the full-text index, drop old versions."""
     from lancedb.index import FTS
 
-    t = store.table
-    if t.count_rows() and not any(i.index_type == "FTS" for i in t.list_indices()):
-        t.create_index("text", config=FTS(with_position=False), replace=True)
-    with warnings.catch_warnings():  # keep=0 warns about other readers: the writer lock is ours
-        warnings.simplefilter("ignore", UserWarning)
-        t.optimize(cleanup_older_than=timedelta(minutes=keep_minutes))
+    remote = store.location.remote
+    if remote:  # writers on other machines may still build on a recent version (see location.py)
+        keep_minutes = max(keep_minutes, REMOTE_MIN_KEEP_MINUTES)
+
+    def run() -> None:
+        t = store.table
+        if t.count_rows() and not any(i.index_type == "FTS" for i in t.list_indices()):
+            t.create_index("text", config=FTS(with_position=False), replace=True)
+        with warnings.catch_warnings():  # keep=0 warns about other readers: the writer lock is ours
+            warnings.simplefilter("ignore", UserWarning)
+            t.optimize(cleanup_older_than=timedelta(minutes=keep_minutes))
+
+    retry_conflicts(run, store.reopen) if remote else run()  # a concurrent commit: redo on the new version
     store._fts_dirty = False
 
 
-def documents_path(store: Any) -> Path:
-    return Path(store.path) / f"{store.name}.documents.json"
+def documents_path(store: Any) -> Path | None:
+    """The document list beside a local table; None on object storage, where the list is not
+    kept (doctor's "lost documents" check is local-only; docs/shared-index.md)."""
+    folder = store.location.folder if hasattr(store, "location") else Path(store.path)
+    return folder / f"{store.name}.documents.json" if folder is not None else None
 
 
 def save_documents(store: Any) -> None:
     """Write the table's document list (atomically: a crash leaves the previous list)."""
     path = documents_path(store)
+    if path is None:
+        return
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(store.file_hashes(), ensure_ascii=False, indent=0), encoding="utf-8")
     os.replace(tmp, path)
@@ -49,8 +62,9 @@ def save_documents(store: Any) -> None:
 
 def load_documents(store: Any) -> dict[str, str]:
     """The last saved document list ({} when there is none or it is unreadable)."""
+    path = documents_path(store)
     try:
-        data = json.loads(documents_path(store).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8")) if path else {}
     except (OSError, ValueError):
         return {}
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}

@@ -92,7 +92,8 @@ class _HTMLText(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.paras: Paragraphs = []
         self.lines: list[str] = []
-        self.line = ""
+        self.parts: list[str] = []  # the current line's pieces (joined once: += was quadratic)
+        self.blank = True  # the current line holds only whitespace so far
         self.skip = 0
         self.pre = 0
         self.level: int | None = None
@@ -100,9 +101,10 @@ class _HTMLText(HTMLParser):
         self.in_title = False
 
     def _end_line(self) -> None:
-        if self.line.strip() not in ("", "-"):
-            self.lines.append(self.line.rstrip() if self.pre else " ".join(self.line.split()))
-        self.line = ""
+        line = "".join(self.parts)
+        if line.strip() not in ("", "-"):
+            self.lines.append(line.rstrip() if self.pre else " ".join(line.split()))
+        self.parts, self.blank = [], True
 
     def _end_para(self) -> None:
         self._end_line()
@@ -125,9 +127,9 @@ class _HTMLText(HTMLParser):
             self.pre += tag == "pre"
         elif tag in _LINE:
             self._end_line()
-            self.line = "- " if tag == "li" else ""
-        elif tag in ("td", "th") and self.line.strip():
-            self.line += " | "
+            self._add("- " if tag == "li" else "")
+        elif tag in ("td", "th") and not self.blank:
+            self._add(" | ")
 
     def handle_startendtag(self, tag: str, attrs: list) -> None:
         if not self.skip and tag in _LINE | _BLOCK:
@@ -157,9 +159,13 @@ class _HTMLText(HTMLParser):
             for i, part in enumerate(parts):
                 if i:
                     self._end_line()
-                self.line += part
+                self._add(part)
         else:
-            self.line += data
+            self._add(data)
+
+    def _add(self, text: str) -> None:
+        self.parts.append(text)
+        self.blank = self.blank and not text.strip()
 
 
 def html_pages(text: str) -> list[tuple[int, Paragraphs]]:

@@ -14,8 +14,6 @@ in which case they become U+FFFD and a warning is recorded. No guessing of cp125
 from __future__ import annotations
 
 import codecs
-import hashlib
-import os
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -23,8 +21,8 @@ from bisect import bisect_right
 from pathlib import Path
 from typing import Sequence
 
-from localcrag.errors import BadDocument
 from localcrag.ingest.files import Paragraphs, bad, label
+from localcrag.ingest.limits import Limits, check_chars, check_text_size, check_zip
 from localcrag.types import Page
 
 SUPPORTED = {".pdf", ".txt", ".md", ".markdown", ".html", ".htm", ".epub"}
@@ -188,21 +186,29 @@ def decode(path: Path, data: bytes, declared: str | None = None) -> tuple[str, l
 # --- public API ----------------------------------------------------------------------------
 
 
-def parse_document(path: Path) -> ParsedDoc:
-    """Parse one file into pages and headings; raises BadDocument (one line) if unusable."""
+def parse_document(path: Path, limits: Limits | None = None) -> ParsedDoc:
+    """Parse one file into pages and headings; raises BadDocument (one line) if unusable
+    or over one of ``limits`` (checked before the expensive step)."""
     from localcrag.ingest import markup as mk
 
     path = Path(path)
+    limits = limits or Limits()
     _check_path(path)
-    data = read_bytes(path)
     ext = path.suffix.lower()
+    if ext not in (".pdf", ".epub"):
+        check_text_size(path, path.stat().st_size, limits)
+    data = read_bytes(path)
     if ext in (".pdf", ".epub"):
         from localcrag.ingest.pdf import fitz_pages
 
-        pages, warnings = fitz_pages(path, data, ext[1:])
+        if ext == ".epub":
+            check_zip(path, data, limits)
+        pages, warnings = fitz_pages(path, data, ext[1:], limits)
     else:
         declared = mk.declared_charset(data) if ext in (".html", ".htm") else None
         text, warnings = decode(path, data, declared)
+        del data
+        check_chars(path, len(text), limits)
         if ext in (".md", ".markdown"):
             pages = mk.markdown_pages(text)
         elif ext in (".html", ".htm"):
@@ -214,63 +220,3 @@ def parse_document(path: Path) -> ParsedDoc:
         reason = "no extractable text" if ext in (".pdf", ".epub") else "no text (only whitespace or markup)"
         raise bad(path, reason, "nothing to index")
     return doc
-
-
-def _hidden(name: str) -> bool:
-    return name.startswith(".")
-
-
-def iter_files(paths: Sequence[Path],
-               skipped: list[Path] | None = None) -> tuple[list[Path], list[tuple[Path, str]]]:
-    """Expand files and folders into supported files (absolute, resolved, deduplicated).
-
-    Folders are walked recursively in sorted order, skipping hidden entries and skipping
-    unsupported types (collected in ``skipped`` when given, so a report can count them); explicit missing/unsupported paths and folders without
-    any supported file are reported as (path, one-line message).
-    """
-    files: list[Path] = []
-    errors: list[tuple[Path, str]] = []
-    seen: set[Path] = set()
-
-    def add(p: Path) -> None:
-        r = p.resolve()
-        if r not in seen:
-            seen.add(r)
-            files.append(r)
-
-    for given in map(Path, paths):
-        if given.is_dir():
-            found = 0
-            walk_errors: list[OSError] = []
-            for root, dirs, names in os.walk(given, onerror=walk_errors.append):
-                dirs[:] = sorted(d for d in dirs if not _hidden(d))
-                for name in sorted(names):
-                    p = Path(root) / name
-                    if not _hidden(name) and p.suffix.lower() in SUPPORTED and p.is_file():
-                        found += 1
-                        add(p)
-                    elif skipped is not None and not _hidden(name) and p.is_file():
-                        skipped.append(p)  # counted for the report, not an error
-            for exc in walk_errors:
-                where = Path(exc.filename or given)
-                errors.append((where, str(bad(where, f"cannot read folder ({exc.strerror})"))))
-            if not found and not walk_errors:
-                hint = "supported: " + ", ".join(sorted(SUPPORTED))
-                errors.append((given, str(bad(given, "folder has no supported files", hint))))
-            continue
-        try:
-            _check_path(given)
-        except BadDocument as exc:
-            errors.append((given, str(exc)))
-            continue
-        add(given)
-    return files, errors
-
-
-def content_hash(path: Path) -> str:
-    """sha256 of the file's bytes, streamed: detects changed files without keeping them."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()

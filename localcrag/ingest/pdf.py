@@ -17,7 +17,8 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from localcrag.ingest.files import Paragraphs, bad
+from localcrag.ingest.files import Paragraphs, bad, label
+from localcrag.ingest.limits import Limits, check_chars, check_pages
 
 _BULLET = re.compile(r"(?:[-*\u2022\u25aa\u25e6\u2023\u2013\u00b7]|\d{1,3}[.)])\s")
 _NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\.?\s")
@@ -109,9 +110,13 @@ def _levels(sizes: set[float]) -> dict[float, int]:
     return out
 
 
-def fitz_pages(path: Path, data: bytes, kind: str) -> tuple[list[tuple[int, Paragraphs]], list[str]]:
-    """Parse PDF/EPUB bytes; raises BadDocument for corrupt, locked or text-less files."""
+def fitz_pages(path: Path, data: bytes, kind: str,
+               limits: Limits | None = None) -> tuple[list[tuple[int, Paragraphs]], list[str]]:
+    """Parse PDF/EPUB bytes; raises BadDocument for corrupt, locked, text-less or
+    over-limit files (pages before the text is read, characters as it is read)."""
     import pymupdf
+
+    limits = limits or Limits()
 
     pymupdf.TOOLS.mupdf_display_errors(False)
     pymupdf.TOOLS.mupdf_display_warnings(False)
@@ -127,6 +132,9 @@ def fitz_pages(path: Path, data: bytes, kind: str) -> tuple[list[tuple[int, Para
             doc.layout(rect=pymupdf.paper_rect("a5"), fontsize=11)
         if doc.page_count == 0:
             raise bad(path, "document has no pages", "re-export it")
+        check_pages(path, doc.page_count, limits)
+        repaired = kind == "pdf" and doc.is_repaired  # MuPDF rebuilt a damaged/truncated file
+        n_chars = 0
         flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES & ~pymupdf.TEXT_PRESERVE_LIGATURES
         pages: Pages = []
         unreadable: list[int] = []
@@ -138,13 +146,20 @@ def fitz_pages(path: Path, data: bytes, kind: str) -> tuple[list[tuple[int, Para
                 blocks, images = [], False
                 unreadable.append(page.number + 1)
             pages.append((page.number + 1, blocks, page.rect.height, images))
+            n_chars += sum(len(line[0]) for b in blocks for line in b)
+            check_chars(path, n_chars, limits, at_least=page.number + 1 < doc.page_count)
         toc = doc.get_toc(simple=True) if kind == "pdf" else []
     if not any(blocks for _, blocks, _, _ in pages):
         if any(img for *_, img in pages):
             raise bad(path, "no extractable text (image-only/scanned PDF)", "run OCR first, e.g. ocrmypdf")
         raise bad(path, "no extractable text", "the document has no text layer")
     toc_titles = {_norm(t) for _, t, _ in toc} or None
-    return _paragraphs(pages, toc_titles, margins=kind == "pdf"), _warnings(path, pages, unreadable)
+    warnings = _warnings(path, pages, unreadable)
+    if repaired:
+        n_text = sum(1 for _, blocks, _, _ in pages if blocks)
+        warnings.insert(0, f"{label(path)}: damaged or truncated PDF, repaired by MuPDF: text recovered "
+                           f"from {n_text} of {len(pages)} page(s) (re-download or re-export it for the rest)")
+    return _paragraphs(pages, toc_titles, margins=kind == "pdf"), warnings
 
 
 def _paragraphs(pages: Pages, toc: set[str] | None, margins: bool) -> list[tuple[int, Paragraphs]]:
@@ -181,8 +196,6 @@ def _paragraphs(pages: Pages, toc: set[str] | None, margins: bool) -> list[tuple
 
 
 def _warnings(path: Path, pages: Pages, unreadable: list[int]) -> list[str]:
-    from localcrag.ingest.files import label
-
     empty = [n for n, blocks, _, img in pages if not blocks and img]
     out = []
     if empty:

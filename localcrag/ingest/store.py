@@ -20,6 +20,7 @@ import numpy as np
 
 from localcrag.errors import FullTextFailed
 from localcrag.ingest.faults import guard_methods
+from localcrag.ingest.location import IndexLocation, as_location, retry_conflicts
 from localcrag.ingest.rows import SourceInfo, arrow_rows, quote as _quote, row_to_chunk as _row_to_chunk
 from localcrag.ingest.rows import schema, table_name  # noqa: F401 - table_name, SourceInfo: re-exported
 from localcrag.ingest.vectors import RamVectors
@@ -53,24 +54,24 @@ class _Moved(Exception):
 class LanceStore:
     """LanceDB on disk: vector search, native full-text search, and RRF hybrid."""
 
-    def __init__(self, path: Path, name: str, dim: int) -> None:
-        self.path = Path(path)  # created by the first write: reads work in a read-only home
+    def __init__(self, path: "Path | str | IndexLocation", name: str, dim: int) -> None:
+        self.location = as_location(path)  # a folder, or s3://... (ingest/location.py)
+        # the folder is created by the first write: reads work in a read-only home
+        self.path: Path | str = self.location.folder or self.location.uri
         self.name = name
         self.dim = dim
         self._conn: Any = None  # connecting creates the folder: lazily
         self._table = None
         self._fts_dirty = False
+        self._seen = False  # on object storage: the table was seen once (listing it costs a request)
         self._ram = RamVectors(dim)  # exact vector search without re-reading the column
 
     # --- table management --------------------------------------------------------------
 
     @property
     def _db(self):
-        import lancedb
-
         if self._conn is None:
-            self.path.mkdir(parents=True, exist_ok=True)
-            self._conn = lancedb.connect(str(self.path))
+            self._conn = self.location.connect()
         return self._conn
 
     @property
@@ -79,19 +80,35 @@ class LanceStore:
             if self.exists():
                 self._table = self._db.open_table(self.name)
             else:
-                self._table = self._db.create_table(self.name, schema=schema(self.dim), exist_ok=True)
+                self._table = self._create()
         return self._table
+
+    def _create(self):  # noqa: ANN202
+        """A new table. On object storage ``chunk_id`` is its (unenforced) primary key: Lance then
+        detects two writers inserting the same new chunks as a commit conflict (docs/shared-index.md)."""
+        if not self.location.remote:
+            return self._db.create_table(self.name, schema=schema(self.dim), exist_ok=True)
+        s = schema(self.dim)
+        s = s.set(0, s.field("chunk_id").with_nullable(False))
+        t = self._db.create_table(self.name, schema=s, exist_ok=True)
+        if not t.schema.field("chunk_id").metadata:
+            retry_conflicts(lambda: t.set_unenforced_primary_key("chunk_id"), t.checkout_latest)
+        return t
 
     def reopen(self) -> None:
         """Forget the table handle: the next use opens the newest version."""
         self._table = None
 
     def exists(self) -> bool:
+        if self.location.remote:  # a listing on object storage: remember a table once seen
+            self._seen = self._seen or self.name in self._db.list_tables().tables
+            return self._seen
         return self.path.is_dir() and self.name in self._db.list_tables().tables
 
     def other_tables(self) -> list[str]:
         """Tables built with another embedder or chunking: reported, never mixed."""
-        return [t for t in self._db.list_tables().tables if t != self.name] if self.path.is_dir() else []
+        here = self.location.remote or self.path.is_dir()
+        return [t for t in self._db.list_tables().tables if t != self.name] if here else []
 
     def sources_in(self, table: str) -> list[str]:
         """Documents indexed in another table (another embedder or chunking): for re-indexing."""
@@ -128,13 +145,13 @@ class LanceStore:
         import pyarrow as pa
 
         now = time.time()
-        rows = pa.concat_tables([arrow_rows(self.dim, *d, now) for d in docs])
+        rows = pa.concat_tables([arrow_rows(self.dim, *d, now) for d in docs]).cast(self.table.schema)
         sources = ", ".join(_quote(d[0]) for d in docs)
-        (self.table.merge_insert("chunk_id")
-         .when_matched_update_all()
-         .when_not_matched_insert_all()
-         .when_not_matched_by_source_delete(f"source IN ({sources})")
-         .execute(rows))
+        retry_conflicts(lambda: (self.table.merge_insert("chunk_id")  # (it retries for 30 s itself)
+                                 .when_matched_update_all()
+                                 .when_not_matched_insert_all()
+                                 .when_not_matched_by_source_delete(f"source IN ({sources})")
+                                 .execute(rows)), self.reopen)
         self._fts_dirty = True
 
     def remove(self, source: str) -> int:
@@ -142,7 +159,7 @@ class LanceStore:
             return 0
         n = self.table.count_rows(f"source = {_quote(source)}")
         if n:
-            self.table.delete(f"source = {_quote(source)}")
+            retry_conflicts(lambda: self.table.delete(f"source = {_quote(source)}"), self.reopen)
             self._fts_dirty = True
         return n
 

@@ -26,6 +26,8 @@ _ENUM = re.compile(r"\d{1,3}|[A-Za-z]|[ivxIVX]{1,5}")
 TERMINAL = ".!?:;\u2026\u3002\uff01\uff1f\"'\u201d\u2019)"  # a line ending in one of these is done
 _MARKERS = re.compile(r"(?:[ \t]*\[\d+\])+")  # citation markers that follow a sentence end
 _BROKEN = re.compile(r"([a-z])-[ \t]*\n\s*([a-z])")
+MAX_SENTENCE_CHARS = 2000  # a longer run without a sentence end is cut at a blank
+_LOOK_BACK = 64  # characters looked back for the word before a period
 _ENDED = re.compile(r"(?:" + TERMINATORS + r")[\"')\]]*(?:[ \t]*\[\d+\])*\s*$|\n\s*$")
 
 
@@ -62,17 +64,25 @@ def _is_break(text: str, seg_start: int, m: re.Match) -> bool:
         return False
     if m.group(1) != ".":
         return True
-    ws = max(text.rfind(" ", seg_start, m.start()), text.rfind("\n", seg_start, m.start()))
+    # every look-back is bounded (_LOOK_BACK): unbounded ones made a long line quadratic
+    near = max(seg_start, m.start() - _LOOK_BACK)
+    ws = max(text.rfind(" ", near, m.start()), text.rfind("\n", near, m.start()))
+    if ws < 0 and near > seg_start:
+        return True  # a "word" longer than _LOOK_BACK is no abbreviation
     token = text[max(ws + 1, seg_start) : m.start()].lstrip("([{\"'\u201c\u2018")
     if len(token) == 1 and token.isalpha():
         return False  # initials ("J. Smith"), "p. 12"
     if token.lower() in _NO_BREAK:
         return False
-    line_start = text.rfind("\n", seg_start, m.start()) + 1
-    before = text[max(line_start, seg_start) : m.start() - len(token)]
-    if not before.strip() and _ENUM.fullmatch(token):
-        return False  # "1. First item", "iv. Fourth"
-    return True
+    return not (_ENUM.fullmatch(token) and _line_starts_at(text, seg_start, m.start() - len(token)))
+
+
+def _line_starts_at(text: str, seg_start: int, at: int) -> bool:
+    """Only blanks between the start of the line (or segment) and ``at``: a list enumerator."""
+    i = at - 1
+    while i >= seg_start and text[i] != "\n" and text[i].isspace():
+        i -= 1
+    return i < seg_start or text[i] == "\n"
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
@@ -127,10 +137,20 @@ def ends_sentence(piece: str) -> bool:
 
 
 def _add_span(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
+    """Trim, and cut a run-on "sentence" (no terminator: a log line, a single-line dump) into
+    pieces of at most MAX_SENTENCE_CHARS at a blank, so no later step sees a giant sentence."""
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
         end -= 1
+    while end - start > MAX_SENTENCE_CHARS:
+        lo, hi = start + MAX_SENTENCE_CHARS // 2, start + MAX_SENTENCE_CHARS
+        cut = max(text.rfind(" ", lo, hi), text.rfind("\n", lo, hi))
+        cut = cut if cut > start else hi
+        _add_span(text, start, cut, out)
+        start = cut
+        while start < end and text[start].isspace():
+            start += 1
     if end > start:
         out.append((start, end))
 

@@ -99,6 +99,7 @@ class LocalcragApp(LibraryApp):
         self.check_network()
         self.set_interval(NETWORK_POLL_S, self.check_network, name="network")
         self.set_interval(INDEX_POLL_S, self.check_index, name="index")
+        self.start_watching()  # folders watched in an earlier session (none: no thread)
         if self.settings_error:
             self.show_settings_error(self.settings_error)
 

@@ -18,9 +18,11 @@ from textual.reactive import reactive
 from localcrag.errors import describe_error
 from localcrag.tui.messages import IngestFinished, IngestUpdate, RefreshSources, SourcesLoaded
 from localcrag.tui.modals import ConfirmModal
+from localcrag.tui.watching import WatchingApp
 
 
-INDEX_POLL_S = 3.0  # how often the app looks at the index's change stamp (one stat)
+INDEX_POLL_S = 1.0  # how often the app looks at the index's change stamp (one stat): a
+# terminal's ingest or a watched folder shows in the Library within ~1-2 s
 
 
 class IngestCancelled(BaseException):
@@ -28,7 +30,7 @@ class IngestCancelled(BaseException):
     so the library's per-file error handling does not swallow it)."""
 
 
-class LibraryApp(App[int]):
+class LibraryApp(WatchingApp, App[int]):
     """Base of ``LocalcragApp``: needs ``self.backend`` (set by the subclass)."""
 
     library_ready: reactive[bool] = reactive(False)
@@ -37,6 +39,7 @@ class LibraryApp(App[int]):
     ingest_report: reactive[Any] = reactive(None, always_update=True)
     previous_sources: reactive[tuple] = reactive(())  # indexed with other settings, not in this table
     demo_active: reactive[bool] = reactive(False)  # questions go to the demo's own index
+    watched: reactive[tuple] = reactive(())  # folders kept in sync (tui/watching.py)
 
     def __init__(self) -> None:
         super().__init__()
@@ -49,6 +52,7 @@ class LibraryApp(App[int]):
 
     def on_unmount(self) -> None:
         self._ingest_cancel.set()
+        self.stop_watching()
 
     # --- the document list ----------------------------------------------------------------
 

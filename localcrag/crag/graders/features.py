@@ -18,6 +18,7 @@ For a question and a chunk:
 * ``ent_strip``  share of the question's names and numbers (capitalised words after the
   first, tokens with digits) found in the best window; 1 when it has none. Near misses
   often swap one entity, date or number;
+* ``ent_idf``    ``ent_strip`` with each name or number weighted by its corpus IDF;
 * ``neg_ok``     0 when the question carries a negation ("not", "never") the best window
   lacks, else 1 (kept for the trace; the fusion uses ``cue_ok``, which scopes it);
 * ``cue_ok``     product of three contradiction cues on the best window (negation scope,
@@ -87,6 +88,17 @@ class QuestionInfo:
         """IDF x importance per term; IDF alone when the importances are all zero."""
         w = [i * f for i, f in zip(self.importance, self.idf_weights)]
         return w if sum(w) > 0 else self.idf_weights
+
+
+def entity_coverage(q: QuestionInfo, found: set[str]) -> float:
+    """Share of the question's names and numbers found in ``found``, each weighted by its
+    corpus IDF: a name on most of the library's pages (its product, its subject) says
+    little about *this* passage; 1 when the question has none."""
+    if not q.entities:
+        return 1.0
+    idf = dict(zip(q.terms, q.idf_weights))
+    return weighted_coverage(list(q.entities), [idf.get(e, 1.0) for e in q.entities], found) \
+        if sum(idf.get(e, 1.0) for e in q.entities) > 0 else 1.0
 
 
 class FeatureExtractor:
@@ -250,6 +262,7 @@ class FeatureExtractor:
             "key_strip": weighted_coverage(q.terms, key_w, best_terms),
             "ent_strip": (sum(e in best_terms for e in q.entities) / len(q.entities)
                           if q.entities else 1.0),
+            "ent_idf": entity_coverage(q, best_terms),
             "neg_ok": 0.0 if q.negated and not has_negation(wins[best]) else 1.0,
             **cue_signals(q.text, strip, sentences),
         }

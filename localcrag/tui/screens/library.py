@@ -45,6 +45,8 @@ class LibraryScreen(Screen):
                 "(in the documents table)"),
         Binding("s", "stop", "Stop", tooltip="Stop indexing after the current file (in the documents "
                 "table; or the Stop button)"),
+        Binding("w", "watch", "Watch", tooltip="Watch the folder of the selected document (in the table) "
+                "or the highlighted folder (in the browser): kept in sync while the app runs; w again stops"),
         Binding("ctrl+r", "reindex_previous", "Re-index other",
                 tooltip="Re-index the documents indexed with other settings (embedder, chunking) "
                 "into the current ones"),
@@ -88,6 +90,7 @@ class LibraryScreen(Screen):
         self.watch(self.app, "library_ready", self._fill_table, init=False)
         self.watch(self.app, "ingest_progress", self._progress)
         self.watch(self.app, "ingest_report", self._report)
+        self.watch(self.app, "watched", self._fill_table, init=False)
         self._left = False
         self.query_one("#path", Input).focus()
 
@@ -105,7 +108,7 @@ class LibraryScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in TABLE_ONLY:
             return True if isinstance(self.focused, DataTable) else None  # None: shown dimmed
-        if action == "add":
+        if action in ("add", "watch"):
             return None if isinstance(self.focused, Input) else True
         if action == "reindex_previous":
             return bool(self.app.previous_sources)
@@ -134,10 +137,13 @@ class LibraryScreen(Screen):
                 name.append("  demo", style="italic #fdd835")
             if s.source in stale:
                 name.append(f"  {stale[s.source]}", style="italic #ffb74d")
+            folder = Text(str(p.parent))
+            if self.app.is_watched(s.source):
+                folder.append("  watched", style="italic #81c784")
             table.add_row(name, Text(str(s.pages), justify="right"), Text(str(s.chunks), justify="right"),
-                          when(s.indexed_at), Text(str(p.parent)), key=s.source)
+                          when(s.indexed_at), folder, key=s.source)
         summary = library_summary(self.app.sources, demo, self.app.library_ready,
-                                  len(self.app.previous_sources), stale)
+                                  len(self.app.previous_sources), stale, len(self.app.watched))
         self.query_one("#library-summary", Static).update(summary)
         self.refresh_bindings()
 
@@ -265,6 +271,19 @@ class LibraryScreen(Screen):
             self.query_one("#ingest-status", Static).update(Text("Stopping after the current file…"))
         else:
             self.notify("Nothing is being indexed.")
+
+    def action_watch(self) -> None:
+        tree = self.query_one(DocTree)
+        if tree.has_focus and tree.cursor_node is not None and tree.cursor_node.data is not None:
+            picked = Path(tree.cursor_node.data.path)
+            folder = picked if picked.is_dir() else picked.parent
+        elif (source := self._selected()) is not None:
+            folder = Path(source).parent
+        else:
+            self.notify("Select a document in the table, or a folder in the browser, to watch its "
+                        "folder.", severity="warning")
+            return
+        self.app.toggle_watch(folder)
 
     def action_reindex_previous(self) -> None:
         self.app.reindex_previous()

@@ -26,7 +26,7 @@ from localcrag.tui.widgets.status import StatusBar
 SECTIONS: dict[str, list[str]] = {
     "Models": ["generator", "scorer", "embedder", "embedder_backend", "grader_llm"],
     "Retrieval evaluator": ["grader", "upper_threshold", "lower_threshold", "strip_threshold",
-                            "strip_sentences"],
+                            "strip_sentences", "calibrate"],
     "Retrieval": ["top_k", "retrieval_mode"],
     "Web search and privacy": ["web_search", "offline", "web_timeout", "web_results", "web_region"],
     "Generation": ["answer_style", "max_answer_tokens", "temperature", "n_ctx", "evidence_tokens",

@@ -61,7 +61,7 @@ def changed_on_disk(sources: Sequence[Any]) -> dict[str, str]:
 
 
 def library_summary(sources: Sequence[Any], demo: int, ready: bool, previous: int,
-                    stale: dict[str, str] | None = None) -> Text:
+                    stale: dict[str, str] | None = None, watched: int = 0) -> Text:
     """The line above the documents table: counts, the keys, and what needs re-indexing."""
     docs, chunks = len(sources), sum(s.chunks for s in sources)
     summary = Text(style="bold")
@@ -76,6 +76,9 @@ def library_summary(sources: Sequence[Any], demo: int, ready: bool, previous: in
         if changed:
             summary.append(f"  ·  {changed} changed on disk since indexed (u in the table "
                            f"re-indexes {'them' if changed != 1 else 'it'})", style="not bold #ffb74d")
+        if watched:
+            summary.append(f"  ·  watching {watched} folder{'s' if watched != 1 else ''}",
+                           style="not bold #81c784")
         summary.append("  ·  in the table: r re-index, x remove, u update all", style="not bold dim")
     elif not previous:
         summary.append("No documents yet. Type or pick a file or folder below and press Enter, "

@@ -111,6 +111,8 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
         parts.append(Text.assemble(("\nDecision  ", "bold"), (f" {label} ", style),
                                    (f"  best {d.best_score:.2f}", "dim")))
         parts.append(_sub(d.reason, style="dim"))
+        if d.basis != "settings":  # calibrated on the corpus (or why not): say which thresholds
+            parts.append(_sub(f"thresholds {d.lower:.2f} / {d.upper:.2f}: {d.basis}", style="dim"))
     if state.refined is not None:
         kept, considered = state.refined
         parts.append(_heading(f"Refinement kept {kept} of {considered} strips", state.timings.get("refine")))
