@@ -13,7 +13,7 @@ from pathlib import Path
 from bench import CACHE, ROOT, Section, log
 
 SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory", "answers", "index", "shared", "hostile",
-            "watch", "ocr")
+            "watch", "endpoint", "ocr")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""Section 11: OCR — seconds per page, and whether search finds the same page on a scan.
+"""Section 12: OCR — seconds per page, and whether search finds the same page on a scan.
 
 The scan is made at run time: every page of AI_Information.pdf rendered to a 150 dpi image
 and put on an image-only PDF page of the same size (no text layer). OCR time is measured on
@@ -80,7 +80,7 @@ def run(quick: bool) -> Section:
     from localcrag.ingest.parse import parse_document
     from localcrag.settings import Settings
 
-    sec = Section("11. OCR (scanned PDF pages)")
+    sec = Section("12. OCR (scanned PDF pages)")
     settings = Settings.load()
     with tempfile.TemporaryDirectory(prefix="lcbench-scan-") as d:
         scan = image_only_pdf(SOURCE, Path(d) / "AI_Information-scan.pdf",

@@ -74,8 +74,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(f"\n[{_describe(event)}]", file=sys.stderr)
         elif not args.json and isinstance(event, ev.Retrieved) and event.fallback:
             print(f"warning: retrieval: {event.fallback}", file=sys.stderr)
+        elif not args.json and isinstance(event, ev.GeneratorFellBack):
+            print(f"\nwarning: {event.message}", file=sys.stderr)
     if args.json:
-        print(json.dumps(to_json(record), ensure_ascii=False))
+        out = to_json(record)
+        out["generator"] = {**pipe.generator_info(), "fallback": record.generator_fallback}
+        print(json.dumps(out, ensure_ascii=False))
         return 0
     answer = record.answer.text if record.answer else ""
     if not stream:

@@ -117,6 +117,8 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
         kept, considered = state.refined
         parts.append(_heading(f"Refinement kept {kept} of {considered} strips", state.timings.get("refine")))
     parts.extend(_web_parts(state))
+    if state.generator_fallback:
+        parts.append(_sub(f"⚠ {state.generator_fallback}", style="#fdd835"))
     if state.trimmed:
         parts.append(Text(f"Dropped {len(state.trimmed)} evidence item(s) to fit the context", style="#fdd835"))
     if state.style is not None:
