@@ -13,7 +13,8 @@ from pathlib import Path
 from bench import CACHE, ROOT, Section, log
 
 SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory", "answers", "index", "shared", "hostile",
-            "watch", "scale")
+SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory", "answers", "index", "shared", "hostile",
+            "watch", "endpoint", "ocr", "scale")
 
 
 def main(argv: list[str] | None = None) -> int:

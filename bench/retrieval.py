@@ -154,7 +154,7 @@ def run(quick: bool) -> Section:
     speed = loop.pct(50) / h.pct(50)
     sec.targets.append(("hybrid at 100k ≥ 10× faster than the Python loop (p50)", f"{speed:.1f}×", speed >= 10))
     sec.targets.append(("hybrid p50 at 100k ≤ 30 ms", f"{h.pct(50) * 1000:.1f} ms", h.pct(50) <= 0.030))
-    sec.notes.append(f"LanceStore keeps int8 + sign-bit codes of the vectors (issue 15; section 11), built on the "
+    sec.notes.append(f"LanceStore keeps int8 + sign-bit codes of the vectors (issue 15; section 13), built on the "
                      f"first search or mapped from the cache beside the table, then updated incrementally "
                      f"({'; '.join(loads)}); the final candidates are re-ranked in float32 read back by row id, "
                      f"so small tables give LanceDB's exact flat results (tests/test_store.py). At 100k it is "
@@ -162,5 +162,5 @@ def run(quick: bool) -> Section:
                      "the whole vector column (~150 MB at 100k) on every query. An IVF_PQ index (256 "
                      "partitions, 48 sub-vectors) answered in ~9–12 ms but took 166 s to build at 100k on "
                      "this machine, IVF_HNSW_SQ ~12–17 ms after 175 s; both are approximate. These rows are "
-                     "random unit vectors (no structure); section 11 measures real-text vectors and recall.")
+                     "random unit vectors (no structure); section 13 measures real-text vectors and recall.")
     return sec

@@ -1,4 +1,4 @@
-"""Section 11: a 10,000-document library (issue 15): search at 100k and 1M chunks, start-up,
+"""Section 13: a 10,000-document library (issue 15): search at 100k and 1M chunks, start-up,
 appends, the re-scan of 10,000 unchanged files, and peak RSS ingesting 1,000 mixed files.
 
 The corpora are synthetic rows grown from real embedded text (bench/scale_corpus.py says how
@@ -79,7 +79,7 @@ def run(quick: bool) -> Section:
     from localcrag.ingest.embed import load_embedder
     from localcrag.settings import Settings
 
-    sec = Section("11. Scale (10,000 documents)")
+    sec = Section("13. Scale (10,000 documents)")
     s = Settings.load()
     emb = load_embedder(s.model_path(s.embedder), s.threads, s.embedder_backend)
     tune, report = questions()

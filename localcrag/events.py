@@ -103,6 +103,15 @@ class SentenceDropped:
 
 
 @dataclass(frozen=True)
+class GeneratorFellBack:
+    """The model server (``llm_endpoint``) failed, so the local model goes on; ``message``
+    is the one line naming the URL and the failure."""
+
+    url: str
+    message: str
+
+
+@dataclass(frozen=True)
 class Token:
     text: str
 
@@ -137,6 +146,7 @@ Event = (
     | EvidenceTrimmed
     | StyleChosen
     | SentenceDropped
+    | GeneratorFellBack
     | Token
     | AnswerDone
 )

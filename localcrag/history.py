@@ -53,7 +53,7 @@ class Turn:
         return cls(
             question=answer.question,
             answer=answer.text,
-            citations=[{"n": c.n, "source": c.source, "page": c.page, "url": c.url}
+            citations=[{"n": c.n, "source": c.source, "page": c.page, "url": c.url, "locator": c.locator}
                        for c in answer.citations],
             action=answer.action.value if answer.action is not None else None,
             rewritten=rewritten,

@@ -36,6 +36,7 @@ class RunRecord:
     trimmed: tuple[Evidence, ...] = ()  # dropped to fit the context window
     style: ev.StyleChosen | None = None  # how the answer is written, and why (the last word)
     dropped: list[tuple[str, str]] = field(default_factory=list)  # generated sentences not shown
+    generator_fallback: str | None = None  # why the model server was left for the local model
     tokens: list[str] = field(default_factory=list)  # the streamed answer, piece by piece
     evidence: tuple[Evidence, ...] = ()  # what the generator saw, numbered as cited
     timings: dict[str, float] = field(default_factory=dict)
@@ -76,6 +77,8 @@ class RunRecord:
                 self.style = event
             case ev.SentenceDropped(sentence=sentence, reason=reason):
                 self.dropped.append((sentence, reason))
+            case ev.GeneratorFellBack(message=message):
+                self.generator_fallback = message
             case ev.Token(text=text):
                 self.tokens.append(text)
             case ev.AnswerDone(answer=answer, evidence=evidence, timings_ms=timings):

@@ -15,7 +15,8 @@ from typing import Iterable, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from localcrag.errors import LocalcragError
-from localcrag.settings_limits import LimitSettings
+from localcrag.settings_endpoint import EndpointSettings
+from localcrag.settings_limits import LimitSettings, OcrSettings
 from localcrag.settings_io import check_index_uri, check_names, check_storage_options, env_name, env_overrides, one_line
 from localcrag.registry import GRADERS, GraderSpec  # noqa: F401 - re-exported: the one grader registry
 
@@ -62,7 +63,7 @@ def default_models_dir() -> Path:
 GraderName = Literal[tuple(GRADERS)]  # type: ignore[valid-type]
 
 
-class Settings(LimitSettings):
+class Settings(LimitSettings, OcrSettings, EndpointSettings):
     """Everything a user can change. Defaults are the embedded ones `make run` starts with."""
 
     model_config = ConfigDict(extra="ignore", validate_assignment=True)

@@ -7,6 +7,8 @@ limit, when hit, is one line naming the file, the limit and this setting's name.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 LIMIT_FIELDS = ("max_file_chars", "max_pages", "max_image_pixels", "max_archive_bytes",
@@ -37,4 +39,19 @@ class LimitSettings(BaseModel):
         100.0, ge=2.0,
         description=("Largest uncompressed/compressed size ratio of a zip-based document: "
                      "a zip bomb inflates far beyond any real document's ~3-10x."),
+    )
+
+
+class OcrSettings(BaseModel):
+    """How scanned pages and images are read (``ingest/ocr.py``): apart from settings.py for
+    the same reason as the limits, and read the same way."""
+
+    ocr: Literal["auto", "always", "never"] = Field(
+        "auto", description=("OCR (RapidOCR, on the CPU) for images and PDF pages: 'auto' = pages "
+                             "without a text layer; 'always' = every PDF page; 'never'."),
+    )
+    ocr_dpi: int = Field(96, ge=50, le=400, description="Resolution PDF pages are rendered at for OCR.")
+    ocr_page_seconds: float = Field(
+        60.0, gt=0.0, le=3600.0, description="Seconds OCR may take on one page; a slower page is "
+                                            "skipped with a warning line.",
     )

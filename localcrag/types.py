@@ -13,6 +13,8 @@ class Page:
     number: int  # 1-based page number; 1 for formats without pages
     text: str
     heading: str | None = None  # nearest heading at the start of the page
+    unit: str = ""  # "" = a printed page; else what ``number`` counts: ocr, slide, row, table
+    scope: str = ""  # what the unit lives in, e.g. "sheet Sales" for spreadsheet rows
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,7 @@ class Chunk:
     char_end: int
     heading: str | None = None
     n_tokens: int = 0
+    locator: str | None = None  # "slide 3", "sheet Sales, rows 2–9", "p. 4 (OCR)"; None: page_start
 
     @property
     def page(self) -> int:
@@ -107,6 +110,7 @@ class Evidence:
     score: float = 0.0
     kind: str = "document"  # "document" or "web"
     chunk_id: str | None = None
+    locator: str | None = None  # where in the file when not a plain page (Chunk.locator)
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,7 @@ class Citation:
     source: str
     page: int | None
     url: str | None
+    locator: str | None = None  # Evidence.locator: "slide 3", "p. 4 (OCR)"
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,7 @@ def test_bad_files_each_get_one_line_and_good_files_are_indexed(tmp_path: Path) 
     expected = _bad_files(folder)
     for i in range(200):
         _write(folder / f"good{i:03d}.txt", f"Document number {i} talks about topic {i % 7}.\n")
-    (folder / "notes.docx").write_bytes(b"PK\x03\x04")  # unsupported, inside a folder: skipped
+    (folder / "notes.odt").write_bytes(b"PK\x03\x04")  # unsupported, inside a folder: skipped
     report = _lib().ingest([folder, tmp_path / "missing.pdf"])
     assert len(report.indexed) == 200
     failed = {Path(p).name: e for p, e in report.failed}
@@ -118,7 +118,7 @@ def test_cli_json_contract_real_embedder(ai_pdf: Path, tmp_path: Path) -> None:
     res = json.loads(_cli("search", "What is a cobot?", "-k", "3", "--json").stdout)
     assert res["query"] == "What is a cobot?" and len(res["results"]) == 3
     top = res["results"][0]
-    assert set(top) == {"chunk_id", "source", "page", "score", "text"}
+    assert set(top) == {"chunk_id", "source", "page", "locator", "score", "text"} and top["locator"] is None
     assert top["source"] == str(ai_pdf) and "cobot" in " ".join(r["text"] for r in res["results"]).lower()
     srcs = json.loads(_cli("sources", "--json").stdout)["sources"]
     assert srcs[0]["pages"] == 15 and srcs[0]["chunks"] == data["chunks"]

@@ -199,7 +199,13 @@ def _pdf(path: Path, text: str | None = None, image: bool = False, **save) -> Pa
         ("latin1.txt", "Café crème brûlée à la française. ".encode("latin-1") * 20, "not UTF-8 text"),
         ("blob.txt", bytes(range(256)) * 8, "binary data, not text"),
         ("blank.md", b"  \n\n \t\n", "no text"),
-        ("report.docx", b"PK\x03\x04", "unsupported file type (.docx)"),
+        ("report.docx", b"PK\x03\x04", "corrupt or unreadable Word file (.docx)"),
+        ("deck.pptx", b"not a zip", "corrupt or unreadable PowerPoint file (.pptx)"),
+        ("book.xlsx", b"not a zip", "corrupt or unreadable Excel file (.xlsx)"),
+        ("photo.png", b"not a png", "corrupt or unreadable image"),
+        ("old.doc", b"\xd0\xcf\x11\xe0", "old binary Office format (.doc)"),
+        ("old.xls", b"\xd0\xcf\x11\xe0", "save it as .xlsx"),
+        ("report.rtf", b"{\\rtf1}", "unsupported file type (.rtf)"),
     ],
 )
 def test_bad_bytes(tmp_path: Path, name: str, content: bytes, reason: str) -> None:
@@ -215,13 +221,18 @@ def test_encrypted_pdf(tmp_path: Path) -> None:
 
 
 def test_image_only_and_blank_pdf(tmp_path: Path) -> None:
-    msg = bad_message(_pdf(tmp_path / "scan.pdf", image=True))
-    assert "no extractable text (image-only/scanned PDF)" in msg and "ocrmypdf" in msg
+    from localcrag.ingest.formats import ReadContext
+
+    scan = _pdf(tmp_path / "scan.pdf", image=True)
+    with pytest.raises(BadDocument) as exc:
+        parse_document(scan, ctx=ReadContext(ocr="never"))
+    assert "no extractable text (image-only/scanned PDF)" in str(exc.value) and 'ocr = "auto"' in str(exc.value)
+    assert "no text found by OCR on its image-only pages" in bad_message(scan)  # a grey square
     assert "no extractable text" in bad_message(_pdf(tmp_path / "blank.pdf"))
 
 
 def test_unsupported_lists_supported(tmp_path: Path) -> None:
-    f = tmp_path / "slides.pptx"
+    f = tmp_path / "slides.key"
     f.write_bytes(b"x")
     msg = bad_message(f)
     assert all(ext in msg for ext in SUPPORTED)
@@ -249,7 +260,7 @@ def test_iter_files(tmp_path: Path) -> None:
     root = tmp_path / "docs"
     (root / "sub").mkdir(parents=True)
     (root / ".hidden").mkdir()
-    for rel in ["b.md", "a.txt", "sub/c.PDF", "sub/skip.docx", ".secret.txt", ".hidden/x.txt"]:
+    for rel in ["b.md", "a.txt", "sub/c.PDF", "sub/skip.key", ".secret.txt", ".hidden/x.txt"]:
         (root / rel).write_text("x", encoding="utf-8")
     (tmp_path / "empty").mkdir()
     (tmp_path / "notes.odt").write_text("x", encoding="utf-8")
@@ -272,9 +283,9 @@ def test_content_hash(tmp_path: Path) -> None:
 
 def test_iter_files_collects_unsupported_files_found_in_folders(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("x", encoding="utf-8")
-    (tmp_path / "skip.docx").write_text("x", encoding="utf-8")
+    (tmp_path / "skip.key").write_text("x", encoding="utf-8")
     (tmp_path / ".hidden.png").write_text("x", encoding="utf-8")
     skipped: list[Path] = []
     files, errors = iter_files([tmp_path], skipped)
     assert [f.name for f in files] == ["a.txt"] and not errors
-    assert [p.name for p in skipped] == ["skip.docx"]  # hidden files are not reported
+    assert [p.name for p in skipped] == ["skip.key"]  # hidden files are not reported

@@ -117,3 +117,28 @@ def test_all_texts_samples_evenly_above_a_limit(tmp_path: Path) -> None:
     assert len(store.all_texts()) == 10 and len(store.all_texts(20)) == 10
     sample = store.all_texts(3)
     assert len(sample) == 3 and set(sample) <= set(store.all_texts())
+
+
+def test_an_index_written_before_locators_loads_and_gains_the_column(tmp_path: Path) -> None:
+    """Tables made before the locator column existed are searched as they are (locator None)
+    and get the column on their next write, so no re-index is needed."""
+    import lancedb
+    import pyarrow as pa
+
+    from localcrag.ingest.rows import arrow_rows, schema
+
+    old_schema = pa.schema([f for f in schema(EMB.dim) if f.name != "locator"])
+    chunks = _chunks("/old.txt", ["walruses sleep on ice floes"], "h0")
+    rows = arrow_rows(EMB.dim, "/old.txt", "h0", 1, chunks, EMB.embed([c.text for c in chunks]), 0.0)
+    db = lancedb.connect(str(tmp_path / "idx"))
+    db.create_table("t", data=rows.drop_columns(["locator"]).cast(old_schema))
+    store = LanceStore(tmp_path / "idx", "t", EMB.dim)
+    for mode in ("hybrid", "vector", "text"):
+        hit = store.search("walruses ice", EMB.embed(["walruses ice"])[0], 1, mode)[0]
+        assert hit.chunk.chunk_id == "h0-0" and hit.chunk.locator is None
+    assert store.get("h0-0").locator is None
+    new = [Chunk("s-0", "/deck.pptx", "otters hold hands", 2, 2, 0, 17, None, 3, "slide 2")]
+    store.replace_file("/deck.pptx", "h1", 2, new, EMB.embed([new[0].text]))
+    assert "locator" in store.table.schema.names
+    assert store.get("s-0").locator == "slide 2" and store.get("h0-0").locator is None
+    assert store.search("otters", EMB.embed(["otters"])[0], 1, "hybrid")[0].chunk.locator == "slide 2"

@@ -36,7 +36,7 @@ def test_create_append_load_roundtrip(history: History) -> None:
     t = loaded.turns[0]
     assert (t.question, t.answer, t.action, t.rewritten) == (
         "What is AI?", "AI is machines thinking [1].", "correct", "What is artificial intelligence?")
-    assert t.citations == [{"n": 1, "source": "/d/ai.pdf", "page": 3, "url": None}]
+    assert t.citations == [{"n": 1, "source": "/d/ai.pdf", "page": 3, "url": None, "locator": None}]
     assert t.chunk_id(1) == "c1"
     assert t.evidence_items()[0] == Evidence(1, "AI is the simulation of intelligence.", "/d/ai.pdf", 3,
                                              score=0.8, chunk_id="c1")

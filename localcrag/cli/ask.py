@@ -74,8 +74,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(f"\n[{_describe(event)}]", file=sys.stderr)
         elif not args.json and isinstance(event, ev.Retrieved) and event.fallback:
             print(f"warning: retrieval: {event.fallback}", file=sys.stderr)
+        elif not args.json and isinstance(event, ev.GeneratorFellBack):
+            print(f"\nwarning: {event.message}", file=sys.stderr)
     if args.json:
-        print(json.dumps(to_json(record), ensure_ascii=False))
+        out = to_json(record)
+        out["generator"] = {**pipe.generator_info(), "fallback": record.generator_fallback}
+        print(json.dumps(out, ensure_ascii=False))
         return 0
     answer = record.answer.text if record.answer else ""
     if not stream:
@@ -104,7 +108,7 @@ def to_json(r: RunRecord) -> dict:
         "thresholds": ({"upper": round(r.decision.upper, 4), "lower": round(r.decision.lower, 4),
                         "basis": r.decision.basis} if r.decision else None),
         "grades": [{"chunk_id": g.chunk.chunk_id, "source": g.chunk.source, "page": g.chunk.page,
-                    "score": round(g.score, 4), "grader": g.grader, "error": g.error} for g in r.graded],
+                    "locator": g.chunk.locator, "score": round(g.score, 4), "grader": g.grader, "error": g.error} for g in r.graded],
         "grade_errors": grade_errors(r),
         "web": {"attempted": r.web_query is not None, "query": r.web_query,
                 "results": [{"title": x.title, "url": x.url} for x in r.web_results or ()],
@@ -112,9 +116,10 @@ def to_json(r: RunRecord) -> dict:
         "answer": answer.text if answer else "", "refused": bool(answer and answer.refused),
         "answer_style": answer.style if answer and not answer.refused else None,
         "dropped_sentences": answer.dropped_sentences if answer else 0,
-        "citations": [{"n": c.n, "source": c.source, "page": c.page, "url": c.url}
+        "citations": [{"n": c.n, "source": c.source, "page": c.page, "locator": c.locator, "url": c.url}
                       for c in (answer.citations if answer else ())],
-        "evidence": [{"n": e.n, "kind": e.kind, "source": e.source, "page": e.page, "url": e.url,
+        "evidence": [{"n": e.n, "kind": e.kind, "source": e.source, "page": e.page,
+                      "locator": e.locator, "url": e.url,
                       "chunk_id": e.chunk_id} for e in r.evidence],
         "timings_ms": {k: r.timings.get(k) for k in
                        (*ev.STAGE_TIMINGS, *ev.ELAPSED_TIMINGS)},
@@ -145,7 +150,7 @@ def summary(r: RunRecord) -> str:
     if r.answer and r.answer.citations:
         lines.append("Sources:")
         for c in r.answer.citations:
-            lines.append(f"  [{c.n}] {source_label(c.source, c.page, url=c.url)}")
+            lines.append(f"  [{c.n}] {source_label(c.source, c.page, url=c.url, locator=c.locator)}")
     elif r.answer and not r.answer.refused:
         lines.append("Sources: the answer cites none of the evidence")
     return "\n".join(lines)

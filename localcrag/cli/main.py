@@ -76,7 +76,10 @@ def _ingest_progress(quiet: bool) -> tuple[Callable, Callable[[], None]]:
     bar.start()
 
     def update(p) -> None:
-        bar.update(task, total=p.total, completed=p.done, name=Path(p.path).name[:40] + rate_eta(p))
+        name = Path(p.path).name[:40]
+        if p.stage == "ocr":  # OCR runs at seconds a page: show the page
+            name = f"OCR page {p.pages_done}/{p.pages_total} · {name}"
+        bar.update(task, total=p.total, completed=p.done, name=name + rate_eta(p))
 
     return update, bar.stop
 
@@ -148,14 +151,15 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({"query": args.query, "fallback": retriever.fallback, "results": [
             {"chunk_id": h.chunk.chunk_id, "source": h.chunk.source, "page": h.chunk.page,
-             "score": round(h.score, 6), "text": h.chunk.text} for h in hits],
+             "locator": h.chunk.locator, "score": round(h.score, 6), "text": h.chunk.text} for h in hits],
             "score_kind": score_kind(args.mode, args.query)[0]})
         return 0
     name, scale = score_kind(args.mode, args.query)
     print(f"Score: {scale}")
     for h in hits:
         snippet = " ".join(h.chunk.text.split())[:160]
-        print(f"{h.rank + 1}. {shown(source_label(h.chunk.source, h.chunk.page))}  ({name} {h.score:.3f})\n   {snippet}")
+        where = source_label(h.chunk.source, h.chunk.page, locator=h.chunk.locator)
+        print(f"{h.rank + 1}. {shown(where)}  ({name} {h.score:.3f})\n   {snippet}")
     return 0
 
 

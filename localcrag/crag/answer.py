@@ -62,7 +62,8 @@ def _done(question: str, text: str, evidence: Sequence[Evidence], action: Action
           style: str, dropped: int, timings: dict[str, float]) -> ev.AnswerDone:
     text, cited = clean_citations(text, max((e.n for e in evidence), default=0))
     by_n = {e.n: e for e in evidence}
-    citations = tuple(Citation(n, by_n[n].source, by_n[n].page, by_n[n].url) for n in cited if n in by_n)
+    citations = tuple(Citation(n, by_n[n].source, by_n[n].page, by_n[n].url, by_n[n].locator)
+                      for n in cited if n in by_n)
     answer = Answer(question, text, citations, action, style=style, dropped_sentences=dropped)
     return ev.AnswerDone(answer, tuple(evidence), timings)
 

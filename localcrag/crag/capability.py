@@ -37,7 +37,14 @@ class Choice:
 
 
 def generator_facts(settings: Any) -> Any:
-    """What ``model_size`` needs (n_params, size_label, path, name), read from the header."""
+    """What ``model_size`` needs (n_params, size_label, path, name), read from the header;
+    with ``llm_endpoint``, the model server (``remote``: counted as capable)."""
+    if url := getattr(settings, "llm_endpoint", None):
+        from localcrag.llm.endpoint import EndpointLLM
+
+        server = EndpointLLM(url, settings.llm_endpoint_model)
+        return SimpleNamespace(remote=True, url=url, name=server.name, n_params=None,
+                               size_label=None, path=None)
     path = settings.model_path(settings.generator)
     try:
         stat = path.stat()
@@ -52,6 +59,8 @@ def generator_facts(settings: Any) -> Any:
 
 
 def is_capable(generator: Any) -> bool:
+    if getattr(generator, "remote", False):
+        return True
     n, _ = model_size(generator)
     return n is not None and n >= SMALL_MODEL_PARAMS
 
@@ -63,19 +72,23 @@ def model_choices(settings: Any, generator: Any = None) -> list[Choice]:
     style, why = resolve_style(settings.answer_style, gen)
     out = [Choice("answers", "written by the model, each sentence checked" if style == "generative"
                   else "quoted from the documents", why)]
+    remote = getattr(gen, "remote", False)
     if is_capable(gen):
         out.append(Choice("web queries and follow-ups", f"written by {name}",
-                          "a model of 1B+ parameters; checked, keyword rules if the check fails"))
+                          ("the llm_endpoint server" if remote else "a model of 1B+ parameters")
+                          + "; checked, keyword rules if the check fails"))
     else:
         out.append(Choice("web queries and follow-ups", f"written by {name}, checked",
                           "the keyword rules replace any rewrite that fails the check"))
     if settings.grader == "llm":
-        judge = settings.grader_llm or settings.generator
+        judge = settings.grader_llm or (name if remote else settings.generator)
         out.append(Choice("grader", f"llm yes/no with {judge}", "grader = llm"))
     elif is_capable(gen):
+        measure = (GRADER_MEASURE.split(" --generator")[0] + "` with llm_endpoint set" if remote
+                   else GRADER_MEASURE.format(name=name) + "`")
         out.append(Choice("grader", settings.grader,
                           f"the llm grader is not used until it scores better than {settings.grader} "
-                          f"with this model: measure with `{GRADER_MEASURE.format(name=name)}`"))
+                          f"with this model: measure with `{measure}"))
     else:
         out.append(Choice("grader", settings.grader, "models under 1B grade at chance by prompting"))
     return out

@@ -36,7 +36,7 @@ def build_messages(question: str, evidence: Sequence[Evidence]) -> list[dict[str
     questions. Zero-shot with the reminder last answered all 5 answerable ones from the
     right source (the citations themselves still need ``Attributor``).
     """
-    blocks = "\n".join(f"[{ev.n}] ({source_label(ev.source, ev.page, url=ev.url)}) {ev.text.strip()}"
+    blocks = "\n".join(f"[{ev.n}] ({source_label(ev.source, ev.page, url=ev.url, locator=ev.locator)}) {ev.text.strip()}"
                        for ev in evidence)
     user = f"Sources:\n{blocks or '(none)'}\n\nQuestion: {question.strip()}\n{_ASK}"
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]

@@ -34,7 +34,7 @@ __all__ = ["Grounded", "check_sentence", "clean_prose", "dehyphenate", "evidence
 _CITE = re.compile(r"\s*\[(\d+)\]")
 # "(q54-negative-6.txt)", "(report.pdf, p. 5)", "(https://...)", "[q002-positive-6]",
 # "according to [...]" / "according to (...)": labels the prompt showed, echoed into prose
-_FILE = r"[\w.-]+\.(?:pdf|txt|md|markdown|html?|epub|rst|json|csv|docx?)"
+_FILE = r"[\w.-]+\.(?:pdf|txt|md|markdown|html?|epub|rst|json|csv|docx?|pptx?|xlsx?|png|jpe?g|tiff?)"
 _LABEL = re.compile(
     r"(?:,?\s*(?:according to|as (?:stated|noted|said) in|from|see|in)\s+)?"
     r"(?:\(\s*(?:" + _FILE + r"|" + label_pattern(r"[^()\n]{0,140}") + r"|https?://[^()\s]+)\s*\)"

@@ -70,12 +70,37 @@ class Pipeline:
 
     @property
     def generator(self) -> Generator:
+        """The local GGUF, or with ``llm_endpoint`` the model server with it behind
+        (``llm.failover``; refused offline when the server is not this machine)."""
         if self._generator is None:
             from localcrag.llm.gguf import load_llm
 
             s = self.settings
-            self._generator = load_llm(s.model_path(s.generator), n_ctx=s.n_ctx, threads=s.threads)
+
+            def local() -> Any:
+                return load_llm(s.model_path(s.generator), n_ctx=s.n_ctx, threads=s.threads)
+
+            if s.llm_endpoint:
+                from localcrag.llm.failover import endpoint_generator
+
+                self._generator = endpoint_generator(s, local)
+            else:
+                self._generator = local()
         return self._generator
+
+    def generator_info(self) -> dict[str, Any]:
+        """{"kind": "local" | "endpoint", "url", "model"}: where the evidence goes to be
+        written up (``ask --json``), without loading anything."""
+        s, gen = self.settings, self._generator
+        if url := getattr(gen, "url", None) if gen is not None else s.llm_endpoint:
+            name = getattr(getattr(gen, "endpoint", None), "model", None) or s.llm_endpoint_model
+            return {"kind": "endpoint", "url": url, "model": name}
+        return {"kind": "local", "url": None, "model": getattr(gen, "name", None) or s.generator}
+
+    def _fallbacks(self) -> Iterator[ev.Event]:
+        """A GeneratorFellBack for each line the model server's failover has not reported."""
+        for message in getattr(self._generator, "take_notices", lambda: [])():
+            yield ev.GeneratorFellBack(getattr(self._generator, "url", ""), message)
 
     @property
     def grader(self):
@@ -92,9 +117,14 @@ class Pipeline:
             stats = CorpusStats.from_texts(store.all_texts(STATS_TEXTS)) if count else None
             if stats is not None and hasattr(store, "centroid"):  # from the search's int8 codes
                 stats = replace(stats, centroid=store.centroid())
-            self._grader = make_grader(
-                s, self.library.embedder, stats,
-                llm_loader=lambda p: load_llm(Path(p), n_ctx=s.n_ctx, threads=s.threads))
+            generator_path = s.model_path(s.generator)
+
+            def llm_loader(p: Path) -> Any:  # the `llm` grader asks the generator: maybe the server
+                if s.llm_endpoint and Path(p) == generator_path:
+                    return self.generator
+                return load_llm(Path(p), n_ctx=s.n_ctx, threads=s.threads)
+
+            self._grader = make_grader(s, self.library.embedder, stats, llm_loader=llm_loader)
             self._stats_key = key
         return self._grader
 
@@ -154,11 +184,14 @@ class Pipeline:
         meter = CpuMeter()  # what other processes do with our cores while we work
         timings: dict[str, float] = {}
         q = self._check_question(question)
-        _ = self.generator  # a missing or corrupt model fails here, before any work
+        gen = self.generator  # a missing or corrupt model fails here, before any work
+        getattr(gen, "begin_question", lambda: None)()  # a model server is checked again
+        yield from self._fallbacks()
         if history:
             from localcrag.crag.rewrite import standalone_question
 
             standalone = standalone_question(q, history, llm=self.generator)
+            yield from self._fallbacks()
             if standalone != q:
                 yield ev.QuestionRewritten(q, standalone)
                 q = standalone
@@ -183,6 +216,7 @@ class Pipeline:
             with Stage("grade", timings) as st:
                 yield st.started
                 grades, ungraded = grade_or_rank(grader, q, [h.chunk for h in hits], th.upper, th.lower)
+            yield from self._fallbacks()
             for i, g in enumerate(grades):
                 yield ev.ChunkGraded(g, i, len(grades))
             yield st.finished
@@ -206,6 +240,7 @@ class Pipeline:
                 with Stage("web", timings) as st:
                     yield st.started
                     web_evidence, web_note, web_events = self._web(q, confirm_web, len(evidence))
+                yield from self._fallbacks()
                 yield from web_events
                 yield st.finished
 
@@ -228,6 +263,7 @@ class Pipeline:
                                llm=self.generator, settings=s, cancel=cancel, timings=timings,
                                t0=t0, meter=meter, score_texts=scorer,
                                note=UNGRADED_NOTE.format(error=ungraded) if ungraded else ""):
+            yield from self._fallbacks()  # before the first token that the local model wrote
             # elapsed since the question (events.py): the AnswerDone carries this dict
             if isinstance(e, ev.StageFinished) and e.stage == "generate":
                 timings["generate_end"] = ms_since(t0)

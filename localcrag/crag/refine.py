@@ -79,7 +79,8 @@ def recompose(strips: Sequence[Strip], start: int = 1) -> list[Evidence]:
             prev = s.order
         c = group[0].chunk
         out.append(Evidence(n=start + len(out), text=join_sentences(parts), source=c.source,
-                            page=c.page_start, score=max(s.score for s in group), chunk_id=c.chunk_id))
+                            page=c.page_start, score=max(s.score for s in group), chunk_id=c.chunk_id,
+                            locator=c.locator))
     return out
 
 
@@ -88,4 +89,4 @@ def chunks_as_evidence(chunks: Sequence[Chunk], scores: Sequence[float] | None =
     """Standard RAG: whole chunks, in retrieval order."""
     scores = scores or [1.0 / (i + 1) for i in range(len(chunks))]
     return [Evidence(n=start + i, text=c.text, source=c.source, page=c.page_start, score=sc,
-                     chunk_id=c.chunk_id) for i, (c, sc) in enumerate(zip(chunks, scores))]
+                     chunk_id=c.chunk_id, locator=c.locator) for i, (c, sc) in enumerate(zip(chunks, scores))]

@@ -58,6 +58,8 @@ def resolve_style(setting: str, generator: Any) -> tuple[str, str]:
     """("extractive" | "generative", why) for the ``answer_style`` setting and this generator."""
     if setting in ("extractive", "generative"):
         return setting, f"answer_style = {setting}"
+    if getattr(generator, "remote", False):  # a model server: sized for answering (issue 13)
+        return "generative", f"auto: written on the model server {generator.url}, counted as capable"
     n, how = model_size(generator)
     if n is None:
         return "generative", "auto: the generator's size is unknown"

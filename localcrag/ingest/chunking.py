@@ -236,10 +236,10 @@ def _verify(
 def _make_chunks(
     doc: ParsedDoc, spans: list[tuple[int | None, int, int, int]], doc_id: str, source: str
 ) -> list[Chunk]:
-    """Chunks with page span and heading in force (a section's own heading for a chunk
-    that begins with carried-over heading lines)."""
+    """Chunks with page span, locator and heading in force (a section's own heading for a
+    chunk that begins with carried-over heading lines)."""
     return [
         Chunk(f"{doc_id}-{i:05d}", source, doc.text[a:b], doc.page_at(a), doc.page_at(b - 1), a, b,
-              doc.heading_at(a if head is None else max(head, a)), n)
+              doc.heading_at(a if head is None else max(head, a)), n, doc.locator(a, b))
         for i, (head, a, b, n) in enumerate(spans)
     ]

@@ -116,7 +116,6 @@ class Library:
             self._changed = self._changed or n > 0
         return n
 
-
     def remove_under(self, path: Path | str) -> list[tuple[str, int]]:
         """Remove one document, or every document indexed from a folder: (source, chunks)."""
         import os
@@ -136,12 +135,13 @@ class Library:
 
     # --- ingestion ----------------------------------------------------------------------
 
-    def _chunk_file(self, path: Path, doc_hash: str) -> _Pending:
+    def _chunk_file(self, path: Path, doc_hash: str,
+                    on_page: Callable[[int, int], None] | None = None) -> _Pending:
         from localcrag.ingest.chunking import chunk_pages
-        from localcrag.ingest.limits import Limits
+        from localcrag.ingest.formats import ReadContext
         from localcrag.ingest.parse import parse_document
 
-        parsed = parse_document(path, Limits.from_settings(self.settings))
+        parsed = parse_document(path, ctx=ReadContext.from_settings(self.settings, on_page))
         source = str(path)
         doc_id = hashlib.sha1(source.encode()).hexdigest()[:10] + "-" + doc_hash[:8]
         count = getattr(self.embedder, "count_tokens_batch", None) or (
@@ -247,7 +247,8 @@ class Library:
                     progress(source, "unchanged")
                     continue
                 progress(source, "reading")
-                pending.append(self._chunk_file(path, doc_hash))
+                on_page = lambda d, n, s=source: progress(s, "ocr", pages_done=d, pages_total=n)  # noqa: E731
+                pending.append(self._chunk_file(path, doc_hash, on_page))
                 progress(source, "parsed")
             except LocalcragError as exc:
                 report.failed.append((source, str(exc)))

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
 
 from localcrag.ingest.files import Paragraphs
 
@@ -185,3 +187,30 @@ def declared_charset(data: bytes) -> str | None:
     """The charset an HTML file declares in its first 4 KB, if any."""
     m = re.search(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", data[:4096], re.I)
     return m.group(1).decode("ascii") if m else None
+
+
+# --- readers registered in ingest/formats.py ---------------------------------------------
+
+
+def _text(path: Path, data: bytes, ctx: Any, declared: str | None = None) -> tuple[str, list[str]]:
+    from localcrag.ingest.limits import check_chars
+    from localcrag.ingest.parse import decode
+
+    text, warnings = decode(path, data, declared)
+    check_chars(path, len(text), ctx.limits)
+    return text, warnings
+
+
+def read_plain(path: Path, data: bytes, ctx: Any) -> tuple[list, list[str]]:
+    text, warnings = _text(path, data, ctx)
+    return text_pages(text), warnings
+
+
+def read_markdown(path: Path, data: bytes, ctx: Any) -> tuple[list, list[str]]:
+    text, warnings = _text(path, data, ctx)
+    return markdown_pages(text), warnings
+
+
+def read_html(path: Path, data: bytes, ctx: Any) -> tuple[list, list[str]]:
+    text, warnings = _text(path, data, ctx, declared_charset(data))
+    return html_pages(text), warnings

@@ -15,17 +15,18 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from bisect import bisect_right
 from pathlib import Path
 from typing import Sequence
 
-from localcrag.ingest.files import Paragraphs, bad, label
-from localcrag.ingest.limits import Limits, check_chars, check_text_size, check_zip
+from localcrag.ingest.files import RawPage, bad, label
+from localcrag.ingest.formats import FORMATS, SUPPORTED, ReadContext, check_old_binary, reader
+from localcrag.ingest.limits import Limits, check_text_size
+from localcrag.textutil import locator
 from localcrag.types import Page
 
-SUPPORTED = {".pdf", ".txt", ".md", ".markdown", ".html", ".htm", ".epub"}
 PAGE_SEP = "\n\n"
 
 
@@ -69,6 +70,13 @@ class ParsedDoc:
         """Page number holding the character at ``offset`` of the joined text."""
         return self.pages[max(0, bisect_right(self.page_starts, offset) - 1)].number
 
+    def locator(self, start: int, end: int) -> str | None:
+        """Where the text ``[start:end)`` is when pages are not plain printed pages
+        ("slides 3–4", "p. 5 (OCR)"); None for plain pages (``page_at`` says it)."""
+        i = max(0, bisect_right(self.page_starts, start) - 1)
+        j = max(i, bisect_right(self.page_starts, max(start, end - 1)) - 1)
+        return locator([(p.unit, p.number, p.scope) for p in self.pages[i:j + 1]])
+
     def heading_at(self, offset: int) -> str | None:
         """Heading in force at ``offset``: the innermost one, prefixed by its parent
         ("Chapter 2 > Machine Learning"); without headings, the page's own heading."""
@@ -95,12 +103,15 @@ def _trails(headings: Sequence[Heading]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def assemble(path: Path | None, pages: list[tuple[int, Paragraphs]], warnings: list[str]) -> ParsedDoc:
-    """Build a ParsedDoc from (page number, paragraphs); records heading offsets."""
+def assemble(path: Path | None, pages: Sequence[tuple], warnings: list[str]) -> ParsedDoc:
+    """Build a ParsedDoc from (page number, paragraphs[, unit, scope]) (``RawPage``);
+    records heading offsets."""
     headings: list[Heading] = []
-    texts: list[tuple[int, str]] = []
+    texts: list[tuple[RawPage, str]] = []
     offset = 0
-    for number, paras in pages:
+    for raw_page in pages:
+        raw_page = RawPage(*raw_page)
+        paras = raw_page.paras
         parts: list[str] = []
         pos = offset + (len(PAGE_SEP) if texts else 0)
         for raw, level in paras:
@@ -114,11 +125,12 @@ def assemble(path: Path | None, pages: list[tuple[int, Paragraphs]], warnings: l
             parts.append(t)
             pos += len(t)
         if parts:
-            texts.append((number, "\n\n".join(parts)))
+            texts.append((raw_page, "\n\n".join(parts)))
             offset = pos
-    bare = ParsedDoc(path, tuple(Page(n, t) for n, t in texts), tuple(headings), tuple(warnings))
+    bare = ParsedDoc(path, tuple(Page(r.number, t, None, r.unit, r.scope) for r, t in texts),
+                     tuple(headings), tuple(warnings))
     starts = bare.page_starts
-    pages = tuple(Page(p.number, p.text, bare.heading_at(s)) for p, s in zip(bare.pages, starts))
+    pages = tuple(replace(p, heading=bare.heading_at(s)) for p, s in zip(bare.pages, starts))
     return ParsedDoc(path, pages, bare.headings, bare.warnings)
 
 
@@ -132,6 +144,7 @@ def _check_path(path: Path) -> None:
         raise bad(path, "is a folder, not a file", "pass folders to ingest, which expands them")
     if not path.is_file():
         raise bad(path, "not a regular file (device, pipe or socket)", "pass a document file")
+    check_old_binary(path)
     if path.suffix.lower() not in SUPPORTED:
         kind = path.suffix or "no extension"
         raise bad(path, f"unsupported file type ({kind})", "supported: " + ", ".join(sorted(SUPPORTED)))
@@ -186,37 +199,18 @@ def decode(path: Path, data: bytes, declared: str | None = None) -> tuple[str, l
 # --- public API ----------------------------------------------------------------------------
 
 
-def parse_document(path: Path, limits: Limits | None = None) -> ParsedDoc:
-    """Parse one file into pages and headings; raises BadDocument (one line) if unusable
-    or over one of ``limits`` (checked before the expensive step)."""
-    from localcrag.ingest import markup as mk
-
+def parse_document(path: Path, limits: Limits | None = None, ctx: ReadContext | None = None) -> ParsedDoc:
+    """Parse one file into pages and headings with the reader its type is registered with
+    (``formats.FORMATS``); raises BadDocument (one line) if unusable or over a limit."""
     path = Path(path)
-    limits = limits or Limits()
+    ctx = ctx or ReadContext(limits or Limits())
     _check_path(path)
     ext = path.suffix.lower()
-    if ext not in (".pdf", ".epub"):
-        check_text_size(path, path.stat().st_size, limits)
-    data = read_bytes(path)
-    if ext in (".pdf", ".epub"):
-        from localcrag.ingest.pdf import fitz_pages
-
-        if ext == ".epub":
-            check_zip(path, data, limits)
-        pages, warnings = fitz_pages(path, data, ext[1:], limits)
-    else:
-        declared = mk.declared_charset(data) if ext in (".html", ".htm") else None
-        text, warnings = decode(path, data, declared)
-        del data
-        check_chars(path, len(text), limits)
-        if ext in (".md", ".markdown"):
-            pages = mk.markdown_pages(text)
-        elif ext in (".html", ".htm"):
-            pages = mk.html_pages(text)
-        else:
-            pages = mk.text_pages(text)
+    fmt = FORMATS[ext]
+    if not fmt.binary:
+        check_text_size(path, path.stat().st_size, ctx.limits)
+    pages, warnings = reader(ext)(path, read_bytes(path), ctx)
     doc = assemble(path.resolve(), pages, warnings)
     if not doc.pages:
-        reason = "no extractable text" if ext in (".pdf", ".epub") else "no text (only whitespace or markup)"
-        raise bad(path, reason, "nothing to index")
+        raise bad(path, fmt.empty, "nothing to index")
     return doc

@@ -16,33 +16,18 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
-from localcrag.ingest.files import Paragraphs, bad, label
-from localcrag.ingest.limits import Limits, check_chars, check_pages
+from localcrag.ingest.files import Paragraphs, RawPage, bad, label
+from localcrag.ingest.files import join_lines as _join, page_ranges as _ranges
+from localcrag.ingest.limits import Limits, check_chars, check_pages, check_zip
 
-_BULLET = re.compile(r"(?:[-*\u2022\u25aa\u25e6\u2023\u2013\u00b7]|\d{1,3}[.)])\s")
 _NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\.?\s")
-_KEEP_HYPHEN = {"to", "and", "or", "based", "like", "wise", "level", "scale", "term", "time",
-                "free", "specific", "aware", "driven", "wide", "art", "end", "the", "of"}
 _PAGE_NO = re.compile(r"(?:page\s*)?[\divxlc]{1,6}(?:\s*(?:of|/)\s*\d+)?", re.I)
 
 Line = tuple[str, float, bool, float, float]  # text, size, bold, y0, y1
 Run = tuple[str, float, bool, float, float, int]  # text, size, bold, y0, y1, n_lines
 Pages = list[tuple[int, list[list[Line]], float, bool]]  # number, blocks, height, has images
-
-
-def _join(lines: list[str]) -> str:
-    """Wrapped lines to one paragraph; "transduc- tion" joins, "English- to-German" keeps."""
-    out = lines[0]
-    for nxt in lines[1:]:
-        head = nxt.split(" ", 1)[0]
-        if out.endswith("-") and out[-2:-1].isalpha() and nxt[:1].islower() and not (
-            "-" in head or head.rstrip(".,;:") in _KEEP_HYPHEN
-        ):
-            out = out[:-1] + nxt
-        else:
-            out += ("\n" if _BULLET.match(nxt) else " ") + nxt
-    return out
 
 
 def _blocks(page, flags: int) -> list[list[Line]]:
@@ -110,13 +95,27 @@ def _levels(sizes: set[float]) -> dict[float, int]:
     return out
 
 
-def fitz_pages(path: Path, data: bytes, kind: str,
-               limits: Limits | None = None) -> tuple[list[tuple[int, Paragraphs]], list[str]]:
+def read_pdf(path: Path, data: bytes, ctx: Any) -> tuple[list, list[str]]:
+    return fitz_pages(path, data, "pdf", ctx=ctx)
+
+
+def read_epub(path: Path, data: bytes, ctx: Any) -> tuple[list, list[str]]:
+    check_zip(path, data, ctx.limits)
+    return fitz_pages(path, data, "epub", ctx=ctx)
+
+
+def fitz_pages(path: Path, data: bytes, kind: str, limits: Limits | None = None,
+               ctx: Any = None) -> tuple[list[RawPage], list[str]]:
     """Parse PDF/EPUB bytes; raises BadDocument for corrupt, locked, text-less or
-    over-limit files (pages before the text is read, characters as it is read)."""
+    over-limit files (pages before the text is read, characters as it is read). PDF pages
+    without a text layer (every page with ``ocr = "always"``) are read by OCR
+    (``ctx``: a ``formats.ReadContext``), unless ``ocr = "never"``."""
     import pymupdf
 
-    limits = limits or Limits()
+    from localcrag.ingest.formats import ReadContext
+
+    ctx = ctx or ReadContext(limits or Limits())
+    limits = ctx.limits
 
     pymupdf.TOOLS.mupdf_display_errors(False)
     pymupdf.TOOLS.mupdf_display_warnings(False)
@@ -149,17 +148,35 @@ def fitz_pages(path: Path, data: bytes, kind: str,
             n_chars += sum(len(line[0]) for b in blocks for line in b)
             check_chars(path, n_chars, limits, at_least=page.number + 1 < doc.page_count)
         toc = doc.get_toc(simple=True) if kind == "pdf" else []
-    if not any(blocks for _, blocks, _, _ in pages):
-        if any(img for *_, img in pages):
-            raise bad(path, "no extractable text (image-only/scanned PDF)", "run OCR first, e.g. ocrmypdf")
+        todo = [n for n, blocks, _, img in pages if ctx.ocr == "always" or (not blocks and img)]
+        ocr: dict[int, Paragraphs] = {}
+        ocr_warnings: list[str] = []
+        if kind == "pdf" and ctx.ocr != "never" and todo:
+            from localcrag.ingest.ocr import ocr_pdf_pages
+
+            ocr, ocr_warnings = ocr_pdf_pages(path, doc, todo, ctx)
+            has_text = {n for n, blocks, _, _ in pages if blocks}  # "always": keep a text layer
+            ocr = {n: paras for n, paras in ocr.items() if paras or n not in has_text}  # OCR missed
+    text_pages = [p for p in pages if p[0] not in ocr]
+    if not any(blocks for _, blocks, _, _ in text_pages) and not any(ocr.values()):
+        if any(img for *_, img in pages) and ctx.ocr == "never":
+            raise bad(path, "no extractable text (image-only/scanned PDF)",
+                      'set ocr = "auto" (config.toml or LOCALCRAG_OCR=auto) to read it with OCR')
+        if any(img for *_, img in pages) and kind == "pdf":
+            raise bad(path, "no text found by OCR on its image-only pages",
+                      "; ".join(w.split(": ", 1)[-1] for w in ocr_warnings) or "check the scan's quality")
         raise bad(path, "no extractable text", "the document has no text layer")
     toc_titles = {_norm(t) for _, t, _ in toc} or None
-    warnings = _warnings(path, pages, unreadable)
+    tried = set(todo) if kind == "pdf" and ctx.ocr != "never" else set()
+    warnings = _warnings(path, pages, unreadable, tried) + ocr_warnings
     if repaired:
         n_text = sum(1 for _, blocks, _, _ in pages if blocks)
         warnings.insert(0, f"{label(path)}: damaged or truncated PDF, repaired by MuPDF: text recovered "
                            f"from {n_text} of {len(pages)} page(s) (re-download or re-export it for the rest)")
-    return _paragraphs(pages, toc_titles, margins=kind == "pdf"), warnings
+    read = dict(_paragraphs(text_pages, toc_titles, margins=kind == "pdf")) if any(
+        blocks for _, blocks, _, _ in text_pages) else {}
+    return [RawPage(n, ocr[n], "ocr") if n in ocr else RawPage(n, read.get(n, []))
+            for n, *_ in pages], warnings
 
 
 def _paragraphs(pages: Pages, toc: set[str] | None, margins: bool) -> list[tuple[int, Paragraphs]]:
@@ -195,21 +212,12 @@ def _paragraphs(pages: Pages, toc: set[str] | None, margins: bool) -> list[tuple
     return out
 
 
-def _warnings(path: Path, pages: Pages, unreadable: list[int]) -> list[str]:
-    empty = [n for n, blocks, _, img in pages if not blocks and img]
+def _warnings(path: Path, pages: Pages, unreadable: list[int], ocr_tried: set[int]) -> list[str]:
+    empty = [n for n, blocks, _, img in pages if not blocks and img and n not in ocr_tried]
     out = []
     if empty:
-        out.append(f"{label(path)}: page(s) {_ranges(empty)} have only images (OCR them to index their text)")
+        out.append(f"{label(path)}: page(s) {_ranges(empty)} have only images "
+                   '(set ocr = "auto" to read them with OCR)')
     if unreadable:
         out.append(f"{label(path)}: page(s) {_ranges(unreadable)} could not be read")
     return out
-
-
-def _ranges(numbers: list[int]) -> str:
-    parts, start = [], None
-    for i, n in enumerate(numbers):
-        start = n if start is None else start
-        if i + 1 == len(numbers) or numbers[i + 1] != n + 1:
-            parts.append(str(n) if start == n else f"{start}-{n}")
-            start = None
-    return ", ".join(parts)

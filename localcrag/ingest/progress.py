@@ -11,10 +11,12 @@ class IngestProgress:
     done: int  # files finished (indexed, unchanged or failed)
     total: int
     path: str
-    stage: str  # reading | parsed | embedding | indexed | unchanged | failed | removed
+    stage: str  # reading | ocr | parsed | embedding | indexed | unchanged | failed | removed
     chunks_done: int = 0  # while embedding: chunks of this round embedded so far ...
     chunks_total: int = 0  # ... of this many
     rate: float = 0.0  # chunks per second, while embedding
+    pages_done: int = 0  # stage "ocr": pages of this file read by OCR so far ...
+    pages_total: int = 0  # ... of this many
     files_per_s: float = 0.0  # files parsed and embedded per second so far
     eta_s: float | None = None  # seconds left (by bytes still to read), once measurable
 

@@ -40,6 +40,7 @@ def row_to_chunk(row: dict) -> Chunk:
         page_start=int(row["page_start"]), page_end=int(row["page_end"]),
         char_start=int(row["char_start"]), char_end=int(row["char_end"]),
         heading=row.get("heading") or None, n_tokens=int(row.get("n_tokens") or 0),
+        locator=row.get("locator") or None,  # absent from tables written before locators
     )
 
 
@@ -51,7 +52,7 @@ def schema(dim: int):
         ("text", pa.string()), ("page_start", pa.int32()), ("page_end", pa.int32()),
         ("char_start", pa.int64()), ("char_end", pa.int64()), ("heading", pa.string()),
         ("n_tokens", pa.int32()), ("doc_pages", pa.int32()), ("indexed_at", pa.float64()),
-        ("vector", pa.list_(pa.float32(), dim)),
+        ("vector", pa.list_(pa.float32(), dim)), ("locator", pa.string()),
     ])
 
 
@@ -67,7 +68,10 @@ def arrow_rows(dim: int, source: str, doc_hash: str, pages: int, chunks: Sequenc
         "char_start": [c.char_start for c in chunks], "char_end": [c.char_end for c in chunks],
         "heading": [c.heading or "" for c in chunks], "n_tokens": [c.n_tokens for c in chunks],
         "doc_pages": [pages] * len(chunks), "indexed_at": [now] * len(chunks),
+        "locator": [c.locator for c in chunks],
     }
     flat = pa.array(np.asarray(vectors, dtype=np.float32).reshape(-1))
-    table = pa.table({**rows, "vector": pa.FixedSizeListArray.from_arrays(flat, dim)})
+    vector = pa.FixedSizeListArray.from_arrays(flat, dim)
+    table = pa.table({**{k: v for k, v in rows.items() if k != "locator"}, "vector": vector,
+                      "locator": pa.array(rows["locator"], pa.string())})
     return table.cast(schema(dim))

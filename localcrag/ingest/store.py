@@ -34,9 +34,10 @@ os.environ.setdefault("LANCEDB_LOG", "error")
 
 RRF_K = 10  # measured: k=10 beats the customary 60 on anthropic-docs and SQuAD (docs/eval.md)
 _COLUMNS = ["chunk_id", "source", "doc_hash", "text", "page_start", "page_end",
-            "char_start", "char_end", "heading", "n_tokens", "doc_pages", "indexed_at"]
+            "char_start", "char_end", "heading", "n_tokens", "doc_pages", "indexed_at", "locator"]
 _HIT_COLUMNS = ["chunk_id", "source", "text", "page_start", "page_end", "char_start", "char_end",
-                "heading", "n_tokens"]  # what a Hit's Chunk needs: each column costs a read
+                "heading", "n_tokens", "locator"]  # what a Hit's Chunk needs: each column costs a read
+LOCATOR = "locator"  # the newest column: tables written before it lack it until their next write
 
 _POOL: ThreadPoolExecutor | None = None
 
@@ -97,6 +98,14 @@ class LanceStore:
         """Forget the table handle: the next use opens the newest version."""
         self._table = None
 
+    def _cols(self, cols: list[str]) -> list[str]:
+        """``cols`` less the locator column on an older table (its next write adds it)."""
+        return cols if LOCATOR in self.table.schema.names else [c for c in cols if c != LOCATOR]
+
+    def _add_locator(self) -> None:
+        if LOCATOR not in self.table.schema.names:
+            self.table.add_columns({LOCATOR: "CAST(NULL AS STRING)"})
+
     def exists(self) -> bool:
         if self.location.remote:  # a listing on object storage: remember a table once seen
             self._seen = self._seen or self.name in self._db.list_tables().tables
@@ -143,6 +152,7 @@ class LanceStore:
         import pyarrow as pa
 
         now = time.time()
+        self._add_locator()  # before the cast: an older table gains the column first
         rows = pa.concat_tables([arrow_rows(self.dim, *d, now) for d in docs]).cast(self.table.schema)
         sources = ", ".join(_quote(d[0]) for d in docs)
         retry_conflicts(lambda: (self.table.merge_insert("chunk_id")  # (it retries for 30 s itself)
@@ -217,17 +227,17 @@ class LanceStore:
     def get(self, chunk_id: str) -> Chunk | None:
         if not self.exists():
             return None
-        rows = self.table.search().where(f"chunk_id = {_quote(chunk_id)}").select(_COLUMNS).limit(1).to_list()
+        rows = self.table.search().where(f"chunk_id = {_quote(chunk_id)}").select(self._cols(_COLUMNS)).limit(1).to_list()
         return _row_to_chunk(rows[0]) if rows else None
 
     def _rows(self, rowids: Sequence[int], columns: list[str]) -> dict[int, dict]:
-        return rows_by_id(self.table, rowids, columns, self.dim)
+        return rows_by_id(self.table, rowids, self._cols(columns), self.dim)
 
     def _vector(self, vector: np.ndarray, n: int) -> list[dict]:
         snap = self._ram.snapshot(self.table)
         approx = self._ram.top(snap, vector, n + max(n, 20))
         return [{**r, "_distance": 1.0 - sim} for r, sim in exact_rerank(self.table, approx, vector, n,
-                                                                           _HIT_COLUMNS, self.dim)]
+                                                                           self._cols(_HIT_COLUMNS), self.dim)]
 
     def _fts(self, query: str, n: int, columns: list[str]) -> list[dict]:
         try:  # (a query of only stop words or symbols gives no hits; it does not raise)
@@ -256,7 +266,7 @@ class LanceStore:
         except Exception:  # noqa: BLE001 - rows not yet indexed are still searched (flat); a
             pass  # missing or broken index fails in _fts, which says so
         if mode == "text":
-            rows = self._fts(query, k, _COLUMNS)
+            rows = self._fts(query, k, self._cols(_COLUMNS))
             return [Hit(_row_to_chunk(r), float(r["_score"]), i) for i, r in enumerate(rows)]
         return self._hybrid(query, vector, k)
 

@@ -4,7 +4,7 @@ Imports nothing from localcrag, so every layer (ingest, grading, rewriting, cita
 shaping, eval, the TUI) can use the same definitions instead of its own copy.
 """
 
-from localcrag.textutil.labels import label_pattern, page_label, source_label
+from localcrag.textutil.labels import label_pattern, locator, page_label, source_label
 from localcrag.textutil.porter import stem
 from localcrag.textutil.sentences import (
     TERMINAL,
@@ -30,6 +30,6 @@ from localcrag.textutil.words import (
 __all__ = [
     "STOPWORDS", "TERMINAL", "TERMINATORS", "WORD", "base_form", "content_words", "dehyphenate",
     "ends_sentence",
-    "is_refusal", "label_pattern", "page_label", "sentence_pieces", "sentences", "source_label",
+    "is_refusal", "label_pattern", "locator", "page_label", "sentence_pieces", "sentences", "source_label",
     "split_sentences", "stem", "stems", "term_spans", "terms", "words",
 ]

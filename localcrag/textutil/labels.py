@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePath
+from typing import Sequence
 
 
 def page_label(page: int, last: int | None = None) -> str:
@@ -15,26 +16,65 @@ def page_label(page: int, last: int | None = None) -> str:
     return f"pp. {page}\u2013{last}" if last and last != page else f"p. {page}"
 
 
+# unit -> (singular, plural) as written in a locator ("slide 3", "rows 2–9")
+_UNITS = {"slide": ("slide", "slides"), "row": ("row", "rows"), "table": ("table", "tables")}
+
+
+def locator(parts: Sequence[tuple[str, int, str]]) -> str | None:
+    """Where a passage is, from the (unit, number, scope) of each page it spans, in order.
+
+    Plain pages give None (the page number says it); PDF pages read by OCR give
+    "p. 4 (OCR)" / "pp. 3–4 (partly OCR)"; other units are grouped by unit and scope:
+    "slides 3–4", "sheet Sales, rows 2–9", "table 2" (plain paragraphs around a table add
+    nothing)."""
+    units = [u for u, _, _ in parts]
+    if not any(units):
+        return None
+    if "ocr" in units:
+        tag = "(OCR)" if all(u == "ocr" for u in units) else "(partly OCR)"
+        return f"{page_label(parts[0][1], parts[-1][1])} {tag}"
+    groups: list[list] = []
+    for unit, number, scope in parts:
+        if not unit:
+            continue
+        if groups and groups[-1][0] == (unit, scope):
+            groups[-1][2] = number
+        else:
+            groups.append([(unit, scope), number, number])
+    out = []
+    for (unit, scope), first, last in groups:
+        one, many = _UNITS.get(unit, (unit, unit))
+        where = f"{one} {first}" if first == last else f"{many} {first}\u2013{last}"
+        out.append(f"{scope}, {where}" if scope else where)
+    return "; ".join(out)
+
+
 def source_label(source: str, page: int | None = None, *, url: str | None = None,
-                 last_page: int | None = None, page_first: bool = False) -> str:
+                 last_page: int | None = None, page_first: bool = False,
+                 locator: str | None = None) -> str:
     """"report.pdf, p. 5"; the URL for web sources; ``page_first`` ("p. 5 report.pdf") where a
-    narrow column may cut the name."""
+    narrow column may cut the name. ``locator`` ("slide 3", "p. 4 (OCR)") replaces the page."""
     if url:
         return url
     if source.startswith(("http://", "https://")):
         return source
     name = PurePath(source).name or source or "unknown"
-    if not page:
+    if not page and not locator:
         return name
-    pages = page_label(page, last_page)
+    pages = locator or page_label(page or 0, last_page)
     return f"{pages} {name}" if page_first else f"{name}, {pages}"
 
 
 def label_pattern(name: str = r"[^()\n]{1,140}") -> str:
     """A regex (no groups) for a file label as :func:`source_label` writes it, with ``name``
-    as the pattern for the file name and any page number."""
-    sample = source_label("/NAMEX", 12345)
-    return re.escape(sample).replace("NAMEX", name).replace("12345", r"\d+")
+    as the pattern for the file name and any page number or :func:`locator`."""
+    sample = re.escape(source_label("/NAMEX", locator=f"LOCX")).replace("NAMEX", name)
+    page = re.escape(page_label(12345, 12346)).replace("12345", r"\d+").replace("12346", r"\d+")
+    one = re.escape(page_label(12345)).replace("12345", r"\d+")
+    units = "|".join(w for pair in _UNITS.values() for w in pair)
+    unit = rf"(?:[^()\n,;]{{1,60}}, )?(?:{units}) \d+(?:\u2013\d+)?"
+    where = rf"(?:(?:{page}|{one})(?: \((?:partly )?OCR\))?|{unit}(?:; {unit})*)"
+    return sample.replace("LOCX", where)
 
 
 def style_label(style: str, model: str, web: bool = False) -> str:

@@ -87,8 +87,8 @@ class PassageModal(ModalScreen[None]):
                 yield Static(Text(e.url or e.source, style="underline #90caf9"))
                 body, found = Text(e.text), True
             else:
-                label = (source_label(e.source, c.page_start, last_page=c.page_end) if c
-                         else source_label(e.source, e.page))
+                label = (source_label(e.source, c.page_start, last_page=c.page_end, locator=c.locator) if c
+                         else source_label(e.source, e.page, locator=e.locator))
                 yield Label(Text(f"[{e.n}] {label}"), classes="dialog-title")
                 yield Static(Text(e.source, style="dim"))
                 if c is not None and c.heading:

@@ -130,7 +130,7 @@ class TurnView(Vertical):
             e = self.evidence[n]
             snippet = " ".join(e.text.split())
             snippet = snippet if len(snippet) <= 90 else snippet[:89].rstrip() + "…"
-            label = Text.assemble((f"[{n}] ", "bold #90caf9"), (source_label(e.source, e.page, url=e.url), "bold"),
+            label = Text.assemble((f"[{n}] ", "bold #90caf9"), (source_label(e.source, e.page, url=e.url, locator=e.locator), "bold"),
                                   ("  " + snippet, "dim"), no_wrap=True, overflow="ellipsis")
             options.append(Option(label, id=str(n)))
         listing.clear_options()

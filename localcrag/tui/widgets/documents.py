@@ -133,6 +133,8 @@ def progress_text(p: Any) -> str:
     name, overall = Path(p.path).name, rate_eta(p)
     if p.stage == "reading":
         return f"reading {name}{overall}"
+    if p.stage == "ocr" and getattr(p, "pages_total", 0):
+        return f"OCR page {p.pages_done}/{p.pages_total} · {name}{overall}"
     if p.stage == "embedding" and getattr(p, "chunks_total", 0):
         rate = f" · {p.rate:.0f} chunks/s" if getattr(p, "rate", 0.0) else ""
         return f"embedding {p.chunks_done}/{p.chunks_total} chunks{rate} · {name}{overall}"

@@ -46,6 +46,9 @@ class StatusBar(Static):
             title = app.conversation_title
             right.append(title if len(title) <= 28 else title[:27] + "…", style="dim italic")
             right.append("  │  ", style="dim")
+        if server := _model_server(app):
+            right.append(server, style="bold #ffb74d")
+            right.append("  │  ", style="dim")
         privacy = app.privacy
         if privacy == "offline":
             right.append(" OFFLINE ", style="bold #ffffff on #6a1b9a")
@@ -56,3 +59,12 @@ class StatusBar(Static):
         grid.add_column(justify="right", no_wrap=True)
         grid.add_row(left, right)
         self.update(grid)
+
+
+def _model_server(app: object) -> str:
+    """"model server: gpu-box:8080" when answers are written by ``llm_endpoint``: the
+    question and the evidence text are sent there, so it is always in view."""
+    from urllib.parse import urlsplit
+
+    url = getattr(getattr(app, "settings", None), "llm_endpoint", None)
+    return f"model server: {urlsplit(url).netloc or url}" if url else ""

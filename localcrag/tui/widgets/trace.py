@@ -91,7 +91,7 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
                 score, style = grade.score, _score_style(grade.score, upper, lower)
             else:
                 score, style = hit.score / top, "#5c6bc0"
-            label = source_label(hit.chunk.source, hit.chunk.page, page_first=True)
+            label = source_label(hit.chunk.source, hit.chunk.page, page_first=True, locator=hit.chunk.locator)
             cell = Text(label + (" ⚠" if grade is not None and grade.error else ""))
             if ns := state.evidence_n.get(i):
                 cell = Text.assemble((" ".join(f"[{n}]" for n in ns) + " ", "bold #90caf9"), cell)
@@ -117,6 +117,8 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
         kept, considered = state.refined
         parts.append(_heading(f"Refinement kept {kept} of {considered} strips", state.timings.get("refine")))
     parts.extend(_web_parts(state))
+    if state.generator_fallback:
+        parts.append(_sub(f"⚠ {state.generator_fallback}", style="#fdd835"))
     if state.trimmed:
         parts.append(Text(f"Dropped {len(state.trimmed)} evidence item(s) to fit the context", style="#fdd835"))
     if state.style is not None:

@@ -1,0 +1,122 @@
+"""Word (.docx) and PowerPoint (.pptx) through python-docx and python-pptx.
+
+Both are zip archives: their uncompressed size is checked (``limits.check_zip``) before
+either library opens them. A .docx keeps its order of headings (Heading N / Title styles),
+paragraphs and tables; each table is a page of unit "table" (locator "table 2") whose
+rows read "Header: value; Header: value" when it has a header row. A .pptx slide is a
+page of unit "slide": its title is a heading, then the text of its shapes (groups and
+tables included) in reading order, then its speaker notes ("Notes: ...").
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any, Iterable
+
+from localcrag.ingest.files import Paragraphs, RawPage, bad
+from localcrag.ingest.limits import check_zip
+
+
+def table_rows(rows: list[list[str]]) -> Paragraphs:
+    """Rows as readable lines: "Header: value; ..." under a header row, else "a | b"."""
+    rows = [r for r in rows if any(c.strip() for c in r)]
+    if not rows:
+        return []
+    header = rows[0]
+    if len(rows) < 2 or not all(h.strip() for h in header):
+        return [(" | ".join(c for c in r if c.strip()), None) for r in rows]
+    out: Paragraphs = [(" | ".join(header), None)]
+    for r in rows[1:]:
+        pairs = [f"{h}: {c}" for h, c in zip(header, r) if c.strip()]
+        out.append(("; ".join(pairs) + ".", None))
+    return out
+
+
+def _cells(row: Any) -> list[str]:
+    """A docx row's cell texts, a merged cell once (python-docx repeats it per grid column)."""
+    seen, out = set(), []
+    for cell in row.cells:
+        if id(cell._tc) not in seen:
+            seen.add(id(cell._tc))
+            out.append(" ".join(cell.text.split()))
+    return out
+
+
+def _level(style_name: str) -> int | None:
+    name = style_name.lower()
+    if name == "title":
+        return 1
+    if name.startswith("heading ") and name[8:].strip().isdigit():
+        return min(int(name[8:]), 6)
+    return None
+
+
+def read_docx(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[str]]:
+    import docx
+    from docx.table import Table
+
+    check_zip(path, data, ctx.limits)
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except Exception:  # PackageNotFoundError, BadZipFile, KeyError, XML errors: all one line
+        raise bad(path, "corrupt or unreadable Word file (.docx)", "re-save it from Word") from None
+    pages: list[RawPage] = []
+    paras: Paragraphs = []
+    tables = 0
+    for block in document.iter_inner_content():
+        if isinstance(block, Table):
+            tables += 1
+            if paras:
+                pages.append(RawPage(1, paras))
+                paras = []
+            pages.append(RawPage(tables, table_rows([_cells(r) for r in block.rows]), "table"))
+            continue
+        text = block.text.strip()
+        if text:
+            style = block.style.name if block.style is not None else ""
+            paras.append((text, _level(style)))
+    if paras:
+        pages.append(RawPage(1, paras))
+    return pages, []
+
+
+def _shape_texts(shapes: Iterable[Any], skip: Any = None) -> list[str]:
+    """Text of shapes in reading order (top, then left); groups and tables included."""
+    out: list[str] = []
+    ordered = sorted(shapes, key=lambda s: ((s.top or 0) // 100000, s.left or 0))
+    for shape in ordered:
+        if shape is skip or (skip is not None and shape.shape_id == skip.shape_id):
+            continue
+        if shape.shape_type == 6:  # MSO_SHAPE_TYPE.GROUP
+            out.extend(_shape_texts(shape.shapes))
+        elif getattr(shape, "has_table", False) and shape.has_table:
+            rows = [[" ".join(c.text.split()) for c in r.cells] for r in shape.table.rows]
+            out.extend(t for t, _ in table_rows(rows))
+        elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
+            out.extend(p for p in (" ".join(par.text.split()) for par in shape.text_frame.paragraphs) if p)
+    return out
+
+
+def read_pptx(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[str]]:
+    from pptx import Presentation
+
+    check_zip(path, data, ctx.limits)
+    try:
+        deck = Presentation(io.BytesIO(data))
+    except Exception:  # PackageNotFoundError, BadZipFile, KeyError, XML errors: all one line
+        raise bad(path, "corrupt or unreadable PowerPoint file (.pptx)", "re-save it from PowerPoint") from None
+    pages: list[RawPage] = []
+    for number, slide in enumerate(deck.slides, start=1):
+        title = slide.shapes.title
+        paras: Paragraphs = []
+        if title is not None and title.has_text_frame and title.text_frame.text.strip():
+            paras.append((" ".join(title.text_frame.text.split()), 1))
+        paras.extend((t, None) for t in _shape_texts(slide.shapes, skip=title))
+        if slide.has_notes_slide:
+            notes = slide.notes_slide.notes_text_frame
+            text = " ".join(notes.text.split()) if notes is not None else ""
+            if text:
+                paras.append((f"Notes: {text}", None))
+        pages.append(RawPage(number, paras, "slide"))
+    return pages, []

@@ -1,0 +1,136 @@
+"""The model server first, the local GGUF behind it: what ``Pipeline.generator`` is when
+``llm_endpoint`` is set.
+
+When the server fails the check at the start of a question, or before it has sent a piece
+(after ``EndpointLLM``'s one retry), the rest of the question runs on the local model and ``notices`` gets one line naming the URL:
+the pipeline turns it into a ``GeneratorFellBack`` event, so the trace, ``ask`` and
+``--json`` say so. A server that stops *mid-answer* ends the answer there (nothing shown is
+taken back, and the local model would start over). Each question tries the server again.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from localcrag.errors import LocalcragError
+from localcrag.llm.endpoint import ChatPrompt, EndpointDown, EndpointLLM, is_loopback
+from localcrag.settings import Settings
+
+
+def offline_refusal(settings: Settings) -> str | None:
+    """Why ``settings`` may not use its endpoint (offline, and the server is not this
+    machine), else None."""
+    url = settings.llm_endpoint
+    if url and settings.offline and not is_loopback(url):
+        return (f"offline: llm_endpoint = {url} is not on this machine, and the evidence text "
+                "would be sent to it")
+    return None
+
+
+def endpoint_generator(settings: Settings, load_local: Callable[[], Any]) -> "FailoverLLM":
+    """The configured server with the local model behind it; refused offline (one line)."""
+    if why := offline_refusal(settings):
+        raise LocalcragError(why, "unset llm_endpoint, point it at 127.0.0.1, or allow the "
+                                  "network (ask without --offline; eval with --online)")
+    env = settings.llm_endpoint_key_env
+    endpoint = EndpointLLM(str(settings.llm_endpoint), settings.llm_endpoint_model,
+                           api_key=os.environ.get(env) if env else None, key_env=env,
+                           n_ctx=settings.n_ctx, read_timeout=settings.llm_endpoint_timeout)
+    return FailoverLLM(endpoint, load_local)
+
+
+class FailoverLLM:
+    """Delegates to the endpoint until it fails, then to the local model (this question)."""
+
+    def __init__(self, endpoint: EndpointLLM, load_local: Callable[[], Any]) -> None:
+        self.endpoint = endpoint
+        self.url = endpoint.url
+        self._load_local = load_local
+        self._local: Any = None
+        self._lock = threading.Lock()
+        self.failed: str | None = None  # why this question runs on the local model
+        self.notices: list[str] = []  # lines not yet reported (the pipeline drains them)
+
+    def begin_question(self) -> None:
+        """A new question asks the server again: a down server is found here, before the
+        answer style is chosen, so the whole question runs on (and is labelled as) the
+        local model."""
+        self.failed = None
+        try:
+            self.endpoint.check()
+        except EndpointDown as exc:
+            self._fall_back(exc)
+
+    @property
+    def local(self) -> Any:
+        with self._lock:
+            if self._local is None:
+                self._local = self._load_local()
+            return self._local
+
+    @property
+    def active(self) -> Any:
+        return self.local if self.failed else self.endpoint
+
+    def __getattr__(self, name: str) -> Any:  # name, n_ctx, n_params, finish_reason, ...
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.active, name)
+
+    def __repr__(self) -> str:
+        return f"FailoverLLM({self.endpoint!r}, failed={self.failed!r})"
+
+    def _fall_back(self, exc: EndpointDown) -> None:
+        name = getattr(self.local, "name", "")
+        self.failed = str(exc.message)
+        self.notices.append(f"{exc.message}; answering with the local model {name}".rstrip())
+
+    def _for_local(self, prompt: str) -> str:
+        """A prompt rendered for the server, re-rendered with the local chat template."""
+        return self.local.chat_prompt(list(prompt.messages)) if isinstance(prompt, ChatPrompt) else prompt
+
+    def chat_prompt(self, messages: list[dict[str, str]]) -> str:
+        return self.active.chat_prompt(messages)
+
+    def count_tokens(self, text: str) -> int:
+        return self.active.count_tokens(text)
+
+    def fits(self, prompt_tokens: int, max_tokens: int) -> bool:
+        return self.active.fits(prompt_tokens, max_tokens)
+
+    def stream(self, prompt: str, max_tokens: int, temperature: float = 0.0,
+               stop: list[str] | None = None, cancel: threading.Event | None = None,
+               repeat_penalty: float = 1.0) -> Iterator[str]:
+        kw = dict(temperature=temperature, stop=stop, cancel=cancel, repeat_penalty=repeat_penalty)
+        if not self.failed:
+            sent = False
+            try:
+                for piece in self.endpoint.stream(prompt, max_tokens, **kw):
+                    sent = True
+                    yield piece
+                return
+            except EndpointDown as exc:
+                if sent:
+                    self.endpoint.finish_reason = "length"  # cut short: the last sentence is unfinished
+                    self.notices.append(f"{exc.message}; the answer ends where the server stopped")
+                    return
+                self._fall_back(exc)
+        yield from self.local.stream(self._for_local(prompt), max_tokens, **kw)
+
+    def complete(self, prompt: str, max_tokens: int, **kwargs: Any) -> str:
+        return "".join(self.stream(prompt, max_tokens, **kwargs))
+
+    def yes_probability(self, prompt: str) -> float:
+        if not self.failed:
+            try:
+                return self.endpoint.yes_probability(prompt)
+            except EndpointDown as exc:
+                self._fall_back(exc)
+        return self.local.yes_probability(self._for_local(prompt))
+
+    def take_notices(self) -> list[str]:
+        out, self.notices = self.notices, []
+        return out
