@@ -13,7 +13,6 @@ from pathlib import Path
 from bench import CACHE, ROOT, Section, log
 
 SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory", "answers", "index", "shared", "hostile",
-SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory", "answers", "index", "shared", "hostile",
             "watch", "endpoint", "ocr", "scale")
 
 
