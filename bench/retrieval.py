@@ -21,7 +21,7 @@ from bench import baseline
 
 DIM = 384
 K = 5
-VERSION = "r1"
+VERSION = "r2"  # r2: tables carry the locator column (issue 14)
 
 
 def corpus_texts() -> list[str]:
