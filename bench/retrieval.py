@@ -64,11 +64,13 @@ def build(n: int) -> tuple[object, list[str], np.ndarray]:
     cols = {"chunk_id": [f"c{i}" for i in range(n)], "source": [f"/bench/doc{i // 50}.txt" for i in range(n)],
             "doc_hash": ["h"] * n, "text": texts, "page_start": [1] * n, "page_end": [1] * n,
             "char_start": [0] * n, "char_end": [len(t) for t in texts], "heading": [""] * n,
-            "n_tokens": [len(t) // 4 for t in texts], "doc_pages": [1] * n, "indexed_at": [time.time()] * n}
+            "n_tokens": [len(t) // 4 for t in texts], "doc_pages": [1] * n, "indexed_at": [time.time()] * n,
+            "locator": [""] * n}
     vec = pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)), DIM)
     from localcrag.ingest.rows import schema
 
-    store.table.add(pa.table({**cols, "vector": vec}).cast(schema(DIM)))
+    table = pa.table({**cols, "vector": vec})
+    store.table.add(table.select(schema(DIM).names).cast(schema(DIM)))  # the product's column order
     store.ensure_fts()
     return store, texts, vectors
 
