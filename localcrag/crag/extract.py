@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from localcrag.textutil import STOPWORDS, base_form, content_words, stem
+from localcrag.textutil import STOPWORDS, TERMINAL, base_form, content_words, stem
 from localcrag.crag.grounding import evidence_sentences
 from localcrag.types import Evidence
 
@@ -97,7 +97,7 @@ def is_heading(sentence: str) -> bool:
     """A title or a menu, not a statement: no closing punctuation, and mostly capitalised
     words ("Chapter 18: The Role of Government", "Creating Test Cases Tips ..."). A list
     item ("b. Potentially multiple delta events") is kept."""
-    if re.search(r"[.!?:;\"”’)\]]$", sentence.rstrip()):
+    if sentence.rstrip()[-1:] in TERMINAL + "]":
         return False
     words = sentence.split()
     caps = sum(w[:1].isupper() for w in words) / max(1, len(words))
@@ -216,7 +216,8 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
     chosen_keys = [" ".join(cands[best][2].lower().split())]
     answered = bool(answer_spans(cands[best][2], question, shape))
     words = len(cands[best][2].split())
-    near = LIST_NEAR if asked_items(question) > 1 else NEAR_BEST
+    wanted = asked_items(question)
+    near = LIST_NEAR if wanted > 1 else NEAR_BEST
     for i in ranked[1:]:
         if len(chosen) == MAX_SENTENCES or scores[i] < near * scores[best]:
             break
@@ -230,8 +231,9 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
             chosen_keys.append(key)
             chosen.append(i)
             words += n_words
-    if len(chosen) < asked_items(question):  # a list goes on in the sentence after its lead
-        after = {(n, pos): i for i, (n, pos, _) in enumerate(cands)}.get((cands[best][0], cands[best][1] + 1))
+    if len(chosen) < wanted:  # a list goes on in the sentence after its lead
+        lead = cands[best][:2]
+        after = next((i for i, c in enumerate(cands) if c[:2] == (lead[0], lead[1] + 1)), None)
         if after is not None and after not in chosen and words + len(cands[after][2].split()) <= MAX_WORDS:
             chosen.append(after)
     parts, span = [], None
