@@ -13,8 +13,9 @@ question's terms it contains, and its chunk's grade (``Evidence.score``). The ev
 fitted on passages: alone on one sentence it rates a glued menu or a heading like the text
 under it, and a sentence loses the context its chunk gives. Without grades (standard RAG,
 ungraded evidence) the share of question terms alone is the relevance. The three-way mean
-was chosen among six mixes on the seed-0 40 anthropic-docs questions (docs/eval.md). A sentence that only restates the question
-(fewer than two content words of its own and no answer-shaped span) counts half.
+was chosen among six mixes on the seed-0 40 anthropic-docs questions (docs/eval.md). A
+sentence that only restates the question (fewer than two content words of its own and no
+answer-shaped span) counts half.
 
 The **answer shape** comes from the question word, by general English grammar, not from
 any data set: how many / how much / how long / what percentage ... -> a number with its
