@@ -115,6 +115,38 @@ def test_config_documents_environment_overrides(monkeypatch: pytest.MonkeyPatch,
     assert "top_k = 8  # Chunks retrieved per question.  [from LOCALCRAG_TOP_K]" in out.splitlines()
 
 
+def test_sources_count_each_document_in_its_formats_unit(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """A workbook's count is sheet rows, a deck's slides, a PDF's pages (one registry:
+    ingest/formats.py); a Word file's stored number counts nothing a reader knows: a dash."""
+    import json
+
+    import localcrag.ingest.library as library
+    from localcrag.cli.main import main
+    from localcrag.ingest.formats import FORMATS
+    from localcrag.ingest.rows import SourceInfo
+
+    rows = [SourceInfo(f"/d/{name}", n, 3, 1764478000.0, "h") for name, n in
+            (("book.xlsx", 2400), ("deck.pptx", 1), ("a.pdf", 15), ("data.csv", 12), ("r.docx", 2))]
+
+    class Listed:
+        def __init__(self, settings: object) -> None:
+            pass
+
+        def sources(self) -> list[SourceInfo]:
+            return rows
+
+    monkeypatch.setattr(library, "Library", Listed)
+    assert main(["sources"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    counts = [line.split(" 3 chunks")[0].strip() for line in lines[:-1]]
+    assert counts == ["2,400 rows", "1 slide", "15 pages", "12 rows", "—"]
+    assert main(["sources", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["sources"]
+    assert [(d["pages"], d["unit"]) for d in data] == [(2400, "row"), (1, "slide"), (15, "page"), (12, "row"),
+                                                       (2, None)]
+    assert {f.unit for f in FORMATS.values()} == {"page", "slide", "row", ""}
+
+
 def test_an_empty_search_is_a_one_line_error(isolated_home: Path) -> None:
     _one_line_error(_cli("search", "  ", home=isolated_home), "empty")
 

@@ -113,6 +113,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
+    from localcrag.ingest.formats import count_text, count_unit
     from localcrag.ingest.library import Library
 
     srcs = Library(_settings(args)).sources()
@@ -120,8 +121,8 @@ def cmd_sources(args: argparse.Namespace) -> int:
     srcs = [s for s in srcs if needle in s.source.lower()]
     matching, srcs = len(srcs), srcs[:getattr(args, "limit", None) or None]
     if args.json:
-        _print_json({"sources": [{"source": s.source, "pages": s.pages, "chunks": s.chunks, "indexed_at":
-                                  s.indexed_at} for s in srcs], "matching": matching, "total": total})
+        _print_json({"sources": [{"source": s.source, "pages": s.pages, "unit": count_unit(s.source) or None,
+                                  "chunks": s.chunks, "indexed_at": s.indexed_at} for s in srcs], "matching": matching, "total": total})
         return 0
     if not total:
         print("No documents indexed yet. Add some with: localcrag ingest PATH")
@@ -130,7 +131,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
     for s in srcs:  # written as they go: a 10,000-line listing starts at once in a pager
         when = dt.datetime.fromtimestamp(s.indexed_at).strftime("%Y-%m-%d %H:%M")
-        sys.stdout.write(f"{s.pages:>5} pages {s.chunks:>6} chunks  {when}  {shown(s.source)}\n")
+        sys.stdout.write(f"{count_text(s.source, s.pages):>12} {s.chunks:>6} chunks  {when}  {shown(s.source)}\n")
     shown_note = f" (showing {len(srcs):,} of {matching:,} matching)" if len(srcs) < total else ""
     print(f"{total:,} documents, {sum(s.chunks for s in srcs):,} chunks listed{shown_note}")
     return 0
