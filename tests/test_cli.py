@@ -147,6 +147,21 @@ def test_sources_count_each_document_in_its_formats_unit(monkeypatch: pytest.Mon
     assert {f.unit for f in FORMATS.values()} == {"page", "slide", "row", ""}
 
 
+def test_config_lists_settings_in_their_declared_groups(isolated_home: Path, capsys) -> None:
+    """Not pydantic's order (the mixins' model-server, OCR and limit fields first): the
+    groups of settings_groups.py, each under its title, as on the settings screen."""
+    from localcrag.cli.main import main
+    from localcrag.settings_groups import GROUPS
+
+    assert main(["config"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    titles = [line.removeprefix("# --- ").removesuffix(" ---") for line in lines if line.startswith("# --- ")]
+    names = [line.removeprefix("# ").split(" = ")[0] for line in lines if " = " in line.split("  # ")[0]]
+    assert titles == list(GROUPS)
+    assert names == [n for group in GROUPS.values() for n in group]
+    assert names[0] == "models_dir" and names[-1] == "max_archive_ratio"
+
+
 def test_an_empty_search_is_a_one_line_error(isolated_home: Path) -> None:
     _one_line_error(_cli("search", "  ", home=isolated_home), "empty")
 
