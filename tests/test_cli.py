@@ -159,7 +159,7 @@ def test_config_lists_settings_in_their_declared_groups(isolated_home: Path, cap
     names = [line.removeprefix("# ").split(" = ")[0] for line in lines if " = " in line.split("  # ")[0]]
     assert titles == list(GROUPS)
     assert names == [n for group in GROUPS.values() for n in group]
-    assert names[0] == "models_dir" and names[-1] == "max_archive_ratio"
+    assert names[0] == "generator" and names[-1] == "max_archive_ratio"
 
 
 def test_an_empty_search_is_a_one_line_error(isolated_home: Path) -> None:
