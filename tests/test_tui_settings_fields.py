@@ -134,3 +134,21 @@ def test_model_server_and_index_location_rebuild_what_uses_them(tmp_path: Path) 
     assert backend.apply(Settings(models_dir=tmp_path, llm_endpoint="http://127.0.0.1:9/v1",
                                   index_uri="s3://team/index", ocr_dpi=150)) == {"ocr_dpi"}
     assert backend._library is None and backend._pipeline is not None  # read when a scan is read
+
+
+async def test_a_new_models_dir_offers_its_files_once_saved(tmp_path: Path, home: Path) -> None:
+    other = tmp_path / "other-models"
+    other.mkdir()
+    (other / "c.gguf").write_bytes(b"GGUF" + b"\0" * 16)
+    app, _, _ = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(app, pilot)
+        generator = screen.query_one("#field-generator", Select)
+        assert "c.gguf" not in {str(o[1]) for o in generator._options}
+        screen.query_one("#field-models_dir", Input).value = str(other)
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert tomllib.loads(config_path().read_text(encoding="utf-8")) == {"models_dir": str(other)}
+        assert "c.gguf" in {str(o[1]) for o in generator._options}
+        assert not screen.dirty()

@@ -211,6 +211,7 @@ class SettingsScreen(Screen):
             self.notify(self.refusal(), severity="error", timeout=12)
             return
         changed = self.app.backend.apply(new)
+        self._refresh_model_options()  # a new models_dir: its files to choose from
         self._load(self.app.settings)  # shown as saved: "http://x/v1/" as "http://x/v1", say
         if not changed:
             self.notify("Nothing changed: the settings file was not touched.")
