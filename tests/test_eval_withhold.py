@@ -79,7 +79,10 @@ def test_withheld_units_never_reach_grading(graders, corpus: Path, capsys, isola
         assert not any(s.endswith(gold) for s in sources), (question, sources)
         assert any(s.endswith(gold.replace("0.md", "1.md")) for s in sources)  # on-topic neighbours remain
     w = d["withheld"]
-    assert w["what"] == "gold" and w["questions"] == 2 and w["skipped"] == 0
+    assert w["what"] == "gold" and w["questions"] == 2 and w["skipped"] == 0 and w["gold_graded"] == 0
+    assert all(it["gold_graded"] is False for it in w["items"])
+    assert [it["gold_graded"] for it in d["items"]] == [True, True, None]
+    assert d["answerable"]["answer_seen_when_gold_graded"] == 1.0
     assert w["chunks_withheld_mean"] == 1.0
     assert w["correct"] + w["ambiguous"] + w["incorrect"] == 2
     assert set(w["best_quantiles"]) == {"p10", "p25", "p50", "p75", "p90"}

@@ -15,13 +15,16 @@ from localcrag.crag.calibrate import Thresholds, from_settings
 from localcrag.crag.decide import decide
 from localcrag.eval import metrics as m
 from localcrag.eval.datasets import Question
+from localcrag.types import Chunk
 
 
 def run_decisions(pipe: Any, questions: list[Question], k: int, progress: Callable[[int, int, str], None],
-                  withhold: Callable[[Question], frozenset[str]] | None = None) -> dict:
+                  withhold: Callable[[Question], frozenset[str]] | None = None,
+                  units: Callable[[Chunk], tuple[str, ...]] | None = None) -> dict:
     """Per question: action, best score, whether the decision is right (answerable ->
     Correct or Ambiguous; not answerable -> Incorrect), and whether a reference answer's
-    text is among the chunks graded. ``withhold``: the chunk ids searched as if not indexed."""
+    text is among the chunks graded. ``withhold``: the chunk ids searched as if not indexed;
+    ``units``: the dataset's chunk -> gold units map (then: whether a gold unit was graded)."""
     from localcrag.crag.retrieve import Retriever
 
     s = pipe.settings
@@ -43,7 +46,9 @@ def run_decisions(pipe: Any, questions: list[Question], k: int, progress: Callab
         rows.append({"qid": q.qid, "answerable": q.answerable, "action": action,
                      "best": round(d.best_score, 4), "ok": ok,
                      "errors": sum(g.error is not None for g in grades), "withheld": len(drop),
-                     "answer_seen": m.answer_seen(q.answers, [h.chunk.text for h in hits]) if q.answerable else None})
+                     "answer_seen": m.answer_seen(q.answers, [h.chunk.text for h in hits]) if q.answerable else None,
+                     "gold_graded": bool(set(q.gold) & {u for h in hits for u in units(h.chunk)})
+                     if q.gold and units else None, "chunks": [h.chunk.chunk_id for h in hits]})
         progress(i + 1, len(questions), q.question[:60])
     return {**summarise(rows, grader, spent), "thresholds": th.to_json()}
 
@@ -67,6 +72,9 @@ def summarise(rows: list[dict], grader: Any, spent: float) -> dict:
         "answerable": {"n": len(yes), **actions(yes),
                        "answered_share": m.rounded(m.mean(r["ok"] for r in yes)),
                        "answer_seen_share": m.rounded(m.mean(r["answer_seen"] for r in yes)),
+                       # how often the answer-text check finds the answer when a gold unit was graded
+                       "answer_seen_when_gold_graded": m.rounded(m.mean(r["answer_seen"] for r in yes
+                                                                        if r["gold_graded"])),
                        "best_quantiles": quantiles(r["best"] for r in yes)},
         "unanswerable": {"n": len(no), **actions(no),
                          "refused_share": m.rounded(m.mean(r["ok"] for r in no)),

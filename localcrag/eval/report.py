@@ -112,7 +112,8 @@ def withheld_lines(d: dict) -> list[str]:
             f"each): refused {_fmt(w['refused_share'])}, ambiguous {_fmt(w['ambiguous_share'])}, correct "
             f"{_fmt(w['correct_share'])}; best score p10/p50/p90 {_fmt(q['p10'])}/{_fmt(q['p50'])}/{_fmt(q['p90'])}",
             f"  answer text still among the graded chunks: {_fmt(w['answer_seen_share'])} (refused where it is "
-            f"not: {_fmt(w['refused_share_answer_unseen'])} of {w['answer_unseen_n']})",
+            f"not: {_fmt(w['refused_share_answer_unseen'])} of {w['answer_unseen_n']}); the check finds the answer "
+            f"in {_fmt(d['answerable']['answer_seen_when_gold_graded'])} of normal runs that graded a gold unit",
             f"  issue 12 goals: answered {_fmt(g['answered_share'])} (>= 0.9), refused with gold withheld "
             f"{_fmt(g['withheld_refused_share'])} (>= 0.8): {'met' if g['met'] else 'not met'}"]
 

@@ -104,8 +104,7 @@ def run_eval(ds: Dataset, base: Settings, opts: EvalOptions, *,
         evaluator = _evaluator(pipe, ds, questions, opts.seed, settings, wd, progress)
     decisions = None
     if opts.only == "decisions":  # the answers part reaches the same decisions (and more)
-        decisions = run_decisions(pipe, questions, k,
-                                  lambda done, total, detail: progress(Progress("decisions", done, total, detail)))
+        decisions = run_decisions(pipe, questions, k, lambda *a: progress(Progress("decisions", *a)), units=ds.units)
         if opts.withhold:  # the same run, so both of issue 12's goals come from one report
             decisions["withheld"] = run_withheld(pipe, ds, questions, k, lambda *a: progress(Progress("withheld", *a)))
             decisions["goal"] = goal(decisions)

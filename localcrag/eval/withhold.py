@@ -46,7 +46,7 @@ def run_withheld(pipe: Any, ds: Dataset, questions: list[Question], k: int,
     by_unit = chunk_ids_by_unit(pipe, ds)
     drop = {q.qid: frozenset(c for u in q.gold for c in by_unit.get(u, ())) for q in questions}
     asked = [q for q in questions if q.answerable and drop[q.qid]]
-    res = run_decisions(pipe, asked, k, progress, withhold=lambda q: drop[q.qid])
+    res = run_decisions(pipe, asked, k, progress, withhold=lambda q: drop[q.qid], units=ds.units)
     rows = res["items"]
     y = res["answerable"]
     share = (lambda count: m.rounded(count / len(rows)) if rows else None)
@@ -54,6 +54,7 @@ def run_withheld(pipe: Any, ds: Dataset, questions: list[Question], k: int,
     return {
         "what": "gold", "questions": len(rows),
         "skipped": sum(q.answerable and not drop[q.qid] for q in questions),  # no gold unit in the index
+        "gold_graded": sum(bool(r["gold_graded"]) for r in rows),  # a check: always 0
         "chunks_withheld_mean": m.rounded(m.mean(r["withheld"] for r in rows), 2),
         "correct": y["correct"], "ambiguous": y["ambiguous"], "incorrect": y["incorrect"],
         "refused_share": share(y["incorrect"]), "ambiguous_share": share(y["ambiguous"]),
