@@ -94,6 +94,7 @@ def test_withheld_units_never_reach_grading(graders, corpus: Path, capsys, isola
     assert w["answer_seen_share"] == 0.0  # withheld: it is nowhere else in this corpus
     assert d["goal"]["answered_share"] == d["answerable"]["answered_share"]
     assert d["goal"]["withheld_refused_share"] == w["refused_share"]
+    assert 0.0 <= d["goal"]["auc_full_vs_withheld"] <= 1.0 and d["goal"]["in_sample_refused_at_90"] is not None
 
     assert main(["eval", str(corpus), "--only", "decisions", "--withhold", "gold", "-k", "3"]) == 0
     text = capsys.readouterr().out

@@ -70,9 +70,19 @@ def run_withheld(pipe: Any, ds: Dataset, questions: list[Question], k: int,
 
 def goal(decisions: dict) -> dict:
     """Issue 12's pair of goals from one run: >= 90% of answerable questions answered on the
-    full index, >= 80% refused with their answer-bearing text withheld."""
+    full index, >= 80% refused with their answer-bearing text withheld. Beside them, on the
+    questions of both runs: how well the best score alone tells the two apart (ROC-AUC, no
+    threshold), and the refused share at the lower threshold that would answer exactly 90%
+    of them (an in-sample operating point: chosen on these very questions)."""
     answered = decisions["answerable"]["answered_share"]
-    refused = (decisions.get("withheld") or {}).get("refused_share")
+    w = decisions.get("withheld") or {}
+    refused = w.get("refused_share")
+    off = {r["qid"]: r["best"] for r in w.get("items", [])}
+    on = [r["best"] for r in decisions["items"] if r["qid"] in off]
+    cut = sorted(on)[len(on) // 10] if on else None  # >= 90% of `on` are at or above it
     return {"answered_share": answered, "answered_goal": 0.9, "withheld_refused_share": refused,
             "refused_goal": 0.8,
-            "met": None if answered is None or refused is None else answered >= 0.9 and refused >= 0.8}
+            "met": None if answered is None or refused is None else answered >= 0.9 and refused >= 0.8,
+            "auc_full_vs_withheld": m.rounded(m.roc_auc(on, list(off.values()))),
+            "in_sample_lower_for_90": cut,
+            "in_sample_refused_at_90": m.rounded(m.mean(b < cut for b in off.values())) if on else None}
