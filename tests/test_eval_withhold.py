@@ -15,14 +15,13 @@ from localcrag.eval.metrics import answer_seen
 from localcrag.ingest.library import Library
 from localcrag.settings import Settings
 from tests.fakes import FakeEmbedder, FakeGenerator, FakeGrader
+from tests.test_eval_cli import generic  # noqa: F401 - the fixture: three questions over two notes
 
-TOPICS = {  # three notes per topic: withholding one leaves on-topic neighbours
-    "robots": ["Collaborative robots, called cobots, work safely next to people in factories.",
-               "Cobots in factories are programmed by demonstration rather than code.",
+NEIGHBOURS = {  # on-topic notes beside the generic set's two gold notes, so withholding one leaves some
+    "robots": ["Cobots in factories are programmed by demonstration rather than code.",
                "Industrial robots in factories are fenced off from people for safety."],
-    "rain": ["Rain falls when clouds hold too much water.",
-             "Clouds form when water vapour cools into droplets.",
-             "Rain gauges measure how much water falls from clouds."],
+    "weather": ["Clouds form when water vapour cools into droplets.",
+                "Rain gauges measure how much water falls from clouds."],
 }
 
 
@@ -39,19 +38,11 @@ class RecordingGrader(FakeGrader):
 
 
 @pytest.fixture()
-def corpus(tmp_path: Path) -> Path:
-    root = tmp_path / "notes"
-    (root / "docs").mkdir(parents=True)
-    for topic, texts in TOPICS.items():
-        for i, text in enumerate(texts):
-            (root / "docs" / f"{topic}{i}.md").write_text(f"# {topic} {i}\n\n{text}\n")
-    rows = [{"question": "Where do collaborative robots called cobots work?",
-             "answer": "next to people in factories", "gold_sources": ["robots0.md"]},
-            {"question": "Why does rain fall from clouds?", "answer": "clouds hold too much water",
-             "gold_sources": ["rain0.md"]},
-            {"question": "Who won the 1998 football world cup?", "answerable": False}]
-    (root / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return root
+def corpus(generic: Path) -> Path:
+    for topic, texts in NEIGHBOURS.items():
+        for i, text in enumerate(texts, 1):
+            (generic / "docs" / f"{topic}{i}.md").write_text(f"# {topic} {i}\n\n{text}\n")
+    return generic
 
 
 @pytest.fixture()
@@ -73,11 +64,11 @@ def test_withheld_units_never_reach_grading(graders, corpus: Path, capsys, isola
     calls = graders[0].seen
     assert len(calls) == 3 + 2  # the normal run (3 questions), then the 2 answerable ones withheld
     normal, withheld = calls[:3], calls[3:]
-    assert any(s.endswith("robots0.md") for s in normal[0][1])  # the gold note is found normally
-    for (question, sources), gold in zip(withheld, ("robots0.md", "rain0.md")):
+    assert any(s.endswith("/robots.md") for s in normal[0][1])  # the gold note is found normally
+    for (question, sources), topic in zip(withheld, ("robots", "weather")):
         assert len(sources) == 3  # still k chunks
-        assert not any(s.endswith(gold) for s in sources), (question, sources)
-        assert any(s.endswith(gold.replace("0.md", "1.md")) for s in sources)  # on-topic neighbours remain
+        assert not any(s.endswith(f"/{topic}.md") for s in sources), (question, sources)
+        assert any(s.endswith(f"/{topic}1.md") for s in sources)  # on-topic neighbours remain
     w = d["withheld"]
     assert w["what"] == "gold" and w["questions"] == 2 and w["skipped"] == 0 and w["gold_graded"] == 0
     assert all(it["gold_graded"] is False for it in w["items"])
