@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from localcrag.textutil import sentences
+from localcrag.textutil import TERMINAL, sentences
 from localcrag.types import Chunk, Evidence, Grade, Strip
 
 MIN_STRIPS = 2  # never refine a Correct action down to nothing
@@ -27,10 +27,11 @@ def decompose(chunk: Chunk, sentences_per_strip: int) -> list[str]:
 
 def join_sentences(parts: Sequence[str]) -> str:
     """Join with a space, but keep a heading or list line (no closing punctuation) on a
-    paragraph of its own, so a quote never reads "Robots Collaborative robots ..."."""
+    paragraph of its own, so a quote never reads "Robots Collaborative robots ...". What
+    counts as closing punctuation is textutil's one ``TERMINAL`` set."""
     out = ""
     for p in parts:
-        sep = " " if not out or out.rstrip()[-1:] in ".!?:;\"”’)…" else "\n\n"
+        sep = " " if not out or out.rstrip()[-1:] in TERMINAL else "\n\n"
         out = f"{out}{sep}{p}" if out else p
     return out
 
