@@ -10,19 +10,19 @@ from each ranked list before fusion: one index, no re-ingest, still k chunks.
 
 Another chunk may repeat the answer (SQuAD answers are short names and numbers that recur
 in an article; the docs repeat themselves), so each item records whether a reference
-answer's text is in what was graded (``answer_seen``, metrics.py): an upper bound on such leaks.
+answer's text is in what was graded (``answer_seen``, metrics.py): for short answers an
+upper bound on such leaks, for long paraphrased ones a weak check (its hit rate where a
+gold unit was graded is reported beside it).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Collection
+from typing import Any, Callable
 
 from localcrag.eval import metrics as m
 from localcrag.eval.datasets import Dataset, Question
 from localcrag.eval.decisions import quantiles, run_decisions
 from localcrag.types import Chunk
-
-WITHHOLD = ("gold",)  # what --withhold can name
 
 
 def chunk_ids_by_unit(pipe: Any, ds: Dataset) -> dict[str, list[str]]:
