@@ -19,6 +19,7 @@ from localcrag.crag.graders.fast import FeatureGrader, LexicalGrader
 from localcrag.crag.graders.features import FeatureExtractor
 from localcrag.crag.graders.llm import LazyModel, LikelihoodGrader, LLMGrader
 from localcrag.crag.graders.text import CorpusStats
+from localcrag.errors import LocalcragError
 from localcrag.settings import Settings
 
 CROSS_SIDECAR = "evaluator_int8.json"  # the shipped model's calibration and thresholds
@@ -72,7 +73,19 @@ def embedding(ctx: GraderContext) -> Grader:
 
 
 def fusion(ctx: GraderContext) -> Grader:
-    return ctx.fusion
+    """The shipped fusion, or the one in ``grader_model`` (a params file in the format of
+    ``localcrag/data/grader_fusion.json``, e.g. written by ``scripts/fit_withheld.py``)."""
+    s = ctx.settings
+    if not s.grader_model:
+        return ctx.fusion
+    path = s.model_path(s.grader_model)
+    try:
+        calib = calibration("fusion", json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise LocalcragError(f"{path}: not a fusion params file ({type(exc).__name__}: {exc})",
+                             "give a .json written by scripts/fit_grader.py or scripts/fit_withheld.py, "
+                             "or unset grader_model") from None
+    return FeatureGrader("fusion", ctx.extractor, calib, ctx.lexical)
 
 
 def likelihood(ctx: GraderContext) -> Grader:

@@ -1,0 +1,41 @@
+"""``grader = "fusion"`` with ``grader_model`` = another params file (scripts/fit_withheld.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from localcrag.crag.grade import make_grader
+from localcrag.crag.graders.base import load_params
+from localcrag.errors import LocalcragError
+from localcrag.settings import Settings
+from localcrag.types import Chunk
+from tests.fakes import FakeEmbedder
+
+TEXT = "The Normans were led by Rollo, who swore fealty to King Charles III of West Francia."
+QUESTION = "Who led the Normans?"
+
+
+def _chunk() -> Chunk:
+    return Chunk("c0", "/docs/a.md", TEXT, 1, 1, 0, len(TEXT))
+
+
+def test_a_params_file_replaces_the_shipped_fusion_weights(tmp_path: Path) -> None:
+    params = json.loads(json.dumps(load_params()))
+    params["graders"]["fusion"] = {"features": ["key"], "weights": [0.0], "bias": 0.0}  # always 0.5
+    path = tmp_path / "fusion.json"
+    path.write_text(json.dumps(params), encoding="utf-8")
+    shipped = make_grader(Settings(grader="fusion"), FakeEmbedder())
+    other = make_grader(Settings(grader="fusion", grader_model=str(path)), FakeEmbedder())
+    assert other.name == "fusion"
+    assert other.grade(QUESTION, [_chunk()])[0].score == pytest.approx(0.5)
+    assert shipped.grade(QUESTION, [_chunk()])[0].score != pytest.approx(0.5)
+
+
+def test_a_bad_params_file_is_one_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text("{}", encoding="utf-8")
+    with pytest.raises(LocalcragError, match="broken.json: not a fusion params file"):
+        make_grader(Settings(grader="fusion", grader_model=str(path)), FakeEmbedder())
