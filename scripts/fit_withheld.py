@@ -58,10 +58,17 @@ VARIANTS = {
     "wh + abl only": (FUSION, ("wh", "abl")),
     "withheld + ablated, more signals": (FUSION + EXTRA, ("easy", "wh", "abl", "near")),
 }
+# --grader align: the align head's features (token alignments + the fusion's four signals),
+# i.e. the fusion and the align head read together in one logistic, refitted the same ways
+ALIGN_VARIANTS = {
+    "align head, shipped recipe kinds (easy, hard, near)": ("easy", "hard", "near"),
+    "align head, withheld + ablated (easy, wh, abl, near)": ("easy", "wh", "abl", "near"),
+}
 
 
-def build(shared: Path, log) -> tuple[list[dict], dict]:  # noqa: ANN001
-    """Every pair (question, text, kind, article) and the 5-chunk retrievals per question."""
+def build(shared: Path, grader: str, log) -> tuple[list[dict], dict]:  # noqa: ANN001
+    """Every pair (question, text, kind, article) and the 5-chunk retrievals per question,
+    with the signals of ``grader`` (fusion: its extractor's; align: its head's inputs)."""
     from localcrag.crag.retrieve import Retriever
     from localcrag.eval.ablation import ablate
     from localcrag.eval.datasets import load_dataset
@@ -72,7 +79,8 @@ def build(shared: Path, log) -> tuple[list[dict], dict]:  # noqa: ANN001
 
     ds = load_dataset(shared / "squad2-dev-subset" / "small.json")
     wd = workdir_for(ds)
-    pipe = Pipeline(eval_settings(Settings.load(), wd / "index", True))
+    pipe = Pipeline(eval_settings(Settings(**{**Settings.load().model_dump(), "grader": grader,
+                                              "grader_model": None}), wd / "index", True))
     _ingest(pipe, ds, wd, lambda p: None)
     retriever = Retriever(pipe.settings, pipe.library)
     by_unit = chunk_ids_by_unit(pipe, ds)
@@ -109,15 +117,17 @@ def build(shared: Path, log) -> tuple[list[dict], dict]:  # noqa: ANN001
         runs["absent"].append((q.qid, art, q.question, off))
         if n % 100 == 0:
             log(f"retrieved {n}/{len(ds.questions)}")
-    fx = pipe.grader.extractor  # the product's signals: the index's statistics and centroid
+    g = pipe.grader  # the product's signals: the index's statistics and centroid
+    signals = (g.extractor.features if grader == "fusion"
+               else lambda qt, texts: [sig for _, sig in g._score_batch(qt, texts)])
     by_q: dict[str, list[int]] = defaultdict(list)
     for i, p in enumerate(pairs):
         by_q[p["q"]].append(i)
     for qtext, idx in by_q.items():
-        for i, f in zip(idx, fx.features(qtext, [pairs[i]["text"] for i in idx])):
+        for i, f in zip(idx, signals(qtext, [pairs[i]["text"] for i in idx])):
             pairs[i]["f"] = f
     for name, rows in runs.items():
-        runs[name] = [(qid, art, fx.features(qt, texts)) for qid, art, qt, texts in rows]
+        runs[name] = [(qid, art, signals(qt, texts)) for qid, art, qt, texts in rows]
     log(f"{len(pairs)} pairs; " + ", ".join(f"{k} {sum(p['kind'] == k for p in pairs)}"
                                              for k in ("pos", "easy", "hard", "near", "wh", "abl")))
     return pairs, runs
@@ -165,15 +175,24 @@ def main() -> int:
     ap.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
     ap.add_argument("--out-dir", type=Path, default=Path("/tmp/fusion_withheld"),
                     help="one params file per variant, fitted on both articles (its thresholds inside)")
+    ap.add_argument("--grader", choices=("fusion", "align"), default="fusion",
+                    help="refit the fusion's weights, or the align head's (align features + fusion signals)")
     ap.add_argument("--results", type=Path, default=Path("/tmp/fit_withheld_results.json"))
     args = ap.parse_args()
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    pairs, runs = build(args.shared, log)
+    pairs, runs = build(args.shared, args.grader, log)
     results: dict = {}
-    for name, (names, kinds) in VARIANTS.items():
+    if args.grader == "align":
+        from localcrag.crag.graders.align import load_head
+
+        head = load_head()
+        variants = {n: (list(head["calibration"]["features"]), k) for n, k in ALIGN_VARIANTS.items()}
+    else:
+        variants = VARIANTS
+    for name, (names, kinds) in variants.items():
         res = {}
         for train in ARTICLES:
             test = next(a for a in ARTICLES if a != train)
@@ -186,10 +205,14 @@ def main() -> int:
                                    "bias": round(model.bias, 3)}
         results[name] = res
         # every variant's both-articles fit, for `localcrag eval --grader-model`
-        params = json.loads((REPO / "localcrag" / "data" / "grader_fusion.json").read_text(encoding="utf-8"))
-        params["graders"]["fusion"] = shipped_entry(model)
-        params["thresholds"] = {"lower_threshold": lo, "upper_threshold": up,
-                                "strip_threshold": min(params["thresholds"]["strip"], lo)}
+        if args.grader == "align":
+            params = {**head, "calibration": shipped_entry(model)}
+            strip = head["thresholds"]["strip_threshold"]
+        else:
+            params = json.loads((REPO / "localcrag" / "data" / "grader_fusion.json").read_text(encoding="utf-8"))
+            params["graders"]["fusion"] = shipped_entry(model)
+            strip = params["thresholds"]["strip"]
+        params["thresholds"] = {"lower_threshold": lo, "upper_threshold": up, "strip_threshold": min(strip, lo)}
         params["fitted_on"] = f"SQuAD small.json, both articles; scripts/fit_withheld.py variant {name!r}"
         params["script"] = "scripts/fit_withheld.py"
         args.out_dir.mkdir(parents=True, exist_ok=True)
