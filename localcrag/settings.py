@@ -98,8 +98,9 @@ class Settings(LimitSettings, OcrSettings, EndpointSettings):
     grader_model: str | None = Field(
         None,
         description=("ONNX file for the 'cross' grader (with its fitted calibration in the same name + "
-                     ".json), or head file (.json) for the 'align' grader; default: the one shipped in "
-                     "the package."),
+                     ".json), head file (.json) for the 'align' grader, or params file (.json, as "
+                     "scripts/fit_withheld.py writes) for the 'fusion' grader; default: the one shipped "
+                     "in the package."),
     )
     grader_llm: str | None = Field(
         None,

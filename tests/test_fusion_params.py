@@ -39,3 +39,16 @@ def test_a_bad_params_file_is_one_clear_error(tmp_path: Path) -> None:
     path.write_text("{}", encoding="utf-8")
     with pytest.raises(LocalcragError, match="broken.json: not a fusion params file"):
         make_grader(Settings(grader="fusion", grader_model=str(path)), FakeEmbedder())
+
+
+def test_eval_takes_a_params_file_and_its_thresholds(tmp_path: Path) -> None:
+    import argparse
+
+    from localcrag.cli.eval import _settings
+
+    params = {**load_params(), "thresholds": {"lower_threshold": 0.63, "upper_threshold": 0.9, "strip_threshold": 0.46}}
+    path = tmp_path / "fusion.json"
+    path.write_text(json.dumps(params), encoding="utf-8")
+    args = argparse.Namespace(grader="fusion", grader_model=path, calibrate=None, generator=None)
+    s = _settings(args, Settings())
+    assert (s.grader, s.grader_model, s.lower_threshold, s.upper_threshold) == ("fusion", str(path.resolve()), 0.63, 0.9)

@@ -38,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--grader-model", type=Path, default=None, metavar="ONNX",
                    help="cross-encoder model file to measure (e.g. one scripts/train_evaluator.py wrote; "
                         "its thresholds come from the .json beside it), or an align head .json "
-                        "(scripts/train_align.py; with --grader align)")
+                        "(scripts/train_align.py; with --grader align), or a fusion params .json "
+                        "(scripts/fit_withheld.py; with --grader fusion)")
     s.add_argument("--calibrate", choices=("on", "off"), default=None,
                    help="thresholds calibrated on the dataset's own corpus (on) or the settings' (off); "
                         "default: the calibrate setting")
@@ -99,7 +100,8 @@ def _settings(args: argparse.Namespace, base: Any) -> Any:
         path = args.grader_model.expanduser().resolve()
         if not path.is_file():
             raise LocalcragError(f"{path}: no such model file",
-                                 "give an .onnx file written by scripts/train_evaluator.py")
+                                 "give an .onnx file written by scripts/train_evaluator.py, or a .json "
+                                 "head / params file with --grader align / fusion")
         meta = read_sidecar(path)
         if "thresholds" not in meta:
             raise LocalcragError(f"{sidecar_for(path)}: missing or without thresholds",
