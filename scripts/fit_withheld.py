@@ -66,24 +66,34 @@ ALIGN_VARIANTS = {
 }
 
 
-def build(shared: Path, grader: str, log) -> tuple[list[dict], dict]:  # noqa: ANN001
-    """Every pair (question, text, kind, article) and the 5-chunk retrievals per question,
-    with the signals of ``grader`` (fusion: its extractor's; align: its head's inputs)."""
+def open_eval(path: Path, grader: str):  # noqa: ANN201
+    """The dataset, its eval index (as `localcrag eval` builds it), a retriever, the chunk
+    ids under each gold unit, and ``signals(question, texts)`` of ``grader`` (fusion: its
+    extractor's; align: its head's inputs), with the index's statistics and centroid."""
+    from localcrag.crag.pipeline import Pipeline
     from localcrag.crag.retrieve import Retriever
-    from localcrag.eval.ablation import ablate
     from localcrag.eval.datasets import load_dataset
     from localcrag.eval.runner import _ingest, eval_settings, workdir_for
     from localcrag.eval.withhold import chunk_ids_by_unit
-    from localcrag.crag.pipeline import Pipeline
     from localcrag.settings import Settings
 
-    ds = load_dataset(shared / "squad2-dev-subset" / "small.json")
+    ds = load_dataset(path)
     wd = workdir_for(ds)
     pipe = Pipeline(eval_settings(Settings(**{**Settings.load().model_dump(), "grader": grader,
                                               "grader_model": None}), wd / "index", True))
     _ingest(pipe, ds, wd, lambda p: None)
-    retriever = Retriever(pipe.settings, pipe.library)
-    by_unit = chunk_ids_by_unit(pipe, ds)
+    g = pipe.grader
+    signals = (g.extractor.features if grader == "fusion"
+               else lambda qt, texts: [sig for _, sig in g._score_batch(qt, texts)])
+    return ds, Retriever(pipe.settings, pipe.library), chunk_ids_by_unit(pipe, ds), signals
+
+
+def build(shared: Path, grader: str, log) -> tuple[list[dict], dict]:  # noqa: ANN001
+    """Every SQuAD pair (question, text, kind, article, signals) and the 5-chunk
+    retrievals per question (full index / own paragraph withheld / unanswerable)."""
+    from localcrag.eval.ablation import ablate
+
+    ds, retriever, by_unit, signals = open_eval(shared / "squad2-dev-subset" / "small.json", grader)
     ids = sorted(ds.passages)
     pairs: list[dict] = []
     runs: dict = {"present": [], "absent": [], "near": []}  # (qid, article, [texts])
@@ -117,9 +127,6 @@ def build(shared: Path, grader: str, log) -> tuple[list[dict], dict]:  # noqa: A
         runs["absent"].append((q.qid, art, q.question, off))
         if n % 100 == 0:
             log(f"retrieved {n}/{len(ds.questions)}")
-    g = pipe.grader  # the product's signals: the index's statistics and centroid
-    signals = (g.extractor.features if grader == "fusion"
-               else lambda qt, texts: [sig for _, sig in g._score_batch(qt, texts)])
     by_q: dict[str, list[int]] = defaultdict(list)
     for i, p in enumerate(pairs):
         by_q[p["q"]].append(i)
@@ -131,6 +138,47 @@ def build(shared: Path, grader: str, log) -> tuple[list[dict], dict]:  # noqa: A
     log(f"{len(pairs)} pairs; " + ", ".join(f"{k} {sum(p['kind'] == k for p in pairs)}"
                                              for k in ("pos", "easy", "hard", "near", "wh", "abl")))
     return pairs, runs
+
+
+def ceiling(path: Path, grader: str, names: list[str], log, folds: int = 5) -> dict:  # noqa: ANN001
+    """A diagnostic, never shippable: how well ANY non-negative weighting of ``names`` could
+    tell a dataset's full-index runs from its gold-withheld runs, fitted on that dataset
+    itself (pos = graded gold chunks of the full run, neg = the withheld run's chunks).
+    Out-of-fold: each question scored by weights fitted on the other folds (by question;
+    same documents); in-sample: one fit on all. Figures as goal(): best-grade AUC, refused
+    at the lower threshold that answers 90%."""
+    ds, retriever, by_unit, signals = open_eval(path, grader)
+    rows = []
+    for q in ds.questions:
+        drop = frozenset(c for u in q.gold for c in by_unit.get(u, ()))
+        if not q.answerable or not drop:
+            continue
+        full = retriever.search(q.question, k=K)
+        off = retriever.search(q.question, k=K, withhold=drop)
+        gold = [bool(set(q.gold) & set(ds.units(h.chunk))) for h in full]
+        rows.append((signals(q.question, [h.chunk.text for h in full]), gold,
+                     signals(q.question, [h.chunk.text for h in off])))
+    log(f"ceiling: {len(rows)} questions, {sum(any(g) for _, g, _ in rows)} with a gold chunk graded")
+
+    def fit_on(idx: list[int]):  # noqa: ANN202
+        F, ks = [], []
+        for i in idx:
+            ff, gold, fo = rows[i]
+            F += [f for f, g in zip(ff, gold) if g] + fo
+            ks += ["pos"] * sum(gold) + ["wh"] * len(fo)
+        return fit_nonneg(F, names, np.array([k == "pos" for k in ks], float), balanced_weights(ks))
+
+    def figures(model_of) -> dict:  # noqa: ANN001
+        on = [max(model_of(i)(f) for f in rows[i][0]) for i in range(len(rows))]
+        off = [max(model_of(i)(f) for f in rows[i][2]) for i in range(len(rows))]
+        cut = sorted(on)[len(on) // 10]
+        return {"auc_full_vs_withheld": round(roc_auc(on, off), 3),
+                "refused_at_90": round(float(np.mean([b < cut for b in off])), 3)}
+
+    models = [fit_on([i for i in range(len(rows)) if i % folds != f]) for f in range(folds)]
+    whole = fit_on(list(range(len(rows))))
+    return {"out_of_fold": figures(lambda i: models[i % folds]), "in_sample": figures(lambda i: whole),
+            "weights_in_sample": dict(zip(whole.features, np.round(whole.weights, 3)))}
 
 
 def fit(pairs: list[dict], names: list[str], kinds: tuple[str, ...], arts: set[str]):  # noqa: ANN201
@@ -177,12 +225,22 @@ def main() -> int:
                     help="one params file per variant, fitted on both articles (its thresholds inside)")
     ap.add_argument("--grader", choices=("fusion", "align"), default="fusion",
                     help="refit the fusion's weights, or the align head's (align features + fusion signals)")
+    ap.add_argument("--ceiling", type=Path, default=None, metavar="DATASET",
+                    help="diagnostic only: fit on DATASET itself (5 folds by question) to see how far "
+                         "the signals could go there; writes no params file")
     ap.add_argument("--results", type=Path, default=Path("/tmp/fit_withheld_results.json"))
     args = ap.parse_args()
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
+    if args.ceiling is not None:
+        names = (list(__import__("localcrag.crag.graders.align", fromlist=["x"]).load_head()["calibration"]["features"])
+                 if args.grader == "align" else FUSION)
+        out = {f"{args.grader}: {n}": ceiling(args.ceiling, args.grader, feats, log)
+               for n, feats in (("shipped features", names), ("+ more signals", names + EXTRA))}
+        print(json.dumps(out, indent=2, default=float))
+        return 0
     pairs, runs = build(args.shared, args.grader, log)
     results: dict = {}
     if args.grader == "align":
