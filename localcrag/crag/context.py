@@ -1,0 +1,55 @@
+"""A sentence read in its context: the question terms its section has already named.
+
+Writers name a subject once and then drop it: under "Residual Dropout", "We apply dropout
+to the output of each sub-layer ... For the base model, we use a rate of 0.1." The last
+sentence answers "What dropout rate was used for the base model?" but does not repeat
+"dropout", so a ranking by the sentence's own words prefers a sentence elsewhere that does
+("The big model used dropout rate 0.1, instead of 0.3").
+
+So when an extractive answer counts which question terms a sentence covers, a term the
+sentence lacks still counts, at a discount, if one of the ``REACH`` sentences before it in
+the same evidence text names it: ``DISCOUNT`` for the sentence just before, ``DISCOUNT``
+squared for the one before that. A heading (a title line without a stop) sets the subject
+of what follows it and is read as context, but the window does not reach past it: what
+comes before a heading belongs to another section. Only the sentence itself is quoted.
+
+``DISCOUNT`` and ``REACH`` were chosen on the seed-0 40 anthropic-docs questions (the
+fitting slice) among discount 0, 0.25, 0.5, 0.75 and reach 1, 2 (``scripts/context_fit.py``,
+docs/eval.md); the held-out figures are in docs/eval.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+DISCOUNT = 0.5
+REACH = 2
+GRADE_CONTEXT = False  # the grader reads such a sentence with the one before it
+LEAD_ONLY = True  # context picks the lead sentence; a second one is added on its own words
+
+
+def context_credit(own: Sequence[set[str]], headings: Sequence[bool], asked: set[str],
+                   discount: float = DISCOUNT, reach: int = REACH) -> list[dict[str, float]]:
+    """For each sentence of one evidence text (its content-word stems ``own``, in order),
+    the credit of each question term: 1 if the sentence says it, ``discount ** k`` if the
+    k-th sentence before it does (k <= ``reach``, not past a heading), else absent."""
+    out: list[dict[str, float]] = []
+    for i, words in enumerate(own):
+        credit = dict.fromkeys(asked & words, 1.0)
+        if discount > 0 and not headings[i]:
+            for k in range(1, reach + 1):
+                if i - k < 0:
+                    break
+                for t in (asked & own[i - k]) - credit.keys():
+                    credit[t] = discount ** k
+                if headings[i - k]:
+                    break  # the section starts at its heading
+        out.append(credit)
+    return out
+
+
+def covered(credit: dict[str, float], asked: set[str],
+            weight: Callable[[str], float] = lambda t: 1.0) -> float:
+    """The (weighted) share of the question's terms a sentence covers, context included."""
+    total = sum(weight(t) for t in asked)
+    return sum(weight(t) * c for t, c in credit.items()) / total if total else 0.0
