@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from localcrag.textutil import STOPWORDS, TERMINAL
+
 DISCOUNT = 0.5
 REACH = 2
 GRADE_CONTEXT = False  # the grader reads such a sentence with the one before it
@@ -53,3 +55,17 @@ def covered(credit: dict[str, float], asked: set[str],
     """The (weighted) share of the question's terms a sentence covers, context included."""
     total = sum(weight(t) for t in asked)
     return sum(weight(t) * c for t, c in credit.items()) / total if total else 0.0
+
+
+def is_heading(sentence: str) -> bool:
+    """A title or a menu, not a statement: no closing punctuation, and mostly capitalised
+    words ("Chapter 18: The Role of Government", "Creating Test Cases Tips ..."), or a long
+    run of mostly capitalised terms (a menu of titles, "... Defining the Task Defining intent
+    categories Example Data ..."). A list item ("b. Potentially multiple delta events") is kept."""
+    if sentence.rstrip()[-1:] in TERMINAL + "]":
+        return False
+    words = sentence.split()
+    if sum(w[:1].isupper() for w in words) >= 0.5 * len(words):
+        return True
+    terms = [w for w in words if w.lower() not in STOPWORDS]  # a menu of titles spares "of", "the"
+    return len(terms) >= 8 and sum(w[:1].isupper() for w in terms) >= 0.6 * len(terms)

@@ -39,8 +39,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from localcrag.textutil import STOPWORDS, TERMINAL, base_form, content_words, stem
-from localcrag.crag.context import DISCOUNT, GRADE_CONTEXT, LEAD_ONLY, REACH, context_credit, covered
+from localcrag.textutil import STOPWORDS, base_form, content_words, stem
+from localcrag.crag.context import DISCOUNT, GRADE_CONTEXT, LEAD_ONLY, REACH, context_credit, covered, is_heading
 from localcrag.crag.grounding import evidence_sentences
 from localcrag.types import Evidence
 
@@ -112,20 +112,6 @@ def asked_items(question: str) -> int:
     if m.group("two"):
         return 2
     return _COUNTS.get((m.group("n") or "").lower(), MAX_SENTENCES)
-
-
-def is_heading(sentence: str) -> bool:
-    """A title or a menu, not a statement: no closing punctuation, and mostly capitalised
-    words ("Chapter 18: The Role of Government", "Creating Test Cases Tips ..."), or a long
-    run of mostly capitalised terms (a menu of titles, "... Defining the Task Defining intent
-    categories Example Data ..."). A list item ("b. Potentially multiple delta events") is kept."""
-    if sentence.rstrip()[-1:] in TERMINAL + "]":
-        return False
-    words = sentence.split()
-    if sum(w[:1].isupper() for w in words) >= 0.5 * len(words):
-        return True
-    terms = [w for w in words if w.lower() not in STOPWORDS]  # a menu of titles spares "of", "the"
-    return len(terms) >= 8 and sum(w[:1].isupper() for w in terms) >= 0.6 * len(terms)
 
 
 def _key(sentence: str) -> str:
