@@ -159,18 +159,23 @@ def test_with_grades_the_chunk_grade_weighs_in_without_them_only_the_words_do() 
 
 def test_a_sentence_whose_subject_its_predecessor_names_is_read_in_that_context() -> None:
     # Made up: the answer sentence says "they", its predecessor names the tomato pumps. On its
-    # own words the herb-pump sentence matches more of the question; in context the right
-    # one leads, and the predecessor itself is not quoted.
-    tomato = ev(1, "Pump care\n\nThe tomato pumps are flushed every month. "
+    # own words it ties with a sentence about other sprinklers (the first evidence, so it wins
+    # the tie); in context the right one leads, and the predecessor itself is not quoted.
+    tomato = ev(2, "Pump care\n\nThe tomato pumps are flushed every month. "
                    "At night, they run at a flow of 4 litres per minute.")
-    herbs = ev(2, "At night, the herb pumps run at a flow of 2 litres per minute.")
+    herbs = ev(1, "At night, the herb sprinklers run at a flow of 2 litres per minute.")
     q = "What flow do the tomato pumps run at during the night?"
     alone = extractive_answer(q, [herbs, tomato], discount=0.0)
-    assert alone.sentences[0].startswith("At night, the herb pumps")
+    assert alone.sentences[0].startswith("At night, the herb sprinklers")
+    assert extractive_answer(q, [herbs, tomato]).cited[0] == 1  # the default: context is off
     for scorer in (None, lambda q, ts: [0.6] * len(ts)):
-        out = extractive_answer(q, [herbs, tomato], scorer)
+        out = extractive_answer(q, [herbs, tomato], scorer, discount=0.25, reach=1)
         assert out.sentences[0] == "At night, they run at a flow of 4 litres per minute."
-        assert "flushed" not in out.text and out.cited[0] == 1
+        assert "flushed" not in out.text and out.cited[0] == 2
+    # a competitor with one more of the question's words of its own needs a larger discount
+    pumps = ev(1, "At night, the herb pumps run at a flow of 2 litres per minute.")
+    assert extractive_answer(q, [pumps, tomato], discount=0.5).cited[0] == 2
+    assert extractive_answer(q, [pumps, tomato], discount=0.25).cited[0] == 1
 
 
 def test_context_is_discounted_by_distance_and_stops_at_a_heading() -> None:
