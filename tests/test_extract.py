@@ -96,6 +96,14 @@ def test_a_label_number_is_not_an_answer_and_the_distinguishing_term_counts() ->
     assert out.span == "41.0 points"
 
 
+def test_a_lower_case_cross_reference_is_not_an_answer_number() -> None:
+    from localcrag.crag.extract import answer_spans
+
+    s = "We tuned the learning rate (see section 5.4 and table 3) and settled on 0.002."
+    spans = [s[a:b] for a, b in answer_spans(s, "What learning rate was used?", "number")]
+    assert spans == ["0.002"]
+
+
 def test_the_same_sentence_is_not_quoted_twice() -> None:
     a = ev(1, "API DocsEverything you need to call the API is in the reference.")
     b = ev(2, "Everything you need to call the API is in the reference.")
@@ -144,6 +152,13 @@ def test_a_space_before_a_comma_does_not_make_a_second_sentence() -> None:
     a = ev(1, "The API response has a stop_reason of tool_use , signaling Claude's intent.")
     b = ev(2, "The API response has a stop_reason of tool_use, signaling Claude's intent.")
     out = extractive_answer("What does a stop_reason of tool_use signal?", [a, b], lambda q, ts: [0.9] * len(ts))
+    assert len(out.sentences) == 1
+
+
+def test_spaces_around_any_punctuation_do_not_make_a_second_sentence() -> None:
+    a = ev(1, "Power user tip : wrap each document in tags ( <examples> ) before asking.")
+    b = ev(2, "Power user tip: wrap each document in tags (<examples>) before asking.")
+    out = extractive_answer("How should documents be wrapped?", [a, b], lambda q, ts: [0.9] * len(ts))
     assert len(out.sentences) == 1
 
 

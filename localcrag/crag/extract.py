@@ -115,9 +115,9 @@ def asked_items(question: str) -> int:
 
 
 def _key(sentence: str) -> str:
-    """A sentence's identity: case, spacing and a space before punctuation ("tool_use ,")
-    do not make a second sentence."""
-    return re.sub(r"\s+(?=[,.;:!?)])", "", " ".join(sentence.lower().split()))
+    """A sentence's identity: case, spacing and spaces around punctuation ("tool_use ,",
+    "tip : ( <examples> )") do not make a second sentence."""
+    return re.sub(r"\s*([^\w\s])\s*", r"\1", " ".join(sentence.lower().split()))
 
 
 def answer_shape(question: str) -> str | None:
@@ -130,6 +130,13 @@ def answer_shape(question: str) -> str | None:
 
 def _stems(text: str) -> set[str]:
     return content_words(text)
+
+
+# A number right after one of these names a part of a document, in any case ("see
+# section 5.4", "in table 3"): the closed class of cross-reference nouns of English
+# technical writing (general vocabulary, not taken from any data set).
+_XREF = re.compile(r"\b(?:sections?|tables?|fig(?:ure)?s?|chapters?|pages?|pp?|equations?|eqs?|"
+                   r"appendi(?:x|ces)|footnotes?|lines?|rows?|columns?|items?|steps?)\.? $", re.I)
 
 
 def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[int, int]]:
@@ -145,8 +152,9 @@ def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[
             continue
         if shape == "name" and m.start() == 0 and " " not in text:
             continue  # a capitalised first word is grammar, not a name
-        if shape == "number" and re.search(r"\b[A-Z][a-z]*\.? $", sentence[:m.start(group)]):
-            continue  # "Table 2", "Section 3": a label, not a quantity
+        if shape == "number" and (re.search(r"\b[A-Z][a-z]*\.? $", sentence[:m.start(group)])
+                                  or _XREF.search(sentence[:m.start(group)])):
+            continue  # "Table 2", "Section 3", "(section 5.4)": a label, not a quantity
         words = _stems(text)
         if text and not (words and words <= asked) and text.lower() not in question.lower():
             out.append((m.start(group), m.start(group) + len(m.group(group).rstrip())))
