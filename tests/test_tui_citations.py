@@ -56,3 +56,25 @@ async def test_citation_opens_the_chunk_it_came_from_when_prefixes_match(tmp_pat
         await pilot.press("ctrl+r", "enter")
         await settle(pilot)
         assert isinstance(app2.screen, PassageModal) and app2.screen.chunk.chunk_id == "cB"
+
+
+@pytest.mark.parametrize("style, says", [("extractive", "quotes from"), ("generative", "given to the model")])
+async def test_passage_footer_says_what_the_highlight_is_for_the_answer_style(
+        tmp_path: Path, style: str, says: str) -> None:
+    """A quoted answer gave nothing to a model: the passage view must not say it did."""
+    def script(question: str) -> list[ev.Event]:
+        events = _script(question)
+        done = events[-1]
+        answer = Answer(question, done.answer.text, done.answer.citations, Action.CORRECT, style=style)
+        return [*events[:-2], ev.StyleChosen(style, f"answer_style = {style}", "SmolLM2"),
+                ev.Token(answer.text), ev.AnswerDone(answer, done.evidence, {})]
+
+    app, _, _ = make_app(tmp_path, pipeline=FakePipeline(script), library=FakeLibrary(chunks=[FIRST, SECOND]))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "How do I clear a jam?")
+        await settle(pilot)
+        await pilot.press("ctrl+r", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, PassageModal)
+        assert says in app.screen.used

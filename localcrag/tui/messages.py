@@ -68,9 +68,9 @@ class ConsentRequest(Message):
 class ShowPassage(Message):
     """A chunk was looked up off the UI thread; show it."""
 
-    def __init__(self, evidence: Any, chunk: Any) -> None:
+    def __init__(self, evidence: Any, chunk: Any, style: str | None = None) -> None:
         super().__init__()
-        self.evidence, self.chunk = evidence, chunk
+        self.evidence, self.chunk, self.style = evidence, chunk, style
 
 
 class RunEnded(Message):

@@ -70,14 +70,19 @@ def highlight_passage(full: str, excerpt: str) -> tuple[Text, bool]:
     return text, found
 
 
+_USED = {"extractive": "the text the answer quotes from (no model read it)",
+         "generative": "the part given to the model"}
+
+
 class PassageModal(ModalScreen[None]):
     """The cited passage: file, page and text, with the part the answer used highlighted."""
 
     BINDINGS = [Binding("escape,q,enter", "dismiss", "Close")]
 
-    def __init__(self, evidence: Evidence, chunk: Chunk | None) -> None:
+    def __init__(self, evidence: Evidence, chunk: Chunk | None, style: str | None = None) -> None:
         super().__init__(classes="modal")
         self.evidence, self.chunk = evidence, chunk
+        self.used = _USED.get(style or "", "the evidence the answer was drawn from")
 
     def compose(self) -> ComposeResult:
         e, c = self.evidence, self.chunk
@@ -98,7 +103,7 @@ class PassageModal(ModalScreen[None]):
                 yield Static(Text.assemble(("Used: ", "bold"), (e.text, HIGHLIGHT)))
             with VerticalScroll(id="passage-body"):
                 yield Static(body)
-            yield Static(Text("highlighted: the part given to the model · Esc closes", style="dim"))
+            yield Static(Text(f"highlighted: {self.used} · Esc closes", style="dim"))
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(None)

@@ -103,22 +103,23 @@ class TranscriptScreen(Screen):
         if evidence is None:
             self.notify(f"[{msg.n}] is not one of this answer's sources.", severity="warning")
             return
+        style = msg.turn.style
         if evidence.chunk_id:
-            self._lookup(evidence, evidence.chunk_id)  # the exact passage, from the library
+            self._lookup(evidence, evidence.chunk_id, style)  # the exact passage, from the library
         else:  # web results, and conversations saved before chunk ids were stored
-            self.app.push_screen(PassageModal(evidence, None), self._passage_closed)
+            self.app.push_screen(PassageModal(evidence, None, style), self._passage_closed)
 
     @work(thread=True, group="lookup", exit_on_error=False)
-    def _lookup(self, evidence: Evidence, chunk_id: str) -> None:
+    def _lookup(self, evidence: Evidence, chunk_id: str, style: str | None = None) -> None:
         try:
             chunk = self.app.backend.library().get_chunk(chunk_id)
         except Exception:  # noqa: BLE001 - the stored evidence text is still shown
             chunk = None
-        self.post_message(ShowPassage(evidence, chunk))
+        self.post_message(ShowPassage(evidence, chunk, style))
 
     @on(ShowPassage)
     def _show_passage(self, msg: ShowPassage) -> None:
-        self.app.push_screen(PassageModal(msg.evidence, msg.chunk), self._passage_closed)
+        self.app.push_screen(PassageModal(msg.evidence, msg.chunk, msg.style), self._passage_closed)
 
     def _passage_closed(self, _: None = None) -> None:
         """Back to the question box: typing goes there, and Enter does not reopen the passage."""

@@ -56,6 +56,7 @@ class TurnView(Vertical):
         self.done = False
         self._stream: MarkdownStream | None = None
         self.model = ""  # the generator's name, from StyleChosen
+        self.style: str | None = None  # "extractive" / "generative" once known (the passage view says which)
 
     def compose(self) -> ComposeResult:
         yield Static(Text.assemble(("❯ ", "bold #90caf9"), (self.question, "bold")), classes="question")
@@ -94,6 +95,7 @@ class TurnView(Vertical):
 
     def set_style(self, style: str | None, web: bool = False, dropped: int = 0) -> None:
         """"Quoted from your documents" / "Written by <model>, checked against ..." (or nothing)."""
+        self.style = style or self.style
         label = style_label(style, self.model, web) if style else ""
         if label and dropped:
             label += f" · {dropped} unsupported sentence{'s' if dropped != 1 else ''} not shown"
