@@ -177,3 +177,11 @@ def test_article_filter_and_bad_grader_model(fake_pipelines, shared_data: Path, 
     assert "choose one of: Computational_complexity_theory, Normans" in capsys.readouterr().err
     assert main(["eval", str(small), "--only", "evaluator", "--grader-model", str(tmp_path / "x.onnx")]) == 1
     assert "no such model file" in capsys.readouterr().err
+
+
+def test_grader_model_help_names_a_file_not_only_onnx() -> None:
+    """It takes an .onnx, an align head .json or a fusion params .json: the usage line says FILE."""
+    from localcrag.cli.main import build_parser
+
+    usage = build_parser()._subparsers._group_actions[0].choices["eval"].format_usage()
+    assert "--grader-model FILE" in usage and "ONNX" not in usage

@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(default: the top_k setting)")
     s.add_argument("--grader", choices=list(GRADERS), default=None,
                    help="retrieval evaluator to measure (default: the grader setting)")
-    s.add_argument("--grader-model", type=Path, default=None, metavar="ONNX",
+    s.add_argument("--grader-model", type=Path, default=None, metavar="FILE",
                    help="cross-encoder model file to measure (e.g. one scripts/train_evaluator.py wrote; "
                         "its thresholds come from the .json beside it), or an align head .json "
                         "(scripts/train_align.py; with --grader align), or a fusion params .json "
