@@ -94,6 +94,7 @@ def test_offline_is_one_line_and_sends_nothing(hub: FakeHub, monkeypatch: pytest
     assert main(["models", "pull", SPEC]) == 1
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "offline: cannot resolve 127.0.0.1" in err
+    assert "pull again" in err and "command" not in err  # the Models screen (F3) shows it too
     assert hub.requests == []
 
 

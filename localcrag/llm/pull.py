@@ -122,7 +122,7 @@ def check_online(offline: bool, probe: Callable[[str], bool], endpoint: str) -> 
                         "turn offline off to download a model")
     if not probe(host):
         raise PullError(f"offline: cannot resolve {host}, so nothing can be downloaded",
-                        "connect to the network and run the same command again")
+                        "connect to the network and pull again")
 
 
 def plan_pull(spec: str, models_dir: Path, *, offline: bool, probe: Callable[[str], bool]) -> PullPlan:
@@ -165,7 +165,7 @@ def _hub_errors(what: str, endpoint: str) -> Iterator[None]:
     except (httpx2.ConnectError, httpx2.TimeoutException, httpx2.RemoteProtocolError,
             OfflineModeIsEnabled) as exc:
         raise PullError(f"{what}: cannot reach {endpoint} ({type(exc).__name__})",
-                        "check the connection (and HF_ENDPOINT) and run the same command again; "
+                        "check the connection (and HF_ENDPOINT) and pull again; "
                         "a partial download is resumed") from None
     except OSError as exc:  # disk full while writing, or a size that did not match
         import errno
@@ -174,7 +174,7 @@ def _hub_errors(what: str, endpoint: str) -> Iterator[None]:
             raise PullError(f"{what}: the disk filled up while downloading; the partial file is kept",
                             "free some space and pull again to resume") from None
         raise PullError(f"{what}: download failed: {' '.join(str(exc).split())[:200]}",
-                        "run the same command again") from None
+                        "pull again") from None
 
 
 def check_disk(plan: PullPlan) -> None:
