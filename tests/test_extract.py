@@ -209,3 +209,14 @@ def test_how_long_emphasises_a_duration_over_another_number() -> None:
     assert out.span == "9 days" and out.sentences[0].startswith("The large kilns")
     road = ev(1, "The new bridge is 450 metres long and opened in 2019.")
     assert extractive_answer("How long is the new bridge?", [road]).span == "450 metres"
+
+
+def test_how_much_emphasises_a_quantity_over_a_year_and_who_a_person_over_a_weekday() -> None:
+    budget = ev(1, "The travel budget for 2026 is 48,000 euros, approved by Marta Lindqvist.")
+    assert extractive_answer("How much is the travel budget?", [budget]).span == "48,000 euros"
+    assert extractive_answer("When was the budget set?", [budget]).span == "2026"  # a year is a date
+    coffee = ev(1, "Descaling is done every second Friday by Priya.")
+    assert extractive_answer("Who does the descaling?", [coffee]).span == "Priya"
+    # alone, the year and the weekday are still emphasised: the order changes, not the spans
+    assert extractive_answer("How many were sold in the peak?", [ev(1, "Sales peaked in 1998.")]).span == "1998"
+    assert extractive_answer("Who comes?", [ev(1, "The cleaners come on Friday.")]).span == "Friday"

@@ -40,6 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from localcrag.textutil import STOPWORDS, base_form, content_words, stem
+from localcrag.crag.emphasis import MONTH as _MONTH, order_spans
 from localcrag.crag.context import DISCOUNT, GRADE_CONTEXT, LEAD_ONLY, REACH, context_credit, covered, is_heading
 from localcrag.crag.grounding import evidence_sentences
 from localcrag.types import Evidence
@@ -71,15 +72,6 @@ _SHAPES = [
     ("place", re.compile(r"\bwhere\b|\b(?:what|which) (?:city|country|place|region|location|"
                          r"state|continent|town|area)\b", re.I)),
 ]
-# "How long did it take", "how much time", "what duration": the answer is a number with a
-# unit of time ("3.5 days"), so such a span is emphasised before any other number ("300,000
-# steps"). "How long" can ask a length too: without a time unit any number still qualifies.
-_DURATION = re.compile(r"\bhow long\b|\bhow much time\b|\b(?:what|which) (?:\w+ )?(?:duration|period)\b",
-                       re.I)
-_TIME_UNIT = re.compile(r"(?:\d|\s)(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|"
-                        r"days?|weeks?|months?|years?|decades?|centur(?:y|ies))$", re.I)
-_MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|"
-          r"December)")
 _NUM = r"(?:[$€£]\s?)?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent\b|°\s?[CF]?))?"
 _SPANS = {
     "number": re.compile(r"(?:\b[A-Za-z]\w{0,3}\s*=\s*)" + _NUM + r"|(?<![\w.])" + _NUM
@@ -191,9 +183,7 @@ def _emphasise(sentence: str, question: str, shape: str | None) -> tuple[str, st
         return sentence, None
     asked = _stems(question)
     anchors = [m.start() for m in re.finditer(r"\w+", sentence) if stem(base_form(m.group(0))) in asked]
-    timed = bool(_DURATION.search(question))  # a duration first: "3.5 days", not "300,000 steps"
-    spans.sort(key=lambda s: (not (timed and _TIME_UNIT.search(sentence[s[0]:s[1]])),
-                              min((abs(s[0] - a) for a in anchors), default=s[0])))
+    spans = order_spans(spans, sentence, question, shape, anchors)  # "3.5 days" before "300,000 steps"
     chosen = sorted(spans[:2 if re.search(r"\band\b", question) else 1])
     out, pos = [], 0
     for a, b in chosen:

@@ -1,0 +1,48 @@
+"""Which answer-shaped span of a quoted sentence is emphasised first.
+
+``extract.answer_spans`` finds every span of the shape a question asks for; this module
+orders them, nearest to the question's words first, with general-English preferences
+before distance (none taken from any data set):
+
+* a question about a duration ("how long", "how much time") wants a number with a unit of
+  time ("**3.5 days**", not "300,000 steps"); "how long" can ask a length too, so without
+  a time unit any number still qualifies;
+* a how-much / how-many question wants a quantity, not a calendar year: a bare year
+  ("the budget for 2026 is **48,000 euros**") comes after every other number;
+* a who-question wants a person: a weekday or month name ("every second Friday by
+  **Priya**") comes after every other capitalised name.
+
+Only the bold markers depend on this order, never which sentences are quoted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|"
+         r"December)")
+DURATION = re.compile(r"\bhow long\b|\bhow much time\b|\b(?:what|which) (?:\w+ )?(?:duration|period)\b",
+                      re.I)
+TIME_UNIT = re.compile(r"(?:\d|\s)(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|"
+                       r"days?|weeks?|months?|years?|decades?|centur(?:y|ies))$", re.I)
+_YEAR = re.compile(r"(?:1[0-9]|20)\d\d")
+_CALENDAR = re.compile(r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|" + MONTH[3:-1] + r")s?")
+
+
+def _unlikely(text: str, shape: str | None) -> bool:
+    """A span of the right shape that is probably not what the question asks for."""
+    if shape == "number":
+        return bool(_YEAR.fullmatch(text))
+    if shape == "name":
+        return bool(_CALENDAR.fullmatch(text))
+    return False
+
+
+def order_spans(spans: Sequence[tuple[int, int]], sentence: str, question: str, shape: str | None,
+                anchors: Sequence[int]) -> list[tuple[int, int]]:
+    """``spans`` best first: the preferences above, then nearest to a question word (``anchors``)."""
+    timed = bool(DURATION.search(question))
+    return sorted(spans, key=lambda s: (not (timed and TIME_UNIT.search(sentence[s[0]:s[1]])),
+                                        _unlikely(sentence[s[0]:s[1]], shape),
+                                        min((abs(s[0] - a) for a in anchors), default=s[0])))
