@@ -329,6 +329,8 @@ async def test_help_lists_every_binding(tmp_path: Path) -> None:
         await pilot.press("f1")
         assert isinstance(app.screen, ChatScreen)
     listed = {keys for _, rows in binding_rows(LocalcragApp) for keys, _ in rows}
+    settings_help = " ".join(text for _, rows in binding_rows(LocalcragApp) for keys, text in rows if keys == "ctrl+s")
+    assert "Model server" in settings_help and "OCR" in settings_help and "Limits per file" in settings_help
     for cls in (LocalcragApp, ChatScreen, LibraryScreen, SettingsScreen):
         for b in cls.BINDINGS:
             assert any(b.key.split(",")[0].replace("escape", "esc").replace("delete", "del") in k

@@ -20,6 +20,7 @@ from textual.screen import Screen
 from localcrag.errors import describe_error
 from localcrag.history import History
 from localcrag.settings import Settings
+from localcrag.settings_groups import GROUPS
 from localcrag.tui.backend import Backend, DemoLibraryFactory, LibraryFactory, PipelineFactory
 from localcrag.tui.library_app import INDEX_POLL_S, LibraryApp
 from localcrag.tui.messages import ModelsLoaded, ModelsLoading
@@ -54,7 +55,7 @@ class LocalcragApp(LibraryApp):
         Binding("ctrl+l", "toggle_mode('library')", "Library",
                 tooltip="Library: add, re-index and remove documents (again: back to chat)"),
         Binding("ctrl+s", "toggle_mode('settings')", "Settings",
-                tooltip="Settings: models, evaluator thresholds, k, web search, offline"),
+                tooltip="Settings, every one, in groups: " + ", ".join(g.split(" (")[0] for g in GROUPS)),
         Binding("f3", "toggle_mode('models')", "Models", show=False,
                 tooltip="Models: what is in models/, the catalogue, and pulls from the Hugging Face hub"),
         Binding("f1", "help", "Help", tooltip="This list of keys"),
