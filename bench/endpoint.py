@@ -58,11 +58,21 @@ def timed_stream(pieces: Iterator[str]) -> dict:
     return {"ttft": (first or time.perf_counter()) - t0, "tok_s": rate, "pieces": n, "text": "".join(text)}
 
 
+def llama_threads(llm) -> tuple[int, int]:
+    """(generation, batch) threads of a loaded model, read back from llama.cpp itself."""
+    import llama_cpp
+
+    ctx = llm._llm._ctx.ctx
+    return llama_cpp.llama_n_threads(ctx), llama_cpp.llama_n_threads_batch(ctx)
+
+
 def measure(url: str, model_path, chats: list[list[dict[str, str]]], reps: int) -> dict[str, list[dict]]:
     from localcrag.llm.endpoint import EndpointLLM
     from localcrag.llm.gguf import load_llm
 
     local = load_llm(model_path, n_ctx=2048, threads=THREADS)
+    if (used := llama_threads(local)) != (THREADS, THREADS):  # like with like, or no figure at all
+        raise RuntimeError(f"the in-process model runs {used} (generation, batch) threads, not {THREADS}")
     remote = EndpointLLM(url, read_timeout=120.0, extra_body={"repeat_penalty": 1.0})  # as in-process
     remote.check()
     sides: dict[str, Callable[[list[dict[str, str]]], Iterator[str]]] = {
