@@ -103,6 +103,16 @@ def server_pid(url: str) -> int:
     raise RuntimeError(f"the model server process for {url} was not found")
 
 
+def served_prompt_tokens(url: str, messages: list[dict[str, str]]) -> int:
+    """The server's own count of a chat prompt's tokens (``usage`` of a one-token answer)."""
+    import urllib.request
+
+    body = json.dumps({"messages": messages, "max_tokens": 1, "temperature": 0}).encode()
+    req = urllib.request.Request(url + "/chat/completions", body, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=120) as resp:
+        return int(json.loads(resp.read())["usage"]["prompt_tokens"])
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.endpoint_probe", description=__doc__.split("\n")[0])
     p.add_argument("--pairs", type=int, default=8, help="answer prompts per side (default 8)")
@@ -148,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
         for side in sides.values():
             for _ in side([{"role": "user", "content": "Say hello."}]):
                 pass
+        first = prompts(1)[0]
+        print(f"prompt tokens of the first answer prompt: in-process {len(local.prompt_tokens(local.chat_prompt(first)))}"
+              f", server {served_prompt_tokens(remotes['endpoint'].url, first)} (its usage count)")
         for hook in hooks.values():
             Path(hook).write_text("")
         rows: dict[str, list[dict]] = {k: [] for k in sides}
