@@ -98,6 +98,15 @@ NAMES = [
     ("index ≤ 3× its rows", "index-size-ratio"),
     ("2,000 files no slower", "index-2000-files-time"),
     ("racing ingests", "racing-ingests-duplicates"),
+    ("ingest of a 50 MB single-line .txt", "hostile-50mb-one-line-txt"),
+    ("ingest of a zip-bomb .epub", "hostile-zip-bomb-epub"),
+    ("the good file beside the bomb", "hostile-good-file-beside-bomb"),
+    ("a file saved into a watched folder", "watch-saved-file-searchable"),
+    ("a deleted one is gone", "watch-deleted-file-gone"),
+    ("HTTP path: time to first token", "endpoint-ttft-vs-in-process"),
+    ("HTTP path: tokens/s", "endpoint-tokens-per-s-vs-in-process"),
+    ("OCR <= 3 s CPU per page", "ocr-cpu-seconds-per-page"),
+    ("search on the scan finds the text layer's page", "ocr-scan-search-same-page"),
 ]
 
 

@@ -7,7 +7,9 @@ names are passed in.
 from __future__ import annotations
 
 import difflib
+import json
 import os
+import re
 import tomllib
 from collections.abc import Iterable, Mapping
 
@@ -30,11 +32,27 @@ def env_overrides(fields: Iterable[str], environ: Mapping[str, str] | None = Non
         raw = environ.get(env_name(field))
         if raw is None or raw.strip() == "":
             continue
-        try:
-            out[field] = tomllib.loads(f"v = {raw.strip()}")["v"]
-        except tomllib.TOMLDecodeError:
-            out[field] = raw.strip()
+        out[field] = read_value(raw)
     return out
+
+
+def read_value(raw: str) -> object:
+    """What one typed value means: a TOML value when it reads as one, else the plain string."""
+    try:
+        return tomllib.loads(f"v = {raw.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        return raw.strip()
+
+
+def toml_value(value: object) -> str:
+    """A value as written after ``name = `` on one TOML line (a table inline), so a line of
+    ``localcrag config`` pastes into the file and the settings screen shows what it saves."""
+    if isinstance(value, dict):
+        keys = {k: k if re.fullmatch(r"[A-Za-z0-9_-]+", str(k)) else json.dumps(str(k)) for k in value}
+        return "{" + ", ".join(f"{keys[k]} = {toml_value(v)}" for k, v in value.items()) + "}"
+    import tomli_w
+
+    return tomli_w.dumps({"v": value}).strip().removeprefix("v = ")
 
 
 def check_names(raw: Mapping[str, object], known: Iterable[str]) -> None:

@@ -13,3 +13,27 @@ def test_every_listed_bench_section_imports_and_runs_with_quick() -> None:
     for name in main.SECTIONS:
         run = importlib.import_module(f"bench.{name}").run
         assert list(inspect.signature(run).parameters) == ["quick"], name
+
+
+def test_every_target_of_the_last_full_run_has_a_descriptive_unique_name() -> None:
+    """The targets of the committed BENCHMARKS.json (every section's real target texts),
+    named again by today's report code: none falls back to a generic ``sectionN-i`` name,
+    no two share one, and every name in the table still matches a target."""
+    import json
+    import re
+    from pathlib import Path
+
+    from bench import Section
+    from bench.report import NAMES, target_names
+
+    report = json.loads((Path(__file__).resolve().parents[1] / "BENCHMARKS.json").read_text(encoding="utf-8"))
+    names: list[str] = []
+    for sec in report["sections"]:
+        targets = [(t["target"], t["measured"], t["pass"]) for t in sec["targets"]]
+        names += target_names(Section(sec["title"], targets=targets, data=sec["data"]))
+    assert len(names) == len(report["targets"]) > 30
+    generic = [n for n in names if re.fullmatch(r"section\d+-\d+", n)]
+    assert not generic, generic
+    assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", n) for n in names), names
+    assert len(set(names)) == len(names), sorted(n for n in names if names.count(n) > 1)
+    assert {name for _, name in NAMES} <= set(names)

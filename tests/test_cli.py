@@ -115,6 +115,53 @@ def test_config_documents_environment_overrides(monkeypatch: pytest.MonkeyPatch,
     assert "top_k = 8  # Chunks retrieved per question.  [from LOCALCRAG_TOP_K]" in out.splitlines()
 
 
+def test_sources_count_each_document_in_its_formats_unit(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """A workbook's count is sheet rows, a deck's slides, a PDF's pages (one registry:
+    ingest/formats.py); a Word file's stored number counts nothing a reader knows: a dash."""
+    import json
+
+    import localcrag.ingest.library as library
+    from localcrag.cli.main import main
+    from localcrag.ingest.formats import FORMATS
+    from localcrag.ingest.rows import SourceInfo
+
+    rows = [SourceInfo(f"/d/{name}", n, 3, 1764478000.0, "h") for name, n in
+            (("book.xlsx", 2400), ("deck.pptx", 1), ("a.pdf", 15), ("data.csv", 12), ("r.docx", 2))]
+
+    class Listed:
+        def __init__(self, settings: object) -> None:
+            pass
+
+        def sources(self) -> list[SourceInfo]:
+            return rows
+
+    monkeypatch.setattr(library, "Library", Listed)
+    assert main(["sources"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    counts = [line.split(" 3 chunks")[0].strip() for line in lines[:-1]]
+    assert counts == ["2,400 rows", "1 slide", "15 pages", "12 rows", "—"]
+    assert main(["sources", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["sources"]
+    assert [(d["pages"], d["unit"]) for d in data] == [(2400, "row"), (1, "slide"), (15, "page"), (12, "row"),
+                                                       (2, None)]
+    assert {f.unit for f in FORMATS.values()} == {"page", "slide", "row", ""}
+
+
+def test_config_lists_settings_in_their_declared_groups(isolated_home: Path, capsys) -> None:
+    """Not pydantic's order (the mixins' model-server, OCR and limit fields first): the
+    groups of settings_groups.py, each under its title, as on the settings screen."""
+    from localcrag.cli.main import main
+    from localcrag.settings_groups import GROUPS
+
+    assert main(["config"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    titles = [line.removeprefix("# --- ").removesuffix(" ---") for line in lines if line.startswith("# --- ")]
+    names = [line.removeprefix("# ").split(" = ")[0] for line in lines if " = " in line.split("  # ")[0]]
+    assert titles == list(GROUPS)
+    assert names == [n for group in GROUPS.values() for n in group]
+    assert names[0] == "generator" and names[-1] == "max_archive_ratio"
+
+
 def test_an_empty_search_is_a_one_line_error(isolated_home: Path) -> None:
     _one_line_error(_cli("search", "  ", home=isolated_home), "empty")
 

@@ -44,6 +44,17 @@ def test_onnx_vectors_match_torch(both) -> None:
     assert np.argmax(a[1:4] @ a[0]) == np.argmax(b[1:4] @ b[0]) == 0
 
 
+def test_onnx_vector_does_not_depend_on_batch_mates(both) -> None:
+    """The int8 model quantises activations per run: a text must get the same vector alone,
+    with other texts, and in another order (else decisions flip between runs)."""
+    onnx, _ = both
+    alone = np.stack([onnx.embed([t])[0] for t in TEXTS])
+    together = onnx.embed(TEXTS)
+    reversed_ = onnx.embed(TEXTS[::-1])[::-1]
+    np.testing.assert_array_equal(alone, together)
+    np.testing.assert_array_equal(alone, reversed_)
+
+
 def test_token_counts_identical(both) -> None:
     onnx, torch = both
     assert onnx.max_tokens == torch.max_tokens == 256

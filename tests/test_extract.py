@@ -128,3 +128,29 @@ def test_a_heading_or_menu_is_not_quoted_as_an_answer_but_a_list_item_is() -> No
                  "stability and reduce energy waste.")
     out = extractive_answer("What is the role of AI in smart grids?", [grid])
     assert out.sentences == ("AI-powered systems enhance grid stability and reduce energy waste.",)
+
+
+def test_a_long_menu_of_section_titles_is_a_heading_even_with_lower_case_words() -> None:
+    from localcrag.crag.extract import is_heading
+
+    menu = ("Introduction Benefits of Automated Routing Defining the Task Defining intent categories "
+            "Example Data Scaling to large number of classes Evaluating the Performance of your Classifier")
+    assert is_heading(menu)
+    assert not is_heading("Choose a deployment method such as the Claude API")  # a short list item
+
+
+def test_a_space_before_a_comma_does_not_make_a_second_sentence() -> None:
+    a = ev(1, "The API response has a stop_reason of tool_use , signaling Claude's intent.")
+    b = ev(2, "The API response has a stop_reason of tool_use, signaling Claude's intent.")
+    out = extractive_answer("What does a stop_reason of tool_use signal?", [a, b], lambda q, ts: [0.9] * len(ts))
+    assert len(out.sentences) == 1
+
+
+def test_with_grades_the_chunk_grade_weighs_in_without_them_only_the_words_do() -> None:
+    # Two sentences the sentence scorer cannot tell apart: the one in the better graded
+    # chunk is quoted. Standard RAG (no scorer) ranks by the question's words alone.
+    poor = ev(1, "Ferns grow well in shade on damp ground.", score=0.2)
+    good = ev(2, "Ferns grow best in shade with damp soil.", score=0.9)
+    flat = lambda q, ts: [0.5] * len(ts)  # noqa: E731
+    assert extractive_answer("Where do ferns grow?", [poor, good], flat).cited[0] == 2
+    assert extractive_answer("Where do ferns grow?", [poor, good]).cited[0] == 1  # a tie: the first

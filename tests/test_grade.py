@@ -354,3 +354,17 @@ def test_val_json_decisions_offline(minilm) -> None:
         if (d.action == Action.INCORRECT) == answerable:
             wrong.append((q, d.action.value, round(d.best_score, 3)))
     assert not wrong
+
+
+def test_join_sentences_reads_the_toolkits_terminal_set() -> None:
+    """A strip ending in any of textutil's closing marks (CJK full stop, a closing quote
+    included) runs on; a heading without one stays a paragraph of its own."""
+    from localcrag.crag.refine import join_sentences
+    from localcrag.textutil import TERMINAL
+
+    for mark in TERMINAL:
+        assert join_sentences([f"It ends here{mark}", "Next."]) == f"It ends here{mark} Next.", mark
+    assert join_sentences(["机器人很有用。", "它们很安全。"]) == "机器人很有用。 它们很安全。"
+    assert join_sentences(["He said 'stop'", "Then left."]) == "He said 'stop' Then left."
+    assert join_sentences(["Collaborative robots", "Cobots share a workspace."]) == \
+        "Collaborative robots\n\nCobots share a workspace."

@@ -107,3 +107,12 @@ def test_a_heading_glued_to_its_paragraph_is_not_quoted_twice() -> None:
 
     assert evidence_sentences("Explainable AI (XAI) Explainable AI (XAI) aims to make AI clear.") == [
         "Explainable AI (XAI) aims to make AI clear."]
+
+
+def test_a_web_page_glued_without_a_space_still_breaks_into_sentences() -> None:
+    from localcrag.crag.grounding import evidence_sentences
+
+    text = ("Have Claude summarise long documents.Tool Use lets Claude call functions. "
+            "Visit claude.ai today. The U.S.Open is in New York.")
+    assert evidence_sentences(text) == ["Have Claude summarise long documents.", "Tool Use lets Claude call functions.",
+                                        "Visit claude.ai today.", "The U.S.Open is in New York."]

@@ -312,3 +312,18 @@ def test_rewrite_false_asks_the_question_as_typed(library: Library) -> None:
     assert any(isinstance(e, ev.QuestionRewritten) for e in rewritten)
     as_typed = _run(_pipe(library), "Where do they work?", history=history, rewrite=False)
     assert not any(isinstance(e, ev.QuestionRewritten) for e in as_typed)
+
+
+def test_an_extractive_answer_quotes_from_the_whole_kept_chunks_not_the_strips(library: Library) -> None:
+    # Refinement cuts chunks to strips that fit a prompt; a quote needs no budget and picks
+    # its own sentences, so it sees every kept chunk whole (standard RAG's evidence, graded).
+    kw = dict(upper_threshold=0.3, lower_threshold=0.1, strip_threshold=0.9, strip_sentences=1)
+    quoted = _run(_pipe(library, **kw), "What are cobots?", style="extractive")
+    written = _run(_pipe(library, gen=FakeGenerator("Cobots work safely next to people [1]."), **kw),
+                   "What are cobots?", style="generative")
+    kept = next(e for e in quoted if isinstance(e, ev.Refined)).strips
+    evidence = quoted[-1].evidence
+    assert any("force sensors" in e.text for e in evidence)  # the whole chunk
+    assert not any("force sensors" in s.text for s in kept)  # ... that refinement cut
+    assert not any("force sensors" in e.text for e in written[-1].evidence)  # the prompt gets the strips
+    assert quoted[-1].answer.text.startswith("Collaborative robots") and quoted[-1].answer.citations

@@ -123,3 +123,25 @@ def test_every_setting_can_be_overridden_from_the_environment(tmp_path, monkeypa
     monkeypatch.setenv(env_name("top_k"), "many")
     with pytest.raises(LocalcragError, match="LOCALCRAG_TOP_K='many'"):
         Settings.load(cfg)
+
+
+def test_every_setting_is_in_exactly_one_declared_group() -> None:
+    """The groups `localcrag config` and the settings screen read: a new field of Settings
+    that no group names fails here (and would show under "Other", never vanish)."""
+    from localcrag.settings_groups import GROUPS, OTHER, grouped
+
+    named = [n for names in GROUPS.values() for n in names]
+    assert len(named) == len(set(named)), sorted(n for n in named if named.count(n) > 1)
+    assert set(named) == set(Settings.model_fields), (set(Settings.model_fields) ^ set(named))
+    assert OTHER not in grouped(Settings.model_fields)
+    assert grouped(["top_k", "new_one", "ocr"]) == {"Retrieval": ["top_k"], "OCR (scanned pages and images)": ["ocr"],
+                                                   OTHER: ["new_one"]}
+
+
+@pytest.mark.parametrize("value", ["s", 3, 0.5, True, {"endpoint": "http://minio:9000", "allow_http": "true"},
+                                   {"odd key": "x"}, "/a/b"])
+def test_toml_value_is_one_line_that_reads_back(value: object) -> None:
+    from localcrag.settings_io import read_value, toml_value
+
+    text = toml_value(value)
+    assert "\n" not in text and read_value(text) == value

@@ -25,7 +25,8 @@ SIZE = (110, 34)
 @pytest.fixture
 def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> LocalcragApp:
     monkeypatch.setenv("LOCALCRAG_HOME", str(tmp_path / "home"))
-    models = tmp_path / "models"
+    monkeypatch.chdir(tmp_path)  # models_dir on the settings screen reads "models", not a tmp path
+    models = Path("models")
     (models / "all-MiniLM-L6-v2").mkdir(parents=True)
     (models / "all-MiniLM-L6-v2" / "modules.json").write_text("[]")
     for name in ("SmolLM2-135M-Instruct.Q4_1.gguf", "gemma-3-270m-q4_k_m.gguf"):
@@ -88,6 +89,19 @@ def test_settings_offline_checkbox_at_160_columns(snap_compare, app: LocalcragAp
         await _steady(pilot)
 
     assert snap_compare(app, terminal_size=(160, 40), run_before=run_before)
+
+
+def test_settings_index_location_with_a_bad_value(snap_compare, app: LocalcragApp) -> None:
+    """The groups added late (index location, OCR), one refused value marked under its field."""
+    async def run_before(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        pilot.app.screen.query_one("#field-index_uri", Input).value = "ftp://files/team"
+        pilot.app.screen.query_one("#field-index_refresh_seconds").focus()
+        await _steady(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
 
 def test_help(snap_compare, app: LocalcragApp) -> None:

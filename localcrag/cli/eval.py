@@ -46,6 +46,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="SQuAD: only the questions of this article, e.g. Normans (held-out reporting)")
     s.add_argument("--rerank", type=positive_int, default=0, metavar="N",
                    help="also measure retrieval with the first N chunks re-ordered by the grader")
+    s.add_argument("--withhold", choices=["gold"], default=None,
+                   help="with --only decisions: decide every answerable question a second time with its "
+                        "gold units (the answer-bearing chunks, paragraph or chapter) withheld from the search, "
+                        "so what is graded is on topic but lacks the answer: CRAG should refuse")
     s.add_argument("--style", choices=["extractive", "generative", "auto", "both"], default=None,
                    help="answer style (default: the answer_style setting); both = CRAG extractive and "
                         "CRAG generative side by side, with generative RAG as the baseline")
@@ -126,11 +130,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise LocalcragError(f"--limit must be at least 1 (got {args.limit})")
     if args.k is not None and not 1 <= args.k <= 50:
         raise LocalcragError(f"-k must be between 1 and 50 (got {args.k})")
+    if args.withhold and args.only != "decisions":
+        raise LocalcragError(f"--withhold {args.withhold} measures the CRAG decision only",
+                             "add --only decisions")
     ds = load_dataset(args.dataset)
     opts = EvalOptions(modes=("crag", "rag") if args.mode == "both" else (args.mode,),
                        limit=args.limit, seed=args.seed, only=args.only, k=args.k,
                        offline=not args.online, styles=_styles(args.style), rerank=args.rerank,
-                       article=args.article)
+                       article=args.article, withhold=args.withhold)
     callback, close = _progress(args.json)
     try:
         res = run_eval(ds, _settings(args, Settings.load()), opts, pipeline_factory=pipeline_factory, on_progress=callback)

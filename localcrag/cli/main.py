@@ -113,6 +113,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 
 def cmd_sources(args: argparse.Namespace) -> int:
+    from localcrag.ingest.formats import count_text, count_unit
     from localcrag.ingest.library import Library
 
     srcs = Library(_settings(args)).sources()
@@ -120,8 +121,8 @@ def cmd_sources(args: argparse.Namespace) -> int:
     srcs = [s for s in srcs if needle in s.source.lower()]
     matching, srcs = len(srcs), srcs[:getattr(args, "limit", None) or None]
     if args.json:
-        _print_json({"sources": [{"source": s.source, "pages": s.pages, "chunks": s.chunks, "indexed_at":
-                                  s.indexed_at} for s in srcs], "matching": matching, "total": total})
+        _print_json({"sources": [{"source": s.source, "pages": s.pages, "unit": count_unit(s.source) or None,
+                                  "chunks": s.chunks, "indexed_at": s.indexed_at} for s in srcs], "matching": matching, "total": total})
         return 0
     if not total:
         print("No documents indexed yet. Add some with: localcrag ingest PATH")
@@ -130,7 +131,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
     for s in srcs:  # written as they go: a 10,000-line listing starts at once in a pager
         when = dt.datetime.fromtimestamp(s.indexed_at).strftime("%Y-%m-%d %H:%M")
-        sys.stdout.write(f"{s.pages:>5} pages {s.chunks:>6} chunks  {when}  {shown(s.source)}\n")
+        sys.stdout.write(f"{count_text(s.source, s.pages):>12} {s.chunks:>6} chunks  {when}  {shown(s.source)}\n")
     shown_note = f" (showing {len(srcs):,} of {matching:,} matching)" if len(srcs) < total else ""
     print(f"{total:,} documents, {sum(s.chunks for s in srcs):,} chunks listed{shown_note}")
     return 0
@@ -177,13 +178,11 @@ def score_kind(mode: str, query: str) -> tuple[str, str]:
 
 
 def cmd_config(args: argparse.Namespace) -> int:
-    """Every setting as a line you can paste into the TOML file, with its description."""
-    import tomli_w
-
+    """Every setting as a line you can paste into the TOML file, with its description, in
+    the settings' declared groups (settings_groups.py, as on the settings screen)."""
     from localcrag.settings import Settings, config_path, data_dir
-
-    from localcrag.settings_io import env_name, env_overrides
-    from localcrag.settings_limits import LIMIT_FIELDS
+    from localcrag.settings_groups import grouped
+    from localcrag.settings_io import env_name, env_overrides, toml_value
 
     s = Settings.load()
     print(f"# config file: {config_path()}\n# data dir: {data_dir()}")
@@ -191,16 +190,13 @@ def cmd_config(args: argparse.Namespace) -> int:
           "LOCALCRAG_TOP_K=8 or LOCALCRAG_GENERATOR=my-model.gguf); it beats the file")
     from_env = env_overrides(Settings.model_fields)
     values = s.model_dump(mode="json")
-    fields = Settings.model_fields
-    for name in [n for n in fields if n not in LIMIT_FIELDS] + list(LIMIT_FIELDS):  # limits last
-        info, value = fields[name], values.get(name)
-        source = f"  [from {env_name(name)}]" if name in from_env else ""
-        if value is None:
-            print(f"# {name} = (not set)  # {info.description}{source}")
-        else:
-            toml = tomli_w.dumps({name: value}).strip() if not isinstance(value, dict) else \
-                f"{name} = {{{', '.join(f'{k} = {json.dumps(v)}' for k, v in value.items())}}}"  # one line
-            print(f"{toml}  # {info.description}{source}")
+    for title, names in grouped(Settings.model_fields).items():
+        print(f"\n# --- {title} ---")
+        for name in names:
+            info, value = Settings.model_fields[name], values.get(name)
+            source = f"  [from {env_name(name)}]" if name in from_env else ""
+            line = f"# {name} = (not set)" if value is None else f"{name} = {toml_value(value)}"
+            print(f"{line}  # {info.description}{source}")
     return 0
 
 

@@ -7,9 +7,15 @@ by a question-sentence score:
 
     score = 0.45 * relevance + 0.35 * question-term overlap + 0.20 * answer shape
 
-``relevance`` is the retrieval evaluator's ``score_texts`` (the same one refinement uses;
-term overlap stands in when there is none). A sentence that only restates the question
-(fewer than two content words of its own and no answer-shaped span) counts half.
+``relevance`` is, with graded evidence (CRAG), the mean of three views of a sentence: the
+retrieval evaluator's ``score_texts`` on it (the same one refinement uses), the share of the
+question's terms it contains, and its chunk's grade (``Evidence.score``). The evaluator was
+fitted on passages: alone on one sentence it rates a glued menu or a heading like the text
+under it, and a sentence loses the context its chunk gives. Without grades (standard RAG,
+ungraded evidence) the share of question terms alone is the relevance. The three-way mean
+was chosen among six mixes on the seed-0 40 anthropic-docs questions (docs/eval.md). A
+sentence that only restates the question (fewer than two content words of its own and no
+answer-shaped span) counts half.
 
 The **answer shape** comes from the question word, by general English grammar, not from
 any data set: how many / how much / how long / what percentage ... -> a number with its
@@ -95,13 +101,22 @@ def asked_items(question: str) -> int:
 
 def is_heading(sentence: str) -> bool:
     """A title or a menu, not a statement: no closing punctuation, and mostly capitalised
-    words ("Chapter 18: The Role of Government", "Creating Test Cases Tips ..."). A list
-    item ("b. Potentially multiple delta events") is kept."""
+    words ("Chapter 18: The Role of Government", "Creating Test Cases Tips ..."), or a long
+    run of mostly capitalised terms (a menu of titles, "... Defining the Task Defining intent
+    categories Example Data ..."). A list item ("b. Potentially multiple delta events") is kept."""
     if sentence.rstrip()[-1:] in TERMINAL + "]":
         return False
     words = sentence.split()
-    caps = sum(w[:1].isupper() for w in words) / max(1, len(words))
-    return caps >= 0.5
+    if sum(w[:1].isupper() for w in words) >= 0.5 * len(words):
+        return True
+    terms = [w for w in words if w.lower() not in STOPWORDS]  # a menu of titles spares "of", "the"
+    return len(terms) >= 8 and sum(w[:1].isupper() for w in terms) >= 0.6 * len(terms)
+
+
+def _key(sentence: str) -> str:
+    """A sentence's identity: case, spacing and a space before punctuation ("tool_use ,")
+    do not make a second sentence."""
+    return re.sub(r"\s+(?=[,.;:!?)])", "", " ".join(sentence.lower().split()))
 
 
 def answer_shape(question: str) -> str | None:
@@ -190,7 +205,7 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
     cands: list[tuple[int, int, str]] = []  # (evidence n, position, sentence)
     for e in evidence:
         for i, s in enumerate(evidence_sentences(e.text)):
-            key = " ".join(s.lower().split())
+            key = _key(s)
             if len(s.split()) >= 3 and key not in seen:
                 seen.add(key)
                 cands.append((e.n, i, s))
@@ -201,19 +216,19 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
     lexical = [_score(question, s, 0.0, shape, weights) for _, _, s in cands]
     top = sorted(range(len(cands)), key=lambda i: -lexical[i])[:CANDIDATES]
     relevance = dict.fromkeys(range(len(cands)), 0.0)
-    if score_texts is not None:
-        relevance.update(zip(top, score_texts(question, [cands[i][2] for i in top])))
-    else:
-        asked = _stems(question)
-        relevance.update({i: len(asked & _stems(cands[i][2])) / max(1, len(asked)) for i in top})
+    asked = _stems(question)
+    relevance.update({i: len(asked & _stems(cands[i][2])) / max(1, len(asked)) for i in top})
+    if score_texts is not None:  # graded evidence: the sentence, its words and its chunk
+        grade = {e.n: e.score for e in evidence}
+        relevance.update({i: (float(g) + relevance[i] + grade.get(cands[i][0], 0.0)) / 3
+                          for i, g in zip(top, score_texts(question, [cands[i][2] for i in top]))})
     scores = {i: _score(question, cands[i][2], float(relevance[i]), shape, weights) for i in top}
     ranked = sorted(top, key=lambda i: (-scores[i], cands[i][0], cands[i][1]))
     best = ranked[0]
-    asked = _stems(question)
     if not asked & _stems(cands[best][2]) and relevance[best] < 0.5:
         return Extract(NOT_STATED, (), (), found=False)
     chosen = [best]
-    chosen_keys = [" ".join(cands[best][2].lower().split())]
+    chosen_keys = [_key(cands[best][2])]
     answered = bool(answer_spans(cands[best][2], question, shape))
     words = len(cands[best][2].split())
     wanted = asked_items(question)
@@ -224,7 +239,7 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
         n_words = len(cands[i][2].split())
         if answered and not answer_spans(cands[i][2], question, shape):
             continue  # the best sentence holds the answer: add only others that hold one too
-        key = " ".join(cands[i][2].lower().split())
+        key = _key(cands[i][2])
         if any(key in k or k in key for k in chosen_keys):
             continue  # the same sentence again, glued to a heading in another chunk
         if words + n_words <= MAX_WORDS and asked & _stems(cands[i][2]):

@@ -54,6 +54,11 @@ _CAP = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|the|de|von|van|and|&)?\s*[A-Z][
 _HEADING_LINE = re.compile(r"(^|\n)([^\n.!?:;,]{1,60}(?<![,\-–]))[ \t]*\n(?=[ \t]*[A-Z])")
 _DOUBLED_HEAD = re.compile(r"^(\S.{3,60}?) \1(?= )")
 _INITIALS_END = re.compile(r"(?:^|\s)(?:[A-Z]\.){2,}$")
+# Web pages flattened to text glue one element's last sentence to the next one's title:
+# "... summarise it.Tool Use & Function Calling". A word of three or more lower-case
+# letters, a stop and a capitalised word with no space between them is a sentence break
+# ("claude.ai", "e.g.", "U.S.Open" and "3.5" are not).
+_GLUED_STOP = re.compile(r"(?<=[a-z]{3}[.!?])(?=[A-Z][a-z])")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _LIST_MARK = re.compile(r"\s[-–•*]\s|;\s")
 _RULES = ("answer question using only sources write source number square brackets after each "
@@ -144,7 +149,7 @@ def _heading_break(m: re.Match) -> str:
 def evidence_sentences(text: str) -> list[str]:
     """The sentences of one evidence text (refinement's "…" gaps break too), de-hyphenated."""
     out = []
-    text = _HEADING_LINE.sub(_heading_break, dehyphenate(text))
+    text = _GLUED_STOP.sub(" ", _HEADING_LINE.sub(_heading_break, dehyphenate(text)))
     for part in text.split("…"):
         for a, b in split_sentences(part):
             s = " ".join(part[a:b].split())

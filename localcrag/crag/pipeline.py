@@ -17,7 +17,7 @@ from localcrag import events as ev
 from localcrag.llm.cpu import CpuMeter
 from localcrag.crag.decide import decide, ungraded_decision
 from localcrag.errors import BadQuestion
-from localcrag.crag.refine import chunks_as_evidence, recompose, refine
+from localcrag.crag.refine import chunks_as_evidence, graded_evidence, recompose, refine
 from localcrag.crag.timing import Stage, ms_since
 from localcrag.settings import Settings
 from localcrag.crag.graders.base import grade_or_rank
@@ -202,6 +202,9 @@ class Pipeline:
             hits = retriever.search(q, k=k)
         yield ev.Retrieved(tuple(hits), retriever.fallback)
         yield st.finished
+        from localcrag.crag.style import resolve_style
+
+        style, why = resolve_style(style, gen)
 
         action: Action | None = None
         evidence: list[Evidence] = []
@@ -234,8 +237,8 @@ class Pipeline:
                         sentences_per_strip=s.strip_sentences, budget_tokens=s.evidence_tokens,
                         score_texts=grader.score_texts, count_tokens=self.generator.count_tokens)
                 yield ev.Refined(tuple(strips), considered)
-                yield st.finished
-                evidence = recompose(strips)
+                yield st.finished  # strips fit a prompt; a quote picks from every kept chunk
+                evidence = graded_evidence(grades, th.lower) if style == "extractive" else recompose(strips)
             if action in (Action.INCORRECT, Action.AMBIGUOUS) and not cancel.is_set():
                 with Stage("web", timings) as st:
                     yield st.started
@@ -255,9 +258,7 @@ class Pipeline:
             yield ev.AnswerDone(Answer(question, text, (), action, refused=True), (), timings)
             return
         from localcrag.crag.answer import answer_events
-        from localcrag.crag.style import resolve_style
 
-        style, why = resolve_style(style, self.generator)
         scorer = self.grader.score_texts if mode != "rag" and not ungraded else None
         for e in answer_events(question, q, evidence, action, style=style, reason=why,
                                llm=self.generator, settings=s, cancel=cancel, timings=timings,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Collection
 
 from localcrag.errors import EmptyIndex
 from localcrag.ingest.library import Library
@@ -30,12 +31,14 @@ class Retriever:
                 )
             raise EmptyIndex("no documents indexed yet", "add some first: localcrag ingest PATH")
 
-    def search(self, query: str, k: int | None = None, mode: str | None = None) -> list[Hit]:
+    def search(self, query: str, k: int | None = None, mode: str | None = None,
+               withhold: Collection[str] = ()) -> list[Hit]:
+        """Top-k distinct chunks; ``withhold`` = chunk ids searched as if not indexed (eval)."""
         self.check_ready()
         k = k or self.settings.top_k
         mode = mode or self.settings.retrieval_mode
         vector = None if mode == "text" else self.library.embedder.embed([query])[0]
-        hits = self.library.store.search(query, vector, 2 * k, mode)
+        hits = self.library.store.search(query, vector, 2 * k, mode, withhold)
         self.fallback = getattr(self.library.store, "fallback", None)
         return distinct(hits, k)
 

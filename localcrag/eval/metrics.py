@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from typing import Hashable, Iterable, Sequence
+from typing import Collection, Hashable, Iterable, Sequence
 
 import numpy as np
 
@@ -210,6 +210,21 @@ def unsupported_terms(answer: str, evidence: Sequence[str]) -> list[str]:
         if low not in ev_tokens and name not in missing:
             missing.append(name)
     return missing
+
+
+NGRAM = 6  # a reference answer longer than this "is seen" when any 6 of its words recur in order
+
+
+def answer_seen(answers: Collection[str], texts: Collection[str], n: int = NGRAM) -> bool:
+    """Whether a reference answer's text is in the texts (SQuAD normalisation: lower case,
+    no punctuation or articles): a short answer whole, a long one by any n-word run of it."""
+    hay = [f" {normalize_answer(t)} " for t in texts]
+    for answer in answers:
+        words = normalize_answer(answer).split()
+        runs = [words] if len(words) <= n else [words[i:i + n] for i in range(len(words) - n + 1)]
+        if words and any(f" {' '.join(r)} " in h for r in runs for h in hay):
+            return True
+    return False
 
 
 # --- summaries -------------------------------------------------------------------------------

@@ -98,7 +98,26 @@ def terminal_table(res: dict) -> str:
                     f"{_fmt(d['grade_ms_per_question'], 1)} ms grading per question"]
         if th := d.get("thresholds"):
             out.append(f"thresholds lower {th['lower']:.2f} / upper {th['upper']:.2f}: {th['basis']}")
+        out += withheld_lines(d)
     return "\n".join(out)
+
+
+def withheld_lines(d: dict) -> list[str]:
+    """``--withhold gold``: the answer-free run beside the normal run's answered share."""
+    w = d.get("withheld")
+    if not w:
+        return []
+    q, g = w["best_quantiles"], d["goal"]
+    return [f"gold withheld ({w['questions']} answerable questions, {w['chunks_withheld_mean']} chunks withheld "
+            f"each): refused {_fmt(w['refused_share'])}, ambiguous {_fmt(w['ambiguous_share'])}, correct "
+            f"{_fmt(w['correct_share'])}; best score p10/p50/p90 {_fmt(q['p10'])}/{_fmt(q['p50'])}/{_fmt(q['p90'])}",
+            f"  answer text still among the graded chunks: {_fmt(w['answer_seen_share'])} (refused where it is "
+            f"not: {_fmt(w['refused_share_answer_unseen'])} of {w['answer_unseen_n']}); the check finds the answer "
+            f"in {_fmt(d['answerable']['answer_seen_when_gold_graded'])} of normal runs that graded a gold unit",
+            f"  issue 12 goals: answered {_fmt(g['answered_share'])} (>= 0.9), refused with gold withheld "
+            f"{_fmt(g['withheld_refused_share'])} (>= 0.8): {'met' if g['met'] else 'not met'}; AUC full vs "
+            f"withheld best score {_fmt(g['auc_full_vs_withheld'])}; in-sample: a lower threshold of "
+            f"{_fmt(g['in_sample_lower_for_90'])} answers 90% and refuses {_fmt(g['in_sample_refused_at_90'])}"]
 
 
 def markdown(res: dict, charts: list[str] | None = None) -> str:

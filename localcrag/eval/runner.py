@@ -17,6 +17,7 @@ from localcrag.eval import metrics as m
 from localcrag.eval.answers import run_answers
 from localcrag.eval.datasets import Dataset, Pair, Question, select
 from localcrag.eval.decisions import run_decisions, thresholds_of
+from localcrag.eval.withhold import goal, run_withheld
 from localcrag.settings import Settings, data_dir
 from localcrag.types import Chunk
 
@@ -37,6 +38,7 @@ class EvalOptions:
     rerank: int = 0  # > 0: also rank the main mode's first N chunks by the grader ("<mode>+rerank")
     offline: bool = True
     styles: tuple[str, ...] = ()  # answer styles to compare; () = the answer_style setting
+    withhold: str | None = None  # "gold": decisions again with each question's gold units withheld
 
 
 @dataclass(frozen=True)
@@ -102,8 +104,10 @@ def run_eval(ds: Dataset, base: Settings, opts: EvalOptions, *,
         evaluator = _evaluator(pipe, ds, questions, opts.seed, settings, wd, progress)
     decisions = None
     if opts.only == "decisions":  # the answers part reaches the same decisions (and more)
-        decisions = run_decisions(pipe, questions, k,
-                                  lambda done, total, detail: progress(Progress("decisions", done, total, detail)))
+        decisions = run_decisions(pipe, questions, k, lambda *a: progress(Progress("decisions", *a)), units=ds.units)
+        if opts.withhold:  # the same run, so both of issue 12's goals come from one report
+            decisions["withheld"] = run_withheld(pipe, ds, questions, k, lambda *a: progress(Progress("withheld", *a)))
+            decisions["goal"] = goal(decisions)
     modes: dict[str, dict] = {}
     items_a: dict[str, list[dict]] = {}
     for column, mode, style in columns(opts.modes, opts.styles):

@@ -21,7 +21,13 @@ from typing import Any, Sequence
 import numpy as np
 
 ONNX_NAME = "model_int8.onnx"
-BATCH = 8  # sequences per run: less padding than 32; 189 chunks 1.20 s vs 1.45 s (quiet 2 cores)
+# One sequence per run. The int8 model quantises activations per run (dynamic
+# quantisation: one scale per tensor), so a text batched with others got a vector that
+# depended on its batch-mates (anthropic-docs chunks, batch 8 vs alone: cosine down to
+# 0.974) and borderline decisions flipped between runs. Alone, a text always gets the same
+# vector, and with no padding it is also faster (200 chunks: 2.5 s vs 3.0-3.7 s at batch
+# 8, load ~3; scripts in docs/evaluator.md).
+BATCH = 1
 # Spinning worker threads pay off for bulk work and cost for small calls (measured, 2 cores
 # under light load: 92 chunks 1.48 s spinning vs 1.98 s not; 20 refinement strips 81 ms
 # vs 35 ms; with a busy process beside, one query 6.0 vs 2.2 ms). So: spin for ingestion.

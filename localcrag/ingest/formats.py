@@ -25,6 +25,9 @@ class Format:
     reader: str  # "module:function"
     binary: bool  # True: bytes go to the reader as they are; False: text, decoded by the reader
     empty: str = "no extractable text"  # why a file that yields no text is refused
+    # What a source's stored count (its highest page number) counts, singular; "" when that
+    # number is no count a reader knows (.docx: its last table, or 1 for text only).
+    unit: str = "page"
 
 
 _P = "localcrag.ingest."
@@ -37,10 +40,10 @@ FORMATS: dict[str, Format] = {
     ".markdown": Format(_P + "markup:read_markdown", False, _NO_MARKUP_TEXT),
     ".html": Format(_P + "markup:read_html", False, _NO_MARKUP_TEXT),
     ".htm": Format(_P + "markup:read_html", False, _NO_MARKUP_TEXT),
-    ".docx": Format(_P + "office:read_docx", True, "no text in the document"),
-    ".pptx": Format(_P + "office:read_pptx", True, "no text on any slide or in the notes"),
-    ".xlsx": Format(_P + "sheets:read_xlsx", True, "no cells with values"),
-    ".csv": Format(_P + "sheets:read_csv", False, "no rows with values"),
+    ".docx": Format(_P + "office:read_docx", True, "no text in the document", ""),
+    ".pptx": Format(_P + "office:read_pptx", True, "no text on any slide or in the notes", "slide"),
+    ".xlsx": Format(_P + "sheets:read_xlsx", True, "no cells with values", "row"),  # the longest sheet's last
+    ".csv": Format(_P + "sheets:read_csv", False, "no rows with values", "row"),
     ".png": Format(_P + "ocr:read_image", True, "no text found by OCR"),
     ".jpg": Format(_P + "ocr:read_image", True, "no text found by OCR"),
     ".jpeg": Format(_P + "ocr:read_image", True, "no text found by OCR"),
@@ -58,6 +61,18 @@ def check_old_binary(path: Path) -> None:
     if ext in OLD_BINARY:
         raise bad(path, f"old binary Office format ({ext})",
                   f"save it as {OLD_BINARY[ext]} with Save As, then ingest that file")
+
+
+def count_unit(source: str) -> str:
+    """The unit of a source's stored count, from its format ("" for none, or an unknown type)."""
+    fmt = FORMATS.get(Path(source).suffix.lower())
+    return fmt.unit if fmt else ""
+
+
+def count_text(source: str, n: int) -> str:
+    """``15 pages``, ``1 slide``, ``2,400 rows``, or ``—`` when the count means nothing."""
+    unit = count_unit(source)
+    return f"{n:,} {unit}{'' if n == 1 else 's'}" if unit else "—"
 
 
 def reader(ext: str) -> Callable[[Path, Any, "ReadContext"], tuple[list, list[str]]]:

@@ -14,7 +14,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from localcrag.ingest.rows import SourceInfo, arrow_rows, quote as _quote, row_t
 from localcrag.ingest.rows import schema, table_name  # noqa: F401 - table_name, SourceInfo: re-exported
 from localcrag.ingest.vcache import VectorCache
 from localcrag.ingest.vectors import centroid
-from localcrag.ingest.vsync import Moved, RamVectors, exact_rerank, rows_by_id
+from localcrag.ingest.vsync import Moved, RamVectors, exact_rerank, live_rowids, rows_by_id
 from localcrag.types import Chunk, Hit
 
 os.environ.setdefault("LANCE_LOG", "error")
@@ -189,12 +189,8 @@ class LanceStore:
         return self.table.count_rows() if self.exists() else 0
 
     def _columns(self, cols: list[str]) -> dict[str, list]:
-        if not self.exists():
-            return {c: [] for c in cols}
-        n = self.table.count_rows()
-        if n == 0:
-            return {c: [] for c in cols}
-        return self.table.search().select(cols).limit(n).to_arrow().to_pydict()
+        n = self.count()  # 0 when there is no table yet
+        return self.table.search().select(cols).limit(n).to_arrow().to_pydict() if n else {c: [] for c in cols}
 
     def file_hashes(self) -> dict[str, str]:
         d = self._columns(["source", "doc_hash"])
@@ -247,40 +243,45 @@ class LanceStore:
             raise FullTextFailed(f"full-text search failed ({first[:160]})", "search with --mode vector; "
                                  "to rebuild it, run `localcrag doctor --repair`") from exc
 
-    def search(self, query: str, vector: np.ndarray | None, k: int, mode: str = "hybrid") -> list[Hit]:
-        """Top-k chunks. Hybrid fuses vector and full-text ranks with RRF (k=RRF_K)."""
+    def search(self, query: str, vector: np.ndarray | None, k: int, mode: str = "hybrid",
+               withhold: Collection[str] = ()) -> list[Hit]:
+        """Top-k chunks. Hybrid fuses vector and full-text ranks with RRF (k=RRF_K).
+        ``withhold``: chunk ids searched as if not indexed, dropped from each ranked list
+        before fusion (``localcrag eval --withhold``: on-topic passages without the answer)."""
         self.fallback: str | None = None  # set when hybrid search ran on vectors alone, and why
         if not self.exists() or k <= 0:
             return []
         try:
-            return self._search(query, vector, k, mode)
+            return self._search(query, vector, k, mode, frozenset(withhold))
         except Moved:  # another thread's write compacted the table mid-search
-            return self._search(query, vector, k, mode)  # the snapshot reloads at the new version
+            return self._search(query, vector, k, mode, frozenset(withhold))  # the snapshot reloads
 
-    def _search(self, query: str, vector: np.ndarray | None, k: int, mode: str) -> list[Hit]:
+    def _search(self, query: str, vector: np.ndarray | None, k: int, mode: str, drop: frozenset[str]) -> list[Hit]:
+        n = k + len(drop)  # every withheld chunk may rank above the k kept ones
         if mode == "vector" or (mode == "hybrid" and not query.strip()):
-            rows = self._vector(vector, k)
+            rows = [r for r in self._vector(vector, n) if r["chunk_id"] not in drop][:k]
             return [Hit(_row_to_chunk(r), 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows)]
         try:
             self.ensure_fts()  # before any snapshot: it may compact the table, which moves offsets
         except Exception:  # noqa: BLE001 - rows not yet indexed are still searched (flat); a
             pass  # missing or broken index fails in _fts, which says so
         if mode == "text":
-            rows = self._fts(query, k, self._cols(_COLUMNS))
+            rows = [r for r in self._fts(query, n, self._cols(_COLUMNS)) if r["chunk_id"] not in drop][:k]
             return [Hit(_row_to_chunk(r), float(r["_score"]), i) for i, r in enumerate(rows)]
-        return self._hybrid(query, vector, k)
+        return self._hybrid(query, vector, k, drop)
 
-    def _hybrid(self, query: str, vector: np.ndarray | None, k: int) -> list[Hit]:
+    def _hybrid(self, query: str, vector: np.ndarray | None, k: int, drop: frozenset[str] = frozenset()) -> list[Hit]:
         """RRF over row ids only; full rows are fetched for the k winners alone. The
         full-text half runs on a worker thread while the vector half runs here."""
         pool = max(k * 4, 20)
         snap = self._ram.snapshot(self.table)
-        text_half = _workers().submit(self._fts, query, pool, ["_rowid"])
+        gone = set(live_rowids(self.table, f"chunk_id IN ({', '.join(map(_quote, drop))})").tolist()) if drop else set()
+        text_half = _workers().submit(self._fts, query, pool + len(gone), ["_rowid"])
         ranked: list[list[int]] = []
         if vector is not None:  # int8 ranks (RRF uses ranks only): no float32 read-back here
-            ranked.append([rid for rid, _ in self._ram.top(snap, vector, pool)])
+            ranked.append([rid for rid, _ in self._ram.top(snap, vector, pool + len(gone)) if rid not in gone][:pool])
         try:
-            ranked.append([r["_rowid"] for r in text_half.result()])
+            ranked.append([r["_rowid"] for r in text_half.result() if r["_rowid"] not in gone][:pool])
         except FullTextFailed as exc:
             self.fallback = f"vector only: {exc.message}"
         fused: dict[int, float] = {}

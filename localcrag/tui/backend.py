@@ -17,12 +17,17 @@ LibraryFactory = Callable[[Settings], Any]
 PipelineFactory = Callable[[Settings, Any], Any]
 DemoLibraryFactory = Callable[[Settings, Any], Any]  # (settings, the user's library) -> the demo's
 
-# Changing one of these needs new models or a new grader (pipeline), or a new index table
-# (library: the fields of ingest.store.table_name). strip_sentences sizes the grader's
-# windows and refinement's strips; it is not part of the index.
-PIPELINE_FIELDS = {"generator", "scorer", "grader", "grader_llm", "n_ctx", "threads", "models_dir",
-                   "embedder", "embedder_backend", "chunk_tokens", "chunk_overlap", "strip_sentences"}
-LIBRARY_FIELDS = {"embedder", "embedder_backend", "chunk_tokens", "chunk_overlap", "models_dir", "threads"}
+# Changing one of these needs new models or a new grader (pipeline: the model server too,
+# chosen when the generator is built), or a new index table or location (library: the
+# fields of ingest.store.table_name, and where the index lives). strip_sentences sizes the
+# grader's windows and refinement's strips; it is not part of the index. The rest (OCR,
+# limits, web, thresholds) is read from the shared Settings when it is used.
+PIPELINE_FIELDS = {"generator", "scorer", "grader", "grader_model", "grader_llm", "n_ctx", "threads",
+                   "models_dir", "embedder", "embedder_backend", "chunk_tokens", "chunk_overlap",
+                   "strip_sentences", "llm_endpoint", "llm_endpoint_model", "llm_endpoint_key_env",
+                   "llm_endpoint_timeout"}
+LIBRARY_FIELDS = {"embedder", "embedder_backend", "chunk_tokens", "chunk_overlap", "models_dir", "threads",
+                  "index_uri", "index_storage_options", "index_refresh_seconds"}
 
 
 def _real_library(settings: Settings) -> Any:

@@ -26,6 +26,7 @@ from localcrag.textutil import STOPWORDS, terms
 
 LEVELS = (0.6, 0.75, 0.9)  # cosine levels for the "share matched" features
 MAX_TOKENS = 256  # the embedder's own limit
+BATCH = 1  # one text per run: int8 activations are quantised per run (see ingest/embed_onnx.BATCH)
 # General English number words (a closed class, not taken from any data set).
 NUMBER_WORDS = frozenset("""one two three four five six seven eight nine ten eleven twelve twenty
     thirty forty fifty hundred thousand million billion trillion dozen half""".split())
@@ -83,8 +84,8 @@ class TokenEncoder:
             encs = self._tok.encode_batch(todo)
             order = sorted(range(len(todo)), key=lambda i: -len(encs[i].ids))
             done: dict[str, Encoded] = {}
-            for start in range(0, len(order), 16):
-                idx = order[start:start + 16]
+            for start in range(0, len(order), BATCH):
+                idx = order[start:start + BATCH]
                 width = max(len(encs[i].ids) for i in idx)
                 ids = np.zeros((len(idx), width), dtype=np.int64)
                 mask = np.zeros_like(ids)

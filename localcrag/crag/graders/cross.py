@@ -33,7 +33,7 @@ TOKENIZER_FILE = "evaluator_tokenizer.json"
 MAX_TOKENS = 160  # question + window, as in training
 WINDOW, STRIDE = 3, 2  # sentences per window, sentences between window starts
 MAX_WINDOWS = 12  # per passage; evenly sampled beyond (bounded cost on long chunks)
-BATCH = 16
+BATCH = 1  # one pair per run: int8 activations are quantised per run (see ingest/embed_onnx.BATCH)
 
 
 def packaged(name: str) -> Path:

@@ -79,7 +79,7 @@ class LibraryScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one("#documents", DataTable)
-        for label, key in (("Document", "name"), ("Pages", "pages"), ("Chunks", "chunks"),
+        for label, key in (("Document", "name"), ("Length", "pages"), ("Chunks", "chunks"),
                            ("Indexed", "when"), ("Folder", "folder")):
             table.add_column(label, key=key)
         tree = self.query_one(DocTree)

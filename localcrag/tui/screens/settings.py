@@ -1,12 +1,13 @@
 """Settings: a form generated from the pydantic model, validated live, saved to the TOML file.
 
-Each field shows its description from ``Settings.model_fields``; errors from pydantic
-appear under the field they concern. Model choices come from ``models.discover``.
+Every field of ``Settings`` is on it, in the declared groups (``settings_groups``) unless
+``HIDDEN`` names it with a reason; its editor follows from its type (``widgets/fields``),
+its help is its description, and pydantic's errors appear under the field they concern.
+Model choices come from ``models.discover``.
 """
 
 from __future__ import annotations
 
-import typing
 from typing import Any
 
 from pydantic import ValidationError
@@ -19,32 +20,38 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, Static
 
 from localcrag.settings import Settings
+from localcrag.settings_groups import grouped
 from localcrag.tui.modals import ConfirmModal
-from localcrag.tui.widgets.checkbox import PlainCheckbox
+from localcrag.tui.widgets.fields import EDITORS, NOT_SET, Editor, kind_of, literal_choices, options, unwrap
 from localcrag.tui.widgets.status import StatusBar
 
-SECTIONS: dict[str, list[str]] = {
-    "Models": ["generator", "scorer", "embedder", "embedder_backend", "grader_llm"],
-    "Retrieval evaluator": ["grader", "upper_threshold", "lower_threshold", "strip_threshold",
-                            "strip_sentences", "calibrate"],
-    "Retrieval": ["top_k", "retrieval_mode"],
-    "Web search and privacy": ["web_search", "offline", "web_timeout", "web_results", "web_region"],
-    "Generation": ["answer_style", "max_answer_tokens", "temperature", "n_ctx", "evidence_tokens",
-                   "threads"],
-    "Indexing (changing these re-indexes into a new table)": ["chunk_tokens", "chunk_overlap"],
-}
+HIDDEN: dict[str, str] = {}  # field -> why the screen does not show it (none so far: all are the user's)
+SECTIONS: dict[str, list[str]] = {title: [n for n in names if n not in HIDDEN]
+                                  for title, names in grouped(Settings.model_fields).items()}
 MODEL_KIND = {"generator": "gguf", "scorer": "gguf", "grader_llm": "gguf",
               "embedder": "sentence-transformers"}
+BLANK = {"grader_llm": "(same as generator)", "grader_model": "(the one shipped in the package)",
+         "llm_endpoint": "(not set: the local generator)", "llm_endpoint_model": "(the first one it lists)",
+         "index_uri": "(not set: the local data dir)"}  # what an empty optional field means
 
 
 def _choices(name: str, models: list[Any]) -> list[str] | None:
     if name in MODEL_KIND:
         return [m.name for m in models if m.kind == MODEL_KIND[name]]
-    args = typing.get_args(Settings.model_fields[name].annotation)
-    return [str(a) for a in args] if args and all(isinstance(a, str) for a in args) else None
+    return literal_choices(unwrap(Settings.model_fields[name].annotation)[0])
+
+
+def editor(name: str) -> Editor:
+    """The editor of a field: a list of model files, else the one its type picks."""
+    return EDITORS["choice" if name in MODEL_KIND else kind_of(Settings.model_fields[name].annotation)]
+
+
+def optional(name: str) -> bool:
+    return unwrap(Settings.model_fields[name].annotation)[1]
 
 
 class SettingsScreen(Screen):
+    _errors: dict[str, str] = {}  # field -> why, from the last validate()
     BINDINGS = [
         Binding("escape", "leave", "Chat", tooltip="Back to the chat (valid unsaved edits stay here; "
                 "invalid ones: you are asked to discard them or keep editing)"),
@@ -79,27 +86,12 @@ class SettingsScreen(Screen):
         yield Footer()
 
     def _field(self, name: str, s: Settings, models: list[Any]) -> ComposeResult:
-        value = getattr(s, name)
-        choices = _choices(name, models)
-        wid = f"field-{name}"
+        ed = editor(name)
+        blank = BLANK.get(name, NOT_SET) if optional(name) else ""
         with Vertical(classes="field"):
             with Horizontal(classes="field-row"):
                 yield Label(name, classes="field-name")
-                if isinstance(value, bool):
-                    yield PlainCheckbox("", value=value, id=wid, compact=True)  # "[x] on" / "[ ] off"
-                elif choices is not None:
-                    # Text prompts: model file names may hold [brackets] (never markup)
-                    options = [(Text(c), c) for c in choices]
-                    if value is not None and str(value) not in choices:
-                        options.append((Text(f"{value} (not found)"), str(value)))
-                    blank = name == "grader_llm"
-                    yield Select(options, value=str(value) if value is not None else Select.NULL,
-                                 allow_blank=blank, prompt="(same as generator)" if blank else "Select",
-                                 id=wid, compact=True)
-                else:
-                    kind = Settings.model_fields[name].annotation
-                    yield Input(str(value), id=wid, type="integer" if kind is int else
-                                "number" if kind is float else "text", compact=True)
+                yield ed.make(f"field-{name}", ed.show(getattr(s, name)), _choices(name, models), blank)
             yield Static(Text(Settings.model_fields[name].description or ""), classes="field-help")
             yield Static("", id=f"error-{name}", classes="field-error")
 
@@ -128,59 +120,55 @@ class SettingsScreen(Screen):
         for name in MODEL_KIND:
             select = self.query_one(f"#field-{name}", Select)
             value = select.value
-            choices = _choices(name, models) or []
-            options = [(Text(c), c) for c in choices]
-            if value is not Select.NULL and str(value) not in choices:
-                options.append((Text(f"{value} (not found)"), str(value)))
             with self.prevent(Select.Changed):
-                select.set_options(options)
+                select.set_options(options(_choices(name, models) or [], value))
                 select.value = value
 
     def dirty(self) -> bool:
+        """Any widget holding something else than the saved value shows."""
         s = self.app.settings
-        return any(str(v) != str(getattr(s, n)) for n, v in self.form_values().items())
+        return any(self._content(n) != editor(n).show(getattr(s, n)) for n in self._names())
 
     # --- form <-> settings --------------------------------------------------------------
 
     def _names(self) -> list[str]:
         return [n for names in SECTIONS.values() for n in names]
 
+    def _content(self, name: str) -> Any:
+        return self.query_one(f"#field-{name}").value  # Input, Select and Checkbox alike
+
     def _load(self, s: Settings) -> None:
         with self.prevent(Input.Changed, Select.Changed, Checkbox.Changed):
             for name in self._names():
-                widget = self.query_one(f"#field-{name}")
-                value = getattr(s, name)
-                if isinstance(widget, Select):
-                    widget.value = Select.NULL if value is None else str(value)
-                elif isinstance(widget, Checkbox):
-                    widget.value = value
-                elif isinstance(widget, Input):
-                    widget.value = str(value)
+                self.query_one(f"#field-{name}").value = editor(name).show(getattr(s, name))
         self.validate()
 
-    def form_values(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+    def _read(self) -> tuple[dict[str, Any], dict[str, str]]:
+        """(the form's values, the fields whose content is no value at all -> why)."""
+        values: dict[str, Any] = {}
+        errors: dict[str, str] = {}
         for name in self._names():
-            widget = self.query_one(f"#field-{name}")
-            if isinstance(widget, Select):
-                out[name] = None if widget.value is Select.NULL else widget.value
-            elif isinstance(widget, Checkbox):
-                out[name] = widget.value
-            elif isinstance(widget, Input):
-                out[name] = widget.value.strip()
-        return out
+            try:
+                values[name] = editor(name).parse(self._content(name), optional(name))
+            except ValueError as exc:
+                errors[name] = str(exc)
+        return values, errors
+
+    def form_values(self) -> dict[str, Any]:
+        return self._read()[0]
 
     def validate(self) -> Settings | None:
         """Build Settings from the form; show each error under its field. None when invalid."""
-        errors: dict[str, str] = {}
+        values, errors = self._read()
         new = None
         try:
-            new = Settings(**{**self.app.settings.model_dump(), **self.form_values()})
+            new = Settings(**{**self.app.settings.model_dump(), **values})
         except ValidationError as exc:
             for err in exc.errors():
                 # a model-level error (threshold order) belongs under lower_threshold
                 name = str(err["loc"][0]) if err["loc"] else "lower_threshold"
-                errors.setdefault(name, err["msg"])
+                errors.setdefault(name, str(err["msg"]).removeprefix("Value error, "))
+        self._errors = errors
         for name in self._names():
             label = self.query_one(f"#error-{name}", Static)
             label.update(Text(errors.get(name, ""), style="#ef5350"))
@@ -189,6 +177,14 @@ class SettingsScreen(Screen):
         if new is not None:
             self._show_choices(new)
         return None if errors else new
+
+    def refusal(self) -> str:
+        """One line: the first invalid field, what it holds, why, and what to do."""
+        name = next(n for n in [*self._names(), *self._errors] if n in self._errors)
+        why = self._errors[name]
+        more = f" (and {len(self._errors) - 1} more marked in red)" if len(self._errors) > 1 else ""
+        return (f"Not saved: {name} = {str(self._content(name))!r}: {why}{more}. "
+                "Fix it, or ctrl+r to go back to the saved settings.")
 
     def _show_choices(self, s: Settings) -> None:
         """What the selected generator will be used for, and why (from its GGUF header)."""
@@ -212,9 +208,11 @@ class SettingsScreen(Screen):
     def action_save(self) -> None:
         new = self.validate()
         if new is None:
-            self.notify("Fix the fields marked in red first.", severity="error")
+            self.notify(self.refusal(), severity="error", timeout=12)
             return
         changed = self.app.backend.apply(new)
+        self._refresh_model_options()  # a new models_dir: its files to choose from
+        self._load(self.app.settings)  # shown as saved: "http://x/v1/" as "http://x/v1", say
         if not changed:
             self.notify("Nothing changed: the settings file was not touched.")
             return

@@ -12,6 +12,8 @@ from typing import Any, Iterable, Sequence
 from rich.text import Text
 from textual.widgets import DirectoryTree
 
+from localcrag.ingest.formats import count_text
+
 
 class DocTree(DirectoryTree):
     """A file browser without hidden files; plain glyphs (emoji widths vary between terminals)."""
@@ -58,7 +60,8 @@ def page_of(sources: Sequence[Any], text: str, limit: int = PAGE_ROWS) -> tuple[
 
 
 def row_cells(s: Any, demo: bool, stale: str | None, watched: bool) -> tuple[Text | str, ...]:
-    """One documents-table row: name (+ demo / changed marks), pages, chunks, when, folder
+    """One documents-table row: name (+ demo / changed marks), length in the format's unit
+    (pages, slides, sheet rows), chunks, when, folder
     (+ watched). Text, not str: a DataTable reads str cells as markup."""
     p = Path(s.source)
     name, folder = Text(p.name), Text(str(p.parent))
@@ -68,7 +71,7 @@ def row_cells(s: Any, demo: bool, stale: str | None, watched: bool) -> tuple[Tex
         name.append(f"  {stale}", style="italic #ffb74d")
     if watched:
         folder.append("  watched", style="italic #81c784")
-    return (name, Text(str(s.pages), justify="right"), Text(str(s.chunks), justify="right"),
+    return (name, Text(count_text(s.source, s.pages), justify="right"), Text(str(s.chunks), justify="right"),
             when(s.indexed_at), folder)
 
 
