@@ -140,11 +140,12 @@ def run(quick: bool) -> Section:
                      "an explicit thread count to a cached model, and this section checks it.")
     sec.notes.append("llama-cpp-python's server hands each token from a worker thread to its event loop "
                      "and back, and only then decodes the next: `python -m bench.endpoint_probe --stock` "
-                     "(the model's steps timed inside the server) measured that hand-off at 0.90-0.97 ms "
-                     "per token (-4.5%/-4.8% tokens/s, 1-min load 1.3-3.0). `localcrag.llm.serve` now "
-                     "decodes in a thread of its own while the loop sends (`serve_stream`): 0.05-0.14 ms "
-                     "per token in the same runs. The first piece costs 15-24 ms more than the model's "
-                     "own prompt decode (request, template, tokens; under 1%). Both sides see the same "
+                     "(the model's steps timed inside the server) measured that hand-off at 0.90-1.19 ms "
+                     "per token at 1-min load 1.3-3.3 (2.6-3.3 ms under heavier load). "
+                     "`localcrag.llm.serve` now decodes in a thread of its own while the loop sends "
+                     "(`serve_stream`): less in each of 6 paired runs, 0.03-0.74 ms at the same loads "
+                     "(median 0.55 ms less). The first piece costs 10-24 ms more than the model's own "
+                     "prompt decode (request, template, tokens; under 1%). Both sides see the same "
                      "prompt tokens (the server's `usage` count).")
     sec.notes.append("The server runs with `--logits_all false`, as in-process. llama-cpp-python's "
                      "server default (`logits_all` true, which the `llm` grader's logprobs need) computes "
