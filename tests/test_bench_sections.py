@@ -57,6 +57,9 @@ def test_endpoint_probe_counts_a_request_thread_that_has_ended() -> None:
     t = threading.Thread(target=burn)
     t.start()
     t.join()
+    gone = time.monotonic() + 2  # the OS thread outlives join() for a moment
+    while os.path.exists(f"/proc/self/task/{t.native_id}") and time.monotonic() < gone:
+        time.sleep(0.01)
     used = busy(before, cpu_by_thread(os.getpid()))
     exited = [float(x.split()[1]) for x in used if isinstance(x, str)]
     assert exited and 0.15 <= exited[0] <= 0.5, used
