@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from localcrag.crag.context import context_credit
 from localcrag.crag.extract import MAX_WORDS, NOT_STATED, answer_shape, extractive_answer
 from localcrag.types import Evidence
 
@@ -154,3 +155,42 @@ def test_with_grades_the_chunk_grade_weighs_in_without_them_only_the_words_do() 
     flat = lambda q, ts: [0.5] * len(ts)  # noqa: E731
     assert extractive_answer("Where do ferns grow?", [poor, good], flat).cited[0] == 2
     assert extractive_answer("Where do ferns grow?", [poor, good]).cited[0] == 1  # a tie: the first
+
+
+def test_a_sentence_whose_subject_its_predecessor_names_is_read_in_that_context() -> None:
+    # Made up: the answer sentence says "they", its predecessor names the tomato pumps. On its
+    # own words it ties with a sentence about other sprinklers (the first evidence, so it wins
+    # the tie); in context the right one leads, and the predecessor itself is not quoted.
+    tomato = ev(2, "Pump care\n\nThe tomato pumps are flushed every month. "
+                   "At night, they run at a flow of 4 litres per minute.")
+    herbs = ev(1, "At night, the herb sprinklers run at a flow of 2 litres per minute.")
+    q = "What flow do the tomato pumps run at during the night?"
+    alone = extractive_answer(q, [herbs, tomato], discount=0.0)
+    assert alone.sentences[0].startswith("At night, the herb sprinklers")
+    assert extractive_answer(q, [herbs, tomato]).cited[0] == 1  # the default: context is off
+    for scorer in (None, lambda q, ts: [0.6] * len(ts)):
+        out = extractive_answer(q, [herbs, tomato], scorer, discount=0.25, reach=1)
+        assert out.sentences[0] == "At night, they run at a flow of 4 litres per minute."
+        assert "flushed" not in out.text and out.cited[0] == 2
+    # a competitor with one more of the question's words of its own needs a larger discount
+    pumps = ev(1, "At night, the herb pumps run at a flow of 2 litres per minute.")
+    assert extractive_answer(q, [pumps, tomato], discount=0.5).cited[0] == 2
+    assert extractive_answer(q, [pumps, tomato], discount=0.25).cited[0] == 1
+
+
+def test_context_is_discounted_by_distance_and_stops_at_a_heading() -> None:
+    asked = {"tomato", "pump", "flow"}
+    own = [{"tomato"}, {"pump"}, set(), {"flow"}]
+    heads = [False, True, False, False]  # the second "sentence" is a heading
+    credit = context_credit(own, heads, asked, discount=0.5, reach=2)
+    assert credit[2] == {"pump": 0.5}  # the heading counts, what precedes it does not
+    assert credit[3] == {"flow": 1.0, "pump": 0.25}
+    assert context_credit(own, heads, asked, discount=0.0)[3] == {"flow": 1.0}
+
+
+def test_how_long_emphasises_a_duration_over_another_number() -> None:
+    e = ev(1, "The large kilns were fired for 1,200 cycles (9 days). The small kilns fire in 2 hours.")
+    out = extractive_answer("How long did firing the large kilns take?", [e])
+    assert out.span == "9 days" and out.sentences[0].startswith("The large kilns")
+    road = ev(1, "The new bridge is 450 metres long and opened in 2019.")
+    assert extractive_answer("How long is the new bridge?", [road]).span == "450 metres"

@@ -17,12 +17,19 @@ was chosen among six mixes on the seed-0 40 anthropic-docs questions (docs/eval.
 sentence that only restates the question (fewer than two content words of its own and no
 answer-shaped span) counts half.
 
+With ``discount`` > 0 a sentence is read in its context (``context.py``): a question term
+it lacks but the sentence just before it names ("... we apply dropout ... For the base
+model, we use a rate of 0.1.") counts at that discount. Measured, it did not help held out,
+so it is off by default (``context.DISCOUNT = 0``; docs/eval.md).
+
 The **answer shape** comes from the question word, by general English grammar, not from
 any data set: how many / how much / how long / what percentage ... -> a number with its
 unit; when / what year -> a date or year; who / whose -> a capitalised name; where / what
 city ... -> a capitalised phrase after a place preposition (in, at, near, from ...). The
 span of that shape in the chosen sentence (not one the question already contains) is
-emphasised in **bold**, so the user sees what answers the question at a glance.
+emphasised in **bold**, so the user sees what answers the question at a glance. A question
+about a duration (how long, how much time, what duration) prefers a number with a unit of
+time ("3.5 days") to another number in the sentence ("300,000 steps").
 """
 
 from __future__ import annotations
@@ -32,7 +39,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from localcrag.textutil import STOPWORDS, TERMINAL, base_form, content_words, stem
+from localcrag.textutil import STOPWORDS, base_form, content_words, stem
+from localcrag.crag.context import DISCOUNT, GRADE_CONTEXT, LEAD_ONLY, REACH, context_credit, covered, is_heading
 from localcrag.crag.grounding import evidence_sentences
 from localcrag.types import Evidence
 
@@ -63,6 +71,13 @@ _SHAPES = [
     ("place", re.compile(r"\bwhere\b|\b(?:what|which) (?:city|country|place|region|location|"
                          r"state|continent|town|area)\b", re.I)),
 ]
+# "How long did it take", "how much time", "what duration": the answer is a number with a
+# unit of time ("3.5 days"), so such a span is emphasised before any other number ("300,000
+# steps"). "How long" can ask a length too: without a time unit any number still qualifies.
+_DURATION = re.compile(r"\bhow long\b|\bhow much time\b|\b(?:what|which) (?:\w+ )?(?:duration|period)\b",
+                       re.I)
+_TIME_UNIT = re.compile(r"(?:\d|\s)(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|"
+                        r"days?|weeks?|months?|years?|decades?|centur(?:y|ies))$", re.I)
 _MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|"
           r"December)")
 _NUM = r"(?:[$€£]\s?)?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent\b|°\s?[CF]?))?"
@@ -97,20 +112,6 @@ def asked_items(question: str) -> int:
     if m.group("two"):
         return 2
     return _COUNTS.get((m.group("n") or "").lower(), MAX_SENTENCES)
-
-
-def is_heading(sentence: str) -> bool:
-    """A title or a menu, not a statement: no closing punctuation, and mostly capitalised
-    words ("Chapter 18: The Role of Government", "Creating Test Cases Tips ..."), or a long
-    run of mostly capitalised terms (a menu of titles, "... Defining the Task Defining intent
-    categories Example Data ..."). A list item ("b. Potentially multiple delta events") is kept."""
-    if sentence.rstrip()[-1:] in TERMINAL + "]":
-        return False
-    words = sentence.split()
-    if sum(w[:1].isupper() for w in words) >= 0.5 * len(words):
-        return True
-    terms = [w for w in words if w.lower() not in STOPWORDS]  # a menu of titles spares "of", "the"
-    return len(terms) >= 8 and sum(w[:1].isupper() for w in terms) >= 0.6 * len(terms)
 
 
 def _key(sentence: str) -> str:
@@ -160,11 +161,13 @@ def _weights(question: str, sentences: Sequence[str]) -> dict[str, float]:
 
 
 def _score(question: str, sentence: str, relevance: float, shape: str | None,
-           weights: dict[str, float] | None = None) -> float:
+           weights: dict[str, float] | None = None, credit: dict[str, float] | None = None) -> float:
+    """``credit``: the question terms the sentence covers, its context's at a discount
+    (``context.context_credit``); by default only its own words."""
     asked, said = _stems(question), _stems(sentence)
-    w = weights or dict.fromkeys(asked, 1.0)
-    total = sum(w.get(t, 1.0) for t in asked)
-    overlap = sum(w.get(t, 1.0) for t in asked & said) / total if total else 0.0
+    w = weights or {}
+    overlap = covered(dict.fromkeys(asked & said, 1.0) if credit is None else credit, asked,
+                      lambda t: w.get(t, 1.0))
     has_span = bool(answer_spans(sentence, question, shape))
     score = (0.45 * relevance + 0.35 * overlap + 0.20 * has_span if shape
              else 0.55 * relevance + 0.45 * overlap)
@@ -180,7 +183,9 @@ def _emphasise(sentence: str, question: str, shape: str | None) -> tuple[str, st
         return sentence, None
     asked = _stems(question)
     anchors = [m.start() for m in re.finditer(r"\w+", sentence) if stem(base_form(m.group(0))) in asked]
-    spans.sort(key=lambda s: min((abs(s[0] - a) for a in anchors), default=s[0]))
+    timed = bool(_DURATION.search(question))  # a duration first: "3.5 days", not "300,000 steps"
+    spans.sort(key=lambda s: (not (timed and _TIME_UNIT.search(sentence[s[0]:s[1]])),
+                              min((abs(s[0] - a) for a in anchors), default=s[0])))
     chosen = sorted(spans[:2 if re.search(r"\band\b", question) else 1])
     out, pos = [], 0
     for a, b in chosen:
@@ -197,35 +202,56 @@ def _window(sentence: str, limit: int) -> str:
 
 
 def extractive_answer(question: str, evidence: Sequence[Evidence],
-                      score_texts: Callable[[str, Sequence[str]], list[float]] | None = None
-                      ) -> Extract:
-    """The one to three evidence sentences that best answer ``question``, quoted and cited."""
+                      score_texts: Callable[[str, Sequence[str]], list[float]] | None = None,
+                      discount: float = DISCOUNT, reach: int = REACH, lead_only: bool = LEAD_ONLY,
+                      grade_context: bool = GRADE_CONTEXT) -> Extract:
+    """The one to three evidence sentences that best answer ``question``, quoted and cited.
+    A sentence's question terms include its predecessors' at ``discount`` (``context.py``)."""
     shape = answer_shape(question)
+    asked = _stems(question)
     seen: set[str] = set()
     cands: list[tuple[int, int, str]] = []  # (evidence n, position, sentence)
+    credits: list[dict[str, float]] = []  # per candidate: question terms it covers, in context
+    before: list[str] = []  # per candidate: the sentence before it in its evidence
     for e in evidence:
-        for i, s in enumerate(evidence_sentences(e.text)):
+        sents = evidence_sentences(e.text)
+        context = context_credit([_stems(s) for s in sents], [is_heading(s) for s in sents], asked,
+                                 discount, reach)
+        for i, s in enumerate(sents):
             key = _key(s)
             if len(s.split()) >= 3 and key not in seen:
                 seen.add(key)
                 cands.append((e.n, i, s))
-    cands = [c for c in cands if not is_heading(c[2])] or cands  # only headings: say what they say
+                credits.append(context[i])
+                before.append(sents[i - 1] if i and context[i] and min(context[i].values()) < 1 else "")
+    statements = [j for j, c in enumerate(cands) if not is_heading(c[2])] or list(range(len(cands)))
+    cands, credits = [cands[j] for j in statements], [credits[j] for j in statements]
+    before = [before[j] for j in statements]
     if not cands:
         return Extract(NOT_STATED, (), (), found=False)
     weights = _weights(question, [s for _, _, s in cands])
-    lexical = [_score(question, s, 0.0, shape, weights) for _, _, s in cands]
+    lexical = [_score(question, s, 0.0, shape, weights, credits[i]) for i, (_, _, s) in enumerate(cands)]
     top = sorted(range(len(cands)), key=lambda i: -lexical[i])[:CANDIDATES]
-    relevance = dict.fromkeys(range(len(cands)), 0.0)
-    asked = _stems(question)
-    relevance.update({i: len(asked & _stems(cands[i][2])) / max(1, len(asked)) for i in top})
-    if score_texts is not None:  # graded evidence: the sentence, its words and its chunk
-        grade = {e.n: e.score for e in evidence}
-        relevance.update({i: (float(g) + relevance[i] + grade.get(cands[i][0], 0.0)) / 3
-                          for i, g in zip(top, score_texts(question, [cands[i][2] for i in top]))})
-    scores = {i: _score(question, cands[i][2], float(relevance[i]), shape, weights) for i in top}
-    ranked = sorted(top, key=lambda i: (-scores[i], cands[i][0], cands[i][1]))
-    best = ranked[0]
-    if not asked & _stems(cands[best][2]) and relevance[best] < 0.5:
+    # the grader reads a sentence that needs its context with the sentence before it
+    texts = [f"{before[i]} {cands[i][2]}" if grade_context and before[i] else cands[i][2] for i in top]
+    graded = dict(zip(top, score_texts(question, texts))) if score_texts else {}
+    grade = {e.n: e.score for e in evidence}
+
+    def relevance(i: int, credit: dict[str, float]) -> float:
+        """Graded evidence: the mean of the grader on the sentence, its words and its chunk."""
+        share = covered(credit, asked)
+        return (float(graded[i]) + share + grade.get(cands[i][0], 0.0)) / 3 if graded else share
+
+    def ranking(context: bool) -> tuple[dict[int, float], list[int]]:
+        credit = {i: credits[i] if context else dict.fromkeys(asked & _stems(cands[i][2]), 1.0) for i in top}
+        by = {i: _score(question, cands[i][2], relevance(i, credit[i]), shape, weights, credit[i]) for i in top}
+        return by, sorted(top, key=lambda i: (-by[i], cands[i][0], cands[i][1]))
+    scores, ranked = ranking(True)
+    best, lead = ranked[0], scores[ranked[0]]
+    if lead_only and discount > 0:  # context picks the lead; a further sentence stands on its own words
+        scores, ranked = ranking(False)
+        ranked = [best] + [i for i in ranked if i != best]
+    if not asked & _stems(cands[best][2]) and relevance(best, credits[best]) < 0.5:
         return Extract(NOT_STATED, (), (), found=False)
     chosen = [best]
     chosen_keys = [_key(cands[best][2])]
@@ -234,7 +260,7 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
     wanted = asked_items(question)
     near = LIST_NEAR if wanted > 1 else NEAR_BEST
     for i in ranked[1:]:
-        if len(chosen) == MAX_SENTENCES or scores[i] < near * scores[best]:
+        if len(chosen) == MAX_SENTENCES or scores[i] < near * lead:
             break
         n_words = len(cands[i][2].split())
         if answered and not answer_spans(cands[i][2], question, shape):
