@@ -6,17 +6,20 @@ to first token and in tokens/s against the bundled GGUF loaded in the bench's ow
 (``localcrag.llm.gguf``). Both sides: the bundled SmolLM2-135M, the answer prompt the
 product builds (``build_messages``: the system rules, three evidence passages from the
 ai-information PDF, a val.json question), greedy, the same token budget, repeat penalty off
-on both sides (sent to the server as ``extra_body``), the same number of threads. Calls alternate which side
-goes first. Each pair of calls starts its system message with a number of its own, so the
+on both sides (sent to the server as ``extra_body``), the same number of threads (read back
+from llama.cpp in-process: the model an earlier section loaded must not keep its own count).
+Calls alternate which side goes first. Each pair of calls starts its system message with a number of its own, so the
 server's KV cache cannot reuse the previous request's prefix: both sides decode the whole
 prompt every time (in-process does so anyway: the product resets the context).
 
 Tokens/s counts the streamed pieces after the first (one per token on both sides) over the
-time from the first piece to the last.
+time from the first piece to the last. ``python -m bench.endpoint_probe`` splits the
+endpoint's figures into the model's own time inside the server and the HTTP path's.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 
@@ -58,11 +61,21 @@ def timed_stream(pieces: Iterator[str]) -> dict:
     return {"ttft": (first or time.perf_counter()) - t0, "tok_s": rate, "pieces": n, "text": "".join(text)}
 
 
+def llama_threads(llm) -> tuple[int, int]:
+    """(generation, batch) threads of a loaded model, read back from llama.cpp itself."""
+    import llama_cpp
+
+    ctx = llm._llm._ctx.ctx
+    return llama_cpp.llama_n_threads(ctx), llama_cpp.llama_n_threads_batch(ctx)
+
+
 def measure(url: str, model_path, chats: list[list[dict[str, str]]], reps: int) -> dict[str, list[dict]]:
     from localcrag.llm.endpoint import EndpointLLM
     from localcrag.llm.gguf import load_llm
 
     local = load_llm(model_path, n_ctx=2048, threads=THREADS)
+    if (used := llama_threads(local)) != (THREADS, THREADS):  # like with like, or no figure at all
+        raise RuntimeError(f"the in-process model runs {used} (generation, batch) threads, not {THREADS}")
     remote = EndpointLLM(url, read_timeout=120.0, extra_body={"repeat_penalty": 1.0})  # as in-process
     remote.check()
     sides: dict[str, Callable[[list[dict[str, str]]], Iterator[str]]] = {
@@ -99,6 +112,7 @@ def run(quick: bool) -> Section:
     # logits for the last token only, as in-process: llama-cpp-python's server default
     # (logits_all true, which the `llm` grader's logprobs need) computes the output layer
     # for every prompt token
+    load = os.getloadavg()[0]
     with serving(model, threads=THREADS, n_ctx=2048, args=["--logits_all", "false"]) as url:
         runs = measure(url, model, chats, reps)
     ttft = {k: Stat([r["ttft"] for r in v]) for k, v in runs.items()}
@@ -108,7 +122,8 @@ def run(quick: bool) -> Section:
                     "pieces per answer": spread(Stat([r["pieces"] for r in runs[k]]), digits=0)})
             for k in runs]
     sec.tables.append((f"{model.name}, {len(chats)} answer prompts × {reps} run(s) per side, interleaved, "
-                       f"{THREADS} thread, ≤ {MAX_TOKENS} tokens, median (min–max)", rows))
+                       f"{THREADS} llama.cpp thread each side (read back in-process), ≤ {MAX_TOKENS} tokens, "
+                       f"1-min load {load:.1f} at the start, median (min–max)", rows))
     ttft_over = ratio(ttft["endpoint"].samples, ttft["in-process"].samples) - 1
     rate_over = 1 - ratio(rate["endpoint"].samples, rate["in-process"].samples)
     sec.targets.append((f"HTTP path: time to first token at most {TARGET:.0%} slower than in-process",
@@ -117,6 +132,21 @@ def run(quick: bool) -> Section:
                         f"{-rate_over:+.1%} (paired by prompt, median)", rate_over <= TARGET))
     sec.notes.append(f"Same greedy text on both sides in {same} of {len(runs['endpoint'])} paired runs "
                      "(the server renders the same GGUF chat template).")
+    sec.notes.append("Until commit acf88b3 a full `make bench` compared 2 in-process threads with 1 in the "
+                     "server: `load_llm` handed this section the generator that section 3 had loaded with "
+                     "`threads = 0` (auto: both cores) and ignored `threads=1`. On a quiet machine that was "
+                     "the whole gap (+85.7% time to first token, -44.1% tokens/s, BENCHMARKS of 51dbb90); "
+                     "under load 2 threads gain little or lose, so the sides looked level. `load_llm` now applies "
+                     "an explicit thread count to a cached model, and this section checks it.")
+    sec.notes.append("llama-cpp-python's server hands each token from a worker thread to its event loop "
+                     "and back, and only then decodes the next: `python -m bench.endpoint_probe --stock` "
+                     "(the model's steps timed inside the server) measured that hand-off at 0.90-1.19 ms "
+                     "per token at 1-min load 1.3-3.3 (2.6-3.3 ms under heavier load). "
+                     "`localcrag.llm.serve` now decodes in a thread of its own while the loop sends "
+                     "(`serve_stream`): less in each of 6 paired runs, 0.03-0.74 ms at the same loads "
+                     "(median 0.55 ms less). The first piece costs 10-24 ms more than the model's own "
+                     "prompt decode (request, template, tokens; under 1%). Both sides see the same "
+                     "prompt tokens (the server's `usage` count).")
     sec.notes.append("The server runs with `--logits_all false`, as in-process. llama-cpp-python's "
                      "server default (`logits_all` true, which the `llm` grader's logprobs need) computes "
                      "the output layer for every prompt token: measured once with it (commit 61b3fce, "
@@ -124,7 +154,7 @@ def run(quick: bool) -> Section:
     sec.notes.append("The server is `python -m localcrag.llm.serve` (llama-cpp-python's server, AMX-safe) "
                      "started on a free port and stopped by the section; the figures include SSE "
                      "framing and JSON parsing, not a network hop to another machine.")
-    sec.data = {"threads": THREADS, "max_tokens": MAX_TOKENS, "reps": reps, "prompts": len(chats),
+    sec.data = {"threads": THREADS, "load": load, "max_tokens": MAX_TOKENS, "reps": reps, "prompts": len(chats),
                 "ttft_overhead": ttft_over, "tok_s_overhead": rate_over, "same_text": same,
                 "runs": {k: [{x: r[x] for x in ("ttft", "tok_s", "pieces")} for r in v] for k, v in runs.items()}}
     return sec

@@ -37,3 +37,29 @@ def test_every_target_of_the_last_full_run_has_a_descriptive_unique_name() -> No
     assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", n) for n in names), names
     assert len(set(names)) == len(names), sorted(n for n in names if names.count(n) > 1)
     assert {name for _, name in NAMES} <= set(names)
+
+
+def test_endpoint_probe_counts_a_request_thread_that_has_ended() -> None:
+    """bench.endpoint_probe's CPU accounting: a thread that starts and ends between two
+    readings (the run-ahead stream's) is still counted, as "exited"."""
+    import os
+    import threading
+    import time
+
+    from bench.endpoint_probe import busy, cpu_by_thread
+
+    def burn() -> None:
+        end = time.thread_time() + 0.2
+        while time.thread_time() < end:
+            pass
+
+    before = cpu_by_thread(os.getpid())
+    t = threading.Thread(target=burn)
+    t.start()
+    t.join()
+    gone = time.monotonic() + 2  # the OS thread outlives join() for a moment
+    while os.path.exists(f"/proc/self/task/{t.native_id}") and time.monotonic() < gone:
+        time.sleep(0.01)
+    used = busy(before, cpu_by_thread(os.getpid()))
+    exited = [float(x.split()[1]) for x in used if isinstance(x, str)]
+    assert exited and 0.15 <= exited[0] <= 0.5, used

@@ -129,3 +129,18 @@ def test_server_down_one_line_then_the_local_model(server_home: Path, monkeypatc
     out = _json(capsys)
     assert out["generator"]["kind"] == "endpoint" and url in out["generator"]["fallback"]
     assert out["answer"].strip()
+
+
+def test_a_client_gone_mid_answer_leaves_the_model_free(server_url: str) -> None:
+    """The run-ahead stream (localcrag.llm.serve_stream) stops when the client goes and holds
+    the model until then: the next answers are whole and the same as before."""
+    from localcrag.llm.endpoint import EndpointLLM
+
+    llm = EndpointLLM(server_url, api_key=KEY)
+    prompt = llm.chat_prompt([{"role": "user", "content": "Count from one to twenty in words."}])
+    whole = llm.complete(prompt, 40)
+    pieces = llm.stream(prompt, 40)
+    next(pieces)
+    pieces.close()  # the connection closes after one piece
+    assert llm.complete(prompt, 40) == whole
+    assert llm.complete(prompt, 40) == whole and llm.finish_reason in ("stop", "length")

@@ -52,3 +52,20 @@ def test_eval_takes_a_params_file_and_its_thresholds(tmp_path: Path) -> None:
     args = argparse.Namespace(grader="fusion", grader_model=path, calibrate=None, generator=None)
     s = _settings(args, Settings())
     assert (s.grader, s.grader_model, s.lower_threshold, s.upper_threshold) == ("fusion", str(path.resolve()), 0.63, 0.9)
+
+
+def test_without_grader_the_file_says_which_grader_it_belongs_to(tmp_path: Path) -> None:
+    import argparse
+
+    from localcrag.cli.eval import _settings
+
+    th = {"lower_threshold": 0.5, "upper_threshold": 0.7, "strip_threshold": 0.4}
+    fusion, head = tmp_path / "fusion.json", tmp_path / "head.json"
+    fusion.write_text(json.dumps({**load_params(), "thresholds": th}), encoding="utf-8")
+    head.write_text(json.dumps({"grader": "align", "calibration": {}, "thresholds": th}), encoding="utf-8")
+    onnx = tmp_path / "ev.onnx"
+    onnx.write_bytes(b"x")
+    (tmp_path / "ev.json").write_text(json.dumps({"thresholds": th}), encoding="utf-8")
+    picked = [_settings(argparse.Namespace(grader=None, grader_model=p, calibrate=None, generator=None),
+                        Settings()).grader for p in (fusion, head, onnx)]
+    assert picked == ["fusion", "align", "cross"]

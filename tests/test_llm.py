@@ -68,6 +68,25 @@ def test_load_is_cached_and_describes_model(smol):
     toks = smol.tokenize("Hello world")
     assert smol.count_tokens("Hello world") == len(toks) > 0
     assert smol.detokenize(toks) == "Hello world"
+
+
+def test_cached_load_applies_the_threads_asked_for(smol):
+    """A cached model keeps no earlier caller's thread count (llama.cpp's own, read back)."""
+    import llama_cpp
+
+    def running() -> tuple[int, int]:
+        ctx = smol._llm._ctx.ctx
+        return llama_cpp.llama_n_threads(ctx), llama_cpp.llama_n_threads_batch(ctx)
+
+    before = smol.threads
+    assert before and running() == (before, before)  # load_llm records what it loaded with
+    other = 1 if before != 1 else 2
+    try:
+        assert load_llm(SMOL, n_ctx=2048, threads=other) is smol
+        assert smol.threads == other and running() == (other, other)
+        assert load_llm(SMOL, n_ctx=2048) is smol and running() == (other, other)  # 0 keeps it
+    finally:
+        smol.set_threads(before)
     assert smol.fits(2000, 48) and not smol.fits(2000, 49)
 
 

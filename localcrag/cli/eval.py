@@ -36,10 +36,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--grader", choices=list(GRADERS), default=None,
                    help="retrieval evaluator to measure (default: the grader setting)")
     s.add_argument("--grader-model", type=Path, default=None, metavar="FILE",
-                   help="cross-encoder model file to measure (e.g. one scripts/train_evaluator.py wrote; "
-                        "its thresholds come from the .json beside it), or an align head .json "
-                        "(scripts/train_align.py; with --grader align), or a fusion params .json "
-                        "(scripts/fit_withheld.py; with --grader fusion)")
+                   help="grader file to measure, with its own fitted thresholds: a cross-encoder .onnx "
+                        "(scripts/train_evaluator.py; thresholds from the .json beside it), an align head "
+                        ".json (scripts/train_align.py) or a fusion params .json (scripts/fit_withheld.py); "
+                        "without --grader the file says which grader it is")
     s.add_argument("--calibrate", choices=("on", "off"), default=None,
                    help="thresholds calibrated on the dataset's own corpus (on) or the settings' (off); "
                         "default: the calibrate setting")
@@ -106,13 +106,27 @@ def _settings(args: argparse.Namespace, base: Any) -> Any:
         if "thresholds" not in meta:
             raise LocalcragError(f"{sidecar_for(path)}: missing or without thresholds",
                                  "scripts/train_evaluator.py writes it next to the model")
-        update.update(grader=args.grader or "cross", grader_model=str(path),
+        update.update(grader=args.grader or _grader_of(path, meta), grader_model=str(path),
                       **{k: float(v) for k, v in meta["thresholds"].items()})
     if getattr(args, "generator", None):
         from localcrag.cli.args import with_generator
 
         update["generator"] = with_generator(base.model_copy(), args.generator).generator
     return type(base)(**{**base.model_dump(), **update}) if update else base  # validated
+
+
+def _grader_of(path: Path, meta: dict[str, Any]) -> str:
+    """The grader a --grader-model file belongs to when --grader is not given: an .onnx is
+    a cross-encoder; a .json says so itself (an align head names its grader; a fusion
+    params file has grader_fusion.json's "graders" table)."""
+    from localcrag.registry import GRADERS
+
+    if path.suffix == ".json":
+        if meta.get("grader") in GRADERS:
+            return str(meta["grader"])
+        if "graders" in meta:
+            return "fusion"
+    return "cross"
 
 
 def _styles(style: str | None) -> tuple[str, ...]:

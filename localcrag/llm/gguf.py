@@ -86,43 +86,44 @@ def load_llm(path: Path, n_ctx: int = 2048, threads: int = 0) -> "LocalLLM":
     """Load (once per process per (path, n_ctx)) a GGUF model; bad files become ModelMissing.
 
     llama.cpp may round n_ctx up (its minimum is 256): ``LocalLLM.n_ctx`` is the real one.
+    ``threads`` > 0 applies to a cached model too (0 keeps its count): the model-server bench
+    once ran 2 in-process threads, left by an earlier ``threads=0`` load, against 1 served.
     """
     path = require_gguf(Path(path).expanduser().resolve())
     key = (str(path), int(n_ctx))
     with _CACHE_LOCK:
         cached = _CACHE.get(key)
-        if cached is not None:
-            return cached
-        _silence_llama_logs()
-        _LOG_ERRORS.clear()
-        import llama_cpp
+        if cached is None:
+            _CACHE[key] = _load(path, n_ctx, threads)
+            return _CACHE[key]
+    if threads:
+        cached.set_threads(threads)
+    return cached
 
-        from localcrag.llm.cpu import usable_cores
 
-        n_threads = threads or usable_cores()
-        try:
-            with without_amx(llama_cpp.llama_cpp):  # the module Llama() reads its defaults from
-                llama = llama_cpp.Llama(
-                    model_path=str(path),
-                    n_ctx=n_ctx,
-                    n_batch=min(512, n_ctx),
-                    n_threads=n_threads,
-                    n_threads_batch=n_threads,
-                    logits_all=False,
-                    swa_full=True,  # prefix KV reuse needs the whole sliding window kept
-                    verbose=False,
-                )
-        except Exception as exc:  # llama.cpp reports load failures as ValueError/RuntimeError
-            # the first error line is the cause ("failed to read key-value pairs")
-            why = _LOG_ERRORS[0].split(": ", 1)[-1] if _LOG_ERRORS else str(exc)
-            raise ModelMissing(
-                f"{path}: llama.cpp could not load this GGUF file "
-                f"(corrupt, truncated or unsupported: {' '.join(why.split())})",
-                "replace it, or " + PROVISION_HINT,
-            ) from exc
-        llm = LocalLLM(llama, path)
-        _CACHE[key] = llm
-        return llm
+def _load(path: Path, n_ctx: int, threads: int) -> "LocalLLM":
+    """The one llama.cpp load behind ``load_llm``'s cache."""
+    _silence_llama_logs()
+    _LOG_ERRORS.clear()
+    import llama_cpp
+
+    from localcrag.llm.cpu import usable_cores
+
+    n_threads = threads or usable_cores()
+    try:
+        with without_amx(llama_cpp.llama_cpp):  # the module Llama() reads its defaults from
+            llama = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_batch=min(512, n_ctx),
+                                    n_threads=n_threads, n_threads_batch=n_threads, logits_all=False,
+                                    swa_full=True,  # prefix KV reuse needs the whole sliding window
+                                    verbose=False)
+    except Exception as exc:  # llama.cpp reports load failures as ValueError/RuntimeError
+        # the first error line is the cause ("failed to read key-value pairs")
+        why = _LOG_ERRORS[0].split(": ", 1)[-1] if _LOG_ERRORS else str(exc)
+        raise ModelMissing(f"{path}: llama.cpp could not load this GGUF file (corrupt, truncated or "
+                           f"unsupported: {' '.join(why.split())})", "replace it, or " + PROVISION_HINT) from exc
+    llm = LocalLLM(llama, path)
+    llm.threads = n_threads
+    return llm
 
 
 def _n_params(llama: Any) -> int | None:
@@ -143,7 +144,7 @@ class LocalLLM:
         self.n_ctx: int = llama.n_ctx()
         self.n_vocab: int = llama.n_vocab()
         self.lock = threading.Lock()  # held by every call that uses the llama context
-        self.threads: int | None = None  # as loaded, until set_threads
+        self.threads: int | None = None  # as loaded (load_llm sets it), then set_threads
         self.finish_reason: str | None = None  # of the last stream: "stop" or "length"
         self._template: str | None = llama.metadata.get("tokenizer.chat_template")
         self.has_chat_template = bool(self._template)

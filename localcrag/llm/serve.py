@@ -6,6 +6,10 @@ Takes exactly the arguments of ``python -m llama_cpp.server`` (``--model``, ``--
 buffer types off where ``localcrag.llm.gguf.without_amx`` says so: the cached wheel
 otherwise dies with SIGSEGV on the first token on this kind of CPU. Needs the ``server``
 extra (``pip install 'llama-cpp-python[server]'``).
+
+A streamed answer is decoded by a thread of its own while the event loop sends it
+(``localcrag.llm.serve_stream``); ``--stock-streaming`` keeps llama-cpp-python's own
+token-by-token hand-off instead (for comparison).
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+STOCK_FLAG = "--stock-streaming"
+
 
 def main() -> int:
     import llama_cpp
@@ -31,6 +37,16 @@ def main() -> int:
         print(f"llama-cpp-python's server extra is not installed ({exc}): "
               "pip install 'llama-cpp-python[server]'", file=sys.stderr)
         return 1
+    stock = STOCK_FLAG in sys.argv  # ours, not llama_cpp.server's: taken out before it parses
+    sys.argv = [a for a in sys.argv if a != STOCK_FLAG]
+    if not stock:
+        import llama_cpp.server.app as app
+
+        from localcrag.llm.serve_stream import install
+
+        if not install(app):
+            print("this llama-cpp-python's server differs from the one localcrag knows: "
+                  "its own streaming is kept", file=sys.stderr)
     with without_amx(llama_cpp.llama_cpp):  # the module Llama() reads its defaults from
         serve()
     return 0
@@ -45,15 +61,17 @@ def free_port() -> int:
 
 @contextmanager
 def serving(model: Path, *, threads: int, n_ctx: int = 2048, api_key: str | None = None,
-            args: Sequence[str] = (), ready_s: float = 120.0, log: Path | None = None) -> Iterator[str]:
+            args: Sequence[str] = (), ready_s: float = 120.0, log: Path | None = None,
+            module: str = "localcrag.llm.serve") -> Iterator[str]:
     """Run this server on 127.0.0.1 (a free port) for the ``with`` block; yields its base URL
     (``.../v1``) once ``GET /v1/models`` answers, and kills it after. For the tests and the
     bench: readiness is polled (each poll waits on the process, so an early exit is seen at
-    once), never guessed with a sleep."""
+    once), never guessed with a sleep. ``module``: another ``-m`` entry taking the same
+    arguments (the bench's timing probe)."""
     from localcrag.llm.endpoint import EndpointDown, EndpointLLM
 
     port = free_port()
-    cmd = [sys.executable, "-m", "localcrag.llm.serve", "--model", str(model), "--host", "127.0.0.1",
+    cmd = [sys.executable, "-m", module, "--model", str(model), "--host", "127.0.0.1",
            "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads),
            "--n_threads_batch", str(threads), *(["--api_key", api_key] if api_key else []), *args]
     out = open(log, "wb") if log else subprocess.DEVNULL
