@@ -220,3 +220,9 @@ def test_how_much_emphasises_a_quantity_over_a_year_and_who_a_person_over_a_week
     # alone, the year and the weekday are still emphasised: the order changes, not the spans
     assert extractive_answer("How many were sold in the peak?", [ev(1, "Sales peaked in 1998.")]).span == "1998"
     assert extractive_answer("Who comes?", [ev(1, "The cleaners come on Friday.")]).span == "Friday"
+
+
+
+def test_the_citation_marker_goes_before_a_closing_colon() -> None:
+    e = ev(1, "Glazes are fired in the kiln. The studio kiln can be used in two modes:")
+    assert extractive_answer("How can the studio kiln be used?", [e]).text.endswith("two modes [1]:")

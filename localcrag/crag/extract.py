@@ -281,7 +281,7 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
         sentence = _window(sentence, MAX_WORDS)
         if j == 0:
             sentence, span = _emphasise(sentence, question, shape)
-        end = re.search(r"[.!?]*$", sentence).start()  # the marker goes before the full stop
+        end = re.search(r"[.!?:]*$", sentence).start()  # the marker goes before the full stop (or colon)
         parts.append(f"{sentence[:end]} [{n}]{sentence[end:]}")
     cited = tuple(dict.fromkeys(cands[i][0] for i in chosen))
     return Extract(" ".join(parts), cited, tuple(cands[i][2] for i in chosen), span)
