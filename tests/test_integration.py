@@ -97,4 +97,4 @@ def test_web_fallback_with_the_network_absent(pipeline: Pipeline, monkeypatch: p
     done = evs[-1]
     assert done.answer.action is Action.INCORRECT and done.answer.refused
     assert [e.reason for e in evs if isinstance(e, ev.WebSkipped)] == [web.SKIP_DNS]
-    assert "web search was skipped (no network (DNS))" in done.answer.text
+    assert "web search was skipped (no network: the search host does not resolve)" in done.answer.text

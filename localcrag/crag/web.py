@@ -26,7 +26,7 @@ SEARCH_HOST = "duckduckgo.com"
 ONLINE_TTL = 30.0  # seconds a DNS verdict is reused: one probe per question, not per call
 
 SKIP_OFFLINE = "offline setting"
-SKIP_DNS = "no network (DNS)"
+SKIP_DNS = "no network: the search host does not resolve"
 SKIP_DISABLED = "web search disabled"
 SKIP_DECLINED = "declined by user"
 SKIP_EMPTY = "empty query"
