@@ -25,8 +25,9 @@ ONNX_NAME = "model_int8.onnx"
 # quantisation: one scale per tensor), so a text batched with others got a vector that
 # depended on its batch-mates (anthropic-docs chunks, batch 8 vs alone: cosine down to
 # 0.974) and borderline decisions flipped between runs. Alone, a text always gets the same
-# vector, and with no padding it is also faster (200 chunks: 2.5 s vs 3.0-3.7 s at batch
-# 8, load ~3; scripts in docs/evaluator.md).
+# vector (and one closer to fp32: mean cosine 0.9944 vs 0.9940). Speed depends on the
+# texts: faster on chunks of mixed length (200 anthropic-docs chunks 2.5 s vs 3.0-3.7 s at
+# batch 8: no padding), ~10% slower on the bench's PDF chunks (BENCHMARKS.md section 1).
 BATCH = 1
 # Spinning worker threads pay off for bulk work and cost for small calls (measured, 2 cores
 # under light load: 92 chunks 1.48 s spinning vs 1.98 s not; 20 refinement strips 81 ms
