@@ -271,8 +271,8 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
             chosen.append(i)
             words += n_words
     if len(chosen) < wanted:  # a list goes on in the sentence after its lead
-        lead = cands[best][:2]
-        after = next((i for i, c in enumerate(cands) if c[:2] == (lead[0], lead[1] + 1)), None)
+        src, pos = cands[best][:2]
+        after = next((i for i, c in enumerate(cands) if c[:2] == (src, pos + 1)), None)
         if after is not None and after not in chosen and words + len(cands[after][2].split()) <= MAX_WORDS:
             chosen.append(after)
     parts, span = [], None

@@ -190,7 +190,7 @@ class Pipeline:
         if history:
             from localcrag.crag.rewrite import standalone_question
 
-            standalone = standalone_question(q, history, llm=self.generator)
+            standalone = standalone_question(q, history, llm=gen)
             yield from self._fallbacks()
             if standalone != q:
                 yield ev.QuestionRewritten(q, standalone)

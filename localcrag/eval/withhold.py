@@ -27,16 +27,12 @@ from localcrag.types import Chunk
 
 def chunk_ids_by_unit(pipe: Any, ds: Dataset) -> dict[str, list[str]]:
     """Every indexed chunk's id under each gold unit it covers (one read of the table)."""
-    store = pipe.library.store
-    n = store.count()
-    cols = ["chunk_id", "source", "page_start", "page_end", "char_start", "char_end"]
-    rows = store.table.search().select(cols).limit(n).to_list() if n else []
+    d = pipe.library.store.columns(["chunk_id", "source", "page_start", "page_end", "char_start", "char_end"])
     out: dict[str, list[str]] = {}
-    for r in rows:
-        chunk = Chunk(r["chunk_id"], r["source"], "", int(r["page_start"]), int(r["page_end"]),
-                      int(r["char_start"]), int(r["char_end"]))
-        for unit in ds.units(chunk):
-            out.setdefault(unit, []).append(r["chunk_id"])
+    for cid, src, p0, p1, c0, c1 in zip(d["chunk_id"], d["source"], d["page_start"], d["page_end"],
+                                        d["char_start"], d["char_end"]):
+        for unit in ds.units(Chunk(cid, src, "", int(p0), int(p1), int(c0), int(c1))):
+            out.setdefault(unit, []).append(cid)
     return out
 
 

@@ -79,7 +79,7 @@ def load_documents(store: Any) -> dict[str, str]:
 def duplicates(store: Any) -> tuple[int, list[str]]:
     """(chunk rows beyond the first copy of their id, documents whose rows disagree: a
     duplicated chunk id or two content hashes for one document)."""
-    d = store._columns(["chunk_id", "source", "doc_hash"])
+    d = store.columns(["chunk_id", "source", "doc_hash"])
     extra = Counter(d["chunk_id"])
     n_extra = sum(c - 1 for c in extra.values())
     hashes: dict[str, set[str]] = {}

@@ -188,12 +188,13 @@ class LanceStore:
     def count(self) -> int:
         return self.table.count_rows() if self.exists() else 0
 
-    def _columns(self, cols: list[str]) -> dict[str, list]:
+    def columns(self, cols: list[str]) -> dict[str, list]:
+        """Whole columns of every row (maintenance, eval): one read of the table."""
         n = self.count()  # 0 when there is no table yet
         return self.table.search().select(cols).limit(n).to_arrow().to_pydict() if n else {c: [] for c in cols}
 
     def file_hashes(self) -> dict[str, str]:
-        d = self._columns(["source", "doc_hash"])
+        d = self.columns(["source", "doc_hash"])
         return dict(zip(d["source"], d["doc_hash"]))
 
     def sources(self) -> list[SourceInfo]:
@@ -212,7 +213,7 @@ class LanceStore:
         """Every chunk's text, or ``at_most`` evenly spaced ones (statistics from a sample)."""
         n = self.count()
         if at_most is None or n <= at_most:
-            return self._columns(["text"])["text"]
+            return self.columns(["text"])["text"]
         offsets = np.linspace(0, n - 1, at_most).round().astype(int).tolist()
         return self.table.take_offsets(offsets).select(["text"]).to_arrow()["text"].to_pylist()
 

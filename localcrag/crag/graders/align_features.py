@@ -22,11 +22,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from localcrag.crag.graders.text import CorpusStats
+from localcrag.ingest.embed_onnx import BATCH  # one text per run: its vector is its own
 from localcrag.textutil import STOPWORDS, terms
 
 LEVELS = (0.6, 0.75, 0.9)  # cosine levels for the "share matched" features
 MAX_TOKENS = 256  # the embedder's own limit
-BATCH = 1  # one text per run: int8 activations are quantised per run (see ingest/embed_onnx.BATCH)
 # General English number words (a closed class, not taken from any data set).
 NUMBER_WORDS = frozenset("""one two three four five six seven eight nine ten eleven twelve twenty
     thirty forty fifty hundred thousand million billion trillion dozen half""".split())

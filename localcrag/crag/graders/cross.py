@@ -27,13 +27,13 @@ import numpy as np
 
 from localcrag.crag.graders.base import BaseGrader, Logistic
 from localcrag.ingest.chunking import split_sentences
+from localcrag.ingest.embed_onnx import BATCH  # one pair per run: int8 activations are quantised per run
 
 MODEL_FILE = "evaluator_int8.onnx"
 TOKENIZER_FILE = "evaluator_tokenizer.json"
 MAX_TOKENS = 160  # question + window, as in training
 WINDOW, STRIDE = 3, 2  # sentences per window, sentences between window starts
 MAX_WINDOWS = 12  # per passage; evenly sampled beyond (bounded cost on long chunks)
-BATCH = 1  # one pair per run: int8 activations are quantised per run (see ingest/embed_onnx.BATCH)
 
 
 def packaged(name: str) -> Path:
