@@ -6,6 +6,8 @@ This probe lets a bundled LLM *read*: it writes a short greedy answer ``a`` to
 "passage + question" and asks how much the passage made that answer likely.
 
   S1 pmi     mean over a's tokens of log P(a | passage, q) - log P(a | q alone)
+  S1 pmi_new the same over the answer's tokens that are not question words or stop words
+             (small models restate the question before answering)
   S1 conf    mean log P(a | passage, q) (the greedy answer's own confidence)
   S2 copy    share of a's content words (textutil.content_words) found in the passage
   S2 newent  a holds a name / number (capitalised or digit word) not in the question but in the passage
@@ -27,9 +29,11 @@ reported on article B and anthropic-docs (and the other direction); the fusion a
 beside it. "anthropic 5-fold" rows fit on anthropic-docs itself (out-of-fold, same
 corpus): a ceiling, never a shippable figure.
 
-Usage (machine free: 2 threads; results cached under /tmp/reader_probe):
+Usage (results cached under /tmp/reader_probe; 1 thread per model ran best on the busy 2 cores):
   LOCALCRAG_HOME=/tmp/reader-home PYTHONPATH=. nice -n 10 python scripts/reader_probe.py \
-      [--models gemma smol] [--per-article 40 --near 20 --anthropic 60]
+      [--models gemma smol] [--per-article 25 --near 12 --anthropic 50] [--threads 1]
+  (run one model per process to read both side by side; then a run with both models,
+  all cached, prints the table; --time N times N fresh reads)
 """
 
 from __future__ import annotations
@@ -58,7 +62,6 @@ ASK = "Answer the question in a few words, using the passage."
 OPTION = ' If the passage does not say, answer "not stated".'
 ABSTAIN = "not stated"
 MAX_ANSWER = 16
-SIGNALS = ("pmi", "conf", "copy", "newent", "abstain")
 
 
 # --- pairs ------------------------------------------------------------------------------
@@ -159,15 +162,15 @@ class Reader:
         mem = self.c.llama_get_memory(self.llm._llm.ctx)
         self.c.llama_memory_seq_rm(mem, 0, keep, -1)
 
-    def _lp_of(self, start: int, first_row: np.ndarray, toks: list[int]) -> float:
-        """sum log P(toks) given the KV up to ``start`` and the logits row predicting toks[0]."""
+    def _lp_of(self, start: int, first_row: np.ndarray, toks: list[int]) -> list[float]:
+        """log P(each of toks) given the KV up to ``start`` and the logits row predicting toks[0]."""
         from localcrag.llm.scoring import _log_softmax_at
 
         rows = {0: first_row}
         if len(toks) > 1:
             got = self.sc._decode(toks[:-1], start, set(range(len(toks) - 1)))
             rows.update({j + 1: r for j, r in got.items()})
-        return sum(_log_softmax_at(rows[j], t) for j, t in enumerate(toks))
+        return [_log_softmax_at(rows[j], t) for j, t in enumerate(toks)]
 
     def _next(self, row: np.ndarray, first: bool) -> int:
         """Greedy token; the first one may not end the answer (a base model often starts
@@ -197,36 +200,53 @@ class Reader:
             n = len(pre)
             sc._decode(pre, 0, set())
             row = sc._decode(tail_a, n, {len(tail_a) - 1})[len(tail_a) - 1]
-            pos, answer, lp_pq = n + len(tail_a), [], 0.0
+            pos, answer, lp_pq = n + len(tail_a), [], []
             for _ in range(MAX_ANSWER):
                 tok = self._next(row, first=not answer)
                 if self.c.llama_vocab_is_eog(self.vocab, tok) or "\n" in llm.detokenize([tok]):
                     break
                 answer.append(tok)
-                lp_pq += _log_softmax_at(row, tok)
+                lp_pq.append(_log_softmax_at(row, tok))
                 row = sc._decode([tok], pos, {0})[0]
                 pos += 1
             self._rm(n)
             row_b = sc._decode(tail_b, n, {len(tail_b) - 1})[len(tail_b) - 1]
             nb = n + len(tail_b)
-            lp_abs = self._lp_of(nb, row_b, abst)
+            lp_abs = sum(self._lp_of(nb, row_b, abst))
             self._rm(nb)
-            lp_ab = self._lp_of(nb, row_b, answer) if answer else 0.0
+            lp_ab = sum(self._lp_of(nb, row_b, answer)) if answer else 0.0
             prior = bos + self._tok(self.head, True) + self._tok(f"Question: {q}\n") + tail_a
             sc._clear_kv()
             if answer:
                 row0 = sc._decode(prior, 0, {len(prior) - 1})[len(prior) - 1]
                 lp_q = self._lp_of(len(prior), row0, answer)
             else:
-                lp_q = 0.0
+                lp_q = []
             sc._clear_kv()
-        return {"answer": llm.detokenize(answer).strip(), "n": len(answer), "lp_pq": lp_pq, "lp_q": lp_q,
+        return {"answer": llm.detokenize(answer).strip(), "n": len(answer), "lp_pq": sum(lp_pq),
+                "lp_q": sum(lp_q), "tok_pq": lp_pq, "tok_q": lp_q, "pieces": [llm.detokenize([t]) for t in answer],
                 "lp_ab": lp_ab, "lp_abs": lp_abs, "n_abs": len(abst),
                 "ms": round((time.perf_counter() - t0) * 1000, 1)}
 
 
 def llm_text(llm, tok: int) -> str:  # noqa: ANN001
     return llm.detokenize([tok])
+
+
+def new_token_mask(pieces: list[str], question: str) -> list[bool]:
+    """Which answer tokens belong to a content word the question does not have: the part of
+    an answer that is not an echo of the question (small models restate it first)."""
+    from localcrag.textutil.words import STOPWORDS, WORD, words
+
+    text = "".join(pieces)
+    qw = set(words(question))
+    spans = [(m.start(), m.end(), m.group().lower()) for m in WORD.finditer(text)]
+    out, at = [], 0
+    for piece in pieces:
+        lo, hi = at, at + len(piece)
+        at = hi
+        out.append(any(a < hi and lo < b and w not in qw and w not in STOPWORDS for a, b, w in spans))
+    return out
 
 
 def signals(r: dict, question: str, passage: str) -> dict[str, float]:
@@ -238,7 +258,11 @@ def signals(r: dict, question: str, passage: str) -> dict[str, float]:
     pw = content_words(passage)
     qw, psw = set(words(question)), set(words(passage))
     ent = [w.lower() for w in (m.group() for m in WORD.finditer(a)) if w[0].isupper() or any(ch.isdigit() for ch in w)]
-    return {"pmi": (r["lp_pq"] - r["lp_q"]) / n if r["n"] else 0.0,
+    extra = {}
+    if "tok_pq" in r:  # per-token log-probs recorded (not in the first smol run's cache)
+        d = [a_ - b_ for a_, b_, new in zip(r["tok_pq"], r["tok_q"], new_token_mask(r["pieces"], question)) if new]
+        extra["pmi_new"] = float(np.mean(d)) if d else 0.0
+    return extra | {"pmi": (r["lp_pq"] - r["lp_q"]) / n if r["n"] else 0.0,
             "conf": r["lp_pq"] / n if r["n"] else -20.0,
             "copy": len(cw & pw) / len(cw) if cw else 0.0,
             "newent": float(any(e not in qw and e in psw for e in ent)),
@@ -318,6 +342,25 @@ def report_aucs(rows: list[dict], score) -> dict:  # noqa: ANN001
     return out
 
 
+def paired_ci(rows: list[dict], score: np.ndarray, n: int = 1000) -> list[float]:
+    """95% interval of AUC(score) - AUC(fusion alone) on the same pairs, resampling questions."""
+    by_q: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        by_q.setdefault(r["qid"], []).append(i)
+    qids = sorted(by_q)
+    fus = np.array([r["fusion"] for r in rows])
+    pos = np.array([r["kind"] == "pos" for r in rows])
+    rng = np.random.default_rng(SEED)
+    gains = []
+    for _ in range(n):
+        idx = [i for q in rng.choice(qids, len(qids)) for i in by_q[q]]
+        p, sc, fu = pos[idx], score[idx], fus[idx]
+        a, b = auc(sc[p], sc[~p]), auc(fu[p], fu[~p])
+        if a is not None and b is not None:
+            gains.append(a - b)
+    return [round(float(np.percentile(gains, 2.5)), 3), round(float(np.percentile(gains, 97.5)), 3)]
+
+
 def combos(rows: list[dict], feats: tuple[str, ...]) -> dict:
     """Fit on one SQuAD article (pos vs abl + near), report on the other and on anthropic;
     plus a 5-fold out-of-fold fit on anthropic itself (a same-corpus ceiling)."""
@@ -332,6 +375,8 @@ def combos(rows: list[dict], feats: tuple[str, ...]) -> dict:
             sc = f(matrix(sel, feats))
             out[f"{train[:8]}->{s[:8]}:{k}"] = auc([v for v, r in zip(sc, sel) if r["kind"] == "pos"],
                                                   [v for v, r in zip(sc, sel) if r["kind"] == k])
+            if s == "anthropic" and feats != ("fusion",):
+                out[f"{train[:8]}->anthropi: gain over fusion, 95% CI"] = paired_ci(sel, sc)
     an = [r for r in rows if r["set"] == "anthropic"]
     qids = sorted({r["qid"] for r in an})
     fold = {q: i % 5 for i, q in enumerate(random.Random(SEED).sample(qids, len(qids)))}
@@ -347,6 +392,50 @@ def combos(rows: list[dict], feats: tuple[str, ...]) -> dict:
     return out
 
 
+def timing(pairs: list[dict], models: list[str], threads: int) -> dict:
+    """ms per pair read afresh, with the load average beside it (the machine is shared)."""
+    import os
+
+    from localcrag.llm.gguf import load_llm
+    from localcrag.settings import Settings
+
+    out = {"threads": threads, "load_before": os.getloadavg()[0], "pairs": len(pairs)}
+    for model in models:
+        reader = Reader(load_llm(Settings.load().models_dir / MODELS[model], n_ctx=2048, threads=threads))
+        reader.read(pairs[0]["q"], pairs[0]["text"])  # warm-up
+        ms = [reader.read(p["q"], p["text"])["ms"] for p in pairs]
+        out[model] = {"ms_median": float(np.median(ms)), "ms_mean": round(float(np.mean(ms)), 1)}
+    out["load_after"] = os.getloadavg()[0]
+    return out
+
+
+def table(results: dict) -> str:
+    """The markdown table of docs/evaluator.md: per signal, AUC alone and + fusion held out."""
+    f = results["fusion alone"]
+    lines = ["| model | signal | alone: N abl / C abl / N near / C near / anthropic wh | + fusion, fit N: C abl / C near / "
+             "anthropic | + fusion, fit C: N abl / N near / anthropic | anthropic gain CI (fit N; fit C) | "
+             "anthropic 5-fold (same corpus) |", "|---|---|---|---|---|---|---|"]
+
+    def row(model: str, name: str, a: dict, c: dict) -> str:
+        alone = " / ".join(str(a.get(k)) for k in ("Normans:abl", "Computat:abl", "Normans:near",
+                                                   "Computat:near", "anthropi:wh"))
+        fn = " / ".join(str(c[k]) for k in ("Normans->Computat:abl", "Normans->Computat:near", "Normans->anthropi:wh"))
+        fc = " / ".join(str(c[k]) for k in ("Computat->Normans:abl", "Computat->Normans:near", "Computat->anthropi:wh"))
+        ci = "; ".join(str(c.get(f"{t}->anthropi: gain over fusion, 95% CI", "–")) for t in ("Normans", "Computat"))
+        return f"| {model} | {name} | {alone} | {fn} | {fc} | {ci} | {c['anthropic 5-fold (same corpus)']} |"
+
+    lines.append(row("–", "fusion alone", f["auc"], f["combined"]))
+    for model, res in results.items():
+        if model == "fusion alone":
+            continue
+        for s, v in res.items():
+            if isinstance(v, dict) and "auc" in v:
+                lines.append(row(model, s, v["auc"], v["combined with fusion"]))
+        lines.append(row(model, "all signals", {}, res["all signals + fusion"]))
+        lines.append(f"| {model} | ms per pair (median, cached run) | {res['ms_per_pair_median']} | | | | |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
@@ -356,6 +445,8 @@ def main() -> int:
     ap.add_argument("--anthropic", type=int, default=50)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--out", type=Path, default=CACHE / "results.json")
+    ap.add_argument("--time", type=int, default=0, metavar="N",
+                    help="only time N anthropic pairs read afresh (no cache) per model at --threads")
     args = ap.parse_args()
 
     def log(msg: str) -> None:
@@ -374,6 +465,9 @@ def main() -> int:
     log(f"{len(pairs)} pairs: " + ", ".join(f"{s}/{k} {sum(p['set'] == s and p['kind'] == k for p in pairs)}"
                                           for s in (*ARTICLES, "anthropic") for k in ("pos", "abl", "near", "wh")
                                           if any(p['set'] == s and p['kind'] == k for p in pairs)))
+    if args.time:
+        print(json.dumps(timing(pairs[:args.time], args.models, args.threads), indent=2))
+        return 0
     results: dict = {"fusion alone": {"auc": report_aucs(pairs, lambda r: r["fusion"]),
                                       "combined": combos([{**p, "sig": {}} for p in pairs], ("fusion",))}}
     models_dir = Settings.load().models_dir
@@ -385,15 +479,16 @@ def main() -> int:
                      "answer_tokens_mean": round(float(np.mean([r["n"] for r in reads])), 2),
                      "abstained_greedy": round(float(np.mean([r["answer"].lower().startswith("not stated")
                                                               for r in reads])), 3)}
-        for s in SIGNALS:
+        for s in list(rows[0]["sig"]):
             res[s] = {"auc": report_aucs(rows, lambda r, s=s: r["sig"][s]),
                       "combined with fusion": combos(rows, ("fusion", s))}
-        res["all five + fusion"] = combos(rows, ("fusion",) + SIGNALS)
+        res["all signals + fusion"] = combos(rows, ("fusion",) + tuple(rows[0]["sig"]))
         results[model] = res
         (CACHE / f"rows_{model}.json").write_text(json.dumps(
             [{k: r[k] for k in ("set", "qid", "q", "kind", "fusion", "read", "sig")} for r in rows], indent=1))
     args.out.write_text(json.dumps(results, indent=2, default=float), encoding="utf-8")
-    print(json.dumps(results, indent=2, default=float))
+    print(table(results))
+    log(f"every figure: {args.out}")
     return 0
 
 
