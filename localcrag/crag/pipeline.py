@@ -102,13 +102,20 @@ class Pipeline:
         for message in getattr(self._generator, "take_notices", lambda: [])():
             yield ev.GeneratorFellBack(getattr(self._generator, "url", ""), message)
 
+    def _stats_now(self) -> tuple[int, tuple]:
+        """The corpus statistics follow the index: its size, and its change stamp (an ingest
+        from another process, seen after Library.refresh)."""
+        count = self.library.count()
+        return count, (count, getattr(self.library, "change_stamp", lambda: "")())
+
+    def _grader_stale(self) -> bool:
+        """The grader is (re)built on its next use: first use, or the index changed."""
+        return self._grader is None or (self._stats_key is not None and self._stats_key != self._stats_now()[1])
+
     @property
     def grader(self):
-        count = self.library.count()
-        # the corpus statistics follow the index: its size, and its change stamp (an ingest
-        # from another process, seen after Library.refresh)
-        key = (count, getattr(self.library, "change_stamp", lambda: "")())
-        if self._grader is None or (self._stats_key is not None and self._stats_key != key):
+        if self._grader_stale():
+            count, key = self._stats_now()
             from localcrag.crag.grade import CorpusStats, make_grader
             from localcrag.llm.gguf import load_llm
 
@@ -184,13 +191,21 @@ class Pipeline:
         meter = CpuMeter()  # what other processes do with our cores while we work
         timings: dict[str, float] = {}
         q = self._check_question(question)
+        if self._generator is None or (mode != "rag" and self._grader_stale()):
+            with Stage("load", timings) as st:  # first question: its time is mostly this
+                yield st.started
+                _ = self.generator, (self.thresholds if mode != "rag" else None)  # + the grader
+            yield st.finished
         gen = self.generator  # a missing or corrupt model fails here, before any work
         getattr(gen, "begin_question", lambda: None)()  # a model server is checked again
         yield from self._fallbacks()
         if history:
             from localcrag.crag.rewrite import standalone_question
 
-            standalone = standalone_question(q, history, llm=gen)
+            with Stage("rewrite", timings) as st:
+                yield st.started
+                standalone = standalone_question(q, history, llm=gen)
+            yield st.finished
             yield from self._fallbacks()
             if standalone != q:
                 yield ev.QuestionRewritten(q, standalone)
