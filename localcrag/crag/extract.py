@@ -131,15 +131,23 @@ _XREF = re.compile(r"\b(?:sections?|tables?|fig(?:ure)?s?|chapters?|pages?|pp?|e
                    r"appendi(?:x|ces)|footnotes?|lines?|rows?|columns?|items?|steps?)\.? $", re.I)
 
 
+# A bibliographic reference marker of technical writing: "[20]", "[3, 18]", "[7-9]". Its
+# numbers name entries of the reference list, not quantities (typography, not data).
+_REFMARK = re.compile(r"\[\d+(?:\s*[,;\u2013-]\s*\d+)*\]")
+
+
 def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[int, int]]:
     """(start, end) of the spans of ``shape`` in ``sentence`` the question does not contain."""
     if shape is None:
         return []
     asked = _stems(question)
+    refs = [r.span() for r in _REFMARK.finditer(sentence)]
     out = []
     for m in _SPANS[shape].finditer(sentence):
         group = 1 if m.re.groups else 0  # place: the phrase after its preposition
         text = m.group(group).strip()
+        if any(a <= m.start(group) < b for a, b in refs):
+            continue  # "the Adam optimizer [20]": a reference, not the answer
         if shape == "date" and text.isdigit() and not 1000 <= int(text) <= 2100 and len(text) == 4:
             continue
         if shape == "name" and m.start() == 0 and " " not in text:
