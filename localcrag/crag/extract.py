@@ -9,7 +9,7 @@ by a question-sentence score:
 
 ``relevance`` is, with graded evidence (CRAG), the mean of three views of a sentence: the
 retrieval evaluator's ``score_texts`` on it (the same one refinement uses), the share of the
-question's terms it contains, and its chunk's grade (``Evidence.score``). The evaluator was
+question's terms it contains (IDF-weighted, docs/eval.md), and its chunk's grade (``Evidence.score``). The evaluator was
 fitted on passages: alone on one sentence it rates a glued menu or a heading like the text
 under it, and a sentence loses the context its chunk gives. Without grades (standard RAG,
 ungraded evidence) the share of question terms alone is the relevance. The three-way mean
@@ -244,9 +244,12 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
     grade = {e.n: e.score for e in evidence}
 
     def relevance(i: int, credit: dict[str, float]) -> float:
-        """Graded evidence: the mean of the grader on the sentence, its words and its chunk."""
-        share = covered(credit, asked)
-        return (float(graded[i]) + share + grade.get(cands[i][0], 0.0)) / 3 if graded else share
+        """Graded evidence: the mean of the grader on the sentence, its words (IDF-weighted,
+        as in the overlap) and its chunk; ungraded: the plain share of the question's words."""
+        if not graded:
+            return covered(credit, asked)
+        share = covered(credit, asked, lambda t: weights.get(t, 1.0))
+        return (float(graded[i]) + share + grade.get(cands[i][0], 0.0)) / 3
 
     def ranking(context: bool) -> tuple[dict[int, float], list[int]]:
         credit = {i: credits[i] if context else dict.fromkeys(asked & _stems(cands[i][2]), 1.0) for i in top}
