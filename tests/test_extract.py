@@ -206,3 +206,13 @@ def test_how_much_emphasises_a_quantity_over_a_year_and_who_a_person_over_a_week
 def test_the_citation_marker_goes_before_a_closing_colon() -> None:
     e = ev(1, "Glazes are fired in the kiln. The studio kiln can be used in two modes:")
     assert extractive_answer("How can the studio kiln be used?", [e]).text.endswith("two modes [1]:")
+
+
+def test_a_reference_marker_is_not_an_answer_number() -> None:
+    from localcrag.crag.extract import answer_spans
+
+    s = "We used the Adam optimizer [20] with a learning rate of 0.002 as in [3, 18]."
+    spans = [s[a:b] for a, b in answer_spans(s, "What learning rate was used?", "number")]
+    assert spans == ["0.002"]
+    out = extractive_answer("What learning rate was used?", [ev(1, s)])
+    assert "[**" not in out.text and "**0.002**" in out.text

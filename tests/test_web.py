@@ -336,3 +336,33 @@ def test_ask_with_nobody_to_ask_touches_no_network(monkeypatch: pytest.MonkeyPat
                      confirm=None, timeout=2.0, max_results=1)
     assert out == web.WebOutcome(False, None, skipped=web.SKIP_NO_CONSENT)
     assert looked_up == [] and rewrites == []
+
+
+@pytest.mark.parametrize("previous, follow_up, whole", [
+    ("How many layers does the encoder have?", "And the decoder?", "How many layers does the decoder have?"),
+    ("What dropout rate was used for the base model?", "What about the big model?",
+     "What dropout rate was used for the big model?"),
+    ("What is the capital of Australia?", "And of France?", "What is the capital of France?"),
+    ("How does photosynthesis work?", "And in cacti?", "How does photosynthesis work in cacti?"),
+    ("How does LanceDB store vectors?", "And Chroma?", "How does Chroma store vectors?"),
+    ("Who approved the travel budget?", "And the hotel?", "Who approved the hotel?"),
+])
+def test_an_elliptical_follow_up_is_completed_by_grammar_without_the_model(previous: str, follow_up: str,
+                                                                           whole: str) -> None:
+    llm = FakeLLM("never used")
+    assert standalone_question(follow_up, [(previous, "")], llm) == whole
+    assert llm.prompts == []
+
+
+@pytest.mark.parametrize("previous, follow_up", [
+    ("Who approved the travel budget?", "How much did it cost?"),  # a clause of its own
+    ("What is the capital of Australia?", "And why is it there?"),
+    ("How does LanceDB store vectors?", "And the index?"),  # no noun phrase of its kind to replace
+])
+def test_a_follow_up_that_is_not_an_ellipsis_still_goes_to_the_model(previous: str, follow_up: str) -> None:
+    from localcrag.crag.ellipsis import complete
+
+    assert complete(follow_up, previous) is None
+    good = FakeLLM(f"{follow_up.rstrip('?')} regarding {previous.rstrip('?').split()[-1]}?")
+    standalone_question(follow_up, [(previous, "")], good)
+    assert good.prompts

@@ -9,7 +9,7 @@ by a question-sentence score:
 
 ``relevance`` is, with graded evidence (CRAG), the mean of three views of a sentence: the
 retrieval evaluator's ``score_texts`` on it (the same one refinement uses), the share of the
-question's terms it contains, and its chunk's grade (``Evidence.score``). The evaluator was
+question's terms it contains (IDF-weighted, docs/eval.md), and its chunk's grade (``Evidence.score``). The evaluator was
 fitted on passages: alone on one sentence it rates a glued menu or a heading like the text
 under it, and a sentence loses the context its chunk gives. Without grades (standard RAG,
 ungraded evidence) the share of question terms alone is the relevance. The three-way mean
@@ -148,15 +148,23 @@ _XREF = re.compile(r"\b(?:sections?|tables?|fig(?:ure)?s?|chapters?|pages?|pp?|e
                    r"appendi(?:x|ces)|footnotes?|lines?|rows?|columns?|items?|steps?)\.? $", re.I)
 
 
+# A bibliographic reference marker of technical writing: "[20]", "[3, 18]", "[7-9]". Its
+# numbers name entries of the reference list, not quantities (typography, not data).
+_REFMARK = re.compile(r"\[\d+(?:\s*[,;\u2013-]\s*\d+)*\]")
+
+
 def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[int, int]]:
     """(start, end) of the spans of ``shape`` in ``sentence`` the question does not contain."""
     if shape is None:
         return []
     asked = _stems(question)
+    refs = [r.span() for r in _REFMARK.finditer(sentence)]
     out = []
     for m in _SPANS[shape].finditer(sentence):
         group = 1 if m.re.groups else 0  # place: the phrase after its preposition
         text = m.group(group).strip()
+        if any(a <= m.start(group) < b for a, b in refs):
+            continue  # "the Adam optimizer [20]": a reference, not the answer
         if shape == "date" and text.isdigit() and not 1000 <= int(text) <= 2100 and len(text) == 4:
             continue
         if shape == "name" and m.start() == 0 and " " not in text:
@@ -236,9 +244,13 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
     grade = {e.n: e.score for e in evidence}
 
     def relevance(i: int) -> float:
-        """Graded evidence: the mean of the grader on the sentence, its words and its chunk."""
-        share = _covered(asked, _stems(cands[i][2]))
-        return (float(graded[i]) + share + grade.get(cands[i][0], 0.0)) / 3 if graded else share
+        """Graded evidence: the mean of the grader on the sentence, its words (IDF-weighted,
+        as in the overlap) and its chunk; ungraded: the plain share of the question's words."""
+        said = _stems(cands[i][2])
+        if not graded:
+            return _covered(asked, said)
+        share = _covered(asked, said, lambda t: weights.get(t, 1.0))
+        return (float(graded[i]) + share + grade.get(cands[i][0], 0.0)) / 3
 
     scores = {i: _score(question, cands[i][2], relevance(i), shape, weights) for i in top}
     ranked = sorted(top, key=lambda i: (-scores[i], cands[i][0], cands[i][1]))
