@@ -361,3 +361,15 @@ def test_the_follow_up_rewrite_and_the_first_model_load_are_timed_stages(library
         assert ("load" in t) == (run == 1) and t["rewrite"] >= 300
         assert run == 2 or t["load"] >= 200
         assert sum(t.get(s, 0.0) for s in ev.STAGE_TIMINGS) >= 0.9 * t["first_token"], t
+
+
+def test_a_quoting_run_resolves_a_lone_it_by_grammar_without_asking_the_model(library: Library) -> None:
+    """The bundled 135M model took 9-13 s to rewrite "How much did it cost?" and its output
+    was rejected; with quoted answers (a small model) grammar resolves a lone "it" first."""
+    history = [("What are the cobots?", "robots")]
+    for style, asked in (("extractive", False), ("generative", True)):
+        gen = FakeGenerator("Where do cobots work?")
+        evs = _run(_pipe(library, gen=gen), "Where does it work?", history=history, style=style)
+        rewritten = next(e for e in evs if isinstance(e, ev.QuestionRewritten)).rewritten
+        assert rewritten == ("Where does the cobots work?" if not asked else "Where do cobots work?")
+        assert bool(gen.prompts) is asked

@@ -366,3 +366,20 @@ def test_a_follow_up_that_is_not_an_ellipsis_still_goes_to_the_model(previous: s
     good = FakeLLM(f"{follow_up.rstrip('?')} regarding {previous.rstrip('?').split()[-1]}?")
     standalone_question(follow_up, [(previous, "")], good)
     assert good.prompts
+
+
+def test_a_lone_it_is_resolved_by_grammar_for_a_small_model_and_asked_of_a_capable_one() -> None:
+    history = [("Who approved the travel budget?", "")]
+    small = FakeLLM("never used")
+    assert standalone_question("How much did it cost?", history, small, rules_first=True) == \
+        "How much did the travel budget cost?"
+    assert small.prompts == []
+    capable = FakeLLM("How much did the travel budget cost in total?")
+    assert standalone_question("How much did it cost?", history, capable) == capable.reply
+    assert capable.prompts
+    # no noun phrase to put in its place, or a pronoun other than "it": the model is asked
+    for question, earlier in (("Why is it used?", "What is label smoothing?"),
+                              ("Where do they work?", "What is a cobot?")):
+        asked = FakeLLM(f"{question.rstrip('?')} in {earlier.rstrip('?').split()[-1]}?")
+        standalone_question(question, [(earlier, "")], asked, rules_first=True)
+        assert asked.prompts

@@ -16,6 +16,11 @@ bundled 135M model mostly repeats the earlier question, and loading it costs sec
 
 Anything else (a clause with its own verb or question word, a pronoun, more than a few
 words) is not an ellipsis, and ``complete`` returns None.
+
+``resolve_it`` puts the earlier question's last noun phrase in place of a lone "it" ("Who
+approved the travel budget?" + "How much did it cost?" -> "How much did the travel budget
+cost?"): end focus again. Only "it": "they" would need number agreement ("Where do a cobot
+work?"), "its" a possessive; those are left to the model or the keyword fallback.
 """
 
 from __future__ import annotations
@@ -87,3 +92,26 @@ def complete(follow_up: str, previous: str) -> str | None:
         words = base[:a] + noun + base[b:]
     text = " ".join(words)
     return re.sub(r"\s+([,;:)])", r"\1", text) + "?"
+
+
+_IT = re.compile(r"\bit\b(?!['’])", re.I)
+
+
+def resolve_it(follow_up: str, previous: str) -> str | None:
+    """``follow_up`` with its one "it" replaced by ``previous``'s last noun phrase (with its
+    determiner), or None when there is not exactly one "it" or no noun phrase to use."""
+    text = follow_up.strip()
+    if len(_IT.findall(text)) != 1 or re.search(r"\b(?:its|they|them|their|this|that|these|those)\b", text, re.I):
+        return None
+    base = _TOKEN.findall(previous.strip().rstrip("?!. "))
+    spans = _noun_phrases(base)
+    if not spans:
+        return None
+    a, b, _ = spans[-1]
+    if a and base[a - 1].lower() in DETERMINERS:
+        a -= 1
+    phrase = " ".join(base[a:b])
+    m = _IT.search(text)
+    if m.start() == 0:
+        phrase = phrase[0].upper() + phrase[1:]
+    return text[:m.start()] + phrase + text[m.end():]

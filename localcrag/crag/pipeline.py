@@ -195,10 +195,14 @@ class Pipeline:
         gen = self.generator  # a missing or corrupt model fails here, before any work
         getattr(gen, "begin_question", lambda: None)()  # a model server is checked again
         yield from self._fallbacks()
+        from localcrag.crag.style import resolve_style
+
+        style, why = resolve_style(style, gen)
         if history:
             from localcrag.crag.rewrite import standalone_question
 
-            standalone = yield from timed("rewrite", timings, lambda: standalone_question(q, history, llm=gen))
+            standalone = yield from timed("rewrite", timings, lambda: standalone_question(
+                q, history, llm=gen, rules_first=style == "extractive"))
             yield from self._fallbacks()
             if standalone != q:
                 yield ev.QuestionRewritten(q, standalone)
@@ -210,9 +214,6 @@ class Pipeline:
             hits = retriever.search(q, k=k)
         yield ev.Retrieved(tuple(hits), retriever.fallback)
         yield st.finished
-        from localcrag.crag.style import resolve_style
-
-        style, why = resolve_style(style, gen)
 
         action: Action | None = None
         evidence: list[Evidence] = []
