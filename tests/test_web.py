@@ -346,6 +346,8 @@ def test_ask_with_nobody_to_ask_touches_no_network(monkeypatch: pytest.MonkeyPat
     ("How does photosynthesis work?", "And in cacti?", "How does photosynthesis work in cacti?"),
     ("How does LanceDB store vectors?", "And Chroma?", "How does Chroma store vectors?"),
     ("Who approved the travel budget?", "And the hotel?", "Who approved the hotel?"),
+    ("What is a cobot?", "And an exoskeleton?", "What is an exoskeleton?"),
+    ("What are transformers?", "And RNNs?", "What are RNNs?"),
 ])
 def test_an_elliptical_follow_up_is_completed_by_grammar_without_the_model(previous: str, follow_up: str,
                                                                            whole: str) -> None:
@@ -378,7 +380,9 @@ def test_a_lone_it_is_resolved_by_grammar_for_a_small_model_and_asked_of_a_capab
     assert standalone_question("How much did it cost?", history, capable) == capable.reply
     assert capable.prompts
     # no noun phrase to put in its place, or a pronoun other than "it": the model is asked
-    for question, earlier in (("Why is it used?", "What is label smoothing?"),
+    assert standalone_question("Why is it used?", [("What is label smoothing?", "")], small,
+                               rules_first=True) == "Why is label smoothing used?"
+    for question, earlier in (("Why is it used?", "Tell me about smoothing."),
                               ("Where do they work?", "What is a cobot?")):
         asked = FakeLLM(f"{question.rstrip('?')} in {earlier.rstrip('?').split()[-1]}?")
         standalone_question(question, [(earlier, "")], asked, rules_first=True)

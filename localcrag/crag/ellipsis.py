@@ -33,6 +33,8 @@ OPENER = re.compile(r"^(?:and|but|also|then|what about|how about)\b[\s,]*(?:also
 PREPOSITIONS = frozenset("about after at before by during for from in into of on over to under with "
                          "without".split())
 DETERMINERS = frozenset("the a an".split())
+BE_FORMS = frozenset("is are was were".split())
+WH = frozenset("what who which".split())
 # a phrase holding one of these is a clause or points elsewhere: not an ellipsis
 CLAUSE_WORDS = frozenset("is are was were be been do does did has have had will would can could should "
                          "what which who whom whose when where why how it its they them their this "
@@ -45,20 +47,22 @@ def _is_content(word: str) -> bool:
     return word[0].isalnum() and word.lower() not in STOPWORDS and word.lower() not in CLAUSE_WORDS
 
 
-def _noun_phrases(words: list[str]) -> list[tuple[int, int, bool]]:
+def _noun_phrases(words: list[str]) -> list[tuple[int, int, bool | None]]:
     """[start, end) of the earlier question's noun phrases, and whether each is a name: the
-    content words after a determiner ("the base model"), or a run of capitalised words after
-    the first word ("LanceDB", "New Zealand"). A run of content words without either may
-    hold a verb ("store vectors"), so it is never replaced."""
+    content words after a determiner ("the base model") or after "what/who is" ("What is
+    label smoothing"), or a run of capitalised words after the first word ("LanceDB", "New
+    Zealand"). A run of content words without either may hold a verb ("store vectors"), so
+    it is never replaced."""
     spans = []
     for i, w in enumerate(words):
-        if w.lower() in DETERMINERS or (i and w[0].isupper() and (i == 1 or not words[i - 1][0].isupper())):
-            a = i + 1 if w.lower() in DETERMINERS else i
+        lead = w.lower() in DETERMINERS or (w.lower() in BE_FORMS and i and words[i - 1].lower() in WH)
+        if lead or (i and w[0].isupper() and (i == 1 or not words[i - 1][0].isupper())):
+            a = i + 1 if lead else i
             b = a
             while b < len(words) and _is_content(words[b]) and (a == i + 1 or words[b][0].isupper()):
                 b += 1
-            if b > a:
-                spans.append((a, b, a == i))
+            if b > a:  # kind: a name, a described thing, or (after "what is") the topic: either
+                spans.append((a, b, None if w.lower() in BE_FORMS else a == i))
     return spans
 
 
@@ -85,10 +89,13 @@ def complete(follow_up: str, previous: str) -> str | None:
         head = stem(noun[-1].lower())
         spans = _noun_phrases(base)
         same = [s for s in spans if stem(base[s[1] - 1].lower()) == head]
-        kind = [s for s in spans if s[2] == name]
+        kind = [s for s in spans if s[2] in (name, None)]
         if not (same or kind):
             return None
         a, b, _ = (same or kind)[-1]
+        if low[0] in DETERMINERS:  # its own determiner replaces the earlier one ("an exoskeleton")
+            a -= bool(a and base[a - 1].lower() in DETERMINERS)
+            noun = phrase
         words = base[:a] + noun + base[b:]
     text = " ".join(words)
     return re.sub(r"\s+([,;:)])", r"\1", text) + "?"
