@@ -202,6 +202,18 @@ def test_how_much_emphasises_a_quantity_over_a_year_and_who_a_person_over_a_week
     assert extractive_answer("Who comes?", [ev(1, "The cleaners come on Friday.")]).span == "Friday"
 
 
+def test_a_date_written_day_month_year_or_month_year_is_emphasised_whole() -> None:
+    approved = ev(1, "The travel budget was approved by Maria Okafor on 12 March 2025.")
+    assert extractive_answer("When was the travel budget approved?", [approved]).span == "12 March 2025"
+    row = ev(1, "Milestone: Field trial; Date: October 2025; Owner: Samuel Otieno.")
+    assert extractive_answer("When is the field trial?", [row]).span == "October 2025"
+
+
+def test_who_in_a_table_row_emphasises_the_person_not_a_column_header() -> None:
+    row = ev(1, "Milestone: Certification; Date: February 2026; Owner: Maria Okafor.")
+    assert extractive_answer("Who owns the certification milestone?", [row]).span == "Maria Okafor"
+
+
 
 def test_the_citation_marker_goes_before_a_closing_colon() -> None:
     e = ev(1, "Glazes are fired in the kiln. The studio kiln can be used in two modes:")

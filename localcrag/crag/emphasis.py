@@ -10,7 +10,8 @@ before distance (none taken from any data set):
 * a how-much / how-many question wants a quantity, not a calendar year: a bare year
   ("the budget for 2026 is **48,000 euros**") comes after every other number;
 * a who-question wants a person: a weekday or month name ("every second Friday by
-  **Priya**") comes after every other capitalised name.
+  **Priya**") comes after every other capitalised name, and so does a label before a colon
+  (a table row's column header: "Date: February 2026; Owner: **Maria Okafor**").
 
 Only the bold markers depend on this order, never which sentences are quoted.
 """
@@ -30,12 +31,13 @@ _YEAR = re.compile(r"(?:1[0-9]|20)\d\d")
 _CALENDAR = re.compile(r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|" + MONTH[3:-1] + r")s?")
 
 
-def _unlikely(text: str, shape: str | None) -> bool:
+def _unlikely(sentence: str, span: tuple[int, int], shape: str | None) -> bool:
     """A span of the right shape that is probably not what the question asks for."""
+    text = sentence[span[0]:span[1]]
     if shape == "number":
         return bool(_YEAR.fullmatch(text))
     if shape == "name":
-        return bool(_CALENDAR.fullmatch(text))
+        return bool(_CALENDAR.fullmatch(text)) or sentence[span[1]:span[1] + 1] == ":"
     return False
 
 
@@ -44,5 +46,5 @@ def order_spans(spans: Sequence[tuple[int, int]], sentence: str, question: str, 
     """``spans`` best first: the preferences above, then nearest to a question word (``anchors``)."""
     timed = bool(DURATION.search(question))
     return sorted(spans, key=lambda s: (not (timed and TIME_UNIT.search(sentence[s[0]:s[1]])),
-                                        _unlikely(sentence[s[0]:s[1]], shape),
+                                        _unlikely(sentence, s, shape),
                                         min((abs(s[0] - a) for a in anchors), default=s[0])))

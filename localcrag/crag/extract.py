@@ -74,8 +74,10 @@ _SPANS = {
     "number": re.compile(r"(?:\b[A-Za-z]\w{0,3}\s*=\s*)" + _NUM + r"|(?<![\w.])" + _NUM
                          + r"(?:\s+(?!(?:" + "|".join(sorted(STOPWORDS)) + r")\b)[a-z]+"
                          r"(?:\s+[A-Z][a-z]+(?=[\s.,;]|$))?)?"),
-    "date": re.compile(r"\b(?:" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+)?\d{3,4}s?\b(?!\.\d)"
-                       r"|\b\d{1,2}(?:st|nd|rd|th)? century\b|\b" + _MONTH + r"\s+\d{1,2}\b"),
+    # "September 11, 2021", "12 March 2025", "October 2025", "1998", "the 1990s", "June 3"
+    "date": re.compile(r"\b(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?" + _MONTH + r"\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?)?"
+                       r"\d{3,4}s?\b(?!\.\d)|\b\d{1,2}(?:st|nd|rd|th)? century\b"
+                       r"|\b(?:\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r"|" + _MONTH + r"\s+\d{1,2})\b"),
     "name": re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:of|de|von|van)?\s*[A-Z][\w'’-]+)*"),
     "place": re.compile(r"\b(?:in|at|near|from|to|across|within|throughout) (?:the )?"
                         r"([A-Z][\w'’-]+(?:\s+(?:of\s+)?[A-Z][\w'’-]+)*)"),
