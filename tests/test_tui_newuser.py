@@ -70,6 +70,29 @@ async def test_a_rewritten_follow_up_shows_a_key_that_asks_it_as_typed(tmp_path:
         assert len(chat(app).query(TurnView)) == 3
 
 
+
+async def test_a_new_conversation_after_a_rewritten_follow_up_asks_without_crashing(tmp_path: Path) -> None:
+    def script(question: str):  # noqa: ANN202
+        rewritten = "Where do cobots work?" if question == "Where do they work?" else None
+        return answer_events(question, rewritten=rewritten)
+
+    app, pipe, _ = make_app(tmp_path, FakePipeline(script))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await ask(pilot, "What are cobots?")
+        await settle(pilot)
+        await ask(pilot, "Where do they work?")
+        await settle(pilot)
+        await pilot.press("ctrl+n")  # the rewritten turn's view is removed with its conversation
+        await settle(pilot)
+        await pilot.press("ctrl+z")  # nothing to undo in the new conversation
+        await settle(pilot)
+        assert pipe.calls[-1]["question"] == "Where do they work?" and len(pipe.calls) == 2
+        await ask(pilot, "What is a cobot?")  # crashed: NoMatches '.turn-status' on the removed view
+        await settle(pilot)
+        assert pipe.calls[-1]["question"] == "What is a cobot?" and len(chat(app).query(TurnView)) == 1
+
+
 async def test_the_status_bar_knows_there_is_no_network_before_the_first_question(tmp_path: Path) -> None:
     from localcrag.settings import Settings
     from localcrag.tui.app import NETWORK_POLL_S

@@ -93,6 +93,11 @@ class ChatScreen(TranscriptScreen):
             await self.show_conversation(None)
         self.query_one("#question", Input).focus()
 
+    async def show_conversation(self, conv: Conversation | None) -> None:
+        """As typed (ctrl+z) applies to the latest turn on screen: not to one of another conversation."""
+        self.last_rewrite = None
+        await super().show_conversation(conv)
+
     def on_unmount(self) -> None:
         if self.run is not None:
             self.run.cancel.set()
