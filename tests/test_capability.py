@@ -59,6 +59,9 @@ def test_a_capable_model_writes_and_keeps_the_fusion_grader_until_measured(tmp_p
     answers, rewrite, grader = model_choices(s, small)
     assert answers.choice == "quoted from the documents" and "under 1B" in answers.why
     assert "at chance" in grader.why
+    # follow-ups: grammar comes first (rewrite.standalone_question), a lone "it" too when quoting
+    assert "'And the decoder?'" in rewrite.why and "lone 'it'" in rewrite.why
+    assert "'And the decoder?'" in model_choices(s, big)[1].why and "lone 'it'" not in model_choices(s, big)[1].why
     llm = Settings(models_dir=tmp_path, grader="llm")
     assert model_choices(llm, big)[2].choice == f"llm yes/no with {llm.generator}"
     forced = Settings(models_dir=tmp_path, answer_style="extractive")

@@ -73,13 +73,16 @@ def model_choices(settings: Any, generator: Any = None) -> list[Choice]:
     out = [Choice("answers", "written by the model, each sentence checked" if style == "generative"
                   else "quoted from the documents", why)]
     remote = getattr(gen, "remote", False)
+    # rewrite.standalone_question: grammar before the model ("it" too when answers are quoted)
+    grammar = ("; a follow-up that is only a phrase ('And the decoder?') "
+               + ("or asks about a lone 'it' " if style == "extractive" else "") + "is completed by grammar first")
     if is_capable(gen):
         out.append(Choice("web queries and follow-ups", f"written by {name}",
                           ("the llm_endpoint server" if remote else "a model of 1B+ parameters")
-                          + "; checked, keyword rules if the check fails"))
+                          + "; checked, keyword rules if the check fails" + grammar))
     else:
         out.append(Choice("web queries and follow-ups", f"written by {name}, checked",
-                          "the keyword rules replace any rewrite that fails the check"))
+                          "the keyword rules replace any rewrite that fails the check" + grammar))
     if settings.grader == "llm":
         judge = settings.grader_llm or (name if remote else settings.generator)
         out.append(Choice("grader", f"llm yes/no with {judge}", "grader = llm"))
