@@ -387,3 +387,17 @@ def test_a_lone_it_is_resolved_by_grammar_for_a_small_model_and_asked_of_a_capab
         asked = FakeLLM(f"{question.rstrip('?')} in {earlier.rstrip('?').split()[-1]}?")
         standalone_question(question, [(earlier, "")], asked, rules_first=True)
         assert asked.prompts
+
+
+@pytest.mark.parametrize("previous, follow_up, whole", [
+    # do-support: the word after the subject is the bare main verb, not part of the noun phrase
+    ("What BLEU score does the base model get on English-to-German?", "And the big model?",
+     "What BLEU score does the big model get on English-to-German?"),
+    ("How much did the travel budget cost?", "When was it approved?", "When was the travel budget approved?"),
+    # a phrase inside a longer one ("AI" in "explainable AI") is not the earlier question's topic
+    ("What is explainable AI?", "Why is it important?", "Why is explainable AI important?"),
+])
+def test_grammar_keeps_the_verb_and_the_whole_noun_phrase(previous: str, follow_up: str, whole: str) -> None:
+    small = FakeLLM("never used")
+    assert standalone_question(follow_up, [(previous, "")], small, rules_first=True) == whole
+    assert small.prompts == []

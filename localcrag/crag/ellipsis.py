@@ -19,7 +19,9 @@ words) is not an ellipsis, and ``complete`` returns None.
 
 ``resolve_it`` puts the earlier question's last noun phrase in place of a lone "it" ("Who
 approved the travel budget?" + "How much did it cost?" -> "How much did the travel budget
-cost?"): end focus again. Only "it": "they" would need number agreement ("Where do a cobot
+cost?"): end focus again (the last phrase not inside a longer one; after do-support the
+subject's last word is the verb: "How much did the travel budget cost?" names "the travel
+budget"). Only "it": "they" would need number agreement ("Where do a cobot
 work?"), "its" a possessive; those are left to the model or the keyword fallback.
 """
 
@@ -34,6 +36,9 @@ PREPOSITIONS = frozenset("about after at before by during for from in into of on
                          "without".split())
 DETERMINERS = frozenset("the a an".split())
 BE_FORMS = frozenset("is are was were".split())
+DO_FORMS = frozenset("do does did".split())
+# a verb that ends a subject's run of words itself ("does the encoder have")
+VERBS = frozenset("be been is are was were do does did has have had will would can could should".split())
 WH = frozenset("what who which".split())
 # a phrase holding one of these is a clause or points elsewhere: not an ellipsis
 CLAUSE_WORDS = frozenset("is are was were be been do does did has have had will would can could should "
@@ -61,6 +66,9 @@ def _noun_phrases(words: list[str]) -> list[tuple[int, int, bool | None]]:
             b = a
             while b < len(words) and _is_content(words[b]) and (a == i + 1 or words[b][0].isupper()):
                 b += 1
+            if (w.lower() in DETERMINERS and i and words[i - 1].lower() in DO_FORMS and b - a >= 2
+                    and (b == len(words) or words[b].lower() not in VERBS)):
+                b -= 1  # do-support: "does the base model get ...": the bare verb follows the subject
             if b > a:  # kind: a name, a described thing, or (after "what is") the topic: either
                 spans.append((a, b, None if w.lower() in BE_FORMS else a == i))
     return spans
@@ -112,9 +120,11 @@ def resolve_it(follow_up: str, previous: str) -> str | None:
         return None
     base = _TOKEN.findall(previous.strip().rstrip("?!. "))
     spans = _noun_phrases(base)
-    if not spans:
+    # the last phrase not inside a longer one: "explainable AI", not its "AI"
+    outer = [s for s in spans if not any(t[:2] != s[:2] and t[0] <= s[0] and s[1] <= t[1] for t in spans)]
+    if not outer:
         return None
-    a, b, _ = spans[-1]
+    a, b, _ = outer[-1]
     if a and base[a - 1].lower() in DETERMINERS:
         a -= 1
     phrase = " ".join(base[a:b])
