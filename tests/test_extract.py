@@ -209,6 +209,14 @@ def test_a_date_written_day_month_year_or_month_year_is_emphasised_whole() -> No
     assert extractive_answer("When is the field trial?", [row]).span == "October 2025"
 
 
+def test_how_often_emphasises_a_frequency_over_a_measurement() -> None:
+    tomatoes = ev(1, "They need watering every second day and a stake once they reach 40 cm.")
+    assert extractive_answer("How often do the tomatoes need watering?", [tomatoes]).span == "every second day"
+    pills = ev(1, "Take 2 tablets three times a day with water.")
+    assert extractive_answer("How often should I take the tablets?", [pills]).span == "three times a day"
+    assert extractive_answer("How tall do the tomatoes get before staking?", [tomatoes]).span == "40 cm"
+
+
 def test_who_in_a_table_row_emphasises_the_person_not_a_column_header() -> None:
     row = ev(1, "Milestone: Certification; Date: February 2026; Owner: Maria Okafor.")
     assert extractive_answer("Who owns the certification milestone?", [row]).span == "Maria Okafor"

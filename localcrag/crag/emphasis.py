@@ -9,6 +9,8 @@ before distance (none taken from any data set):
   a time unit any number still qualifies;
 * a how-much / how-many question wants a quantity, not a calendar year: a bare year
   ("the budget for 2026 is **48,000 euros**") comes after every other number;
+* a how-often question wants a frequency ("every second day", "twice a week"), which has
+  no digit of its own, before any number ("once they reach 40 cm");
 * a who-question wants a person: a weekday or month name ("every second Friday by
   **Priya**") comes after every other capitalised name, and so does a label before a colon
   (a table row's column header: "Date: February 2026; Owner: **Maria Okafor**").
@@ -27,6 +29,13 @@ DURATION = re.compile(r"\bhow long\b|\bhow much time\b|\b(?:what|which) (?:\w+ )
                       re.I)
 TIME_UNIT = re.compile(r"(?:\d|\s)(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|"
                        r"days?|weeks?|months?|years?|decades?|centur(?:y|ies))$", re.I)
+OFTEN = re.compile(r"\bhow (?:often|frequently)\b", re.I)
+# a frequency has no digit to find as a number: "every second day", "twice a week", "daily"
+FREQUENCY = re.compile(r"\b(?:every|each)\s+(?:other\s+|second\s+|third\s+|few\s+|\d+\s+)?(?:day|week|"
+                       r"fortnight|month|year|hour|minute|morning|evening|night|weekend|time)s?\b"
+                       r"|\b(?:once|twice|(?:three|four|five|\d+) times)\s+(?:a|an|per|each)\s+\w+"
+                       r"|\b(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)\b",
+                       re.I)
 _YEAR = re.compile(r"(?:1[0-9]|20)\d\d")
 _CALENDAR = re.compile(r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|" + MONTH[3:-1] + r")s?")
 
@@ -41,10 +50,20 @@ def _unlikely(sentence: str, span: tuple[int, int], shape: str | None) -> bool:
     return False
 
 
+def with_frequencies(spans: list[tuple[int, int]], sentence: str, question: str) -> list[tuple[int, int]]:
+    """For "how often", ``spans`` plus the sentence's frequencies (a number inside one is dropped)."""
+    if not OFTEN.search(question):
+        return spans
+    often = [m.span() for m in FREQUENCY.finditer(sentence)]
+    return often + [s for s in spans if not any(a < s[1] and s[0] < b for a, b in often)]
+
+
 def order_spans(spans: Sequence[tuple[int, int]], sentence: str, question: str, shape: str | None,
                 anchors: Sequence[int]) -> list[tuple[int, int]]:
     """``spans`` best first: the preferences above, then nearest to a question word (``anchors``)."""
     timed = bool(DURATION.search(question))
-    return sorted(spans, key=lambda s: (not (timed and TIME_UNIT.search(sentence[s[0]:s[1]])),
+    often = bool(OFTEN.search(question))
+    return sorted(spans, key=lambda s: (not (often and FREQUENCY.fullmatch(sentence[s[0]:s[1]])),
+                                        not (timed and TIME_UNIT.search(sentence[s[0]:s[1]])),
                                         _unlikely(sentence, s, shape),
                                         min((abs(s[0] - a) for a in anchors), default=s[0])))

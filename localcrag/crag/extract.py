@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from localcrag.textutil import STOPWORDS, TERMINAL, base_form, content_words, stem
-from localcrag.crag.emphasis import MONTH as _MONTH, order_spans
+from localcrag.crag.emphasis import MONTH as _MONTH, order_spans, with_frequencies
 from localcrag.crag.grounding import evidence_sentences
 from localcrag.types import Evidence
 
@@ -177,7 +177,7 @@ def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[
         words = _stems(text)
         if text and not (words and words <= asked) and text.lower() not in question.lower():
             out.append((m.start(group), m.start(group) + len(m.group(group).rstrip())))
-    return out
+    return with_frequencies(out, sentence, question) if shape == "number" else out
 
 
 def _weights(question: str, sentences: Sequence[str]) -> dict[str, float]:
