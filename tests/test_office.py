@@ -3,6 +3,7 @@ in the repo), parsed with their locators, and cited by locator through the pipel
 
 from __future__ import annotations
 
+import re
 import zipfile
 from pathlib import Path
 
@@ -75,7 +76,8 @@ def test_docx_keeps_headings_paragraphs_and_table_rows(tmp_path: Path) -> None:
     doc = parse_document(make_docx(tmp_path / "report.docx"))
     assert [(h.level, h.title) for h in doc.headings] == [(1, "Regional offices"), (2, "Outlook")]
     assert "Office: Lisbon; Mascot: a grey heron called Tomasz; Staff: 42." in doc.text
-    assert [(p.unit, p.number) for p in doc.pages] == [("section", 1), ("table", 1), ("section", 1)]
+    # a section's number counts the tables before it (cited by it only without a heading)
+    assert [(p.unit, p.number) for p in doc.pages] == [("section", 0), ("table", 1), ("section", 1)]
     chunks = chunk_pages(doc, FakeEmbedder().count_tokens_batch, 64, 0, "d", "report.docx")
     table = next(c for c in chunks if "Tomasz" in c.text)
     assert table.locator == "table 1"
@@ -91,6 +93,27 @@ def test_docx_body_text_is_cited_by_its_section_never_by_a_table_beside_it(tmp_p
     assert "Tomasz" not in body.text and body.locator == 'section "Regional offices"'
     assert next(c for c in chunks if "Tomasz" in c.text).locator == "table 1"
     assert next(c for c in chunks if "Growth" in c.text).locator == 'section "Outlook"'
+
+
+def test_docx_text_without_headings_is_never_cited_by_a_page_it_does_not_have(tmp_path: Path) -> None:
+    """A .docx has no pages: text without a heading was cited "p. 1" wherever it was."""
+    import docx
+
+    from localcrag.textutil.labels import label_pattern, source_label
+
+    d = docx.Document()
+    d.add_paragraph("The gym opens at six on weekdays.")
+    t = d.add_table(rows=2, cols=2)
+    for (r, c), value in zip([(0, 0), (0, 1), (1, 0), (1, 1)], ["Class", "Day", "Yoga", "Tuesday"]):
+        t.cell(r, c).text = value
+    d.add_paragraph("Lockers must be emptied every evening before closing time.")
+    d.save(tmp_path / "gym.docx")
+    doc = parse_document(tmp_path / "gym.docx")
+    chunks = chunk_pages(doc, FakeEmbedder().count_tokens_batch, 512, 0, "d", "gym.docx")
+    labels = {c.text.split()[0]: source_label(str(tmp_path / "gym.docx"), c.page_start, locator=c.locator)
+              for c in chunks}
+    assert labels == {"The": "gym.docx", "Class": "gym.docx, table 1", "Lockers": "gym.docx, after table 1"}
+    assert all(re.fullmatch(label_pattern(), label) for label in labels.values() if "," in label)
 
 
 def test_pptx_slides_and_notes_are_pages_named_slide_n(tmp_path: Path) -> None:

@@ -102,7 +102,9 @@ def test_label_pattern_is_derived_from_source_label() -> None:
     assert not pattern.fullmatch("report.pdf p.30")  # the old TUI format is not a label
     assert pattern.fullmatch(source_label("/x/a.docx", 1, locator=locator([("section", 1, "Travel budget")])))
     assert locator([("section", 1, "Travel budget")]) == 'section "Travel budget"'
-    assert locator([("section", 1, "")]) is None  # before the first heading: the page says it
+    assert locator([("section", 0, "")]) is None  # no heading, no table before it: the file name alone
+    assert locator([("section", 2, "")]) == "after table 2"  # no heading: placed by the table before it
+    assert pattern.fullmatch(source_label("/x/a.docx", 2, locator="after table 2"))
     assert locator([("section", 1, "Costs"), ("table", 2, "")]) == "table 2"
 
 

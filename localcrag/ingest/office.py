@@ -4,7 +4,8 @@ Both are zip archives: their uncompressed size is checked (``limits.check_zip``)
 either library opens them. A .docx keeps its order of headings (Heading N / Title styles),
 paragraphs and tables; each table is a page of unit "table" (locator "table 2") whose
 rows read "Header: value; Header: value" when it has a header row; the text between
-tables is a page of unit "section" (locator 'section "Heading"': the heading in force). A .pptx slide is a
+tables is a page of unit "section" (locator 'section "Heading"': the heading in force; without
+one, "after table 2", its number being the count of tables before it). A .pptx slide is a
 page of unit "slide": its title is a heading, then the text of its shapes (groups and
 tables included) in reading order, then its speaker notes ("Notes: ...").
 """
@@ -70,7 +71,7 @@ def read_docx(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[st
         if isinstance(block, Table):
             tables += 1
             if paras:
-                pages.append(RawPage(1, paras, SECTION))
+                pages.append(RawPage(tables - 1, paras, SECTION))
                 paras = []
             pages.append(RawPage(tables, table_rows([_cells(r) for r in block.rows]), "table"))
             continue
@@ -79,7 +80,7 @@ def read_docx(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[st
             style = block.style.name if block.style is not None else ""
             paras.append((text, _level(style)))
     if paras:
-        pages.append(RawPage(1, paras, SECTION))
+        pages.append(RawPage(tables, paras, SECTION))
     return pages, []
 
 

@@ -20,6 +20,7 @@ def page_label(page: int, last: int | None = None) -> str:
 _UNITS = {"slide": ("slide", "slides"), "row": ("row", "rows"), "table": ("table", "tables")}
 SECTION = "section"  # body text of a file without printed pages (.docx); its scope: the heading
 _SECTION = 'section "{}"'  # how a section is written: section "Travel budget"
+_AFTER = "after table {}"  # a section without a heading, placed by the table before it
 
 
 def locator(parts: Sequence[tuple[str, int, str]]) -> str | None:
@@ -29,9 +30,13 @@ def locator(parts: Sequence[tuple[str, int, str]]) -> str | None:
     "p. 4 (OCR)" / "pp. 3–4 (partly OCR)"; other units are grouped by unit and scope:
     "slides 3–4", "sheet Sales, rows 2–9", "table 2" (plain paragraphs around a table add
     nothing). Body text of a file without pages (unit "section", scope its heading) is
-    'section "Travel budget"', or None before the first heading; beside a table it is plain."""
+    'section "Travel budget"'; before the first heading, its number (the tables before it) places
+    it: "after table 2", or None at the start (number 0: the file name alone, never a page a
+    .docx does not have); beside a table it is plain."""
     if parts and all(u == SECTION for u, _, _ in parts):
-        return _SECTION.format(parts[0][2]) if parts[0][2] else None
+        if parts[0][2]:
+            return _SECTION.format(parts[0][2])
+        return _AFTER.format(parts[0][1]) if parts[0][1] else None
     units = [u for u, _, _ in parts if u != SECTION]
     if not any(units):
         return None
@@ -79,7 +84,8 @@ def label_pattern(name: str = r"[^()\n]{1,140}") -> str:
     units = "|".join(w for pair in _UNITS.values() for w in pair)
     unit = rf"(?:[^()\n,;]{{1,60}}, )?(?:{units}) \d+(?:\u2013\d+)?"
     section = re.escape(_SECTION.format("TITLEX")).replace("TITLEX", r'[^"\n]{1,200}')
-    where = rf"(?:(?:{page}|{one})(?: \((?:partly )?OCR\))?|{unit}(?:; {unit})*|{section})"
+    after = re.escape(_AFTER.format(12345)).replace("12345", r"\d+")
+    where = rf"(?:(?:{page}|{one})(?: \((?:partly )?OCR\))?|{unit}(?:; {unit})*|{section}|{after})"
     return sample.replace("LOCX", where)
 
 
