@@ -217,6 +217,15 @@ def test_how_often_emphasises_a_frequency_over_a_measurement() -> None:
     assert extractive_answer("How tall do the tomatoes get before staking?", [tomatoes]).span == "40 cm"
 
 
+def test_when_emphasises_a_time_of_day_or_else_a_frequency() -> None:
+    lunch = ev(1, "The canteen serves lunch from 11:30 until 2 pm on weekdays.")
+    assert extractive_answer("When does the canteen serve lunch?", [lunch]).span == "11:30"
+    lockers = ev(1, "Lockers must be emptied every evening before closing time.")
+    assert extractive_answer("When must lockers be emptied?", [lockers]).span == "every evening"
+    both = ev(1, "The bins are emptied every week, next on 4 May 2026.")
+    assert extractive_answer("When are the bins emptied next?", [both]).span == "4 May 2026"
+
+
 def test_who_in_a_table_row_emphasises_the_person_not_a_column_header() -> None:
     row = ev(1, "Milestone: Certification; Date: February 2026; Owner: Maria Okafor.")
     assert extractive_answer("Who owns the certification milestone?", [row]).span == "Maria Okafor"

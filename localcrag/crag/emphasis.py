@@ -10,7 +10,8 @@ before distance (none taken from any data set):
 * a how-much / how-many question wants a quantity, not a calendar year: a bare year
   ("the budget for 2026 is **48,000 euros**") comes after every other number;
 * a how-often question wants a frequency ("every second day", "twice a week"), which has
-  no digit of its own, before any number ("once they reach 40 cm");
+  no digit of its own, before any number ("once they reach 40 cm"); a when-question takes
+  one too ("**every evening**"), after any date or time of day;
 * a who-question wants a person: a weekday or month name ("every second Friday by
   **Priya**") comes after every other capitalised name, and so does a label before a colon
   (a table row's column header: "Date: February 2026; Owner: **Maria Okafor**").
@@ -45,17 +46,27 @@ def _unlikely(sentence: str, span: tuple[int, int], shape: str | None) -> bool:
     text = sentence[span[0]:span[1]]
     if shape == "number":
         return bool(_YEAR.fullmatch(text))
+    if shape == "date":
+        return bool(FREQUENCY.fullmatch(text))
     if shape == "name":
         return bool(_CALENDAR.fullmatch(text)) or sentence[span[1]:span[1] + 1] == ":"
     return False
 
 
-def with_frequencies(spans: list[tuple[int, int]], sentence: str, question: str) -> list[tuple[int, int]]:
-    """For "how often", ``spans`` plus the sentence's frequencies (a number inside one is dropped)."""
-    if not OFTEN.search(question):
+def with_frequencies(spans: list[tuple[int, int]], sentence: str, question: str,
+                     shape: str | None) -> list[tuple[int, int]]:
+    """``spans`` plus the sentence's frequencies for "how often" (a number inside one is
+    dropped) and for "when" ("every evening" answers it when no date does)."""
+    if not (shape == "date" or (shape == "number" and OFTEN.search(question))):
         return spans
     often = [m.span() for m in FREQUENCY.finditer(sentence)]
-    return often + [s for s in spans if not any(a < s[1] and s[0] < b for a, b in often)]
+
+    def outside(span: tuple[int, int], others: list[tuple[int, int]]) -> bool:
+        return not any(a < span[1] and span[0] < b for a, b in others)
+
+    if shape == "date":
+        return spans + [f for f in often if outside(f, spans)]
+    return often + [s for s in spans if outside(s, often)]
 
 
 def order_spans(spans: Sequence[tuple[int, int]], sentence: str, question: str, shape: str | None,

@@ -74,10 +74,11 @@ _SPANS = {
     "number": re.compile(r"(?:\b[A-Za-z]\w{0,3}\s*=\s*)" + _NUM + r"|(?<![\w.])" + _NUM
                          + r"(?:\s+(?!(?:" + "|".join(sorted(STOPWORDS)) + r")\b)[a-z]+"
                          r"(?:\s+[A-Z][a-z]+(?=[\s.,;]|$))?)?"),
-    # "September 11, 2021", "12 March 2025", "October 2025", "1998", "the 1990s", "June 3"
+    # "September 11, 2021", "12 March 2025", "October 2025", "1998", "the 1990s", "June 3", "11:30", "6 pm"
     "date": re.compile(r"\b(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?" + _MONTH + r"\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?)?"
                        r"\d{3,4}s?\b(?!\.\d)|\b\d{1,2}(?:st|nd|rd|th)? century\b"
-                       r"|\b(?:\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r"|" + _MONTH + r"\s+\d{1,2})\b"),
+                       r"|\b(?:\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r"|" + _MONTH + r"\s+\d{1,2})\b"
+                       r"|\b\d{1,2}:\d\d(?!\d)(?:\s?[ap]\.?m\b\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?"),
     "name": re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:of|de|von|van)?\s*[A-Z][\w'’-]+)*"),
     "place": re.compile(r"\b(?:in|at|near|from|to|across|within|throughout) (?:the )?"
                         r"([A-Z][\w'’-]+(?:\s+(?:of\s+)?[A-Z][\w'’-]+)*)"),
@@ -177,7 +178,7 @@ def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[
         words = _stems(text)
         if text and not (words and words <= asked) and text.lower() not in question.lower():
             out.append((m.start(group), m.start(group) + len(m.group(group).rstrip())))
-    return with_frequencies(out, sentence, question) if shape == "number" else out
+    return with_frequencies(out, sentence, question, shape)
 
 
 def _weights(question: str, sentences: Sequence[str]) -> dict[str, float]:
