@@ -63,3 +63,5 @@ def test_report_md_has_a_decisions_section_with_the_terminals_numbers() -> None:
     assert "| Who \\| what? | yes | correct | 0.810 | yes |" in section
     assert "| Why? | no | ambiguous | 0.550 | no |" in section
     assert report.count("answerable 1: 1 correct") == 1  # once: not also in the text block
+    assert "```" not in report.split("## CRAG decisions")[0]  # no text block of the head line alone
+    assert "\n\n\n" not in terminal and "\n\n\n" not in terminal_table(_result())  # one blank line between blocks

@@ -70,9 +70,9 @@ def terminal_table(res: dict, decisions: bool = True) -> str:
     with the CRAG decisions lines; report.md gives them a section of their own)."""
     head = (f"{res['dataset']}: {res['questions']} questions, k={res['k']}, seed={res['seed']}"
             f"{', only ' + res['only'] if res.get('only') else ''}  ({res['elapsed_s']} s)")
-    out = [head, ""]
+    out = [head]  # each block below brings its one blank line
     if res["modes"] and (rows := _rows(res)):
-        out += _table(["metric", *[mo.upper() for mo in res["modes"]]], [[label, *vals] for label, vals in rows])
+        out += ["", *_table(["metric", *[mo.upper() for mo in res["modes"]]], [[label, *vals] for label, vals in rows])]
     r = res.get("retrieval")
     if r:
         out += ["", f"retrieval over {r['questions']} questions (gold units in the top {r['k']}, "
@@ -156,7 +156,7 @@ def markdown(res: dict, charts: list[str] | None = None) -> str:
            f"grader {s['grader']} (thresholds {s['lower_threshold']}/{s['upper_threshold']}), "
            f"retrieval {s['retrieval_mode']}, {'offline' if s['offline'] else 'online'}, "
            f"temperature {s['temperature']}. The index holds {res['index']['chunks']} chunks.", ""]
-    text = terminal_table(res, decisions=False).split("\n", 2)[-1]
+    text = terminal_table(res, decisions=False).partition("\n")[2].strip("\n")  # without the head line
     if text.strip():
         out += ["```", text, "```", ""]
     if res.get("decisions"):
