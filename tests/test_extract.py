@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from localcrag.crag.extract import MAX_WORDS, NOT_STATED, answer_shape, extractive_answer
 from localcrag.types import Evidence
 
@@ -202,34 +204,27 @@ def test_how_much_emphasises_a_quantity_over_a_year_and_who_a_person_over_a_week
     assert extractive_answer("Who comes?", [ev(1, "The cleaners come on Friday.")]).span == "Friday"
 
 
-def test_a_date_written_day_month_year_or_month_year_is_emphasised_whole() -> None:
-    approved = ev(1, "The travel budget was approved by Maria Okafor on 12 March 2025.")
-    assert extractive_answer("When was the travel budget approved?", [approved]).span == "12 March 2025"
-    row = ev(1, "Milestone: Field trial; Date: October 2025; Owner: Samuel Otieno.")
-    assert extractive_answer("When is the field trial?", [row]).span == "October 2025"
+TOMATOES = "They need watering every second day and a stake once they reach 40 cm."
+MILESTONE = "Milestone: Certification; Date: February 2026; Owner: Maria Okafor."
 
 
-def test_how_often_emphasises_a_frequency_over_a_measurement() -> None:
-    tomatoes = ev(1, "They need watering every second day and a stake once they reach 40 cm.")
-    assert extractive_answer("How often do the tomatoes need watering?", [tomatoes]).span == "every second day"
-    pills = ev(1, "Take 2 tablets three times a day with water.")
-    assert extractive_answer("How often should I take the tablets?", [pills]).span == "three times a day"
-    assert extractive_answer("How tall do the tomatoes get before staking?", [tomatoes]).span == "40 cm"
-
-
-def test_when_emphasises_a_time_of_day_or_else_a_frequency() -> None:
-    lunch = ev(1, "The canteen serves lunch from 11:30 until 2 pm on weekdays.")
-    assert extractive_answer("When does the canteen serve lunch?", [lunch]).span == "11:30"
-    lockers = ev(1, "Lockers must be emptied every evening before closing time.")
-    assert extractive_answer("When must lockers be emptied?", [lockers]).span == "every evening"
-    both = ev(1, "The bins are emptied every week, next on 4 May 2026.")
-    assert extractive_answer("When are the bins emptied next?", [both]).span == "4 May 2026"
-
-
-def test_who_in_a_table_row_emphasises_the_person_not_a_column_header() -> None:
-    row = ev(1, "Milestone: Certification; Date: February 2026; Owner: Maria Okafor.")
-    assert extractive_answer("Who owns the certification milestone?", [row]).span == "Maria Okafor"
-
+@pytest.mark.parametrize("question, sentence, span", [
+    # a date written day-month-year or month-year, whole (was the year alone)
+    ("When was the travel budget approved?", "It was approved by Maria Okafor on 12 March 2025.", "12 March 2025"),
+    ("When is the field trial?", "Milestone: Field trial; Date: October 2025; Owner: Samuel Otieno.", "October 2025"),
+    # how often: a frequency (no digit of its own) before a measurement
+    ("How often do the tomatoes need watering?", TOMATOES, "every second day"),
+    ("How often should I take the tablets?", "Take 2 tablets three times a day with water.", "three times a day"),
+    ("How tall do the tomatoes get before staking?", TOMATOES, "40 cm"),
+    # when: a time of day, or else a frequency, after any date
+    ("When does the canteen serve lunch?", "The canteen serves lunch from 11:30 until 2 pm on weekdays.", "11:30"),
+    ("When must lockers be emptied?", "Lockers must be emptied every evening before closing time.", "every evening"),
+    ("When are the bins emptied next?", "The bins are emptied every week, next on 4 May 2026.", "4 May 2026"),
+    # who in a table row: the person, not a column header before its colon ("Date")
+    ("Who owns the certification milestone?", MILESTONE, "Maria Okafor"),
+])
+def test_the_emphasised_span_is_the_whole_answer_of_the_asked_kind(question: str, sentence: str, span: str) -> None:
+    assert extractive_answer(question, [ev(1, sentence)]).span == span
 
 
 def test_the_citation_marker_goes_before_a_closing_colon() -> None:

@@ -48,18 +48,22 @@ def test_trace_shows_the_rewrite_and_says_when_the_wait_included_loading_models(
     assert "first token 900ms (incl. loading models 4.2s)" in after
 
 
-async def test_a_rewritten_follow_up_shows_a_key_that_asks_it_as_typed(tmp_path: Path) -> None:
-    def script(question: str):  # noqa: ANN202
-        rewritten = "Where do cobots work?" if question == "Where do they work?" else None
-        return answer_events(question, rewritten=rewritten)
+def _cobot_script(question: str):  # noqa: ANN202
+    rewritten = "Where do cobots work?" if question == "Where do they work?" else None
+    return answer_events(question, rewritten=rewritten)
 
-    app, pipe, _ = make_app(tmp_path, FakePipeline(script))
+
+async def _ask_a_rewritten_follow_up(pilot) -> None:  # noqa: ANN001
+    await settle(pilot)
+    for question in ("What are cobots?", "Where do they work?"):
+        await ask(pilot, question)
+        await settle(pilot)
+
+
+async def test_a_rewritten_follow_up_shows_a_key_that_asks_it_as_typed(tmp_path: Path) -> None:
+    app, pipe, _ = make_app(tmp_path, FakePipeline(_cobot_script))
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await ask(pilot, "What are cobots?")
-        await settle(pilot)
-        await ask(pilot, "Where do they work?")
-        await settle(pilot)
+        await _ask_a_rewritten_follow_up(pilot)
         view = list(app.screen.query(TurnView))[-1]
         status = str(view.query_one(".turn-status").render())
         assert "understood as: Where do cobots work?" in status and "ctrl+z" in status
@@ -70,19 +74,10 @@ async def test_a_rewritten_follow_up_shows_a_key_that_asks_it_as_typed(tmp_path:
         assert len(chat(app).query(TurnView)) == 3
 
 
-
 async def test_a_new_conversation_after_a_rewritten_follow_up_asks_without_crashing(tmp_path: Path) -> None:
-    def script(question: str):  # noqa: ANN202
-        rewritten = "Where do cobots work?" if question == "Where do they work?" else None
-        return answer_events(question, rewritten=rewritten)
-
-    app, pipe, _ = make_app(tmp_path, FakePipeline(script))
+    app, pipe, _ = make_app(tmp_path, FakePipeline(_cobot_script))
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await ask(pilot, "What are cobots?")
-        await settle(pilot)
-        await ask(pilot, "Where do they work?")
-        await settle(pilot)
+        await _ask_a_rewritten_follow_up(pilot)
         await pilot.press("ctrl+n")  # the rewritten turn's view is removed with its conversation
         await settle(pilot)
         await pilot.press("ctrl+z")  # nothing to undo in the new conversation
