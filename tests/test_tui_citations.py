@@ -100,3 +100,26 @@ def test_a_docx_passage_shows_its_heading_once(tmp_path: Path) -> None:
         shown.append(label)
         assert sum(line.count("Regional offices") for line in shown) == 1, shown
         assert found and text.plain.startswith("Each regional office") and text.spans
+
+
+async def test_a_quoted_answers_source_line_shows_the_quoted_sentence(tmp_path: Path) -> None:
+    """The sources list under an answer showed the evidence's first words ("Travel budget The
+    travel budget was approved ..."), not the sentence quoted from it about the cost."""
+    from textual.widgets import OptionList
+
+    evidence = (Evidence(1, "Travel budget The travel budget was approved by Maria Okafor on 12 March 2025. "
+                            "It covers site visits to all partner hospitals. The travel budget cost "
+                            "48,000 euros in total.", PDF, 1, score=0.9, chunk_id="cB"),)
+
+    def script(question: str) -> list[ev.Event]:
+        answer = Answer(question, "The travel budget cost **48,000 euros** in total [1].",
+                        (Citation(1, PDF, 1, None),), Action.CORRECT, style="extractive")
+        return [ev.Retrieved((Hit(SECOND, 0.02, 0),)), ev.Token(answer.text), ev.AnswerDone(answer, evidence, {})]
+
+    app, _, _ = make_app(tmp_path, pipeline=FakePipeline(script), library=FakeLibrary(chunks=[FIRST, SECOND]))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "How much did the travel budget cost?")
+        await settle(pilot)
+        line = app.screen.query_one(".sources", OptionList).get_option_at_index(0).prompt.plain
+        assert "The travel budget cost 48,000 euros in total." in line and "approved" not in line

@@ -34,6 +34,17 @@ def link_citations(text: str, valid: Iterable[int]) -> str:
     return _CITE.sub(lambda m: f"[\\[{m[1]}\\]](cite:{m[1]})" if int(m[1]) in ok else m[0], text)
 
 
+def quoted_from(text: str) -> dict[int, str]:
+    """Each [n] of a quoted answer and the words quoted before it (bold and a cut's "…"
+    removed), so its source line can start there instead of at the evidence's first words."""
+    out: dict[int, str] = {}
+    for m in re.finditer(r"([^\[\]]+?)\s*((?:\[\d+\])+)", text):
+        quote = " ".join(m.group(1).replace("**", "").split("…")[0].split()).lstrip(".!?:; ")
+        for n in re.findall(r"\d+", m.group(2)):
+            out.setdefault(int(n), quote)
+    return out
+
+
 class CitationSelected(Message):
     """The user picked citation ``n`` of ``turn`` (from the answer text or the sources list)."""
 
@@ -119,18 +130,21 @@ class TurnView(Vertical):
         self.evidence = {e.n: e for e in evidence}
         body = self.text if self.text.strip() else "_(no answer was written)_"
         await self.query_one(".answer", Markdown).update(link_citations(body, self.evidence))
-        self._fill_sources(sorted({n for n in cited if n in self.evidence}))
+        self._fill_sources(sorted({n for n in cited if n in self.evidence}),
+                           quoted_from(self.text) if style == "extractive" else {})
         self.set_status(_status(action, refused, cancelled, len(cited)))
         web = any(e.kind == "web" for n, e in self.evidence.items() if n in cited)
         self.set_style(None if refused or not style else style, web, dropped)
 
-    def _fill_sources(self, cited: list[int]) -> None:
+    def _fill_sources(self, cited: list[int], quotes: dict[int, str]) -> None:
         listing = self.query_one(".sources", OptionList)
         shown = cited or sorted(self.evidence)
         options = []
         for n in shown:
             e = self.evidence[n]
             snippet = " ".join(e.text.split())
+            at = snippet.find(quotes.get(n) or "\0")
+            snippet = snippet[at:] if at >= 0 else snippet  # a quoted answer: from its quote
             snippet = snippet if len(snippet) <= 90 else snippet[:89].rstrip() + "…"
             label = Text.assemble((f"[{n}] ", "bold #90caf9"), (source_label(e.source, e.page, url=e.url, locator=e.locator), "bold"),
                                   ("  " + snippet, "dim"), no_wrap=True, overflow="ellipsis")
