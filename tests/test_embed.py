@@ -55,6 +55,17 @@ def test_onnx_vector_does_not_depend_on_batch_mates(both) -> None:
     np.testing.assert_array_equal(alone, reversed_)
 
 
+def test_ingest_batches_never_mix_groups(both) -> None:
+    """Ingest batches (embed_groups) within one document's chunks: a group's vectors are the
+    same whatever other groups share the call, and stay close to the one-per-run ones."""
+    onnx, _ = both
+    texts = TEXTS[:4] * 3
+    own = onnx.embed_groups([texts], 4)
+    beside = onnx.embed_groups([TEXTS[2:], texts, TEXTS[:3]], 4)[len(TEXTS) - 2:][:len(texts)]
+    np.testing.assert_array_equal(own, beside)
+    assert (own * onnx.embed(texts)).sum(axis=1).min() > 0.97
+
+
 def test_token_counts_identical(both) -> None:
     onnx, torch = both
     assert onnx.max_tokens == torch.max_tokens == 256

@@ -21,14 +21,17 @@ from typing import Any, Sequence
 import numpy as np
 
 ONNX_NAME = "model_int8.onnx"
-# One sequence per run. The int8 model quantises activations per run (dynamic
-# quantisation: one scale per tensor), so a text batched with others got a vector that
-# depended on its batch-mates (anthropic-docs chunks, batch 8 vs alone: cosine down to
-# 0.974) and borderline decisions flipped between runs. Alone, a text always gets the same
-# vector (and one closer to fp32: mean cosine 0.9944 vs 0.9940). Speed depends on the
-# texts: faster on chunks of mixed length (200 anthropic-docs chunks 2.5 s vs 3.0-3.7 s at
-# batch 8: no padding), ~10% slower on the bench's PDF chunks (BENCHMARKS.md section 1).
+# One sequence per run for everything computed afresh each time (queries, graders). The
+# int8 model quantises activations per run (dynamic quantisation: one scale per tensor), so
+# a text batched with others gets a vector that depends on its batch-mates (anthropic-docs
+# chunks, batch 8 vs alone: cosine down to 0.974) and borderline decisions flipped between
+# runs. Alone, a text always gets the same vector (and one closer to fp32: mean cosine
+# 0.9944 vs 0.9940).
 BATCH = 1
+# Stored chunk vectors are computed once and kept, so ingest batches (embed_groups): within
+# one document's chunks only, sorted by token length, so re-ingesting reproduces them bit
+# for bit. Measured in bench/batch_sizes.py (see the docstring there for the figures).
+INGEST_BATCH = 16
 # Spinning worker threads pay off for bulk work and cost for small calls (measured, 2 cores
 # under light load: 92 chunks 1.48 s spinning vs 1.98 s not; 20 refinement strips 81 ms
 # vs 35 ms; with a busy process beside, one query 6.0 vs 2.2 ms). So: spin for ingestion.
@@ -103,6 +106,7 @@ class OnnxEmbedder:
         self.name = self.path.name + "-onnx-int8"
         self.threads = threads
         self.spin = spin  # None: spin only for calls of at least BULK texts
+        self.ingest_batch = INGEST_BATCH  # texts per run in embed_groups (stored chunk vectors)
         cfg = json.loads((self.path / "sentence_bert_config.json").read_text())
         self._max = int(max_tokens or cfg.get("max_seq_length", 256))
         self._dim = int(json.loads((self.path / "1_Pooling/config.json").read_text())["word_embedding_dimension"])
@@ -161,28 +165,48 @@ class OnnxEmbedder:
         return [len(e.ids) for e in self._tok.encode_batch(list(texts), add_special_tokens=True)]
 
     def embed(self, texts: Sequence[str], batch_size: int = BATCH) -> np.ndarray:
+        """Vectors of texts, one per run by default (queries, graders: see BATCH)."""
+        return self.embed_groups([texts], batch_size)
+
+    def embed_groups(self, groups: Sequence[Sequence[str]], batch_size: int | None = None) -> np.ndarray:
+        """Vectors of several groups of texts (ingest: one document's chunks per group), in order.
+
+        Each group is sorted by token length (ties: its own order) and cut into runs of
+        ``batch_size`` (default ``self.ingest_batch``); a run never mixes groups. A text's
+        batch-mates, and so its int8 vector, then depend only on its own group: the same
+        document gets the same vectors, bit for bit, whatever was ingested beside it.
+        """
         self._load()
-        out = np.zeros((len(texts), self._dim), dtype=np.float32)
-        if not texts:
+        size = batch_size or self.ingest_batch
+        flat = [t for g in groups for t in g]
+        out = np.zeros((len(flat), self._dim), dtype=np.float32)
+        if not flat:
             return out
-        sess = self._session(self.spin if self.spin is not None else len(texts) >= BULK)
-        encs = self._cut.encode_batch(list(texts), add_special_tokens=True)
-        order = sorted(range(len(encs)), key=lambda i: -len(encs[i].ids))  # like ST: similar lengths together
-        for start in range(0, len(order), batch_size):
-            idx = order[start:start + batch_size]
-            width = max(len(encs[i].ids) for i in idx)
-            ids = np.zeros((len(idx), width), dtype=np.int64)
-            mask = np.zeros_like(ids)
-            for row, i in enumerate(idx):
-                n = len(encs[i].ids)
-                ids[row, :n] = encs[i].ids
-                mask[row, :n] = 1
-            hidden = sess.run(None, {"input_ids": ids, "attention_mask": mask,
-                                           "token_type_ids": np.zeros_like(ids)})[0]
-            m = mask[..., None].astype(np.float32)
-            v = (hidden * m).sum(1) / np.clip(m.sum(1), 1e-9, None)
-            out[idx] = v / np.clip(np.linalg.norm(v, axis=1, keepdims=True), 1e-12, None)
+        sess = self._session(self.spin if self.spin is not None else len(flat) >= BULK)
+        encs = self._cut.encode_batch(flat, add_special_tokens=True)
+        at = 0
+        for g in groups:
+            order = sorted(range(at, at + len(g)), key=lambda i: (-len(encs[i].ids), i))
+            at += len(g)
+            for start in range(0, len(order), size):
+                idx = order[start:start + size]
+                out[idx] = self._run(sess, [encs[i].ids for i in idx])
         return out
+
+    @staticmethod
+    def _run(sess: Any, rows: list[list[int]]) -> np.ndarray:
+        """One onnxruntime run over right-padded token ids: mean-pooled, unit-length vectors."""
+        width = max(len(r) for r in rows)
+        ids = np.zeros((len(rows), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, r in enumerate(rows):
+            ids[row, :len(r)] = r
+            mask[row, :len(r)] = 1
+        hidden = sess.run(None, {"input_ids": ids, "attention_mask": mask,
+                                 "token_type_ids": np.zeros_like(ids)})[0]
+        m = mask[..., None].astype(np.float32)
+        v = (hidden * m).sum(1) / np.clip(m.sum(1), 1e-9, None)
+        return v / np.clip(np.linalg.norm(v, axis=1, keepdims=True), 1e-12, None)
 
 
 def onnx_path_for(model_dir: Path) -> Path:
