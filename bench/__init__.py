@@ -161,17 +161,6 @@ class TimedEmbedder:
             self.seconds += time.perf_counter() - t
             self.texts += len(texts)
 
-    def embed_groups(self, groups: Sequence[Sequence[str]]) -> object:
-        """Ingest's call (localcrag.ingest.embed.embed_groups), timed like ``embed``."""
-        from localcrag.ingest.embed import embed_groups
-
-        t = time.perf_counter()
-        try:
-            return embed_groups(self.inner, groups)
-        finally:
-            self.seconds += time.perf_counter() - t
-            self.texts += sum(len(g) for g in groups)
-
 
 @dataclass
 class Proc:

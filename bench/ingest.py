@@ -3,8 +3,8 @@
 Per repetition, interleaved: ``Library.ingest`` of the ai-information PDFs into a fresh
 LOCALCRAG_HOME (parse, chunk, embed, LanceDB commit, FTS index) with the product's default
 embedder (the int8 ONNX copy) and with its torch fp32 backend; a plain encode of the very
-chunk texts that ingest produced *with each of the two backends* (``OnnxEmbedder.embed_groups``
-at the batch size ingest uses, all chunks one group; ``SentenceTransformer.encode``), so each ingest is compared with the same embedder doing
+chunk texts that ingest produced *with each of the two backends* (``OnnxEmbedder.embed``;
+``SentenceTransformer.encode``), so each ingest is compared with the same embedder doing
 nothing but encoding (like with like: the overhead of parsing, chunking and storing); and
 seed 001's ingestion (bench.baseline), which encodes with sentence-transformers in fp32.
 Every side embeds with a model already loaded.
@@ -34,7 +34,7 @@ def _ingest(embedder: Any, pdfs: list[Path]) -> tuple[int, float]:
 
 
 def run(quick: bool) -> Section:
-    from localcrag.ingest.embed import SentenceTransformerEmbedder, embed_groups, load_embedder
+    from localcrag.ingest.embed import SentenceTransformerEmbedder, load_embedder
     from localcrag.ingest.library import Library
     from localcrag.settings import Settings
 
@@ -71,7 +71,7 @@ def run(quick: bool) -> Section:
 
     fns = {
         "ingest": ingest_with("ingest", product),
-        "encode": (lambda: embed_groups(product, [texts])) if st is not product else encode_torch,
+        "encode": (lambda: product.embed(texts)) if st is not product else encode_torch,
         "tutorial": lambda: [baseline.process_document(p, lambda b: encode(b, show_progress_bar=False))
                              for p in pdfs],
     }
@@ -83,8 +83,7 @@ def run(quick: bool) -> Section:
 
     labels = {"ingest": f"localcrag ingest ({product.name}, {type(product).__name__}: the default)",
               "ingest_torch": f"localcrag ingest, embedder_backend = torch ({st.name}, fp32)",
-              "encode": (f"plain encode of the same chunks, same embedder and batch size "
-                         f"({type(product).__name__}.embed_groups)"
+              "encode": (f"plain encode of the same chunks, same embedder ({type(product).__name__}.embed)"
                          if st is not product else "plain SentenceTransformer.encode of the same chunks"),
               "encode_torch": "plain SentenceTransformer.encode of the same chunks (torch fp32)",
               "tutorial": "tutorial baseline (seed 001: 1000/200 chars, SimpleVectorStore, torch fp32)"}

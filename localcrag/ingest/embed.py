@@ -118,35 +118,6 @@ class SentenceTransformerEmbedder:
         return np.asarray(vecs, dtype=np.float32)
 
 
-def embed_groups(embedder: Embedder, groups: Sequence[Sequence[str]]) -> np.ndarray:
-    """Vectors of groups of texts (one document's chunks each), batches never mixing groups:
-    a stored vector then depends only on its own document. The embedder's ``embed_groups``
-    when it has one (int8 ONNX: one call, batched per group), else one ``embed`` per group."""
-    own = getattr(embedder, "embed_groups", None)
-    if own is not None:
-        return np.asarray(own(groups), dtype=np.float32)
-    parts = [np.asarray(embedder.embed(list(g)), dtype=np.float32) for g in groups if len(g)]
-    return np.concatenate(parts) if parts else np.zeros((0, embedder.dim), dtype=np.float32)
-
-
-def ingest_calls(docs: list[tuple[str, list[str]]], size: int) -> list[list[tuple[str, list[str]]]]:
-    """Embedding calls of at least ``size`` texts (the last may be short) made of whole
-    (source, texts) groups; a long document is cut into fixed slices of ``size`` by
-    position, a short tail joining the slice before it (a small batch runs slower)."""
-    groups: list[tuple[str, list[str]]] = []
-    for source, texts in docs:
-        cuts = list(range(0, len(texts), size))[1:]
-        if cuts and len(texts) - cuts[-1] < size // 2:
-            cuts.pop()
-        groups += [(source, texts[a:b]) for a, b in zip([0] + cuts, cuts + [len(texts)])]
-    calls: list[list[tuple[str, list[str]]]] = [[]]
-    for g in groups:
-        if sum(len(t) for _, t in calls[-1]) >= size:
-            calls.append([])
-        calls[-1].append(g)
-    return calls if calls[0] else []
-
-
 _CACHE: dict[tuple[str, int, str], Embedder] = {}
 
 

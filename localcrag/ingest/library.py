@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from localcrag.ingest.embed import Embedder, embed_groups, ingest_calls, load_embedder
+from localcrag.ingest.embed import Embedder, load_embedder
 from localcrag.errors import LocalcragError
 from localcrag.ingest.faults import DiskFull, disk_full, translate
 from localcrag.ingest.location import index_location, writer_lock
@@ -154,24 +154,24 @@ class Library:
         return _Pending(source, doc_hash, n_pages, chunks, tuple(getattr(parsed, "warnings", ())))
 
     def _embed(self, pending: list[_Pending], progress: Callable[..., None]):  # noqa: ANN202
-        """Embed a round's chunks a call of ~EMBED_PROGRESS_CHUNKS at a time, saying which file
-        and how fast (a round of many small files is otherwise one silent call: "0/3 parsed"
-        for 15 s). Batches never mix documents, nor the fixed slices of a long one (see
-        embed_groups): a document always gets the same vectors, whatever is ingested with it."""
+        """Embed a round's chunks a slice at a time, saying which file and how fast: a round
+        of many small files is otherwise one silent call (issue: "0/3 parsed" for 15 s)."""
         import time
 
         import numpy as np
 
-        calls = ingest_calls([(p.source, [c.text for c in p.chunks]) for p in pending], EMBED_PROGRESS_CHUNKS)
-        total = sum(len(g) for call in calls for _, g in call)
-        parts, done, t0 = [], 0, time.perf_counter()
-        for call in calls:
-            progress(call[0][0], "embedding", chunks_done=done, chunks_total=total,
-                     rate=done / max(time.perf_counter() - t0, 1e-9) if done else 0.0)
-            parts.append(embed_groups(self.embedder, [g for _, g in call]))
-            done += len(parts[-1])
-        progress(pending[-1].source, "embedding", chunks_done=total, chunks_total=total,
-                 rate=total / max(time.perf_counter() - t0, 1e-9))
+        texts = [c.text for p in pending for c in p.chunks]
+        owner = [p.source for p in pending for _ in p.chunks]
+        parts, t0 = [], time.perf_counter()
+        cuts = list(range(0, len(texts), EMBED_PROGRESS_CHUNKS))[1:]
+        if cuts and len(texts) - cuts[-1] < EMBED_PROGRESS_CHUNKS // 2:
+            cuts.pop()  # a short tail joins the slice before it (a small call runs slower)
+        for at, end in zip([0] + cuts, cuts + [len(texts)]):
+            progress(owner[at], "embedding", chunks_done=at, chunks_total=len(texts),
+                     rate=at / max(time.perf_counter() - t0, 1e-9) if at else 0.0)
+            parts.append(np.asarray(self.embedder.embed(texts[at:end])))
+        progress(owner[-1], "embedding", chunks_done=len(texts), chunks_total=len(texts),
+                 rate=len(texts) / max(time.perf_counter() - t0, 1e-9))
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
     def _flush(self, pending: list[_Pending], report: IngestReport,
@@ -292,4 +292,3 @@ def _stat(path: Path) -> os.stat_result | None:
         return path.stat()
     except OSError:  # vanished since the folder walk: reading it reports the error
         return None
-
