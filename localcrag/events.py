@@ -119,9 +119,13 @@ class Token:
 # The keys of AnswerDone.timings_ms, each defined once. Stage names are *durations* of that
 # stage; the rest are *elapsed since the question was received* (Pipeline.run was called),
 # so first_token <= generate_end <= total on every run (generate_end is absent on a refusal).
-STAGE_TIMINGS = ("retrieve", "grade", "refine", "web", "generate")
+# "load" is loading the models this run needs and this process has not loaded yet (the
+# generator, the retrieval evaluator): absent once they are loaded; "rewrite" is turning a
+# follow-up into a standalone question (absent without earlier turns).
+STAGE_TIMINGS = ("load", "rewrite", "retrieve", "grade", "refine", "web", "generate")
 ELAPSED_TIMINGS = ("first_token", "generate_end", "total")
-TIMING_LABELS = {"first_token": "first token", "generate_end": "answer written", "total": "done"}
+TIMING_LABELS = {"load": "loading models", "first_token": "first token", "generate_end": "answer written",
+                 "total": "done"}
 
 
 @dataclass(frozen=True)

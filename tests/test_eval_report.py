@@ -37,3 +37,29 @@ def test_a_stage_p50_says_over_how_many_questions_and_elapsed_times_say_from_whe
     assert "answer done p50 (ms after the question)" in text and "first token p50 (ms after the question)" in text
     assert "from 12 chunks" not in text and "among the 12 retrieved per question" in text
     assert "The index holds 120 chunks." in markdown(res)
+
+
+def test_report_md_has_a_decisions_section_with_the_terminals_numbers() -> None:
+    """`eval --only decisions --out DIR`: the decisions (actions, answered / refused, the
+    withheld run) had no section of their own in report.md; one formatter writes both."""
+    from localcrag.eval.decisions import summarise as decisions_summary
+    from localcrag.eval.report import decision_lines
+
+    rows = [{"qid": "a", "answerable": True, "action": "correct", "best": 0.81, "ok": True, "errors": 0,
+             "withheld": 0, "answer_seen": True, "gold_graded": True, "chunks": []},
+            {"qid": "b", "answerable": False, "action": "ambiguous", "best": 0.55, "ok": False, "errors": 0,
+             "withheld": 0, "answer_seen": None, "gold_graded": None, "chunks": []}]
+    d = decisions_summary(rows, object(), 0.1)
+    d["thresholds"] = {"lower": 0.5, "upper": 0.7, "basis": "settings"}
+    res = {**_result(), "modes": {}, "retrieval": None, "decisions": d,
+           "items": [{"qid": "a", "question": "Who | what?", "answerable": True},
+                     {"qid": "b", "question": "Why?", "answerable": False}]}
+    lines = decision_lines(d)
+    assert lines[0].startswith("CRAG decisions (object, no generation): accuracy 0.500")
+    terminal, report = terminal_table(res), markdown(res)
+    assert all(line in terminal for line in lines)
+    section = report.split("## CRAG decisions", 1)[1]
+    assert all(f"- {line}" in section for line in lines)
+    assert "| Who \\| what? | yes | correct | 0.810 | yes |" in section
+    assert "| Why? | no | ambiguous | 0.550 | no |" in section
+    assert report.count("answerable 1: 1 correct") == 1  # once: not also in the text block

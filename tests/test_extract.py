@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from localcrag.crag.context import context_credit
 from localcrag.crag.extract import MAX_WORDS, NOT_STATED, answer_shape, extractive_answer
 from localcrag.types import Evidence
 
@@ -172,35 +171,16 @@ def test_with_grades_the_chunk_grade_weighs_in_without_them_only_the_words_do() 
     assert extractive_answer("Where do ferns grow?", [poor, good]).cited[0] == 1  # a tie: the first
 
 
-def test_a_sentence_whose_subject_its_predecessor_names_is_read_in_that_context() -> None:
+def test_a_sentence_is_ranked_on_its_own_words_not_its_predecessors() -> None:
     # Made up: the answer sentence says "they", its predecessor names the tomato pumps. On its
     # own words it ties with a sentence about other sprinklers (the first evidence, so it wins
-    # the tie); in context the right one leads, and the predecessor itself is not quoted.
+    # the tie). Reading it with its predecessor's terms was measured and removed (docs/eval.md).
     tomato = ev(2, "Pump care\n\nThe tomato pumps are flushed every month. "
                    "At night, they run at a flow of 4 litres per minute.")
     herbs = ev(1, "At night, the herb sprinklers run at a flow of 2 litres per minute.")
     q = "What flow do the tomato pumps run at during the night?"
-    alone = extractive_answer(q, [herbs, tomato], discount=0.0)
-    assert alone.sentences[0].startswith("At night, the herb sprinklers")
-    assert extractive_answer(q, [herbs, tomato]).cited[0] == 1  # the default: context is off
-    for scorer in (None, lambda q, ts: [0.6] * len(ts)):
-        out = extractive_answer(q, [herbs, tomato], scorer, discount=0.25, reach=1)
-        assert out.sentences[0] == "At night, they run at a flow of 4 litres per minute."
-        assert "flushed" not in out.text and out.cited[0] == 2
-    # a competitor with one more of the question's words of its own needs a larger discount
-    pumps = ev(1, "At night, the herb pumps run at a flow of 2 litres per minute.")
-    assert extractive_answer(q, [pumps, tomato], discount=0.5).cited[0] == 2
-    assert extractive_answer(q, [pumps, tomato], discount=0.25).cited[0] == 1
-
-
-def test_context_is_discounted_by_distance_and_stops_at_a_heading() -> None:
-    asked = {"tomato", "pump", "flow"}
-    own = [{"tomato"}, {"pump"}, set(), {"flow"}]
-    heads = [False, True, False, False]  # the second "sentence" is a heading
-    credit = context_credit(own, heads, asked, discount=0.5, reach=2)
-    assert credit[2] == {"pump": 0.5}  # the heading counts, what precedes it does not
-    assert credit[3] == {"flow": 1.0, "pump": 0.25}
-    assert context_credit(own, heads, asked, discount=0.0)[3] == {"flow": 1.0}
+    out = extractive_answer(q, [herbs, tomato])
+    assert out.sentences[0].startswith("At night, the herb sprinklers") and out.cited[0] == 1
 
 
 def test_how_long_emphasises_a_duration_over_another_number() -> None:
@@ -226,3 +206,13 @@ def test_how_much_emphasises_a_quantity_over_a_year_and_who_a_person_over_a_week
 def test_the_citation_marker_goes_before_a_closing_colon() -> None:
     e = ev(1, "Glazes are fired in the kiln. The studio kiln can be used in two modes:")
     assert extractive_answer("How can the studio kiln be used?", [e]).text.endswith("two modes [1]:")
+
+
+def test_a_reference_marker_is_not_an_answer_number() -> None:
+    from localcrag.crag.extract import answer_spans
+
+    s = "We used the Adam optimizer [20] with a learning rate of 0.002 as in [3, 18]."
+    spans = [s[a:b] for a, b in answer_spans(s, "What learning rate was used?", "number")]
+    assert spans == ["0.002"]
+    out = extractive_answer("What learning rate was used?", [ev(1, s)])
+    assert "[**" not in out.text and "**0.002**" in out.text

@@ -75,10 +75,22 @@ def test_docx_keeps_headings_paragraphs_and_table_rows(tmp_path: Path) -> None:
     doc = parse_document(make_docx(tmp_path / "report.docx"))
     assert [(h.level, h.title) for h in doc.headings] == [(1, "Regional offices"), (2, "Outlook")]
     assert "Office: Lisbon; Mascot: a grey heron called Tomasz; Staff: 42." in doc.text
-    assert [(p.unit, p.number) for p in doc.pages] == [("", 1), ("table", 1), ("", 1)]
+    assert [(p.unit, p.number) for p in doc.pages] == [("section", 1), ("table", 1), ("section", 1)]
     chunks = chunk_pages(doc, FakeEmbedder().count_tokens_batch, 64, 0, "d", "report.docx")
     table = next(c for c in chunks if "Tomasz" in c.text)
     assert table.locator == "table 1"
+
+
+@pytest.mark.parametrize("budget", [64, 512])
+def test_docx_body_text_is_cited_by_its_section_never_by_a_table_beside_it(tmp_path: Path, budget: int) -> None:
+    """Body text and a table fit in one chunk at 512 tokens: packed together, the body sentence
+    was cited "table 1". A table is its own chunk; body text is named by its heading."""
+    doc = parse_document(make_docx(tmp_path / "report.docx"))
+    chunks = chunk_pages(doc, FakeEmbedder().count_tokens_batch, budget, 0, "d", "report.docx")
+    body = next(c for c in chunks if "animal mascot" in c.text)
+    assert "Tomasz" not in body.text and body.locator == 'section "Regional offices"'
+    assert next(c for c in chunks if "Tomasz" in c.text).locator == "table 1"
+    assert next(c for c in chunks if "Growth" in c.text).locator == 'section "Outlook"'
 
 
 def test_pptx_slides_and_notes_are_pages_named_slide_n(tmp_path: Path) -> None:
@@ -134,6 +146,8 @@ def office_library(tmp_path: Path) -> Library:
 @pytest.mark.parametrize(("question", "answer", "label"), [
     ("What mascot does the Lisbon office keep?", "The Lisbon office keeps a grey heron called Tomasz [1].",
      "report.docx, table 1"),
+    ("What does each regional office keep?", "Each regional office keeps an animal mascot [1].",
+     'report.docx, section "Regional offices"'),
     ("What is the contingency reserve for the budget?", "The contingency reserve for the budget is eight percent [1].",
      "deck.pptx, slide 2"),
     ("How many units of the Quokka lamp did Northfield sell?", "Northfield sold 777 units of the Quokka lamp [1].",

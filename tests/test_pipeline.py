@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
+from typing import Iterator
 from pathlib import Path
 
 import pytest
@@ -327,3 +329,47 @@ def test_an_extractive_answer_quotes_from_the_whole_kept_chunks_not_the_strips(l
     assert not any("force sensors" in s.text for s in kept)  # ... that refinement cut
     assert not any("force sensors" in e.text for e in written[-1].evidence)  # the prompt gets the strips
     assert quoted[-1].answer.text.startswith("Collaborative robots") and quoted[-1].answer.citations
+
+
+class _SlowGenerator(FakeGenerator):
+    """A generator whose every completion takes a while (the rewrite asks it once)."""
+
+    def stream(self, prompt: str, max_tokens: int, **kw: object) -> Iterator[str]:
+        time.sleep(0.3)
+        yield from super().stream(prompt, max_tokens, **kw)
+
+
+def test_the_follow_up_rewrite_and_the_first_model_load_are_timed_stages(library: Library, monkeypatch) -> None:
+    """`ask --after` showed first token 7.6 s and retrieve 1.7 s, the rest nowhere: the model
+    load and the rewrite ran outside every stage. Both are stages now, and on a slow rewrite
+    the stages account for the wait before the first token."""
+    import localcrag.llm.gguf as gguf
+
+    def slow_load(*args: object, **kw: object) -> FakeGenerator:
+        time.sleep(0.2)
+        return _SlowGenerator("Where do cobots work?")
+
+    monkeypatch.setattr(gguf, "load_llm", slow_load)
+    pipe = Pipeline(Settings(offline=True, upper_threshold=0.6, lower_threshold=0.35, strip_threshold=0.35,
+                             answer_style="extractive"), library=library, grader=FakeGrader())
+    history = [("What are cobots?", "robots")]
+    for run in (1, 2):
+        evs = _run(pipe, "Where do they work?", history=history)
+        t = evs[-1].timings_ms
+        started = [e.stage for e in evs if isinstance(e, ev.StageStarted)]
+        assert started[:2] == (["load", "rewrite"] if run == 1 else ["rewrite", "retrieve"])
+        assert ("load" in t) == (run == 1) and t["rewrite"] >= 300
+        assert run == 2 or t["load"] >= 200
+        assert sum(t.get(s, 0.0) for s in ev.STAGE_TIMINGS) >= 0.9 * t["first_token"], t
+
+
+def test_a_quoting_run_resolves_a_lone_it_by_grammar_without_asking_the_model(library: Library) -> None:
+    """The bundled 135M model took 9-13 s to rewrite "How much did it cost?" and its output
+    was rejected; with quoted answers (a small model) grammar resolves a lone "it" first."""
+    history = [("What are the cobots?", "robots")]
+    for style, asked in (("extractive", False), ("generative", True)):
+        gen = FakeGenerator("Where do cobots work?")
+        evs = _run(_pipe(library, gen=gen), "Where does it work?", history=history, style=style)
+        rewritten = next(e for e in evs if isinstance(e, ev.QuestionRewritten)).rewritten
+        assert rewritten == ("Where does the cobots work?" if not asked else "Where do cobots work?")
+        assert bool(gen.prompts) is asked

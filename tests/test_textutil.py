@@ -14,6 +14,7 @@ from localcrag.textutil import (
     ends_sentence,
     is_refusal,
     label_pattern,
+    locator,
     page_label,
     sentence_pieces,
     sentences,
@@ -99,6 +100,10 @@ def test_label_pattern_is_derived_from_source_label() -> None:
     assert pattern.fullmatch(source_label("/x/long report (v2).pdf", 30)) is None  # no brackets
     assert pattern.fullmatch(source_label("/x/report.pdf", 30))
     assert not pattern.fullmatch("report.pdf p.30")  # the old TUI format is not a label
+    assert pattern.fullmatch(source_label("/x/a.docx", 1, locator=locator([("section", 1, "Travel budget")])))
+    assert locator([("section", 1, "Travel budget")]) == 'section "Travel budget"'
+    assert locator([("section", 1, "")]) is None  # before the first heading: the page says it
+    assert locator([("section", 1, "Costs"), ("table", 2, "")]) == "table 2"
 
 
 def test_is_refusal_any_case_quotes_and_contractions() -> None:

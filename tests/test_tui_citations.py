@@ -78,3 +78,25 @@ async def test_passage_footer_says_what_the_highlight_is_for_the_answer_style(
         await settle(pilot)
         assert isinstance(app.screen, PassageModal)
         assert says in app.screen.used
+
+
+def test_a_docx_passage_shows_its_heading_once(tmp_path: Path) -> None:
+    """A .docx chunk opens with its heading paragraph: the source view showed the heading as
+    its heading line and again as the body's first line."""
+    from localcrag.ingest.chunking import chunk_pages
+    from localcrag.ingest.parse import parse_document
+    from localcrag.textutil import source_label
+    from localcrag.tui.modals import passage_view
+    from test_office import make_docx
+    from tests.fakes import FakeEmbedder
+
+    doc = parse_document(make_docx(tmp_path / "report.docx"))
+    chunks = chunk_pages(doc, FakeEmbedder().count_tokens_batch, 256, 0, "d", str(tmp_path / "report.docx"))
+    body = next(c for c in chunks if "animal mascot" in c.text)
+    assert body.text.startswith("Regional offices\n\n") and body.heading == "Regional offices"
+    for label in (source_label(body.source, locator=body.locator), "report.docx, p. 1"):
+        heading, text, found = passage_view(body, "Each regional office keeps an animal mascot, listed below.", label)
+        shown = [line for part in (heading, text.plain) if part for line in part.splitlines() if line.strip()]
+        shown.append(label)
+        assert sum(line.count("Regional offices") for line in shown) == 1, shown
+        assert found and text.plain.startswith("Each regional office") and text.spans

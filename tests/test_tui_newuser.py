@@ -10,6 +10,7 @@ pytest.importorskip("textual")
 
 from rich.console import Console  # noqa: E402
 
+from localcrag import events as ev  # noqa: E402
 from localcrag.tui.widgets.answer import TurnView  # noqa: E402
 from localcrag.tui.widgets.trace import TracePanel, TraceState, render_trace  # noqa: E402
 from tui_fakes import (SIZE, FakePipeline, answer_events, anyio_backend, ask, chat,  # noqa: E402,F401
@@ -33,6 +34,18 @@ def test_trace_never_puts_a_duration_and_an_elapsed_time_on_one_line() -> None:
     after = next(line for line in lines if "after asking" in line)
     assert "generate 2.1s" in took and "first token" not in took
     assert "first token 900ms" in after and "answer written 2.5s" in after and "done 2.5s" in after
+
+
+def test_trace_shows_the_rewrite_and_says_when_the_wait_included_loading_models() -> None:
+    state = TraceState(question="q")
+    for e in [ev.StageStarted("load"), ev.StageFinished("load", 4200.0), ev.StageStarted("rewrite"),
+              ev.StageFinished("rewrite", 1300.0), *answer_events("q", rewritten="Where do cobots work?")]:
+        state.add(e)
+    lines = _text(render_trace(state, 0.7, 0.5)).splitlines()
+    took = next(line for line in lines if "stage took" in line)
+    after = next(line for line in lines if "after asking" in line)
+    assert "loading models 4.2s" in took and "rewrite 1.3s" in took
+    assert "first token 900ms (incl. loading models 4.2s)" in after
 
 
 async def test_a_rewritten_follow_up_shows_a_key_that_asks_it_as_typed(tmp_path: Path) -> None:

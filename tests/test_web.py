@@ -336,3 +336,54 @@ def test_ask_with_nobody_to_ask_touches_no_network(monkeypatch: pytest.MonkeyPat
                      confirm=None, timeout=2.0, max_results=1)
     assert out == web.WebOutcome(False, None, skipped=web.SKIP_NO_CONSENT)
     assert looked_up == [] and rewrites == []
+
+
+@pytest.mark.parametrize("previous, follow_up, whole", [
+    ("How many layers does the encoder have?", "And the decoder?", "How many layers does the decoder have?"),
+    ("What dropout rate was used for the base model?", "What about the big model?",
+     "What dropout rate was used for the big model?"),
+    ("What is the capital of Australia?", "And of France?", "What is the capital of France?"),
+    ("How does photosynthesis work?", "And in cacti?", "How does photosynthesis work in cacti?"),
+    ("How does LanceDB store vectors?", "And Chroma?", "How does Chroma store vectors?"),
+    ("Who approved the travel budget?", "And the hotel?", "Who approved the hotel?"),
+    ("What is a cobot?", "And an exoskeleton?", "What is an exoskeleton?"),
+    ("What are transformers?", "And RNNs?", "What are RNNs?"),
+])
+def test_an_elliptical_follow_up_is_completed_by_grammar_without_the_model(previous: str, follow_up: str,
+                                                                           whole: str) -> None:
+    llm = FakeLLM("never used")
+    assert standalone_question(follow_up, [(previous, "")], llm) == whole
+    assert llm.prompts == []
+
+
+@pytest.mark.parametrize("previous, follow_up", [
+    ("Who approved the travel budget?", "How much did it cost?"),  # a clause of its own
+    ("What is the capital of Australia?", "And why is it there?"),
+    ("How does LanceDB store vectors?", "And the index?"),  # no noun phrase of its kind to replace
+])
+def test_a_follow_up_that_is_not_an_ellipsis_still_goes_to_the_model(previous: str, follow_up: str) -> None:
+    from localcrag.crag.ellipsis import complete
+
+    assert complete(follow_up, previous) is None
+    good = FakeLLM(f"{follow_up.rstrip('?')} regarding {previous.rstrip('?').split()[-1]}?")
+    standalone_question(follow_up, [(previous, "")], good)
+    assert good.prompts
+
+
+def test_a_lone_it_is_resolved_by_grammar_for_a_small_model_and_asked_of_a_capable_one() -> None:
+    history = [("Who approved the travel budget?", "")]
+    small = FakeLLM("never used")
+    assert standalone_question("How much did it cost?", history, small, rules_first=True) == \
+        "How much did the travel budget cost?"
+    assert small.prompts == []
+    capable = FakeLLM("How much did the travel budget cost in total?")
+    assert standalone_question("How much did it cost?", history, capable) == capable.reply
+    assert capable.prompts
+    # no noun phrase to put in its place, or a pronoun other than "it": the model is asked
+    assert standalone_question("Why is it used?", [("What is label smoothing?", "")], small,
+                               rules_first=True) == "Why is label smoothing used?"
+    for question, earlier in (("Why is it used?", "Tell me about smoothing."),
+                              ("Where do they work?", "What is a cobot?")):
+        asked = FakeLLM(f"{question.rstrip('?')} in {earlier.rstrip('?').split()[-1]}?")
+        standalone_question(question, [(earlier, "")], asked, rules_first=True)
+        assert asked.prompts

@@ -9,7 +9,7 @@ by a question-sentence score:
 
 ``relevance`` is, with graded evidence (CRAG), the mean of three views of a sentence: the
 retrieval evaluator's ``score_texts`` on it (the same one refinement uses), the share of the
-question's terms it contains, and its chunk's grade (``Evidence.score``). The evaluator was
+question's terms it contains (IDF-weighted, docs/eval.md), and its chunk's grade (``Evidence.score``). The evaluator was
 fitted on passages: alone on one sentence it rates a glued menu or a heading like the text
 under it, and a sentence loses the context its chunk gives. Without grades (standard RAG,
 ungraded evidence) the share of question terms alone is the relevance. The three-way mean
@@ -17,10 +17,8 @@ was chosen among six mixes on the seed-0 40 anthropic-docs questions (docs/eval.
 sentence that only restates the question (fewer than two content words of its own and no
 answer-shaped span) counts half.
 
-With ``discount`` > 0 a sentence is read in its context (``context.py``): a question term
-it lacks but the sentence just before it names ("... we apply dropout ... For the base
-model, we use a rate of 0.1.") counts at that discount. Measured, it did not help held out,
-so it is off by default (``context.DISCOUNT = 0``; docs/eval.md).
+A sentence is scored on its own words: reading it with its predecessor's question terms
+was measured, lowered held-out F1 and was removed (docs/eval.md).
 
 The **answer shape** comes from the question word, by general English grammar, not from
 any data set: how many / how much / how long / what percentage ... -> a number with its
@@ -39,9 +37,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from localcrag.textutil import STOPWORDS, base_form, content_words, stem
+from localcrag.textutil import STOPWORDS, TERMINAL, base_form, content_words, stem
 from localcrag.crag.emphasis import MONTH as _MONTH, order_spans
-from localcrag.crag.context import DISCOUNT, GRADE_CONTEXT, LEAD_ONLY, REACH, context_credit, covered, is_heading
 from localcrag.crag.grounding import evidence_sentences
 from localcrag.types import Evidence
 
@@ -124,6 +121,26 @@ def _stems(text: str) -> set[str]:
     return content_words(text)
 
 
+def is_heading(sentence: str) -> bool:
+    """A title or a menu, not a statement: no closing punctuation, and mostly capitalised
+    words ("Chapter 18: The Role of Government", "Creating Test Cases Tips ..."), or a long
+    run of mostly capitalised terms (a menu of titles, "... Defining the Task Defining intent
+    categories Example Data ..."). A list item ("b. Potentially multiple delta events") is kept."""
+    if sentence.rstrip()[-1:] in TERMINAL + "]":
+        return False
+    words = sentence.split()
+    if sum(w[:1].isupper() for w in words) >= 0.5 * len(words):
+        return True
+    terms = [w for w in words if w.lower() not in STOPWORDS]  # a menu of titles spares "of", "the"
+    return len(terms) >= 8 and sum(w[:1].isupper() for w in terms) >= 0.6 * len(terms)
+
+
+def _covered(asked: set[str], said: set[str], weight: Callable[[str], float] = lambda t: 1.0) -> float:
+    """The (weighted) share of the question's terms the sentence says."""
+    total = sum(weight(t) for t in asked)
+    return sum(weight(t) for t in asked & said) / total if total else 0.0
+
+
 # A number right after one of these names a part of a document, in any case ("see
 # section 5.4", "in table 3"): the closed class of cross-reference nouns of English
 # technical writing (general vocabulary, not taken from any data set).
@@ -131,15 +148,23 @@ _XREF = re.compile(r"\b(?:sections?|tables?|fig(?:ure)?s?|chapters?|pages?|pp?|e
                    r"appendi(?:x|ces)|footnotes?|lines?|rows?|columns?|items?|steps?)\.? $", re.I)
 
 
+# A bibliographic reference marker of technical writing: "[20]", "[3, 18]", "[7-9]". Its
+# numbers name entries of the reference list, not quantities (typography, not data).
+_REFMARK = re.compile(r"\[\d+(?:\s*[,;\u2013-]\s*\d+)*\]")
+
+
 def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[int, int]]:
     """(start, end) of the spans of ``shape`` in ``sentence`` the question does not contain."""
     if shape is None:
         return []
     asked = _stems(question)
+    refs = [r.span() for r in _REFMARK.finditer(sentence)]
     out = []
     for m in _SPANS[shape].finditer(sentence):
         group = 1 if m.re.groups else 0  # place: the phrase after its preposition
         text = m.group(group).strip()
+        if any(a <= m.start(group) < b for a, b in refs):
+            continue  # "the Adam optimizer [20]": a reference, not the answer
         if shape == "date" and text.isdigit() and not 1000 <= int(text) <= 2100 and len(text) == 4:
             continue
         if shape == "name" and m.start() == 0 and " " not in text:
@@ -161,13 +186,10 @@ def _weights(question: str, sentences: Sequence[str]) -> dict[str, float]:
 
 
 def _score(question: str, sentence: str, relevance: float, shape: str | None,
-           weights: dict[str, float] | None = None, credit: dict[str, float] | None = None) -> float:
-    """``credit``: the question terms the sentence covers, its context's at a discount
-    (``context.context_credit``); by default only its own words."""
+           weights: dict[str, float] | None = None) -> float:
     asked, said = _stems(question), _stems(sentence)
     w = weights or {}
-    overlap = covered(dict.fromkeys(asked & said, 1.0) if credit is None else credit, asked,
-                      lambda t: w.get(t, 1.0))
+    overlap = _covered(asked, said, lambda t: w.get(t, 1.0))
     has_span = bool(answer_spans(sentence, question, shape))
     score = (0.45 * relevance + 0.35 * overlap + 0.20 * has_span if shape
              else 0.55 * relevance + 0.45 * overlap)
@@ -200,56 +222,40 @@ def _window(sentence: str, limit: int) -> str:
 
 
 def extractive_answer(question: str, evidence: Sequence[Evidence],
-                      score_texts: Callable[[str, Sequence[str]], list[float]] | None = None,
-                      discount: float = DISCOUNT, reach: int = REACH, lead_only: bool = LEAD_ONLY,
-                      grade_context: bool = GRADE_CONTEXT) -> Extract:
-    """The one to three evidence sentences that best answer ``question``, quoted and cited.
-    A sentence's question terms include its predecessors' at ``discount`` (``context.py``)."""
+                      score_texts: Callable[[str, Sequence[str]], list[float]] | None = None) -> Extract:
+    """The one to three evidence sentences that best answer ``question``, quoted and cited."""
     shape = answer_shape(question)
     asked = _stems(question)
     seen: set[str] = set()
     cands: list[tuple[int, int, str]] = []  # (evidence n, position, sentence)
-    credits: list[dict[str, float]] = []  # per candidate: question terms it covers, in context
-    before: list[str] = []  # per candidate: the sentence before it in its evidence
     for e in evidence:
-        sents = evidence_sentences(e.text)
-        context = context_credit([_stems(s) for s in sents], [is_heading(s) for s in sents], asked,
-                                 discount, reach)
-        for i, s in enumerate(sents):
+        for i, s in enumerate(evidence_sentences(e.text)):
             key = _key(s)
             if len(s.split()) >= 3 and key not in seen:
                 seen.add(key)
                 cands.append((e.n, i, s))
-                credits.append(context[i])
-                before.append(sents[i - 1] if i and context[i] and min(context[i].values()) < 1 else "")
-    statements = [j for j, c in enumerate(cands) if not is_heading(c[2])] or list(range(len(cands)))
-    cands, credits = [cands[j] for j in statements], [credits[j] for j in statements]
-    before = [before[j] for j in statements]
+    cands = [c for c in cands if not is_heading(c[2])] or cands
     if not cands:
         return Extract(NOT_STATED, (), (), found=False)
     weights = _weights(question, [s for _, _, s in cands])
-    lexical = [_score(question, s, 0.0, shape, weights, credits[i]) for i, (_, _, s) in enumerate(cands)]
+    lexical = [_score(question, s, 0.0, shape, weights) for _, _, s in cands]
     top = sorted(range(len(cands)), key=lambda i: -lexical[i])[:CANDIDATES]
-    # the grader reads a sentence that needs its context with the sentence before it
-    texts = [f"{before[i]} {cands[i][2]}" if grade_context and before[i] else cands[i][2] for i in top]
-    graded = dict(zip(top, score_texts(question, texts))) if score_texts else {}
+    graded = dict(zip(top, score_texts(question, [cands[i][2] for i in top]))) if score_texts else {}
     grade = {e.n: e.score for e in evidence}
 
-    def relevance(i: int, credit: dict[str, float]) -> float:
-        """Graded evidence: the mean of the grader on the sentence, its words and its chunk."""
-        share = covered(credit, asked)
-        return (float(graded[i]) + share + grade.get(cands[i][0], 0.0)) / 3 if graded else share
+    def relevance(i: int) -> float:
+        """Graded evidence: the mean of the grader on the sentence, its words (IDF-weighted,
+        as in the overlap) and its chunk; ungraded: the plain share of the question's words."""
+        said = _stems(cands[i][2])
+        if not graded:
+            return _covered(asked, said)
+        share = _covered(asked, said, lambda t: weights.get(t, 1.0))
+        return (float(graded[i]) + share + grade.get(cands[i][0], 0.0)) / 3
 
-    def ranking(context: bool) -> tuple[dict[int, float], list[int]]:
-        credit = {i: credits[i] if context else dict.fromkeys(asked & _stems(cands[i][2]), 1.0) for i in top}
-        by = {i: _score(question, cands[i][2], relevance(i, credit[i]), shape, weights, credit[i]) for i in top}
-        return by, sorted(top, key=lambda i: (-by[i], cands[i][0], cands[i][1]))
-    scores, ranked = ranking(True)
+    scores = {i: _score(question, cands[i][2], relevance(i), shape, weights) for i in top}
+    ranked = sorted(top, key=lambda i: (-scores[i], cands[i][0], cands[i][1]))
     best, lead = ranked[0], scores[ranked[0]]
-    if lead_only and discount > 0:  # context picks the lead; a further sentence stands on its own words
-        scores, ranked = ranking(False)
-        ranked = [best] + [i for i in ranked if i != best]
-    if not asked & _stems(cands[best][2]) and relevance(best, credits[best]) < 0.5:
+    if not asked & _stems(cands[best][2]) and relevance(best) < 0.5:
         return Extract(NOT_STATED, (), (), found=False)
     chosen = [best]
     chosen_keys = [_key(cands[best][2])]

@@ -18,7 +18,7 @@ from localcrag.llm.cpu import CpuMeter
 from localcrag.crag.decide import decide, ungraded_decision
 from localcrag.errors import BadQuestion
 from localcrag.crag.refine import chunks_as_evidence, graded_evidence, recompose, refine
-from localcrag.crag.timing import Stage, ms_since
+from localcrag.crag.timing import Stage, ms_since, timed
 from localcrag.settings import Settings
 from localcrag.crag.graders.base import grade_or_rank
 from localcrag.types import Action, Answer, Evidence
@@ -102,13 +102,19 @@ class Pipeline:
         for message in getattr(self._generator, "take_notices", lambda: [])():
             yield ev.GeneratorFellBack(getattr(self._generator, "url", ""), message)
 
+    def _index_key(self) -> tuple:
+        """The grader's corpus statistics follow the index: its size and change stamp (an
+        ingest from another process, seen after Library.refresh)."""
+        return self.library.count(), getattr(self.library, "change_stamp", lambda: "")()
+
+    def _grader_stale(self) -> bool:  # (re)built on next use: first use, or the index changed
+        return self._grader is None or self._stats_key not in (None, self._index_key())
+
     @property
     def grader(self):
-        count = self.library.count()
-        # the corpus statistics follow the index: its size, and its change stamp (an ingest
-        # from another process, seen after Library.refresh)
-        key = (count, getattr(self.library, "change_stamp", lambda: "")())
-        if self._grader is None or (self._stats_key is not None and self._stats_key != key):
+        if self._grader_stale():
+            key = self._index_key()
+            count = key[0]
             from localcrag.crag.grade import CorpusStats, make_grader
             from localcrag.llm.gguf import load_llm
 
@@ -184,13 +190,19 @@ class Pipeline:
         meter = CpuMeter()  # what other processes do with our cores while we work
         timings: dict[str, float] = {}
         q = self._check_question(question)
+        if self._generator is None or (mode != "rag" and self._grader_stale()):  # first question
+            yield from timed("load", timings, lambda: (self.generator, mode == "rag" or self.thresholds))
         gen = self.generator  # a missing or corrupt model fails here, before any work
         getattr(gen, "begin_question", lambda: None)()  # a model server is checked again
         yield from self._fallbacks()
+        from localcrag.crag.style import resolve_style
+
+        style, why = resolve_style(style, gen)
         if history:
             from localcrag.crag.rewrite import standalone_question
 
-            standalone = standalone_question(q, history, llm=gen)
+            standalone = yield from timed("rewrite", timings, lambda: standalone_question(
+                q, history, llm=gen, rules_first=style == "extractive"))
             yield from self._fallbacks()
             if standalone != q:
                 yield ev.QuestionRewritten(q, standalone)
@@ -202,9 +214,6 @@ class Pipeline:
             hits = retriever.search(q, k=k)
         yield ev.Retrieved(tuple(hits), retriever.fallback)
         yield st.finished
-        from localcrag.crag.style import resolve_style
-
-        style, why = resolve_style(style, gen)
 
         action: Action | None = None
         evidence: list[Evidence] = []
@@ -283,11 +292,7 @@ class Pipeline:
                              timeout=s.web_timeout, max_results=s.web_results, region=s.web_region)
         found = [Evidence(n=first_n + i + 1, text=f"{r.title}. {r.snippet}".strip(), source=r.url,
                           url=r.url, kind="web", score=0.5) for i, r in enumerate(outcome.results)]
-        if outcome.skipped:
-            note = f"web search was skipped ({outcome.skipped})"
-        elif outcome.error:
-            note = f"web search failed ({outcome.error})"
-        else:
-            note = "the web search found nothing"
+        note = (f"web search was skipped ({outcome.skipped})" if outcome.skipped else
+                f"web search failed ({outcome.error})" if outcome.error else "the web search found nothing")
         return found, note, outcome_events(outcome)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
+from localcrag.crag.ellipsis import complete, resolve_it
 from localcrag.textutil import STOPWORDS, content_words, stem
 
 # Words of asking, chit-chat and "the document" itself: no use in a web query or as a topic.
@@ -247,10 +248,14 @@ def _keeps_follow_up(rewritten: str, question: str, previous: list[str]) -> bool
     return not own or bool(own & _content_words(rewritten))
 
 
-def standalone_question(question: str, history: list[tuple[str, str]], llm: Any = None) -> str:
+def standalone_question(question: str, history: list[tuple[str, str]], llm: Any = None,
+                        rules_first: bool = False) -> str:
     """Rewrite a follow-up into a standalone question; ``history`` is [(question, answer)].
 
-    Unchanged when there is no history or no follow-up cue. Only earlier questions are
+    Unchanged when there is no history or no follow-up cue. An elliptical follow-up ("And
+    the decoder?") is completed from the latest question by grammar (``ellipsis.py``); with
+    ``rules_first`` (a small model, which mostly repeats the earlier question and costs
+    seconds) so is a lone "it" ("How much did it cost?"). Otherwise only earlier questions are
     shown to the llm (see module docstring); its output must be one line, at most 40 words,
     share a content word with them and add at most 3 new words (see _validate), keep one of
     the follow-up's own content words, and not merely repeat the follow-up or an earlier
@@ -260,6 +265,10 @@ def standalone_question(question: str, history: list[tuple[str, str]], llm: Any 
     previous = [q for q, _ in reversed(history or []) if q and q.strip()]
     if not question or not previous or not needs_context(question):
         return question
+    if (whole := complete(question, previous[0])) is not None:
+        return whole  # "And the decoder?": grammar completes it, no model needed
+    if rules_first and (whole := resolve_it(question, previous[0])) is not None:
+        return whole  # a small model: "it" is the earlier question's last noun phrase
     if llm is not None:
         shown = "\n".join(f"- {q.strip()}" for q in reversed(previous[:3]))
         user = f"Earlier questions:\n{shown}\nFollow-up: {question}"

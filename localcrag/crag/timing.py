@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import time
+from typing import Callable, Generator, TypeVar
 
 from localcrag import events as ev
+
+T = TypeVar("T")
 
 
 def ms_since(t0: float) -> float:
@@ -27,3 +30,13 @@ class Stage:
         ms = round((time.perf_counter() - self.t) * 1000, 1)
         self.timings[self.name] = ms
         self.finished = ev.StageFinished(self.name, ms)
+
+
+def timed(name: str, timings: dict[str, float], work: Callable[[], T]) -> Generator[ev.Event, None, T]:
+    """Run ``work`` as stage ``name`` between its started and finished events; ``yield from``
+    gives its value."""
+    with Stage(name, timings) as st:
+        yield st.started
+        value = work()
+    yield st.finished
+    return value

@@ -65,8 +65,9 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return [line(header), "  ".join("-" * w for w in widths), *map(line, rows)]
 
 
-def terminal_table(res: dict) -> str:
-    """Plain aligned text: readable on a terminal and in a log file alike."""
+def terminal_table(res: dict, decisions: bool = True) -> str:
+    """Plain aligned text: readable on a terminal and in a log file alike (``decisions``:
+    with the CRAG decisions lines; report.md gives them a section of their own)."""
     head = (f"{res['dataset']}: {res['questions']} questions, k={res['k']}, seed={res['seed']}"
             f"{', only ' + res['only'] if res.get('only') else ''}  ({res['elapsed_s']} s)")
     out = [head, ""]
@@ -88,18 +89,45 @@ def terminal_table(res: dict) -> str:
                           _fmt(e["by_kind"]["relevant"]["at_or_above_lower"])]])
         out.append(f"accuracy at lower {e['lower_threshold']}: {_fmt(e['accuracy'])}, "
                    f"at upper {e['upper_threshold']}: {_fmt(e['accuracy_upper'])}, AUC all: {_fmt(e['auc_all'])}")
-    d = res.get("decisions")
-    if d:
-        y, n = d["answerable"], d["unanswerable"]
-        out += ["", f"CRAG decisions ({d['grader']}, no generation): accuracy {_fmt(d['decision_accuracy'])}; "
-                    f"answerable {y['n']}: {y['correct']} correct / {y['ambiguous']} ambiguous / {y['incorrect']} "
-                    f"incorrect (answered {_fmt(y['answered_share'])}); unanswerable {n['n']}: {n['correct']} / "
-                    f"{n['ambiguous']} / {n['incorrect']} (refused {_fmt(n['refused_share'])}); "
-                    f"{_fmt(d['grade_ms_per_question'], 1)} ms grading per question"]
-        if th := d.get("thresholds"):
-            out.append(f"thresholds lower {th['lower']:.2f} / upper {th['upper']:.2f}: {th['basis']}")
-        out += withheld_lines(d)
+    if decisions and res.get("decisions"):
+        out += ["", *decision_lines(res["decisions"])]
     return "\n".join(out)
+
+
+def decision_lines(d: dict) -> list[str]:
+    """``--only decisions``: actions, answered / refused shares, thresholds and (``--withhold
+    gold``) the withheld run; the one wording of these figures (terminal and report.md)."""
+    y, n = d["answerable"], d["unanswerable"]
+    out = [f"CRAG decisions ({d['grader']}, no generation): accuracy {_fmt(d['decision_accuracy'])}; "
+           f"answerable {y['n']}: {y['correct']} correct / {y['ambiguous']} ambiguous / {y['incorrect']} "
+           f"incorrect (answered {_fmt(y['answered_share'])}); unanswerable {n['n']}: {n['correct']} / "
+           f"{n['ambiguous']} / {n['incorrect']} (refused {_fmt(n['refused_share'])}); "
+           f"{_fmt(d['grade_ms_per_question'], 1)} ms grading per question"]
+    if th := d.get("thresholds"):
+        out.append(f"thresholds lower {th['lower']:.2f} / upper {th['upper']:.2f}: {th['basis']}")
+    return out + withheld_lines(d)
+
+
+def _decisions_markdown(res: dict) -> list[str]:
+    """The decisions section: :func:`decision_lines` as a list, then the action per question."""
+    d = res["decisions"]
+    questions = {it["qid"]: it["question"] for it in res.get("items", [])}
+    withheld = {it["qid"]: it for it in (d.get("withheld") or {}).get("items", [])}
+    out = ["## CRAG decisions", ""]
+    for line in decision_lines(d):
+        out.append(("  - " if line.startswith(" ") else "- ") + line.strip())
+    out += ["", "| question | answerable | action | best score | right |"
+            + (" gold withheld: action / best |" if withheld else ""),
+            "|---|---|---|---|---|" + ("---|" if withheld else "")]
+    for it in d.get("items", []):
+        q = questions.get(it["qid"], it["qid"]).replace("|", "\\|")[:90]
+        row = (f"| {q} | {'yes' if it['answerable'] else 'no'} | {it['action']} | {_fmt(it['best'])} | "
+               f"{'yes' if it['ok'] else 'no'} |")
+        if withheld:
+            w = withheld.get(it["qid"])
+            row += f" {w['action']} / {_fmt(w['best'])} |" if w else " |"
+        out.append(row)
+    return out + [""]
 
 
 def withheld_lines(d: dict) -> list[str]:
@@ -128,8 +156,11 @@ def markdown(res: dict, charts: list[str] | None = None) -> str:
            f"grader {s['grader']} (thresholds {s['lower_threshold']}/{s['upper_threshold']}), "
            f"retrieval {s['retrieval_mode']}, {'offline' if s['offline'] else 'online'}, "
            f"temperature {s['temperature']}. The index holds {res['index']['chunks']} chunks.", ""]
-    text = terminal_table(res).split("\n", 2)[-1]
-    out += ["```", text, "```", ""]
+    text = terminal_table(res, decisions=False).split("\n", 2)[-1]
+    if text.strip():
+        out += ["```", text, "```", ""]
+    if res.get("decisions"):
+        out += _decisions_markdown(res)
     for c in charts or []:
         out += [f"![{Path(c).stem}]({Path(c).name})", ""]
     items = [it for it in res.get("items", []) if any(mo in it for mo in res["modes"])]

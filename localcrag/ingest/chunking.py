@@ -159,13 +159,17 @@ def _sections(doc: ParsedDoc, work: str, units: list[tuple[int, int, int]], budg
     level = {h.offset: h.level for h in doc.headings}
     raw: list[tuple[int | None, list[Unit]]] = []
     para, prev_end, cur_sec = 0, None, -2
+    cur_table = False
     for a, b, n in units:
         sec = bisect_right(offsets, a) - 1
-        if prev_end is not None and (sec != cur_sec or _BLANK.search(work, prev_end, a)):
+        table = doc.unit_at(a) == "table"  # a table never shares a chunk with the text around it
+        if prev_end is not None and (sec != cur_sec or table != cur_table or _BLANK.search(work, prev_end, a)):
             para += 1
         if sec != cur_sec:
             raw.append((offsets[sec] if sec >= 0 else None, []))
-            cur_sec = sec
+        elif table != cur_table:
+            raw.append((None, []))  # the same section continued: no heading of its own to carry
+        cur_sec, cur_table = sec, table
         raw[-1][1].append((a, b, n, para))
         prev_end = b
     out: list[Section] = []
@@ -240,6 +244,7 @@ def _make_chunks(
     chunk that begins with carried-over heading lines)."""
     return [
         Chunk(f"{doc_id}-{i:05d}", source, doc.text[a:b], doc.page_at(a), doc.page_at(b - 1), a, b,
-              doc.heading_at(a if head is None else max(head, a)), n, doc.locator(a, b))
+              doc.heading_at(a if head is None else max(head, a)), n,
+              doc.locator(a, b, None if head is None else max(head, a)))
         for i, (head, a, b, n) in enumerate(spans)
     ]

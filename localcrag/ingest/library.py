@@ -30,7 +30,7 @@ from localcrag.settings import Settings
 from localcrag.ingest.store import LanceStore, SourceInfo, table_name
 from localcrag.types import Chunk
 
-CHUNKER_VERSION = "c1"  # bump when chunking output changes: a new table is built
+CHUNKER_VERSION = "c2"  # bump when chunking output changes: a new table is built (c2: .docx tables apart)
 EMBED_BATCH_CHUNKS = 128  # chunks gathered before one embedding call (and one commit round)
 EMBED_PROGRESS_CHUNKS = 128  # per embedding call, so progress moves; below ~64 (embed_onnx.BULK)
 # the embedder uses its non-spinning session, and ingest measured 0.65x a plain encode

@@ -3,7 +3,8 @@
 Both are zip archives: their uncompressed size is checked (``limits.check_zip``) before
 either library opens them. A .docx keeps its order of headings (Heading N / Title styles),
 paragraphs and tables; each table is a page of unit "table" (locator "table 2") whose
-rows read "Header: value; Header: value" when it has a header row. A .pptx slide is a
+rows read "Header: value; Header: value" when it has a header row; the text between
+tables is a page of unit "section" (locator 'section "Heading"': the heading in force). A .pptx slide is a
 page of unit "slide": its title is a heading, then the text of its shapes (groups and
 tables included) in reading order, then its speaker notes ("Notes: ...").
 """
@@ -16,6 +17,7 @@ from typing import Any, Iterable
 
 from localcrag.ingest.files import Paragraphs, RawPage, bad
 from localcrag.ingest.limits import check_zip
+from localcrag.textutil.labels import SECTION
 
 
 def table_rows(rows: list[list[str]]) -> Paragraphs:
@@ -68,7 +70,7 @@ def read_docx(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[st
         if isinstance(block, Table):
             tables += 1
             if paras:
-                pages.append(RawPage(1, paras))
+                pages.append(RawPage(1, paras, SECTION))
                 paras = []
             pages.append(RawPage(tables, table_rows([_cells(r) for r in block.rows]), "table"))
             continue
@@ -77,7 +79,7 @@ def read_docx(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[st
             style = block.style.name if block.style is not None else ""
             paras.append((text, _level(style)))
     if paras:
-        pages.append(RawPage(1, paras))
+        pages.append(RawPage(1, paras, SECTION))
     return pages, []
 
 

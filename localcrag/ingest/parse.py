@@ -25,6 +25,7 @@ from localcrag.ingest.files import RawPage, bad, label
 from localcrag.ingest.formats import FORMATS, SUPPORTED, ReadContext, check_old_binary, reader
 from localcrag.ingest.limits import Limits, check_text_size
 from localcrag.textutil import locator
+from localcrag.textutil.labels import SECTION
 from localcrag.types import Page
 
 PAGE_SEP = "\n\n"
@@ -70,12 +71,20 @@ class ParsedDoc:
         """Page number holding the character at ``offset`` of the joined text."""
         return self.pages[max(0, bisect_right(self.page_starts, offset) - 1)].number
 
-    def locator(self, start: int, end: int) -> str | None:
+    def unit_at(self, offset: int) -> str:
+        """Unit of the page holding ``offset`` ("" for a printed page, "table", "slide", ...)."""
+        return self.pages[max(0, bisect_right(self.page_starts, offset) - 1)].unit
+
+    def locator(self, start: int, end: int, at: int | None = None) -> str | None:
         """Where the text ``[start:end)`` is when pages are not plain printed pages
-        ("slides 3–4", "p. 5 (OCR)"); None for plain pages (``page_at`` says it)."""
+        ("slides 3–4", "p. 5 (OCR)", 'section "Budget"': the heading in force at ``at``,
+        default ``start``); None for plain pages (``page_at`` says it)."""
         i = max(0, bisect_right(self.page_starts, start) - 1)
         j = max(i, bisect_right(self.page_starts, max(start, end - 1)) - 1)
-        return locator([(p.unit, p.number, p.scope) for p in self.pages[i:j + 1]])
+        h = bisect_right(self._heading_offsets, start if at is None else at) - 1
+        title = self.headings[h].title if h >= 0 else ""
+        return locator([(p.unit, p.number, title if p.unit == SECTION else p.scope)
+                        for p in self.pages[i:j + 1]])
 
     def heading_at(self, offset: int) -> str | None:
         """Heading in force at ``offset``: the innermost one, prefixed by its parent

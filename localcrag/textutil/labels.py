@@ -18,6 +18,8 @@ def page_label(page: int, last: int | None = None) -> str:
 
 # unit -> (singular, plural) as written in a locator ("slide 3", "rows 2–9")
 _UNITS = {"slide": ("slide", "slides"), "row": ("row", "rows"), "table": ("table", "tables")}
+SECTION = "section"  # body text of a file without printed pages (.docx); its scope: the heading
+_SECTION = 'section "{}"'  # how a section is written: section "Travel budget"
 
 
 def locator(parts: Sequence[tuple[str, int, str]]) -> str | None:
@@ -26,8 +28,11 @@ def locator(parts: Sequence[tuple[str, int, str]]) -> str | None:
     Plain pages give None (the page number says it); PDF pages read by OCR give
     "p. 4 (OCR)" / "pp. 3–4 (partly OCR)"; other units are grouped by unit and scope:
     "slides 3–4", "sheet Sales, rows 2–9", "table 2" (plain paragraphs around a table add
-    nothing)."""
-    units = [u for u, _, _ in parts]
+    nothing). Body text of a file without pages (unit "section", scope its heading) is
+    'section "Travel budget"', or None before the first heading; beside a table it is plain."""
+    if parts and all(u == SECTION for u, _, _ in parts):
+        return _SECTION.format(parts[0][2]) if parts[0][2] else None
+    units = [u for u, _, _ in parts if u != SECTION]
     if not any(units):
         return None
     if "ocr" in units:
@@ -35,7 +40,7 @@ def locator(parts: Sequence[tuple[str, int, str]]) -> str | None:
         return f"{page_label(parts[0][1], parts[-1][1])} {tag}"
     groups: list[list] = []
     for unit, number, scope in parts:
-        if not unit:
+        if not unit or unit == SECTION:
             continue
         if groups and groups[-1][0] == (unit, scope):
             groups[-1][2] = number
@@ -73,7 +78,8 @@ def label_pattern(name: str = r"[^()\n]{1,140}") -> str:
     one = re.escape(page_label(12345)).replace("12345", r"\d+")
     units = "|".join(w for pair in _UNITS.values() for w in pair)
     unit = rf"(?:[^()\n,;]{{1,60}}, )?(?:{units}) \d+(?:\u2013\d+)?"
-    where = rf"(?:(?:{page}|{one})(?: \((?:partly )?OCR\))?|{unit}(?:; {unit})*)"
+    section = re.escape(_SECTION.format("TITLEX")).replace("TITLEX", r'[^"\n]{1,200}')
+    where = rf"(?:(?:{page}|{one})(?: \((?:partly )?OCR\))?|{unit}(?:; {unit})*|{section})"
     return sample.replace("LOCX", where)
 
 

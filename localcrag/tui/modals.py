@@ -70,6 +70,22 @@ def highlight_passage(full: str, excerpt: str) -> tuple[Text, bool]:
     return text, found
 
 
+def passage_view(chunk: Chunk, excerpt: str, label: str) -> tuple[str | None, Text, bool]:
+    """The heading line, highlighted body and whether the excerpt was found, with the
+    heading shown once: a chunk that opens with its section's heading loses that first
+    line (the heading line above says it), and the heading line is left out when the
+    label already names that section (a .docx 'section "Budget"')."""
+    body, found = highlight_passage(chunk.text, excerpt)
+    heading = chunk.heading
+    if not heading:
+        return None, body, found
+    title = heading.rsplit(" > ", 1)[-1]
+    m = re.match(r"\s*" + re.escape(title) + r"\s*(?:\n|$)\s*", chunk.text)
+    if m and m.end() < len(chunk.text):
+        body = body[m.end():]
+    return (None if f'"{heading}"' in label else heading), body, found
+
+
 _USED = {"extractive": "the text the answer quotes from (no model read it)",
          "generative": "the part given to the model"}
 
@@ -96,9 +112,9 @@ class PassageModal(ModalScreen[None]):
                          else source_label(e.source, e.page, locator=e.locator))
                 yield Label(Text(f"[{e.n}] {label}"), classes="dialog-title")
                 yield Static(Text(e.source, style="dim"))
-                if c is not None and c.heading:
-                    yield Static(Text(c.heading, style="italic"))
-                body, found = highlight_passage(c.text, e.text) if c else (Text(e.text, style=HIGHLIGHT), True)
+                heading, body, found = passage_view(c, e.text, label) if c else (None, Text(e.text, style=HIGHLIGHT), True)
+                if heading:
+                    yield Static(Text(heading, style="italic"))
             if not found:
                 yield Static(Text.assemble(("Used: ", "bold"), (e.text, HIGHLIGHT)))
             with VerticalScroll(id="passage-body"):

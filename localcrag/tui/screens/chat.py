@@ -33,7 +33,8 @@ from localcrag.tui.widgets.trace import TracePanel
 
 ONLINE_SKIPS = {SKIP_DECLINED, SKIP_EMPTY}  # skipped after the DNS check passed
 
-STAGE_TEXT = {"retrieve": "searching your documents…", "grade": "grading the passages…",
+STAGE_TEXT = {"load": "loading the models…", "rewrite": "reading the follow-up in context…",
+              "retrieve": "searching your documents…", "grade": "grading the passages…",
               "refine": "keeping the relevant sentences…", "web": "searching the web…",
               "generate": "writing the answer…"}
 _ids = itertools.count(1)

@@ -143,8 +143,10 @@ def _timing_parts(state: TraceState) -> list[RenderableType]:
     t = dict(state.timings)
     if state.total_ms is not None:
         t.setdefault("total", state.total_ms)
-    stages = [f"{k} {fmt_ms(t[k])}" for k in ev.STAGE_TIMINGS if k in t]
+    stages = [f"{ev.TIMING_LABELS.get(k, k)} {fmt_ms(t[k])}" for k in ev.STAGE_TIMINGS if k in t]
     elapsed = [f"{ev.TIMING_LABELS[k]} {fmt_ms(t[k])}" for k in ev.ELAPSED_TIMINGS if k in t]
+    if "load" in t and elapsed:  # the first question of a session waits for the models
+        elapsed[0] += f" (incl. loading models {fmt_ms(t['load'])})"
     out: list[RenderableType] = [_heading("Timings")]
     if stages:
         out.append(_sub(("stage took  ", "bold dim"), " · ".join(stages), style="dim"))

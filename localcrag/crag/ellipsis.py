@@ -1,0 +1,124 @@
+"""Elliptical follow-ups ("And the decoder?", "What about of France?") completed by grammar.
+
+A follow-up that is only a phrase after "and" / "what about" borrows the whole frame of the
+question before it. English grammar says which part it replaces, so no model is needed (the
+bundled 135M model mostly repeats the earlier question, and loading it costs seconds):
+
+* a prepositional phrase replaces the earlier question's last phrase with the same
+  preposition ("... the capital of Australia?" + "And of France?" -> "... the capital of
+  France?"), or is added at the end when there is none ("How does photosynthesis work?" +
+  "And in cacti?" -> "How does photosynthesis work in cacti?");
+* a noun phrase replaces the earlier noun phrase with the same head noun ("... for the
+  base model?" + "What about the big model?" -> "... for the big model?"), else the last
+  one of its kind, a name for a name ("How does LanceDB store vectors?" + "And Chroma?"),
+  a described thing for one (end focus: the earlier question's topic comes last, "How many
+  layers does the encoder have?" + "And the decoder?" -> "... does the decoder have?").
+
+Anything else (a clause with its own verb or question word, a pronoun, more than a few
+words) is not an ellipsis, and ``complete`` returns None.
+
+``resolve_it`` puts the earlier question's last noun phrase in place of a lone "it" ("Who
+approved the travel budget?" + "How much did it cost?" -> "How much did the travel budget
+cost?"): end focus again. Only "it": "they" would need number agreement ("Where do a cobot
+work?"), "its" a possessive; those are left to the model or the keyword fallback.
+"""
+
+from __future__ import annotations
+
+import re
+
+from localcrag.textutil import STOPWORDS, stem
+
+OPENER = re.compile(r"^(?:and|but|also|then|what about|how about)\b[\s,]*(?:also\b\s*)?", re.I)
+PREPOSITIONS = frozenset("about after at before by during for from in into of on over to under with "
+                         "without".split())
+DETERMINERS = frozenset("the a an".split())
+BE_FORMS = frozenset("is are was were".split())
+WH = frozenset("what who which".split())
+# a phrase holding one of these is a clause or points elsewhere: not an ellipsis
+CLAUSE_WORDS = frozenset("is are was were be been do does did has have had will would can could should "
+                         "what which who whom whose when where why how it its they them their this "
+                         "that these those he she his her".split())
+MAX_WORDS = 6
+_TOKEN = re.compile(r"[\w'’.-]*\w|[^\w\s]")
+
+
+def _is_content(word: str) -> bool:
+    return word[0].isalnum() and word.lower() not in STOPWORDS and word.lower() not in CLAUSE_WORDS
+
+
+def _noun_phrases(words: list[str]) -> list[tuple[int, int, bool | None]]:
+    """[start, end) of the earlier question's noun phrases, and whether each is a name: the
+    content words after a determiner ("the base model") or after "what/who is" ("What is
+    label smoothing"), or a run of capitalised words after the first word ("LanceDB", "New
+    Zealand"). A run of content words without either may hold a verb ("store vectors"), so
+    it is never replaced."""
+    spans = []
+    for i, w in enumerate(words):
+        lead = w.lower() in DETERMINERS or (w.lower() in BE_FORMS and i and words[i - 1].lower() in WH)
+        if lead or (i and w[0].isupper() and (i == 1 or not words[i - 1][0].isupper())):
+            a = i + 1 if lead else i
+            b = a
+            while b < len(words) and _is_content(words[b]) and (a == i + 1 or words[b][0].isupper()):
+                b += 1
+            if b > a:  # kind: a name, a described thing, or (after "what is") the topic: either
+                spans.append((a, b, None if w.lower() in BE_FORMS else a == i))
+    return spans
+
+
+def complete(follow_up: str, previous: str) -> str | None:
+    """The standalone question an elliptical ``follow_up`` of ``previous`` stands for."""
+    m = OPENER.match(follow_up.strip())
+    if m is None:
+        return None
+    phrase = _TOKEN.findall(follow_up.strip()[m.end():].rstrip("?!. "))
+    low = [w.lower() for w in phrase]
+    if not phrase or len(phrase) > MAX_WORDS or set(low) & CLAUSE_WORDS or not all(w[0].isalnum() for w in phrase):
+        return None
+    base = _TOKEN.findall(previous.strip().rstrip("?!. "))
+    if len(base) < 2:
+        return None
+    if low[0] in PREPOSITIONS:
+        at = max((i for i, w in enumerate(base) if w.lower() == low[0]), default=None)
+        words = base[:at] + phrase if at is not None else base + phrase
+    else:
+        noun = phrase[1:] if low[0] in DETERMINERS else phrase
+        if not noun:
+            return None
+        name = noun[0][0].isupper()
+        head = stem(noun[-1].lower())
+        spans = _noun_phrases(base)
+        same = [s for s in spans if stem(base[s[1] - 1].lower()) == head]
+        kind = [s for s in spans if s[2] in (name, None)]
+        if not (same or kind):
+            return None
+        a, b, _ = (same or kind)[-1]
+        if low[0] in DETERMINERS:  # its own determiner replaces the earlier one ("an exoskeleton")
+            a -= bool(a and base[a - 1].lower() in DETERMINERS)
+            noun = phrase
+        words = base[:a] + noun + base[b:]
+    text = " ".join(words)
+    return re.sub(r"\s+([,;:)])", r"\1", text) + "?"
+
+
+_IT = re.compile(r"\bit\b(?!['’])", re.I)
+
+
+def resolve_it(follow_up: str, previous: str) -> str | None:
+    """``follow_up`` with its one "it" replaced by ``previous``'s last noun phrase (with its
+    determiner), or None when there is not exactly one "it" or no noun phrase to use."""
+    text = follow_up.strip()
+    if len(_IT.findall(text)) != 1 or re.search(r"\b(?:its|they|them|their|this|that|these|those)\b", text, re.I):
+        return None
+    base = _TOKEN.findall(previous.strip().rstrip("?!. "))
+    spans = _noun_phrases(base)
+    if not spans:
+        return None
+    a, b, _ = spans[-1]
+    if a and base[a - 1].lower() in DETERMINERS:
+        a -= 1
+    phrase = " ".join(base[a:b])
+    m = _IT.search(text)
+    if m.start() == 0:
+        phrase = phrase[0].upper() + phrase[1:]
+    return text[:m.start()] + phrase + text[m.end():]
