@@ -26,18 +26,18 @@ ONNX_NAME = "model_int8.onnx"
 # activations per run (dynamic quantisation: one scale per tensor), so a text batched with
 # others gets a vector that depends on its batch-mates (anthropic-docs chunks, batch 8 vs
 # alone: cosine down to 0.974) and borderline decisions flipped between runs. Alone, a text
-# always gets the same vector, closer to fp32 (bench PDF chunks: mean cosine 0.99453 alone,
-# 0.99421 / 0.99406 / 0.99391 at batch 8 / 16 / 32), and for less work: on one thread, 189
-# bench PDF chunks cost 1.50 CPU s alone, 1.67 / 1.89 / 2.25 / 2.78 s at batch 4 / 8 / 16 / 32
-# (`python -m bench.batch_sizes --threads 1`). Batching only looked faster because a small
-# run spreads badly over 2 intra-op threads; bulk calls now run single-threaded runs side by
-# side instead (STREAMS), which is faster still and keeps the vectors bit for bit.
+# always gets the same vector, closer to fp32 (189 bench PDF chunks: mean cosine 0.99453
+# alone, 0.99428 / 0.99409 / 0.99395 / 0.99389 at batch 4 / 8 / 16 / 32), for less work (one
+# thread: 1.45 CPU s alone, 1.52 / 1.70 / 2.07 / 2.55 s at batch 4 / 8 / 16 / 32; `python -m
+# bench.batch_sizes --no-quality --threads 1`). Batching only looked faster because one
+# small run spreads badly over 2 intra-op threads: bulk calls run in streams instead.
 BATCH = 1
-# Spinning worker threads pay off for bulk work and cost for small calls (measured, 2 cores
-# under light load: 92 chunks 1.48 s spinning vs 1.98 s not; 20 refinement strips 81 ms
-# vs 35 ms; with a busy process beside, one query 6.0 vs 2.2 ms). A call of at least BULK
-# texts runs in streams: one single-threaded session run per text, one per core at a time
-# (189 bench PDF chunks under load ~6: 2.7 s vs 5.8 s on one session with 2 intra-op threads).
+# A call of at least BULK texts (ingest) runs in streams: one-text runs side by side on a
+# single-threaded session, one per core (streams()); same bits as one text per call, and
+# 83 chunks/s vs 40 on one session with 2 intra-op threads (189 bench PDF chunks, load ~5;
+# `python -m bench.batch_sizes --no-quality`). Smaller calls run on one session, whose idle
+# threads do not spin (spinning cost small calls: 20 refinement strips 81 ms vs 35 ms; with
+# a busy process beside, one query 6.0 vs 2.2 ms); it spins only with streams() == 1.
 BULK = 64
 
 
