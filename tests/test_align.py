@@ -3,8 +3,6 @@ the visible fallback, and a deterministic training script."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +15,7 @@ from localcrag.crag.graders.text import CorpusStats
 from localcrag.settings import GRADERS, Settings
 from localcrag.types import Chunk
 from tests.fakes import FakeEmbedder
+from tests.scriptload import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 PARAGRAPH = ("The Normans were the people who in the 10th and 11th centuries gave their name to "
@@ -88,11 +87,7 @@ def test_shipped_head_scores_the_answer_above_its_ablated_copy(real_embedder) ->
 
 
 def _script():  # noqa: ANN202
-    sys.path.insert(0, str(REPO / "scripts"))
-    spec = importlib.util.spec_from_file_location("train_align", REPO / "scripts" / "train_align.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("train_align")
 
 
 def test_training_is_deterministic_on_a_tiny_input() -> None:

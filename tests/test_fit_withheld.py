@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.scriptload import load_script
 
 
-def _script():
-    sys.path.insert(0, str(REPO / "scripts"))
-    spec = importlib.util.spec_from_file_location("fit_withheld", REPO / "scripts" / "fit_withheld.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def _script():  # noqa: ANN202
+    return load_script("fit_withheld")
 
 
 def _data(seed: int = 0) -> tuple[list[dict], dict]:
