@@ -55,6 +55,20 @@ def test_onnx_vector_does_not_depend_on_batch_mates(both) -> None:
     np.testing.assert_array_equal(alone, reversed_)
 
 
+def test_bulk_calls_run_in_streams_with_the_same_bits(both) -> None:
+    """A call of BULK texts or more (ingest) runs single-threaded runs side by side: each
+    vector must be bit for bit the one a query-sized call gives, in any order and company."""
+    from localcrag.ingest.embed_onnx import BULK
+
+    onnx, _ = both
+    texts = [f"{t} ({i})" for i in range(BULK // len(TEXTS) + 1) for t in TEXTS]
+    assert len(texts) >= BULK and onnx.streams() >= 1
+    bulk = onnx.embed(texts)
+    alone = np.stack([onnx.embed([t])[0] for t in texts[:12]])
+    np.testing.assert_array_equal(bulk[:12], alone)
+    np.testing.assert_array_equal(onnx.embed(texts[::-1])[::-1], bulk)
+
+
 def test_token_counts_identical(both) -> None:
     onnx, torch = both
     assert onnx.max_tokens == torch.max_tokens == 256

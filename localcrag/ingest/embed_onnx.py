@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Any, Sequence
@@ -21,17 +22,22 @@ from typing import Any, Sequence
 import numpy as np
 
 ONNX_NAME = "model_int8.onnx"
-# One sequence per run. The int8 model quantises activations per run (dynamic
-# quantisation: one scale per tensor), so a text batched with others got a vector that
-# depended on its batch-mates (anthropic-docs chunks, batch 8 vs alone: cosine down to
-# 0.974) and borderline decisions flipped between runs. Alone, a text always gets the same
-# vector (and one closer to fp32: mean cosine 0.9944 vs 0.9940). Speed depends on the
-# texts: faster on chunks of mixed length (200 anthropic-docs chunks 2.5 s vs 3.0-3.7 s at
-# batch 8: no padding), ~10% slower on the bench's PDF chunks (BENCHMARKS.md section 1).
+# One sequence per run, everywhere (ingest, queries, graders). The int8 model quantises
+# activations per run (dynamic quantisation: one scale per tensor), so a text batched with
+# others gets a vector that depends on its batch-mates (anthropic-docs chunks, batch 8 vs
+# alone: cosine down to 0.974) and borderline decisions flipped between runs. Alone, a text
+# always gets the same vector, closer to fp32 (189 bench PDF chunks: mean cosine 0.99453
+# alone, 0.99428 / 0.99409 / 0.99395 / 0.99389 at batch 4 / 8 / 16 / 32), for less work (one
+# thread: 1.45 CPU s alone, 1.52 / 1.70 / 2.07 / 2.55 s at batch 4 / 8 / 16 / 32; `python -m
+# bench.batch_sizes --no-quality --threads 1`). Batching only looked faster because one
+# small run spreads badly over 2 intra-op threads: bulk calls run in streams instead.
 BATCH = 1
-# Spinning worker threads pay off for bulk work and cost for small calls (measured, 2 cores
-# under light load: 92 chunks 1.48 s spinning vs 1.98 s not; 20 refinement strips 81 ms
-# vs 35 ms; with a busy process beside, one query 6.0 vs 2.2 ms). So: spin for ingestion.
+# A call of at least BULK texts (ingest) runs in streams: one-text runs side by side on a
+# single-threaded session, one per core (streams()); same bits as one text per call, and
+# 83 chunks/s vs 40 on one session with 2 intra-op threads (189 bench PDF chunks, load ~5;
+# `python -m bench.batch_sizes --no-quality`). Smaller calls run on one session, whose idle
+# threads do not spin (spinning cost small calls: 20 refinement strips 81 ms vs 35 ms; with
+# a busy process beside, one query 6.0 vs 2.2 ms); it spins only with streams() == 1.
 BULK = 64
 
 
@@ -102,12 +108,12 @@ class OnnxEmbedder:
         self.onnx_path = Path(onnx_path)
         self.name = self.path.name + "-onnx-int8"
         self.threads = threads
-        self.spin = spin  # None: spin only for calls of at least BULK texts
+        self.spin = spin  # None: spin only for calls of at least BULK texts (when not in streams)
         cfg = json.loads((self.path / "sentence_bert_config.json").read_text())
         self._max = int(max_tokens or cfg.get("max_seq_length", 256))
         self._dim = int(json.loads((self.path / "1_Pooling/config.json").read_text())["word_embedding_dimension"])
         self._tok = self._cut = None
-        self._sessions: dict[bool, Any] = {}
+        self._sessions: dict[object, Any] = {}
         self._lock = threading.Lock()
 
     def _load(self) -> None:
@@ -124,21 +130,33 @@ class OnnxEmbedder:
             cut.enable_truncation(self._max)  # embedding: [CLS] ... [SEP] within max_tokens, as ST
             self._tok, self._cut = tok, cut
 
-    def _session(self, spin: bool) -> Any:
-        """One onnxruntime session per spinning mode, made on first use."""
+    def _session(self, kind: bool | str) -> Any:
+        """One onnxruntime session per kind, made on first use: spinning (True) or not (False)
+        intra-op threads, or "stream": one thread, run from several Python threads at once."""
         with self._lock:
-            if spin not in self._sessions:
+            if kind not in self._sessions:
                 import onnxruntime as ort
 
                 so = ort.SessionOptions()
                 so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-                if self.threads:
+                if kind == "stream":
+                    so.intra_op_num_threads = 1
+                elif self.threads:
                     so.intra_op_num_threads = self.threads
-                if not spin:  # idle threads sleep instead of spinning: kinder to a busy machine
+                if kind is False:  # idle threads sleep instead of spinning: kinder to a busy machine
                     so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-                self._sessions[spin] = ort.InferenceSession(str(self.onnx_path), so,
+                self._sessions[kind] = ort.InferenceSession(str(self.onnx_path), so,
                                                             providers=["CPUExecutionProvider"])
-            return self._sessions[spin]
+            return self._sessions[kind]
+
+    def streams(self) -> int:
+        """Runs side by side for a bulk call: the thread setting, else the usable cores."""
+        if self.threads:
+            return self.threads
+        try:
+            return len(os.sched_getaffinity(0))
+        except AttributeError:  # not on Linux
+            return os.cpu_count() or 1
 
     @property
     def dim(self) -> int:
@@ -158,31 +176,56 @@ class OnnxEmbedder:
 
     def count_tokens_batch(self, texts: Sequence[str]) -> list[int]:
         self._load()
-        return [len(e.ids) for e in self._tok.encode_batch(list(texts), add_special_tokens=True)]
+        return [len(e.ids) for e in _ids_only(self._tok)(list(texts), add_special_tokens=True)]
 
     def embed(self, texts: Sequence[str], batch_size: int = BATCH) -> np.ndarray:
+        """Unit vectors of texts, one per run by default (see BATCH): a text's vector is then
+        the same whatever it is embedded with. Longest first, so runs of ``batch_size`` > 1
+        (measuring only) pad little. A call of BULK texts or more runs in streams."""
         self._load()
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
         if not texts:
             return out
-        sess = self._session(self.spin if self.spin is not None else len(texts) >= BULK)
-        encs = self._cut.encode_batch(list(texts), add_special_tokens=True)
-        order = sorted(range(len(encs)), key=lambda i: -len(encs[i].ids))  # like ST: similar lengths together
-        for start in range(0, len(order), batch_size):
-            idx = order[start:start + batch_size]
-            width = max(len(encs[i].ids) for i in idx)
-            ids = np.zeros((len(idx), width), dtype=np.int64)
-            mask = np.zeros_like(ids)
-            for row, i in enumerate(idx):
-                n = len(encs[i].ids)
-                ids[row, :n] = encs[i].ids
-                mask[row, :n] = 1
-            hidden = sess.run(None, {"input_ids": ids, "attention_mask": mask,
-                                           "token_type_ids": np.zeros_like(ids)})[0]
-            m = mask[..., None].astype(np.float32)
-            v = (hidden * m).sum(1) / np.clip(m.sum(1), 1e-9, None)
-            out[idx] = v / np.clip(np.linalg.norm(v, axis=1, keepdims=True), 1e-12, None)
+        encs = _ids_only(self._cut)(list(texts), add_special_tokens=True)
+        order = sorted(range(len(encs)), key=lambda i: (-len(encs[i].ids), i))
+        runs = [order[a:a + batch_size] for a in range(0, len(order), batch_size)]
+        bulk = self.spin if self.spin is not None else len(texts) >= BULK
+        streams = min(self.streams(), len(runs)) if bulk else 1
+        sess = self._session("stream" if streams > 1 else bulk)
+
+        def one(idx: list[int]) -> None:
+            out[idx] = self._run(sess, [encs[i].ids for i in idx])
+
+        if streams > 1:  # onnxruntime releases the GIL in run(); the pool hands out runs as cores free up
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(streams, thread_name_prefix="embed") as pool:
+                list(pool.map(one, runs))
+        else:
+            for idx in runs:
+                one(idx)
         return out
+
+    @staticmethod
+    def _run(sess: Any, rows: list[list[int]]) -> np.ndarray:
+        """One onnxruntime run over right-padded token ids: mean-pooled, unit-length vectors."""
+        width = max(len(r) for r in rows)
+        ids = np.zeros((len(rows), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, r in enumerate(rows):
+            ids[row, :len(r)] = r
+            mask[row, :len(r)] = 1
+        hidden = sess.run(None, {"input_ids": ids, "attention_mask": mask,
+                                 "token_type_ids": np.zeros_like(ids)})[0]
+        m = mask[..., None].astype(np.float32)
+        v = (hidden * m).sum(1) / np.clip(m.sum(1), 1e-9, None)
+        return v / np.clip(np.linalg.norm(v, axis=1, keepdims=True), 1e-12, None)
+
+
+def _ids_only(tok: Any) -> Any:
+    """The tokenizer's batch encoder that skips character offsets (tokenizers >= 0.20), else
+    the full one: only ids are used here (measured ~12% less tokenizing time)."""
+    return getattr(tok, "encode_batch_fast", None) or tok.encode_batch
 
 
 def onnx_path_for(model_dir: Path) -> Path:
