@@ -20,8 +20,8 @@ words) is not an ellipsis, and ``complete`` returns None.
 ``resolve_it`` puts the earlier question's last noun phrase in place of a lone "it" ("Who
 approved the travel budget?" + "How much did it cost?" -> "How much did the travel budget
 cost?"): end focus again (the last phrase not inside a longer one; after do-support the
-subject's last word is the verb: "How much did the travel budget cost?" names "the travel
-budget"). Only "it": "they" would need number agreement ("Where do a cobot
+subject's last word is the verb, after "is/was" a regular participle: "How much did the travel
+budget cost?" and "When is the compost bin emptied?" name "the travel budget", "the compost bin"). Only "it": "they" would need number agreement ("Where do a cobot
 work?"), "its" a possessive; those are left to the model or the keyword fallback.
 """
 
@@ -52,6 +52,12 @@ def _is_content(word: str) -> bool:
     return word[0].isalnum() and word.lower() not in STOPWORDS and word.lower() not in CLAUSE_WORDS
 
 
+def _participle(word: str) -> bool:
+    """A regular past participle ("emptied", "approved"); short "-ed" nouns ("bed", "seed") are not."""
+    w = word.lower()
+    return len(w) >= 5 and w.endswith("ed") and not w.endswith("eed")
+
+
 def _noun_phrases(words: list[str]) -> list[tuple[int, int, bool | None]]:
     """[start, end) of the earlier question's noun phrases, and whether each is a name: the
     content words after a determiner ("the base model") or after "what/who is" ("What is
@@ -66,9 +72,10 @@ def _noun_phrases(words: list[str]) -> list[tuple[int, int, bool | None]]:
             b = a
             while b < len(words) and _is_content(words[b]) and (a == i + 1 or words[b][0].isupper()):
                 b += 1
-            if (w.lower() in DETERMINERS and i and words[i - 1].lower() in DO_FORMS and b - a >= 2
-                    and (b == len(words) or words[b].lower() not in VERBS)):
-                b -= 1  # do-support: "does the base model get ...": the bare verb follows the subject
+            if (w.lower() in DETERMINERS and i and b - a >= 2 and (b == len(words) or words[b].lower() not in VERBS)
+                    and (words[i - 1].lower() in DO_FORMS or (words[i - 1].lower() in BE_FORMS
+                                                              and _participle(words[b - 1])))):
+                b -= 1  # "does the base model get", "is the compost bin emptied": the verb follows the subject
             if b > a:  # kind: a name, a described thing, or (after "what is") the topic: either
                 spans.append((a, b, None if w.lower() in BE_FORMS else a == i))
     return spans
