@@ -373,3 +373,12 @@ def test_a_quoting_run_resolves_a_lone_it_by_grammar_without_asking_the_model(li
         rewritten = next(e for e in evs if isinstance(e, ev.QuestionRewritten)).rewritten
         assert rewritten == ("Where does the cobots work?" if not asked else "Where do cobots work?")
         assert bool(gen.prompts) is asked
+
+
+def test_a_question_that_stands_alone_after_earlier_turns_has_no_rewrite_stage(library: Library) -> None:
+    """The trace showed "rewrite 0ms" for every question asked after earlier turns."""
+    evs = _run(_pipe(library), "Where do cobots work?", history=[("What are cobots?", "robots")])
+    assert "rewrite" not in [e.stage for e in evs if isinstance(e, ev.StageStarted)]
+    assert "rewrite" not in evs[-1].timings_ms or evs[-1].timings_ms["rewrite"] is None
+    evs = _run(_pipe(library), "Where do they work?", history=[("What are cobots?", "robots")])
+    assert "rewrite" in [e.stage for e in evs if isinstance(e, ev.StageStarted)]

@@ -198,9 +198,9 @@ class Pipeline:
         from localcrag.crag.style import resolve_style
 
         style, why = resolve_style(style, gen)
-        if history:
-            from localcrag.crag.rewrite import standalone_question
+        from localcrag.crag.rewrite import needs_context, standalone_question
 
+        if history and needs_context(q):  # a question that stands alone is no rewrite stage
             standalone = yield from timed("rewrite", timings, lambda: standalone_question(
                 q, history, llm=gen, rules_first=style == "extractive"))
             yield from self._fallbacks()
