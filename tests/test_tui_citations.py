@@ -123,3 +123,33 @@ async def test_a_quoted_answers_source_line_shows_the_quoted_sentence(tmp_path: 
         await settle(pilot)
         line = app.screen.query_one(".sources", OptionList).get_option_at_index(0).prompt.plain
         assert "The travel budget cost 48,000 euros in total." in line and "approved" not in line
+
+
+async def test_a_quoted_answer_highlights_only_the_sentences_it_quotes(tmp_path: Path) -> None:
+    """The source view highlighted the whole kept chunk as "the text the answer quotes from",
+    even when the answer quoted one sentence of it."""
+    from localcrag.tui.modals import HIGHLIGHT, QUOTED
+
+    chunk = Chunk("cQ", PDF, "Ferns like shade. Water a fern from below by standing its pot in rain water. "
+                             "Repot in spring.", 2, 2, 0, 110)
+
+    def script(question: str) -> list[ev.Event]:
+        evidence = (Evidence(1, chunk.text, PDF, 2, score=0.9, chunk_id="cQ"),)
+        text = "Water a fern from below by standing its pot in **rain water** [1]."
+        answer = Answer(question, text, (Citation(1, PDF, 2, None),), Action.CORRECT, style="extractive")
+        return [ev.Retrieved((Hit(chunk, 0.03, 0),)), ev.ChunkGraded(Grade(chunk, 0.9, "fake"), 0, 1),
+                ev.DecisionMade(Decision(Action.CORRECT, 0.9, 0.76, 0.51, "best 0.9")),
+                ev.StyleChosen("extractive", "answer_style = extractive", "SmolLM2"),
+                ev.Token(text), ev.AnswerDone(answer, evidence, {})]
+
+    app, _, _ = make_app(tmp_path, pipeline=FakePipeline(script), library=FakeLibrary(chunks=[chunk]))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "How do I water a fern?")
+        await settle(pilot)
+        await pilot.press("ctrl+r", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, PassageModal) and app.screen.used == QUOTED
+        body = app.screen.query_one("#passage-body").children[0].content
+        lit = [body.plain[s.start:s.end] for s in body.spans if s.style == HIGHLIGHT]
+        assert lit == ["Water a fern from below by standing its pot in rain water"]

@@ -68,9 +68,10 @@ class ConsentRequest(Message):
 class ShowPassage(Message):
     """A chunk was looked up off the UI thread; show it."""
 
-    def __init__(self, evidence: Any, chunk: Any, style: str | None = None) -> None:
+    def __init__(self, evidence: Any, chunk: Any, style: str | None = None, quoted: list[str] | None = None) -> None:
         super().__init__()
         self.evidence, self.chunk, self.style = evidence, chunk, style
+        self.quoted = quoted or []  # the sentences a quoted answer took from this passage
 
 
 class RunEnded(Message):

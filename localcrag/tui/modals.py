@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from rich.text import Text
@@ -88,6 +89,7 @@ def passage_view(chunk: Chunk, excerpt: str, label: str) -> tuple[str | None, Te
 
 _USED = {"extractive": "the text the answer quotes from (no model read it)",
          "generative": "the part given to the model"}
+QUOTED = "the sentences the answer quotes (no model read them)"
 
 
 class PassageModal(ModalScreen[None]):
@@ -95,9 +97,10 @@ class PassageModal(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q,enter", "dismiss", "Close")]
 
-    def __init__(self, evidence: Evidence, chunk: Chunk | None, style: str | None = None) -> None:
+    def __init__(self, evidence: Evidence, chunk: Chunk | None, style: str | None = None,
+                 quoted: Sequence[str] = ()) -> None:
         super().__init__(classes="modal")
-        self.evidence, self.chunk = evidence, chunk
+        self.evidence, self.chunk, self.quoted = evidence, chunk, list(quoted)
         self.used = _USED.get(style or "", "the evidence the answer was drawn from")
 
     def compose(self) -> ComposeResult:
@@ -113,6 +116,12 @@ class PassageModal(ModalScreen[None]):
                 yield Label(Text(f"[{e.n}] {label}"), classes="dialog-title")
                 yield Static(Text(e.source, style="dim"))
                 heading, body, found = passage_view(c, e.text, label) if c else (None, Text(e.text, style=HIGHLIGHT), True)
+                if self.quoted:  # a quoted answer: only its sentences, where they are found
+                    joined = "…".join(self.quoted)
+                    q_heading, q_body, q_found = (passage_view(c, joined, label) if c
+                                                  else (None, *highlight_passage(e.text, joined)))
+                    if q_found:
+                        heading, body, self.used = q_heading, q_body, QUOTED
                 if heading:
                     yield Static(Text(heading, style="italic"))
             if not found:

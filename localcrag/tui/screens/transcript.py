@@ -16,7 +16,7 @@ from localcrag.errors import describe_error
 from localcrag.history import Conversation
 from localcrag.tui.messages import ShowPassage
 from localcrag.tui.modals import ConversationChoice, ConversationsModal, PassageModal
-from localcrag.tui.widgets.answer import CitationSelected, TurnView
+from localcrag.tui.widgets.answer import CitationSelected, TurnView, quotes_by_n
 from localcrag.tui.widgets.trace import TracePanel
 from localcrag.tui.widgets.welcome import welcome_markdown
 from localcrag.types import Action, Evidence
@@ -104,22 +104,24 @@ class TranscriptScreen(Screen):
             self.notify(f"[{msg.n}] is not one of this answer's sources.", severity="warning")
             return
         style = msg.turn.style
+        quoted = quotes_by_n(msg.turn.text).get(msg.n, []) if style == "extractive" else []
         if evidence.chunk_id:
-            self._lookup(evidence, evidence.chunk_id, style)  # the exact passage, from the library
+            self._lookup(evidence, evidence.chunk_id, style, quoted)  # the exact passage, from the library
         else:  # web results, and conversations saved before chunk ids were stored
-            self.app.push_screen(PassageModal(evidence, None, style), self._passage_closed)
+            self.app.push_screen(PassageModal(evidence, None, style, quoted), self._passage_closed)
 
     @work(thread=True, group="lookup", exit_on_error=False)
-    def _lookup(self, evidence: Evidence, chunk_id: str, style: str | None = None) -> None:
+    def _lookup(self, evidence: Evidence, chunk_id: str, style: str | None = None,
+                quoted: list[str] | None = None) -> None:
         try:
             chunk = self.app.backend.library().get_chunk(chunk_id)
         except Exception:  # noqa: BLE001 - the stored evidence text is still shown
             chunk = None
-        self.post_message(ShowPassage(evidence, chunk, style))
+        self.post_message(ShowPassage(evidence, chunk, style, quoted or []))
 
     @on(ShowPassage)
     def _show_passage(self, msg: ShowPassage) -> None:
-        self.app.push_screen(PassageModal(msg.evidence, msg.chunk, msg.style), self._passage_closed)
+        self.app.push_screen(PassageModal(msg.evidence, msg.chunk, msg.style, msg.quoted), self._passage_closed)
 
     def _passage_closed(self, _: None = None) -> None:
         """Back to the question box: typing goes there, and Enter does not reopen the passage."""

@@ -34,15 +34,21 @@ def link_citations(text: str, valid: Iterable[int]) -> str:
     return _CITE.sub(lambda m: f"[\\[{m[1]}\\]](cite:{m[1]})" if int(m[1]) in ok else m[0], text)
 
 
-def quoted_from(text: str) -> dict[int, str]:
-    """Each [n] of a quoted answer and the words quoted before it (bold and a cut's "…"
-    removed), so its source line can start there instead of at the evidence's first words."""
-    out: dict[int, str] = {}
+def quotes_by_n(text: str) -> dict[int, list[str]]:
+    """Each [n] of a quoted answer and every run of words quoted before it (bold and a cut's
+    "…" removed): what the source view highlights in passage n."""
+    out: dict[int, list[str]] = {}
     for m in re.finditer(r"([^\[\]]+?)\s*((?:\[\d+\])+)", text):
         quote = " ".join(m.group(1).replace("**", "").split("…")[0].split()).lstrip(".!?:; ")
         for n in re.findall(r"\d+", m.group(2)):
-            out.setdefault(int(n), quote)
+            out.setdefault(int(n), []).append(quote)
     return out
+
+
+def quoted_from(text: str) -> dict[int, str]:
+    """Each [n] of a quoted answer and the first words quoted before it, so its source line
+    can start there instead of at the evidence's first words."""
+    return {n: quotes[0] for n, quotes in quotes_by_n(text).items()}
 
 
 class CitationSelected(Message):
