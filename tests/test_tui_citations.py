@@ -58,6 +58,14 @@ async def test_citation_opens_the_chunk_it_came_from_when_prefixes_match(tmp_pat
         assert isinstance(app2.screen, PassageModal) and app2.screen.chunk.chunk_id == "cB"
 
 
+async def _ask_and_open_the_first_source(pilot, question: str) -> None:
+    await settle(pilot)
+    await ask(pilot, question)
+    await settle(pilot)
+    await pilot.press("ctrl+r", "enter")
+    await settle(pilot)
+
+
 @pytest.mark.parametrize("style, says", [("extractive", "quotes from"), ("generative", "given to the model")])
 async def test_passage_footer_says_what_the_highlight_is_for_the_answer_style(
         tmp_path: Path, style: str, says: str) -> None:
@@ -71,11 +79,7 @@ async def test_passage_footer_says_what_the_highlight_is_for_the_answer_style(
 
     app, _, _ = make_app(tmp_path, pipeline=FakePipeline(script), library=FakeLibrary(chunks=[FIRST, SECOND]))
     async with app.run_test(size=(140, 40)) as pilot:
-        await settle(pilot)
-        await ask(pilot, "How do I clear a jam?")
-        await settle(pilot)
-        await pilot.press("ctrl+r", "enter")
-        await settle(pilot)
+        await _ask_and_open_the_first_source(pilot, "How do I clear a jam?")
         assert isinstance(app.screen, PassageModal)
         assert says in app.screen.used
 
@@ -144,11 +148,7 @@ async def test_a_quoted_answer_highlights_only_the_sentences_it_quotes(tmp_path:
 
     app, _, _ = make_app(tmp_path, pipeline=FakePipeline(script), library=FakeLibrary(chunks=[chunk]))
     async with app.run_test(size=(140, 40)) as pilot:
-        await settle(pilot)
-        await ask(pilot, "How do I water a fern?")
-        await settle(pilot)
-        await pilot.press("ctrl+r", "enter")
-        await settle(pilot)
+        await _ask_and_open_the_first_source(pilot, "How do I water a fern?")
         assert isinstance(app.screen, PassageModal) and app.screen.used == QUOTED
         body = app.screen.query_one("#passage-body").children[0].content
         lit = [body.plain[s.start:s.end] for s in body.spans if s.style == HIGHLIGHT]
