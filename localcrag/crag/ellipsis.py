@@ -38,12 +38,13 @@ DETERMINERS = frozenset("the a an".split())
 BE_FORMS = frozenset("is are was were".split())
 DO_FORMS = frozenset("do does did".split())
 # a verb that ends a subject's run of words itself ("does the encoder have")
-VERBS = frozenset("be been is are was were do does did has have had will would can could should".split())
+VERBS = BE_FORMS | DO_FORMS | frozenset("be been has have had will would can could should".split())
 WH = frozenset("what who which".split())
+# pronouns beside which a lone "it" is not resolved: "they" would need number agreement, "its" a possessive
+OTHER_PRONOUNS = frozenset("its they them their this that these those".split())
 # a phrase holding one of these is a clause or points elsewhere: not an ellipsis
-CLAUSE_WORDS = frozenset("is are was were be been do does did has have had will would can could should "
-                         "what which who whom whose when where why how it its they them their this "
-                         "that these those he she his her".split())
+CLAUSE_WORDS = (VERBS | WH | OTHER_PRONOUNS
+                | frozenset("whom whose when where why how it he she his her".split()))
 MAX_WORDS = 6
 _TOKEN = re.compile(r"[\w'’.-]*\w|[^\w\s]")
 
@@ -117,13 +118,14 @@ def complete(follow_up: str, previous: str) -> str | None:
 
 
 _IT = re.compile(r"\bit\b(?!['’])", re.I)
+_OTHER = re.compile(r"\b(?:" + "|".join(sorted(OTHER_PRONOUNS)) + r")\b", re.I)
 
 
 def resolve_it(follow_up: str, previous: str) -> str | None:
     """``follow_up`` with its one "it" replaced by ``previous``'s last noun phrase (with its
     determiner), or None when there is not exactly one "it" or no noun phrase to use."""
     text = follow_up.strip()
-    if len(_IT.findall(text)) != 1 or re.search(r"\b(?:its|they|them|their|this|that|these|those)\b", text, re.I):
+    if len(_IT.findall(text)) != 1 or _OTHER.search(text):
         return None
     base = _TOKEN.findall(previous.strip().rstrip("?!. "))
     spans = _noun_phrases(base)

@@ -117,7 +117,7 @@ class TranscriptScreen(Screen):
             chunk = self.app.backend.library().get_chunk(chunk_id)
         except Exception:  # noqa: BLE001 - the stored evidence text is still shown
             chunk = None
-        self.post_message(ShowPassage(evidence, chunk, style, quoted or []))
+        self.post_message(ShowPassage(evidence, chunk, style, quoted))
 
     @on(ShowPassage)
     def _show_passage(self, msg: ShowPassage) -> None:
