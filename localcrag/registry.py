@@ -29,7 +29,10 @@ _F = "localcrag.crag.graders.factories:"
 # `make_grader` all come from here. The first entry is the default.
 GRADERS: dict[str, GraderSpec] = {
     "fusion": GraderSpec(_F + "fusion", "calibrated fusion of cosine margin, key-term coverage, names "
-                         "and numbers (default)"),
+                         "and numbers (fast; no trained reader)"),
+    "reader": GraderSpec(_F + "reader", "a MiniLM cross-encoder trained on 167k question-passage pairs reads "
+                         "question and passage together: does the passage contain the answer, and where "
+                         "(default; falls back to fusion, visibly)"),
     "cross": GraderSpec(_F + "cross", "a fine-tuned MiniLM cross-encoder reads question and passage "
                         "together (experimental, weaker than fusion so far; falls back to fusion, visibly)"),
     "align": GraderSpec(_F + "align", "logistic head over frozen MiniLM token alignments (question words "

@@ -24,6 +24,7 @@ from localcrag.settings import Settings
 from localcrag.types import Action, Answer, Citation, Evidence
 
 ScoreTexts = Callable[[str, Sequence[str]], list[float]]
+ReadSpans = Callable[[str, Sequence[str]], list[Any]]  # the reader's answer spans (extract.ReadSpans)
 FELL_BACK = "nothing the model wrote passed the check against the sources; the answer quotes them"
 
 
@@ -31,17 +32,17 @@ def answer_events(question: str, q: str, evidence: list[Evidence], action: Actio
                   style: str, reason: str, llm: Any, settings: Settings,
                   score_texts: ScoreTexts | None, cancel: threading.Event,
                   timings: dict[str, float], t0: float, meter: CpuMeter | None = None,
-                  note: str = "") -> Iterator[ev.Event]:
+                  note: str = "", read_spans: ReadSpans | None = None) -> Iterator[ev.Event]:
     """Events of the answer stage, ending with the run's one ``AnswerDone``. ``note`` is
     said at the end of the answer itself (ungraded evidence), so no reader misses it."""
     yield ev.StyleChosen(style, reason, model_name(llm))
     if style == "extractive":
         detail, inner = "quoting the evidence", _quote(question, q, evidence, action, score_texts,
-                                                        timings, t0, 0)
+                                                        timings, t0, 0, read_spans)
     else:
         detail = "checking each sentence against the sources"
         inner = _write(question, q, evidence, action, llm, settings, score_texts, cancel,
-                       timings, t0, meter)
+                       timings, t0, meter, read_spans)
     done = None
     with Stage("generate", timings, detail) as st:
         yield st.started
@@ -70,8 +71,8 @@ def _done(question: str, text: str, evidence: Sequence[Evidence], action: Action
 
 def _quote(question: str, q: str, evidence: Sequence[Evidence], action: Action | None,
            score_texts: ScoreTexts | None, timings: dict[str, float], t0: float,
-           dropped: int) -> Iterator[ev.Event]:
-    found = extractive_answer(q, evidence, score_texts)
+           dropped: int, read_spans: ReadSpans | None = None) -> Iterator[ev.Event]:
+    found = extractive_answer(q, evidence, score_texts, read_spans)
     timings.setdefault("first_token", ms_since(t0))
     yield ev.Token(found.text)
     yield _done(question, found.text, evidence, action, "extractive", dropped, timings)
@@ -79,14 +80,16 @@ def _quote(question: str, q: str, evidence: Sequence[Evidence], action: Action |
 
 def _write(question: str, q: str, evidence: list[Evidence], action: Action | None, llm: Any,
            s: Settings, score_texts: ScoreTexts | None, cancel: threading.Event,
-           timings: dict[str, float], t0: float, meter: CpuMeter | None) -> Iterator[ev.Event]:
+           timings: dict[str, float], t0: float, meter: CpuMeter | None,
+           read_spans: ReadSpans | None = None) -> Iterator[ev.Event]:
     from localcrag.crag.generate import build_messages, fit_evidence
     from localcrag.crag.shaping import SentenceGate
 
     kept, dropped = fit_evidence(llm, q, evidence, s.max_answer_tokens)
     if dropped:
         yield ev.EvidenceTrimmed(tuple(dropped), llm.n_ctx)
-    prompt = llm.chat_prompt(build_messages(q, kept))
+    spans = read_spans(q, [e.text for e in kept]) if read_spans else None
+    prompt = llm.chat_prompt(build_messages(q, kept, spans))
     if s.threads == 0 and meter is not None and hasattr(llm, "set_threads"):
         llm.set_threads(threads_for(usable_cores(), meter.others_busy()))  # cores left free
     gate = SentenceGate(kept, q)
@@ -114,7 +117,7 @@ def _write(question: str, q: str, evidence: list[Evidence], action: Action | Non
     yield from news()
     if not gate.kept and kept and not cancel.is_set():
         yield ev.StyleChosen("extractive", FELL_BACK, model_name(llm))
-        yield from _quote(question, q, kept, action, score_texts, timings, t0, len(gate.dropped))
+        yield from _quote(question, q, kept, action, score_texts, timings, t0, len(gate.dropped), read_spans)
         return
     text = gate.text
     if not kept and not text:  # nothing to answer from, and the model said nothing checkable

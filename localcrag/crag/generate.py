@@ -27,7 +27,8 @@ SYSTEM = (
 _ASK = "Answer in one or two sentences and cite the source number, like [1]."
 
 
-def build_messages(question: str, evidence: Sequence[Evidence]) -> list[dict[str, str]]:
+def build_messages(question: str, evidence: Sequence[Evidence],
+                   spans: Sequence[Any] | None = None) -> list[dict[str, str]]:
     """System rules; then sources first, the question, and a one-line reminder last.
 
     Measured on SmolLM2-135M with 6 questions over AI_Information.pdf: a worked example
@@ -38,7 +39,10 @@ def build_messages(question: str, evidence: Sequence[Evidence]) -> list[dict[str
     """
     blocks = "\n".join(f"[{ev.n}] ({source_label(ev.source, ev.page, url=ev.url, locator=ev.locator)}) {ev.text.strip()}"
                        for ev in evidence)
-    user = f"Sources:\n{blocks or '(none)'}\n\nQuestion: {question.strip()}\n{_ASK}"
+    found = [f"[{ev.n}] {' '.join(ev.text[sp.start:sp.end].split())}"
+             for ev, sp in zip(evidence, spans or ()) if sp is not None]
+    hint = ("\n\nThe reader marked these spans as the likely answer:\n" + "\n".join(found)) if found else ""
+    user = f"Sources:\n{blocks or '(none)'}{hint}\n\nQuestion: {question.strip()}\n{_ASK}"
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 

@@ -269,9 +269,10 @@ class Pipeline:
         from localcrag.crag.answer import answer_events
 
         scorer = self.grader.score_texts if mode != "rag" and not ungraded else None
+        spans = getattr(self.grader, "answer_spans", None) if scorer is not None else None
         for e in answer_events(question, q, evidence, action, style=style, reason=why,
                                llm=self.generator, settings=s, cancel=cancel, timings=timings,
-                               t0=t0, meter=meter, score_texts=scorer,
+                               t0=t0, meter=meter, score_texts=scorer, read_spans=spans,
                                note=UNGRADED_NOTE.format(error=ungraded) if ungraded else ""):
             yield from self._fallbacks()  # before the first token that the local model wrote
             # elapsed since the question (events.py): the AnswerDone carries this dict

@@ -116,6 +116,22 @@ def read_sidecar(model: Path | None) -> dict[str, Any]:
         return {}
 
 
+def reader(ctx: GraderContext) -> Grader:
+    """The reader (answer containment + span), calibrated by its sidecar ``<model>.json``;
+    the fusion is its fallback (visibly) and, when the calibration names fusion signals,
+    its stacked features. ``grader_model`` may name another reader .onnx."""
+    from localcrag.crag.graders.reader import MODEL_FILE, ReaderGrader, ReaderModel
+    from localcrag.crag.graders.reader import packaged as reader_file
+    from localcrag.crag.graders.reader import read_sidecar as reader_sidecar
+
+    s = ctx.settings
+    model = s.model_path(s.grader_model) if s.grader_model else reader_file(MODEL_FILE)
+    meta = reader_sidecar(model)
+    calib = Logistic.from_dict(meta["calibration"]) if "calibration" in meta else Logistic(("reader",), (1.0,), 0.0)
+    return ReaderGrader(ReaderModel(model, threads=s.threads), calib, lambda: ctx.fusion,
+                        trained_on=meta.get("trained_on_families", ()), span_margin=float(meta.get("span_margin", 0.0)))
+
+
 def cross(ctx: GraderContext) -> Grader:
     """The cross-encoder; with the fusion as fallback (and as features, if its calibration
     names fusion signals)."""
