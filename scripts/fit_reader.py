@@ -154,6 +154,7 @@ def main() -> int:
     ap.add_argument("--stack", choices=("auto", "yes", "no"), default="auto",
                     help="reader alone or stacked with the fusion signals (auto: the better mean dev AUC)")
     ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--read-tokens", type=int, default=0, help="window size at run time (0: the grader's)")
     ap.add_argument("--write", action="store_true", help="write the calibration into <model>.json")
     ap.add_argument("--out", type=Path, default=None, help="write the report (json) here")
     args = ap.parse_args()
@@ -183,6 +184,8 @@ def main() -> int:
     ctx = GraderContext(s, load_embedder(s.model_path(s.embedder), threads=args.threads), CorpusStats.from_texts(texts))
     fusion = ctx.fusion
     reader = ReaderModel(args.model, threads=args.threads)
+    if args.read_tokens:
+        reader.max_tokens = args.read_tokens
     dev_sc = score_all(dev, reader, fusion, log)
     ev_sc = score_all(evals, reader, fusion, log)
 

@@ -116,6 +116,7 @@ def to_json(r: RunRecord) -> dict:
         "answer": answer.text if answer else "", "refused": bool(answer and answer.refused),
         "answer_style": answer.style if answer and not answer.refused else None,
         "dropped_sentences": answer.dropped_sentences if answer else 0,
+        "short_answer": answer.short if answer else None,
         "citations": [{"n": c.n, "source": c.source, "page": c.page, "locator": c.locator, "url": c.url}
                       for c in (answer.citations if answer else ())],
         "evidence": [{"n": e.n, "kind": e.kind, "source": e.source, "page": e.page,

@@ -60,12 +60,12 @@ def answer_events(question: str, q: str, evidence: list[Evidence], action: Actio
 
 
 def _done(question: str, text: str, evidence: Sequence[Evidence], action: Action | None,
-          style: str, dropped: int, timings: dict[str, float]) -> ev.AnswerDone:
+          style: str, dropped: int, timings: dict[str, float], short: str | None = None) -> ev.AnswerDone:
     text, cited = clean_citations(text, max((e.n for e in evidence), default=0))
     by_n = {e.n: e for e in evidence}
     citations = tuple(Citation(n, by_n[n].source, by_n[n].page, by_n[n].url, by_n[n].locator)
                       for n in cited if n in by_n)
-    answer = Answer(question, text, citations, action, style=style, dropped_sentences=dropped)
+    answer = Answer(question, text, citations, action, style=style, dropped_sentences=dropped, short=short)
     return ev.AnswerDone(answer, tuple(evidence), timings)
 
 
@@ -75,7 +75,8 @@ def _quote(question: str, q: str, evidence: Sequence[Evidence], action: Action |
     found = extractive_answer(q, evidence, score_texts, read_spans)
     timings.setdefault("first_token", ms_since(t0))
     yield ev.Token(found.text)
-    yield _done(question, found.text, evidence, action, "extractive", dropped, timings)
+    yield _done(question, found.text, evidence, action, "extractive", dropped, timings,
+                found.span if found.found else None)
 
 
 def _write(question: str, q: str, evidence: list[Evidence], action: Action | None, llm: Any,

@@ -46,7 +46,10 @@ def score_run(ds: Dataset, q: Question, run: RunRecord, mode: str, offline: bool
         "unsupported": None if refused else m.unsupported_terms(text, seen),
         "decision_ok": _decision_ok(q, action, refused, offline) if mode == "crag" else None,
         "refusal_ok": refused == (not q.answerable),
+        "short": getattr(answer, "short", None),
         "f1": round(m.token_f1(text, q.answers), 4) if q.answerable else None,
+        # the short answer the quote leads with, in bold (the whole quote when it has none)
+        "short_f1": round(m.token_f1(getattr(answer, "short", None) or text, q.answers), 4) if q.answerable else None,
         "recall": round(m.token_recall(text, q.answers), 4) if q.answerable else None,
         "evidence_recall": round(len(gold & set(units)) / len(gold), 4) if gold else None,
         "evidence": [str(u) for u in units],
@@ -69,6 +72,7 @@ def summarise(rows: list[dict], mode: str) -> dict:
         "errors": len(rows) - len(ok),
         "decision_accuracy": m.rounded(m.mean(r["decision_ok"] for r in ok)) if mode == "crag" else None,
         "answer_f1": m.rounded(m.mean(r["f1"] for r in ok)),
+        "short_answer_f1": m.rounded(m.mean(r.get("short_f1") for r in ok)),
         "answer_recall": m.rounded(m.mean(r["recall"] for r in ok)),
         "unsupported_rate": m.rounded(m.mean(bool(r["unsupported"]) for r in ok if r["unsupported"] is not None)),
         "refusal_accuracy": m.rounded(m.mean(r["refusal_ok"] for r in ok)),

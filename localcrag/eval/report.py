@@ -14,6 +14,7 @@ from localcrag.eval.metrics import roc_curve
 
 ANSWER_METRICS = [
     ("decision_accuracy", "decision accuracy"), ("answer_f1", "answer token F1"),
+    ("short_answer_f1", "short answer token F1 (the bold span; the quote without one)"),
     ("answer_recall", "answer token recall"), ("unsupported_rate", "unsupported answers"),
     ("refusal_accuracy", "refusal accuracy"),
     ("evidence_recall", "gold units in evidence"), ("recall_at_k", "retrieval recall@k"),

@@ -165,7 +165,7 @@ def columns(modes: tuple[str, ...], styles: tuple[str, ...]) -> list[tuple[str, 
 
 
 def _empty_mode() -> dict:
-    return {k: None for k in ("n", "decision_accuracy", "answer_f1", "answer_recall", "unsupported_rate",
+    return {k: None for k in ("n", "decision_accuracy", "answer_f1", "short_answer_f1", "answer_recall", "unsupported_rate",
                               "style", "refusal_accuracy", "evidence_recall", "first_token_ms_p50", "first_token_ms_p95",
                               "total_ms_p50", "latency_ms_p50", "actions", "errors")}
 

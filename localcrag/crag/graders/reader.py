@@ -33,7 +33,8 @@ from localcrag.ingest.chunking import split_sentences
 
 MODEL_FILE = "reader_int8.onnx"
 TOKENIZER_FILE = "reader_tokenizer.json"
-MAX_TOKENS = 192  # question + window, as in training
+MAX_TOKENS = 256  # question + window: a chunk (<= 200 embedder tokens by default) is one window
+# (training read 192; scripts/fit_reader.py --read-tokens measures 192 against 256)
 MAX_QUESTION = 64  # a longer question is cut: the passage keeps most of the window
 MAX_WINDOWS = 12  # per passage; evenly sampled beyond (bounded cost on long chunks)
 MAX_SPAN = 30  # tokens in an answer span
