@@ -15,12 +15,14 @@ import random
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from localcrag.errors import LocalcragError
+from localcrag.eval import qapairs
 from localcrag.eval.ablation import ablate
 from localcrag.types import Chunk
 
+PARTS = ("retrieval", "evaluator", "decisions", "answers")
 REFUSAL_IDEAL = "I don't have enough information to answer that."
 
 # Label fixes from /work/shared/data/README.md (checked against the PDF text).
@@ -61,6 +63,10 @@ class Dataset:
     unit_of: Callable[[Chunk], tuple[str, ...]]
     passages: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (group, text)
     unit_labels: dict[str, str] = field(default_factory=dict)  # unit id -> original id (links)
+    parts: tuple[str, ...] = PARTS  # the parts of an evaluation that apply to this dataset
+    # The evaluator part when the dataset brings its own (qa-pairs): (pipe, opts, thresholds,
+    # progress(done, total, detail)) -> the results' "evaluator" dict; None: SQuAD-style pairs.
+    evaluate: Callable[[Any, Any, Any, Callable[[int, int, str], None]], dict] | None = None
 
     def corpus(self, workdir: Path) -> list[Path]:
         return self.materialise(workdir)
@@ -265,32 +271,85 @@ def load_generic(folder: Path) -> Dataset:
                    lambda workdir: [docs], units)
 
 
+# --- qa-pairs: labelled (question, passage) pairs, no corpus to index -----------------------
+
+def load_qapairs(path: Path) -> Dataset:
+    """``../shared/data/qa-pairs`` (or its ``pairs.jsonl.gz``): only the evaluator part applies,
+    each pair scored alone (:mod:`localcrag.eval.qapairs`); read when the run starts."""
+    file = qapairs.pairs_file(path) or path
+
+    def evaluate(pipe: Any, opts: Any, thresholds: Any, progress: Callable[[int, int, str], None]) -> dict:
+        po = qapairs.PairOptions(opts.limit or qapairs.PER_FAMILY, opts.seed, tuple(opts.sources),
+                                 opts.exclude_trained)
+        return qapairs.run_pairs(pipe, file, po, thresholds, progress)
+
+    return Dataset("qa-pairs", file, _key("qa-pairs", file), [], lambda workdir: [], lambda chunk: (),
+                   parts=("evaluator",), evaluate=evaluate)
+
+
 # --- recognition ------------------------------------------------------------------------------
 
 EXPECTED = ("expected val.json (ai-information), a SQuAD 2.0 JSON (e.g. small.json), the "
-            "anthropic-docs folder, or a folder with questions.jsonl and docs/")
+            "anthropic-docs folder, a folder with questions.jsonl and docs/, or the qa-pairs "
+            "folder (pairs.jsonl.gz)")
+
+
+def _json_of(p: Path) -> object:
+    """A ``.json`` file's content (None for any other path); invalid JSON is one clear error."""
+    if p.is_dir() or p.suffix.lower() != ".json":
+        return None
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise LocalcragError(f"{p}: not valid JSON ({exc})", EXPECTED) from exc
+
+
+def _is_squad(p: Path) -> Path | None:
+    raw = _json_of(p)
+    return p if isinstance(raw, dict) and isinstance(raw.get("data"), list) else None
+
+
+def _is_ai_information(p: Path) -> Path | None:
+    if p.is_dir():
+        return p / "val.json" if (p / "val.json").is_file() else None
+    raw = _json_of(p)
+    return p if isinstance(raw, list) and raw and isinstance(raw[0], dict) and "has_answer" in raw[0] else None
+
+
+def _has(*names: str) -> Callable[[Path], Path | None]:
+    """A folder holding all of ``names`` (files, or folders when the name ends in '/')."""
+    def recognise(p: Path) -> Path | None:
+        ok = p.is_dir() and all((p / n).is_dir() if n.endswith("/") else (p / n).is_file() for n in names)
+        return p if ok else None
+    return recognise
+
+
+@dataclass(frozen=True)
+class Adapter:
+    """One dataset kind: ``recognise(path)`` gives the path to load (or None: not this kind)."""
+
+    name: str
+    recognise: Callable[[Path], Path | None]
+    load: Callable[[Path], Dataset]
+
+
+# The one registry of dataset kinds, tried in order (a folder with questions.jsonl and docs/
+# is a generic set even if it also holds a val.json). Adding a kind is one entry.
+ADAPTERS: tuple[Adapter, ...] = (
+    Adapter("anthropic-docs", _has("anthropic_docs.json", "docs_evaluation_dataset.json"), load_anthropic),
+    Adapter("generic", _has("questions.jsonl", "docs/"), load_generic),
+    Adapter("qa-pairs", qapairs.pairs_file, load_qapairs),
+    Adapter("squad2", _is_squad, load_squad),
+    Adapter("ai-information", _is_ai_information, load_ai_information),
+)
 
 
 def load_dataset(path: Path | str) -> Dataset:
-    """Recognise the adapter from the path; a one-line error names what is expected."""
+    """Recognise the adapter from the path (:data:`ADAPTERS`); a one-line error names what is expected."""
     p = Path(path).expanduser()
     if not p.exists():
         raise LocalcragError(f"{p}: no such file or folder", EXPECTED)
-    if p.is_dir():
-        if (p / "anthropic_docs.json").is_file() and (p / "docs_evaluation_dataset.json").is_file():
-            return load_anthropic(p)
-        if (p / "questions.jsonl").is_file() and (p / "docs").is_dir():
-            return load_generic(p)
-        if (p / "val.json").is_file():
-            return load_ai_information(p / "val.json")
-        raise LocalcragError(f"{p}: not a dataset folder", EXPECTED)
-    if p.suffix.lower() == ".json":
-        try:
-            raw = json.loads(p.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise LocalcragError(f"{p}: not valid JSON ({exc})", EXPECTED) from exc
-        if isinstance(raw, dict) and isinstance(raw.get("data"), list):
-            return load_squad(p)
-        if isinstance(raw, list) and raw and isinstance(raw[0], dict) and "has_answer" in raw[0]:
-            return load_ai_information(p)
-    raise LocalcragError(f"{p}: unrecognised dataset", EXPECTED)
+    for adapter in ADAPTERS:
+        if (found := adapter.recognise(p)) is not None:
+            return adapter.load(found)
+    raise LocalcragError(f"{p}: {'not a dataset folder' if p.is_dir() else 'unrecognised dataset'}", EXPECTED)

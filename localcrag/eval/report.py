@@ -68,7 +68,10 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 def terminal_table(res: dict, decisions: bool = True) -> str:
     """Plain aligned text: readable on a terminal and in a log file alike (``decisions``:
     with the CRAG decisions lines; report.md gives them a section of their own)."""
-    head = (f"{res['dataset']}: {res['questions']} questions, k={res['k']}, seed={res['seed']}"
+    e = res.get("evaluator") or {}
+    counted = (f"{e['pairs']} pairs" if e.get("families") is not None else
+               f"{res['questions']} questions, k={res['k']}")
+    head = (f"{res['dataset']}: {counted}, seed={res['seed']}"
             f"{', only ' + res['only'] if res.get('only') else ''}  ({res['elapsed_s']} s)")
     out = [head]  # each block below brings its one blank line
     if res["modes"] and (rows := _rows(res)):
@@ -79,8 +82,9 @@ def terminal_table(res: dict, decisions: bool = True) -> str:
                     f"each document ranked by its best chunk among the {r['pool']} retrieved per question):"]
         out += _table(["search", f"recall@{r['k']}", f"MRR@{r['k']}"],
                       [[mode, _fmt(v["recall_at_k"]), _fmt(v["mrr_at_k"])] for mode, v in r["by_mode"].items()])
-    e = res.get("evaluator") or {}
-    if e.get("pairs"):
+    if e.get("families") is not None:
+        out += ["", *pair_lines(e)]
+    elif e.get("pairs"):
         out += ["", f"retrieval evaluator ({e['grader']}, {e['pairs']} pairs, {_fmt(e['ms_per_chunk'], 1)} ms/chunk):"]
         out += _table(["relevant vs", "AUC", "mean score", f">= lower {e['lower_threshold']}"],
                       [[f"{k} ({desc})", _fmt(e.get(f"auc_{k}")), _fmt(e["by_kind"][k]["mean"]),
@@ -92,6 +96,42 @@ def terminal_table(res: dict, decisions: bool = True) -> str:
     if decisions and res.get("decisions"):
         out += ["", *decision_lines(res["decisions"])]
     return "\n".join(out)
+
+
+PAIR_NOTE = ("AUC: label 1 (the passage holds the answer) vs label 0, each pair scored alone; "
+             "'vs KIND': the family's positives vs that kind's negatives. acc@t: share of pairs on the "
+             "right side of t (a positive scored >= t is answered, a negative < t refused); ans@t: "
+             "positives >= t; ref@t: negatives < t.")
+
+
+def pair_lines(e: dict) -> list[str]:
+    """The qa-pairs evaluator (``localcrag eval qa-pairs``): one row per family and per
+    negative kind, then the means; the one wording of these figures (terminal and report.md)."""
+    lo, up = e["lower_threshold"], e["upper_threshold"]
+    what = f"{e['per_family']} per family" + (f", only {', '.join(e['sources'])}" if e.get("sources") else "")
+    out = [f"retrieval evaluator on labelled pairs ({e['grader']}, {e['pairs']} pairs, {what}, seed {e['seed']}; "
+           f"{_fmt(e['ms_per_pair'], 2)} ms/pair; thresholds lower {lo} / upper {up}, {e['thresholds']['basis']}):"]
+    rows = []
+    for name, g in e["families"].items():
+        mark = ("ship_ok" if g["ship_ok"] else "eval-only") + (", trained: in-sample" if g["trained"] else "")
+        rows.append([name, mark, str(g["n"]), _fmt(g["auc"]), _fmt(g["accuracy"]), _fmt(g["answered_lower"]),
+                     _fmt(g["refused_lower"]), _fmt(g["accuracy_upper"]), _fmt(g["answered_upper"]),
+                     _fmt(g["refused_upper"])])
+        rows += [[f"  vs {kind}", "", str(k["n"]), _fmt(k["auc"]), *[""] * 6] for kind, k in g["kinds"].items()]
+    for key, label in (("eval_only", "mean, eval-only"), ("ship_ok", "mean, ship_ok")):
+        mean = e["means"][key]
+        if mean["groups"]:
+            rows.append([f"{label} ({len(mean['groups'])})", f"min {_fmt(mean['min_auc'])}", "", _fmt(mean["auc"]),
+                         _fmt(mean["accuracy"]), *[""] * 5])
+    out += _table(["family", "set", "pairs", "AUC", f"acc@{lo}", f"ans@{lo}", f"ref@{lo}",
+                   f"acc@{up}", f"ans@{up}", f"ref@{up}"], rows)
+    out.append(f"all pairs pooled: AUC {_fmt(e['auc_all'])}, accuracy at lower {_fmt(e['accuracy'])}, "
+               f"at upper {_fmt(e['accuracy_upper'])}")
+    if e.get("trained_on"):
+        out.append(f"the grader declares it was trained on: {', '.join(e['trained_on'])}"
+                   + (f" (dropped: {', '.join(e['excluded'])})" if e.get("excluded") else
+                      " (those rows are in-sample; --exclude-trained drops them)"))
+    return out + [PAIR_NOTE]
 
 
 def decision_lines(d: dict) -> list[str]:
@@ -150,12 +190,19 @@ def withheld_lines(d: dict) -> list[str]:
 
 def markdown(res: dict, charts: list[str] | None = None) -> str:
     s = res["settings"]
-    out = [f"# localcrag eval: {res['dataset']}", "",
-           f"`{res['path']}`: {res['questions']} questions (limit {res['limit']}, seed {res['seed']}), "
-           f"k = {res['k']}, {res['elapsed_s']} s. Embedder {s['embedder']}, generator {s['generator']}, "
-           f"grader {s['grader']} (thresholds {s['lower_threshold']}/{s['upper_threshold']}), "
-           f"retrieval {s['retrieval_mode']}, {'offline' if s['offline'] else 'online'}, "
-           f"temperature {s['temperature']}. The index holds {res['index']['chunks']} chunks.", ""]
+    e = res.get("evaluator") or {}
+    if e.get("families") is not None:  # labelled pairs: no questions, index or generator
+        intro = (f"`{res['path']}`: {e['pairs']} pairs ({e['per_family']} per family, seed {res['seed']}), "
+                 f"{res['elapsed_s']} s. Embedder {s['embedder']}, grader {s['grader']}"
+                 f"{' (' + s['grader_model'] + ')' if s.get('grader_model') else ''}, "
+                 f"thresholds {s['lower_threshold']}/{s['upper_threshold']}.")
+    else:
+        intro = (f"`{res['path']}`: {res['questions']} questions (limit {res['limit']}, seed {res['seed']}), "
+                 f"k = {res['k']}, {res['elapsed_s']} s. Embedder {s['embedder']}, generator {s['generator']}, "
+                 f"grader {s['grader']} (thresholds {s['lower_threshold']}/{s['upper_threshold']}), "
+                 f"retrieval {s['retrieval_mode']}, {'offline' if s['offline'] else 'online'}, "
+                 f"temperature {s['temperature']}. The index holds {res['index']['chunks']} chunks.")
+    out = [f"# localcrag eval: {res['dataset']}", "", intro, ""]
     text = terminal_table(res, decisions=False).partition("\n")[2].strip("\n")  # without the head line
     if text.strip():
         out += ["```", text, "```", ""]
@@ -249,6 +296,17 @@ def write_charts(res: dict, out: Path) -> list[str]:
         ax.set_title(f"retrieval evaluator ROC ({e['grader']})")
         ax.legend(loc="lower right")
         save(fig, "evaluator_roc.png")
+    if e.get("families"):
+        names = list(e["families"])
+        fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(names) + 2), 4))
+        colours = ["tab:orange" if not e["families"][n]["ship_ok"] else "tab:blue" for n in names]
+        ax.bar(np.arange(len(names)), [e["families"][n]["auc"] or 0 for n in names], color=colours)
+        ax.axhline(0.5, color="grey", linestyle=":")
+        ax.set_xticks(np.arange(len(names)), names, rotation=40, ha="right")
+        ax.set_ylim(0, 1.0)
+        ax.set_ylabel("ROC-AUC")
+        ax.set_title(f"{e['grader']}: AUC per family (orange: eval-only, blue: ship_ok)")
+        save(fig, "evaluator_families.png")
     return written
 
 

@@ -15,13 +15,12 @@ from typing import Any, Callable
 
 from localcrag.eval import metrics as m
 from localcrag.eval.answers import run_answers
-from localcrag.eval.datasets import Dataset, Pair, Question, select
+from localcrag.eval.datasets import PARTS, Dataset, Pair, Question, select
 from localcrag.eval.decisions import run_decisions, thresholds_of
 from localcrag.eval.withhold import goal, run_withheld
 from localcrag.settings import Settings, data_dir
 from localcrag.types import Chunk
 
-PARTS = ("retrieval", "evaluator", "decisions", "answers")
 STYLES = ("extractive", "generative")
 RETRIEVAL_MODES = ("hybrid", "vector", "text")
 POOL_FACTOR = 10  # chunks retrieved per unit of k, before per-unit aggregation
@@ -39,6 +38,8 @@ class EvalOptions:
     offline: bool = True
     styles: tuple[str, ...] = ()  # answer styles to compare; () = the answer_style setting
     withhold: str | None = None  # "gold": decisions again with each question's gold units withheld
+    sources: tuple[str, ...] = ()  # qa-pairs: only these source families (or exact sources)
+    exclude_trained: bool = False  # qa-pairs: drop the families the grader declares it was trained on
 
 
 @dataclass(frozen=True)
@@ -88,22 +89,25 @@ def run_eval(ds: Dataset, base: Settings, opts: EvalOptions, *,
     """Run every part that applies (or only ``opts.only``) and return the results dict."""
     t0 = time.perf_counter()
     progress = on_progress or (lambda p: None)
+    _check_parts(ds, opts)
     wd = workdir_for(ds)
     settings = eval_settings(base, wd / "index", opts.offline)
     k = opts.k or settings.top_k
     pipe = (pipeline_factory or _default_factory)(settings)
     questions = select(_of_article(ds, opts.article), opts.limit, opts.seed)
     index = _ingest(pipe, ds, wd, progress)
-    want = (lambda part: opts.only in (None, part))
+    want = (lambda part: opts.only in (None, part) and part in ds.parts)
 
     retrieval = items_r = None
     if want("retrieval") and any(q.gold for q in questions):
         retrieval, items_r = _retrieval(pipe, ds, questions, k, settings.retrieval_mode, progress, opts.rerank)
     evaluator = None
-    if want("evaluator") and ds.has_pairs:
+    if want("evaluator") and ds.evaluate is not None:  # a dataset that brings its own (qa-pairs)
+        evaluator = ds.evaluate(pipe, opts, thresholds_of(pipe), lambda *a: progress(Progress("evaluator", *a)))
+    elif want("evaluator") and ds.has_pairs:
         evaluator = _evaluator(pipe, ds, questions, opts.seed, settings, wd, progress)
     decisions = None
-    if opts.only == "decisions":  # the answers part reaches the same decisions (and more)
+    if opts.only == "decisions" and want("decisions"):  # the answers part reaches the same decisions (and more)
         decisions = run_decisions(pipe, questions, k, lambda *a: progress(Progress("decisions", *a)), units=ds.units)
         if opts.withhold:  # the same run, so both of issue 12's goals come from one report
             decisions["withheld"] = run_withheld(pipe, ds, questions, k, lambda *a: progress(Progress("withheld", *a)))
@@ -131,6 +135,18 @@ def run_eval(ds: Dataset, base: Settings, opts: EvalOptions, *,
         "items": _merge_items(questions, items_r or {}, items_a),
         "elapsed_s": round(time.perf_counter() - t0, 1),
     }
+
+
+def _check_parts(ds: Dataset, opts: EvalOptions) -> None:
+    """Options that the dataset cannot honour are one clear error, before any model loads."""
+    from localcrag.errors import LocalcragError
+
+    if opts.only is not None and opts.only not in ds.parts:
+        raise LocalcragError(f"--only {opts.only}: {ds.name} measures {', '.join(ds.parts)} only",
+                             f"use --only {ds.parts[0]} or leave --only out")
+    if (opts.sources or opts.exclude_trained) and ds.evaluate is None:
+        raise LocalcragError(f"--sources / --exclude-trained apply to a labelled-pairs dataset, not {ds.name}",
+                             "give the qa-pairs folder (../shared/data/qa-pairs)")
 
 
 def _of_article(ds: Dataset, article: str | None) -> list[Question]:
