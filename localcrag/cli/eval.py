@@ -153,7 +153,7 @@ def _styles(style: str | None) -> tuple[str, ...]:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from localcrag.errors import LocalcragError
-    from localcrag.eval.datasets import load_dataset
+    from localcrag.eval.adapters import load_dataset
     from localcrag.eval.report import terminal_table, write_report
     from localcrag.eval.runner import EvalOptions, run_eval
     from localcrag.settings import Settings

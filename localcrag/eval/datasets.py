@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 from localcrag.errors import LocalcragError
-from localcrag.eval import qapairs
 from localcrag.eval.ablation import ablate
 from localcrag.types import Chunk
 
@@ -156,7 +155,7 @@ def _by_stem(chunk: Chunk) -> tuple[str, ...]:
     return (Path(chunk.source).stem,)
 
 
-def _key(name: str, path: Path) -> str:
+def dataset_key(name: str, path: Path) -> str:
     return f"{name}-{hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:6]}"
 
 
@@ -171,7 +170,7 @@ def load_ai_information(path: Path) -> Dataset:
             dict.fromkeys(f"chapter-{n}" for n in re.findall(r"Chapter\s+(\d+)", it.get("reference") or "")))
         questions.append(Question(f"val-{i}", q, (it["ideal_answer"],) if answerable else (),
                                   answerable, gold if answerable else ()))
-    return Dataset("ai-information", path, _key("ai-information", path), questions,
+    return Dataset("ai-information", path, dataset_key("ai-information", path), questions,
                    lambda workdir: [pdf], _chapter_mapper(pdf))
 
 
@@ -215,7 +214,7 @@ def load_squad(path: Path) -> Dataset:
                 questions.append(Question(qa["id"], qa["question"], answers, answerable, (pid,) if answerable
                                           else (), pid, spans))
     units = {pid: (group.replace("_", " "), text) for pid, (group, text) in passages.items()}
-    return Dataset("squad2", path, _key("squad2", path), questions, _materialiser(units),
+    return Dataset("squad2", path, dataset_key("squad2", path), questions, _materialiser(units),
                    _by_stem, passages)
 
 
@@ -239,7 +238,7 @@ def load_anthropic(folder: Path) -> Dataset:
     questions = [Question(it["id"], it["question"], (it["correct_answer"],), True,
                           tuple(by_link[c] for c in it["correct_chunks"] if c in by_link))
                  for it in items]
-    return Dataset("anthropic-docs", folder, _key("anthropic-docs", folder), questions,
+    return Dataset("anthropic-docs", folder, dataset_key("anthropic-docs", folder), questions,
                    _materialiser(units), _by_stem, unit_labels=stem_to_link)
 
 
@@ -267,89 +266,5 @@ def load_generic(folder: Path) -> Dataset:
         p = Path(chunk.source)
         return (p.relative_to(docs).as_posix(),) if p.is_relative_to(docs) else ()
 
-    return Dataset("generic", folder, _key(folder.name or "generic", folder), questions,
+    return Dataset("generic", folder, dataset_key(folder.name or "generic", folder), questions,
                    lambda workdir: [docs], units)
-
-
-# --- qa-pairs: labelled (question, passage) pairs, no corpus to index -----------------------
-
-def load_qapairs(path: Path) -> Dataset:
-    """``../shared/data/qa-pairs`` (or its ``pairs.jsonl.gz``): only the evaluator part applies,
-    each pair scored alone (:mod:`localcrag.eval.qapairs`); read when the run starts."""
-    file = qapairs.pairs_file(path) or path
-
-    def evaluate(pipe: Any, opts: Any, thresholds: Any, progress: Callable[[int, int, str], None]) -> dict:
-        po = qapairs.PairOptions(opts.limit or qapairs.PER_FAMILY, opts.seed, tuple(opts.sources),
-                                 opts.exclude_trained)
-        return qapairs.run_pairs(pipe, file, po, thresholds, progress)
-
-    return Dataset("qa-pairs", file, _key("qa-pairs", file), [], lambda workdir: [], lambda chunk: (),
-                   parts=("evaluator",), evaluate=evaluate)
-
-
-# --- recognition ------------------------------------------------------------------------------
-
-EXPECTED = ("expected val.json (ai-information), a SQuAD 2.0 JSON (e.g. small.json), the "
-            "anthropic-docs folder, a folder with questions.jsonl and docs/, or the qa-pairs "
-            "folder (pairs.jsonl.gz)")
-
-
-def _json_of(p: Path) -> object:
-    """A ``.json`` file's content (None for any other path); invalid JSON is one clear error."""
-    if p.is_dir() or p.suffix.lower() != ".json":
-        return None
-    try:
-        return json.loads(p.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise LocalcragError(f"{p}: not valid JSON ({exc})", EXPECTED) from exc
-
-
-def _is_squad(p: Path) -> Path | None:
-    raw = _json_of(p)
-    return p if isinstance(raw, dict) and isinstance(raw.get("data"), list) else None
-
-
-def _is_ai_information(p: Path) -> Path | None:
-    if p.is_dir():
-        return p / "val.json" if (p / "val.json").is_file() else None
-    raw = _json_of(p)
-    return p if isinstance(raw, list) and raw and isinstance(raw[0], dict) and "has_answer" in raw[0] else None
-
-
-def _has(*names: str) -> Callable[[Path], Path | None]:
-    """A folder holding all of ``names`` (files, or folders when the name ends in '/')."""
-    def recognise(p: Path) -> Path | None:
-        ok = p.is_dir() and all((p / n).is_dir() if n.endswith("/") else (p / n).is_file() for n in names)
-        return p if ok else None
-    return recognise
-
-
-@dataclass(frozen=True)
-class Adapter:
-    """One dataset kind: ``recognise(path)`` gives the path to load (or None: not this kind)."""
-
-    name: str
-    recognise: Callable[[Path], Path | None]
-    load: Callable[[Path], Dataset]
-
-
-# The one registry of dataset kinds, tried in order (a folder with questions.jsonl and docs/
-# is a generic set even if it also holds a val.json). Adding a kind is one entry.
-ADAPTERS: tuple[Adapter, ...] = (
-    Adapter("anthropic-docs", _has("anthropic_docs.json", "docs_evaluation_dataset.json"), load_anthropic),
-    Adapter("generic", _has("questions.jsonl", "docs/"), load_generic),
-    Adapter("qa-pairs", qapairs.pairs_file, load_qapairs),
-    Adapter("squad2", _is_squad, load_squad),
-    Adapter("ai-information", _is_ai_information, load_ai_information),
-)
-
-
-def load_dataset(path: Path | str) -> Dataset:
-    """Recognise the adapter from the path (:data:`ADAPTERS`); a one-line error names what is expected."""
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise LocalcragError(f"{p}: no such file or folder", EXPECTED)
-    for adapter in ADAPTERS:
-        if (found := adapter.recognise(p)) is not None:
-            return adapter.load(found)
-    raise LocalcragError(f"{p}: {'not a dataset folder' if p.is_dir() else 'unrecognised dataset'}", EXPECTED)

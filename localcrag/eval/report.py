@@ -11,6 +11,7 @@ from pathlib import Path
 
 from localcrag.eval.answers import STAGES
 from localcrag.eval.metrics import roc_curve
+from localcrag.eval.report_pairs import fmt as _fmt, pair_chart, pair_lines, table as _table
 
 ANSWER_METRICS = [
     ("decision_accuracy", "decision accuracy"), ("answer_f1", "answer token F1"),
@@ -34,14 +35,6 @@ def _stages(modes: dict) -> list[str]:
     return [s for s in STAGES if s in seen]
 
 
-def _fmt(x: object, digits: int = 3) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, float):
-        return f"{x:.{digits}f}" if abs(x) < 100 else f"{x:,.0f}"
-    return str(x)
-
-
 def _rows(res: dict) -> list[tuple[str, list[str]]]:
     modes = res["modes"]
     out = [("answer style", [modes[mo].get("style") or "-" for mo in modes])]
@@ -57,12 +50,6 @@ def _runs(modes: dict, stage: str) -> str:
     """How many questions ran ``stage``, per mode ("7/10" or "7/10, 10/10")."""
     return ", ".join(f"{(mo.get('latency_runs') or {}).get(stage, 0)}/{mo.get('n', 0)}"
                      for mo in modes.values())
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    line = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
-    return [line(header), "  ".join("-" * w for w in widths), *map(line, rows)]
 
 
 def terminal_table(res: dict, decisions: bool = True) -> str:
@@ -96,42 +83,6 @@ def terminal_table(res: dict, decisions: bool = True) -> str:
     if decisions and res.get("decisions"):
         out += ["", *decision_lines(res["decisions"])]
     return "\n".join(out)
-
-
-PAIR_NOTE = ("AUC: label 1 (the passage holds the answer) vs label 0, each pair scored alone; "
-             "'vs KIND': the family's positives vs that kind's negatives. acc@t: share of pairs on the "
-             "right side of t (a positive scored >= t is answered, a negative < t refused); ans@t: "
-             "positives >= t; ref@t: negatives < t.")
-
-
-def pair_lines(e: dict) -> list[str]:
-    """The qa-pairs evaluator (``localcrag eval qa-pairs``): one row per family and per
-    negative kind, then the means; the one wording of these figures (terminal and report.md)."""
-    lo, up = e["lower_threshold"], e["upper_threshold"]
-    what = f"{e['per_family']} per family" + (f", only {', '.join(e['sources'])}" if e.get("sources") else "")
-    out = [f"retrieval evaluator on labelled pairs ({e['grader']}, {e['pairs']} pairs, {what}, seed {e['seed']}; "
-           f"{_fmt(e['ms_per_pair'], 2)} ms/pair; thresholds lower {lo} / upper {up}, {e['thresholds']['basis']}):"]
-    rows = []
-    for name, g in e["families"].items():
-        mark = ("ship_ok" if g["ship_ok"] else "eval-only") + (", trained: in-sample" if g["trained"] else "")
-        rows.append([name, mark, str(g["n"]), _fmt(g["auc"]), _fmt(g["accuracy"]), _fmt(g["answered_lower"]),
-                     _fmt(g["refused_lower"]), _fmt(g["accuracy_upper"]), _fmt(g["answered_upper"]),
-                     _fmt(g["refused_upper"])])
-        rows += [[f"  vs {kind}", "", str(k["n"]), _fmt(k["auc"]), *[""] * 6] for kind, k in g["kinds"].items()]
-    for key, label in (("eval_only", "mean, eval-only"), ("ship_ok", "mean, ship_ok")):
-        mean = e["means"][key]
-        if mean["groups"]:
-            rows.append([f"{label} ({len(mean['groups'])})", f"min {_fmt(mean['min_auc'])}", "", _fmt(mean["auc"]),
-                         _fmt(mean["accuracy"]), *[""] * 5])
-    out += _table(["family", "set", "pairs", "AUC", f"acc@{lo}", f"ans@{lo}", f"ref@{lo}",
-                   f"acc@{up}", f"ans@{up}", f"ref@{up}"], rows)
-    out.append(f"all pairs pooled: AUC {_fmt(e['auc_all'])}, accuracy at lower {_fmt(e['accuracy'])}, "
-               f"at upper {_fmt(e['accuracy_upper'])}")
-    if e.get("trained_on"):
-        out.append(f"the grader declares it was trained on: {', '.join(e['trained_on'])}"
-                   + (f" (dropped: {', '.join(e['excluded'])})" if e.get("excluded") else
-                      " (those rows are in-sample; --exclude-trained drops them)"))
-    return out + [PAIR_NOTE]
 
 
 def decision_lines(d: dict) -> list[str]:
@@ -297,16 +248,7 @@ def write_charts(res: dict, out: Path) -> list[str]:
         ax.legend(loc="lower right")
         save(fig, "evaluator_roc.png")
     if e.get("families"):
-        names = list(e["families"])
-        fig, ax = plt.subplots(figsize=(max(6, 0.5 * len(names) + 2), 4))
-        colours = ["tab:orange" if not e["families"][n]["ship_ok"] else "tab:blue" for n in names]
-        ax.bar(np.arange(len(names)), [e["families"][n]["auc"] or 0 for n in names], color=colours)
-        ax.axhline(0.5, color="grey", linestyle=":")
-        ax.set_xticks(np.arange(len(names)), names, rotation=40, ha="right")
-        ax.set_ylim(0, 1.0)
-        ax.set_ylabel("ROC-AUC")
-        ax.set_title(f"{e['grader']}: AUC per family (orange: eval-only, blue: ship_ok)")
-        save(fig, "evaluator_families.png")
+        save(pair_chart(e, plt, np), "evaluator_families.png")
     return written
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from localcrag.eval import metrics as m
-from localcrag.eval.answers import run_answers
+from localcrag.eval.adapters import check_options
+from localcrag.eval.answers import columns, run_answers
 from localcrag.eval.datasets import PARTS, Dataset, Pair, Question, select
 from localcrag.eval.decisions import run_decisions, thresholds_of
 from localcrag.eval.withhold import goal, run_withheld
@@ -89,7 +90,7 @@ def run_eval(ds: Dataset, base: Settings, opts: EvalOptions, *,
     """Run every part that applies (or only ``opts.only``) and return the results dict."""
     t0 = time.perf_counter()
     progress = on_progress or (lambda p: None)
-    _check_parts(ds, opts)
+    check_options(ds, opts)
     wd = workdir_for(ds)
     settings = eval_settings(base, wd / "index", opts.offline)
     k = opts.k or settings.top_k
@@ -137,18 +138,6 @@ def run_eval(ds: Dataset, base: Settings, opts: EvalOptions, *,
     }
 
 
-def _check_parts(ds: Dataset, opts: EvalOptions) -> None:
-    """Options that the dataset cannot honour are one clear error, before any model loads."""
-    from localcrag.errors import LocalcragError
-
-    if opts.only is not None and opts.only not in ds.parts:
-        raise LocalcragError(f"--only {opts.only}: {ds.name} measures {', '.join(ds.parts)} only",
-                             f"use --only {ds.parts[0]} or leave --only out")
-    if (opts.sources or opts.exclude_trained) and ds.evaluate is None:
-        raise LocalcragError(f"--sources / --exclude-trained apply to a labelled-pairs dataset, not {ds.name}",
-                             "give the qa-pairs folder (../shared/data/qa-pairs)")
-
-
 def _of_article(ds: Dataset, article: str | None) -> list[Question]:
     """The questions of one SQuAD article (all paragraphs stay indexed: easy negatives)."""
     if article is None:
@@ -160,24 +149,6 @@ def _of_article(ds: Dataset, article: str | None) -> list[Question]:
         raise LocalcragError(f"--article {article!r}: not in {ds.path.name}",
                              f"choose one of: {', '.join(titles) or '(no articles: not a SQuAD file)'}")
     return [q for q in ds.questions if q.context_id and ds.passages[q.context_id][0] == article]
-
-
-def columns(modes: tuple[str, ...], styles: tuple[str, ...]) -> list[tuple[str, str, str | None]]:
-    """(column, pipeline mode, answer style) per answer run.
-
-    One style (or none: the setting) applies to every mode and the columns are the modes.
-    Several styles split CRAG into "crag/<style>" columns; RAG stays one generative column,
-    the standard-RAG baseline (the top chunks given to the generator).
-    """
-    if len(styles) <= 1:
-        return [(mode, mode, styles[0] if styles else None) for mode in modes]
-    out: list[tuple[str, str, str | None]] = []
-    for mode in modes:
-        if mode == "crag":
-            out += [(f"crag/{st}", "crag", st) for st in styles]
-        else:
-            out.append((mode, mode, "generative"))
-    return out
 
 
 def _empty_mode() -> dict:
