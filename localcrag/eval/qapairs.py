@@ -154,9 +154,8 @@ def summarise_group(scored: Sequence[tuple[QAPair, float]], lower: float, upper:
     for p, s in scored:
         if p.label == 0:
             kinds.setdefault(p.kind, []).append(s)
-    ship = {p.ship_ok for p, _ in scored}
     return {
-        "ship_ok": ship == {True}, "trained": trained, "n": len(scored), "positives": len(pos), "negatives": len(neg),
+        "ship_ok": any(p.ship_ok for p, _ in scored), "trained": trained, "n": len(scored), "positives": len(pos), "negatives": len(neg),
         "auc": m.rounded(m.roc_auc(pos, neg)),
         "accuracy": m.rounded(m.threshold_accuracy(pos, neg, lower)),
         "accuracy_upper": m.rounded(m.threshold_accuracy(pos, neg, upper)),
@@ -184,8 +183,8 @@ def summarise(scored: Mapping[str, Sequence[tuple[QAPair, float]]], lower: float
       negative scored ``< t`` as *refused* (right). ``answered_*`` / ``refused_*`` give the
       two sides apart. The lower threshold is where CRAG keeps a chunk, the upper where it
       answers as Correct.
-    * ``means``: ``eval_only`` over the groups whose pairs are all ``ship_ok: false``,
-      ``ship_ok`` over the rest; ``trained`` marks a group the grader declares it was
+    * ``means``: ``eval_only`` over the groups with no ``ship_ok`` pair (never fitted on by
+      weights that ship), ``ship_ok`` over the rest; ``trained`` marks a group the grader declares it was
       trained on (its figures are in-sample).
     """
     trained = set(trained_on)
