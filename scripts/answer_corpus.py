@@ -73,7 +73,8 @@ def _run_set(name: str, path: Path, plan: dict[str, int | None], llm: RecordingL
     from localcrag import events as ev
     from localcrag.crag.generate import build_messages, source_label
     from localcrag.crag.pipeline import Pipeline
-    from localcrag.eval.datasets import load_dataset, select
+    from localcrag.eval.adapters import load_dataset
+    from localcrag.eval.datasets import select
     from localcrag.eval.runner import eval_settings, workdir_for
     from localcrag.settings import Settings
 

@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))
 from localcrag.crag.calibrate import N_PROBES, REFERENCE_FILE, measure  # noqa: E402
 from localcrag.crag.pipeline import Pipeline  # noqa: E402
 from localcrag.crag.retrieve import Retriever  # noqa: E402
-from localcrag.eval.datasets import load_dataset  # noqa: E402
+from localcrag.eval.adapters import load_dataset  # noqa: E402
 from localcrag.eval.runner import _ingest, eval_settings, workdir_for  # noqa: E402
 from localcrag.settings import Settings  # noqa: E402
 

@@ -14,7 +14,8 @@ import json
 import statistics
 from pathlib import Path
 
-from localcrag.eval.datasets import load_dataset, select
+from localcrag.eval.adapters import load_dataset
+from localcrag.eval.datasets import select
 
 
 def items(path: Path) -> dict[str, dict]:

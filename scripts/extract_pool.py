@@ -30,7 +30,8 @@ from typing import Any
 from localcrag.crag.extract import extractive_answer
 from localcrag.crag.grounding import evidence_sentences
 from localcrag.crag.refine import chunks_as_evidence, graded_evidence
-from localcrag.eval.datasets import Question, load_dataset, select
+from localcrag.eval.adapters import load_dataset
+from localcrag.eval.datasets import Question, select
 from localcrag.eval.metrics import token_f1, token_recall
 from localcrag.eval.runner import eval_settings, workdir_for
 from localcrag.record import RunRecord

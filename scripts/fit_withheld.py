@@ -72,7 +72,7 @@ def open_eval(path: Path, grader: str):  # noqa: ANN201
     extractor's; align: its head's inputs), with the index's statistics and centroid."""
     from localcrag.crag.pipeline import Pipeline
     from localcrag.crag.retrieve import Retriever
-    from localcrag.eval.datasets import load_dataset
+    from localcrag.eval.adapters import load_dataset
     from localcrag.eval.runner import _ingest, eval_settings, workdir_for
     from localcrag.eval.withhold import chunk_ids_by_unit
     from localcrag.settings import Settings

@@ -69,7 +69,7 @@ MAX_ANSWER = 16
 def _open(path: Path):  # noqa: ANN202
     from localcrag.crag.pipeline import Pipeline
     from localcrag.crag.retrieve import Retriever
-    from localcrag.eval.datasets import load_dataset
+    from localcrag.eval.adapters import load_dataset
     from localcrag.eval.runner import _ingest, eval_settings, workdir_for
     from localcrag.eval.withhold import chunk_ids_by_unit
     from localcrag.settings import Settings

@@ -21,7 +21,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from localcrag.crag.retrieve import Retriever
-from localcrag.eval.datasets import load_dataset
+from localcrag.eval.adapters import load_dataset
 from localcrag.eval.runner import eval_settings, workdir_for
 from localcrag.eval.withhold import chunk_ids_by_unit
 from localcrag.ingest.library import Library

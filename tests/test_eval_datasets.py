@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from localcrag.errors import LocalcragError
-from localcrag.eval.datasets import Question, load_dataset, select
+from localcrag.eval.adapters import load_dataset
+from localcrag.eval.datasets import Question, select
 from localcrag.types import Chunk
 
 

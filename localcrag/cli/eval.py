@@ -19,13 +19,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser(
         "eval", help="evaluate CRAG against standard RAG, retrieval and the retrieval evaluator",
         description="Evaluate on a dataset, fully offline: val.json (ai-information), a SQuAD 2.0 "
-                    "JSON, the anthropic-docs folder, or a folder with questions.jsonl and docs/. "
+                    "JSON, the anthropic-docs folder, a folder with questions.jsonl and docs/, or the "
+                    "qa-pairs folder (labelled question-passage pairs: the retrieval evaluator only). "
                     "The corpus is indexed into its own index under LOCALCRAG_HOME/eval/.")
     s.add_argument("dataset", type=Path, metavar="DATASET")
     s.add_argument("--mode", choices=["crag", "rag", "both"], default="both",
                    help="pipeline(s) to answer with (default both, on the same questions)")
     s.add_argument("--limit", type=int, default=None, metavar="N",
-                   help="at most N questions (a seeded, balanced slice)")
+                   help="at most N questions (a seeded, balanced slice); qa-pairs: N pairs per source "
+                        "family, half of each label (default 200)")
     s.add_argument("--seed", type=int, default=0, metavar="S",
                    help="seed for --limit and for sampling evaluator negatives (default 0)")
     s.add_argument("--only", choices=["retrieval", "evaluator", "decisions", "answers"], default=None,
@@ -51,6 +53,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --only decisions: decide every answerable question a second time with its "
                         "gold units (the answer-bearing chunks, paragraph or chapter) withheld from the search, "
                         "so what is graded is on topic but lacks the answer: CRAG should refuse")
+    s.add_argument("--sources", type=_names, default=(), metavar="A,B",
+                   help="qa-pairs: only these source families (e.g. subjqa,trecqa) or exact sources "
+                        "(ares_synthetic/nq), from the same seeded sample")
+    s.add_argument("--exclude-trained", action="store_true",
+                   help="qa-pairs: drop every family the grader declares it was trained on "
+                        "(its trained_on_families), so only what it never saw is reported")
     s.add_argument("--style", choices=["extractive", "generative", "auto", "both"], default=None,
                    help="answer style (default: the answer_style setting); both = CRAG extractive and "
                         "CRAG generative side by side, with generative RAG as the baseline")
@@ -61,6 +69,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--online", action="store_true",
                    help="allow the web fallback, without asking (default: offline, nothing leaves the machine)")
     s.set_defaults(func=cmd_eval)
+
+
+def _names(text: str) -> tuple[str, ...]:
+    """``a,b`` -> ("a", "b"), blanks dropped."""
+    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError("give one or more names, separated by commas")
+    return names
 
 
 def _progress(quiet: bool) -> tuple[Callable, Callable[[], None]]:
@@ -137,7 +153,7 @@ def _styles(style: str | None) -> tuple[str, ...]:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from localcrag.errors import LocalcragError
-    from localcrag.eval.datasets import load_dataset
+    from localcrag.eval.adapters import load_dataset
     from localcrag.eval.report import terminal_table, write_report
     from localcrag.eval.runner import EvalOptions, run_eval
     from localcrag.settings import Settings
@@ -153,7 +169,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     opts = EvalOptions(modes=("crag", "rag") if args.mode == "both" else (args.mode,),
                        limit=args.limit, seed=args.seed, only=args.only, k=args.k,
                        offline=not args.online, styles=_styles(args.style), rerank=args.rerank,
-                       article=args.article, withhold=args.withhold)
+                       article=args.article, withhold=args.withhold, sources=args.sources,
+                       exclude_trained=args.exclude_trained)
     callback, close = _progress(args.json)
     try:
         res = run_eval(ds, _settings(args, Settings.load()), opts, pipeline_factory=pipeline_factory, on_progress=callback)

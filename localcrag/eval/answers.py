@@ -105,3 +105,21 @@ def run_answers(pipe: Any, ds: Dataset, questions: list[Question], mode: str, k:
             rows.append({"qid": q.qid, "error": f"{type(exc).__name__}: {exc}"})
         progress(i + 1, len(questions), q.question[:60])
     return {**summarise(rows, mode), "style": style}, rows
+
+
+def columns(modes: tuple[str, ...], styles: tuple[str, ...]) -> list[tuple[str, str, str | None]]:
+    """(column, pipeline mode, answer style) per answer run.
+
+    One style (or none: the setting) applies to every mode and the columns are the modes.
+    Several styles split CRAG into "crag/<style>" columns; RAG stays one generative column,
+    the standard-RAG baseline (the top chunks given to the generator).
+    """
+    if len(styles) <= 1:
+        return [(mode, mode, styles[0] if styles else None) for mode in modes]
+    out: list[tuple[str, str, str | None]] = []
+    for mode in modes:
+        if mode == "crag":
+            out += [(f"crag/{st}", "crag", st) for st in styles]
+        else:
+            out.append((mode, mode, "generative"))
+    return out

@@ -15,12 +15,13 @@ import random
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from localcrag.errors import LocalcragError
 from localcrag.eval.ablation import ablate
 from localcrag.types import Chunk
 
+PARTS = ("retrieval", "evaluator", "decisions", "answers")
 REFUSAL_IDEAL = "I don't have enough information to answer that."
 
 # Label fixes from /work/shared/data/README.md (checked against the PDF text).
@@ -61,6 +62,10 @@ class Dataset:
     unit_of: Callable[[Chunk], tuple[str, ...]]
     passages: dict[str, tuple[str, str]] = field(default_factory=dict)  # id -> (group, text)
     unit_labels: dict[str, str] = field(default_factory=dict)  # unit id -> original id (links)
+    parts: tuple[str, ...] = PARTS  # the parts of an evaluation that apply to this dataset
+    # The evaluator part when the dataset brings its own (qa-pairs): (pipe, opts, thresholds,
+    # progress(done, total, detail)) -> the results' "evaluator" dict; None: SQuAD-style pairs.
+    evaluate: Callable[[Any, Any, Any, Callable[[int, int, str], None]], dict] | None = None
 
     def corpus(self, workdir: Path) -> list[Path]:
         return self.materialise(workdir)
@@ -150,7 +155,7 @@ def _by_stem(chunk: Chunk) -> tuple[str, ...]:
     return (Path(chunk.source).stem,)
 
 
-def _key(name: str, path: Path) -> str:
+def dataset_key(name: str, path: Path) -> str:
     return f"{name}-{hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:6]}"
 
 
@@ -165,7 +170,7 @@ def load_ai_information(path: Path) -> Dataset:
             dict.fromkeys(f"chapter-{n}" for n in re.findall(r"Chapter\s+(\d+)", it.get("reference") or "")))
         questions.append(Question(f"val-{i}", q, (it["ideal_answer"],) if answerable else (),
                                   answerable, gold if answerable else ()))
-    return Dataset("ai-information", path, _key("ai-information", path), questions,
+    return Dataset("ai-information", path, dataset_key("ai-information", path), questions,
                    lambda workdir: [pdf], _chapter_mapper(pdf))
 
 
@@ -209,7 +214,7 @@ def load_squad(path: Path) -> Dataset:
                 questions.append(Question(qa["id"], qa["question"], answers, answerable, (pid,) if answerable
                                           else (), pid, spans))
     units = {pid: (group.replace("_", " "), text) for pid, (group, text) in passages.items()}
-    return Dataset("squad2", path, _key("squad2", path), questions, _materialiser(units),
+    return Dataset("squad2", path, dataset_key("squad2", path), questions, _materialiser(units),
                    _by_stem, passages)
 
 
@@ -233,7 +238,7 @@ def load_anthropic(folder: Path) -> Dataset:
     questions = [Question(it["id"], it["question"], (it["correct_answer"],), True,
                           tuple(by_link[c] for c in it["correct_chunks"] if c in by_link))
                  for it in items]
-    return Dataset("anthropic-docs", folder, _key("anthropic-docs", folder), questions,
+    return Dataset("anthropic-docs", folder, dataset_key("anthropic-docs", folder), questions,
                    _materialiser(units), _by_stem, unit_labels=stem_to_link)
 
 
@@ -261,36 +266,5 @@ def load_generic(folder: Path) -> Dataset:
         p = Path(chunk.source)
         return (p.relative_to(docs).as_posix(),) if p.is_relative_to(docs) else ()
 
-    return Dataset("generic", folder, _key(folder.name or "generic", folder), questions,
+    return Dataset("generic", folder, dataset_key(folder.name or "generic", folder), questions,
                    lambda workdir: [docs], units)
-
-
-# --- recognition ------------------------------------------------------------------------------
-
-EXPECTED = ("expected val.json (ai-information), a SQuAD 2.0 JSON (e.g. small.json), the "
-            "anthropic-docs folder, or a folder with questions.jsonl and docs/")
-
-
-def load_dataset(path: Path | str) -> Dataset:
-    """Recognise the adapter from the path; a one-line error names what is expected."""
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise LocalcragError(f"{p}: no such file or folder", EXPECTED)
-    if p.is_dir():
-        if (p / "anthropic_docs.json").is_file() and (p / "docs_evaluation_dataset.json").is_file():
-            return load_anthropic(p)
-        if (p / "questions.jsonl").is_file() and (p / "docs").is_dir():
-            return load_generic(p)
-        if (p / "val.json").is_file():
-            return load_ai_information(p / "val.json")
-        raise LocalcragError(f"{p}: not a dataset folder", EXPECTED)
-    if p.suffix.lower() == ".json":
-        try:
-            raw = json.loads(p.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise LocalcragError(f"{p}: not valid JSON ({exc})", EXPECTED) from exc
-        if isinstance(raw, dict) and isinstance(raw.get("data"), list):
-            return load_squad(p)
-        if isinstance(raw, list) and raw and isinstance(raw[0], dict) and "has_answer" in raw[0]:
-            return load_ai_information(p)
-    raise LocalcragError(f"{p}: unrecognised dataset", EXPECTED)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from localcrag.eval.answers import STAGES
 from localcrag.eval.metrics import roc_curve
+from localcrag.eval.report_pairs import fmt as _fmt, pair_chart, pair_lines, table as _table
 
 ANSWER_METRICS = [
     ("decision_accuracy", "decision accuracy"), ("answer_f1", "answer token F1"),
@@ -35,14 +36,6 @@ def _stages(modes: dict) -> list[str]:
     return [s for s in STAGES if s in seen]
 
 
-def _fmt(x: object, digits: int = 3) -> str:
-    if x is None:
-        return "-"
-    if isinstance(x, float):
-        return f"{x:.{digits}f}" if abs(x) < 100 else f"{x:,.0f}"
-    return str(x)
-
-
 def _rows(res: dict) -> list[tuple[str, list[str]]]:
     modes = res["modes"]
     out = [("answer style", [modes[mo].get("style") or "-" for mo in modes])]
@@ -60,16 +53,13 @@ def _runs(modes: dict, stage: str) -> str:
                      for mo in modes.values())
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    line = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
-    return [line(header), "  ".join("-" * w for w in widths), *map(line, rows)]
-
-
 def terminal_table(res: dict, decisions: bool = True) -> str:
     """Plain aligned text: readable on a terminal and in a log file alike (``decisions``:
     with the CRAG decisions lines; report.md gives them a section of their own)."""
-    head = (f"{res['dataset']}: {res['questions']} questions, k={res['k']}, seed={res['seed']}"
+    e = res.get("evaluator") or {}
+    counted = (f"{e['pairs']} pairs" if e.get("families") is not None else
+               f"{res['questions']} questions, k={res['k']}")
+    head = (f"{res['dataset']}: {counted}, seed={res['seed']}"
             f"{', only ' + res['only'] if res.get('only') else ''}  ({res['elapsed_s']} s)")
     out = [head]  # each block below brings its one blank line
     if res["modes"] and (rows := _rows(res)):
@@ -80,8 +70,9 @@ def terminal_table(res: dict, decisions: bool = True) -> str:
                     f"each document ranked by its best chunk among the {r['pool']} retrieved per question):"]
         out += _table(["search", f"recall@{r['k']}", f"MRR@{r['k']}"],
                       [[mode, _fmt(v["recall_at_k"]), _fmt(v["mrr_at_k"])] for mode, v in r["by_mode"].items()])
-    e = res.get("evaluator") or {}
-    if e.get("pairs"):
+    if e.get("families") is not None:
+        out += ["", *pair_lines(e)]
+    elif e.get("pairs"):
         out += ["", f"retrieval evaluator ({e['grader']}, {e['pairs']} pairs, {_fmt(e['ms_per_chunk'], 1)} ms/chunk):"]
         out += _table(["relevant vs", "AUC", "mean score", f">= lower {e['lower_threshold']}"],
                       [[f"{k} ({desc})", _fmt(e.get(f"auc_{k}")), _fmt(e["by_kind"][k]["mean"]),
@@ -151,12 +142,19 @@ def withheld_lines(d: dict) -> list[str]:
 
 def markdown(res: dict, charts: list[str] | None = None) -> str:
     s = res["settings"]
-    out = [f"# localcrag eval: {res['dataset']}", "",
-           f"`{res['path']}`: {res['questions']} questions (limit {res['limit']}, seed {res['seed']}), "
-           f"k = {res['k']}, {res['elapsed_s']} s. Embedder {s['embedder']}, generator {s['generator']}, "
-           f"grader {s['grader']} (thresholds {s['lower_threshold']}/{s['upper_threshold']}), "
-           f"retrieval {s['retrieval_mode']}, {'offline' if s['offline'] else 'online'}, "
-           f"temperature {s['temperature']}. The index holds {res['index']['chunks']} chunks.", ""]
+    e = res.get("evaluator") or {}
+    if e.get("families") is not None:  # labelled pairs: no questions, index or generator
+        intro = (f"`{res['path']}`: {e['pairs']} pairs ({e['per_family']} per family, seed {res['seed']}), "
+                 f"{res['elapsed_s']} s. Embedder {s['embedder']}, grader {s['grader']}"
+                 f"{' (' + s['grader_model'] + ')' if s.get('grader_model') else ''}, "
+                 f"thresholds {s['lower_threshold']}/{s['upper_threshold']}.")
+    else:
+        intro = (f"`{res['path']}`: {res['questions']} questions (limit {res['limit']}, seed {res['seed']}), "
+                 f"k = {res['k']}, {res['elapsed_s']} s. Embedder {s['embedder']}, generator {s['generator']}, "
+                 f"grader {s['grader']} (thresholds {s['lower_threshold']}/{s['upper_threshold']}), "
+                 f"retrieval {s['retrieval_mode']}, {'offline' if s['offline'] else 'online'}, "
+                 f"temperature {s['temperature']}. The index holds {res['index']['chunks']} chunks.")
+    out = [f"# localcrag eval: {res['dataset']}", "", intro, ""]
     text = terminal_table(res, decisions=False).partition("\n")[2].strip("\n")  # without the head line
     if text.strip():
         out += ["```", text, "```", ""]
@@ -250,6 +248,8 @@ def write_charts(res: dict, out: Path) -> list[str]:
         ax.set_title(f"retrieval evaluator ROC ({e['grader']})")
         ax.legend(loc="lower right")
         save(fig, "evaluator_roc.png")
+    if e.get("families"):
+        save(pair_chart(e, plt, np), "evaluator_families.png")
     return written
 
 

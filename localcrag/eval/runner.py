@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any, Callable
 
 from localcrag.eval import metrics as m
-from localcrag.eval.answers import run_answers
-from localcrag.eval.datasets import Dataset, Pair, Question, select
+from localcrag.eval.adapters import check_options
+from localcrag.eval.answers import columns, run_answers
+from localcrag.eval.datasets import PARTS, Dataset, Pair, Question, select
 from localcrag.eval.decisions import run_decisions, thresholds_of
 from localcrag.eval.withhold import goal, run_withheld
 from localcrag.settings import Settings, data_dir
 from localcrag.types import Chunk
 
-PARTS = ("retrieval", "evaluator", "decisions", "answers")
 STYLES = ("extractive", "generative")
 RETRIEVAL_MODES = ("hybrid", "vector", "text")
 POOL_FACTOR = 10  # chunks retrieved per unit of k, before per-unit aggregation
@@ -39,6 +39,8 @@ class EvalOptions:
     offline: bool = True
     styles: tuple[str, ...] = ()  # answer styles to compare; () = the answer_style setting
     withhold: str | None = None  # "gold": decisions again with each question's gold units withheld
+    sources: tuple[str, ...] = ()  # qa-pairs: only these source families (or exact sources)
+    exclude_trained: bool = False  # qa-pairs: drop the families the grader declares it was trained on
 
 
 @dataclass(frozen=True)
@@ -88,22 +90,25 @@ def run_eval(ds: Dataset, base: Settings, opts: EvalOptions, *,
     """Run every part that applies (or only ``opts.only``) and return the results dict."""
     t0 = time.perf_counter()
     progress = on_progress or (lambda p: None)
+    check_options(ds, opts)
     wd = workdir_for(ds)
     settings = eval_settings(base, wd / "index", opts.offline)
     k = opts.k or settings.top_k
     pipe = (pipeline_factory or _default_factory)(settings)
     questions = select(_of_article(ds, opts.article), opts.limit, opts.seed)
     index = _ingest(pipe, ds, wd, progress)
-    want = (lambda part: opts.only in (None, part))
+    want = (lambda part: opts.only in (None, part) and part in ds.parts)
 
     retrieval = items_r = None
     if want("retrieval") and any(q.gold for q in questions):
         retrieval, items_r = _retrieval(pipe, ds, questions, k, settings.retrieval_mode, progress, opts.rerank)
     evaluator = None
-    if want("evaluator") and ds.has_pairs:
+    if want("evaluator") and ds.evaluate is not None:  # a dataset that brings its own (qa-pairs)
+        evaluator = ds.evaluate(pipe, opts, thresholds_of(pipe), lambda *a: progress(Progress("evaluator", *a)))
+    elif want("evaluator") and ds.has_pairs:
         evaluator = _evaluator(pipe, ds, questions, opts.seed, settings, wd, progress)
     decisions = None
-    if opts.only == "decisions":  # the answers part reaches the same decisions (and more)
+    if opts.only == "decisions" and want("decisions"):  # the answers part reaches the same decisions (and more)
         decisions = run_decisions(pipe, questions, k, lambda *a: progress(Progress("decisions", *a)), units=ds.units)
         if opts.withhold:  # the same run, so both of issue 12's goals come from one report
             decisions["withheld"] = run_withheld(pipe, ds, questions, k, lambda *a: progress(Progress("withheld", *a)))
@@ -144,24 +149,6 @@ def _of_article(ds: Dataset, article: str | None) -> list[Question]:
         raise LocalcragError(f"--article {article!r}: not in {ds.path.name}",
                              f"choose one of: {', '.join(titles) or '(no articles: not a SQuAD file)'}")
     return [q for q in ds.questions if q.context_id and ds.passages[q.context_id][0] == article]
-
-
-def columns(modes: tuple[str, ...], styles: tuple[str, ...]) -> list[tuple[str, str, str | None]]:
-    """(column, pipeline mode, answer style) per answer run.
-
-    One style (or none: the setting) applies to every mode and the columns are the modes.
-    Several styles split CRAG into "crag/<style>" columns; RAG stays one generative column,
-    the standard-RAG baseline (the top chunks given to the generator).
-    """
-    if len(styles) <= 1:
-        return [(mode, mode, styles[0] if styles else None) for mode in modes]
-    out: list[tuple[str, str, str | None]] = []
-    for mode in modes:
-        if mode == "crag":
-            out += [(f"crag/{st}", "crag", st) for st in styles]
-        else:
-            out.append((mode, mode, "generative"))
-    return out
 
 
 def _empty_mode() -> dict:

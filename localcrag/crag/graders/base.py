@@ -62,6 +62,14 @@ def load_params() -> dict[str, Any]:
     return json.loads(text)
 
 
+def trained_on_families(meta: Mapping[str, Any]) -> tuple[str, ...]:
+    """The ``trained_on_families`` a params file, head or sidecar declares (() when absent)."""
+    raw = meta.get("trained_on_families") or ()
+    if isinstance(raw, str) or not all(isinstance(x, str) for x in raw):
+        raise ValueError("trained_on_families must be a list of source family names")
+    return tuple(raw)
+
+
 def calibration(name: str, params: Mapping[str, Any] | None = None) -> Logistic:
     params = params if params is not None else load_params()
     return Logistic.from_dict(params["graders"][name])
@@ -75,6 +83,10 @@ class BaseGrader:
     """
 
     name = "base"
+    # The qa-pairs families (or exact sources) this grader's weights were fitted on, as its
+    # params file or sidecar declares them (``trained_on_families``): ``localcrag eval
+    # qa-pairs --exclude-trained`` drops them, and the report marks them in-sample.
+    trained_on: tuple[str, ...] = ()
 
     def _score_batch(self, question: str, texts: Sequence[str]) -> list[tuple[float, dict[str, float]]]:
         raise NotImplementedError

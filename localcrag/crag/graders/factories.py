@@ -13,7 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable
 
-from localcrag.crag.graders.base import Grader, Logistic, calibration, load_params
+from localcrag.crag.graders.base import BaseGrader, Grader, Logistic, calibration, load_params, trained_on_families
 from localcrag.crag.graders.cross import CrossEncoder, CrossGrader, packaged
 from localcrag.crag.graders.fast import FeatureGrader, LexicalGrader
 from localcrag.crag.graders.features import FeatureExtractor
@@ -35,7 +35,7 @@ class GraderContext:
 
     @cached_property
     def lexical(self) -> LexicalGrader:
-        return LexicalGrader(calibration("lexical", self.params), self.corpus_stats)
+        return declared(LexicalGrader(calibration("lexical", self.params), self.corpus_stats), self.params)
 
     @cached_property
     def extractor(self) -> FeatureExtractor:
@@ -46,7 +46,8 @@ class GraderContext:
 
     @cached_property
     def fusion(self) -> FeatureGrader:
-        return FeatureGrader("fusion", self.extractor, calibration("fusion", self.params), self.lexical)
+        return declared(FeatureGrader("fusion", self.extractor, calibration("fusion", self.params), self.lexical),
+                        self.params)
 
     def gguf(self, name: str) -> LazyModel:
         """A GGUF from models/, loaded on first use."""
@@ -64,12 +65,23 @@ class GraderContext:
         return LazyModel(load)
 
 
+def declared(grader: BaseGrader, meta: dict[str, Any], where: Path | str = "the shipped params") -> Any:
+    """``grader`` with the qa-pairs families its file declares it was trained on
+    (``trained_on_families``, read by ``localcrag eval qa-pairs --exclude-trained``)."""
+    try:
+        grader.trained_on = trained_on_families(meta)
+    except (ValueError, TypeError) as exc:
+        raise LocalcragError(f"{where}: {exc}", 'write e.g. "trained_on_families": ["squad_v2.0"]') from None
+    return grader
+
+
 def lexical(ctx: GraderContext) -> Grader:
     return ctx.lexical
 
 
 def embedding(ctx: GraderContext) -> Grader:
-    return FeatureGrader("embedding", ctx.extractor, calibration("embedding", ctx.params), ctx.lexical)
+    return declared(FeatureGrader("embedding", ctx.extractor, calibration("embedding", ctx.params), ctx.lexical),
+                    ctx.params)
 
 
 def fusion(ctx: GraderContext) -> Grader:
@@ -80,12 +92,13 @@ def fusion(ctx: GraderContext) -> Grader:
         return ctx.fusion
     path = s.model_path(s.grader_model)
     try:
-        calib = calibration("fusion", json.loads(path.read_text(encoding="utf-8")))
+        params = json.loads(path.read_text(encoding="utf-8"))
+        calib = calibration("fusion", params)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise LocalcragError(f"{path}: not a fusion params file ({type(exc).__name__}: {exc})",
                              "give a .json written by scripts/fit_grader.py or scripts/fit_withheld.py, "
                              "or unset grader_model") from None
-    return FeatureGrader("fusion", ctx.extractor, calib, ctx.lexical)
+    return declared(FeatureGrader("fusion", ctx.extractor, calib, ctx.lexical), params, path)
 
 
 def likelihood(ctx: GraderContext) -> Grader:
@@ -139,7 +152,7 @@ def cross(ctx: GraderContext) -> Grader:
     model = s.model_path(s.grader_model) if s.grader_model else None
     meta = read_sidecar(model)
     calib = Logistic.from_dict(meta["calibration"]) if "calibration" in meta else Logistic(("cross",), (1.0,), 0.0)
-    return CrossGrader(CrossEncoder(model, threads=1), calib, lambda: ctx.fusion)
+    return declared(CrossGrader(CrossEncoder(model, threads=1), calib, lambda: ctx.fusion), meta, sidecar_for(model))
 
 
 def align(ctx: GraderContext) -> Grader:
@@ -153,10 +166,12 @@ def align(ctx: GraderContext) -> Grader:
     folder = s.model_path(s.embedder)
     encoder = TokenEncoder(folder, getattr(ctx.embedder, "onnx_path", None) or onnx_path_for(folder))
     error = None
+    head: dict[str, Any] = {}
     try:
         head = load_head(s.model_path(s.grader_model) if s.grader_model else None)
         calib = Logistic.from_dict(head["calibration"])
     except (OSError, ValueError, KeyError) as exc:
         error = f"align head unreadable ({type(exc).__name__}: {exc}); fusion score used"
         calib = ctx.fusion.model
-    return AlignGrader(encoder, calib, ctx.fusion, ctx.corpus_stats, error)
+    return declared(AlignGrader(encoder, calib, ctx.fusion, ctx.corpus_stats, error), head,
+                    s.grader_model or "the align head")
