@@ -13,16 +13,17 @@ largest ones (SelQA, MedQuAD) do not drown the rest.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import json
 import random
+import sys
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 PAIRS = REPO.parent / "shared" / "data" / "qa-pairs" / "pairs.jsonl.gz"
+
+from localcrag.eval.qapairs import QAPair, load_pairs, sample_pairs  # noqa: E402
 
 # Hardest first: how much more often a kind is drawn than a plain candidate negative.
 KIND_WEIGHT = {
@@ -34,19 +35,7 @@ SOURCE_CAP = 9000  # pairs drawn per source at most (before the label balance)
 FAMILY_WEIGHT = {"ares_synthetic": 0.4}  # its negatives are random passages: easy, so fewer
 
 
-@dataclass(frozen=True)
-class Pair:
-    question: str
-    passage: str
-    label: int
-    answer: str | None
-    source: str
-    kind: str
-
-    @property
-    def family(self) -> str:
-        """``ares_synthetic/nq`` -> ``ares_synthetic``: the unit left out together."""
-        return self.source.split("/")[0]
+Pair = QAPair  # one row of pairs.jsonl.gz (question, passage, label, answer, source, kind, ship_ok)
 
 
 def fold(question: str, dev_share: float = 0.1) -> str:
@@ -55,14 +44,8 @@ def fold(question: str, dev_share: float = 0.1) -> str:
 
 
 def load(path: Path = PAIRS, ship_ok: bool | None = None) -> list[Pair]:
-    out = []
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            r = json.loads(line)
-            if ship_ok is not None and bool(r["ship_ok"]) != ship_ok:
-                continue
-            out.append(Pair(r["question"], r["passage"], int(r["label"]), r.get("answer"), r["source"], r["kind"]))
-    return out
+    """The pairs (all, or only the ``ship_ok`` / evaluation-only ones), in file order."""
+    return [p for p in load_pairs(path) if ship_ok is None or p.ship_ok == ship_ok]
 
 
 def training_sample(pairs: list[Pair], n: int, seed: int, part: str = "train",
@@ -93,16 +76,8 @@ def training_sample(pairs: list[Pair], n: int, seed: int, part: str = "train",
     return picked
 
 
-def eval_sample(pairs: list[Pair], per_label: int = 100, seed: int = 0) -> dict[str, list[Pair]]:
-    """Per source family: ``per_label`` pairs of each label, seed 0 (the issue's measurement)."""
-    rng = random.Random(seed)
-    fam: dict[str, list[Pair]] = defaultdict(list)
-    for p in pairs:
-        fam[p.family].append(p)
-    out = {}
-    for name in sorted(fam):
-        rows = fam[name]
-        pos = [p for p in rows if p.label == 1]
-        neg = [p for p in rows if p.label == 0]
-        out[name] = rng.sample(pos, min(per_label, len(pos))) + rng.sample(neg, min(per_label, len(neg)))
-    return out
+def eval_sample(pairs: list[Pair], families: set[str] | None = None) -> dict[str, list[Pair]]:
+    """The reporting sample of ``localcrag eval ../shared/data/qa-pairs`` (100 pairs of each
+    label per family, seed 0: ``localcrag.eval.qapairs.sample_pairs``), restricted to
+    ``families``: the same pairs that command scores."""
+    return {f: rows for f, rows in sample_pairs(pairs).items() if families is None or f in families}

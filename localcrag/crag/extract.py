@@ -37,7 +37,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from localcrag.textutil import STOPWORDS, TERMINAL, base_form, content_words, split_sentences, stem
+from localcrag.textutil import STOPWORDS, TERMINAL, base_form, content_words, stem
 from localcrag.crag.emphasis import MONTH as _MONTH, order_spans, with_frequencies
 from localcrag.crag.grounding import evidence_sentences
 from localcrag.types import Evidence
@@ -233,31 +233,15 @@ def _bold(sentence: str, span: str) -> str | None:
     return sentence[:m.start()] + "**" + m.group(0) + "**" + sentence[m.end():]
 
 
-def reader_lead(question: str, evidence: Sequence[Evidence], cands: Sequence[tuple[int, int, str]],
-                read_spans: ReadSpans) -> tuple[int, str] | None:
-    """(candidate index, span) of the sentence holding the reader's most confident answer
-    span, or None: no span cleared the reader's fitted margin, or it is only words of the
-    question (a span never emphasises what was asked), or its sentence is not a candidate
-    (a heading is never the whole answer)."""
-    asked = _stems(question)
-    best: tuple[tuple[float, float], int, str, str] | None = None
-    for e, sp in zip(evidence, read_spans(question, [e.text for e in evidence])):
-        if sp is None:
-            continue
-        text = " ".join(e.text[sp.start:sp.end].split()).strip(" ,;:")
-        said = _stems(text)
-        if not text or not said or said <= asked:
-            continue
-        where = next((e.text[a:b] for a, b in split_sentences(e.text) if a <= sp.start < b), "")
-        key = (sp.margin, e.score)
-        if best is None or key > best[0]:
-            best = (key, e.n, text, _key(where))
-    if best is None:
+def reader_span(question: str, sentence: str, read_spans: ReadSpans) -> str | None:
+    """The reader's answer span in the quoted sentence, or None: it found none above its
+    fitted margin, or the span is only words of the question (never emphasise what was asked)."""
+    sp = read_spans(question, [sentence])[0]
+    if sp is None:
         return None
-    _, n, text, home = best
-    holding = [i for i, (cn, _, sentence) in enumerate(cands) if cn == n and _bold(sentence, text) is not None]
-    same = [i for i in holding if home and (_key(cands[i][2]) in home or home in _key(cands[i][2]))]
-    return ((same or holding)[0], text) if holding else None
+    text = " ".join(sentence[sp.start:sp.end].split()).strip(" ,;:")
+    said = _stems(text)
+    return text if text and said and not said <= _stems(question) else None
 
 
 def extractive_answer(question: str, evidence: Sequence[Evidence],
@@ -265,9 +249,9 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
                       read_spans: ReadSpans | None = None) -> Extract:
     """The one to three evidence sentences that best answer ``question``, quoted and cited.
 
-    With ``read_spans`` (the reader's answer spans): the answer leads with the sentence that
-    holds the reader's most confident span, the span in bold; without one that clears its
-    margin, the sentences are ranked as below and the span comes from the answer shape."""
+    With ``read_spans`` (the reader's answer spans) and a question that asks for a short
+    answer (it has an answer shape), the span in bold is the one the reader finds in the
+    lead sentence; without one (none above its margin) it comes from the answer shape. The sentences are chosen the same way either way."""
     shape = answer_shape(question)
     asked = _stems(question)
     seen: set[str] = set()
@@ -298,16 +282,12 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
 
     scores = {i: _score(question, cands[i][2], relevance(i), shape, weights) for i in top}
     ranked = sorted(top, key=lambda i: (-scores[i], cands[i][0], cands[i][1]))
-    lead_span = reader_lead(question, evidence, cands, read_spans) if read_spans else None
-    if lead_span is not None:  # the reader found the answer: its sentence leads
-        scores.setdefault(lead_span[0], scores[ranked[0]])
-        ranked = [lead_span[0]] + [i for i in ranked if i != lead_span[0]]
-    best, lead = ranked[0], max(scores[i] for i in ranked)
-    if lead_span is None and not asked & _stems(cands[best][2]) and relevance(best) < 0.5:
+    best, lead = ranked[0], scores[ranked[0]]
+    if not asked & _stems(cands[best][2]) and relevance(best) < 0.5:
         return Extract(NOT_STATED, (), (), found=False)
     chosen = [best]
     chosen_keys = [_key(cands[best][2])]
-    answered = lead_span is not None or bool(answer_spans(cands[best][2], question, shape))
+    answered = bool(answer_spans(cands[best][2], question, shape))
     words = len(cands[best][2].split())
     wanted = asked_items(question)
     near = LIST_NEAR if wanted > 1 else NEAR_BEST
@@ -315,8 +295,6 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
         if len(chosen) == MAX_SENTENCES or scores[i] < near * lead:
             break
         n_words = len(cands[i][2].split())
-        if lead_span is not None and wanted == 1:
-            break  # the reader's span answers it: one sentence
         if answered and not answer_spans(cands[i][2], question, shape):
             continue  # the best sentence holds the answer: add only others that hold one too
         key = _key(cands[i][2])
@@ -335,8 +313,11 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
     for j, i in enumerate(chosen):
         n, _, sentence = cands[i]
         sentence = _window(sentence, MAX_WORDS)
-        if j == 0 and lead_span is not None and (bolded := _bold(sentence, lead_span[1])) is not None:
-            sentence, span = bolded, lead_span[1]
+        # a short answer only for a question that asks for one (a number, date, name or
+        # place: the answer shape); a descriptive answer is the quote itself
+        found = reader_span(question, sentence, read_spans) if j == 0 and read_spans and shape else None
+        if found is not None and (bolded := _bold(sentence, found)) is not None:
+            sentence, span = bolded, found
         elif j == 0:
             sentence, span = _emphasise(sentence, question, shape)
         end = re.search(r"[.!?:]*$", sentence).start()  # the marker goes before the full stop (or colon)

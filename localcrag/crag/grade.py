@@ -55,3 +55,4 @@ def make_grader(settings: Settings, embedder: Any, corpus_stats: CorpusStats | N
 
     module, func = spec.factory.split(":")
     return getattr(import_module(module), func)(GraderContext(settings, embedder, corpus_stats, llm_loader))
+
