@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from localcrag.crag.extract import NOT_STATED
 from localcrag.eval import metrics as m
 from localcrag.eval.datasets import Dataset, Question
 from localcrag.record import RunRecord
-from localcrag.textutil import is_refusal
 
 STAGES = ("retrieve", "grade", "refine", "web", "generate")
 
@@ -31,21 +29,12 @@ def _decision_ok(q: Question, action: str | None, refused: bool, offline: bool) 
     return action == "incorrect" and (refused or not offline)
 
 
-def refused_answer(run: RunRecord) -> bool:
-    """A refusal as a reader sees it: the pipeline refused, the generator said it has not
-    enough information (RAG), or a quote found nothing and says "The documents do not state
-    it." (no claim is made either way)."""
-    answer = run.answer
-    text = answer.text if answer else ""
-    return bool(answer and answer.refused) or is_refusal(text) or text.strip().startswith(NOT_STATED)
-
-
 def draft(run: RunRecord) -> str | None:
     """What the model wrote before the product's sentence check: the sentences shown (when
     the answer is written) and those the check dropped. None when no model wrote (a quote)
     or the answer is a refusal."""
     answer = run.answer
-    if answer is None or refused_answer(run) or (answer.style != "generative" and not run.dropped):
+    if answer is None or run.claims_nothing or (answer.style != "generative" and not run.dropped):
         return None
     shown = answer.text if answer.style == "generative" else ""
     return " ".join([shown, *(sentence for sentence, _ in run.dropped)]).strip()
@@ -54,7 +43,7 @@ def draft(run: RunRecord) -> str | None:
 def score_run(ds: Dataset, q: Question, run: RunRecord, mode: str, offline: bool) -> dict:
     answer = run.answer
     text = answer.text if answer else ""
-    refused = refused_answer(run)
+    refused = run.claims_nothing
     units = m.dedupe_units(ds.units(c) for c in evidence_chunks(run, mode))
     gold = set(q.gold)
     action = run.action.value if run.action else None
