@@ -63,3 +63,27 @@ def test_endpoint_probe_counts_a_request_thread_that_has_ended() -> None:
     used = busy(before, cpu_by_thread(os.getpid()))
     exited = [float(x.split()[1]) for x in used if isinstance(x, str)]
     assert exited and 0.15 <= exited[0] <= 0.5, used
+
+
+def test_lancedb_own_hybrid_query_runs_on_the_products_table(tmp_path) -> None:
+    """bench/quality.py puts the product's hybrid search beside LanceDB's own hybrid query on
+    the same table (issue 25); its figures come from `make bench`. On two tiny documents the
+    peer's query runs against the product's table and columns, and both rank the document
+    that answers first."""
+    from bench.quality import lancedb_hybrid
+    from localcrag.ingest.library import Library
+    from localcrag.settings import Settings
+    from tests.fakes import FakeEmbedder
+
+    (tmp_path / "robots.md").write_text("# Robots\n\nCollaborative robots, called cobots, work next to people.\n")
+    (tmp_path / "rain.md").write_text("# Weather\n\nRain falls when clouds hold too much water.\n")
+    emb = FakeEmbedder()
+    lib = Library(Settings(), embedder=emb)
+    lib.ingest([tmp_path / "robots.md", tmp_path / "rain.md"])
+    q = "Where do cobots work?"
+    vec = emb.embed([q])[0]
+    for rrf_k in (60, 10):
+        peer = lancedb_hybrid(lib.store, q, vec, 5, rrf_k)
+        assert 1 <= len(peer) <= lib.count() and set(peer) <= {str(tmp_path / "robots.md"), str(tmp_path / "rain.md")}
+        assert peer[0].endswith("robots.md")
+    assert lib.store.search(q, vec, 5, "hybrid")[0].chunk.source.endswith("robots.md")
