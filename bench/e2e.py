@@ -11,6 +11,11 @@ small gaps between stages, so this slightly *over*-states the cold TTFT (conserv
 The CRAG/RAG TTFT ratios pair runs of the same question and count only questions CRAG
 answered: an offline refusal (Incorrect) generates nothing and "answers" in milliseconds,
 which would flatter CRAG; refusals are reported apart (how many, and their TTFT).
+
+val.json has only 4 answerable questions, so the warm target rests on anthropic-docs
+(issue 25): its questions in file order, both modes, until CRAG has answered ``MANY``
+(every one is answerable; CRAG refuses about 1 in 10 offline), with the spread of the
+per-question ratios (median, quartiles, min–max).
 """
 
 from __future__ import annotations
@@ -19,27 +24,58 @@ import json
 import sys
 import time
 
-from bench import Row, Section, Stat, log, ratio, run_process, spread
+from bench import Row, Section, Stat, fmt, log, ratio, run_process, spread, temp_home
 from bench import fixtures
+
+MANY = 20  # CRAG-answered questions the warm CRAG/RAG ratio rests on (issue 25: at least 20)
 
 STAGES = ("retrieve", "grade", "refine", "web", "generate")
 COLD_RSS_MB: dict[str, list[float]] = {}  # peak RSS of every cold `ask` by side, for section 5
 
 
-def warm(questions: list[str]) -> dict[str, dict[str, list[float]]]:
-    """{mode: {"ttft": [...], "total": [...], "action": [...]}} per question, in order."""
-    from localcrag import events as ev
+def _generating_pipeline() -> object:
     from localcrag.crag.pipeline import Pipeline
     from localcrag.settings import Settings
 
     s = Settings.load()
     s.offline = True
     s.answer_style = "generative"  # both modes generate: the ratio compares prompts, not quoting
-    pipe = Pipeline(s)
+    return Pipeline(s)
+
+
+def warm(questions: list[str]) -> dict[str, dict[str, list[float]]]:
+    """{mode: {"ttft": [...], "total": [...], "action": [...]}} per question, in order."""
+    pipe = _generating_pipeline()
     pipe.warm_up()
     list(pipe.run(questions[0], mode="crag"))  # first run builds lazy state (grader, FTS)
+    return ask_both(pipe, questions)
+
+
+def warm_many(enough: int, at_most: int) -> dict[str, dict[str, list[float]]]:
+    """:func:`ask_both` over anthropic-docs (its own index in a fresh home) until CRAG has
+    answered ``enough`` questions, at most ``at_most`` asked."""
+    from bench import quality
+
+    with temp_home("lcbench-e2e-many-") as home:
+        docs, items = quality.materialise(home)
+        pipe = _generating_pipeline()
+        log(f"e2e: indexing anthropic-docs for the {enough}-question comparison")
+        pipe.library.ingest([docs])
+        pipe.warm_up()
+        questions = [q for q, _ in items][:at_most]
+        list(pipe.run(questions[0], mode="crag"))  # lazy state, as in warm()
+        return ask_both(pipe, questions, enough)
+
+
+def ask_both(pipe: object, questions: list[str], enough: int | None = None) -> dict[str, dict[str, list[float]]]:
+    """Each question in both modes, the order alternating; stops once CRAG has answered
+    ``enough`` (None: every question)."""
+    from localcrag import events as ev
+
     out = {m: {"ttft": [], "total": [], "action": []} for m in ("crag", "rag")}
     for i, q in enumerate(questions):
+        if enough is not None and sum(a != "refused" for a in out["crag"]["action"]) >= enough:
+            break
         for mode in (("crag", "rag") if i % 2 == 0 else ("rag", "crag")):
             t = time.perf_counter()
             done = [e for e in pipe.run(q, mode=mode, confirm_web=lambda _: False) if isinstance(e, ev.AnswerDone)]
@@ -48,6 +84,13 @@ def warm(questions: list[str]) -> dict[str, dict[str, list[float]]]:
             a = done[-1].answer
             out[mode]["action"].append("refused" if a.refused else (a.action.value if a.action else "rag"))
     return out
+
+
+def ratio_spread(crag: list[float], rag: list[float]) -> str:
+    """Per-question CRAG/RAG ratios as 'median (p25–p75; min–max), n' (paired samples)."""
+    st = Stat([c / r for c, r in zip(crag, rag) if r])
+    return (f"{fmt(st.median)}× ({fmt(st.pct(25))}–{fmt(st.pct(75))}; {fmt(st.lo)}–{fmt(st.hi)}), "
+            f"{len(st.samples)} questions")
 
 
 def answered_pairs(crag: list[float], rag: list[float], crag_refused: list[bool]) -> tuple[list[float], list[float]]:
@@ -96,7 +139,23 @@ def run(quick: bool) -> Section:
             rows.append(Row(label, {"TTFT s": spread(Stat(xs)), "outcomes": f"{len(xs)} questions"}))
     sec.tables.append((f"Warm (in-process Pipeline, models loaded), {n} ai-information questions, "
                        "median (min–max)", rows))
-    r_warm = ratio(crag_ok, rag_ok) if crag_ok else float("nan")
+    r_small = ratio(crag_ok, rag_ok) if crag_ok else float("nan")
+
+    many = 4 if quick else MANY
+    log(f"e2e: warm, anthropic-docs questions until CRAG answered {many}")
+    m = warm_many(many, at_most=3 * many)
+    many_refused = [a == "refused" for a in m["crag"]["action"]]
+    crag_m, rag_m = answered_pairs(m["crag"]["ttft"], m["rag"]["ttft"], many_refused)
+    sec.tables.append((f"Warm, anthropic-docs questions in file order until CRAG answered {many} "
+                       f"({len(many_refused)} asked), median (min–max)", [
+                           Row("CRAG, the questions it answered", {"TTFT s": spread(Stat(crag_m)),
+                                                                   "outcomes": f"{len(crag_m)} questions"}),
+                           Row("RAG, the same questions", {"TTFT s": spread(Stat(rag_m)),
+                                                           "outcomes": f"{len(rag_m)} questions"}),
+                           Row("CRAG / RAG per question: median (quartiles; min–max)",
+                               {"TTFT s": ratio_spread(crag_m, rag_m), "outcomes": ""})]))
+    sec.notes.append(refusal_note("Warm, anthropic-docs", m["crag"]["ttft"], many_refused))
+    r_warm = ratio(crag_m, rag_m) if crag_m else float("nan")
 
     cold_reps = 1 if quick else 5
     base = [sys.executable, "-m", "localcrag", "ask"]
@@ -118,9 +177,11 @@ def run(quick: bool) -> Section:
     rows = [Row(labels[k], {"cold TTFT s": spread(Stat(v["ttft"])), "process wall s": spread(Stat(v["wall"]))})
             for k, v in c.items()]
     sec.tables.append((f"Cold (a new process per run, {cold_reps} run(s) each, interleaved), median (min–max)", rows))
-    sec.targets.append((f"CRAG TTFT no worse than RAG's, warm (CRAG/RAG, paired by question, over the "
-                        f"{len(crag_ok)} of {n} questions CRAG answered)", f"{r_warm:.2f}×",
-                        (r_warm <= 1.0) if crag_ok else None))
+    sec.targets.append((f"CRAG TTFT no worse than RAG's, warm (CRAG/RAG, paired by question, median over the "
+                        f"{len(crag_m)} anthropic-docs questions CRAG answered of {len(many_refused)}; spread in "
+                        f"the table)", f"{r_warm:.2f}×", (r_warm <= 1.0) if crag_m else None))
+    sec.notes.append(f"On the {n} ai-information questions (table above) the same ratio is {r_small:.2f}× over "
+                     f"the {len(crag_ok)} CRAG answered: too few to rest a target on.")
     sec.notes.append(refusal_note("Warm", w["crag"]["ttft"], warm_refused))
     if "rag" in c:
         crag_c, rag_c = answered_pairs(c["crag"]["ttft"], c["rag"]["ttft"], c["crag"]["refused"])

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from localcrag.errors import LocalcragError
-from localcrag.types import Answer, Evidence
+from localcrag.types import Answer, Citation, Evidence
 
 FORMAT = 1
 TITLE_CHARS = 60
@@ -42,19 +42,23 @@ class Turn:
     style: str | None = None  # extractive | generative (None: written before styles were stored)
     model: str = ""  # the generator that wrote a generative answer, for its label
     dropped: int = 0  # generated sentences the grounding check removed
+    searched: str = ""  # a refusal's "Searched 5 passages from 3 files; closest: ..." (RunRecord.searched)
+    inferred: bool = False  # the citation is the closest evidence, not a [n] in the text (RunRecord.sources)
 
 
     @classmethod
     def from_answer(cls, answer: Answer, evidence: Sequence[Evidence] = (), *,
                     rewritten: str | None = None, cancelled: bool = False, at: float = 0.0,
-                    model: str = "") -> "Turn":
+                    model: str = "", sources: Sequence[Citation] | None = None, searched: str = "",
+                    inferred: bool = False) -> "Turn":
         """Build a turn from the pipeline's AnswerDone parts; each evidence item keeps the id
-        of the chunk it came from (``Evidence.chunk_id``)."""
+        of the chunk it came from (``Evidence.chunk_id``). ``sources`` (default: the answer's
+        citations), ``searched`` and ``inferred`` are the run record's (``RunRecord``)."""
         return cls(
             question=answer.question,
             answer=answer.text,
             citations=[{"n": c.n, "source": c.source, "page": c.page, "url": c.url, "locator": c.locator}
-                       for c in answer.citations],
+                       for c in (answer.citations if sources is None else sources)],
             action=answer.action.value if answer.action is not None else None,
             rewritten=rewritten,
             evidence=[asdict(e) for e in evidence],
@@ -64,6 +68,8 @@ class Turn:
             style=answer.style,
             model=model,
             dropped=answer.dropped_sentences,
+            searched=searched,
+            inferred=inferred,
         )
 
     def evidence_items(self) -> list[Evidence]:

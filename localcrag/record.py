@@ -12,8 +12,9 @@ import time
 from dataclasses import dataclass, field
 
 from localcrag import events as ev
+from localcrag.textutil import content_words, source_label, states_nothing
 from localcrag.textutil.labels import style_label
-from localcrag.types import Action, Answer, Decision, Evidence, Grade, Hit, Strip, WebResult
+from localcrag.types import Action, Answer, Citation, Decision, Evidence, Grade, Hit, Strip, WebResult
 
 
 @dataclass
@@ -145,3 +146,72 @@ class RunRecord:
             if e.chunk_id in index:
                 out.setdefault(index[e.chunk_id], []).append(e.n)
         return {i: tuple(ns) for i, ns in out.items()}
+
+    # --- what the answer rests on: sources when it answers, what was searched when not ---
+
+    @property
+    def claims_nothing(self) -> bool:
+        """The answer is a refusal: the pipeline refused, the generator said it has not
+        enough information, or a quote found nothing ("The documents do not state it.")."""
+        return self.answer is not None and (self.answer.refused or states_nothing(self.answer.text))
+
+    @property
+    def sources(self) -> tuple[Citation, ...]:
+        """What an answer cites; never empty for an answer that claims something and had
+        evidence. The answer's own [n] citations; when it has none (a written answer whose
+        sentences the model left uncited and the attribution could not place), the evidence
+        item it shares the most content words with (:attr:`sources_inferred` says so)."""
+        if self.answer is None or self.claims_nothing:
+            return ()
+        if self.answer.citations:
+            return self.answer.citations
+        best = _closest_evidence(self.answer.text, self.evidence)
+        return (best,) if best else ()
+
+    @property
+    def sources_inferred(self) -> bool:
+        """True when :attr:`sources` is the closest evidence item, not a citation in the text."""
+        return bool(self.sources) and not (self.answer and self.answer.citations)
+
+    @property
+    def searched(self) -> dict | None:
+        """What the run searched, for a refusal to say: passages retrieved, the files they
+        came from, and the closest one (the best grade in CRAG, the top hit otherwise). None
+        before retrieval finished."""
+        if self.answer is None and not self.hits:
+            return None
+        files = list(dict.fromkeys(h.chunk.source for h in self.hits))
+        closest = None
+        if self.hits:
+            graded = self.graded
+            best = max(graded, key=lambda g: g.score).chunk if graded else self.hits[0].chunk
+            score = max(g.score for g in graded) if graded else None
+            closest = {"source": best.source, "page": best.page, "locator": best.locator,
+                       "label": source_label(best.source, best.page, locator=best.locator),
+                       "score": None if score is None else round(score, 4), "chunk_id": best.chunk_id}
+        return {"passages": len(self.hits), "files": len(files), "closest": closest,
+                "web_query": self.web_query, "web_results": None if self.web_results is None else len(self.web_results),
+                "text": searched_line(len(self.hits), len(files), closest["label"] if closest else None,
+                                      closest["score"] if closest else None)}
+
+
+def searched_line(passages: int, files: int, closest: str | None, score: float | None = None) -> str:
+    """"Searched 5 passages from 3 files; closest: report.pdf, p. 5 (relevance 0.42)": the
+    line every front end shows under a refusal."""
+    if not passages:
+        return "Searched your documents: no passage matched the question."
+    where = (f"Searched {passages} passage{'s' if passages != 1 else ''} from {files} "
+             f"file{'s' if files != 1 else ''}")
+    if closest is None:
+        return where + "."
+    return f"{where}; closest: {closest}" + (f" (relevance {score:.2f})." if score is not None else ".")
+
+
+def _closest_evidence(text: str, evidence: tuple[Evidence, ...]) -> Citation | None:
+    """The evidence item sharing the most content words with ``text`` (the first on a tie;
+    the first item when none shares any)."""
+    if not evidence:
+        return None
+    words = content_words(text)
+    best = max(evidence, key=lambda e: (len(words & content_words(e.text)), -e.n))
+    return Citation(best.n, best.source, best.page, best.url, best.locator)

@@ -40,5 +40,5 @@ GRADERS: dict[str, GraderSpec] = {
     "embedding": GraderSpec(_F + "embedding", "calibrated best-strip cosine margin"),
     "lexical": GraderSpec(_F + "lexical", "calibrated IDF-weighted word coverage (no model)"),
     "likelihood": GraderSpec(_F + "likelihood", "query likelihood under the `scorer` GGUF (slow)"),
-    "llm": GraderSpec(_F + "llm", "yes/no prompt to `grader_llm` (slow; at chance with the bundled models)"),
+    "llm": GraderSpec(_F + "llm", "yes/no prompt to `grader_llm` (slow; at chance with SmolLM2-135M, the one model measured)"),
 }

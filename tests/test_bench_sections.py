@@ -63,3 +63,57 @@ def test_endpoint_probe_counts_a_request_thread_that_has_ended() -> None:
     used = busy(before, cpu_by_thread(os.getpid()))
     exited = [float(x.split()[1]) for x in used if isinstance(x, str)]
     assert exited and 0.15 <= exited[0] <= 0.5, used
+
+
+def test_lancedb_own_hybrid_query_runs_on_the_products_table(tmp_path) -> None:
+    """bench/quality.py puts the product's hybrid search beside LanceDB's own hybrid query on
+    the same table (issue 25); its figures come from `make bench`. On two tiny documents the
+    peer's query runs against the product's table and columns, and both rank the document
+    that answers first."""
+    from bench.quality import lancedb_hybrid
+    from localcrag.ingest.library import Library
+    from localcrag.settings import Settings
+    from tests.fakes import FakeEmbedder
+
+    (tmp_path / "robots.md").write_text("# Robots\n\nCollaborative robots, called cobots, work next to people.\n")
+    (tmp_path / "rain.md").write_text("# Weather\n\nRain falls when clouds hold too much water.\n")
+    emb = FakeEmbedder()
+    lib = Library(Settings(), embedder=emb)
+    lib.ingest([tmp_path / "robots.md", tmp_path / "rain.md"])
+    q = "Where do cobots work?"
+    vec = emb.embed([q])[0]
+    for rrf_k in (60, 10):
+        peer = lancedb_hybrid(lib.store, q, vec, 5, rrf_k)
+        assert 1 <= len(peer) <= lib.count() and set(peer) <= {str(tmp_path / "robots.md"), str(tmp_path / "rain.md")}
+        assert peer[0].endswith("robots.md")
+    assert lib.store.search(q, vec, 5, "hybrid")[0].chunk.source.endswith("robots.md")
+
+
+def test_e2e_many_question_comparison_stops_at_enough_answered_and_reports_the_spread() -> None:
+    """Section 4's warm CRAG/RAG ratio rests on >= 20 answered questions (issue 25): the loop
+    asks both modes until CRAG answered enough, refusals are left out of the pairs, and the
+    table gives the per-question ratios' median, quartiles and range. Fake pipeline; the
+    figures themselves come from `make bench`."""
+    from bench.e2e import answered_pairs, ask_both, ratio_spread
+    from localcrag import events as ev
+    from localcrag.types import Action, Answer
+
+    class Scripted:
+        asked: list[tuple[str, str]] = []
+
+        def run(self, q, mode, confirm_web):  # noqa: ANN001, ANN201
+            self.asked.append((q, mode))
+            refused = mode == "crag" and q == "q1"  # CRAG refuses one question
+            ttft = {"crag": 100.0, "rag": 200.0}[mode] * (1 + int(q[1:]))
+            yield ev.AnswerDone(Answer(q, "x", (), Action.INCORRECT if refused else Action.CORRECT, refused=refused),
+                                (), {"first_token": ttft})
+
+    pipe = Scripted()
+    out = ask_both(pipe, [f"q{i}" for i in range(10)], enough=3)
+    assert [a for a in out["crag"]["action"]] == ["correct", "refused", "correct", "correct"]  # stops at 3
+    assert pipe.asked[:4] == [("q0", "crag"), ("q0", "rag"), ("q1", "rag"), ("q1", "crag")]  # alternating
+    crag, rag = answered_pairs(out["crag"]["ttft"], out["rag"]["ttft"], [a == "refused" for a in out["crag"]["action"]])
+    assert len(crag) == len(rag) == 3
+    assert ratio_spread(crag, rag) == "0.50× (0.50–0.50; 0.50–0.50), 3 questions"
+    # quartiles by the section's nearest-rank percentile (bench.Stat.pct)
+    assert ratio_spread([1.0, 2.0, 3.0, 4.0, 5.0], [1.0] * 5) == "3.00× (2.00–4.00; 1.00–5.00), 5 questions"

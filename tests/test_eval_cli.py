@@ -74,6 +74,10 @@ def test_json_shape_with_fakes(fake_pipelines, generic: Path, capsys, isolated_h
     assert fake_pipelines[0].settings.offline and fake_pipelines[0].settings.temperature == 0.0
     assert [it["crag"]["action"] for it in res["items"]][2] == "incorrect"  # offline: refused
     assert res["items"][2]["crag"]["refused"] is True
+    assert res["items"][2]["crag"]["outcome"] == "right_refusal"
+    for mode in res["modes"].values():  # the trust table: 2 answerable questions, 1 not
+        assert (mode["trust"]["answerable"]["n"], mode["trust"]["unanswerable"]["n"]) == (2, 1)
+        assert "wrong_answer_rate" in mode and "wrong_refusal_rate" in mode
 
     assert main(["eval", str(generic), "--json", "--only", "retrieval", "--mode", "rag"]) == 0
     again = _json(capsys)
@@ -104,16 +108,19 @@ class StyleRecordingPipeline(Pipeline):
 
     def run(self, question, *, style=None, **kw):  # type: ignore[override]
         self.styles.append((kw.get("mode"), style))
-        yield from super().run(question, **kw)
+        yield from super().run(question, style=style, **kw)
 
 
 def test_style_both_compares_extractive_and_generative(monkeypatch, generic: Path, tmp_path: Path,
                                                        capsys, isolated_home: Path) -> None:
     StyleRecordingPipeline.styles = []
     # evidence holds "factories" but not "Osaka" nor "1998": the generic answer invents both
+    # (the product's sentence check drops that sentence), and "never injure" in a sentence
+    # the check lets through
     monkeypatch.setattr(eval_cli, "pipeline_factory", lambda settings: StyleRecordingPipeline(
         settings, library=Library(settings, embedder=FakeEmbedder()), grader=FakeGrader(),
-        generator=FakeGenerator("Cobots work in factories near Osaka since 1998 [1].")))
+        generator=FakeGenerator("Cobots work safely in factories and never injure people [1]. "
+                                "Cobots work in factories near Osaka since 1998 [1].")))
     out = tmp_path / "report"
     assert main(["eval", str(generic), "--json", "--only", "answers", "--style", "both", "--out", str(out)]) == 0
     res = _json(capsys)
@@ -122,10 +129,17 @@ def test_style_both_compares_extractive_and_generative(monkeypatch, generic: Pat
     assert StyleRecordingPipeline.styles == [("crag", "extractive")] * 3 + [("crag", "generative")] * 3 \
         + [("rag", "generative")] * 3
     assert res["modes"]["crag/extractive"]["decision_accuracy"] is not None  # still a CRAG column
-    # the generic answer names Osaka and 1998; the sentence check drops it in every mode, RAG too
-    assert res["modes"]["rag"]["unsupported_rate"] == 0.0
+    # the sentence check drops the Osaka sentence in every mode, RAG too; the eval checks every
+    # content word, not the product's rule, so what it let through still counts
     first = res["items"][0]
-    assert first["rag"]["unsupported"] == [] and first["rag"]["dropped_sentences"] == 1
+    assert first["rag"]["dropped_sentences"] == 1 and "Osaka" not in first["rag"]["answer"]
+    assert first["rag"]["unsupported"] == ["never", "injure"]
+    assert res["modes"]["rag"]["unsupported_rate"] > 0 and res["modes"]["crag/generative"]["unsupported_rate"] > 0
+    # ... and the model's draft, before that check, names Osaka and 1998
+    assert {"Osaka", "1998"} <= set(first["rag"]["draft_unsupported"])
+    assert res["modes"]["rag"]["draft_unsupported_rate"] > 0
+    assert res["modes"]["crag/extractive"]["unsupported_rate"] == 0.0  # a quote says only what it quotes
+    assert res["modes"]["crag/extractive"]["draft_unsupported_rate"] is None  # no model wrote
     assert first["crag/generative"]["f1"] is not None
     report = (out / "report.md").read_text()
     assert "CRAG/EXTRACTIVE" in report and "unsupported answers" in report
@@ -185,3 +199,35 @@ def test_grader_model_help_names_a_file_not_only_onnx() -> None:
 
     usage = build_parser()._subparsers._group_actions[0].choices["eval"].format_usage()
     assert "--grader-model FILE" in usage and "ONNX" not in usage
+
+
+def test_trust_table_on_val_json_with_fakes(fake_pipelines, shared_data: Path, tmp_path: Path, capsys) -> None:
+    """The trust table on ai-information/val.json (fake models: the numbers are the table's
+    arithmetic, not the product's quality): every question lands in exactly one cell, the
+    rates follow from the counts, and plain RAG, which refuses nothing, answers every
+    unanswerable question wrongly."""
+    from localcrag.eval.datasets import load_ai_information
+
+    val = shared_data / "ai-information" / "val.json"
+    ds = load_ai_information(val)
+    yes = sum(q.answerable for q in ds.questions)
+    out = tmp_path / "report"
+    assert main(["eval", str(val), "--only", "answers", "--json", "--out", str(out)]) == 0
+    res = _json(capsys)
+    for column, mode in res["modes"].items():
+        t = mode["trust"]
+        assert (t["answerable"]["n"], t["unanswerable"]["n"]) == (yes, len(ds.questions) - yes)
+        for side in ("answerable", "unanswerable"):
+            assert sum(t[side][o] for o in ("right_answer", "wrong_answer", "right_refusal", "wrong_refusal",
+                                            "unjudged")) == t[side]["n"]
+        assert t["unanswerable"]["right_answer"] == t["answerable"]["right_refusal"] == 0  # impossible cells
+        answers, refusals = t["right_answer"] + t["wrong_answer"], t["right_refusal"] + t["wrong_refusal"]
+        assert mode["wrong_answer_rate"] == (round(t["wrong_answer"] / answers, 4) if answers else None)
+        assert mode["wrong_refusal_rate"] == (round(t["wrong_refusal"] / refusals, 4) if refusals else None)
+        assert [it[column]["outcome"] for it in res["items"]].count("wrong_answer") == t["wrong_answer"]
+    rag = res["modes"]["rag"]["trust"]  # plain RAG answers the unanswerable questions too: wrong answers
+    assert rag["unanswerable"]["wrong_answer"] == len(ds.questions) - yes and rag["right_refusal"] == 0
+    assert res["modes"]["rag"]["wrong_answer_rate"] > 0
+    terminal = (out / "report.md").read_text()
+    assert "trust against the reference answers" in terminal and "wrong answer rate" in terminal
+    assert json.loads((out / "results.json").read_text())["modes"]["crag"]["trust"] == res["modes"]["crag"]["trust"]

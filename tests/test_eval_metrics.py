@@ -84,3 +84,50 @@ def test_unsupported_terms_accepts_what_the_evidence_says() -> None:
     assert m.unsupported_terms("I don't know. Robots help.\n1. Cobots [3] work.", ["robots", "cobots"]) == []
     assert m.unsupported_terms("Cobots work.", []) == []  # an opening capital word is not a name
     assert m.unsupported_terms("They use GPT-3.", []) == ["3", "GPT-3"]  # an acronym is one anywhere
+
+
+def test_unsupported_words_checks_every_content_word_not_only_names_and_numbers() -> None:
+    ev = ["Collaborative robots, called cobots, work safely next to people in factories."]
+    # the product's sentence check keeps this (no number or name; 5 of 7 content words in one
+    # evidence sentence): the eval's check still finds what the evidence never says
+    assert m.unsupported_words("Cobots work safely in factories and never injure people [1].", ev) == [
+        "never", "injure"]
+    assert m.unsupported_words("Cobots work in factories near Osaka since 1998 [1].", ev) == [
+        "near", "Osaka", "1998"]
+    # stems and number words meet; citations, stop words and PDF hyphens are not claims
+    assert m.unsupported_words("A cobot worked next to people [2].", ev) == []
+    assert m.unsupported_words("It has eight heads.", ["we employ h = 8 parallel heads"]) == []
+    assert m.unsupported_words("The Transformer is used.", ["the Trans-\nformer is used"]) == []
+    assert m.unsupported_words("Anything at all.", []) == ["Anything"]
+
+
+def test_contains_reference_by_normalised_run_or_half_the_shortest_reference() -> None:
+    assert m.contains_reference("It was the Normans, in 1066 [1].", ["Normans"])
+    assert m.contains_reference("They came from Normandy in France.", ["Normandy, a region in France"])  # 2/4
+    assert not m.contains_reference("They came from Brittany.", ["Normandy, a region in France"])
+    # the shortest reference decides the recall rule, but any reference may be contained whole
+    assert not m.contains_reference("in the north", ["northern France", "the north of France at Rouen"])
+    assert m.contains_reference("Rouen, in the north of France at Rouen.", ["Paris", "north of France at Rouen"])
+    assert not m.contains_reference("anything", [])
+
+
+def test_trust_table_counts_each_outcome_and_the_wrong_answer_rate_can_rise() -> None:
+    refs = ["next to people in factories"]
+    cells = [
+        (True, m.outcome("Cobots work next to people in factories [1].", False, True, refs)),  # right
+        (True, m.outcome("Cobots paint cars [1].", False, True, refs)),  # answered, wrong
+        (True, m.outcome("I don't have enough information.", True, True, refs)),  # refused, answerable
+        (False, m.outcome("Brazil won it [1].", False, False, ())),  # answered the unanswerable
+        (False, m.outcome("I don't have enough information.", True, False, ())),  # right refusal
+        (True, m.outcome("Some answer.", False, True, ())),  # no reference: unjudged
+    ]
+    assert [c for _, c in cells] == ["right_answer", "wrong_answer", "wrong_refusal", "wrong_answer",
+                                     "right_refusal", "unjudged"]
+    t = m.trust_table(cells)
+    assert t["answerable"] == {"n": 4, "right_answer": 1, "wrong_answer": 1, "right_refusal": 0,
+                               "wrong_refusal": 1, "unjudged": 1}
+    assert t["unanswerable"]["wrong_answer"] == 1 and t["unanswerable"]["right_refusal"] == 1
+    assert t["wrong_answer"] == 2 and t["right_answer"] == 1
+    assert t["wrong_answer_rate"] == 0.6667  # 2 of the 3 judged answers given
+    assert t["wrong_refusal_rate"] == 0.5  # of the 2 refusals
+    assert m.trust_table([])["wrong_answer_rate"] is None

@@ -7,8 +7,9 @@ from localcrag.eval.report import markdown, terminal_table
 
 
 def _row(timings: dict, total: float, refused: bool) -> dict:
-    return {"qid": "q", "action": "correct", "refused": refused, "decision_ok": True, "refusal_ok": True,
-            "f1": 0.5, "recall": 0.5, "unsupported": None, "evidence_recall": None,
+    return {"qid": "q", "answerable": not refused, "action": "correct", "refused": refused, "decision_ok": True,
+            "refusal_ok": True, "outcome": "right_refusal" if refused else "right_answer",
+            "f1": 0.5, "recall": 0.5, "unsupported": None, "draft_unsupported": None, "evidence_recall": None,
             "timings_ms": timings, "total_ms": total}
 
 

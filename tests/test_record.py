@@ -92,7 +92,7 @@ def test_ask_json_keeps_its_contract_and_adds_evidence_ids(library: Library, tmp
     out = json.loads(capsys.readouterr().out)
     assert list(out) == ["question", "mode", "action", "reason", "retrieval_fallback", "thresholds", "grades", "grade_errors",
                          "web", "answer", "refused", "answer_style", "dropped_sentences", "citations",
-                         "evidence", "timings_ms", "rewritten", "generator"]  # docs/cli-json.md
+                         "searched", "evidence", "timings_ms", "rewritten", "generator"]  # docs/cli-json.md
     assert out["generator"] == {"kind": "local", "url": None, "model": "SmolLM2-135M-Instruct.Q4_1.gguf",
                                 "fallback": None}
     assert out["retrieval_fallback"] is None and out["refused"] is False
@@ -100,6 +100,48 @@ def test_ask_json_keeps_its_contract_and_adds_evidence_ids(library: Library, tmp
     assert out["action"] == "correct" and out["web"] == {"attempted": False, "query": None, "results": [],
                                                           "error": None}
     assert out["citations"][0]["n"] == 1 and out["citations"][0]["source"].endswith("doc.md")
+    assert out["citations"][0]["in_text"] is True
+    assert out["searched"]["passages"] == len(out["grades"]) and out["searched"]["files"] == 1
     ids = {g["chunk_id"] for g in out["grades"]}
     assert out["evidence"] and all(e["chunk_id"] in ids and e["kind"] == "document" for e in out["evidence"])
     assert out["timings_ms"]["web"] is None and out["timings_ms"]["generate"] is not None
+
+
+def test_a_refusal_says_what_was_searched_and_an_answer_always_cites(library: Library, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 25: a refusal lists what was searched ("N passages from M files; closest: FILE,
+    p. N") in the record every front end reads; an answer whose text cites nothing still
+    names the evidence it rests on, marked as not cited in the text."""
+    import json
+
+    from localcrag.cli.main import main
+    from localcrag.crag import pipeline as pipeline_module
+
+    refused, _ = _fold(_pipe(library), "Can kiwi birds fly?")  # offline, Incorrect: refused
+    assert refused.claims_nothing and refused.sources == ()
+    s = refused.searched
+    assert s["passages"] == len(refused.hits) > 0 and s["files"] == 1
+    best = max(refused.graded, key=lambda g: g.score)
+    assert s["closest"]["chunk_id"] == best.chunk.chunk_id and s["closest"]["label"] == "doc.md, p. 1"
+    assert s["text"] == (f"Searched {len(refused.hits)} passages from 1 file; closest: doc.md, p. 1 "
+                         f"(relevance {best.score:.2f}).")
+
+    uncited = Pipeline(Settings(upper_threshold=0.5, lower_threshold=0.35, strip_threshold=0.35, offline=True),
+                       library=library, grader=FakeGrader(), generator=FakeGenerator("They work safely."), web=FakeWeb())
+    answered, _ = _fold(uncited, "What are cobots and where do cobots work?", style="generative")
+    assert answered.answer.citations == () and not answered.claims_nothing  # the text cites nothing...
+    assert answered.sources_inferred and len(answered.sources) == 1  # ... the record still names its source
+    assert answered.sources[0].n in {e.n for e in answered.evidence}
+
+    monkeypatch.setenv("LOCALCRAG_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(pipeline_module, "Pipeline", lambda settings: _pipe(library))
+    assert main(["ask", "Can kiwi birds fly?"]) == 0
+    out = capsys.readouterr().out
+    assert out.strip().endswith(s["text"]) and "Sources" not in out
+    assert main(["ask", "Can kiwi birds fly?", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["searched"]["text"] == s["text"]
+    monkeypatch.setattr(pipeline_module, "Pipeline", lambda settings: uncited)
+    assert main(["ask", "What are cobots and where do cobots work?", "--style", "generative"]) == 0
+    assert "Sources (not cited in the text; the passage the answer shares the most words with):\n  [" \
+        in capsys.readouterr().out

@@ -153,3 +153,33 @@ async def test_a_quoted_answer_highlights_only_the_sentences_it_quotes(tmp_path:
         body = app.screen.query_one("#passage-body").children[0].content
         lit = [body.plain[s.start:s.end] for s in body.spans if s.style == HIGHLIGHT]
         assert lit == ["Water a fern from below by standing its pot in rain water"]
+
+
+async def test_a_refusal_lists_what_was_searched_under_it(tmp_path: Path) -> None:
+    """Issue 25: a refusal cites nothing, so it says what was searched ("2 passages from 1
+    file; closest: FILE, p. N"), the same line `ask` prints (RunRecord.searched), and a
+    reopened conversation shows it again."""
+    from textual.widgets import OptionList, Static
+
+    def script(question: str) -> list[ev.Event]:
+        refusal = Answer(question, "I don't have enough information to answer that.", (), Action.INCORRECT,
+                         refused=True)
+        return [ev.Retrieved((Hit(FIRST, 0.03, 0), Hit(SECOND, 0.02, 1))),
+                ev.ChunkGraded(Grade(FIRST, 0.2, "fake"), 0, 2), ev.ChunkGraded(Grade(SECOND, 0.3, "fake"), 1, 2),
+                ev.DecisionMade(Decision(Action.INCORRECT, 0.3, 0.76, 0.51, "best 0.3")),
+                ev.Token(refusal.text), ev.AnswerDone(refusal, (), {})]
+
+    want = f"Searched 2 passages from 1 file; closest: {PDF.rsplit('/', 1)[-1]}, p. 4 (relevance 0.30)."
+    app, _, _ = make_app(tmp_path, pipeline=FakePipeline(script), library=FakeLibrary(chunks=[FIRST, SECOND]))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "Which gloves does the night shift wear?")
+        await settle(pilot)
+        line = app.screen.query_one(".searched", Static)
+        assert line.display and str(line.render()) == want
+        assert not app.screen.query_one(".sources", OptionList).display  # no sources for a refusal
+    assert app.backend.history.last().turns[0].searched == want
+    app2, _, _ = make_app(tmp_path, library=FakeLibrary(chunks=[FIRST, SECOND]))
+    async with app2.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert str(app2.screen.query_one(".searched", Static).render()) == want

@@ -73,7 +73,7 @@ async def test_pull_from_the_models_screen_shows_progress_and_lists_the_model(
         await settle(pilot)
         choices = str(pilot.app.screen.query_one("#model-choices").render())
         assert "quoted from the documents" in choices and "135M parameters" in choices
-        assert "grade at chance" in choices
+        assert "measured at chance with SmolLM2-135M-Instruct" in " ".join(choices.split())
 
 
 async def test_pull_offline_is_one_line_and_sends_nothing(hub: FakeHub, tmp_path: Path) -> None:

@@ -117,8 +117,9 @@ def to_json(r: RunRecord) -> dict:
         "answer_style": answer.style if answer and not answer.refused else None,
         "dropped_sentences": answer.dropped_sentences if answer else 0,
         "short_answer": answer.short if answer else None,
-        "citations": [{"n": c.n, "source": c.source, "page": c.page, "locator": c.locator, "url": c.url}
-                      for c in (answer.citations if answer else ())],
+        "citations": [{"n": c.n, "source": c.source, "page": c.page, "locator": c.locator, "url": c.url,
+                       "in_text": not r.sources_inferred} for c in r.sources],
+        "searched": r.searched,
         "evidence": [{"n": e.n, "kind": e.kind, "source": e.source, "page": e.page,
                       "locator": e.locator, "url": e.url,
                       "chunk_id": e.chunk_id} for e in r.evidence],
@@ -148,10 +149,19 @@ def summary(r: RunRecord) -> str:
         lines.append(f"Decision: {r.decision.action.value.upper()} ({r.decision.reason})")
     if r.web_error:
         lines.append(f"Web: {r.web_error}")
-    if r.answer and r.answer.citations:
-        lines.append("Sources:")
-        for c in r.answer.citations:
-            lines.append(f"  [{c.n}] {source_label(c.source, c.page, url=c.url, locator=c.locator)}")
-    elif r.answer and not r.answer.refused:
-        lines.append("Sources: the answer cites none of the evidence")
-    return "\n".join(lines)
+    return "\n".join(lines + rests_on(r))
+
+
+def rests_on(r: RunRecord) -> list[str]:
+    """The lines under an answer: its sources (every answer has one), or, under a refusal,
+    what was searched ("Searched 5 passages from 3 files; closest: FILE, p. N.")."""
+    if r.answer is None:
+        return []
+    if r.claims_nothing:
+        return [r.searched["text"]] if r.searched else []
+    if not r.sources:
+        return ["Sources: none (no evidence was given to the answer)"]
+    head = ("Sources:" if not r.sources_inferred else
+            "Sources (not cited in the text; the passage the answer shares the most words with):")
+    return [head, *(f"  [{c.n}] {source_label(c.source, c.page, url=c.url, locator=c.locator)}"
+                    for c in r.sources)]

@@ -4,9 +4,10 @@ One rule, the answer style's (``style.SMALL_MODEL_PARAMS``, about 1B parameters)
 below it quotes evidence instead of writing, a model above it writes. The same model also
 writes the web query and the standalone follow-up (``rewrite.py``, every output checked,
 keyword rules when the check fails), so a capable model improves those with no setting. The
-``llm`` yes/no grader is *not* switched on by size: with SmolLM2-135M it scores at chance
-(ROC-AUC ~0.5, README), and no model of 1B or more has been measured against the fusion
-grader on the dev sets here, so the fusion stays until such a measurement says otherwise
+``llm`` yes/no grader is *not* switched on by size: with SmolLM2-135M-Instruct, the one
+model its yes/no prompt was measured with, it scores at chance (SQuAD near-miss ROC-AUC
+0.48 / 0.52, docs/evaluator.md; Gemma-3-270M was measured only for query likelihood), and
+no model of 1B or more has been measured against the fusion grader on the dev sets here, so the fusion stays until such a measurement says otherwise
 (``localcrag eval DEV --only evaluator --grader llm --generator NAME``).
 
 The parameter count comes from the GGUF header (``llm.ggufmeta``): the settings screen and
@@ -21,6 +22,10 @@ from typing import Any
 
 from localcrag.crag.style import SMALL_MODEL_PARAMS, model_name, model_size, resolve_style
 from localcrag.llm.ggufmeta import GGUFError, read_meta
+
+# What was measured, on what (docs/evaluator.md, "llm yes/no"): one model, not every small one.
+MEASURED_AT_CHANCE = ("yes/no grading by prompting was measured at chance with SmolLM2-135M-Instruct "
+                      "(the one model under 1B it was measured on)")
 
 _FACTS: dict[tuple[str, int, int], Any] = {}
 GRADER_MEASURE = "localcrag eval DEV --only evaluator --grader llm --generator {name}"
@@ -93,5 +98,5 @@ def model_choices(settings: Any, generator: Any = None) -> list[Choice]:
                           f"the llm grader is not used until it scores better than {settings.grader} "
                           f"with this model: measure with `{measure}"))
     else:
-        out.append(Choice("grader", settings.grader, "models under 1B grade at chance by prompting"))
+        out.append(Choice("grader", settings.grader, MEASURED_AT_CHANCE))
     return out

@@ -37,7 +37,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from localcrag.textutil import STOPWORDS, TERMINAL, base_form, content_words, stem
+from localcrag.textutil import NOT_STATED, STOPWORDS, TERMINAL, base_form, content_words, stem
 from localcrag.crag.emphasis import MONTH as _MONTH, order_spans, with_frequencies
 from localcrag.crag.grounding import evidence_sentences
 from localcrag.types import Evidence
@@ -48,7 +48,6 @@ MAX_SENTENCES = 3
 CANDIDATES = 40  # sentences scored by the evaluator (the rest by overlap only): latency
 NEAR_BEST = 0.85  # a second or third sentence is added only if it scores this close to the best
 LIST_NEAR = 0.70  # ... or this close when the question asks for several things
-NOT_STATED = "The documents do not state it."
 # A question that asks for several things, by English grammar: a count before a plural
 # noun ("two ways", "three key metrics"), or a quantifier that asks for a list ("what are
 # some", "several", "a few"), or "list"/"name" as the verb. Not from any data set.

@@ -11,7 +11,6 @@ from typing import Any, Callable
 from localcrag.eval import metrics as m
 from localcrag.eval.datasets import Dataset, Question
 from localcrag.record import RunRecord
-from localcrag.textutil import is_refusal
 
 STAGES = ("retrieve", "grade", "refine", "web", "generate")
 
@@ -30,20 +29,33 @@ def _decision_ok(q: Question, action: str | None, refused: bool, offline: bool) 
     return action == "incorrect" and (refused or not offline)
 
 
+def draft(run: RunRecord) -> str | None:
+    """What the model wrote before the product's sentence check: the sentences shown (when
+    the answer is written) and those the check dropped. None when no model wrote (a quote)
+    or the answer is a refusal."""
+    answer = run.answer
+    if answer is None or run.claims_nothing or (answer.style != "generative" and not run.dropped):
+        return None
+    shown = answer.text if answer.style == "generative" else ""
+    return " ".join([shown, *(sentence for sentence, _ in run.dropped)]).strip()
+
+
 def score_run(ds: Dataset, q: Question, run: RunRecord, mode: str, offline: bool) -> dict:
     answer = run.answer
     text = answer.text if answer else ""
-    refused = bool(answer and answer.refused) or is_refusal(text)  # the generator may refuse (RAG)
+    refused = run.claims_nothing
     units = m.dedupe_units(ds.units(c) for c in evidence_chunks(run, mode))
     gold = set(q.gold)
     action = run.action.value if run.action else None
     best = round(run.decision.best_score, 4) if run.decision else None  # how far from the thresholds
     seen = [e.text for e in run.evidence]  # what the generator was shown
     return {
-        "qid": q.qid, "action": action, "best_score": best, "answer": text, "refused": refused,
+        "qid": q.qid, "answerable": q.answerable, "action": action, "best_score": best, "answer": text, "refused": refused,
         "style": getattr(answer, "style", None),
         "dropped_sentences": getattr(answer, "dropped_sentences", None),
-        "unsupported": None if refused else m.unsupported_terms(text, seen),
+        "unsupported": None if refused else m.unsupported_words(text, seen),
+        "draft_unsupported": None if (written := draft(run)) is None else m.unsupported_words(written, seen),
+        "outcome": m.outcome(text, refused, q.answerable, q.answers),
         "decision_ok": _decision_ok(q, action, refused, offline) if mode == "crag" else None,
         "refusal_ok": refused == (not q.answerable),
         "short": getattr(answer, "short", None),
@@ -67,14 +79,19 @@ def summarise(rows: list[dict], mode: str) -> dict:
     for r in ok:
         if r["action"]:
             actions[r["action"]] = actions.get(r["action"], 0) + 1
+    trust = m.trust_table((r["answerable"], r["outcome"]) for r in ok)
     return {
         "n": len(rows),
         "errors": len(rows) - len(ok),
+        "wrong_answer_rate": trust["wrong_answer_rate"], "wrong_refusal_rate": trust["wrong_refusal_rate"],
+        "trust": trust,
         "decision_accuracy": m.rounded(m.mean(r["decision_ok"] for r in ok)) if mode == "crag" else None,
         "answer_f1": m.rounded(m.mean(r["f1"] for r in ok)),
         "short_answer_f1": m.rounded(m.mean(r.get("short_f1") for r in ok)),
         "answer_recall": m.rounded(m.mean(r["recall"] for r in ok)),
         "unsupported_rate": m.rounded(m.mean(bool(r["unsupported"]) for r in ok if r["unsupported"] is not None)),
+        "draft_unsupported_rate": m.rounded(m.mean(
+            bool(r["draft_unsupported"]) for r in ok if r["draft_unsupported"] is not None)),
         "refusal_accuracy": m.rounded(m.mean(r["refusal_ok"] for r in ok)),
         "evidence_recall": m.rounded(m.mean(r["evidence_recall"] for r in ok)),
         "first_token_ms_p50": m.rounded(m.percentile(first, 50), 1),

@@ -1,6 +1,8 @@
-"""Metrics, in plain numpy (no scikit-learn): ranking, ROC, SQuAD-style answer overlap.
+"""Metrics, in plain numpy (no scikit-learn): ranking, ROC, SQuAD-style answer overlap,
+the trust table's right / wrong verdict and the unsupported-words check.
 
-Kept free of any localcrag import so the numbers can be checked by hand in tests.
+It imports only the project's text toolkit (``localcrag.textutil``: words, stop words,
+stems), never the pipeline's own checks, so the numbers can be checked by hand in tests.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from collections import Counter
 from typing import Collection, Hashable, Iterable, Sequence
 
 import numpy as np
+
+from localcrag.textutil import dehyphenate, stem, term_spans
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = str.maketrans("", "", string.punctuation + "\u2018\u2019\u201c\u201d")
@@ -135,6 +139,99 @@ def token_recall(prediction: str, references: Sequence[str]) -> float:
         if n_r:
             best = max(best, common / n_r)
     return best
+
+
+RECALL_RIGHT = 0.5  # token recall of the shortest reference at which an answer counts as right
+
+
+def contains_reference(prediction: str, references: Sequence[str]) -> bool:
+    """The trust table's "right": the answer contains a reference answer.
+
+    Either a reference, SQuAD-normalised (lower case, no punctuation or articles), occurs in
+    the normalised answer as a whole run of words, or the answer holds at least
+    ``RECALL_RIGHT`` of the *shortest* reference's tokens (token recall, as
+    :func:`token_recall`). False with no references.
+    """
+    refs = [r for r in references if normalize_answer(r)]
+    if not refs:
+        return False
+    hay = f" {normalize_answer(prediction)} "
+    if any(f" {normalize_answer(r)} " in hay for r in refs):
+        return True
+    shortest = min(refs, key=lambda r: len(normalize_answer(r).split()))
+    return token_recall(prediction, [shortest]) >= RECALL_RIGHT
+
+
+# Outcomes of one question in the trust table (answered / refused against answerable / not).
+RIGHT_ANSWER, WRONG_ANSWER, RIGHT_REFUSAL, WRONG_REFUSAL, UNJUDGED = (
+    "right_answer", "wrong_answer", "right_refusal", "wrong_refusal", "unjudged")
+OUTCOMES = (RIGHT_ANSWER, WRONG_ANSWER, RIGHT_REFUSAL, WRONG_REFUSAL, UNJUDGED)
+
+
+def outcome(answer: str, refused: bool, answerable: bool, references: Sequence[str]) -> str:
+    """One question's cell of the trust table.
+
+    Refused: a right refusal when the question is unanswerable, else a wrong one. Answered:
+    an unanswerable question is a wrong answer; an answerable one is right when it
+    :func:`contains_reference`, wrong when not, and *unjudged* when it has no reference.
+    """
+    if refused:
+        return WRONG_REFUSAL if answerable else RIGHT_REFUSAL
+    if not answerable:
+        return WRONG_ANSWER
+    if not any(normalize_answer(r) for r in references):
+        return UNJUDGED
+    return RIGHT_ANSWER if contains_reference(answer, references) else WRONG_ANSWER
+
+
+def trust_table(cells: Iterable[tuple[bool, str]]) -> dict:
+    """Counts per outcome over (answerable, outcome) pairs, split by answerable, and the
+    two headline rates: ``wrong_answer_rate`` = wrong answers / judged answers given (of the
+    answers shown, how many are wrong), ``wrong_refusal_rate`` = wrong refusals / refusals
+    (of the refusals shown, how many had an answer in the references). None when there is
+    nothing to divide by."""
+    out = {"answerable": Counter(), "unanswerable": Counter()}
+    for answerable, cell in cells:
+        out["answerable" if answerable else "unanswerable"][cell] += 1
+    both = out["answerable"] + out["unanswerable"]
+    answers = both[RIGHT_ANSWER] + both[WRONG_ANSWER]
+    refusals = both[RIGHT_REFUSAL] + both[WRONG_REFUSAL]
+    table = {side: {"n": sum(c.values()), **{o: c[o] for o in OUTCOMES}} for side, c in out.items()}
+    return {**table, **{o: both[o] for o in OUTCOMES},
+            "wrong_answer_rate": rounded(both[WRONG_ANSWER] / answers) if answers else None,
+            "wrong_refusal_rate": rounded(both[WRONG_REFUSAL] / refusals) if refusals else None}
+
+
+# --- unsupported words -----------------------------------------------------------------------
+# The eval's check of what an answer says against what the generator saw. It is not the
+# product's grounding check (crag/grounding.py keeps a sentence whose numbers and names are
+# in the evidence and more than half of whose content words are in one evidence sentence):
+# here *every* content word of the answer must occur somewhere in the evidence, so a
+# sentence the product lets through can still fail it.
+
+
+def unsupported_words(answer: str, evidence: Sequence[str]) -> list[str]:
+    """Content words of ``answer`` (numbers included) whose Porter stem occurs in no
+    evidence text, in order, each once.
+
+    The words are textutil's content words (``term_spans``: its one stop-word list, base
+    forms), compared by Porter stem as ``textutil.content_words`` does, so "worked" is
+    supported by "works" but "Osaka" only by "Osaka"; a number word meets its digits ("eight"
+    = "8"). Citation markers [n] are ignored and
+    a PDF's line-break hyphens joined on both sides.
+    Empty: everything the answer says in content words, the evidence says too.
+    """
+    def stems_of(text: str) -> list[tuple[str, str]]:  # (word as written, its stem)
+        text = dehyphenate(_CITATION.sub(" ", text))
+        return [(text[a:b], str(_NUMBER_WORDS[base]) if base in _NUMBER_WORDS else stem(base))
+                for base, a, b in term_spans(text) if len(base) > 1 or base.isdigit()]
+
+    seen = {s for text in evidence for _, s in stems_of(text)}
+    missing: list[str] = []
+    for w, s in stems_of(answer):
+        if s not in seen and w not in missing:
+            missing.append(w)
+    return missing
 
 
 # --- unsupported claims ----------------------------------------------------------------------

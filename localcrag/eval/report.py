@@ -10,13 +10,17 @@ import json
 from pathlib import Path
 
 from localcrag.eval.answers import STAGES
-from localcrag.eval.metrics import roc_curve
+from localcrag.eval.metrics import RECALL_RIGHT, roc_curve
 from localcrag.eval.report_pairs import fmt as _fmt, pair_chart, pair_lines, table as _table
 
 ANSWER_METRICS = [
+    ("wrong_answer_rate", "wrong answer rate (of answers given)"),
+    ("wrong_refusal_rate", "wrong refusal rate (of refusals)"),
     ("decision_accuracy", "decision accuracy"), ("answer_f1", "answer token F1"),
     ("short_answer_f1", "short answer token F1 (the bold span; the quote without one)"),
-    ("answer_recall", "answer token recall"), ("unsupported_rate", "unsupported answers"),
+    ("answer_recall", "answer token recall"),
+    ("unsupported_rate", "unsupported answers (a content word not in the evidence)"),
+    ("draft_unsupported_rate", "model drafts with one (before the sentence check)"),
     ("refusal_accuracy", "refusal accuracy"),
     ("evidence_recall", "gold units in evidence"), ("recall_at_k", "retrieval recall@k"),
     ("mrr_at_k", "retrieval MRR@k"),
@@ -62,6 +66,7 @@ def terminal_table(res: dict, decisions: bool = True) -> str:
     head = (f"{res['dataset']}: {counted}, seed={res['seed']}"
             f"{', only ' + res['only'] if res.get('only') else ''}  ({res['elapsed_s']} s)")
     out = [head]  # each block below brings its one blank line
+    out += trust_lines(res["modes"])
     if res["modes"] and (rows := _rows(res)):
         out += ["", *_table(["metric", *[mo.upper() for mo in res["modes"]]], [[label, *vals] for label, vals in rows])]
     r = res.get("retrieval")
@@ -84,6 +89,34 @@ def terminal_table(res: dict, decisions: bool = True) -> str:
     if decisions and res.get("decisions"):
         out += ["", *decision_lines(res["decisions"])]
     return "\n".join(out)
+
+
+TRUST_RULE = (f"right: answered and the answer contains a reference answer (SQuAD-normalised) or at least "
+              f"{RECALL_RIGHT:g} of the shortest reference's words; wrong answer rate = wrong answers / answers "
+              f"given, wrong refusal rate = wrong refusals / refusals")
+
+
+def trust_lines(modes: dict) -> list[str]:
+    """The trust table, one row per column that answered: right / wrong answers and right /
+    wrong refusals against the references, and the two headline rates (docs/eval.md)."""
+    tables = {mo: t for mo, v in modes.items()
+              if (t := v.get("trust")) and t["answerable"]["n"] + t["unanswerable"]["n"]}
+    if not tables:
+        return []
+    unjudged = any(t["unjudged"] for t in tables.values())
+    rows = []
+    for mo, t in tables.items():
+        n = t["unanswerable"]["wrong_answer"]
+        rows.append([mo.upper(), str(t["right_answer"]),
+                     f"{t['wrong_answer']} ({n} unanswerable)" if n else str(t["wrong_answer"]),
+                     str(t["right_refusal"]), str(t["wrong_refusal"]),
+                     _fmt(t["wrong_answer_rate"]), _fmt(t["wrong_refusal_rate"])]
+                    + ([str(t["unjudged"])] if unjudged else []))
+    header = ["trust", "right answers", "wrong answers", "right refusals", "wrong refusals",
+              "wrong answer rate", "wrong refusal rate"] + (["answered, no reference"] if unjudged else [])
+    first = next(iter(tables.values()))
+    return ["", f"trust against the reference answers ({first['answerable']['n']} answerable, "
+                f"{first['unanswerable']['n']} unanswerable questions):", *_table(header, rows), TRUST_RULE]
 
 
 def decision_lines(d: dict) -> list[str]:
@@ -166,14 +199,15 @@ def markdown(res: dict, charts: list[str] | None = None) -> str:
     if items:
         modes = [mo for mo in res["modes"]]
         out += ["## Per question", "",
-                "| question | answerable | " + " | ".join(f"{mo.upper()} action / F1 / refused" for mo in modes) + " |",
+                "| question | answerable | " + " | ".join(f"{mo.upper()} action / F1 / trust" for mo in modes) + " |",
                 "|---|---|" + "---|" * len(modes)]
         for it in items:
             cells = []
             for mo in modes:
                 r = it.get(mo) or {}
                 cells.append("error" if "error" in r else
-                             f"{r.get('action') or '-'} / {_fmt(r.get('f1'), 2)} / {'yes' if r.get('refused') else 'no'}")
+                             f"{r.get('action') or '-'} / {_fmt(r.get('f1'), 2)} / "
+                             f"{(r.get('outcome') or '-').replace('_', ' ')}")
             q = it["question"].replace("|", "\\|")[:90]
             out.append(f"| {q} | {'yes' if it['answerable'] else 'no'} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"

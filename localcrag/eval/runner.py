@@ -152,7 +152,8 @@ def _of_article(ds: Dataset, article: str | None) -> list[Question]:
 
 
 def _empty_mode() -> dict:
-    return {k: None for k in ("n", "decision_accuracy", "answer_f1", "short_answer_f1", "answer_recall", "unsupported_rate",
+    return {k: None for k in ("n", "wrong_answer_rate", "wrong_refusal_rate", "trust", "decision_accuracy",
+                              "answer_f1", "short_answer_f1", "answer_recall", "unsupported_rate", "draft_unsupported_rate",
                               "style", "refusal_accuracy", "evidence_recall", "first_token_ms_p50", "first_token_ms_p95",
                               "total_ms_p50", "latency_ms_p50", "actions", "errors")}
 
@@ -281,6 +282,6 @@ def _merge_items(questions: list[Question], retrieval: dict[str, dict],
             item["retrieved"] = retrieval[q.qid]["ranking"]
         for mode, rows in by_mode.items():
             if q.qid in rows:
-                item[mode] = {k: v for k, v in rows[q.qid].items() if k != "qid"}
+                item[mode] = {k: v for k, v in rows[q.qid].items() if k not in ("qid", "answerable")}
         out.append(item)
     return out

@@ -16,11 +16,13 @@ from localcrag.textutil.sentences import (
     split_sentences,
 )
 from localcrag.textutil.words import (
+    NOT_STATED,
     STOPWORDS,
     WORD,
     base_form,
     content_words,
     is_refusal,
+    states_nothing,
     stems,
     term_spans,
     terms,
@@ -28,8 +30,8 @@ from localcrag.textutil.words import (
 )
 
 __all__ = [
-    "STOPWORDS", "TERMINAL", "TERMINATORS", "WORD", "base_form", "content_words", "dehyphenate",
+    "NOT_STATED", "STOPWORDS", "TERMINAL", "TERMINATORS", "WORD", "base_form", "content_words", "dehyphenate",
     "ends_sentence",
     "is_refusal", "label_pattern", "locator", "page_label", "sentence_pieces", "sentences", "source_label",
-    "split_sentences", "stem", "stems", "term_spans", "terms", "words",
+    "split_sentences", "states_nothing", "stem", "stems", "term_spans", "terms", "words",
 ]

@@ -23,6 +23,7 @@ STOPWORDS = frozenset(
 )
 WORD = re.compile(r"[A-Za-z0-9]+(?:['\u2019][A-Za-z]+)?")  # "Norman's", "don't" are one word
 _REFUSAL = re.compile(r"\b(?:do not|don'?t|don t) have enough information\b")
+NOT_STATED = "The documents do not state it."  # a quote that found nothing that answers
 
 
 def words(text: str) -> list[str]:
@@ -70,6 +71,12 @@ def stems(text: str, stop: frozenset[str] = STOPWORDS) -> list[str]:
 def content_words(text: str, stop: frozenset[str] = STOPWORDS) -> set[str]:
     """The set of :func:`stems`: what two texts share when they talk about the same things."""
     return set(stems(text, stop))
+
+
+def states_nothing(text: str) -> bool:
+    """Does the answer claim nothing: a refusal (:func:`is_refusal`), or a quote that found
+    nothing and says :data:`NOT_STATED`?"""
+    return is_refusal(text) or text.strip().startswith(NOT_STATED)
 
 
 def is_refusal(text: str) -> bool:

@@ -218,13 +218,17 @@ class ChatScreen(TranscriptScreen):
     async def _finish(self, run: Run, done: ev.AnswerDone) -> None:
         run.finished = True
         cancelled = run.cancel.is_set()
-        await run.view.finish(done.answer.text, done.evidence, [c.n for c in done.answer.citations],
+        record = self.query_one(TracePanel).state  # the run's RunRecord, AnswerDone folded in
+        searched = record.searched["text"] if record.claims_nothing and record.searched else ""
+        await run.view.finish(done.answer.text, done.evidence, [c.n for c in record.sources],
                               done.answer.action, refused=done.answer.refused, cancelled=cancelled,
-                              style=done.answer.style, dropped=done.answer.dropped_sentences)
+                              style=done.answer.style, dropped=done.answer.dropped_sentences,
+                              searched=searched, inferred=record.sources_inferred)
         if cancelled:
             self.query_one(TracePanel).set_note("Cancelled: the partial answer is kept.")
         turn = Turn.from_answer(done.answer, done.evidence, rewritten=run.rewritten, cancelled=cancelled,
-                                model=run.view.model)
+                                model=run.view.model, sources=record.sources, searched=searched,
+                                inferred=record.sources_inferred)
         history = self.app.backend.history
         try:
             if self.conversation is None:

@@ -53,7 +53,8 @@ class TranscriptScreen(Screen):
             await box.mount(view)
             await view.finish(turn.answer, turn.evidence_items(), [c["n"] for c in turn.citations],
                               Action(turn.action) if turn.action else None, refused=turn.refused,
-                              cancelled=turn.cancelled, style=turn.style, dropped=turn.dropped)
+                              cancelled=turn.cancelled, style=turn.style, dropped=turn.dropped,
+                              searched=turn.searched, inferred=turn.inferred)
         self.call_after_refresh(self._follow)
         last = conv.turns[-1]
         trace.reset(last.question)

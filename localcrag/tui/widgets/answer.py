@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 
 from localcrag import events as ev
 from localcrag.crag.style import style_label
-from localcrag.textutil import source_label
+from localcrag.textutil import source_label, states_nothing
 from localcrag.tui.widgets.labels import BADGE
 from localcrag.types import Action, Evidence
 
@@ -81,9 +81,11 @@ class TurnView(Vertical):
         yield Static("", classes="answer-style")
         yield Markdown("", open_links=False, classes="answer")
         yield OptionList(classes="sources")
+        yield Static("", classes="searched")
 
     def on_mount(self) -> None:
         self.query_one(".sources", OptionList).display = False
+        self.query_one(".searched", Static).display = False
         if self.rewritten:
             self.set_status("")
 
@@ -126,8 +128,12 @@ class TurnView(Vertical):
 
     async def finish(self, text: str, evidence: Sequence[Evidence], cited: Sequence[int],
                      action: Action | None, *, refused: bool = False, cancelled: bool = False,
-                     style: str | None = None, dropped: int = 0) -> None:
-        """Show the final text with linked citations and list the cited passages."""
+                     style: str | None = None, dropped: int = 0, searched: str = "",
+                     inferred: bool = False) -> None:
+        """Show the final text with linked citations and list the cited passages (``cited``:
+        ``RunRecord.sources``, ``inferred`` when that is the closest evidence, not a [n] in
+        the text); under an answer that claims nothing, ``searched`` says what was searched
+        (``RunRecord.searched``)."""
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None
@@ -136,15 +142,19 @@ class TurnView(Vertical):
         self.evidence = {e.n: e for e in evidence}
         body = self.text if self.text.strip() else "_(no answer was written)_"
         await self.query_one(".answer", Markdown).update(link_citations(body, self.evidence))
-        self._fill_sources(sorted({n for n in cited if n in self.evidence}),
-                           quoted_from(self.text) if style == "extractive" else {})
-        self.set_status(_status(action, refused, cancelled, len(cited)))
+        nothing = refused or states_nothing(self.text)
+        self._fill_sources([] if nothing else sorted({n for n in cited if n in self.evidence}),
+                           quoted_from(self.text) if style == "extractive" else {}, inferred)
+        line = self.query_one(".searched", Static)
+        line.update(Text(searched, style="dim"))
+        line.display = bool(nothing and searched)
+        self.set_status(_status(action, nothing, cancelled, len(cited)))
         web = any(e.kind == "web" for n, e in self.evidence.items() if n in cited)
         self.set_style(None if refused or not style else style, web, dropped)
 
-    def _fill_sources(self, cited: list[int], quotes: dict[int, str]) -> None:
+    def _fill_sources(self, cited: list[int], quotes: dict[int, str], inferred: bool = False) -> None:
         listing = self.query_one(".sources", OptionList)
-        shown = cited or sorted(self.evidence)
+        shown = cited
         options = []
         for n in shown:
             e = self.evidence[n]
@@ -157,7 +167,8 @@ class TurnView(Vertical):
             options.append(Option(label, id=str(n)))
         listing.clear_options()
         listing.add_options(options)
-        listing.border_title = "Sources (Enter opens)" if cited else "Evidence given (not cited)"
+        listing.border_title = ("Source: not cited in the text, the passage it shares most words with (Enter opens)"
+                                if inferred else "Sources (Enter opens)")
         listing.display = bool(options)
 
     @on(Markdown.LinkClicked)
