@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,9 +106,12 @@ def _sidecar_lines(store: Any, up: Checkup) -> None:
         up.caches.append(stats)
         up.lines.append((False, "file-stat cache damaged: repair deletes it (the next ingest hashes each file)"))
     cache = Path(folder) / f"{store.name}.vcache"
-    if cache.is_dir() and VectorCache(cache).load(store.dim) is None:
+    state = VectorCache(cache).status(store.dim)
+    if state == "damaged":
         up.caches.append(cache)
         up.lines.append((False, "vector cache damaged (not used): repair builds it again from the table"))
+    elif state == "stale":
+        up.lines.append((True, "vector cache from an older localcrag: rebuilt from the table when it is next saved"))
 
 
 def check(store: Any) -> Checkup:
@@ -161,6 +165,26 @@ def check(store: Any) -> Checkup:
     return up
 
 
+def invalid_vector_sources(store: Any) -> list[str]:
+    """Documents with a vector that is not a finite unit vector of the table's dimension (read
+    a batch at a time): what ``reindex`` re-embeds even though their files are unchanged."""
+    from localcrag.ingest.vectors import READ_BATCH
+
+    n = store.count()
+    if not n:
+        return []
+    bad: set[str] = set()
+    try:
+        for batch in store.table.search().select(["source", "vector"]).limit(n).to_batches(READ_BATCH):
+            flat = batch["vector"].flatten().to_numpy(zero_copy_only=False)
+            m = np.asarray(flat, np.float32).reshape(batch.num_rows, -1) if batch.num_rows else np.zeros((0, 1))
+            rows = invalid_rows(m) if m.shape[1] == store.dim else np.arange(batch.num_rows)
+            bad.update(batch["source"][int(i)].as_py() for i in rows)
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise (translate(exc, store.path) or exc) from exc
+    return sorted(bad)
+
+
 def _first_line(exc: BaseException) -> str:
     text = re.sub(r"lance error: |,?\s*/\S*\.(cargo|rs)\S*", "", str(exc).strip().split("\n")[0])
     return text[:160]
@@ -208,6 +232,19 @@ def _open_newest_readable(store: Any, out: Repair, aside: list[str]) -> bool:
     return False
 
 
+def _drop(store: Any) -> None:
+    """Drop a table no version of which reads; one that LanceDB cannot even open (every
+    manifest set aside) is moved to the quarantine folder whole."""
+    try:
+        store._db.drop_table(store.name)
+    except Exception:  # noqa: BLE001 - not a table any more: its folder is set aside
+        folder = Path(store.location.folder) / f"{store.name}.lance"
+        dest = Path(store.location.folder) / "quarantine" / f"{folder.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(folder), str(dest))
+    store._table = None
+
+
 def repair(library: Any) -> Repair:
     """Bring the index back to a working state (under the writer lock); see the module doc."""
     store, out = library.store, Repair()
@@ -233,7 +270,7 @@ def repair(library: Any) -> Repair:
                 store.table.restore(good)
                 out.restored_version = good
             else:
-                store._db.drop_table(store.name)
+                _drop(store)
                 out.notes.append("no readable version left: the table was dropped and is rebuilt from files")
             store._table = None
             up = check(store)

@@ -77,6 +77,20 @@ def documents_state(store: Any) -> str | None:
     return state or (None if isinstance(data, dict) else sidecar.DAMAGED)
 
 
+def ensure_fts(store: Any, force: bool = False) -> None:
+    """Build the full-text index once (LanceStore.ensure_fts); later rows are searched
+    unindexed, then merged by ``optimize``."""
+    from lancedb.index import FTS
+
+    t = store.table
+    has = any(i.index_type == "FTS" for i in t.list_indices())
+    if not has and t.count_rows() > 0:
+        t.create_index("text", config=FTS(with_position=False), replace=True)
+    elif has and (force or store._fts_dirty):
+        t.optimize()
+    store._fts_dirty = False
+
+
 def rebuild_fts(store: Any, locked: bool = False) -> bool:
     """Build the full-text index again (a missing or broken one: a full disk, a damaged file)
     under the writer lock (``locked``: the caller holds it), unless another process holds it;
@@ -95,7 +109,7 @@ def rebuild_fts(store: Any, locked: bool = False) -> bool:
         return False
     try:
         store.table.create_index("text", config=FTS(with_position=False), replace=True)
-        store._fts_dirty = False
+        store._fts_dirty = store.fts_damaged = False
         seal.write(store, store.table.version)
         return True
     except Exception:  # noqa: BLE001 - e.g. the disk is still full

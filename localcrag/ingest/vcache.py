@@ -58,6 +58,18 @@ class VectorCache:
         self.saved_rows = sum(len(s.rowids) for s in snap.segments)
         return snap
 
+    def status(self, dim: int) -> str | None:
+        """None: no cache, or one that loads; "stale": written by another format (rebuilt on
+        use); "damaged": a manifest or code file that fails its check (not used; rebuilt)."""
+        if not self.folder.is_dir():
+            return None
+        meta, state = sidecar.read(self.folder / "manifest.json")
+        if state == sidecar.MISSING and not any(self.folder.glob("seg-*")):
+            return None
+        if isinstance(meta, dict) and meta.get("format") != FORMAT:
+            return "stale"
+        return None if self.load(dim) is not None else "damaged"
+
     def maybe_save(self, snap: Snapshot) -> Snapshot:
         """Save when enough rows are only in RAM (or segments pile up); best effort."""
         total = sum(len(s.rowids) for s in snap.segments)
