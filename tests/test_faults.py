@@ -256,7 +256,7 @@ def test_invalid_vectors_are_never_ranked_and_reindex_re_embeds_them(pristine: d
     _copy(pristine, isolated_home)
     lib = Library(Settings.load())
     victim = str(pristine["docs"] / "note07.txt")
-    lib.store.table.update(where=f"source = '{victim}'", values={"vector": [float("nan")] * FakeEmbedder.dim})
+    lib.store.table.update(where=f"source = '{victim}'", values={"vector": [7.0] * FakeEmbedder.dim})
     for args in (["search", QUESTION], ["ask", QUESTION, "--offline"]):
         code, out, err = _run(capsys, *args)
         _clean(out + err)
@@ -266,7 +266,7 @@ def test_invalid_vectors_are_never_ranked_and_reindex_re_embeds_them(pristine: d
     code, out, _ = _run(capsys, "doctor")
     assert code == 1 and "empty or invalid in 1 document(s)" in out, out
     code, out, err = _run(capsys, "reindex")
-    assert code == 0 and out.startswith("indexed 1, unchanged 40"), out + err
+    assert code == 0 and out.startswith("indexed 1, unchanged 39"), out + err
     code, out, _ = _run(capsys, "doctor")
     assert code == 0, out
     code, out, _ = _run(capsys, "search", QUESTION, "--json", "-k", "5")
@@ -329,3 +329,39 @@ def test_a_full_text_index_that_cannot_be_rebuilt_is_a_visible_fallback(pristine
     assert code == 0 and json.loads(text)["fallback"].startswith("vector only: full-text search failed"), err
     code, text, err = _run(capsys, "doctor", "--repair")
     assert code == 0 and "rebuilt the full-text index" in text and text.rstrip().endswith("healthy"), text
+
+
+# --- the settings file and the history: the user's files, outside the index ----------------------
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_damaged_settings_file_is_one_line_naming_it(fault: str, pristine: dict, isolated_home: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Deleted: the defaults (a settings file is optional). Otherwise every command, doctor
+    included, refuses with one line naming the file; nothing in the index is touched (the
+    user fixes or deletes the file: doctor does not guess their settings)."""
+    _copy(pristine, isolated_home)
+    damage(isolated_home / "config.toml", fault)
+    for args in (["ask", QUESTION, "--offline"], ["search", QUESTION], ["sources"], ["doctor"]):
+        code, out, err = _run(capsys, *args)
+        _clean(out + err)
+        if fault == "delete":
+            assert code == 0, err
+        else:
+            lines = err.strip().splitlines()
+            assert code == 1 and len(lines) == 1 and "config.toml" in lines[0], err
+    (isolated_home / "config.toml").unlink(missing_ok=True)
+    code, out, _ = _run(capsys, "sources", "--json")
+    assert {s["source"]: s["chunks"] for s in json.loads(out)["sources"]} == pristine["sources"]
+
+
+@pytest.mark.parametrize("fault", ["truncate", "zero", "flip"])
+def test_a_damaged_conversation_is_listed_as_damaged(fault: str, pristine: dict, isolated_home: Path) -> None:
+    from localcrag.history import History
+    from localcrag.settings import Settings
+
+    _copy(pristine, isolated_home)
+    history = History(Settings.load().history_dir)
+    (conv,) = history.list()
+    damage(history.root / f"{conv.id}.json", fault)
+    good, bad = history.scan()
+    assert good == [] and [d.id for d in bad] == [conv.id] and "damaged conversation" in bad[0].error

@@ -277,16 +277,16 @@ def repair(library: Any) -> Repair:
         if up.duplicate_docs:
             out.removed_duplicates = dedupe(store, up.duplicate_docs)
         present = set(store.file_hashes())
-        if listed:  # a restored version may hold documents removed since: the list says which
+        if listed and out.restored_version is not None:  # it may hold documents removed since
             for src in sorted(present - set(listed)):
                 store.remove(src)
             present &= set(listed)
         wanted = sorted(set(listed) | present)
         out.unrecoverable = [s for s in sorted(set(listed) - present) if not Path(s).is_file()]
-        forced = library.ingest([s for s in up.bad_vectors if Path(s).is_file()], force=True)
-        report = library.ingest([s for s in wanted if Path(s).is_file()])  # lost or changed only
-        out.reindexed = sorted(set(forced.indexed) | set(report.indexed))
-        out.unrecoverable += [p for p, _ in forced.failed + report.failed]
+        paths = [s for s in wanted if Path(s).is_file()]
+        report = library.ingest(paths, force=set(up.bad_vectors)) if paths else None  # lost, changed, invalid
+        out.reindexed = report.indexed if report else []
+        out.unrecoverable += [p for p, _ in report.failed] if report else []
         if (not up.fts_ok or not _fts_works(store.table)) and store.count():
             out.fts_rebuilt = rebuild_fts(store, locked=True)
         library._changed = True  # compacted, document list saved and files sealed as the lock is let go
