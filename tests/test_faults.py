@@ -119,9 +119,10 @@ def fakes(monkeypatch: pytest.MonkeyPatch) -> None:
 def _docs(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for i in range(40):
-        (folder / f"note{i:02d}.txt").write_text(
-            f"Note {i}. The robot arm number {i} is calibrated every {i + 2} days by the night shift. "
-            * 12 + f"\n\nSafety rule {i}: keep {i + 1} metres from the gripper while it moves.\n")
+        (folder / f"note{i:02d}.txt").write_text(  # no two chunks alike: no ties in any ranking
+            "".join(f"Note {i}, line {j}. The robot arm number {i} is calibrated every {i + j + 2} days "
+                    f"by shift {j}. " for j in range(12))
+            + f"\n\nSafety rule {i}: keep {i + 1} metres from the gripper while it moves.\n")
     return folder
 
 
@@ -218,10 +219,11 @@ def test_damage_is_named_and_repaired(kind: str, fault: str, pristine: dict, iso
             _one_line_naming_damage(err, name)
         else:
             assert code == 0, f"{name}: {err!r}"
-    if expect == ANSWER:  # exactly the pristine answers: nothing read from damaged bytes
-        assert [r["chunk_id"] for r in json.loads(results["search"][1])["results"]] == pristine["hits"]
+    if expect == ANSWER:  # the pristine answers: nothing read from damaged bytes
+        _same_hits(json.loads(results["search"][1])["results"], pristine["hits"], exact=kind != "full-text index")
         assert {s["source"]: s["chunks"] for s in json.loads(results["sources"][1])["sources"]} == pristine["sources"]
-        assert results["ask"][1] == pristine["ask"]
+        if kind != "full-text index":
+            assert results["ask"][1] == pristine["ask"]
 
     code, out, err = _run(capsys, "doctor")
     _clean(out + err)
@@ -240,23 +242,45 @@ def test_damage_is_named_and_repaired(kind: str, fault: str, pristine: dict, iso
     assert {s["source"]: s["chunks"] for s in json.loads(out)["sources"]} == pristine["sources"]
     code, out, err = _run(capsys, "search", QUESTION, "--json", "-k", "5")
     assert code == 0 and json.loads(out)["fallback"] is None, err
-    assert [r["chunk_id"] for r in json.loads(out)["results"]] == pristine["hits"]
+    _same_hits(json.loads(out)["results"], pristine["hits"], exact=False)
+
+
+def _same_hits(results: list[dict], pristine: list[str], exact: bool) -> None:
+    """The pristine top hits; in the pristine order unless the full-text index was rebuilt
+    (fresh BM25 statistics may swap two chunks of one document)."""
+    got = [r["chunk_id"] for r in results]
+    assert got == pristine if exact else (got[0] == pristine[0] and sorted(got) == sorted(pristine)), got
 
 
 # --- damage the seal cannot see (bit rot keeps size and mtime): the read paths check ------------
 
-def test_invalid_vectors_are_never_ranked_and_reindex_re_embeds_them(pristine: dict, isolated_home: Path,
-                                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    """issue 27 item 2: vectors that read back invalid (here: NaN written by Lance itself, so
-    every file is sound and the seal cannot tell) fail the search with one line; ask never
-    grades them into a confident decision; doctor names them; reindex re-embeds them."""
+def _rot_vectors(home: Path, source: str) -> None:
+    """Bit rot the seal cannot see: a document's vectors overwritten in place in its data file
+    and the file's mtime put back; the vector cache gone (a process that has none reads them)."""
+    import numpy as np
+
     from localcrag.ingest.library import Library
     from localcrag.settings import Settings
 
-    _copy(pristine, isolated_home)
     lib = Library(Settings.load())
-    victim = str(pristine["docs"] / "note07.txt")
-    lib.store.table.update(where=f"source = '{victim}'", values={"vector": [7.0] * FakeEmbedder.dim})
+    rows = lib.store.table.search().where(f"source = '{source}'").select(["vector"]).to_arrow()
+    old = np.asarray(rows["vector"][0].as_py(), np.float32).tobytes()
+    rotten = [p for p in (home / "index").glob("*.lance/data/*.lance") if old in p.read_bytes()]
+    assert rotten, "the vector's bytes were not found in any data file"
+    for data in rotten:  # (a compacted file and the one an older version still holds)
+        st = data.stat()
+        data.write_bytes(data.read_bytes().replace(old, np.full(FakeEmbedder.dim, 7.0, np.float32).tobytes(), 1))
+        os.utime(data, ns=(st.st_atime_ns, st.st_mtime_ns))
+    shutil.rmtree(next((home / "index").glob("*.vcache")))
+
+
+def test_invalid_vectors_are_never_ranked_and_reindex_re_embeds_them(pristine: dict, isolated_home: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """issue 27 item 2: vectors that read back invalid fail the search and ask with one line
+    (never "Grading failed" then a confident decision); doctor names them; reindex re-embeds
+    them although their files are unchanged."""
+    _copy(pristine, isolated_home)
+    _rot_vectors(isolated_home, str(pristine["docs"] / "note07.txt"))
     for args in (["search", QUESTION], ["ask", QUESTION, "--offline"]):
         code, out, err = _run(capsys, *args)
         _clean(out + err)
@@ -265,12 +289,17 @@ def test_invalid_vectors_are_never_ranked_and_reindex_re_embeds_them(pristine: d
         assert "invalid" in err
     code, out, _ = _run(capsys, "doctor")
     assert code == 1 and "empty or invalid in 1 document(s)" in out, out
+    assert "file(s) changed after they were written" in out  # doctor hashes every file
     code, out, err = _run(capsys, "reindex")
     assert code == 0 and out.startswith("indexed 1, unchanged 39"), out + err
-    code, out, _ = _run(capsys, "doctor")
-    assert code == 0, out
     code, out, _ = _run(capsys, "search", QUESTION, "--json", "-k", "5")
-    assert [r["chunk_id"] for r in json.loads(out)["results"]] == pristine["hits"]
+    assert code == 0
+    code, out, _ = _run(capsys, "doctor", "--repair")  # the rotten file an older version still holds
+    assert code == 0 and out.rstrip().endswith("the index is healthy"), out
+    code, out, _ = _run(capsys, "sources", "--json")
+    assert {s["source"]: s["chunks"] for s in json.loads(out)["sources"]} == pristine["sources"]
+    code, out, _ = _run(capsys, "search", QUESTION, "--json", "-k", "5")
+    _same_hits(json.loads(out)["results"], pristine["hits"], exact=False)
 
 
 def test_doctor_repair_re_embeds_invalid_vectors(pristine: dict, isolated_home: Path,

@@ -43,7 +43,13 @@ class Findings:
     def describe(self) -> str:
         if self.lost_version is not None:
             return f"the newest table version ({self.lost_version}) is missing from _versions/"
-        return f"{len(self.changed)} file(s) changed after they were written: {', '.join(self.changed[:3])}"
+        return f"{len(self.changed)} file(s) changed after they were written: {', '.join(map(label, self.changed[:3]))}"
+
+
+def label(rel: str) -> str:
+    """A file of the table as the user reads it: a manifest names its version."""
+    v = version_of(rel) if rel.startswith("_versions/") and rel.endswith(".manifest") else None
+    return f"the manifest of version {v} ({rel})" if v is not None else rel
 
 
 def path(store: Any) -> Path | None:
