@@ -1,5 +1,7 @@
-"""A broken full-text index is never "no hits": text search is a one-line error, hybrid
-search runs on vectors alone and says so (store, `search`, `ask`, the pipeline, the trace)."""
+"""A broken full-text index is never "no hits": it is rebuilt on the first text search
+(issue 27, tests/test_faults.py); when it cannot be (another process holds the writer lock, a
+read-only folder), text search is a one-line error and hybrid search runs on vectors alone and
+says so (store, `search`, `ask`, the pipeline, the trace)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import pytest
 
 from localcrag import events as ev
 from localcrag.errors import FullTextFailed
+from localcrag.ingest.lock import WriterLock
 from localcrag.ingest.store import LanceStore
 from tests.fakes import FakeEmbedder
 from tests.test_store import _put
@@ -30,12 +33,27 @@ def _break_fts(table_dir: Path) -> None:
 
 
 @pytest.fixture()
-def broken(tmp_path: Path) -> LanceStore:
+def busy(tmp_path: Path):
+    """Hold a folder's writer lock (as another process would): the index cannot be rebuilt."""
+    held: list[WriterLock] = []
+
+    def hold(folder: Path) -> None:
+        held.append(WriterLock(folder))
+        held[-1].acquire()
+
+    yield hold
+    for lock in held:
+        lock.release()
+
+
+@pytest.fixture()
+def broken(tmp_path: Path, busy) -> LanceStore:
     store = LanceStore(tmp_path / "idx", "t", EMB.dim)
     _put(store, "/d.txt", TEXTS, "h")
     store.ensure_fts(force=True)
     assert store.search("attention", None, 2, "text")[0].chunk.text == TEXTS[0]  # works first
     _break_fts(tmp_path / "idx" / "t.lance")
+    busy(tmp_path / "idx")
     return LanceStore(tmp_path / "idx", "t", EMB.dim)  # a new process opens the damaged index
 
 
@@ -65,7 +83,7 @@ def _cli(home: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow
-def test_search_command_on_a_broken_index(isolated_home: Path, tmp_path: Path) -> None:
+def test_search_command_on_a_broken_index(isolated_home: Path, tmp_path: Path, busy) -> None:
     doc = tmp_path / "notes.md"
     doc.write_text("# Robots\n\nCollaborative robots, called cobots, work next to people.\n",
                    encoding="utf-8")
@@ -73,6 +91,7 @@ def test_search_command_on_a_broken_index(isolated_home: Path, tmp_path: Path) -
     assert _cli(isolated_home, "search", "cobots", "--mode", "text").returncode == 0
     (table,) = (isolated_home / "index").glob("*.lance")
     _break_fts(table)
+    busy(isolated_home / "index")
     text = _cli(isolated_home, "search", "cobots", "--mode", "text")
     assert text.returncode == 1 and "Traceback" not in text.stderr
     assert text.stderr.strip().splitlines()[-1].startswith("localcrag: full-text search failed")
@@ -84,7 +103,7 @@ def test_search_command_on_a_broken_index(isolated_home: Path, tmp_path: Path) -
     assert "warning: vector only: full-text search failed" in plain.stderr and "cobots" in plain.stdout
 
 
-def test_the_pipeline_and_trace_say_vector_only(tmp_path: Path) -> None:
+def test_the_pipeline_and_trace_say_vector_only(tmp_path: Path, busy) -> None:
     from localcrag.crag.pipeline import Pipeline
     from localcrag.ingest.library import Library
     from localcrag.settings import Settings
@@ -96,6 +115,7 @@ def test_the_pipeline_and_trace_say_vector_only(tmp_path: Path) -> None:
     lib.ingest([tmp_path / "doc.md"])
     lib.store.ensure_fts(force=True)
     _break_fts(lib.store.path / f"{lib.store.name}.lance")
+    busy(lib.store.path)
     pipe = Pipeline(Settings(offline=True, upper_threshold=0.5, lower_threshold=0.2), library=lib,
                     grader=FakeGrader(), generator=FakeGenerator("Cobots work next to people [1]."))
     evs = list(pipe.run("Where do cobots work?"))

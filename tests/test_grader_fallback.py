@@ -150,3 +150,21 @@ def test_ask_without_a_terminal_never_looks_up_the_search_host(library: Library,
     assert data["action"] == "incorrect" and data["refused"] and data["web"]["attempted"] is False
     assert "nobody to ask for consent" in data["answer"]
     assert no_network == []
+
+
+def test_a_grading_failure_is_never_followed_by_a_confident_decision() -> None:
+    """issue 27: "Grading failed for 5 of 5 chunks" then "Decision: CORRECT" must not happen:
+    a fallback score decides nothing; only a chunk that was graded can make a run Correct."""
+    from localcrag.crag.decide import decide
+    from localcrag.types import Grade
+
+    c = [chunk(f"text {i}", f"c{i}") for i in range(3)]
+    failed = [Grade(x, 0.95, "lexical", error="fusion failed: NaN") for x in c]
+    d = decide(failed, 0.7, 0.3)
+    assert d.action is Action.AMBIGUOUS and "grading failed for 3 of 3 chunks" in d.reason
+    low = [Grade(x, 0.05, "lexical", error="fusion failed: NaN") for x in c]
+    assert decide(low, 0.7, 0.3).action is Action.AMBIGUOUS  # nor Incorrect on unverified scores
+    mixed = [Grade(c[0], 0.9, "fusion"), *failed[1:]]
+    d = decide(mixed, 0.7, 0.3)
+    assert d.action is Action.CORRECT and "1 graded chunk(s)" in d.reason and "2 of 3" in d.reason
+    assert decide([Grade(c[0], 0.5, "fusion"), *failed[1:]], 0.7, 0.3).action is Action.AMBIGUOUS

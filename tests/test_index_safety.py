@@ -261,8 +261,13 @@ def test_a_broken_full_text_index_is_found_and_rebuilt(tmp_path: Path) -> None:
             f.write_bytes(b"damaged")
     from localcrag.errors import FullTextFailed
 
-    with pytest.raises(FullTextFailed, match="localcrag doctor --repair"):
-        _lib().store.search("calibrated", None, 3, "text")
+    other = WriterLock(lib.store.path)  # another process writing: no rebuild on the search
+    other.acquire()
+    try:
+        with pytest.raises(FullTextFailed, match="localcrag doctor --repair"):
+            _lib().store.search("calibrated", None, 3, "text")
+    finally:
+        other.release()
     up = doctor.check(_lib().store)
     assert not up.fts_ok and any(not ok and "full-text" in what for ok, what in up.lines)
     fixed = doctor.repair(_lib())

@@ -39,7 +39,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     lib.on_lock_wait = lambda msg: print(f"localcrag: {msg}", file=sys.stderr)
     callback, close = _ingest_progress(args.json)
     try:
-        report = lib.ingest(args.paths, prune=args.prune, on_progress=callback)
+        report = lib.ingest(args.paths, prune=args.prune, on_progress=callback, force=getattr(args, "force", False))
     finally:
         close()
     if args.json:
@@ -93,6 +93,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     if not paths:
         print("No documents indexed yet. Add some with: localcrag ingest PATH")
         return 0
+    from localcrag.ingest.doctor import invalid_vector_sources
+
+    args.force = set(invalid_vector_sources(lib.store))  # damaged rows of unchanged files: re-embedded
     args.paths, args.prune = [Path(p) for p in paths], False
     return cmd_ingest(args)
 

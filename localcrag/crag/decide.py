@@ -2,6 +2,9 @@
 
 Correct when any chunk reaches the upper threshold; Incorrect when every chunk is
 below the lower one; Ambiguous otherwise. With no chunks at all the action is Incorrect.
+A chunk whose grading failed (``Grade.error``: a fallback score, issue 27) is no verdict:
+it can make the decision neither Correct nor Incorrect, so a run where grading failed is
+Correct only on a chunk that was graded, and otherwise Ambiguous, saying why.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ def _decide(grades: Sequence[Grade], upper: float, lower: float) -> Decision:
         raise ValueError(f"lower_threshold ({lower}) must not exceed upper_threshold ({upper})")
     if not grades:
         return Decision(Action.INCORRECT, 0.0, upper, lower, "nothing was retrieved")
+    failed = [g for g in grades if g.error]
+    if failed:
+        return _partly_graded(grades, failed, upper, lower)
     best = max(g.score for g in grades)
     n_up = sum(g.score >= upper for g in grades)
     if n_up:
@@ -32,6 +38,18 @@ def _decide(grades: Sequence[Grade], upper: float, lower: float) -> Decision:
                         f"all {len(grades)} chunks scored below {lower:.2f} (best {best:.2f})")
     return Decision(Action.AMBIGUOUS, best, upper, lower,
                     f"best chunk scored {best:.2f}, between {lower:.2f} and {upper:.2f}")
+
+
+def _partly_graded(grades: Sequence[Grade], failed: Sequence[Grade], upper: float, lower: float) -> Decision:
+    sound = [g for g in grades if not g.error]
+    best = max(g.score for g in grades)
+    why = f"grading failed for {len(failed)} of {len(grades)} chunks ({failed[0].error})"
+    top = max((g.score for g in sound), default=0.0)
+    if sound and top >= upper:
+        return Decision(Action.CORRECT, top, upper, lower,
+                        f"{sum(g.score >= upper for g in sound)} graded chunk(s) scored at or above {upper:.2f}; {why}")
+    return Decision(Action.AMBIGUOUS, best, upper, lower, f"{why}: their fallback scores decide nothing, "
+                    "so the passages are used unchecked")
 
 
 def ungraded_decision(grades: Sequence[Grade], error: str, upper: float, lower: float) -> Decision:

@@ -1,32 +1,45 @@
 """``localcrag doctor``: verify the index and repair it.
 
 The check reads every row of every column (so a missing or unreadable data file shows),
-compares row counts, the vector dimension, the full-text index and the saved document
-list, and counts duplicates. The repair goes back to the newest table version whose
-files are all readable (LanceDB keeps versions for ``index_keep_minutes``), removes
-duplicate rows, rebuilds the full-text index, and re-indexes from their files the
-documents the index lost; documents whose files are gone too are named.
+hashes every file against the seal (ingest/seal.py: any byte changed since it was written),
+compares row counts, checks every vector (dimension, finite, unit length), the full-text
+index, the saved document list, the vector and file-stat caches, and counts duplicates.
+The repair sets damaged files aside (``<index>/quarantine/``), goes back to the newest table
+version that opens and whose files all read (LanceDB keeps versions for
+``index_keep_minutes``), drops documents that version has but the list does not, removes
+duplicate rows, re-embeds documents whose vectors are invalid, rebuilds the full-text index
+and the caches, and re-indexes from their files the documents the version lacks; documents
+whose files are gone too are named.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from localcrag.ingest.maintain import dedupe, duplicates, load_documents
+from localcrag.ingest import seal
+from localcrag.ingest.faults import IndexDamaged, translate
+from localcrag.ingest.filestat import FileStats
+from localcrag.ingest.maintain import dedupe, documents_state, duplicates, load_documents, rebuild_fts
+from localcrag.ingest.vcache import VectorCache
+from localcrag.ingest.vsync import invalid_rows
 
 
 @dataclass
 class Checkup:
     lines: list[tuple[bool, str]] = field(default_factory=list)  # (ok, what was found)
-    damaged: bool = False  # some rows cannot be read
+    damaged: bool = False  # some rows cannot be read, or the newest version is unreadable or gone
     duplicate_docs: list[str] = field(default_factory=list)
     fts_ok: bool = True
     lost: list[str] = field(default_factory=list)  # listed documents absent from the table
+    bad_vectors: list[str] = field(default_factory=list)  # documents with invalid vectors
+    caches: list[Path] = field(default_factory=list)  # damaged caches: deleted, rebuilt
 
     @property
     def ok(self) -> bool:
@@ -66,18 +79,61 @@ def _size(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
+def _seal_lines(store: Any, up: Checkup) -> None:
+    if store.location.folder is None:
+        return
+    found = seal.check(store, full=True)
+    if found.state:
+        up.lines.append((False, f"seal (the record of the index's files) {found.state}: repair writes it again"))
+    if found.lost_version is not None:
+        up.damaged = True
+        up.lines.append((False, found.describe()))
+    elif found.changed:
+        up.lines.append((False, found.describe()))
+    if found.missing and found.lost_version is None:
+        up.lines.append((False, f"{len(found.missing)} file(s) of the index missing: {', '.join(found.missing[:3])}"))
+
+
+def _sidecar_lines(store: Any, up: Checkup) -> None:
+    folder = store.location.folder
+    if folder is None:
+        return
+    state = documents_state(store)
+    up.lines.append((state is None, "document list (for repairs) " + (state or "readable")
+                     + (": repair writes it again from the table" if state else "")))
+    stats = Path(folder) / f"{store.name}.filestat.json"
+    if FileStats(stats).state == "damaged":
+        up.caches.append(stats)
+        up.lines.append((False, "file-stat cache damaged: repair deletes it (the next ingest hashes each file)"))
+    cache = Path(folder) / f"{store.name}.vcache"
+    state = VectorCache(cache).status(store.dim)
+    if state == "damaged":
+        up.caches.append(cache)
+        up.lines.append((False, "vector cache damaged (not used): repair builds it again from the table"))
+    elif state == "stale":
+        up.lines.append((True, "vector cache from an older localcrag: rebuilt from the table when it is next saved"))
+
+
 def check(store: Any) -> Checkup:
     """Verify the current table of ``store``: one line per check."""
     up = Checkup()
     add = up.lines.append
     listed = load_documents(store)
+    store.verify = False  # the doctor reads what is there and says what is wrong with it
     if not store.exists():
         up.lost = sorted(listed)
         add((not listed, f"no index yet in {store.path}" + (f"; {len(listed)} listed documents missing"
                                                              if listed else "")))
         return up
-    t = store.table
-    versions = t.list_versions()
+    _seal_lines(store, up)
+    _sidecar_lines(store, up)
+    try:
+        t = store.table
+        versions = t.list_versions()
+    except Exception as exc:  # noqa: BLE001 - the newest manifest cannot be read
+        up.damaged = True
+        add((False, f"the newest table version cannot be opened ({_first_line(exc)})"))
+        return up
     folder = store.location.folder
     where = f"{_size(folder / f'{store.name}.lance') / 1e6:.1f} MB on disk" if folder else f"on {store.path}"
     add((True, f"table {store.name}: version {t.version}, {len(versions)} versions kept, {where}"))
@@ -91,10 +147,12 @@ def check(store: Any) -> Checkup:
         return up
     add((rows.num_rows == expected, f"{rows.num_rows} rows read of {expected} counted"))
     dim = t.schema.field("vector").type.list_size
-    vecs = np.asarray(rows["vector"].combine_chunks().flatten(), dtype=np.float32).reshape(-1, dim) \
-        if rows.num_rows else np.zeros((0, dim), np.float32)
-    bad = int((~np.isfinite(vecs).all(axis=1) | (np.abs(vecs).sum(axis=1) == 0)).sum())
-    add((dim == store.dim and bad == 0, f"vectors: dimension {dim} (embedder: {store.dim}), {bad} empty or invalid"))
+    flat = rows["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False) if rows.num_rows else []
+    vecs = np.asarray(flat, dtype=np.float32).reshape(-1, dim)
+    bad = invalid_rows(vecs)
+    up.bad_vectors = sorted({rows["source"][int(i)].as_py() for i in bad})
+    add((dim == store.dim and not len(bad), f"vectors: dimension {dim} (embedder: {store.dim}), {len(bad)} empty or "
+                                            f"invalid" + (f" in {len(up.bad_vectors)} document(s)" if len(bad) else "")))
     n_extra, up.duplicate_docs = duplicates(store)
     add((not up.duplicate_docs, f"duplicates: {n_extra} repeated chunk ids, "
                                 f"{len(up.duplicate_docs)} documents with more than one copy"))
@@ -105,6 +163,31 @@ def check(store: Any) -> Checkup:
     add((not up.lost, f"{len(present)} documents; " + (f"{len(up.lost)} listed documents missing"
                                                        if up.lost else "all listed documents present")))
     return up
+
+
+def invalid_vector_sources(store: Any) -> list[str]:
+    """Documents with a vector that is not a finite unit vector of the table's dimension (read
+    a batch at a time): what ``reindex`` re-embeds even though their files are unchanged."""
+    from localcrag.ingest.vectors import READ_BATCH
+
+    n = store.count()
+    if not n:
+        return []
+    bad: set[str] = set()
+    try:
+        for batch in store.table.search().select(["source", "vector"]).limit(n).to_batches(READ_BATCH):
+            flat = batch["vector"].flatten().to_numpy(zero_copy_only=False)
+            m = np.asarray(flat, np.float32).reshape(batch.num_rows, -1) if batch.num_rows else np.zeros((0, 1))
+            rows = invalid_rows(m) if m.shape[1] == store.dim else np.arange(batch.num_rows)
+            bad.update(batch["source"][int(i)].as_py() for i in rows)
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise (translate(exc, store.path) or exc) from exc
+    return sorted(bad)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = re.sub(r"lance error: |,?\s*/\S*\.(cargo|rs)\S*", "", str(exc).strip().split("\n")[0])
+    return text[:160]
 
 
 def _fts_works(table: Any) -> bool:
@@ -119,7 +202,7 @@ def _fts_works(table: Any) -> bool:
 
 def _last_good_version(table: Any) -> int | None:
     """The newest version whose every file reads, or None."""
-    for v in sorted((v["version"] for v in table.list_versions()), reverse=True)[1:]:
+    for v in sorted((v["version"] for v in table.list_versions()), reverse=True):
         try:
             table.checkout(v)
             _scan(table)
@@ -129,41 +212,83 @@ def _last_good_version(table: Any) -> int | None:
     return None
 
 
+def _open_newest_readable(store: Any, out: Repair, aside: list[str]) -> bool:
+    """Open the table, setting aside newest manifests that cannot be read; False when none opens."""
+    versions = sorted(((seal.version_of(p.name), p) for p in
+                       (Path(store.location.folder) / f"{store.name}.lance" / "_versions").glob("*.manifest")),
+                      key=lambda t: t[0] or -1, reverse=True)
+    for v, manifest in [(None, None), *versions]:
+        if manifest is not None:
+            aside.append(f"_versions/{manifest.name}")
+            seal.quarantine(store, [aside[-1]])
+            out.notes.append(f"set aside the unreadable manifest of version {v}")
+        store.reopen()
+        try:
+            store.table.list_versions()
+            return True
+        except Exception as exc:  # noqa: BLE001 - only a damaged manifest is set aside
+            if not isinstance(translate(exc, store.path), IndexDamaged):
+                raise
+    return False
+
+
+def _drop(store: Any) -> None:
+    """Drop a table no version of which reads; one that LanceDB cannot even open (every
+    manifest set aside) is moved to the quarantine folder whole."""
+    try:
+        store._db.drop_table(store.name)
+    except Exception:  # noqa: BLE001 - not a table any more: its folder is set aside
+        folder = Path(store.location.folder) / f"{store.name}.lance"
+        dest = Path(store.location.folder) / "quarantine" / f"{folder.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(folder), str(dest))
+    store._table = None
+
+
 def repair(library: Any) -> Repair:
     """Bring the index back to a working state (under the writer lock); see the module doc."""
     store, out = library.store, Repair()
     with library.writing():
-        listed = load_documents(store)
+        listed = load_documents(store) if not documents_state(store) else {}
         up = check(store)
-        if up.damaged:
-            t = store.table
-            good = _last_good_version(t)
+        local = store.location.folder is not None
+        if local:
+            changed = seal.check(store, full=True).changed
+            where = seal.quarantine(store, changed)
+            if where is not None:
+                out.notes.append(f"moved {len(changed)} damaged file(s) to {where}")
+            for cache in up.caches:
+                shutil.rmtree(cache) if cache.is_dir() else cache.unlink()
+                out.notes.append(f"deleted the damaged {cache.name} (rebuilt)")
+            store._ram = type(store._ram)(store.dim, store._ram.cache)  # nothing kept from before
+        opened = not local or not store.exists() or _open_newest_readable(store, out, [])
+        if opened and store.exists():
+            up = check(store)
+        if up.damaged or not opened:
+            good = _last_good_version(store.table) if opened else None
             if good is not None:
-                t.restore(good)
+                store.table.restore(good)
                 out.restored_version = good
             else:
-                t.checkout_latest()
-                store._db.drop_table(store.name)
+                _drop(store)
                 out.notes.append("no readable version left: the table was dropped and is rebuilt from files")
             store._table = None
             up = check(store)
         if up.duplicate_docs:
             out.removed_duplicates = dedupe(store, up.duplicate_docs)
-        if not up.fts_ok and store.count():
-            out.fts_rebuilt = True
         present = set(store.file_hashes())
+        if listed and out.restored_version is not None:  # it may hold documents removed since
+            for src in sorted(present - set(listed)):
+                store.remove(src)
+            present &= set(listed)
         wanted = sorted(set(listed) | present)
         out.unrecoverable = [s for s in sorted(set(listed) - present) if not Path(s).is_file()]
-        report = library.ingest([s for s in wanted if Path(s).is_file()])  # lost or changed only
-        out.reindexed = report.indexed
-        out.unrecoverable += [p for p, _ in report.failed]
-        if out.fts_rebuilt and store.count():
-            _rebuild_fts(store)
-        library._changed = True  # compacted, document list saved, as the lock is let go
+        paths = [s for s in wanted if Path(s).is_file()]
+        report = library.ingest(paths, force=set(up.bad_vectors)) if paths else None  # lost, changed, invalid
+        out.reindexed = report.indexed if report else []
+        out.unrecoverable += [p for p, _ in report.failed] if report else []
+        if (not up.fts_ok or not _fts_works(store.table)) and store.count():
+            out.fts_rebuilt = rebuild_fts(store, locked=True)
+        library._changed = True  # compacted, document list saved and files sealed as the lock is let go
+    store.verify = True
     return out
-
-
-def _rebuild_fts(store: Any) -> None:
-    from lancedb.index import FTS
-
-    store.table.create_index("text", config=FTS(with_position=False), replace=True)

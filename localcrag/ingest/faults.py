@@ -29,6 +29,10 @@ class DiskFull(LocalcragError):
     """The disk holding the index is full."""
 
 
+class BadRows(ValueError):
+    """Rows that read back invalid (a vector of the wrong length, not finite, not unit length)."""
+
+
 class IndexUnreachable(LocalcragError):
     """A shared index (index_uri) cannot be opened: no answer, no bucket, or no access."""
 
@@ -38,7 +42,8 @@ _READ_ONLY = re.compile(r"Read-only file system|os error 30|Permission denied|os
                         r"Operation not permitted|os error 1\b")
 _DAMAGED = re.compile(r"Not found|not found|corrupt|Corrupt|Invalid (file|data|manifest)|"
                       r"unexpected end of file|UnexpectedEof|failed to fill whole buffer|"
-                      r"Invalid user input: .*version|Buffer too small|protobuf")
+                      r"Invalid user input: .*version|Buffer too small|protobuf|Protobuf|file size is too small|"
+                      r"Invalid range|not appear to be a Lance file|Parser error|does not exist in schema")
 _STORE = re.compile(r'store: "\w+"|NoSuchBucket|AccessDenied|InvalidAccessKeyId|SignatureDoesNotMatch|'
                     r"RetryError|Connection refused|dns error|error sending request|credential", re.I)
 _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
@@ -57,9 +62,8 @@ def disk_full(folder: Path, done: str = "") -> DiskFull:
                     "and only the rest is indexed")
 
 
-def damaged(folder: Path) -> IndexDamaged:
-    return IndexDamaged(f"the index in {folder} is damaged (a data file is missing or unreadable)",
-                        "run `localcrag doctor --repair`")
+def damaged(folder: Path, what: str = "a data file is missing or unreadable") -> IndexDamaged:
+    return IndexDamaged(f"the index in {folder} is damaged: {what}", "run `localcrag doctor --repair`")
 
 
 def unreachable(uri: str, text: str) -> IndexUnreachable:
@@ -77,6 +81,8 @@ def translate(exc: BaseException, folder: Path | str) -> LocalcragError | None:
     (``folder`` is the index folder, or the URI of a shared index)."""
     if isinstance(exc, LocalcragError):
         return exc
+    if isinstance(exc, BadRows):
+        return damaged(folder, str(exc))
     code = getattr(exc, "errno", None)
     text = str(exc)
     if "://" in str(folder) and _STORE.search(text):

@@ -9,10 +9,11 @@ recorded is hashed anyway (an edit in the same clock tick keeps size and mtime).
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
+
+from localcrag.ingest import sidecar
 
 RACY_SECONDS = 2.0
 
@@ -22,12 +23,9 @@ class FileStats:
         """``path`` None (an index on object storage): nothing recorded, every file hashed."""
         self.path = Path(path) if path is not None else None
         self.entries: dict[str, list] = {}  # source -> [size, mtime_ns, hash, recorded_at]
-        try:
-            data = json.loads(self.path.read_text("utf-8")) if self.path else {}
-            if isinstance(data, dict):
-                self.entries = {str(k): v for k, v in data.items() if isinstance(v, list) and len(v) == 4}
-        except (OSError, ValueError):
-            pass
+        data, self.state = sidecar.read(self.path)  # checksummed: a damaged file is not believed
+        if isinstance(data, dict):
+            self.entries = {str(k): v for k, v in data.items() if isinstance(v, list) and len(v) == 4}
 
     def known_hash(self, source: str, st: os.stat_result) -> str | None:
         """The recorded hash when size and mtime still match (None: hash the file)."""
@@ -45,10 +43,7 @@ class FileStats:
         """Write the entries of ``keep`` (the indexed sources) atomically; best effort."""
         if self.path is None:
             return
-        data = {s: e for s, e in self.entries.items() if s in keep}
-        tmp = self.path.with_suffix(".tmp")
         try:
-            tmp.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
-            os.replace(tmp, self.path)
+            sidecar.write(self.path, {s: e for s, e in self.entries.items() if s in keep})
         except OSError:  # only a speed-up: the next re-scan hashes again
             pass

@@ -16,7 +16,7 @@ import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Collection, Iterator, Sequence
 
 from localcrag.ingest.embed import Embedder, load_embedder
 from localcrag.errors import LocalcragError
@@ -199,11 +199,11 @@ class Library:
 
     def ingest(self, paths: Sequence[Path | str], prune: bool = False,
                on_progress: Callable[[IngestProgress], None] | None = None,
-               force: bool = False) -> IngestReport:
+               force: bool | Collection[str] = False) -> IngestReport:
         """Index files and folders. Returns what happened to each file.
 
-        ``force`` re-parses and re-embeds files even when unchanged (a re-index): their old
-        chunks stay searchable until the new ones replace them (whole documents per commit)."""
+        ``force`` re-parses and re-embeds files even when unchanged (a re-index; or only the
+        named sources): their old chunks stay searchable until the new ones replace them."""
         with self.writing():
             report = IngestReport()
             try:
@@ -213,7 +213,7 @@ class Library:
                                 f"were committed before it filled") from exc
 
     def _ingest(self, paths: Sequence[Path | str], prune: bool,
-                on_progress: Callable[[IngestProgress], None] | None, force: bool,
+                on_progress: Callable[[IngestProgress], None] | None, force: bool | Collection[str],
                 report: IngestReport) -> IngestReport:
         from localcrag.ingest.walk import content_hash, iter_files
 
@@ -244,7 +244,7 @@ class Library:
             source, st = str(path), seen[str(path)]
             try:  # size and mtime as recorded: unchanged without reading the file
                 doc_hash = (st and stats.known_hash(source, st)) or content_hash(path)
-                if not force and known.get(source) == doc_hash:
+                if not (force is True or source in (force or ())) and known.get(source) == doc_hash:
                     report.unchanged.append(source)
                     progress(source, "unchanged")
                     continue

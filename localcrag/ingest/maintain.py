@@ -11,14 +11,13 @@ so a repair knows which documents to rebuild from their files.
 
 from __future__ import annotations
 
-import json
-import os
 import warnings
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from localcrag.ingest import seal, sidecar
 from localcrag.ingest.location import REMOTE_MIN_KEEP_MINUTES, retry_conflicts
 from localcrag.ingest.rows import quote
 
@@ -57,23 +56,66 @@ def documents_path(store: Any) -> Path | None:
 
 
 def save_documents(store: Any) -> None:
-    """Write the table's document list (atomically: a crash leaves the previous list)."""
+    """Write the table's document list (checksummed, atomically: a crash leaves the previous
+    list), then seal the table's files as they now are (ingest/seal.py)."""
     path = documents_path(store)
     if path is None:
         return
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(store.file_hashes(), ensure_ascii=False, indent=0), encoding="utf-8")
-    os.replace(tmp, path)
+    sidecar.write(path, store.file_hashes())
+    seal.write(store, store.table.version)
 
 
 def load_documents(store: Any) -> dict[str, str]:
     """The last saved document list ({} when there is none or it is unreadable)."""
-    path = documents_path(store)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8")) if path else {}
-    except (OSError, ValueError):
-        return {}
+    data, _ = sidecar.read(documents_path(store))
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def documents_state(store: Any) -> str | None:
+    """None when the document list reads back whole; else "missing" or "damaged"."""
+    data, state = sidecar.read(documents_path(store))
+    return state or (None if isinstance(data, dict) else sidecar.DAMAGED)
+
+
+def ensure_fts(store: Any, force: bool = False) -> None:
+    """Build the full-text index once (LanceStore.ensure_fts); later rows are searched
+    unindexed, then merged by ``optimize``."""
+    from lancedb.index import FTS
+
+    t = store.table
+    has = any(i.index_type == "FTS" for i in t.list_indices())
+    if not has and t.count_rows() > 0:
+        t.create_index("text", config=FTS(with_position=False), replace=True)
+    elif has and (force or store._fts_dirty):
+        t.optimize()
+    store._fts_dirty = False
+
+
+def rebuild_fts(store: Any, locked: bool = False) -> bool:
+    """Build the full-text index again (a missing or broken one: a full disk, a damaged file)
+    under the writer lock (``locked``: the caller holds it), unless another process holds it;
+    True when rebuilt. Local only."""
+    from lancedb.index import FTS
+
+    from localcrag.ingest.lock import WriterLock
+
+    folder = store.location.folder
+    if folder is None or not store.exists() or not store.count():
+        return False
+    lock = WriterLock(Path(folder))
+    try:
+        locked or lock.acquire(wait=False)
+    except Exception:  # noqa: BLE001 - busy, read-only or full: the caller falls back, visibly
+        return False
+    try:
+        store.table.create_index("text", config=FTS(with_position=False), replace=True)
+        store._fts_dirty = store.fts_damaged = False
+        seal.write(store, store.table.version)
+        return True
+    except Exception:  # noqa: BLE001 - e.g. the disk is still full
+        return False
+    finally:
+        locked or lock.release()
 
 
 def duplicates(store: Any) -> tuple[int, list[str]]:

@@ -70,7 +70,9 @@ def arrow_rows(dim: int, source: str, doc_hash: str, pages: int, chunks: Sequenc
         "doc_pages": [pages] * len(chunks), "indexed_at": [now] * len(chunks),
         "locator": [c.locator for c in chunks],
     }
-    flat = pa.array(np.asarray(vectors, dtype=np.float32).reshape(-1))
+    v = np.asarray(vectors, dtype=np.float32).reshape(len(chunks), dim)
+    v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)  # unit: what reads check
+    flat = pa.array(v.reshape(-1))
     vector = pa.FixedSizeListArray.from_arrays(flat, dim)
     table = pa.table({**{k: v for k, v in rows.items() if k != "locator"}, "vector": vector,
                       "locator": pa.array(rows["locator"], pa.string())})

@@ -53,6 +53,6 @@ def read(where: Any) -> str:
             return ""
     path = folder / NAME
     try:
-        return f"{path.stat().st_mtime_ns}:{path.read_text(encoding='utf-8').strip()}"
-    except OSError:
+        return f"{path.stat().st_mtime_ns}:{path.read_bytes().decode('utf-8', 'replace').strip()}"
+    except OSError:  # (damaged bytes are still a stamp that moved: never an error)
         return ""

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 import re
-from concurrent.futures import ThreadPoolExecutor
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Collection, Sequence
 
@@ -20,7 +20,9 @@ import numpy as np
 
 from localcrag.errors import FullTextFailed
 from localcrag.ingest.faults import guard_methods
+from localcrag.ingest.seal import verify as verify_seal
 from localcrag.ingest.location import IndexLocation, as_location, retry_conflicts
+from localcrag.ingest.maintain import ensure_fts, rebuild_fts
 from localcrag.ingest.rows import SourceInfo, arrow_rows, quote as _quote, row_to_chunk as _row_to_chunk
 from localcrag.ingest.rows import schema, table_name  # noqa: F401 - table_name, SourceInfo: re-exported
 from localcrag.ingest.vcache import VectorCache
@@ -62,6 +64,8 @@ class LanceStore:
         self._table = None
         self._fts_dirty = False
         self._seen = False  # on object storage: the table was seen once (listing it costs a request)
+        self.verify = True  # check the files against the seal on open (ingest/seal.py; doctor: off)
+        self.fts_damaged = False  # the seal found the full-text index's files changed
         folder = self.location.folder  # the codes' cache lives beside a local table only
         self._ram = RamVectors(dim, VectorCache(Path(folder) / f"{name}.vcache") if folder else None)
 
@@ -77,6 +81,7 @@ class LanceStore:
     def table(self):
         if self._table is None:
             if self.exists():
+                self.verify and verify_seal(self)  # damage since the last write: one line, never a read
                 self._table = self._db.open_table(self.name)
             else:
                 self._table = self._create()
@@ -128,15 +133,7 @@ class LanceStore:
 
     def ensure_fts(self, force: bool = False) -> None:
         """Build the full-text index once; later rows are searched unindexed, then merged."""
-        from lancedb.index import FTS
-
-        t = self.table
-        has = any(i.index_type == "FTS" for i in t.list_indices())
-        if not has and t.count_rows() > 0:
-            t.create_index("text", config=FTS(with_position=False), replace=True)
-        elif has and (force or self._fts_dirty):
-            t.optimize()
-        self._fts_dirty = False
+        ensure_fts(self, force)
 
     # --- writes -------------------------------------------------------------------------
 
@@ -236,10 +233,14 @@ class LanceStore:
         return [{**r, "_distance": 1.0 - sim} for r, sim in exact_rerank(self.table, approx, vector, n,
                                                                            self._cols(_HIT_COLUMNS), self.dim)]
 
-    def _fts(self, query: str, n: int, columns: list[str]) -> list[dict]:
+    def _fts(self, query: str, n: int, columns: list[str], healed: bool = False) -> list[dict]:
         try:  # (a query of only stop words or symbols gives no hits; it does not raise)
+            if self.fts_damaged:
+                raise RuntimeError("its files changed after they were written")
             return self.table.search(query, query_type="fts").select(columns).limit(n).to_list()
         except Exception as exc:  # a broken index is an error or a visible fallback, never "no hits"
+            if not healed and rebuild_fts(self):  # missing or broken (a full disk): rebuilt once
+                return self._fts(query, n, columns, healed=True)
             first = re.sub(r"lance error: |,?\s*/\S*\.(cargo|rs)\S*", "", str(exc).strip().split("\n")[0])
             raise FullTextFailed(f"full-text search failed ({first[:160]})", "search with --mode vector; "
                                  "to rebuild it, run `localcrag doctor --repair`") from exc

@@ -11,7 +11,6 @@ Any unreadable or mismatched cache is ignored, never trusted: the snapshot is re
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
@@ -21,9 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
+from localcrag.ingest import sidecar
 from localcrag.ingest.vectors import Segment, Snapshot
 
-FORMAT = 1
+FORMAT = 2  # 2: a checksummed manifest naming each file's size and mtime
 SAVE_AFTER_ROWS = 0.02  # re-save once this share of rows is not in the saved files ...
 SAVE_MIN_ROWS = 2_000  # ... and at least this many (small appends: the diff is cheap)
 MAX_SEGMENTS = 8  # more than this: merged into one on the next save
@@ -36,9 +36,13 @@ class VectorCache:
         self.saved_rows = 0  # rows in segments already on disk
 
     def load(self, dim: int) -> Snapshot | None:
+        """The saved snapshot, or None when there is none or any of its files is damaged (a
+        checksummed manifest; each code file's size and mtime as saved): never trusted."""
         try:
-            meta = json.loads((self.folder / "manifest.json").read_text("utf-8"))
-            if meta.get("format") != FORMAT or meta.get("dim") != dim:
+            meta, _ = sidecar.read(self.folder / "manifest.json")
+            if not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("dim") != dim:
+                return None
+            if any(_stat(self.folder / rel) != rec for rel, rec in meta["files"].items()):
                 return None
             state = np.load(self.folder / meta["state"])
             segs = []
@@ -49,10 +53,22 @@ class VectorCache:
                 segs.append(Segment(state[f"rowids{i}"], state[f"alive{i}"], name=name, **codes))
             snap = Snapshot(int(meta["version"]), tuple(segs), np.asarray(meta["mean"], np.float32),
                             int(meta.get("mean_rows", 0)))
-        except (OSError, ValueError, KeyError, TypeError):
+        except Exception:  # noqa: BLE001 - any unreadable cache (zipfile errors too): rebuilt
             return None
         self.saved_rows = sum(len(s.rowids) for s in snap.segments)
         return snap
+
+    def status(self, dim: int) -> str | None:
+        """None: no cache, or one that loads; "stale": written by another format (rebuilt on
+        use); "damaged": a manifest or code file that fails its check (not used; rebuilt)."""
+        if not self.folder.is_dir():
+            return None
+        meta, state = sidecar.read(self.folder / "manifest.json")
+        if state == sidecar.MISSING and not any(self.folder.glob("seg-*")):
+            return None
+        if isinstance(meta, dict) and meta.get("format") != FORMAT:
+            return "stale"
+        return None if self.load(dim) is not None else "damaged"
 
     def maybe_save(self, snap: Snapshot) -> Snapshot:
         """Save when enough rows are only in RAM (or segments pile up); best effort."""
@@ -86,11 +102,11 @@ class VectorCache:
         arrays = {f"rowids{i}": s.rowids for i, s in enumerate(out)}
         arrays.update({f"alive{i}": s.alive for i, s in enumerate(out)})
         np.savez(self.folder / state, **arrays)
+        files = [state] + [f"{s.name}/{c}.npy" for s in out for c in _CODES]
         meta = {"format": FORMAT, "dim": int(snap.mean.shape[0]), "version": snap.version,
-                "mean": snap.mean.tolist(), "mean_rows": snap.mean_rows, "segments": [s.name for s in out], "state": state}
-        tmp = self.folder / "manifest.tmp"
-        tmp.write_text(json.dumps(meta), "utf-8")
-        os.replace(tmp, self.folder / "manifest.json")
+                "mean": snap.mean.tolist(), "mean_rows": snap.mean_rows, "segments": [s.name for s in out],
+                "state": state, "files": {f: _stat(self.folder / f) for f in files}}
+        sidecar.write(self.folder / "manifest.json", meta)
         self._clean({s.name for s in out} | {state})
         self.saved_rows = sum(len(s.rowids) for s in out)
         return Snapshot(snap.version, tuple(out), snap.mean, snap.mean_rows)
@@ -107,6 +123,14 @@ class VectorCache:
                     shutil.rmtree(p) if p.is_dir() else p.unlink()
             except OSError:
                 pass
+
+
+def _stat(p: Path) -> list[int]:
+    try:
+        st = p.stat()
+    except OSError:
+        return []
+    return [st.st_size, st.st_mtime_ns]
 
 
 class DiskRows:

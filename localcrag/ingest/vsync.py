@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from localcrag.ingest.faults import BadRows
 from localcrag.ingest.vectors import (CANDIDATES, READ_BATCH, Segment, Snapshot, _bits, _mean, centroid,
                                       key_of, segment, top)
 
@@ -38,10 +39,24 @@ def read_rows(table: Any, rowids: np.ndarray, columns: list[str]) -> Any:
 
 
 def matrix(data: Any, dim: int) -> np.ndarray:
+    """The rows' vectors, validated: each of the table's dimension, finite and of unit length
+    (they are stored normalised), else ``BadRows``: damaged rows never rank as sound ones."""
     col = data["vector"]
     col = col.combine_chunks() if hasattr(col, "combine_chunks") else col  # table or batch
     flat = col.flatten().to_numpy(zero_copy_only=False)
-    return flat.reshape(len(data), dim).astype(np.float32, copy=False)
+    if len(flat) != len(data) * dim:
+        raise BadRows(f"{len(data)} vectors hold {len(flat)} values, not {dim} each")
+    m = flat.reshape(len(data), dim).astype(np.float32, copy=False)
+    if n := len(invalid_rows(m)):
+        raise BadRows(f"{n} chunk vector(s) read back invalid (not finite or not unit length)")
+    return m
+
+
+def invalid_rows(m: np.ndarray) -> np.ndarray:
+    """Indices of rows that are not finite unit vectors."""
+    with np.errstate(all="ignore"):
+        norm = np.linalg.norm(m.astype(np.float64), axis=1)
+    return np.flatnonzero(~np.isfinite(norm) | (np.abs(norm - 1.0) > 1e-3))
 
 
 class Moved(Exception):
