@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from localcrag import events as ev
+from localcrag.cli.output import dumps
 from localcrag.record import RunRecord
 from localcrag.textutil import source_label
 
@@ -79,7 +79,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.json:
         out = to_json(record)
         out["generator"] = {**pipe.generator_info(), "fallback": record.generator_fallback}
-        print(json.dumps(out, ensure_ascii=False))
+        print(dumps(out))
         return 0
     answer = record.answer.text if record.answer else ""
     if not stream:
