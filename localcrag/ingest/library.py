@@ -53,13 +53,14 @@ class Library:
     def __init__(self, settings: Settings, embedder: Embedder | None = None,
                  store: LanceStore | None = None) -> None:
         self.settings = settings
+        location = index_location(settings) if store is None else None  # offline + S3: refused first
         self.embedder = embedder or load_embedder(settings.model_path(settings.embedder), settings.threads,
                                                    settings.embedder_backend)
         self.max_tokens = min(settings.chunk_tokens, self.embedder.max_tokens)
         if store is None:
             name = table_name(self.embedder.fingerprint(), self.max_tokens,
                               settings.chunk_overlap, CHUNKER_VERSION)
-            store = LanceStore(index_location(settings), name, self.embedder.dim)
+            store = LanceStore(location, name, self.embedder.dim)
         self.store = store
         self.lock = writer_lock(self.store.location)  # flock on a folder; none on S3
         self.wait_for_lock = True  # False: IndexBusy at once when another process writes

@@ -26,12 +26,17 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
+from localcrag.errors import LocalcragError
 from localcrag.settings_io import REMOTE_SCHEMES
 
 T = TypeVar("T")
 CONFLICT_RETRIES = 5  # commit conflicts retried per write (a conflict means: someone else committed)
 REMOTE_MIN_KEEP_MINUTES = 10.0  # old versions a shared index keeps at least: a writer on another
 # machine may still be committing on top of one (cleanup would delete the files it reads)
+
+
+class OfflineIndex(LocalcragError):
+    """The index is on object storage and the offline setting forbids the network."""
 
 
 @dataclass(frozen=True)
@@ -81,12 +86,19 @@ class IndexLocation:
 
 def index_location(settings: Any) -> IndexLocation:
     """The user's index: ``index_uri`` when set, else the local data dir (the demo and eval
-    indexes are always local: their own folders)."""
+    indexes are always local: their own folders). Offline, an index on object storage is
+    refused here, before LanceDB could resolve a name or open a connection."""
     uri = getattr(settings, "index_uri", None)
     if not uri:
         return IndexLocation(str(settings.index_dir))
-    return IndexLocation(uri, dict(getattr(settings, "index_storage_options", None) or {}),
-                         float(getattr(settings, "index_refresh_seconds", 5.0)))
+    location = IndexLocation(uri, dict(getattr(settings, "index_storage_options", None) or {}),
+                             float(getattr(settings, "index_refresh_seconds", 5.0)))
+    if location.remote and getattr(settings, "offline", False):
+        raise OfflineIndex(f"offline: index_uri = {uri} is on object storage, which needs the "
+                           "network (the offline setting or --offline is on)",
+                           "unset index_uri (and LOCALCRAG_INDEX_URI) to use the index on this "
+                           "machine, or turn offline off")
+    return location
 
 
 def as_location(where: "IndexLocation | Path | str") -> IndexLocation:
