@@ -13,7 +13,7 @@ from typing import Callable
 
 from localcrag import __version__
 from localcrag.cli.args import positive_int, shown
-from localcrag.cli.output import dumps, safe_output
+from localcrag.cli.output import command_session, dumps
 
 
 def _settings(args: argparse.Namespace):
@@ -95,7 +95,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     if not paths:
         print("No documents indexed yet. Add some with: localcrag ingest PATH")
         return 0
-    args.paths, args.prune = [Path(p) for p in paths], False
+    from localcrag.ingest.files import source_path
+
+    args.paths, args.prune = [source_path(p) for p in paths], False
     return cmd_ingest(args)
 
 
@@ -263,8 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        return _run_tui()
-    with safe_output():  # no escape sequence from a document, the web or a model reaches the terminal
+        return _run_tui()  # (the app makes its files private itself)
+    with command_session():  # private files; no escape sequence from outside text reaches the terminal
         return _run(args)
 
 

@@ -61,6 +61,18 @@ def safe_output() -> Iterator[None]:
         sys.stdout, sys.stderr = out, err
 
 
+@contextmanager
+def command_session() -> Iterator[None]:
+    """Around every command: files created private (0700 data home, 0600 files, whatever the
+    umask), and stdout/stderr cleaned."""
+    from localcrag.settings import data_dir
+    from localcrag.settings_io import private_files
+
+    private_files(data_dir())
+    with safe_output():
+        yield
+
+
 def raw_stderr() -> TextIO:
     """The real stderr, for a progress bar that draws with escape codes of its own."""
     return getattr(sys.stderr, "raw", sys.stderr)

@@ -80,8 +80,22 @@ class IndexLocation:
         if not self.remote:
             self.folder.mkdir(parents=True, exist_ok=True)  # type: ignore[union-attr]
             return lancedb.connect(str(self.folder))
-        return lancedb.connect(self.uri, storage_options=dict(self.storage_options) or None,
-                               read_consistency_interval=timedelta(seconds=self.refresh_seconds))
+        try:
+            return lancedb.connect(self.uri, storage_options=dict(self.storage_options) or None,
+                                   read_consistency_interval=timedelta(seconds=self.refresh_seconds))
+        except (OSError, RuntimeError, ValueError) as exc:  # Lance's errors, in one line
+            raise self._unreachable(exc) from exc
+
+    def _unreachable(self, exc: BaseException) -> BaseException:
+        from localcrag.ingest.faults import IndexUnreachable, translate
+
+        text = str(exc)
+        if "resolve region" in text:
+            return IndexUnreachable(
+                f"cannot open the shared index {self.uri}: no region is set, and the bucket's "
+                "region could not be looked up", "set region in index_storage_options (e.g. "
+                "LOCALCRAG_INDEX_STORAGE_OPTIONS='{region = \"eu-west-1\"}') or AWS_REGION")
+        return translate(exc, self.uri) or exc
 
 
 def index_location(settings: Any) -> IndexLocation:
