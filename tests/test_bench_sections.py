@@ -63,3 +63,21 @@ def test_endpoint_probe_counts_a_request_thread_that_has_ended() -> None:
     used = busy(before, cpu_by_thread(os.getpid()))
     exited = [float(x.split()[1]) for x in used if isinstance(x, str)]
     assert exited and 0.15 <= exited[0] <= 0.5, used
+
+
+def test_the_scale_sections_synthetic_rows_fit_a_fresh_index(tmp_path) -> None:
+    """`python -m bench --quick` on a fresh clone: the scale table is written in the index's
+    own schema (it once lacked `locator`: "Target schema's field names are not matching")."""
+    import numpy as np
+
+    from bench.scale_corpus import DIM, block_rows
+    from localcrag.ingest.rows import schema
+    from localcrag.ingest.store import LanceStore
+
+    v = np.random.default_rng(0).standard_normal((3, DIM)).astype(np.float32)
+    rows = block_rows(10, ["one text.", "two texts.", "three texts."], v)
+    assert rows.schema.names == schema(DIM).names
+    store = LanceStore(tmp_path / "index", "chunks_bench", DIM)  # a fresh table, as on a clone
+    store.table.add(rows)
+    assert store.count() == 3
+    assert store.table.to_arrow()["chunk_id"].to_pylist() == ["c0000010", "c0000011", "c0000012"]
