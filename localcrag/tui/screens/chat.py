@@ -197,6 +197,8 @@ class ChatScreen(TranscriptScreen):
         self.query_one(TracePanel).add(event)
         if isinstance(event, ev.Token):
             await run.view.write(event.text)
+        elif isinstance(event, ev.AnswerRestarted):
+            await run.view.restart()
         elif isinstance(event, (ev.StageStarted, ev.StyleChosen)):
             run.view.on_stage(event, STAGE_TEXT)
         elif isinstance(event, ev.QuestionRewritten):

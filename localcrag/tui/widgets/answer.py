@@ -125,6 +125,14 @@ class TurnView(Vertical):
             self._stream = Markdown.get_stream(self.query_one(".answer", Markdown))
         await self._stream.write(fragment)
 
+    async def restart(self) -> None:
+        """The model server died mid-answer: its fragment goes, the local model's answer follows."""
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+        self.text = ""
+        await self.query_one(".answer", Markdown).update("")
+
     async def finish(self, text: str, evidence: Sequence[Evidence], cited: Sequence[int],
                      action: Action | None, *, refused: bool = False, cancelled: bool = False,
                      style: str | None = None, dropped: int = 0) -> None:
