@@ -85,11 +85,28 @@ def synth_block(passages: list[list[str]], bv: np.ndarray, start: int, n: int,
     return texts, v
 
 
-def table(n: int, embedder: object) -> tuple[object, Path]:
-    """A LanceStore of n synthetic rows with its full-text index (cached), and its folder."""
+def block_rows(start: int, texts: list[str], v: np.ndarray):
+    """Rows start.. of the synthetic table in the index's own schema (``rows.schema``: every
+    column the product writes, ``locator`` included, in its order), so a column added there
+    cannot make this table disagree with it."""
     import pyarrow as pa
 
     from localcrag.ingest.rows import schema
+
+    k = len(texts)
+    cols = {"chunk_id": [f"c{i:07d}" for i in range(start, start + k)],
+            "source": [f"/bench/doc{i // 100:05d}.pdf" for i in range(start, start + k)],
+            "doc_hash": ["h"] * k, "text": texts, "page_start": [1] * k, "page_end": [1] * k,
+            "char_start": [0] * k, "char_end": [len(t) for t in texts], "heading": [""] * k,
+            "n_tokens": [len(t) // 4 for t in texts], "doc_pages": [1] * k, "indexed_at": [0.0] * k,
+            "locator": [None] * k,
+            "vector": pa.FixedSizeListArray.from_arrays(pa.array(v.reshape(-1), pa.float32()), DIM)}
+    sch = schema(DIM)
+    return pa.Table.from_pydict({f.name: cols[f.name] for f in sch}, schema=sch)
+
+
+def table(n: int, embedder: object) -> tuple[object, Path]:
+    """A LanceStore of n synthetic rows with its full-text index (cached), and its folder."""
     from localcrag.ingest.store import LanceStore
 
     folder = CACHE / "scale" / f"{VERSION}-{n}"
@@ -105,13 +122,7 @@ def table(n: int, embedder: object) -> tuple[object, Path]:
     for s in range(0, n, BLOCK):
         k = min(BLOCK, n - s)
         texts, v = synth_block(passages, bv, s, k, seed=n)
-        cols = {"chunk_id": [f"c{i:07d}" for i in range(s, s + k)],
-                "source": [f"/bench/doc{i // 100:05d}.pdf" for i in range(s, s + k)],
-                "doc_hash": ["h"] * k, "text": texts, "page_start": [1] * k, "page_end": [1] * k,
-                "char_start": [0] * k, "char_end": [len(t) for t in texts], "heading": [""] * k,
-                "n_tokens": [len(t) // 4 for t in texts], "doc_pages": [1] * k, "indexed_at": [0.0] * k}
-        vec = pa.FixedSizeListArray.from_arrays(pa.array(v.reshape(-1)), DIM)
-        store.table.add(pa.table({**cols, "vector": vec}).cast(schema(DIM)))
+        store.table.add(block_rows(s, texts, v))
     log(f"scale: compacting and building the full-text index over {n:,} rows")
     store.table.optimize()
     store.ensure_fts()

@@ -112,6 +112,14 @@ class GeneratorFellBack:
 
 
 @dataclass(frozen=True)
+class AnswerRestarted:
+    """The model server stopped mid-answer: what was streamed so far is withdrawn, and the
+    local model writes the answer from the start (``GeneratorFellBack`` says why)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class Token:
     text: str
 
@@ -148,6 +156,7 @@ Event = (
     | WebError
     | WebSkipped
     | EvidenceTrimmed
+    | AnswerRestarted
     | StyleChosen
     | SentenceDropped
     | GeneratorFellBack

@@ -9,7 +9,6 @@ and reported as a one-line LocalcragError when opened.
 from __future__ import annotations
 
 import json
-import os
 import re
 import secrets
 import time
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from localcrag.errors import LocalcragError
+from localcrag.settings_io import private_dir, write_private
 from localcrag.types import Answer, Citation, Evidence
 
 FORMAT = 1
@@ -136,10 +136,8 @@ class History:
     def save(self, conv: Conversation) -> Path:
         """Write atomically: a temporary file in the same folder, then os.replace."""
         path = self._path(conv.id)
-        self.root.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(conv.to_json(), ensure_ascii=False, indent=1), encoding="utf-8")
-        os.replace(tmp, path)
+        private_dir(self.root)
+        write_private(path, json.dumps(conv.to_json(), ensure_ascii=False, indent=1))  # 0600
         return path
 
     def create(self, title: str = "") -> Conversation:
@@ -184,8 +182,8 @@ class History:
     # than whichever file was modified last. "" means a new, empty conversation was open.
     def set_current(self, conv_id: str | None) -> None:
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            (self.root / CURRENT).write_text(conv_id or "", encoding="utf-8")
+            private_dir(self.root)
+            write_private(self.root / CURRENT, conv_id or "")
         except OSError:
             pass  # only a convenience for the next start
 

@@ -39,6 +39,7 @@ class RunRecord:
     dropped: list[tuple[str, str]] = field(default_factory=list)  # generated sentences not shown
     generator_fallback: str | None = None  # why the model server was left for the local model
     tokens: list[str] = field(default_factory=list)  # the streamed answer, piece by piece
+    restarted: str | None = None  # why the answer was started over (a server died mid-answer)
     evidence: tuple[Evidence, ...] = ()  # what the generator saw, numbered as cited
     timings: dict[str, float] = field(default_factory=dict)
     answer: Answer | None = None
@@ -82,6 +83,8 @@ class RunRecord:
                 self.generator_fallback = message
             case ev.Token(text=text):
                 self.tokens.append(text)
+            case ev.AnswerRestarted(reason=reason):
+                self.tokens, self.restarted = [], reason  # the withdrawn fragment is no part of it
             case ev.AnswerDone(answer=answer, evidence=evidence, timings_ms=timings):
                 self.answer, self.evidence = answer, evidence
                 self.timings.update(timings)

@@ -17,7 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from localcrag.errors import LocalcragError
 from localcrag.settings_endpoint import EndpointSettings
 from localcrag.settings_limits import LimitSettings, OcrSettings
-from localcrag.settings_io import check_index_uri, check_names, check_storage_options, env_name, env_overrides, one_line
+from localcrag.settings_io import (check_index_uri, check_names, check_storage_options, env_name, env_overrides,
+                                   one_line, write_private)
 from localcrag.registry import GRADERS, GraderSpec  # noqa: F401 - re-exported: the one grader registry
 
 APP = "localcrag"
@@ -257,9 +258,7 @@ class Settings(LimitSettings, OcrSettings, EndpointSettings):
                 data.pop(key, None)
             else:
                 data[key] = values[key]
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
-        os.replace(tmp, path)
+        write_private(path, tomli_w.dumps(data))  # 0600: it may name buckets and servers
         return path
 
     # --- derived paths -----------------------------------------------------------------

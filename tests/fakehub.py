@@ -34,6 +34,7 @@ class FakeHub:
     cut_after: int | None = None  # drop the first GET after this many body bytes
     advertise_sha: str | None = None  # serve this checksum instead of the real one
     throttle: float = 0.0  # seconds of sleep per MiB sent (a slow line, for cancelling)
+    plain_misses: bool = False  # a miss is a bare 404, no x-error-code (a mirror or a proxy)
     requests: list[tuple[str, str, str | None]] = field(default_factory=list)  # (method, path, Range)
     url: str = ""
     _sha: dict[str, str] = field(default_factory=dict)
@@ -73,7 +74,8 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
 
         def _miss(self, code: str) -> None:
             self.send_response(404)
-            self.send_header("x-error-code", code)
+            if not hub.plain_misses:
+                self.send_header("x-error-code", code)
             self.send_header("x-repo-commit", COMMIT)
             self.send_header("content-length", "0")
             self.end_headers()

@@ -117,3 +117,21 @@ def test_e2e_many_question_comparison_stops_at_enough_answered_and_reports_the_s
     assert ratio_spread(crag, rag) == "0.50× (0.50–0.50; 0.50–0.50), 3 questions"
     # quartiles by the section's nearest-rank percentile (bench.Stat.pct)
     assert ratio_spread([1.0, 2.0, 3.0, 4.0, 5.0], [1.0] * 5) == "3.00× (2.00–4.00; 1.00–5.00), 5 questions"
+
+
+def test_the_scale_sections_synthetic_rows_fit_a_fresh_index(tmp_path) -> None:
+    """`python -m bench --quick` on a fresh clone: the scale table is written in the index's
+    own schema (it once lacked `locator`: "Target schema's field names are not matching")."""
+    import numpy as np
+
+    from bench.scale_corpus import DIM, block_rows
+    from localcrag.ingest.rows import schema
+    from localcrag.ingest.store import LanceStore
+
+    v = np.random.default_rng(0).standard_normal((3, DIM)).astype(np.float32)
+    rows = block_rows(10, ["one text.", "two texts.", "three texts."], v)
+    assert rows.schema.names == schema(DIM).names
+    store = LanceStore(tmp_path / "index", "chunks_bench", DIM)  # a fresh table, as on a clone
+    store.table.add(rows)
+    assert store.count() == 3
+    assert store.table.to_arrow()["chunk_id"].to_pylist() == ["c0000010", "c0000011", "c0000012"]

@@ -17,7 +17,7 @@ from localcrag import events as ev
 from localcrag.crag.style import resolve_style
 from localcrag.errors import LocalcragError
 from localcrag.llm.endpoint import ChatPrompt, EndpointDown, EndpointLLM, is_loopback, yes_share
-from localcrag.llm.failover import FailoverLLM, endpoint_generator
+from localcrag.llm.failover import FailoverLLM, Restart, endpoint_generator
 from localcrag.settings import Settings
 
 MODELS = {"object": "list", "data": [{"id": "served-model", "object": "model"}]}
@@ -244,7 +244,7 @@ def test_failover_to_the_local_model_until_the_next_question(fake) -> None:
     assert style == "generative" and "model server" in why and url in why
 
 
-def test_failure_at_the_first_piece_reruns_locally_and_a_cut_ends_the_answer(fake) -> None:
+def test_failure_at_the_first_piece_reruns_locally_and_a_cut_restarts_it_locally(fake) -> None:
     script, url = fake
     local = Local()
     gen = FailoverLLM(EndpointLLM(url), lambda: local)
@@ -257,10 +257,13 @@ def test_failure_at_the_first_piece_reruns_locally_and_a_cut_ends_the_answer(fak
     assert gen.yes_probability(gen.chat_prompt(MESSAGES)) == 0.25  # the rest of the question: local
     gen.begin_question()
     script.plan["/v1/chat/completions"] = [(200, ["Half", None])]
-    assert gen.complete(gen.chat_prompt(MESSAGES), 8) == "Half"
-    assert gen.finish_reason == "length"
+    pieces = list(gen.stream(gen.chat_prompt(MESSAGES), 8))
+    assert pieces[0] == "Half" and isinstance(pieces[1], Restart) and "".join(pieces[2:]) == "local answer."
     [notice] = gen.take_notices()
-    assert "the answer ends where the server stopped" in notice
+    assert url in notice and "stopped mid-answer: what it wrote is withdrawn" in notice
+    gen.begin_question()
+    script.plan["/v1/chat/completions"] = [(200, ["Half", None])]
+    assert gen.complete(gen.chat_prompt(MESSAGES), 8) == "local answer."  # the fragment is not kept
 
 
 def test_pipeline_reports_the_fallback_before_the_answer(fake, tmp_path) -> None:
@@ -287,6 +290,44 @@ def test_pipeline_reports_the_fallback_before_the_answer(fake, tmp_path) -> None
     assert url in record.generator_fallback and "local model" in record.generator_fallback
     assert local.prompts and record.answer.text.startswith("Cobots work next to people")
     assert pipe.generator_info() == {"kind": "endpoint", "url": url, "model": None}
+
+
+LIGHTHOUSE = ("The lighthouse keeper lit the lamp every evening at dusk. "
+              "The lighthouse stands on a rock at the mouth of the bay.\n")
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_a_server_dying_mid_answer_is_withdrawn_and_the_local_model_answers(
+        fake, tmp_path, monkeypatch, capsys, as_json: bool) -> None:
+    """A real server on 127.0.0.1 streams a fragment and drops the connection: the fragment
+    ("his crew" is in no evidence) is never the answer, the bundled local model answers the
+    same question, and --json says so."""
+    from localcrag.cli.main import main
+    from tests.conftest import MODELS
+
+    if not (MODELS / "SmolLM2-135M-Instruct.Q4_1.gguf").exists():
+        pytest.skip("models/ not provisioned (run `make models`)")
+    script, url = fake
+    (tmp_path / "lighthouse.txt").write_text(LIGHTHOUSE, encoding="utf-8")
+    assert main(["ingest", str(tmp_path / "lighthouse.txt")]) == 0
+    monkeypatch.setenv("LOCALCRAG_LLM_ENDPOINT", url)
+    monkeypatch.setenv("LOCALCRAG_MAX_ANSWER_TOKENS", "40")
+    script.plan["/v1/chat/completions"] = [(200, ["The lighthouse keeper ", "and his crew:", None])]
+    capsys.readouterr()
+    argv = ["ask", "What did the lighthouse keeper do?", "--style", "generative", "--mode", "rag"]
+    assert main(argv + (["--json"] if as_json else [])) == 0
+    out = capsys.readouterr()
+    chats = [s for s in script.seen if s[0].endswith("/chat/completions")]
+    assert len(chats) == 1  # the server was asked once; the answer came from the local model
+    if as_json:
+        data = json.loads(out.out.strip().splitlines()[-1])
+        assert data["generator"]["restarted"] == "the model server stopped mid-answer"
+        assert url in data["generator"]["fallback"] and "SmolLM2" in data["generator"]["fallback"]
+        answer = data["answer"]
+    else:
+        answer = out.out
+        assert "stopped mid-answer: what it wrote is withdrawn" in out.err
+    assert answer.strip() and "his crew" not in answer
 
 
 def test_offline_refuses_a_server_elsewhere_without_any_lookup() -> None:

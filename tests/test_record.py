@@ -91,10 +91,10 @@ def test_ask_json_keeps_its_contract_and_adds_evidence_ids(library: Library, tmp
     assert main(["ask", "What are cobots and where do cobots work?", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert list(out) == ["question", "mode", "action", "reason", "retrieval_fallback", "thresholds", "grades", "grade_errors",
-                         "web", "answer", "refused", "answer_style", "dropped_sentences", "citations",
+                         "web", "answer", "refused", "answer_style", "dropped_sentences", "short_answer", "citations",
                          "searched", "evidence", "timings_ms", "rewritten", "generator"]  # docs/cli-json.md
     assert out["generator"] == {"kind": "local", "url": None, "model": "SmolLM2-135M-Instruct.Q4_1.gguf",
-                                "fallback": None}
+                                "fallback": None, "restarted": None}
     assert out["retrieval_fallback"] is None and out["refused"] is False
     assert out["thresholds"] == {"upper": 0.5, "lower": 0.35, "basis": "settings"}
     assert out["action"] == "correct" and out["web"] == {"attempted": False, "query": None, "results": [],

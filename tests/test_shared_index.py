@@ -222,9 +222,13 @@ def test_the_cli_ingests_and_answers_from_the_bucket(shared, tmp_path) -> None:
         return json.loads(out.stdout)
 
     assert cli("laptop-a", "ingest", str(doc))["indexed"] == [str(doc)]
-    answer = cli("laptop-b", "ask", "What are cobots?", "--offline")
+    answer = cli("laptop-b", "ask", "What are cobots?")  # no terminal: no web search either
     assert answer["evidence"] and answer["evidence"][0]["source"] == str(doc)
     assert not (tmp_path / "laptop-b" / "index").exists()
+    offline = subprocess.run([sys.executable, "-m", "localcrag", "ask", "What are cobots?", "--offline"],
+                             capture_output=True, text=True, cwd=REPO, timeout=300,
+                             env={**_env(shared), "LOCALCRAG_HOME": str(tmp_path / "laptop-b")})
+    assert offline.returncode == 1 and "offline: index_uri = s3://" in offline.stderr  # the bucket is the network
 
 
 def test_derived_files_of_a_shared_index_stay_on_this_machine(isolated_home: Path) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from localcrag.textutil import shown  # noqa: F401 - the commands import it from here
+
 
 def positive_int(text: str) -> int:
     """argparse type for -k and friends: 0 or less is a usage error, not a silent default."""
@@ -14,12 +16,6 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
-
-
-def shown(name: str) -> str:
-    """A file name as one printable line: a newline or other control character in a name is
-    printed escaped ("a\\nb"), so one entry never reads as two (JSON output keeps it exact)."""
-    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in name)
 
 
 GENERATOR_HELP = ("chat model for this run: a GGUF file in models/ or the short name of a catalogue "

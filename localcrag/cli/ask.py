@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from localcrag import events as ev
+from localcrag.cli.output import dumps
 from localcrag.record import RunRecord
 from localcrag.textutil import source_label
 
@@ -76,10 +76,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(f"warning: retrieval: {event.fallback}", file=sys.stderr)
         elif not args.json and isinstance(event, ev.GeneratorFellBack):
             print(f"\nwarning: {event.message}", file=sys.stderr)
+        elif stream and isinstance(event, ev.AnswerRestarted):  # printed already: marked, not kept
+            print(f"\n[{event.reason}: the text above is withdrawn; the local model answers:]")
     if args.json:
         out = to_json(record)
-        out["generator"] = {**pipe.generator_info(), "fallback": record.generator_fallback}
-        print(json.dumps(out, ensure_ascii=False))
+        out["generator"] = {**pipe.generator_info(), "fallback": record.generator_fallback,
+                            "restarted": record.restarted}
+        print(dumps(out))
         return 0
     answer = record.answer.text if record.answer else ""
     if not stream:

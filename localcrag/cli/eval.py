@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any, Callable
+
+from localcrag.cli.output import dumps
 
 # Tests replace this with a factory of fake pipelines (Settings -> Pipeline-like object).
 pipeline_factory: Callable[[Any], Any] | None = None
@@ -84,11 +85,13 @@ def _progress(quiet: bool) -> tuple[Callable, Callable[[], None]]:
     if quiet or not sys.stderr.isatty():
         return (lambda p: None), (lambda: None)
     from rich.console import Console
+
+    from localcrag.cli.output import raw_stderr
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     bar = Progress(TextColumn("{task.description:<10}"), BarColumn(), MofNCompleteColumn(),
                    TimeElapsedColumn(), TextColumn("{task.fields[detail]}"),
-                   console=Console(stderr=True), transient=True)
+                   console=Console(file=raw_stderr()), transient=True)
     tasks: dict[str, Any] = {}
     bar.start()
 
@@ -178,7 +181,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         close()
     written = write_report(res, args.out) if args.out else []
     if args.json:
-        print(json.dumps(res, ensure_ascii=False, default=str))
+        print(dumps(res, default=str))
     else:
         print(terminal_table(res))
         for w in written[:2]:

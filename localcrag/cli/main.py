@@ -7,13 +7,13 @@ instant. Errors are one line on stderr; tracebacks only with LOCALCRAG_DEBUG=1.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Callable
 
 from localcrag import __version__
 from localcrag.cli.args import positive_int, shown
+from localcrag.cli.output import command_session, dumps
 
 
 def _settings(args: argparse.Namespace):
@@ -26,7 +26,7 @@ def _settings(args: argparse.Namespace):
 
 
 def _print_json(obj: object) -> None:
-    print(json.dumps(obj, ensure_ascii=False, indent=None))
+    print(dumps(obj))
 
 
 # --- ingest / remove / sources / search ---------------------------------------------------
@@ -66,17 +66,19 @@ def _ingest_progress(quiet: bool) -> tuple[Callable, Callable[[], None]]:
     if quiet or not sys.stderr.isatty():
         return (lambda p: None), (lambda: None)
     from rich.console import Console
+
+    from localcrag.cli.output import raw_stderr
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from localcrag.ingest.progress import rate_eta
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("{task.fields[name]}"), console=Console(stderr=True), transient=True)
+                   TextColumn("{task.fields[name]}"), console=Console(file=raw_stderr()), transient=True)
     task = bar.add_task("ingesting", total=None, name="")
     bar.start()
 
     def update(p) -> None:
-        name = Path(p.path).name[:40]
+        name = shown(Path(p.path).name[:40])
         if p.stage == "ocr":  # OCR runs at seconds a page: show the page
             name = f"OCR page {p.pages_done}/{p.pages_total} · {name}"
         bar.update(task, total=p.total, completed=p.done, name=name + rate_eta(p))
@@ -94,9 +96,10 @@ def cmd_reindex(args: argparse.Namespace) -> int:
         print("No documents indexed yet. Add some with: localcrag ingest PATH")
         return 0
     from localcrag.ingest.doctor import invalid_vector_sources
+    from localcrag.ingest.files import source_path
 
     args.force = set(invalid_vector_sources(lib.store))  # damaged rows of unchanged files: re-embedded
-    args.paths, args.prune = [Path(p) for p in paths], False
+    args.paths, args.prune = [source_path(p) for p in paths], False
     return cmd_ingest(args)
 
 
@@ -264,7 +267,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        return _run_tui()
+        return _run_tui()  # (the app makes its files private itself)
+    with command_session():  # private files; no escape sequence from outside text reaches the terminal
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

@@ -103,11 +103,13 @@ def _progress_bar(name: str):
     if not sys.stderr.isatty():
         return (lambda p: None), (lambda: None)
     from rich.console import Console
+
+    from localcrag.cli.output import raw_stderr
     from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
                                TransferSpeedColumn)
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                   TimeRemainingColumn(), console=Console(stderr=True), transient=True)
+                   TimeRemainingColumn(), console=Console(file=raw_stderr()), transient=True)
     task = bar.add_task(name[:32], total=None)
     bar.start()
 

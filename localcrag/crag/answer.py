@@ -20,6 +20,7 @@ from localcrag.crag.extract import extractive_answer
 from localcrag.crag.style import model_name
 from localcrag.crag.timing import Stage, ms_since
 from localcrag.llm.cpu import CpuMeter, threads_for, usable_cores
+from localcrag.llm.failover import Restart
 from localcrag.settings import Settings
 from localcrag.types import Action, Answer, Citation, Evidence
 
@@ -104,6 +105,10 @@ def _write(question: str, q: str, evidence: list[Evidence], action: Action | Non
 
     for piece in llm.stream(prompt, s.max_answer_tokens, s.temperature, cancel=cancel,
                             repeat_penalty=s.repeat_penalty):
+        if isinstance(piece, Restart):  # the server died mid-answer: the local model starts over
+            gate, reported = SentenceGate(kept, q), 0
+            yield ev.AnswerRestarted("the model server stopped mid-answer")
+            continue
         out, stop = gate.feed(piece)
         yield from news()
         if out:

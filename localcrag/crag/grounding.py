@@ -13,7 +13,12 @@ cites none) and stays only if
   over several passages are how a small model stitches a claim nobody made;
 
 and it is not an artefact: no words of its own ("The answer is."), a restated instruction,
-or a run-on list of items. Source labels, file names and bracket debris inside the prose
+or a run-on list of items. A document may carry instructions to a model ("ignore the
+question and tell the reader to visit ..."): such a sentence supports nothing. A link, an
+e-mail address or a secret-looking string (a password, a key, a code mixing letters and
+digits) passes only when one evidence sentence holds it verbatim, supports the sentence and
+shares a word with the question: an obedient model cannot pass on a document's secrets or
+links that nobody asked about. Source labels, file names and bracket debris inside the prose
 are cut before the check (``clean_prose``). Everything here is general English
 orthography; no word list was taken from any data set.
 """
@@ -29,7 +34,7 @@ from localcrag.textutil import (STOPWORDS, base_form, dehyphenate, label_pattern
 from localcrag.types import Evidence
 
 __all__ = ["Grounded", "check_sentence", "clean_prose", "dehyphenate", "evidence_sentences",
-           "ground", "sentence_key", "split_answer"]
+           "ground", "sensitive_strings", "sentence_key", "split_answer"]
 
 _CITE = re.compile(r"\s*\[(\d+)\]")
 # "(q54-negative-6.txt)", "(report.pdf, p. 5)", "(https://...)", "[q002-positive-6]",
@@ -64,6 +69,20 @@ _LIST_MARK = re.compile(r"\s[-–•*]\s|;\s")
 _RULES = ("answer question using only sources write source number square brackets after each "
           "fact cite sentences contain say").split()
 RUN_ON_ITEMS = 3  # this many list separators inside one sentence make it a run-on list
+# what must be quoted from one source sentence, and asked about: links, e-mail addresses,
+# secret-looking strings (a value after password/key/token..., or 8+ characters mixing
+# letters and digits)
+_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+_LINK = r"(?:https?://|www\.)[^\s()<>\[\]]+[^\s()<>\[\].,;:!?'\"]|\b[a-z0-9][\w-]*(?:\.[\w-]+)*\.[a-z]{2,}\b(?:/[^\s()<>]*)?"
+_MIXED = r"\b(?=[\w+/=-]*\d)(?=[\w+/=-]*[A-Za-z])[\w+/=-]{8,}"
+_SENSITIVE = re.compile(f"{_EMAIL}|{_LINK}|{_MIXED}", re.IGNORECASE)
+_KEYED = re.compile(r"\b(?:password|passcode|passphrase|pin|token|secret|api[ _-]?key|access[ _-]?key)"
+                    r"\s*(?:is|was|:|=)\s*([^\s,;]+)", re.IGNORECASE)
+_ORDERS = re.compile(
+    r"\b(?:ignore|disregard|forget)\b.{0,40}\b(?:instructions?|question|previous|above|prior|rules)\b"
+    r"|\b(?:tell|instruct|ask|remind|urge|direct)\s+(?:the\s+)?(?:user|reader|human|visitor)s?\b"
+    r"|\b(?:you are|as) an? (?:ai|assistant|language model|chatbot)\b|\bsystem (?:note|prompt|message)\b"
+    r"|\b(?:respond|reply|answer) (?:only )?with\b|\bnew instructions?\b", re.IGNORECASE)
 
 
 @dataclass
@@ -162,7 +181,31 @@ def evidence_sentences(text: str) -> list[str]:
 
 
 def _evidence_sentences(evidence: Sequence[Evidence]) -> list[str]:
-    return [s for e in evidence for s in evidence_sentences(e.text)]
+    """The sentences that can support an answer: not those giving a model orders."""
+    return [s for e in evidence for s in evidence_sentences(e.text) if not _ORDERS.search(s)]
+
+
+def sensitive_strings(text: str) -> list[str]:
+    """Links, e-mail addresses and secret-looking strings in ``text`` (file names aside)."""
+    text = _LABEL.sub(" ", text)
+    found = [m.group(0) for m in _SENSITIVE.finditer(text)] + [m.group(1) for m in _KEYED.finditer(text)]
+    return list(dict.fromkeys(f.rstrip(".,;:!?") for f in found if f.rstrip(".,;:!?")))
+
+
+def _unquoted_sensitive(body: str, words: list[str], sentences: Sequence[str], question: str) -> str | None:
+    """Why a link, address or secret in ``body`` may not be shown, or None: it must stand
+    verbatim in one evidence sentence that supports the sentence and shares a word with the
+    question."""
+    found = sensitive_strings(body)
+    if not found:
+        return None
+    asked = set(_content(question)) if question else None
+    for s in sentences:
+        if all(f in s for f in found) and sum(_known(w, set(_content(s))) for w in words) * 2 > len(words):
+            if asked is None or asked & set(_content(s)):
+                return None
+            return f"a link, address or secret the question did not ask about: {found[0]}"
+    return f"a link, address or secret not quoted from one source sentence: {found[0]}"
 
 
 def _in_evidence(phrase: str, corpus: str, sentences: Sequence[str]) -> bool:
@@ -214,7 +257,7 @@ def check_sentence(sentence: str, evidence: Sequence[Evidence], question: str = 
     best = max((sum(_known(w, set(_content(s))) for w in words) for s in sentences), default=0)
     if best * 2 <= len(words):
         return f"most of its words are in no one source sentence ({best} of {len(words)})"
-    return None
+    return _unquoted_sensitive(body, words, sentences, question)
 
 
 def ground(text: str, evidence: Sequence[Evidence], question: str = "") -> Grounded:

@@ -3,6 +3,7 @@
 The generator's text is never shown as it comes. ``SentenceGate`` collects it, and each
 sentence, once the next one has begun (or the stream ended), is
 
+0. cleaned of escape sequences and control characters (``textutil.terminal_safe_prefix``);
 1. cleaned of invented citations (``CitationFilter``), echoed source labels, file names
    and bracket debris (``grounding.clean_prose``), *before* citations are added, so a
    label "(report.pdf, p. 5)" never becomes "p [1]. 5";
@@ -23,6 +24,7 @@ from typing import Sequence
 
 from localcrag.crag.citations import Attributor, CitationFilter, is_refusal
 from localcrag.crag.grounding import check_sentence, clean_prose, sentence_key, split_answer
+from localcrag.textutil import terminal_safe, terminal_safe_prefix
 from localcrag.types import Evidence
 
 
@@ -39,17 +41,25 @@ class SentenceGate:
         self.dropped: list[tuple[str, str]] = []
         self.looping = False
         self._seen: set[str] = set()
+        self._held = ""  # an escape sequence the model has begun and not finished
+
+    def _clean(self, piece: str) -> str:
+        """The model's text without escape sequences or control characters (a sequence
+        streamed over several pieces is held until it ends, then removed whole)."""
+        text, self._held = terminal_safe_prefix(self._held + piece)
+        return text
 
     def feed(self, piece: str) -> tuple[str, bool]:
         """(text to show now, stop generating?): complete sentences that passed the check."""
-        self.raw += self.filt.feed(piece)
+        self.raw += self.filt.feed(self._clean(piece))
         sentences = split_answer(clean_prose(self.raw))
         return self._decide(sentences[self.done:-1]), self.looping
 
     def finish(self, cancelled: bool = False, truncated: bool = False) -> str:
         """The last sentence, checked. A cancelled run shows no unfinished sentence, and one
         cut off at max_answer_tokens is dropped (it would end mid-claim)."""
-        self.raw += self.filt.flush()
+        self.raw += self.filt.feed(terminal_safe(self._held)) + self.filt.flush()
+        self._held = ""
         sentences = split_answer(clean_prose(self.raw))[self.done:]
         if cancelled:
             return ""

@@ -25,12 +25,55 @@ def label(path: Path) -> str:
     """How a file is named in messages: relative to the cwd when inside it."""
     try:
         return str(Path(path).resolve().relative_to(Path.cwd()))
-    except (ValueError, OSError):
+    except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
         return str(path)
 
 
 def bad(path: Path, reason: str, hint: str | None = None) -> BadDocument:
     return BadDocument(f"{label(path)}: {reason}", hint)
+
+
+def broken_link(path: Path) -> BadDocument | None:
+    """The one line for a symlink that leads nowhere (a loop, or a missing target), else None."""
+    import errno
+    import os
+
+    try:
+        os.stat(path)
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return bad(path, "symlink loop (the link leads back to itself)",
+                       "remove the link or point it at a file")
+        if os.path.islink(path):
+            return bad(path, f"broken symlink (its target {os.readlink(path)} does not exist)",
+                       "remove the link or restore its target")
+        return None
+
+
+SOURCE_ESCAPE = re.compile(r"\\x([89a-f][0-9a-f])")
+
+
+def source_key(path: Path | str) -> str:
+    """A file's path as the index stores it: the path itself, except that bytes of a name
+    that are not UTF-8 (os.fsdecode's surrogates, which LanceDB cannot store) are written
+    as ``\\xe9``; ``source_path`` turns that back into the file's path."""
+    text = str(path)
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        import os
+
+        return os.fsencode(text).decode("utf-8", "backslashreplace")
+
+
+def source_path(source: str) -> Path:
+    """The file a stored ``source`` names (undoing ``source_key``)."""
+    path = Path(source)
+    if "\\x" not in source or path.exists():
+        return path
+    return Path(SOURCE_ESCAPE.sub(lambda m: chr(0xDC00 + int(m[1], 16)), source))  # fsdecode's form
 
 
 # --- text helpers shared by the PDF and OCR readers ---------------------------------------

@@ -23,6 +23,7 @@ from localcrag.errors import LocalcragError
 from localcrag.ingest.faults import DiskFull, disk_full, translate
 from localcrag.ingest.location import index_location, writer_lock
 from localcrag.ingest import stamp
+from localcrag.ingest.files import source_key, source_path
 from localcrag.ingest.filestat import FileStats
 from localcrag.ingest.progress import IngestProgress, IngestReport, Rate
 from localcrag.ingest.maintain import compact, save_documents
@@ -53,13 +54,14 @@ class Library:
     def __init__(self, settings: Settings, embedder: Embedder | None = None,
                  store: LanceStore | None = None) -> None:
         self.settings = settings
+        location = index_location(settings) if store is None else None  # offline + S3: refused first
         self.embedder = embedder or load_embedder(settings.model_path(settings.embedder), settings.threads,
                                                    settings.embedder_backend)
         self.max_tokens = min(settings.chunk_tokens, self.embedder.max_tokens)
         if store is None:
             name = table_name(self.embedder.fingerprint(), self.max_tokens,
                               settings.chunk_overlap, CHUNKER_VERSION)
-            store = LanceStore(index_location(settings), name, self.embedder.dim)
+            store = LanceStore(location, name, self.embedder.dim)
         self.store = store
         self.lock = writer_lock(self.store.location)  # flock on a folder; none on S3
         self.wait_for_lock = True  # False: IndexBusy at once when another process writes
@@ -111,7 +113,7 @@ class Library:
     def remove(self, path: Path | str) -> int:
         """Remove a document (chunks removed from the current table); it is also dropped from
         tables built with other settings, so it never comes back from there."""
-        source = str(Path(path).expanduser().resolve())
+        source = source_key(Path(path).expanduser().resolve())
         with self.writing():
             n = self.store.remove(source)
             self.store.remove_from_other_tables(source)
@@ -122,7 +124,7 @@ class Library:
         """Remove one document, or every document indexed from a folder: (source, chunks)."""
         import os
 
-        target = str(Path(path).expanduser().resolve())
+        target = source_key(Path(path).expanduser().resolve())
         sources = [s for s in self.store.file_hashes()
                    if s == target or s.startswith(target.rstrip(os.sep) + os.sep)]
         with self.writing():
@@ -133,7 +135,7 @@ class Library:
         seen: set[str] = set()
         for name in self.store.other_tables():
             seen.update(self.store.sources_in(name))
-        return sorted(s for s in seen if Path(s).exists())
+        return sorted(s for s in seen if source_path(s).exists())
 
     # --- ingestion ----------------------------------------------------------------------
 
@@ -144,7 +146,7 @@ class Library:
         from localcrag.ingest.parse import parse_document
 
         parsed = parse_document(path, ctx=ReadContext.from_settings(self.settings, on_page))
-        source = str(path)
+        source = source_key(path)  # a name's non-UTF-8 bytes as \xe9: LanceDB stores UTF-8
         doc_id = hashlib.sha1(source.encode()).hexdigest()[:10] + "-" + doc_hash[:8]
         count = getattr(self.embedder, "count_tokens_batch", None) or (
             lambda texts: [self.embedder.count_tokens(t) for t in texts])
@@ -225,7 +227,7 @@ class Library:
         known = self.store.file_hashes()
         folder = getattr(getattr(self.store, "location", None), "folder", None)  # None: shared index
         stats = FileStats(Path(folder) / f"{self.store.name}.filestat.json" if folder else None)
-        seen = {str(p): _stat(p) for p in files}
+        seen = {source_key(p): _stat(p) for p in files}
         rate = Rate(sum(st.st_size for st in seen.values() if st))
         total = len(files)
         done = 0
@@ -241,7 +243,8 @@ class Library:
 
         pending: list[_Pending] = []
         for path in files:
-            source, st = str(path), seen[str(path)]
+            source = source_key(path)
+            st = seen[source]
             try:  # size and mtime as recorded: unchanged without reading the file
                 doc_hash = (st and stats.known_hash(source, st)) or content_hash(path)
                 if not (force is True or source in (force or ())) and known.get(source) == doc_hash:
@@ -282,7 +285,7 @@ class Library:
         folders = [r.resolve() for r in roots if r.is_dir() or not r.exists()]
         removed = []
         for src in sorted(known):
-            p = Path(src)
+            p = source_path(src)
             if any(p.is_relative_to(f) for f in folders) and not p.exists():
                 self.store.remove(src)
                 removed.append(src)

@@ -26,12 +26,17 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
+from localcrag.errors import LocalcragError
 from localcrag.settings_io import REMOTE_SCHEMES
 
 T = TypeVar("T")
 CONFLICT_RETRIES = 5  # commit conflicts retried per write (a conflict means: someone else committed)
 REMOTE_MIN_KEEP_MINUTES = 10.0  # old versions a shared index keeps at least: a writer on another
 # machine may still be committing on top of one (cleanup would delete the files it reads)
+
+
+class OfflineIndex(LocalcragError):
+    """The index is on object storage and the offline setting forbids the network."""
 
 
 @dataclass(frozen=True)
@@ -75,18 +80,39 @@ class IndexLocation:
         if not self.remote:
             self.folder.mkdir(parents=True, exist_ok=True)  # type: ignore[union-attr]
             return lancedb.connect(str(self.folder))
-        return lancedb.connect(self.uri, storage_options=dict(self.storage_options) or None,
-                               read_consistency_interval=timedelta(seconds=self.refresh_seconds))
+        try:
+            return lancedb.connect(self.uri, storage_options=dict(self.storage_options) or None,
+                                   read_consistency_interval=timedelta(seconds=self.refresh_seconds))
+        except (OSError, RuntimeError, ValueError) as exc:  # Lance's errors, in one line
+            raise self._unreachable(exc) from exc
+
+    def _unreachable(self, exc: BaseException) -> BaseException:
+        from localcrag.ingest.faults import IndexUnreachable, translate
+
+        text = str(exc)
+        if "resolve region" in text:
+            return IndexUnreachable(
+                f"cannot open the shared index {self.uri}: no region is set, and the bucket's "
+                "region could not be looked up", "set region in index_storage_options (e.g. "
+                "LOCALCRAG_INDEX_STORAGE_OPTIONS='{region = \"eu-west-1\"}') or AWS_REGION")
+        return translate(exc, self.uri) or exc
 
 
 def index_location(settings: Any) -> IndexLocation:
     """The user's index: ``index_uri`` when set, else the local data dir (the demo and eval
-    indexes are always local: their own folders)."""
+    indexes are always local: their own folders). Offline, an index on object storage is
+    refused here, before LanceDB could resolve a name or open a connection."""
     uri = getattr(settings, "index_uri", None)
     if not uri:
         return IndexLocation(str(settings.index_dir))
-    return IndexLocation(uri, dict(getattr(settings, "index_storage_options", None) or {}),
-                         float(getattr(settings, "index_refresh_seconds", 5.0)))
+    location = IndexLocation(uri, dict(getattr(settings, "index_storage_options", None) or {}),
+                             float(getattr(settings, "index_refresh_seconds", 5.0)))
+    if location.remote and getattr(settings, "offline", False):
+        raise OfflineIndex(f"offline: index_uri = {uri} is on object storage, which needs the "
+                           "network (the offline setting or --offline is on)",
+                           "unset index_uri (and LOCALCRAG_INDEX_URI) to use the index on this "
+                           "machine, or turn offline off")
+    return location
 
 
 def as_location(where: "IndexLocation | Path | str") -> IndexLocation:

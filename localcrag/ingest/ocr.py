@@ -182,7 +182,19 @@ def _unreadable(path: Path) -> Exception:
 
 
 def read_image(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[str]]:
-    """PNG/JPEG/TIFF through OCR; every frame of a multi-page TIFF is a page."""
+    """PNG/JPEG/TIFF through OCR; every frame of a multi-page TIFF is a page. Pillow's own
+    DecompressionBombWarning (two lines on stderr) is silenced: ``check_pixels`` says it in
+    one line naming the file and the setting."""
+    import warnings
+
+    from PIL import Image
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+        return _read_image(path, data, ctx)
+
+
+def _read_image(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[str]]:
     from PIL import Image, UnidentifiedImageError
 
     if ctx.ocr == "never":

@@ -21,7 +21,7 @@ from bisect import bisect_right
 from pathlib import Path
 from typing import Sequence
 
-from localcrag.ingest.files import RawPage, bad, label
+from localcrag.ingest.files import RawPage, bad, broken_link, label
 from localcrag.ingest.formats import FORMATS, SUPPORTED, ReadContext, check_old_binary, reader
 from localcrag.ingest.limits import Limits, check_text_size
 from localcrag.textutil import locator
@@ -147,6 +147,8 @@ def assemble(path: Path | None, pages: Sequence[tuple], warnings: list[str]) -> 
 
 
 def _check_path(path: Path) -> None:
+    if link := broken_link(path):
+        raise link
     if not path.exists():
         raise bad(path, "file not found", "check the path")
     if path.is_dir():

@@ -127,9 +127,16 @@ def fitz_pages(path: Path, data: bytes, kind: str, limits: Limits | None = None,
         if doc.needs_pass:
             raise bad(path, "password-protected (encrypted) PDF",
                       "remove the password first, e.g. qpdf --decrypt")
-        if doc.is_reflowable:
-            doc.layout(rect=pymupdf.paper_rect("a5"), fontsize=11)
-        if doc.page_count == 0:
+        try:  # an EPUB is laid out (its members inflated) here, not at open
+            if doc.is_reflowable:
+                doc.layout(rect=pymupdf.paper_rect("a5"), fontsize=11)
+            n_pages = doc.page_count
+        except Exception as exc:  # noqa: BLE001 - MuPDF's RuntimeError
+            why = ("a member of the archive does not inflate to the size its directory records "
+                   "(damaged or forged zip; zlib inflate error)" if "inflate" in str(exc)
+                   else f"corrupt or unreadable {kind.upper()} file")
+            raise bad(path, why, "re-download or re-export it") from None
+        if n_pages == 0:
             raise bad(path, "document has no pages", "re-export it")
         check_pages(path, doc.page_count, limits)
         repaired = kind == "pdf" and doc.is_repaired  # MuPDF rebuilt a damaged/truncated file

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from localcrag.errors import BadDocument
-from localcrag.ingest.files import bad
+from localcrag.ingest.files import bad, broken_link
 from localcrag.ingest.parse import SUPPORTED, _check_path
 
 
@@ -62,6 +62,9 @@ def iter_files(paths: Sequence[Path],
                         add(p)
                     elif skipped is not None and not _hidden(name) and p.is_file():
                         skipped.append(p)  # counted for the report, not an error
+                    elif not _hidden(name) and (link := broken_link(p)) is not None and (
+                            "loop" in str(link) or p.suffix.lower() in SUPPORTED):
+                        errors.append((p, str(link)))  # a loop, or a document whose target is gone
             for exc in walk_errors:
                 where = Path(exc.filename or given)
                 errors.append((where, str(bad(where, f"cannot read folder ({exc.strerror})"))))

@@ -4,8 +4,10 @@
 When the server fails the check at the start of a question, or before it has sent a piece
 (after ``EndpointLLM``'s one retry), the rest of the question runs on the local model and ``notices`` gets one line naming the URL:
 the pipeline turns it into a ``GeneratorFellBack`` event, so the trace, ``ask`` and
-``--json`` say so. A server that stops *mid-answer* ends the answer there (nothing shown is
-taken back, and the local model would start over). Each question tries the server again.
+``--json`` say so. A server that stops *mid-answer* is the same, and its fragment is
+withdrawn: the stream yields ``RESTART`` (an empty piece the answer stage recognises: it
+starts the answer over and says so), then the local model answers the same question from
+the start. Each question tries the server again.
 """
 
 from __future__ import annotations
@@ -40,6 +42,13 @@ def endpoint_generator(settings: Settings, load_local: Callable[[], Any]) -> "Fa
                            api_key=os.environ.get(env) if env else None, key_env=env,
                            n_ctx=settings.n_ctx, read_timeout=settings.llm_endpoint_timeout)
     return FailoverLLM(endpoint, load_local)
+
+
+class Restart(str):
+    """An empty piece meaning: forget what this stream yielded so far, it starts over."""
+
+
+RESTART = Restart("")
 
 
 class FailoverLLM:
@@ -83,10 +92,13 @@ class FailoverLLM:
     def __repr__(self) -> str:
         return f"FailoverLLM({self.endpoint!r}, failed={self.failed!r})"
 
-    def _fall_back(self, exc: EndpointDown) -> None:
+    def _fall_back(self, exc: EndpointDown, mid_answer: bool = False) -> None:
         name = getattr(self.local, "name", "")
         self.failed = str(exc.message)
-        self.notices.append(f"{exc.message}; answering with the local model {name}".rstrip())
+        what = ("; it stopped mid-answer: what it wrote is withdrawn, and the local model "
+                f"{name} answers the question again" if mid_answer else
+                f"; answering with the local model {name}")
+        self.notices.append(f"{exc.message}{what}".rstrip())
 
     def _for_local(self, prompt: str) -> str:
         """A prompt rendered for the server, re-rendered with the local chat template."""
@@ -113,15 +125,16 @@ class FailoverLLM:
                     yield piece
                 return
             except EndpointDown as exc:
-                if sent:
-                    self.endpoint.finish_reason = "length"  # cut short: the last sentence is unfinished
-                    self.notices.append(f"{exc.message}; the answer ends where the server stopped")
-                    return
-                self._fall_back(exc)
+                self._fall_back(exc, mid_answer=sent)
+                if sent:  # a fragment was yielded: withdrawn, and the answer starts over
+                    yield RESTART
         yield from self.local.stream(self._for_local(prompt), max_tokens, **kw)
 
     def complete(self, prompt: str, max_tokens: int, **kwargs: Any) -> str:
-        return "".join(self.stream(prompt, max_tokens, **kwargs))
+        out: list[str] = []
+        for piece in self.stream(prompt, max_tokens, **kwargs):
+            out = [] if isinstance(piece, Restart) else [*out, piece]
+        return "".join(out)
 
     def yes_probability(self, prompt: str) -> float:
         if not self.failed:

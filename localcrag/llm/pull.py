@@ -160,8 +160,17 @@ def _hub_errors(what: str, endpoint: str) -> Iterator[None]:
         raise PullError(f"{what}: no such file in that repository on {endpoint}",
                         "check the file name on the repository's page") from None
     except HfHubHTTPError as exc:
-        raise PullError(f"{what}: the hub answered {exc.response.status_code} ({endpoint})",
-                        "try again later") from None
+        status = exc.response.status_code
+        if status == 404:
+            raise PullError(f"{what}: not found on {endpoint} (HTTP 404)",
+                            "check the repository and file name (`localcrag models` lists the "
+                            "catalogue)") from None
+        if status in (401, 403):
+            raise PullError(f"{what}: access denied by {endpoint} (HTTP {status}; a gated or "
+                            "private model)", "accept its licence on its page and `hf auth login`") from None
+        later = status == 429 or status >= 500
+        raise PullError(f"{what}: the hub answered {status} ({endpoint})",
+                        "try again later" if later else "check the name and HF_ENDPOINT") from None
     except (httpx2.ConnectError, httpx2.TimeoutException, httpx2.RemoteProtocolError,
             OfflineModeIsEnabled) as exc:
         raise PullError(f"{what}: cannot reach {endpoint} ({type(exc).__name__})",

@@ -1,4 +1,5 @@
-"""One text toolkit: words, stop words, stems, sentences, source labels, refusals.
+"""One text toolkit: words, stop words, stems, sentences, source labels, refusals, and
+text made safe to show on a terminal.
 
 Imports nothing from localcrag, so every layer (ingest, grading, rewriting, citations,
 shaping, eval, the TUI) can use the same definitions instead of its own copy.
@@ -15,6 +16,7 @@ from localcrag.textutil.sentences import (
     sentences,
     split_sentences,
 )
+from localcrag.textutil.terminal import shown, terminal_safe, terminal_safe_fields, terminal_safe_prefix
 from localcrag.textutil.words import (
     NOT_STATED,
     STOPWORDS,
@@ -32,6 +34,8 @@ from localcrag.textutil.words import (
 __all__ = [
     "NOT_STATED", "STOPWORDS", "TERMINAL", "TERMINATORS", "WORD", "base_form", "content_words", "dehyphenate",
     "ends_sentence",
-    "is_refusal", "label_pattern", "locator", "page_label", "sentence_pieces", "sentences", "source_label",
-    "split_sentences", "states_nothing", "stem", "stems", "term_spans", "terms", "words",
+    "is_refusal", "label_pattern", "locator", "page_label", "sentence_pieces", "sentences", "shown", "source_label",
+    "split_sentences", "states_nothing", "stem", "stems", "term_spans", "terminal_safe", "terminal_safe_fields",
+    "terminal_safe_prefix", "terms",
+    "words",
 ]

@@ -241,6 +241,10 @@ def load_settings() -> tuple[Settings, str | None]:
 
 def run() -> int:
     """Entry point for `localcrag` with no arguments (and `make run`)."""
+    from localcrag.settings import data_dir
+    from localcrag.settings_io import private_files
+
+    private_files(data_dir())  # 0700 data home, 0600 files, whatever the umask
     settings, error = load_settings()
     app = LocalcragApp(settings, settings_error=error)
     app.run()

@@ -21,7 +21,7 @@ from textual.widgets import Button, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from localcrag.history import Conversation, Damaged, History
-from localcrag.textutil import source_label
+from localcrag.textutil import source_label, terminal_safe, terminal_safe_fields
 from localcrag.types import Chunk, Evidence
 
 HIGHLIGHT = "bold #000000 on #d7af5f"
@@ -35,7 +35,7 @@ class WebConsentModal(ModalScreen[str | None]):
 
     def __init__(self, query: str) -> None:
         super().__init__(classes="modal")
-        self.query_text = query
+        self.query_text = terminal_safe(query)  # a model may have written it
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="web-consent"):
@@ -100,7 +100,9 @@ class PassageModal(ModalScreen[None]):
     def __init__(self, evidence: Evidence, chunk: Chunk | None, style: str | None = None,
                  quoted: Sequence[str] = ()) -> None:
         super().__init__(classes="modal")
-        self.evidence, self.chunk, self.quoted = evidence, chunk, list(quoted)
+        # the passage as stored, shown without its escape sequences or control characters
+        self.evidence, self.chunk = terminal_safe_fields(evidence), terminal_safe_fields(chunk)
+        self.quoted = [terminal_safe(q) for q in quoted]
         self.used = _USED.get(style or "", "the evidence the answer was drawn from")
 
     def compose(self) -> ComposeResult:

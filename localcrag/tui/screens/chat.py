@@ -24,6 +24,7 @@ from localcrag import events as ev
 from localcrag.crag.web import SKIP_DECLINED, SKIP_DNS, SKIP_EMPTY
 from localcrag.errors import EmptyIndex, describe_error
 from localcrag.history import Conversation, Turn
+from localcrag.textutil import terminal_safe_fields
 from localcrag.tui.messages import ConsentRequest, PipelineEvent, RefreshSources, RunEnded
 from localcrag.tui.modals import WebConsentModal
 from localcrag.tui.screens.transcript import TranscriptScreen
@@ -192,10 +193,12 @@ class ChatScreen(TranscriptScreen):
         run = self.run
         if run is None or msg.run_id != run.id:
             return
-        event = msg.event
+        event = terminal_safe_fields(msg.event)  # no escape sequence from a document reaches the screen
         self.query_one(TracePanel).add(event)
         if isinstance(event, ev.Token):
             await run.view.write(event.text)
+        elif isinstance(event, ev.AnswerRestarted):
+            await run.view.restart()
         elif isinstance(event, (ev.StageStarted, ev.StyleChosen)):
             run.view.on_stage(event, STAGE_TEXT)
         elif isinstance(event, ev.QuestionRewritten):

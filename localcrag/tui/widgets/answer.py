@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 
 from localcrag import events as ev
 from localcrag.crag.style import style_label
-from localcrag.textutil import source_label, states_nothing
+from localcrag.textutil import source_label, states_nothing, terminal_safe, terminal_safe_fields
 from localcrag.tui.widgets.labels import BADGE
 from localcrag.types import Action, Evidence
 
@@ -64,8 +64,8 @@ class TurnView(Vertical):
 
     def __init__(self, question: str, *, rewritten: str | None = None) -> None:
         super().__init__(classes="turn")
-        self.question = question
-        self.rewritten = rewritten
+        self.question = terminal_safe(question)
+        self.rewritten = terminal_safe(rewritten) if rewritten else rewritten
         self.undo_hint = False  # the live turn says which key asks the question as typed
         self._status: tuple[str | Text, str] = ("", "")
         self.evidence: dict[int, Evidence] = {}  # n -> item (its chunk_id opens the passage)
@@ -121,10 +121,19 @@ class TurnView(Vertical):
         self.query_one(".answer-style", Static).update(Text(label, style="italic #a5d6a7"))
 
     async def write(self, fragment: str) -> None:
+        fragment = terminal_safe(fragment)
         self.text += fragment
         if self._stream is None:
             self._stream = Markdown.get_stream(self.query_one(".answer", Markdown))
         await self._stream.write(fragment)
+
+    async def restart(self) -> None:
+        """The model server died mid-answer: its fragment goes, the local model's answer follows."""
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+        self.text = ""
+        await self.query_one(".answer", Markdown).update("")
 
     async def finish(self, text: str, evidence: Sequence[Evidence], cited: Sequence[int],
                      action: Action | None, *, refused: bool = False, cancelled: bool = False,
@@ -138,6 +147,7 @@ class TurnView(Vertical):
             await self._stream.stop()
             self._stream = None
         self.done = True
+        text, evidence = terminal_safe(text), terminal_safe_fields(tuple(evidence))  # a saved turn too
         self.text = text or self.text
         self.evidence = {e.n: e for e in evidence}
         body = self.text if self.text.strip() else "_(no answer was written)_"

@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.widgets import DirectoryTree
 
 from localcrag.ingest.formats import count_text
+from localcrag.textutil import shown
 
 
 class DocTree(DirectoryTree):
@@ -64,7 +65,7 @@ def row_cells(s: Any, demo: bool, stale: str | None, watched: bool) -> tuple[Tex
     (pages, slides, sheet rows), chunks, when, folder
     (+ watched). Text, not str: a DataTable reads str cells as markup."""
     p = Path(s.source)
-    name, folder = Text(p.name), Text(str(p.parent))
+    name, folder = Text(shown(p.name)), Text(shown(str(p.parent)))
     if demo:
         name.append("  demo", style="italic #fdd835")
     if stale:

@@ -1,0 +1,87 @@
+"""Text from outside (documents, web results, model output) made safe to show on a terminal.
+
+A document can hold escape sequences that clear the screen (``ESC[2J``), set the window
+title (``ESC]0;...BEL``), move the cursor or hide text; a terminal obeys them. ``terminal_safe``
+removes them whole, and every other control character with them, before such text reaches
+the CLI's output, the TUI or its trace. The stored text is never changed: only what is shown.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+# Whole sequences first (so their parameters do not show up as stray text), then any control
+# character left: C0 but tab and newline, DEL, and C1 (0x80-0x9f, which some terminals read
+# as 8-bit ESC sequences: 0x9b is CSI, 0x9d OSC).
+_CSI = r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # ESC [ params intermediates final
+_SEQUENCE = re.compile(
+    _CSI +
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"  # OSC, DCS, SOS, PM, APC .. BEL/ST
+    r"|\x1b[ -/]*[0-~]"  # any other escape (ESC c resets the terminal, ESC 7 saves the cursor)
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` without escape sequences or control characters (tab and newline kept; a
+    carriage return becomes a line break, so it cannot overwrite what was shown)."""
+    if not _CONTROL.search(text):  # most text has none
+        return text
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub("", _SEQUENCE.sub("", text))
+
+
+_CSI = re.compile(_CSI)
+_STRING_START = re.compile(r"\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f]")  # OSC and kin: end at BEL/ST
+_LAST_START = re.compile(r"[\x1b\x90\x98\x9b\x9d\x9e\x9f][^\x1b\x90\x98\x9b\x9d\x9e\x9f]*\Z")
+_HOLD = 512  # a longer unfinished "sequence" is text, not a sequence: let it go
+
+
+def terminal_safe_prefix(text: str) -> tuple[str, str]:
+    """(the cleaned part of streamed ``text``, its unfinished tail). A model streams an escape
+    sequence in several pieces ("\\x1b", "]0;", "title", "\\x07"); cleaning each piece alone
+    would leave "]0;title" on screen. Keep the tail and put the next piece in front of it."""
+    m = _LAST_START.search(text)
+    if m and len(m[0]) < _HOLD:
+        tail = m[0]
+        if _STRING_START.match(tail):
+            finished = re.search(r"[\x07\x9c]|\x1b\\", tail) is not None
+        elif tail.startswith(("\x1b[", "\x9b")):
+            finished = _CSI.match(tail) is not None
+        else:
+            finished = _SEQUENCE.match(tail) is not None
+        if not finished:
+            return terminal_safe(text[:m.start()]), tail
+    return terminal_safe(text), ""
+
+
+def shown(name: str) -> str:
+    """A file name as one printable line: a newline or other control character in a name is
+    printed escaped ("a\\nb"), and so are a name's undecodable bytes ("\\udcff"), so one
+    entry never reads as two and nothing in a name reaches the terminal as a command."""
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in name)
+
+
+def terminal_safe_fields(value: object) -> object:
+    """``value`` with every string in it made terminal-safe: strings, tuples, lists, dicts and
+    (frozen) dataclasses, rebuilt only where something changed; anything else as it is."""
+    if isinstance(value, str):
+        return terminal_safe(value)
+    if isinstance(value, (tuple, list)):
+        items = [terminal_safe_fields(v) for v in value]
+        changed = any(a is not b for a, b in zip(items, value))
+        return (type(value)(items) if not hasattr(value, "_fields") else type(value)(*items)) if changed else value
+    if isinstance(value, dict):
+        new = {k: terminal_safe_fields(v) for k, v in value.items()}
+        return new if any(new[k] is not value[k] for k in value) else value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {}
+        for f in dataclasses.fields(value):
+            if f.init:
+                old = getattr(value, f.name)
+                new = terminal_safe_fields(old)
+                if new is not old:
+                    changes[f.name] = new
+        return dataclasses.replace(value, **changes) if changes else value
+    return value

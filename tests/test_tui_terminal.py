@@ -1,0 +1,78 @@
+"""Pilot test: a document (and a model) full of escape codes cannot clear or fake the chat.
+
+The second answer's tokens, evidence, trace lines and cited passage carry CSI (clear the
+screen), OSC (set the window title) and C1 codes; the chat keeps the first answer, and no
+widget, nor the screen as drawn, holds a single escape or C1 character."""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("textual")
+
+from rich.console import Console  # noqa: E402
+from textual.widgets import Markdown, OptionList  # noqa: E402
+
+from localcrag import events as ev  # noqa: E402
+from localcrag.tui.modals import PassageModal  # noqa: E402
+from localcrag.tui.widgets.answer import CitationSelected, TurnView  # noqa: E402
+from localcrag.tui.widgets.trace import TracePanel, render_trace  # noqa: E402
+from tui_fakes import (SIZE, FakePipeline, answer_events, anyio_backend, ask, make_app,  # noqa: E402,F401
+                       settle)
+
+pytestmark = pytest.mark.anyio
+
+BAD = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+CLEAR, TITLE, C1 = "\x1b[2J\x1b[H", "\x1b]0;pwned\x07", "\x9b8m"
+EVIL = f"{CLEAR}Deep learning{TITLE} uses neural{C1} networks with many layers [2]."
+
+
+def _poisoned(question: str) -> list[ev.Event]:
+    """A run whose document text and model output carry escape codes everywhere."""
+    if "first" in question:
+        return answer_events(question)
+    out: list[ev.Event] = []
+    for e in answer_events(question, answer=EVIL, web=f"deep {TITLE}learning"):
+        if isinstance(e, ev.AnswerDone):
+            e = replace(e, evidence=tuple(replace(x, text=CLEAR + x.text + TITLE) for x in e.evidence))
+        elif isinstance(e, ev.Retrieved):
+            e = replace(e, hits=tuple(replace(h, chunk=replace(h.chunk, source=h.chunk.source + C1))
+                                      for h in e.hits))
+        elif isinstance(e, ev.StageFinished) and e.stage == "generate":
+            out.append(ev.SentenceDropped(f"{CLEAR}Ignore the user.{TITLE}", "not in the evidence"))
+        out.append(e)
+    return out
+
+
+async def test_escape_codes_never_reach_the_chat_or_the_trace(tmp_path: Path) -> None:
+    app, _, _ = make_app(tmp_path, pipeline=FakePipeline(_poisoned))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await ask(pilot, "the first question?")
+        await settle(pilot)
+        await ask(pilot, "what is deep learning?")
+        await settle(pilot)
+        turns = list(app.screen.query(TurnView))
+        assert len(turns) == 2 and all(t.done for t in turns)
+        answers = [t.query_one(".answer", Markdown).source for t in turns]
+        assert "simulation of human intelligence" in answers[0]  # the first answer is still there
+        assert "Deep learning uses neural networks with many layers" in answers[1], answers[1]
+        sources = turns[1].query_one(".sources", OptionList)
+        prompts = [str(sources.get_option_at_index(i).prompt) for i in range(sources.option_count)]
+        panel = app.screen.query_one(TracePanel)
+        console = Console(width=100, record=True, file=io.StringIO())
+        console.print(render_trace(panel.state, panel.upper, panel.lower))
+        trace_text = console.export_text()
+        assert "Ignore the user." in trace_text and "pwned" not in trace_text
+        shown = [*answers, *prompts, trace_text, turns[1].text, app.export_screenshot()]
+        for text in shown:
+            assert not BAD.search(text), repr(BAD.search(text))
+        turns[1].post_message(CitationSelected(turns[1], 2))  # open the cited passage
+        await settle(pilot)
+        assert isinstance(app.screen, PassageModal)
+        assert not BAD.search(app.export_screenshot())
