@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from localcrag.textutil import STOPWORDS, TERMINAL, base_form, content_words, stem
+from localcrag.crag.cells import cell_answer
 from localcrag.crag.emphasis import MONTH as _MONTH, order_spans, with_frequencies
 from localcrag.crag.grounding import evidence_sentences
 from localcrag.types import Evidence
@@ -240,6 +241,8 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
     cands = [c for c in cands if not is_heading(c[2])] or cands
     if not cands:
         return Extract(NOT_STATED, (), (), found=False)
+    if (cell := cell_answer(question, [s for _, _, s in cands])) is not None:  # a row and column named
+        return Extract(f"{cell.text} [{cands[cell.index][0]}].", (cands[cell.index][0],), (cands[cell.index][2],), cell.value)
     weights = _weights(question, [s for _, _, s in cands])
     lexical = [_score(question, s, 0.0, shape, weights) for _, _, s in cands]
     top = sorted(range(len(cands)), key=lambda i: -lexical[i])[:CANDIDATES]
