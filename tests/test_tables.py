@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from localcrag.cli.ask import summary
-from localcrag.crag.cells import cell_answer, identifiers
+from localcrag.crag.cells import cell_answer
+from localcrag.textutil import identifiers
 from localcrag.crag.pipeline import Pipeline
 from localcrag.ingest.library import Library
 from localcrag.ingest.parse import parse_document

@@ -19,21 +19,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from localcrag.textutil import STOPWORDS, base_form, stem
+from localcrag.textutil import STOPWORDS, base_form, holds, identifiers, stem
 
 # Written by ingest/tables.row_line: "<where>, row <n>[ (<label>)]: <name>: <value>; ...".
 _ROW = re.compile(r"^(?P<where>[^\n]+?), row (?P<n>\d+)(?: \((?P<label>[^)\n]*)\))?: (?P<body>.+?)\.?$")
-# A code, part number, date or ID: a token with a digit and 4+ characters ("DOC0123",
-# "2010-06-29", "A-113", "4.8e-11"), or an all-capitals word of 3+ letters ("TSLA").
-_IDENT = re.compile(r"(?<![\w-])(?=[\w./:-]*\d)[A-Za-z0-9][\w./:-]{2,}[A-Za-z0-9](?![\w-])"
-                    r"|(?<![\w-])[A-Z]{3,}(?:-[A-Z0-9]+)*(?![\w-])")
-
-
-def identifiers(text: str) -> list[str]:
-    """The exact identifiers of a text (codes, part numbers, dates, IDs), in order."""
-    return list(dict.fromkeys(m.group(0).rstrip(".:") for m in _IDENT.finditer(text)))
-
-
 def _terms(text: str) -> set[str]:
     """Lower-case stems of a name's words, single letters kept ("Significance F": f)."""
     return {stem(base_form(w)) for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOPWORDS or len(w) == 1}
@@ -88,7 +77,7 @@ def cell_answer(question: str, sentences: Sequence[str]) -> Cell | None:
     for index, row in rows:
         own = [i for i in ids if i not in row.where.lower()]
         body = sentences[index].lower()[len(row.where):]
-        held = sum(bool(re.search(r"(?<![\w-])" + re.escape(i) + r"(?![\w-])", body)) for i in own)
+        held = sum(holds(body, i) for i in own)
         if own and held < len(own):
             continue
         keyed = len(row.cells) == 1 and row.label == row.cells[0][0]  # "R Square: 0.91"

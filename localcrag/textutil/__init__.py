@@ -20,6 +20,8 @@ from localcrag.textutil.words import (
     WORD,
     base_form,
     content_words,
+    holds,
+    identifiers,
     is_refusal,
     stems,
     term_spans,
@@ -29,7 +31,7 @@ from localcrag.textutil.words import (
 
 __all__ = [
     "STOPWORDS", "TERMINAL", "TERMINATORS", "WORD", "base_form", "content_words", "dehyphenate",
-    "ends_sentence",
+    "ends_sentence", "holds", "identifiers",
     "is_refusal", "label_pattern", "locator", "page_label", "sentence_pieces", "sentences", "source_label",
     "split_sentences", "stem", "stems", "term_spans", "terms", "words",
 ]
