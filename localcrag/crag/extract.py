@@ -39,8 +39,8 @@ from dataclasses import dataclass
 
 from localcrag.textutil import STOPWORDS, TERMINAL, base_form, content_words, stem
 from localcrag.crag.cells import cell_answer
-from localcrag.crag.emphasis import MONTH as _MONTH, order_spans, with_frequencies
-from localcrag.crag.grounding import evidence_sentences
+from localcrag.crag.emphasis import MONTH as _MONTH, file_words, order_spans, plausible, with_frequencies
+from localcrag.crag.grounding import evidence_sentences, lead_lines
 from localcrag.types import Evidence
 
 MAX_WORDS = 60  # a quote longer than this is no longer an answer at a glance
@@ -201,10 +201,11 @@ def _score(question: str, sentence: str, relevance: float, shape: str | None,
     return score * 0.5 if restates else score
 
 
-def _emphasise(sentence: str, question: str, shape: str | None) -> tuple[str, str | None]:
+def _emphasise(sentence: str, question: str, shape: str | None,
+               avoid: frozenset[str] = frozenset()) -> tuple[str, str | None]:
     """Bold the answer-shaped span nearest to the question's terms (two when the question
-    asks for two things: "How long and at what temperature ...")."""
-    spans = answer_spans(sentence, question, shape)
+    asks for two things: "How long and at what temperature ..."); never a header or file name."""
+    spans = [s for s in answer_spans(sentence, question, shape) if plausible(sentence, s, avoid)]
     if not spans:
         return sentence, None
     asked = _stems(question)
@@ -238,7 +239,7 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
             if len(s.split()) >= 3 and key not in seen:
                 seen.add(key)
                 cands.append((e.n, i, s))
-    cands = [c for c in cands if not is_heading(c[2])] or cands
+    cands = [c for c in cands if not (is_heading(c[2]) or c[2] in lead_lines(evidence))] or cands  # titles
     if not cands:
         return Extract(NOT_STATED, (), (), found=False)
     if (cell := cell_answer(question, [s for _, _, s in cands])) is not None:  # a row and column named
@@ -290,9 +291,9 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
     parts, span = [], None
     for j, i in enumerate(chosen):
         n, _, sentence = cands[i]
-        sentence = _window(sentence, MAX_WORDS)
+        sentence = _window(sentence.replace("**", ""), MAX_WORDS)  # its own bold: never nested in ours
         if j == 0:
-            sentence, span = _emphasise(sentence, question, shape)
+            sentence, span = _emphasise(sentence, question, shape, file_words(e.source for e in evidence))
         end = re.search(r"[.!?:]*$", sentence).start()  # the marker goes before the full stop (or colon)
         parts.append(f"{sentence[:end]} [{n}]{sentence[end:]}")
     cited = tuple(dict.fromkeys(cands[i][0] for i in chosen))
