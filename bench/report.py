@@ -107,7 +107,6 @@ NAMES = [
     ("HTTP path: tokens/s", "endpoint-tokens-per-s-vs-in-process"),
     ("OCR <= 3 s CPU per page", "ocr-cpu-seconds-per-page"),
     ("search on the scan finds the text layer's page", "ocr-scan-search-same-page"),
-    ("identifier queries: the holding note first", "identifier-holding-passage-first"),
 ]
 
 

@@ -107,3 +107,17 @@ def test_a_lookup_by_date_is_answered_with_the_cell_cited(tmp_path: Path) -> Non
     n = record.answer.text[len(head):].split("]")[0] + "]"
     assert f"{n} TSLA.csv, rows " in summary(record)  # the cited chunk's rows hold row 3
     assert [c.n for c in record.answer.citations] == [int(n[1:-1])]
+
+
+def test_a_passage_holding_the_named_cell_reaches_the_upper_threshold_whatever_its_grade() -> None:
+    """A row of numbers scored 0.09 by the evaluator although it holds the close on the date asked."""
+    from localcrag.crag.graders.base import named_cells
+    from localcrag.types import Chunk, Grade
+
+    rows = ("TSLA.csv, row 2: Date: 2010-06-28; Close: 19.50.\n\n"
+            "TSLA.csv, row 3: Date: 2010-06-29; Close: 23.83.")
+    chunk = Chunk("c1", "/d/TSLA.csv", rows, 2, 3, 0, len(rows), None, 30, "rows 2–3")
+    graded = named_cells("What was Tesla's closing price on 2010-06-29?", [Grade(chunk, 0.09, "g")], 0.76)
+    assert graded[0].score == 0.76
+    other = named_cells("What was Tesla's closing price on 2011-06-29?", [Grade(chunk, 0.09, "g")], 0.76)
+    assert other[0].score == 0.09  # no such row: the grade stands
