@@ -50,14 +50,17 @@ class AnswerView:
         self._live: Any = None
 
     def __enter__(self) -> "AnswerView":
-        if self.terminal:
+        return self
+
+    def _start(self) -> None:
+        """The live display, from the first piece of the answer (nothing redraws while it is awaited)."""
+        if self._live is None:
             from rich.console import Console
             from rich.live import Live
 
             self._live = Live(console=Console(file=self.out, force_terminal=True), refresh_per_second=8,
                               transient=False)
             self._live.__enter__()
-        return self
 
     def _markdown(self, text: str) -> Any:
         from rich.markdown import Markdown
@@ -66,12 +69,14 @@ class AnswerView:
 
     def feed(self, piece: str) -> None:
         self.text += piece
-        if self._live is not None:
+        if self.terminal:
+            self._start()
             self._live.update(self._markdown(self.text))
 
     def finish(self, final: str) -> None:
         """The final answer (the streamed draft may have given way to a quote, or been renumbered)."""
-        if self._live is not None:
+        if self.terminal:
+            self._start()
             self._live.update(self._markdown(final), refresh=True)
         else:
             print(plain(final), file=self.out)
