@@ -11,7 +11,6 @@ import pytest
 from bench.identifiers import notes, questions
 from localcrag.crag.retrieve import Retriever
 from localcrag.ingest.library import Library
-from localcrag.ingest.names import titled
 from localcrag.settings import Settings
 from tests.fakes import FakeEmbedder
 from tests.tablefiles import make_stock_csv
@@ -47,9 +46,3 @@ def test_a_word_of_a_file_name_reaches_that_file(library: Library) -> None:
     file's name brings its passages over the one that explains closing prices."""
     hits = Retriever(Settings(), library).search("What was the TATAGLOBAL closing price?")
     assert Path(hits[0].chunk.source).name == "NSE-TATAGLOBAL11.csv"
-
-
-def test_a_passage_is_embedded_with_its_file_name_and_heading() -> None:
-    assert titled("/d/NSE-TATAGLOBAL11.csv", None, "row") == "NSE TATAGLOBAL11\nrow"
-    assert titled("/d/minutes_2024.md", "Budget", "We agreed.") == "minutes 2024: Budget\nWe agreed."
-    assert titled("/d/minutes.md", "Budget", "Budget\n\nWe agreed.") == "minutes\nBudget\n\nWe agreed."

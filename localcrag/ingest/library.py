@@ -26,15 +26,13 @@ from localcrag.ingest import stamp
 from localcrag.ingest.filestat import FileStats
 from localcrag.ingest.progress import IngestProgress, IngestReport, Rate
 from localcrag.ingest.maintain import compact, save_documents
-from localcrag.ingest.names import titled
 from localcrag.settings import Settings
 from localcrag.ingest.store import LanceStore, SourceInfo, table_name
 from localcrag.types import Chunk
 
 # bump when chunking output changes: a new table is built (c2: .docx tables apart; c3: .docx
 # body text numbered by the tables before it, so text without a heading is never "p. 1";
-# c4: a sheet or CSV read table by table, each row naming its file, sheet, table and columns;
-# passages embedded with their file name and heading)
+# c4: a sheet or CSV read table by table, each row naming its file, sheet, table and columns)
 CHUNKER_VERSION = "c4"
 EMBED_BATCH_CHUNKS = 128  # chunks gathered before one embedding call (and one commit round)
 EMBED_PROGRESS_CHUNKS = 128  # per embedding call, so progress moves; below ~64 (embed_onnx.BULK)
@@ -165,7 +163,7 @@ class Library:
 
         import numpy as np
 
-        texts = [titled(c.source, c.heading, c.text) for p in pending for c in p.chunks]  # file name, heading
+        texts = [c.text for p in pending for c in p.chunks]
         owner = [p.source for p in pending for _ in p.chunks]
         parts, t0 = [], time.perf_counter()
         cuts = list(range(0, len(texts), EMBED_PROGRESS_CHUNKS))[1:]

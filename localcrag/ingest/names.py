@@ -5,9 +5,6 @@
   identifiers held first, then the fused rank). Without this the full-text hit for
   "item code DOC0123" tied under RRF with an unrelated passage the vectors ranked first
   (bench/identifiers.py: 37 of 200 first before, the holding note first after).
-* **A passage is embedded with its title context**: the file's name and the heading in
-  force ("TSLA: Sheet Prices"), so a question naming the file or sheet nears its passages
-  (``titled``); the stored text stays the document's own.
 * **A file's name is searched**: a word of the question that is a word of a file's name
   ("TSLA", "TATAGLOBAL" for NSE-TATAGLOBAL11.csv) adds that file's full-text ranking as one
   more list to fuse, so its passages reach the top even when the name is in none of them.
@@ -85,11 +82,3 @@ def workers() -> ThreadPoolExecutor:
     if _POOL is None:
         _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="localcrag-fts")
     return _POOL
-
-
-def titled(source: str, heading: str | None, text: str) -> str:
-    """What is embedded for a passage: its file's name (words, no extension) and heading
-    (unless the passage starts with it), then its text."""
-    name = " ".join(re.findall(r"[^\W_]+", Path(source).stem))
-    head = heading if heading and not text.startswith(heading.split(" > ")[-1]) else ""
-    return f"{name}: {head}\n{text}" if head else f"{name}\n{text}"

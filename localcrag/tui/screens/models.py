@@ -66,7 +66,7 @@ class ModelsScreen(Screen):
             yield Label("Catalogue (p pulls the selected row; sizes and RAM approximate)",
                         classes="section-title")
             yield DataTable(id="catalogue", cursor_type="row", zebra_stripes=True)
-            yield Input(placeholder="or type a short name (filters the list) or OWNER/REPO/FILE.gguf and press Enter",
+            yield Input(placeholder="or type a short name or OWNER/REPO/FILE.gguf and press Enter",
                         id="pull-spec", select_on_focus=False)  # typing on the list goes on here
             yield ProgressBar(id="pull-progress", show_eta=False)
             yield Static("", id="pull-status")
