@@ -13,7 +13,7 @@ from pathlib import Path
 from bench import CACHE, ROOT, Section, log
 
 SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory", "answers", "index", "shared", "hostile",
-            "watch", "endpoint", "ocr", "scale")
+            "watch", "endpoint", "ocr", "scale", "identifiers")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -141,12 +141,13 @@ class RunRecord:
         return None if self.considered is None else (len(self.strips), self.considered)
 
     def hit_numbers(self) -> dict[int, tuple[int, ...]]:
-        """Which [n] of the answer each retrieved chunk became (hit index -> numbers), by
+        """Which [n] the answer cites each retrieved chunk as (hit index -> numbers), by
         chunk id: the answer numbers its evidence, retrieval ranks chunks."""
         index = {h.chunk.chunk_id: i for i, h in enumerate(self.hits)}
+        cited = {c.n for c in self.answer.citations} if self.answer else set()
         out: dict[int, list[int]] = {}
         for e in sorted(self.evidence, key=lambda e: e.n):
-            if e.chunk_id in index:
+            if e.chunk_id in index and e.n in cited:  # uncited evidence has no number in the answer
                 out.setdefault(index[e.chunk_id], []).append(e.n)
         return {i: tuple(ns) for i, ns in out.items()}
 

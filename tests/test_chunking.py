@@ -212,3 +212,18 @@ def test_squad_articles_small_budget(embedder, name: str) -> None:
     chunks = chunk_pages(doc, embedder.count_tokens, 64, 2, "sq", name)
     assert max(embedder.count_tokens_batch([c.text for c in chunks])) <= 64
     assert covered(doc, chunks)
+
+
+def test_a_sentence_cut_for_size_overlaps_so_a_short_fact_is_whole_in_some_chunk() -> None:
+    """A one-line file has no sentence ends: it is cut on words, and each piece starts with
+    the last eighth of the one before (issue 26: a fact straddling two chunks was refused)."""
+    from localcrag.types import Page
+
+    from tests.fakes import FakeEmbedder
+
+    words = [f"w{i}" for i in range(2000)]
+    chunks = chunk_pages([Page(1, " ".join(words))], FakeEmbedder().count_tokens_batch, 200, 1, "d", "s")
+    assert len(chunks) > 10 and all(c.n_tokens <= 200 for c in chunks)
+    held = [set(c.text.split()) for c in chunks]
+    for i in range(0, len(words) - 20):
+        assert any(set(words[i:i + 20]) <= h for h in held), words[i]

@@ -172,7 +172,9 @@ def test_unsupported_files_in_a_folder_are_counted(isolated_home: Path, tmp_path
     (folder / "a.txt").write_text("Cobots are collaborative robots.\n", encoding="utf-8")
     (folder / "img.svg").write_bytes(b"<svg/>")
     out = _cli("ingest", str(folder), home=isolated_home)
-    assert out.returncode == 0 and "skipped 1 file(s) of unsupported types in folders: .svg" in out.stdout
+    assert out.returncode == 0 and "skipped 1 file(s) of unsupported types in folders: " in out.stdout
+    assert "img.svg (supported: .csv, .docx," in out.stdout and ".doc," not in out.stdout  # names it
+    assert "[1/1] indexed a.txt" in out.stderr  # no terminal: a line per file
     data = _cli("ingest", str(folder), "--json", home=isolated_home).stdout
     assert "skipped" not in data  # the JSON contract (docs/cli-json.md) is unchanged
 

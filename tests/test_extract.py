@@ -240,3 +240,25 @@ def test_a_reference_marker_is_not_an_answer_number() -> None:
     assert spans == ["0.002"]
     out = extractive_answer("What learning rate was used?", [ev(1, s)])
     assert "[**" not in out.text and "**0.002**" in out.text
+
+
+def test_a_column_header_or_a_word_of_a_file_name_is_never_the_emphasised_answer() -> None:
+    """Issue 26: "who wrote the guide" bolded **Data** (from the file's own name), "who
+    approved it" a header; with nothing else of the asked shape, nothing is bold."""
+    from localcrag.types import Evidence
+
+    guide = Evidence(1, "This Data Handbook was written for new analysts.", "/d/Data Handbook.docx")
+    found = extractive_answer("Who wrote the guide?", [guide])
+    assert found.span is None and "**" not in found.text
+    row = extractive_answer("Who approved it?", [ev(1, "Owner: approved at the meeting by the board.")])
+    assert row.span is None and "**" not in row.text
+    named = Evidence(1, "The handbook was written by Ana Souza for new analysts.", "/d/Data Handbook.docx")
+    assert extractive_answer("Who wrote the handbook?", [named]).span == "Ana Souza"
+
+
+def test_a_sentence_case_title_is_never_the_whole_answer() -> None:
+    """Issue 26: "who chaired the meeting" was answered by the note's title line."""
+    note = ev(1, "Stats team meeting notes (2024-03-12)\n\nAttendees were from three teams. "
+                 "The meeting was chaired by Priya Nair, who opened with the budget.")
+    found = extractive_answer("Who chaired the stats team meeting?", [note])
+    assert "Stats team meeting notes" not in found.text and "Priya Nair" in found.text

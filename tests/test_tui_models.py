@@ -111,3 +111,19 @@ async def test_c_stops_a_pull_and_the_next_pull_resumes_it(hub: FakeHub, tmp_pat
         assert str(screen.query_one("#pull-status").render()).startswith(f"saved {SMOL.name}")
     assert hub.gets()[-1][2] == f"bytes={kept}-"
     assert (models / SMOL.name).read_bytes() == SMOL.read_bytes()
+
+
+async def test_typing_a_name_on_the_models_screen_filters_the_catalogue(tmp_path: Path) -> None:
+    """Typing before Tab did nothing (issue 26): the keys now go to the name field, which
+    filters the catalogue as it is typed; p and c keep their meaning."""
+    app = _app(tmp_path / "models")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f3")
+        await settle(pilot)
+        table = pilot.app.screen.query_one("#catalogue")
+        everything = table.row_count
+        await pilot.press("l", "l", "a")
+        await settle(pilot)
+        assert pilot.app.screen.query_one("#pull-spec").value == "lla"
+        names = [str(k.value) for k in table.rows]
+        assert 0 < len(names) < everything and all("lla" in n.lower() for n in names), names

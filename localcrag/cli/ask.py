@@ -6,7 +6,8 @@ import argparse
 import sys
 
 from localcrag import events as ev
-from localcrag.cli.output import dumps
+from localcrag.cli.output import dumps, raw_stdout
+from localcrag.cli.render import AnswerView
 from localcrag.record import RunRecord
 from localcrag.textutil import source_label
 
@@ -62,36 +63,39 @@ def cmd_ask(args: argparse.Namespace) -> int:
     # Namespace themselves predate the two options)
     history = [(q, "") for q in getattr(args, "after", None) or []]
     rewrite = not getattr(args, "no_rewrite", False)
-    for event in pipe.run(args.question, mode=args.mode, confirm_web=_confirm if can_ask else None,
-                          k=args.k, history=history, rewrite=rewrite, style=getattr(args, "style", None)):
-        record.add(event)
-        if isinstance(event, ev.QuestionRewritten) and not args.json:
-            print(f"[understood as: {event.rewritten} (--no-rewrite asks it as typed)]", file=sys.stderr)
-        elif stream and isinstance(event, ev.Token):
-            sys.stdout.write(event.text)
-            sys.stdout.flush()
-        elif not args.json and isinstance(event, (ev.WebError, ev.EvidenceTrimmed)):
-            print(f"\n[{_describe(event)}]", file=sys.stderr)
-        elif not args.json and isinstance(event, ev.Retrieved) and event.fallback:
-            print(f"warning: retrieval: {event.fallback}", file=sys.stderr)
-        elif not args.json and isinstance(event, ev.GeneratorFellBack):
-            print(f"\nwarning: {event.message}", file=sys.stderr)
-        elif stream and isinstance(event, ev.AnswerRestarted):  # printed already: marked, not kept
-            print(f"\n[{event.reason}: the text above is withdrawn; the local model answers:]")
+    view = AnswerView(raw_stdout(), terminal=stream)  # rendered Markdown in a terminal, else plain text
+    with view:
+        for event in pipe.run(args.question, mode=args.mode, confirm_web=_confirm if can_ask else None,
+                              k=args.k, history=history, rewrite=rewrite, style=getattr(args, "style", None)):
+            record.add(event)
+            _show(event, args, view)
+        if not args.json:
+            view.finish(record.answer.text if record.answer else "")
     if args.json:
         out = to_json(record)
         out["generator"] = {**pipe.generator_info(), "fallback": record.generator_fallback,
                             "restarted": record.restarted}
         print(dumps(out))
         return 0
-    answer = record.answer.text if record.answer else ""
-    if not stream:
-        print(answer)
-    elif answer.strip() != record.streamed.strip():  # the model's draft gave way to a quote
-        print(f"\n\n({record.style_label}) {answer}")
     print()
     print(summary(record))
     return 0
+
+
+def _show(event: object, args: argparse.Namespace, view: AnswerView) -> None:
+    """What an event prints while the answer streams (notes on stderr)."""
+    if isinstance(event, ev.QuestionRewritten) and not args.json:
+        print(f"[understood as: {event.rewritten} (--no-rewrite asks it as typed)]", file=sys.stderr)
+    elif view.terminal and isinstance(event, ev.Token):
+        view.feed(event.text)
+    elif not args.json and isinstance(event, (ev.WebError, ev.EvidenceTrimmed)):
+        print(f"\n[{_describe(event)}]", file=sys.stderr)
+    elif not args.json and isinstance(event, ev.Retrieved) and event.fallback:
+        print(f"warning: retrieval: {event.fallback}", file=sys.stderr)
+    elif not args.json and isinstance(event, ev.GeneratorFellBack):
+        print(f"\nwarning: {event.message}", file=sys.stderr)
+    elif view.terminal and isinstance(event, ev.AnswerRestarted):  # shown already: marked, not kept
+        view.feed(f"\n\n[{event.reason}: the text above is withdrawn; the local model answers:]\n\n")
 
 
 def _describe(event: object) -> str:

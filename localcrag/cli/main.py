@@ -37,7 +37,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     lib = Library(_settings(args))
     lib.wait_for_lock = not getattr(args, "no_wait", False)
     lib.on_lock_wait = lambda msg: print(f"localcrag: {msg}", file=sys.stderr)
-    callback, close = _ingest_progress(args.json)
+    from localcrag.cli.progress import ingest_progress
+
+    callback, close = ingest_progress(args.json, getattr(args, "quiet", False))
     try:
         report = lib.ingest(args.paths, prune=args.prune, on_progress=callback, force=getattr(args, "force", False))
     finally:
@@ -53,37 +55,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
               f"removed {len(report.removed)}, failed {len(report.failed)}; "
               f"{report.chunks} chunks in the index")
         if report.skipped:
-            from localcrag.ingest.parse import SUPPORTED
+            from localcrag.ingest.formats import supported_text
 
-            kinds = sorted({Path(p).suffix.lower() or "(no extension)" for p in report.skipped})
+            names = ", ".join(shown(p) for p in report.skipped[:10])
+            more = f" and {len(report.skipped) - 10} more" if len(report.skipped) > 10 else ""
             print(f"skipped {len(report.skipped)} file(s) of unsupported types in folders: "
-                  f"{', '.join(kinds)} (supported: {' '.join(sorted(SUPPORTED))})")
+                  f"{names}{more} (supported: {supported_text()})")
     return 1 if report.failed else 0
-
-
-def _ingest_progress(quiet: bool) -> tuple[Callable, Callable[[], None]]:
-    """A progress bar on a terminal (stderr), nothing otherwise."""
-    if quiet or not sys.stderr.isatty():
-        return (lambda p: None), (lambda: None)
-    from rich.console import Console
-
-    from localcrag.cli.output import raw_stderr
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    from localcrag.ingest.progress import rate_eta
-
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("{task.fields[name]}"), console=Console(file=raw_stderr()), transient=True)
-    task = bar.add_task("ingesting", total=None, name="")
-    bar.start()
-
-    def update(p) -> None:
-        name = shown(Path(p.path).name[:40])
-        if p.stage == "ocr":  # OCR runs at seconds a page: show the page
-            name = f"OCR page {p.pages_done}/{p.pages_total} · {name}"
-        bar.update(task, total=p.total, completed=p.done, name=name + rate_eta(p))
-
-    return update, bar.stop
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
@@ -216,11 +194,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"localcrag {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    s = sub.add_parser("ingest", help="index files or folders (PDF, txt, md, html, epub)")
+    from localcrag.ingest.formats import supported_text
+
+    s = sub.add_parser("ingest", help=f"index files or folders ({supported_text()})")
     s.add_argument("paths", nargs="+", type=Path)
     s.add_argument("--prune", action="store_true", help="drop indexed files that vanished from these folders")
     s.add_argument("--no-wait", action="store_true", help="fail at once when another ingest is running")
     s.add_argument("--json", action="store_true", help="print one JSON object")
+    s.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress (without a terminal, a line per file is printed otherwise)")
     s.set_defaults(func=cmd_ingest)
 
     s = sub.add_parser("reindex", help="re-embed every indexed document (after changing the embedder or chunking)")

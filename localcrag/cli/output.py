@@ -76,3 +76,9 @@ def command_session() -> Iterator[None]:
 def raw_stderr() -> TextIO:
     """The real stderr, for a progress bar that draws with escape codes of its own."""
     return getattr(sys.stderr, "raw", sys.stderr)
+
+
+def raw_stdout() -> TextIO:
+    """The real stdout, for a view that draws with escape codes of its own (it cleans the
+    text it is given itself)."""
+    return getattr(sys.stdout, "raw", sys.stdout)

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from localcrag import events as ev
-from localcrag.crag.citations import clean_citations
+from localcrag.crag.citations import clean_citations, renumber
 from localcrag.crag.extract import extractive_answer
 from localcrag.crag.style import model_name
 from localcrag.crag.timing import Stage, ms_since
@@ -63,9 +63,9 @@ def answer_events(question: str, q: str, evidence: list[Evidence], action: Actio
 def _done(question: str, text: str, evidence: Sequence[Evidence], action: Action | None,
           style: str, dropped: int, timings: dict[str, float], short: str | None = None) -> ev.AnswerDone:
     text, cited = clean_citations(text, max((e.n for e in evidence), default=0))
-    by_n = {e.n: e for e in evidence}
-    citations = tuple(Citation(n, by_n[n].source, by_n[n].page, by_n[n].url, by_n[n].locator)
-                      for n in cited if n in by_n)
+    used = len({e.n for e in evidence} & set(cited))
+    text, evidence = renumber(text, cited, evidence)  # [1], [2], ... in order of first use
+    citations = tuple(Citation(e.n, e.source, e.page, e.url, e.locator) for e in evidence[:used])
     answer = Answer(question, text, citations, action, style=style, dropped_sentences=dropped, short=short)
     return ev.AnswerDone(answer, tuple(evidence), timings)
 
@@ -74,9 +74,11 @@ def _quote(question: str, q: str, evidence: Sequence[Evidence], action: Action |
            score_texts: ScoreTexts | None, timings: dict[str, float], t0: float,
            dropped: int, read_spans: ReadSpans | None = None) -> Iterator[ev.Event]:
     found = extractive_answer(q, evidence, score_texts, read_spans)
+    text, used = clean_citations(found.text, max((e.n for e in evidence), default=0))
+    text, evidence = renumber(text, used, evidence)  # the quote shows the numbers the sources get
     timings.setdefault("first_token", ms_since(t0))
-    yield ev.Token(found.text)
-    yield _done(question, found.text, evidence, action, "extractive", dropped, timings,
+    yield ev.Token(text)
+    yield _done(question, text, evidence, action, "extractive", dropped, timings,
                 found.span if found.found else None)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from localcrag.textutil import TERMINATORS, content_words, is_refusal
 from localcrag.types import Evidence
@@ -38,6 +39,20 @@ def clean_citations(text: str, n_evidence: int) -> tuple[str, list[int]]:
     """
     filt = CitationFilter(n_evidence)
     return filt.feed(text) + filt.flush(), filt.cited
+
+
+def renumber(text: str, cited: Sequence[int], evidence: Sequence[Evidence]) -> tuple[str, list[Evidence]]:
+    """Number the evidence in order of first use in ``text`` (``cited``, as ``clean_citations``
+    returns it): the answer cites [1], [2], ... without gaps, and the evidence it did not
+    cite follows, numbered after them. Returns the text and the renumbered evidence, in order."""
+    known = {e.n for e in evidence}
+    order = [n for n in cited if n in known]
+    new = {old: i + 1 for i, old in enumerate(order + sorted(known - set(order)))}
+    text = _CITED.sub(lambda m: f"[{new[int(m.group(1))]}]" if int(m.group(1)) in new else "", text)
+    return text, sorted((replace(e, n=new[e.n]) for e in evidence), key=lambda e: e.n)
+
+
+_CITED = re.compile(r"\[(\d+)\]")
 
 
 class CitationFilter:

@@ -34,10 +34,22 @@ def _decide(grades: Sequence[Grade], upper: float, lower: float) -> Decision:
         return Decision(Action.CORRECT, best, upper, lower,
                         f"{n_up} of {len(grades)} chunks scored at or above {upper:.2f}")
     if best < lower:
+        b, lo = apart(best, lower)
         return Decision(Action.INCORRECT, best, upper, lower,
-                        f"all {len(grades)} chunks scored below {lower:.2f} (best {best:.2f})")
+                        f"all {len(grades)} chunks scored below {lo} (best {b})")
+    b, up = apart(best, upper)
     return Decision(Action.AMBIGUOUS, best, upper, lower,
-                    f"best chunk scored {best:.2f}, between {lower:.2f} and {upper:.2f}")
+                    f"best chunk scored {b}, between {apart(best, lower)[1]} and {up}")
+
+
+def apart(score: float, bound: float) -> tuple[str, str]:
+    """Both numbers with as many decimals (2 to 4) as it takes for the printed comparison to
+    be true: 0.759 below 0.760, never "0.76, between 0.51 and 0.76"."""
+    for digits in (2, 3, 4):
+        a, b = f"{score:.{digits}f}", f"{bound:.{digits}f}"
+        if (a == b) == (score == bound):
+            return a, b
+    return a, b
 
 
 def _partly_graded(grades: Sequence[Grade], failed: Sequence[Grade], upper: float, lower: float) -> Decision:

@@ -17,12 +17,17 @@ before distance (none taken from any data set):
   (a table row's column header: "Date: February 2026; Owner: **Maria Okafor**").
 
 Only the bold markers depend on this order, never which sentences are quoted.
+
+Some spans are never emphasised (``plausible``): a column header (a label before its colon,
+"Date:") and a word of an evidence file's name ("**Budget**" from budget.md), which look
+like answers but only say where the text is.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from pathlib import PurePath
 
 MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|"
          r"December)")
@@ -78,3 +83,16 @@ def order_spans(spans: Sequence[tuple[int, int]], sentence: str, question: str, 
                                         not (timed and TIME_UNIT.search(sentence[s[0]:s[1]])),
                                         _unlikely(sentence, s, shape),
                                         min((abs(s[0] - a) for a in anchors), default=s[0])))
+
+
+def file_words(sources: Iterable[str]) -> frozenset[str]:
+    """The words (3+ letters, lower case) of the evidence files' names."""
+    return frozenset(w.lower() for s in sources for w in re.findall(r"[A-Za-z]{3,}", PurePath(s).stem))
+
+
+def plausible(sentence: str, span: tuple[int, int], avoid: frozenset[str]) -> bool:
+    """Not a column header (the label before a colon) nor only words of a file's name (``avoid``)."""
+    if sentence[span[1]:span[1] + 1] == ":":
+        return False
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", sentence[span[0]:span[1]])}
+    return not (words and words <= avoid)

@@ -38,8 +38,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from localcrag.textutil import NOT_STATED, STOPWORDS, TERMINAL, base_form, content_words, stem
-from localcrag.crag.emphasis import MONTH as _MONTH, order_spans, with_frequencies
-from localcrag.crag.grounding import evidence_sentences
+from localcrag.crag.cells import cell_answer
+from localcrag.crag.emphasis import MONTH as _MONTH, file_words, order_spans, plausible, with_frequencies
+from localcrag.crag.grounding import evidence_sentences, lead_lines
 from localcrag.types import Evidence
 
 ReadSpans = Callable[[str, Sequence[str]], list]  # the reader's answer_spans: one Span or None per text
@@ -200,10 +201,11 @@ def _score(question: str, sentence: str, relevance: float, shape: str | None,
     return score * 0.5 if restates else score
 
 
-def _emphasise(sentence: str, question: str, shape: str | None) -> tuple[str, str | None]:
+def _emphasise(sentence: str, question: str, shape: str | None,
+               avoid: frozenset[str] = frozenset()) -> tuple[str, str | None]:
     """Bold the answer-shaped span nearest to the question's terms (two when the question
-    asks for two things: "How long and at what temperature ...")."""
-    spans = answer_spans(sentence, question, shape)
+    asks for two things: "How long and at what temperature ..."); never a header or file name."""
+    spans = [s for s in answer_spans(sentence, question, shape) if plausible(sentence, s, avoid)]
     if not spans:
         return sentence, None
     asked = _stems(question)
@@ -261,9 +263,11 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
             if len(s.split()) >= 3 and key not in seen:
                 seen.add(key)
                 cands.append((e.n, i, s))
-    cands = [c for c in cands if not is_heading(c[2])] or cands
+    cands = [c for c in cands if not (is_heading(c[2]) or c[2] in lead_lines(evidence))] or cands  # titles
     if not cands:
         return Extract(NOT_STATED, (), (), found=False)
+    if (cell := cell_answer(question, [s for _, _, s in cands])) is not None:  # a row and column named
+        return Extract(f"{cell.text} [{cands[cell.index][0]}].", (cands[cell.index][0],), (cands[cell.index][2],), cell.value)
     weights = _weights(question, [s for _, _, s in cands])
     lexical = [_score(question, s, 0.0, shape, weights) for _, _, s in cands]
     top = sorted(range(len(cands)), key=lambda i: -lexical[i])[:CANDIDATES]
@@ -311,14 +315,14 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
     parts, span = [], None
     for j, i in enumerate(chosen):
         n, _, sentence = cands[i]
-        sentence = _window(sentence, MAX_WORDS)
+        sentence = _window(sentence.replace("**", ""), MAX_WORDS)  # its own bold: never nested in ours
         # a short answer only for a question that asks for one (a number, date, name or
         # place: the answer shape); a descriptive answer is the quote itself
         found = reader_span(question, sentence, read_spans) if j == 0 and read_spans and shape else None
         if found is not None and (bolded := _bold(sentence, found)) is not None:
             sentence, span = bolded, found
         elif j == 0:
-            sentence, span = _emphasise(sentence, question, shape)
+            sentence, span = _emphasise(sentence, question, shape, file_words(e.source for e in evidence))
         end = re.search(r"[.!?:]*$", sentence).start()  # the marker goes before the full stop (or colon)
         parts.append(f"{sentence[:end]} [{n}]{sentence[end:]}")
     cited = tuple(dict.fromkeys(cands[i][0] for i in chosen))

@@ -165,6 +165,18 @@ def _heading_break(m: re.Match) -> str:
     return m.group(0) if last in STOPWORDS else f"{m.group(1)}{m.group(2)}\n\n"
 
 
+def lead_lines(evidence: Sequence[Evidence]) -> set[str]:
+    """Each evidence text's first line when it is a title, in any case ("Stats team meeting
+    notes (2024-03-12)"): a line of its own, no closing punctuation, text after it."""
+    out = set()
+    for e in evidence:
+        first, _, rest = e.text.strip().partition("\n")
+        first = " ".join(first.split())
+        if first and rest.strip() and first[-1] not in ".!?:;" and len(first.split()) <= 14:
+            out.add(first)
+    return out
+
+
 def evidence_sentences(text: str) -> list[str]:
     """The sentences of one evidence text (refinement's "…" gaps break too), de-hyphenated."""
     out = []

@@ -90,7 +90,7 @@ def chunk_pages(
     work = _joined_sentences(doc)
     spans = split_sentences(work)
     tokens = [n - special for n in count([text[a:b] for a, b in spans])]
-    units = _fit_units(text, spans, tokens, budget, count, special)
+    units = _fit_units(text, spans, tokens, budget, count, special, budget // 8 if overlap_sentences else 0)
     sections = _sections(doc, work, units, budget)
     packed = [(head, part) for head, us in sections for part in _pack(us, budget, overlap_sentences)]
     spans_out = _verify(text, packed, max_tokens, count, special)
@@ -114,26 +114,46 @@ Unit = tuple[int, int, int, int]  # start, end, content tokens, paragraph id
 
 def _fit_units(
     text: str, spans: list[tuple[int, int]], tokens: list[int], budget: int,
-    count: Callable[[list[str]], list[int]], special: int,
+    count: Callable[[list[str]], list[int]], special: int, lap: int = 0,
 ) -> list[tuple[int, int, int]]:
     """Sentences as (start, end, tokens); any sentence over budget is cut on word
-    boundaries (one batch count for its words), a giant word on characters."""
+    boundaries (one batch count for its words), a giant word on characters. With ``lap``,
+    each piece of a cut sentence starts with the last ``lap`` tokens of the piece before,
+    so a fact that straddles a cut is whole in one of them (a one-line file has no sentence
+    ends to break at)."""
     units: list[tuple[int, int, int]] = []
+    before: list[tuple[int, int, int]] = []  # the last piece's words of a cut sentence just before
     for (a, b), n in zip(spans, tokens):
         if n <= budget:
-            units.append((a, b, n))
+            i, extra = len(before), 0  # after a sentence cut for length: reach back into it too
+            while i > 1 and n + extra + before[i - 1][2] <= budget and extra + before[i - 1][2] <= lap:
+                i, extra = i - 1, extra + before[i - 1][2]
+            units.append((before[i][0] if extra else a, b, n + extra))
+            before = []
             continue
         words = [(m.start(), m.end()) for m in _WORD.finditer(text, a, b)]
-        out: list[tuple[int, int, int]] = []
-        for (x, y), k in zip(words, count([text[x:y] for x, y in words])):
-            k -= special
-            if k > budget:
+        sized = before + [(x, y, k - special) for (x, y), k in zip(words, count([text[x:y] for x, y in words]))]
+        out: list[tuple[int, int, int]] = [(0, 0, 0)] if before else []  # (a placeholder for it)
+        firsts: list[int] = [0] if before else []  # index in ``sized`` of each piece's first word
+        for i, (x, y, k) in enumerate(sized):
+            if i < len(before):
+                continue
+            if k > budget - lap:
                 out.extend(_split_chars(text, x, y, budget, count, special))
-            elif out and out[-1][2] + k <= budget:
+                firsts.extend([i] * (len(out) - len(firsts)))
+            elif out and len(firsts) > bool(before) and out[-1][2] + k <= budget - lap:
                 out[-1] = (out[-1][0], y, out[-1][2] + k)
             else:
                 out.append((x, y, k))
-        units.extend(out)
+                firsts.append(i)
+        for j in range(1, len(out) if lap else 0):  # reach back into the piece before
+            i, extra = firsts[j], 0
+            while i > firsts[j - 1] + 1 and extra + sized[i - 1][2] <= lap:
+                i, extra = i - 1, extra + sized[i - 1][2]
+            out[j] = (sized[i][0], out[j][1], out[j][2] + extra)
+        units.extend(out[1:] if before else out)
+        start = next((i for i, w in enumerate(sized) if w[0] == out[-1][0]), firsts[-1])
+        before = sized[start:] if lap else []  # a sentence cut for length goes on in the next span
     return units
 
 

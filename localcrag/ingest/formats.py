@@ -11,13 +11,15 @@ plain (number, paragraphs) pairs for printed pages), ``warnings`` one line each.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from localcrag.ingest.files import bad
-from localcrag.ingest.limits import Limits
+
+if TYPE_CHECKING:  # the limits import pydantic settings: not for `localcrag --help`
+    from localcrag.ingest.limits import Limits
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,11 @@ OLD_BINARY = {".doc": ".docx", ".ppt": ".pptx", ".xls": ".xlsx"}
 SUPPORTED = set(FORMATS) | set(OLD_BINARY)  # what a folder walk picks up (old ones for their line)
 
 
+def supported_text() -> str:
+    """The file types a reader is registered for, as messages name them: ".csv, .docx, ..."."""
+    return ", ".join(sorted(FORMATS))
+
+
 def check_old_binary(path: Path) -> None:
     """A .doc/.ppt/.xls is one line naming the format to save it as."""
     ext = path.suffix.lower()
@@ -84,7 +91,7 @@ def reader(ext: str) -> Callable[[Path, Any, "ReadContext"], tuple[list, list[st
 class ReadContext:
     """What a reader may need beyond the bytes: limits, OCR settings, page progress."""
 
-    limits: Limits = Limits()
+    limits: Limits = field(default_factory=lambda: _limits()())
     ocr: str = "auto"  # auto: pages without a text layer; always: every page; never
     ocr_dpi: int = 96
     ocr_page_seconds: float = 60.0
@@ -94,5 +101,11 @@ class ReadContext:
     @classmethod
     def from_settings(cls, settings: Any,
                       on_page: Callable[[int, int], None] | None = None) -> "ReadContext":
-        return cls(Limits.from_settings(settings), settings.ocr, settings.ocr_dpi,
+        return cls(_limits().from_settings(settings), settings.ocr, settings.ocr_dpi,
                    settings.ocr_page_seconds, on_page, settings.threads)
+
+
+def _limits() -> type:
+    from localcrag.ingest.limits import Limits
+
+    return Limits

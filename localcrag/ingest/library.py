@@ -32,8 +32,9 @@ from localcrag.ingest.store import LanceStore, SourceInfo, table_name
 from localcrag.types import Chunk
 
 # bump when chunking output changes: a new table is built (c2: .docx tables apart; c3: .docx
-# body text numbered by the tables before it, so text without a heading is never "p. 1")
-CHUNKER_VERSION = "c3"
+# body text numbered by the tables before it, so text without a heading is never "p. 1";
+# c4: a sheet or CSV read table by table, each row naming its file, sheet, table and columns)
+CHUNKER_VERSION = "c4"
 EMBED_BATCH_CHUNKS = 128  # chunks gathered before one embedding call (and one commit round)
 EMBED_PROGRESS_CHUNKS = 128  # per embedding call, so progress moves; below ~64 (embed_onnx.BULK)
 # the embedder uses its non-spinning session, and ingest measured 0.65x a plain encode

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Sequence
 
 from localcrag.ingest.files import RawPage, bad, broken_link, label
-from localcrag.ingest.formats import FORMATS, SUPPORTED, ReadContext, check_old_binary, reader
+from localcrag.ingest.formats import FORMATS, SUPPORTED, ReadContext, check_old_binary, reader, supported_text
 from localcrag.ingest.limits import Limits, check_text_size
 from localcrag.textutil import locator
 from localcrag.textutil.labels import SECTION
@@ -158,7 +158,7 @@ def _check_path(path: Path) -> None:
     check_old_binary(path)
     if path.suffix.lower() not in SUPPORTED:
         kind = path.suffix or "no extension"
-        raise bad(path, f"unsupported file type ({kind})", "supported: " + ", ".join(sorted(SUPPORTED)))
+        raise bad(path, f"unsupported file type ({kind})", "supported: " + supported_text())
 
 
 def read_bytes(path: Path) -> bytes:

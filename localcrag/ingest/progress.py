@@ -71,4 +71,5 @@ def rate_eta(p: "IngestProgress") -> str:
         return ""
     left = f"{eta:.0f} s" if eta < 90 else f"{eta // 60:.0f} min {eta % 60:.0f} s" if eta < 3600 \
         else f"{eta // 3600:.0f} h {eta % 3600 // 60:.0f} min"
-    return f" · {per_s:.1f} files/s · ~{left} left"
+    speed = f"{per_s:.1f} files/s" if per_s >= 0.1 else f"{1 / per_s:.0f} s/file"  # never "0.0 files/s"
+    return f" · {speed} · ~{left} left"

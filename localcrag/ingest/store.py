@@ -28,6 +28,8 @@ from localcrag.ingest.rows import schema, table_name  # noqa: F401 - table_name,
 from localcrag.ingest.vcache import VectorCache
 from localcrag.ingest.vectors import centroid
 from localcrag.ingest.vsync import Moved, RamVectors, exact_rerank, live_rowids, rows_by_id
+from localcrag.ingest.names import FileNames, fuse, held_counts, quiet, workers
+from localcrag.textutil import identifiers
 from localcrag.types import Chunk, Hit
 
 os.environ.setdefault("LANCE_LOG", "error")
@@ -40,16 +42,6 @@ _COLUMNS = ["chunk_id", "source", "doc_hash", "text", "page_start", "page_end",
 _HIT_COLUMNS = ["chunk_id", "source", "text", "page_start", "page_end", "char_start", "char_end",
                 "heading", "n_tokens", "locator"]  # what a Hit's Chunk needs: each column costs a read
 LOCATOR = "locator"  # the newest column: tables written before it lack it until their next write
-
-_POOL: ThreadPoolExecutor | None = None
-
-
-def _workers() -> ThreadPoolExecutor:
-    global _POOL
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="localcrag-fts")
-    return _POOL
-
 
 class LanceStore:
     """LanceDB on disk: vector search, native full-text search, and RRF hybrid."""
@@ -67,6 +59,7 @@ class LanceStore:
         self.verify = True  # check the files against the seal on open (ingest/seal.py; doctor: off)
         self.fts_damaged = False  # the seal found the full-text index's files changed
         folder = self.location.folder  # the codes' cache lives beside a local table only
+        self._names = FileNames()  # file-name words -> documents, per table version
         self._ram = RamVectors(dim, VectorCache(Path(folder) / f"{name}.vcache") if folder else None)
 
     # --- table management --------------------------------------------------------------
@@ -233,14 +226,18 @@ class LanceStore:
         return [{**r, "_distance": 1.0 - sim} for r, sim in exact_rerank(self.table, approx, vector, n,
                                                                            self._cols(_HIT_COLUMNS), self.dim)]
 
-    def _fts(self, query: str, n: int, columns: list[str], healed: bool = False) -> list[dict]:
+    def _fts(self, query: str, n: int, columns: list[str], sources: Sequence[str] = (),
+             healed: bool = False) -> list[dict]:
         try:  # (a query of only stop words or symbols gives no hits; it does not raise)
             if self.fts_damaged:
                 raise RuntimeError("its files changed after they were written")
-            return self.table.search(query, query_type="fts").select(columns).limit(n).to_list()
+            search = self.table.search(query, query_type="fts")
+            if sources:
+                search = search.where(f"source IN ({', '.join(map(_quote, sources))})", prefilter=True)
+            return search.select(columns).limit(n).to_list()
         except Exception as exc:  # a broken index is an error or a visible fallback, never "no hits"
             if not healed and rebuild_fts(self):  # missing or broken (a full disk): rebuilt once
-                return self._fts(query, n, columns, healed=True)
+                return self._fts(query, n, columns, sources, healed=True)
             first = re.sub(r"lance error: |,?\s*/\S*\.(cargo|rs)\S*", "", str(exc).strip().split("\n")[0])
             raise FullTextFailed(f"full-text search failed ({first[:160]})", "search with --mode vector; "
                                  "to rebuild it, run `localcrag doctor --repair`") from exc
@@ -278,7 +275,12 @@ class LanceStore:
         pool = max(k * 4, 20)
         snap = self._ram.snapshot(self.table)
         gone = set(live_rowids(self.table, f"chunk_id IN ({', '.join(map(_quote, drop))})").tolist()) if drop else set()
-        text_half = _workers().submit(self._fts, query, pool + len(gone), ["_rowid"])
+        text_half = workers().submit(self._fts, query, pool + len(gone), ["_rowid"])
+        ids = identifiers(query)
+        id_half = workers().submit(self._fts, " ".join(ids), pool + len(gone), ["_rowid", "text"]) if ids else None
+        named = self._names.named(query, self.table.version, lambda: self.columns(["source"])["source"])
+        name_half = workers().submit(self._fts, query, pool + len(gone), ["_rowid", "text", "source"],
+                                     named) if named else None
         ranked: list[list[int]] = []
         if vector is not None:  # int8 ranks (RRF uses ranks only): no float32 read-back here
             ranked.append([rid for rid, _ in self._ram.top(snap, vector, pool + len(gone)) if rid not in gone][:pool])
@@ -286,11 +288,10 @@ class LanceStore:
             ranked.append([r["_rowid"] for r in text_half.result() if r["_rowid"] not in gone][:pool])
         except FullTextFailed as exc:
             self.fallback = f"vector only: {exc.message}"
-        fused: dict[int, float] = {}
-        for ids in ranked:
-            for rank, rid in enumerate(ids):
-                fused[rid] = fused.get(rid, 0.0) + 1.0 / (RRF_K + rank + 1)
-        best = sorted(fused, key=lambda rid: -fused[rid])[:k]
+        if name_half is not None:  # the file the question names ("TSLA" -> TSLA.csv): its passages
+            ranked.append([r["_rowid"] for r in quiet(name_half) if r["_rowid"] not in gone][:pool])  # (cached)
+        held = held_counts((quiet(id_half) if id_half else []) + (quiet(name_half) if named else []), ids, gone)
+        fused, best = fuse(ranked, held, RRF_K, k)
         rows = self._rows(best, _HIT_COLUMNS)
         return [Hit(_row_to_chunk(rows[r]), fused[r], i) for i, r in enumerate(best)]
 

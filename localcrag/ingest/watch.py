@@ -82,8 +82,11 @@ def watch(library: Any, paths: Sequence[Path | str], on_report: Callable[[Ingest
     """Watch ``paths`` until ``stop`` is set: a pruning ingest first, then one ``apply`` per
     burst; every result (even an empty one) goes to ``on_report``; ``ready`` is set once the
     first catch-up ingest is done."""
+    import logging
+
     import watchfiles
 
+    logging.getLogger("watchfiles").setLevel(logging.ERROR)  # no "KeyboardInterrupt caught" line: Ctrl+C is how it stops
     roots = [Path(p).expanduser().resolve() for p in paths]
     synced = False
     for changes in watchfiles.watch(*roots, watch_filter=None, debounce=WATCH_MAX_MS,

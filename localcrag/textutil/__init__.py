@@ -23,6 +23,8 @@ from localcrag.textutil.words import (
     WORD,
     base_form,
     content_words,
+    holds,
+    identifiers,
     is_refusal,
     states_nothing,
     stems,
@@ -33,7 +35,7 @@ from localcrag.textutil.words import (
 
 __all__ = [
     "NOT_STATED", "STOPWORDS", "TERMINAL", "TERMINATORS", "WORD", "base_form", "content_words", "dehyphenate",
-    "ends_sentence",
+    "ends_sentence", "holds", "identifiers",
     "is_refusal", "label_pattern", "locator", "page_label", "sentence_pieces", "sentences", "shown", "source_label",
     "split_sentences", "states_nothing", "stem", "stems", "term_spans", "terminal_safe", "terminal_safe_fields",
     "terminal_safe_prefix", "terms",

@@ -83,3 +83,19 @@ def is_refusal(text: str) -> bool:
     """Did the answer decline ("I don't have enough information ...", any case, quotes)?"""
     norm = " ".join(text.lower().replace("\u2019", "'").split())
     return bool(_REFUSAL.search(norm))
+
+
+# A code, part number, date or ID: a token with a digit and 4+ characters ("DOC0123",
+# "2010-06-29", "A-113"), or an all-capitals word of 3+ letters ("TSLA", "ANOVA").
+_IDENT = re.compile(r"(?<![\w-])(?=[\w./:-]*\d)[A-Za-z0-9][\w./:-]{2,}[A-Za-z0-9](?![\w-])"
+                    r"|(?<![\w-])[A-Z]{3,}(?:-[A-Z0-9]+)*(?![\w-])")
+
+
+def identifiers(text: str) -> list[str]:
+    """The exact identifiers of a text (codes, part numbers, dates, IDs), in order, once each."""
+    return list(dict.fromkeys(m.group(0).rstrip(".:") for m in _IDENT.finditer(text)))
+
+
+def holds(text: str, ident: str) -> bool:
+    """Does ``text`` hold ``ident`` verbatim (any case), as a whole token ("DOC0012" is not in "DOC00123")?"""
+    return re.search(r"(?<![\w-])" + re.escape(ident) + r"(?![\w-])", text, re.I) is not None

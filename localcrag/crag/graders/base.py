@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
@@ -156,12 +156,24 @@ def grade_or_rank(grader: Grader, question: str, chunks: Sequence[Chunk], upper:
     """(grades, None); or, when the grader fails as a whole, scores from retrieval rank and
     the reason: a score of 0.0 would be a verdict ("irrelevant") nobody made."""
     try:
-        return list(grader.grade(question, chunks)), None
+        return named_cells(question, list(grader.grade(question, chunks)), upper), None
     except Exception as exc:  # noqa: BLE001 - any grader bug: answer ungraded, and say so
         error = exc_summary(exc)
     n = len(chunks)  # strictly between the thresholds, best first: no verdict either way
     scores = [lower + (upper - lower) * (n - i) / (n + 1) for i in range(n)]
     return [Grade(c, sc, RANK_GRADER, error=error) for c, sc in zip(chunks, scores)], error
+
+
+def named_cells(question: str, grades: list[Grade], upper: float) -> list[Grade]:
+    """A passage holding the table cell the question names (its row by an exact key, its
+    column by name: ``cells.cell_answer``) is relevant whatever the grader made of a row of
+    numbers: its score is raised to the upper threshold (issue 26: "Tesla's close on
+    2010-06-29" was refused with the row retrieved first)."""
+    from localcrag.crag.cells import cell_answer
+    from localcrag.crag.grounding import evidence_sentences
+
+    return [replace(g, score=upper) if g.score < upper and cell_answer(question, evidence_sentences(g.chunk.text))
+            else g for g in grades]
 
 
 LLMLoader = Callable[[Any], Any]

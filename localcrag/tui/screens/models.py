@@ -12,7 +12,7 @@ import threading
 from typing import Any, Callable
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -67,7 +67,7 @@ class ModelsScreen(Screen):
                         classes="section-title")
             yield DataTable(id="catalogue", cursor_type="row", zebra_stripes=True)
             yield Input(placeholder="or type a short name or OWNER/REPO/FILE.gguf and press Enter",
-                        id="pull-spec")
+                        id="pull-spec", select_on_focus=False)  # typing on the list goes on here
             yield ProgressBar(id="pull-progress", show_eta=False)
             yield Static("", id="pull-status")
             yield Static(Text(PRIVACY, style="dim"), id="pull-privacy")
@@ -102,7 +102,10 @@ class ModelsScreen(Screen):
                           ", ".join(r.roles), key=r.name)
         cat = self.query_one("#catalogue", DataTable)
         cat.clear()
+        needle = self.query_one("#pull-spec", Input).value.strip().lower()
         for e, present in catalogue_rows(s.models_dir):
+            if needle and needle not in f"{e.name} {e.repo}".lower():
+                continue  # filtered as the name is typed
             cat.add_row(e.name, e.params, f"{e.size_gb:.2f} GB", f"{e.ram_gb:.1f} GB",
                         "pulled" if present else "", Text(e.repo), key=e.name)
 
@@ -116,6 +119,21 @@ class ModelsScreen(Screen):
         if table.row_count:
             key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
             self.start_pull(str(key))
+
+    @on(Input.Changed, "#pull-spec")
+    def _filter(self) -> None:
+        if not self.pulling:
+            self.refresh_lists()
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing a name on the catalogue goes to the name field (which filters the list);
+        the screen's own keys (p, c) keep their meaning."""
+        field = self.query_one("#pull-spec", Input)
+        keys = {b.key for b in self.BINDINGS if isinstance(b, Binding)}
+        if event.is_printable and event.character and not field.has_focus and event.character not in keys:
+            field.focus()
+            field.insert_text_at_cursor(event.character)
+            event.stop()
 
     @on(Input.Submitted, "#pull-spec")
     def _typed(self, event: Input.Submitted) -> None:

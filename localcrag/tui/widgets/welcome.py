@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from localcrag.ingest.formats import supported_text
+
 
 def welcome_markdown(app: Any) -> str:
     """Markdown for an empty conversation (the app's reactives say what state we are in)."""
@@ -24,7 +26,7 @@ def welcome_markdown(app: Any) -> str:
                 "* Press **ctrl+g** to index localcrag's own documentation (README and docs/) as a "
                 "demo, then ask e.g. *What does the retrieval evaluator decide?*\n"
                 "* Or press **ctrl+l** to open the Library and add your own files or folders "
-                "(PDF, Markdown, text, HTML, EPUB).\n\nEverything runs on this machine; **F1** lists every key.")
+                f"({supported_text()}).\n\nEverything runs on this machine; **F1** lists every key.")
     n = len(app.sources)
     if getattr(app, "demo_active", False):
         return (f"## Ask about the {n} demo document{'s' if n != 1 else ''}\n\n"

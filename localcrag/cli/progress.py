@@ -1,0 +1,73 @@
+"""What `localcrag ingest` says while it works (issue 26 item 5).
+
+On a terminal: a bar on stderr (files done, the file at hand, and inside a large file the
+chunks embedded so far). Without a terminal (a log, CI, a pipe): one line per file as it
+finishes ("[3/14] indexed TSLA.csv · 2.1 files/s · ~40 s left"), and while a long file is
+read or embedded a line at most every ``EVERY_S`` seconds, so a log never sits silent on
+a big file. ``--quiet`` prints none of it; ``--json`` only the final object.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Callable, TextIO
+
+from localcrag.ingest.progress import rate_eta
+
+EVERY_S = 5.0  # the longest a log goes without a line while events arrive
+_DONE = {"indexed", "unchanged", "failed", "removed"}
+
+
+def _inside(p) -> str:  # noqa: ANN001 - an IngestProgress
+    """Progress inside the file at hand: OCR pages, or chunks embedded."""
+    if p.stage == "ocr":
+        return f"OCR page {p.pages_done}/{p.pages_total}"
+    if p.stage == "embedding" and p.chunks_total:
+        speed = f" ({p.rate:.0f}/s)" if p.rate else ""
+        return f"embedding {p.chunks_done:,}/{p.chunks_total:,} chunks{speed}"
+    return ""
+
+
+class Lines:
+    """Plain progress lines for a log."""
+
+    def __init__(self, out: TextIO, clock: Callable[[], float] = time.monotonic) -> None:
+        self.out, self.clock = out, clock
+        self.last = clock()
+
+    def __call__(self, p) -> None:  # noqa: ANN001 - an IngestProgress
+        name = Path(p.path).name
+        if p.stage in _DONE:
+            line = f"[{p.done}/{p.total}] {p.stage} {name}{rate_eta(p)}"
+        elif self.clock() - self.last >= EVERY_S:
+            inside = _inside(p) or ("reading" if p.stage == "reading" else p.stage)
+            line = f"[{p.done}/{p.total}] {inside} · {name}{rate_eta(p)}"
+        else:
+            return
+        print(line, file=self.out, flush=True)
+        self.last = self.clock()
+
+
+def ingest_progress(as_json: bool, quiet: bool) -> tuple[Callable, Callable[[], None]]:
+    """(callback, close): a bar on a terminal, lines in a log, nothing for --json/--quiet."""
+    if as_json or quiet:
+        return (lambda p: None), (lambda: None)
+    if not sys.stderr.isatty():
+        return Lines(sys.stderr), (lambda: None)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.fields[name]}"), console=Console(stderr=True), transient=True)
+    task = bar.add_task("ingesting", total=None, name="")
+    bar.start()
+
+    def update(p) -> None:  # noqa: ANN001 - an IngestProgress
+        name = Path(p.path).name[:40]
+        inside = _inside(p)
+        bar.update(task, total=p.total, completed=p.done,
+                   name=(f"{inside} · {name}" if inside else name) + rate_eta(p))
+
+    return update, bar.stop

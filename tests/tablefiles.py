@@ -1,0 +1,69 @@
+"""Spreadsheet and CSV files built in code for the table tests (no file from the internet).
+
+``make_regression_xlsx``: a sheet "Sales" with a data table (Salesman, Number of Customers,
+Net Sales) in A:C and, beside it from column E, the block Excel's Analysis ToolPak writes
+for a regression: "SUMMARY OUTPUT", "Regression Statistics", "ANOVA" (a merged title cell)
+and the coefficients table, whose header's first cell is blank (row labels).
+``make_stock_csv``: daily prices of a ticker, one row per date.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+REGRESSION = {"Multiple R": 0.9559807268041355, "R Square": 0.9139, "Adjusted R Square": 0.9091,
+              "Standard Error": 18.4, "Observations": 20}
+ANOVA = [["", "df", "SS", "MS", "F", "Significance F"],
+         ["Regression", 1, 64281.3, 64281.3, 191.22, 4.8e-11],
+         ["Residual", 18, 6051.2, 336.2],
+         ["Total", 19, 70332.5]]
+COEFFICIENTS = [["", "Coefficients", "Standard Error", "t Stat", "P-value"],
+                ["Intercept", 12.5, 8.1, 1.54, 0.1403],
+                ["Number of Customers", 0.41284633383982516, 0.0298, 13.83, 4.8e-11]]
+
+
+def make_regression_xlsx(path: Path) -> Path:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Sales"
+    sheet.append(["Salesman", "Number of Customers", "Net Sales"])
+    for i in range(20):
+        sheet.append([f"Salesman {i + 1}", 100 + 7 * i, 50 + 3 * i])
+    at = 1
+    sheet.cell(at, 5, "SUMMARY OUTPUT")
+    at += 2
+    sheet.cell(at, 5, "Regression Statistics")
+    for name, value in REGRESSION.items():
+        at += 1
+        sheet.cell(at, 5, name)
+        sheet.cell(at, 6, value)
+    at += 2
+    sheet.cell(at, 5, "ANOVA")
+    sheet.merge_cells(start_row=at, start_column=5, end_row=at, end_column=10)
+    for row in ANOVA:
+        at += 1
+        for j, v in enumerate(row):
+            sheet.cell(at, 5 + j, v if v != "" else None)
+    at += 1
+    for row in COEFFICIENTS:
+        at += 1
+        for j, v in enumerate(row):
+            sheet.cell(at, 5 + j, v if v != "" else None)
+    book.save(path)
+    return path
+
+
+def make_stock_csv(path: Path, days: int = 60) -> Path:
+    import datetime as dt
+
+    lines = ["Date,Open,High,Low,Close,Volume"]
+    day = dt.date(2010, 6, 28)
+    for i in range(days):
+        o = 19 + i * 0.25
+        lines.append(f"{day.isoformat()},{o:.2f},{o + 1.5:.2f},{o - 1:.2f},{o + 0.5:.2f},{1000 + 37 * i}")
+        day += dt.timedelta(days=1)
+    lines[2] = "2010-06-29,19.00,25.00,17.54,23.83,18766300"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
