@@ -37,8 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     from bench.report import machine, render, to_json
 
     s = Settings.load()
-    models = {"Embedder": s.embedder, "Generator": s.generator, "Scorer": s.scorer,
-              "Default grader": s.grader}
+    models = {"Embedder": s.embedder, "Generator": s.generator, "Default grader": s.grader}
     header = machine(models)
     t0 = time.perf_counter()
     sections: list[Section] = []

@@ -42,8 +42,8 @@ def run(quick: bool) -> Section:
     lib = Library(s)
     gen = load_llm(s.model_path(s.generator), n_ctx=s.n_ctx, threads=s.threads)
     kinds = [s.grader] + [k for k in GRADERS if k != s.grader]
-    if quick:  # the default, the fusion and the cross-encoder (issue 12) side by side
-        kinds = list(dict.fromkeys([s.grader, "fusion", "cross"]))
+    if quick:  # the default, the fusion and the reader (issue 23) side by side
+        kinds = list(dict.fromkeys([s.grader, "fusion", "reader"]))
     embedded: dict[str, int] = {}
 
     def grader_fn(name: str, kind: str, embedder: Any) -> Callable[[list], tuple[float, int]]:

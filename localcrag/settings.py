@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from localcrag.errors import LocalcragError
 from localcrag.settings_endpoint import EndpointSettings
 from localcrag.settings_limits import LimitSettings, OcrSettings
-from localcrag.settings_io import (check_index_uri, check_names, check_storage_options, env_name, env_overrides,
-                                   one_line, write_private)
+from localcrag.settings_io import (check_index_uri, check_names, check_storage_options, drop_obsolete, env_name,
+                                   env_overrides, one_line, warn_obsolete, write_private)
 from localcrag.registry import GRADERS, GraderSpec  # noqa: F401 - re-exported: the one grader registry
 
 APP = "localcrag"
@@ -88,18 +88,14 @@ class Settings(LimitSettings, OcrSettings, EndpointSettings):
         "SmolLM2-135M-Instruct.Q4_1.gguf",
         description="Chat GGUF in models/ that writes answers and web queries (needs a chat template).",
     )
-    scorer: str = Field(
-        "gemma-3-270m-q4_k_m.gguf",
-        description="GGUF in models/ for query-likelihood scoring (a base model is fine).",
-    )
     grader: GraderName = Field(
         next(iter(GRADERS)),
         description="Retrieval evaluator: " + "; ".join(f"{k} = {v.description}" for k, v in GRADERS.items()) + ".",
     )
     grader_model: str | None = Field(
         None,
-        description=("ONNX file for the 'cross' grader (with its fitted calibration in the same name + "
-                     ".json), head file (.json) for the 'align' grader, or params file (.json, as "
+        description=("ONNX file for the 'reader' grader (with its fitted calibration in the same name + "
+                     ".json, as scripts/fit_reader.py writes), or params file (.json, as "
                      "scripts/fit_withheld.py writes) for the 'fusion' grader; default: the one shipped "
                      "in the package."),
     )
@@ -219,12 +215,13 @@ class Settings(LimitSettings, OcrSettings, EndpointSettings):
         settings = cls()
         if path.exists():
             try:
-                raw = tomllib.loads(path.read_text(encoding="utf-8"))
+                raw, notes = drop_obsolete(tomllib.loads(path.read_text(encoding="utf-8")))
                 check_names(raw, cls.model_fields)
                 settings = cls(**raw)
             except (tomllib.TOMLDecodeError, ValidationError, UnicodeDecodeError, ValueError) as exc:
                 raise LocalcragError(f"{path}: invalid settings: {one_line(exc)}",
                                      "fix or delete the file to return to defaults") from exc
+            warn_obsolete(path, notes)
         if env := env_overrides(cls.model_fields):  # LOCALCRAG_<FIELD> beats the file
             try:
                 settings = cls(**{**settings.model_dump(), **env})
@@ -247,7 +244,7 @@ class Settings(LimitSettings, OcrSettings, EndpointSettings):
         data: dict = {}
         if path.exists():
             try:
-                data = tomllib.loads(path.read_text(encoding="utf-8"))
+                data, _ = drop_obsolete(tomllib.loads(path.read_text(encoding="utf-8")))
             except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
                 raise LocalcragError(f"{path}: not saved: the file cannot be read ({one_line(exc)})",
                                      "fix it by hand (or delete it), then save again") from exc

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from localcrag.settings_limits import LIMIT_FIELDS
 
 GROUPS: dict[str, tuple[str, ...]] = {
-    "Models": ("generator", "scorer", "embedder", "embedder_backend", "grader_llm", "models_dir"),
+    "Models": ("generator", "embedder", "embedder_backend", "grader_llm", "models_dir"),
     "Model server (instead of the local generator)": (
         "llm_endpoint", "llm_endpoint_model", "llm_endpoint_key_env", "llm_endpoint_timeout"),
     "Retrieval evaluator": ("grader", "grader_model", "upper_threshold", "lower_threshold",

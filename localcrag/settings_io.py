@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import logging
 import os
 import re
 import tomllib
@@ -64,6 +65,44 @@ def check_names(raw: Mapping[str, object], known: Iterable[str]) -> None:
             close = difflib.get_close_matches(key, known, n=1, cutoff=0.8)
             if close:
                 raise ValueError(f"unknown setting {key!r} (did you mean {close[0]!r}?)")
+
+
+# Settings and values an older version wrote that this one no longer has: a file that still
+# names them loads (one warning line), and the next save drops them.
+OBSOLETE: dict[str, str] = {
+    "scorer": "the query-likelihood grader it served was removed on 2026-12-01",
+}
+REMOVED_VALUES: dict[str, dict[str, str]] = {
+    "grader": dict.fromkeys(("cross", "align", "likelihood"),
+                            "removed on 2026-12-01 (fusion and reader measure better; docs/evaluator.md)"),
+}
+_warned: set[tuple[str, tuple[str, ...]]] = set()
+
+
+def drop_obsolete(raw: Mapping[str, object]) -> tuple[dict[str, object], list[str]]:
+    """``raw`` without the settings and values this version no longer has (so their defaults
+    apply), and one note per thing dropped."""
+    out, notes = dict(raw), []
+    for key, why in OBSOLETE.items():
+        if key in out:
+            del out[key]
+            notes.append(f"{key!r} is no longer a setting ({why}): ignored")
+    for key, gone in REMOVED_VALUES.items():
+        value = out.get(key)
+        if isinstance(value, str) and value in gone:
+            del out[key]
+            notes.append(f"{key} = {value!r} was {gone[value]}: the default is used")
+    return out, notes
+
+
+def warn_obsolete(path: object, notes: list[str]) -> None:
+    """One warning line (once per process per file and notes) through logging: with no
+    handler configured Python prints it on stderr, the app's trace shows it otherwise."""
+    key = (str(path), tuple(notes))
+    if notes and key not in _warned:
+        _warned.add(key)
+        logging.getLogger("localcrag.settings").warning(
+            "localcrag: %s: %s (delete the line, or save the settings once)", path, "; ".join(notes))
 
 
 def one_line(exc: Exception) -> str:

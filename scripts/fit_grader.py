@@ -292,24 +292,6 @@ def llm_sample(pairs: list[dict], per_article: dict[str, int], seed: int = SEED)
     return out
 
 
-def qlik_signals(llm, cache: dict, items: list[tuple[str, str]], log) -> list[float]:
-    from localcrag.crag.graders.llm import QL_PREFIX, QL_PRIOR
-
-    store = cache.setdefault(("ql", llm.name), {})
-    out = []
-    for n, (q, text) in enumerate(items):
-        key = (q, text)
-        if key not in store:
-            cont = " " + q.strip()
-            prior, _ = llm.continuation_logprob(QL_PRIOR, cont)
-            lp, k = llm.continuation_logprob(QL_PREFIX.format(passage=text.strip()), cont)
-            store[key] = (lp - prior) / max(1, k)
-        out.append(store[key])
-        if n % 25 == 0:
-            log(f"  query likelihood {n}/{len(items)}")
-    return out
-
-
 def yesno_signals(llm, cache: dict, items: list[tuple[str, str]], log) -> list[float]:
     from localcrag.crag.graders.llm import yesno_prompt
 
@@ -392,7 +374,7 @@ def main() -> int:
     ap.add_argument("--llm-threads", type=int, default=1, help="threads for the sampled GGUF scoring")
     ap.add_argument("--fusion", default=",".join(FUSION),
                     help="features of the shipped fusion (comma-separated; default: %(default)s)")
-    ap.add_argument("--skip-llm", action="store_true", help="skip the GGUF graders (slow)")
+    ap.add_argument("--skip-llm", action="store_true", help="skip the GGUF yes/no grader (slow)")
     ap.add_argument("--skip-timing", action="store_true")
     ap.add_argument("--stride", type=int, default=2, help="sentences between window starts")
     ap.add_argument("--timing-only", action="store_true", help="only time the graders (shipped params)")
@@ -508,24 +490,20 @@ def main() -> int:
     save_cache()
     log("val.json done")
 
-    # GGUF graders on a stratified sample (a forward pass per chunk)
+    # the GGUF yes/no grader on a stratified sample (a forward pass per chunk)
     if not args.skip_llm:
         from localcrag.llm.gguf import load_llm
 
         sample = llm_sample(pairs, {"pos": 30, "near": 30, "hard": 20, "easy": 10})
         items = [(qs[pairs[i]["q"]]["question"], paras[pairs[i]["p"]]["text"]) for i in sample]
-        gemma = load_llm(args.models / "gemma-3-270m-q4_k_m.gguf", n_ctx=1024, threads=args.llm_threads)
-        ql = qlik_signals(gemma, cache, items, log)
-        save_cache()
         smol = load_llm(args.models / "SmolLM2-135M-Instruct.Q4_1.gguf", n_ctx=1024, threads=args.llm_threads)
         yn = yesno_signals(smol, cache, items, log)
         save_cache()
-        SFE = [dict(F[i], qlik=q, p_yes=y) for i, q, y in zip(sample, ql, yn)]
+        SFE = [dict(F[i], p_yes=y) for i, y in zip(sample, yn)]
         ks = [kinds[i] for i in sample]
         arts = [art[i] for i in sample]
         llm_res = {}
-        for gname, names in (("likelihood: QL alone", ["qlik"]), ("likelihood: fusion + QL", FUSION + ["qlik"]),
-                             ("fusion (same sample)", FUSION), ("llm yes/no, SmolLM2 (raw P(yes))", None)):
+        for gname, names in (("fusion (same sample)", FUSION), ("llm yes/no, SmolLM2 (raw P(yes))", None)):
             res = {}
             for train in ARTICLES:
                 tr = [j for j in range(len(sample)) if arts[j] == train]
@@ -548,29 +526,14 @@ def main() -> int:
                 res[f"fit {SHORT[train]} -> test {SHORT[test]}"] = m
             llm_res[gname] = res
         results["llm_sample"] = {"n_pairs": len(sample), "strategies": llm_res}
-        # With the fast signals present, the recipe gives query likelihood a weight <= 0
-        # (see "likelihood: fusion + QL"), so the likelihood grader ships QL calibrated alone.
-        shipped["likelihood"] = shipped_entry(fit_recipe(SFE, ks, ["qlik"]))
-        lk = Logistic.from_dict(shipped["likelihood"])
-        for row, c in zip(val_out, cases):
-            feats = vfx.features(c["question"], c["chunks"])
-            qv = qlik_signals(gemma, cache, [(c["question"], t_) for t_ in c["chunks"]], lambda m: None)
-            best = max(lk(dict(f, qlik=q)) for f, q in zip(feats, qv))
-            act = decide(best, lower, upper)
-            row["likelihood"] = {"best": round(best, 3), "action": act,
-                                 "ok": act != "incorrect" if c["answerable"] else act == "incorrect"}
         save_cache()
-        log("GGUF graders done")
-    elif args.out.exists():
-        old = json.loads(args.out.read_text(encoding="utf-8"))
-        if "likelihood" in old.get("graders", {}):
-            shipped["likelihood"] = old["graders"]["likelihood"]
+        log("GGUF yes/no grader done")
 
     params = {
         "version": 1,
         "embedder": real.name,
         "fitted_on": "SQuAD 2.0 dev subset (shared/data/squad2-dev-subset/small.json), both articles; "
-                     "likelihood on a 180-pair sample of it; val.json never used for fitting",
+                     "val.json never used for fitting",
         # No family of ../shared/data/qa-pairs: small.json's two articles (Normans,
         # Computational_complexity_theory) were removed from its squad_v2.0 rows. squad_v2.0
         # is still the same dataset (other Wikipedia articles, same annotators and question
@@ -601,7 +564,7 @@ def timing(args, real, cases, chunks, log) -> dict:
 
     stats = CorpusStats.from_texts(chunks)
     out = {}
-    names = ["lexical", "embedding", "fusion"] + ([] if args.skip_llm else ["likelihood", "llm"])
+    names = ["lexical", "embedding", "fusion"] + ([] if args.skip_llm else ["llm"])
     for name in names:
         s = Settings(grader=name, models_dir=args.models, threads=args.threads, embedder_backend=args.backend)
         g = make_grader(s, real, stats)

@@ -58,18 +58,12 @@ VARIANTS = {
     "wh + abl only": (FUSION, ("wh", "abl")),
     "withheld + ablated, more signals": (FUSION + EXTRA, ("easy", "wh", "abl", "near")),
 }
-# --grader align: the align head's features (token alignments + the fusion's four signals),
-# i.e. the fusion and the align head read together in one logistic, refitted the same ways
-ALIGN_VARIANTS = {
-    "align head, shipped recipe kinds (easy, hard, near)": ("easy", "hard", "near"),
-    "align head, withheld + ablated (easy, wh, abl, near)": ("easy", "wh", "abl", "near"),
-}
 
 
-def open_eval(path: Path, grader: str):  # noqa: ANN201
+def open_eval(path: Path):  # noqa: ANN201
     """The dataset, its eval index (as `localcrag eval` builds it), a retriever, the chunk
-    ids under each gold unit, and ``signals(question, texts)`` of ``grader`` (fusion: its
-    extractor's; align: its head's inputs), with the index's statistics and centroid."""
+    ids under each gold unit, and ``signals(question, texts)``: the fusion extractor's, with
+    the index's statistics and centroid."""
     from localcrag.crag.pipeline import Pipeline
     from localcrag.crag.retrieve import Retriever
     from localcrag.eval.adapters import load_dataset
@@ -79,21 +73,18 @@ def open_eval(path: Path, grader: str):  # noqa: ANN201
 
     ds = load_dataset(path)
     wd = workdir_for(ds)
-    pipe = Pipeline(eval_settings(Settings(**{**Settings.load().model_dump(), "grader": grader,
+    pipe = Pipeline(eval_settings(Settings(**{**Settings.load().model_dump(), "grader": "fusion",
                                               "grader_model": None}), wd / "index", True))
     _ingest(pipe, ds, wd, lambda p: None)
-    g = pipe.grader
-    signals = (g.extractor.features if grader == "fusion"
-               else lambda qt, texts: [sig for _, sig in g._score_batch(qt, texts)])
-    return ds, Retriever(pipe.settings, pipe.library), chunk_ids_by_unit(pipe, ds), signals
+    return ds, Retriever(pipe.settings, pipe.library), chunk_ids_by_unit(pipe, ds), pipe.grader.extractor.features
 
 
-def build(shared: Path, grader: str, log) -> tuple[list[dict], dict]:  # noqa: ANN001
+def build(shared: Path, log) -> tuple[list[dict], dict]:  # noqa: ANN001
     """Every SQuAD pair (question, text, kind, article, signals) and the 5-chunk
     retrievals per question (full index / own paragraph withheld / unanswerable)."""
     from localcrag.eval.ablation import ablate
 
-    ds, retriever, by_unit, signals = open_eval(shared / "squad2-dev-subset" / "small.json", grader)
+    ds, retriever, by_unit, signals = open_eval(shared / "squad2-dev-subset" / "small.json")
     ids = sorted(ds.passages)
     pairs: list[dict] = []
     runs: dict = {"present": [], "absent": [], "near": []}  # (qid, article, [texts])
@@ -140,14 +131,14 @@ def build(shared: Path, grader: str, log) -> tuple[list[dict], dict]:  # noqa: A
     return pairs, runs
 
 
-def ceiling(path: Path, grader: str, names: list[str], log, folds: int = 5) -> dict:  # noqa: ANN001
+def ceiling(path: Path, names: list[str], log, folds: int = 5) -> dict:  # noqa: ANN001
     """A diagnostic, never shippable: how well ANY non-negative weighting of ``names`` could
     tell a dataset's full-index runs from its gold-withheld runs, fitted on that dataset
     itself (pos = graded gold chunks of the full run, neg = the withheld run's chunks).
     Out-of-fold: each question scored by weights fitted on the other folds (by question;
     same documents); in-sample: one fit on all. Figures as goal(): best-grade AUC, refused
     at the lower threshold that answers 90%."""
-    ds, retriever, by_unit, signals = open_eval(path, grader)
+    ds, retriever, by_unit, signals = open_eval(path)
     rows = []
     for q in ds.questions:
         drop = frozenset(c for u in q.gold for c in by_unit.get(u, ()))
@@ -223,8 +214,6 @@ def main() -> int:
     ap.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
     ap.add_argument("--out-dir", type=Path, default=Path("/tmp/fusion_withheld"),
                     help="one params file per variant, fitted on both articles (its thresholds inside)")
-    ap.add_argument("--grader", choices=("fusion", "align"), default="fusion",
-                    help="refit the fusion's weights, or the align head's (align features + fusion signals)")
     ap.add_argument("--ceiling", type=Path, default=None, metavar="DATASET",
                     help="diagnostic only: fit on DATASET itself (5 folds by question) to see how far "
                          "the signals could go there; writes no params file")
@@ -235,22 +224,13 @@ def main() -> int:
         print(msg, file=sys.stderr, flush=True)
 
     if args.ceiling is not None:
-        names = (list(__import__("localcrag.crag.graders.align", fromlist=["x"]).load_head()["calibration"]["features"])
-                 if args.grader == "align" else FUSION)
-        out = {f"{args.grader}: {n}": ceiling(args.ceiling, args.grader, feats, log)
-               for n, feats in (("shipped features", names), ("+ more signals", names + EXTRA))}
+        out = {f"fusion: {n}": ceiling(args.ceiling, feats, log)
+               for n, feats in (("shipped features", FUSION), ("+ more signals", FUSION + EXTRA))}
         print(json.dumps(out, indent=2, default=float))
         return 0
-    pairs, runs = build(args.shared, args.grader, log)
+    pairs, runs = build(args.shared, log)
     results: dict = {}
-    if args.grader == "align":
-        from localcrag.crag.graders.align import load_head
-
-        head = load_head()
-        variants = {n: (list(head["calibration"]["features"]), k) for n, k in ALIGN_VARIANTS.items()}
-    else:
-        variants = VARIANTS
-    for name, (names, kinds) in variants.items():
+    for name, (names, kinds) in VARIANTS.items():
         res = {}
         for train in ARTICLES:
             test = next(a for a in ARTICLES if a != train)
@@ -263,13 +243,9 @@ def main() -> int:
                                    "bias": round(model.bias, 3)}
         results[name] = res
         # every variant's both-articles fit, for `localcrag eval --grader-model`
-        if args.grader == "align":
-            params = {**head, "calibration": shipped_entry(model)}
-            strip = head["thresholds"]["strip_threshold"]
-        else:
-            params = json.loads((REPO / "localcrag" / "data" / "grader_fusion.json").read_text(encoding="utf-8"))
-            params["graders"]["fusion"] = shipped_entry(model)
-            strip = params["thresholds"]["strip"]
+        params = json.loads((REPO / "localcrag" / "data" / "grader_fusion.json").read_text(encoding="utf-8"))
+        params["graders"]["fusion"] = shipped_entry(model)
+        strip = params["thresholds"]["strip"]
         params["thresholds"] = {"lower_threshold": lo, "upper_threshold": up, "strip_threshold": min(strip, lo)}
         params["fitted_on"] = f"SQuAD small.json, both articles; scripts/fit_withheld.py variant {name!r}"
         params["script"] = "scripts/fit_withheld.py"

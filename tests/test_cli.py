@@ -105,6 +105,14 @@ def test_config_prints_lines_that_paste_into_the_toml(isolated_home: Path) -> No
     assert parsed["top_k"] == 5 and parsed["offline"] is False and isinstance(parsed["models_dir"], str)
 
 
+def test_a_removed_setting_in_the_file_is_one_warning_line(isolated_home: Path) -> None:
+    (isolated_home / "config.toml").write_text('scorer = "gemma-3-270m-q4_k_m.gguf"\n', encoding="utf-8")
+    out = _cli("config", home=isolated_home)
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert out.returncode == 0 and len(lines) == 1 and "'scorer' is no longer a setting" in lines[0], out.stderr
+    assert "scorer" not in out.stdout
+
+
 def test_config_documents_environment_overrides(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     from localcrag.cli.main import main
 

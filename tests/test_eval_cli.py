@@ -194,7 +194,7 @@ def test_article_filter_and_bad_grader_model(fake_pipelines, shared_data: Path, 
 
 
 def test_grader_model_help_names_a_file_not_only_onnx() -> None:
-    """It takes an .onnx, an align head .json or a fusion params .json: the usage line says FILE."""
+    """It takes a reader .onnx or a fusion params .json: the usage line says FILE."""
     from localcrag.cli.main import build_parser
 
     usage = build_parser()._subparsers._group_actions[0].choices["eval"].format_usage()

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from localcrag.errors import LocalcragError
+from localcrag.eval.ablation import ablate
 from localcrag.eval.adapters import load_dataset
-from localcrag.eval.datasets import Question, select
+from localcrag.eval.datasets import Question, load_squad, select
 from localcrag.types import Chunk
 
 
@@ -130,3 +131,31 @@ def test_select_is_balanced_deterministic_and_keeps_file_order() -> None:
     assert sum(q.answerable for q in a) == 3
     assert [int(q.qid[1:]) for q in a] == sorted(int(q.qid[1:]) for q in a)
     assert select(qs, None, 0) == qs and select(qs, 100, 0) == qs
+
+
+PARAGRAPH = ("The Normans were the people who in the 10th and 11th centuries gave their name to "
+             "Normandy, a region in France. They were descended from Norse raiders and pirates from "
+             "Denmark, Iceland and Norway who, under their leader Rollo, agreed to swear fealty to "
+             "King Charles III of West Francia. Their identity emerged in the first half of the 10th "
+             "century.")
+
+
+def test_ablate_cuts_exactly_the_answer_sentences() -> None:
+    start = PARAGRAPH.index("Rollo")
+    cut = ablate(PARAGRAPH, [(start, start + len("Rollo"))])
+    assert cut is not None and "Rollo" not in cut
+    assert cut.startswith("The Normans were") and cut.endswith("10th century.")
+    assert ablate(PARAGRAPH, [(len(PARAGRAPH) + 5, len(PARAGRAPH) + 9)]) is None  # span not in text
+    assert ablate("Only Rollo.", [(5, 10)]) is None  # nothing left
+
+
+def test_squad_pairs_gain_ablated_negatives(shared_data: Path) -> None:
+    ds = load_squad(shared_data / "squad2-dev-subset" / "small.json")
+    pairs = ds.pairs(ds.questions, seed=0)
+    ablated = [p for p in pairs if p.kind == "ablated"]
+    by_id = {q.qid: q for q in ds.questions}
+    assert len(ablated) > 200 and all(p.label == 0 for p in ablated)
+    for p in ablated:
+        q = by_id[p.qid]
+        own = ds.passages[q.context_id][1]
+        assert len(p.text) < len(own) and not any(a.lower() in p.text.lower() for a in q.answers)

@@ -55,17 +55,25 @@ def test_eval_takes_a_params_file_and_its_thresholds(tmp_path: Path) -> None:
 
 
 def test_without_grader_the_file_says_which_grader_it_belongs_to(tmp_path: Path) -> None:
+    """A fusion params .json brings its thresholds; a reader .onnx is the reader's, on the
+    settings' thresholds (its sidecar calibrates onto them); any other .json is refused."""
     import argparse
 
     from localcrag.cli.eval import _settings
 
+    def picked(path: Path) -> Settings:
+        return _settings(argparse.Namespace(grader=None, grader_model=path, calibrate=None, generator=None), Settings())
+
     th = {"lower_threshold": 0.5, "upper_threshold": 0.7, "strip_threshold": 0.4}
-    fusion, head = tmp_path / "fusion.json", tmp_path / "head.json"
+    fusion, other = tmp_path / "fusion.json", tmp_path / "head.json"
     fusion.write_text(json.dumps({**load_params(), "thresholds": th}), encoding="utf-8")
-    head.write_text(json.dumps({"grader": "align", "calibration": {}, "thresholds": th}), encoding="utf-8")
-    onnx = tmp_path / "ev.onnx"
+    other.write_text(json.dumps({"grader": "align", "calibration": {}, "thresholds": th}), encoding="utf-8")
+    onnx = tmp_path / "reader.onnx"
     onnx.write_bytes(b"x")
-    (tmp_path / "ev.json").write_text(json.dumps({"thresholds": th}), encoding="utf-8")
-    picked = [_settings(argparse.Namespace(grader=None, grader_model=p, calibrate=None, generator=None),
-                        Settings()).grader for p in (fusion, head, onnx)]
-    assert picked == ["fusion", "align", "cross"]
+    (tmp_path / "reader.json").write_text(json.dumps({"calibration": {"features": ["reader"], "weights": [1.0],
+                                                                      "bias": 0.0}}), encoding="utf-8")
+    f, r = picked(fusion), picked(onnx)
+    assert (f.grader, f.lower_threshold, f.upper_threshold, f.strip_threshold) == ("fusion", 0.5, 0.7, 0.4)
+    assert (r.grader, r.grader_model, r.lower_threshold) == ("reader", str(onnx.resolve()), Settings().lower_threshold)
+    with pytest.raises(LocalcragError, match="head.json: neither a reader model"):
+        picked(other)

@@ -15,7 +15,7 @@ from localcrag.crag.grade import (
     make_grader, terms,
 )
 from localcrag.crag.graders.features import windows
-from localcrag.crag.graders.llm import LazyModel, LikelihoodGrader, LLMGrader
+from localcrag.crag.graders.llm import LazyModel, LLMGrader
 from localcrag.settings import Settings
 from localcrag.types import Chunk, Grade
 from tests.fakes import FakeEmbedder
@@ -51,7 +51,7 @@ class BoomEmbedder(FakeEmbedder):
 
 
 class FakeLLM:
-    """continuation_logprob: higher when the passage shares words with the question."""
+    """yes_probability: a fixed P(yes), or a failure on prompts holding ``fail_on``."""
 
     name = "fake.gguf"
     has_chat_template = False
@@ -61,15 +61,8 @@ class FakeLLM:
         self.p_yes = p_yes
         self.calls = 0
 
-    def continuation_logprob(self, prefix: str, continuation: str) -> tuple[float, int]:
-        self.calls += 1
-        if self.fail_on and self.fail_on in prefix:
-            raise RuntimeError("decode failed")
-        words = continuation.lower().split()
-        shared = sum(w in prefix.lower() for w in words)
-        return -3.0 * len(words) + 1.5 * shared, len(words)
-
     def yes_probability(self, prompt: str) -> float:
+        self.calls += 1
         if self.fail_on and self.fail_on in prompt:
             raise RuntimeError("decode failed")
         return self.p_yes
@@ -203,28 +196,13 @@ def test_broken_embedder_never_sinks_the_batch(stats: CorpusStats) -> None:
 # --- GGUF graders with a fake model --------------------------------------------------------
 
 
-def test_likelihood_grader_adds_qlik_and_uses_the_scorer(stats: CorpusStats) -> None:
-    seen = []
-    llm = FakeLLM()
-    g = make_grader(Settings(grader="likelihood"), FakeEmbedder(), stats,
-                    llm_loader=lambda p: seen.append(p) or llm)
-    assert isinstance(g, LikelihoodGrader)
-    grades = g.grade("Which industrial robots work alongside humans?", CHUNKS)
-    assert seen == [Settings().model_path(Settings().scorer)]
-    assert all("qlik" in gr.signals and gr.error is None and 0 <= gr.score <= 1 for gr in grades)
-    assert grades[0].signals["qlik"] > grades[1].signals["qlik"]
-    calls = llm.calls
-    g.score_texts("What is a cobot?", TEXTS)  # refinement strips: the fast fusion, no LLM
-    assert llm.calls == calls
-
-
 def test_llm_failures_fall_back_to_fusion(stats: CorpusStats) -> None:
     fusion = make_grader(Settings(), FakeEmbedder(), stats)
-    g = make_grader(Settings(grader="likelihood"), FakeEmbedder(), stats,
+    g = make_grader(Settings(grader="llm"), FakeEmbedder(), stats,
                     llm_loader=lambda p: FakeLLM(fail_on="Smart grids"))
     grades = g.grade("What is a cobot?", CHUNKS)
     assert [gr.error is None for gr in grades] == [True, True, False, True]
-    assert [gr.grader for gr in grades] == ["likelihood", "likelihood", "fusion", "likelihood"]  # who scored it
+    assert [gr.grader for gr in grades] == ["llm", "llm", "fusion", "llm"]  # who scored it
     assert grades[2].score == pytest.approx(fusion.grade("What is a cobot?", [CHUNKS[2]])[0].score)
 
     def missing(path):
@@ -237,13 +215,16 @@ def test_llm_failures_fall_back_to_fusion(stats: CorpusStats) -> None:
 
 
 def test_llm_yes_no_grader_uses_grader_llm_or_generator(stats: CorpusStats) -> None:
-    seen = []
+    seen, llm = [], FakeLLM(p_yes=0.7)
     g = make_grader(Settings(grader="llm"), FakeEmbedder(), stats,
-                    llm_loader=lambda p: seen.append(p.name) or FakeLLM(p_yes=0.7))
+                    llm_loader=lambda p: seen.append(p.name) or llm)
     assert isinstance(g, LLMGrader)
     grades = g.grade("What is a cobot?", CHUNKS[:2])
     assert [gr.score for gr in grades] == [0.7, 0.7] and grades[0].signals == {"p_yes": 0.7}
     assert seen == [Settings().generator]
+    calls = llm.calls
+    g.score_texts("What is a cobot?", TEXTS)  # refinement strips: the fast fusion, no LLM
+    assert llm.calls == calls
     seen.clear()
     make_grader(Settings(grader="llm", grader_llm="other.gguf"), FakeEmbedder(), stats,
                 llm_loader=lambda p: seen.append(p.name) or FakeLLM()).grade("q?", CHUNKS[:1])
@@ -274,8 +255,6 @@ def test_shipped_params_are_complete_and_sane() -> None:
         model = Logistic.from_dict(params["graders"][name])
         assert all(w >= 0 for w in model.weights)
         assert set(model.features) <= set(signals) | {"lex"}
-    if "likelihood" in params["graders"]:
-        assert set(params["graders"]["likelihood"]["features"]) <= set(signals) | {"qlik"}
 
 
 # --- real embedder on SQuAD 2.0 and val.json -----------------------------------------------

@@ -114,18 +114,18 @@ def test_the_trace_shows_the_failure(library: Library) -> None:
     assert "could not be graded" in text  # the decision reason
 
 
-def test_a_likelihood_grader_with_a_corrupt_scorer_says_fusion_scored(tmp_path: Path) -> None:
-    """issue 17: grader = "likelihood" with a corrupt scorer GGUF used the fusion scores silently."""
+def test_a_gguf_grader_with_a_corrupt_model_says_fusion_scored(tmp_path: Path) -> None:
+    """issue 17: a GGUF grader with a corrupt GGUF used the fusion scores silently."""
     from localcrag.cli.ask import to_json
     from localcrag.crag.grade import make_grader
     from localcrag.record import RunRecord
 
-    bad = tmp_path / "scorer.gguf"
+    bad = tmp_path / "grader.gguf"
     bad.write_bytes(b"GGUF" + b"\0" * 64)  # a header and nothing else
-    g = make_grader(Settings(grader="likelihood", scorer=str(bad)), FakeEmbedder(), None)
+    g = make_grader(Settings(grader="llm", grader_llm=str(bad)), FakeEmbedder(), None)
     chunks = [chunk("Cobots work next to people."), chunk("Rain falls from clouds.", "c2")]
     grades = g.grade("Where do cobots work?", chunks)
-    assert all(gr.grader == "fusion" and "scorer.gguf" in gr.error for gr in grades), grades
+    assert all(gr.grader == "fusion" and "grader.gguf" in gr.error for gr in grades), grades
     record = RunRecord("Where do cobots work?", "crag")
     for i, gr in enumerate(grades):
         record.add(ev.ChunkGraded(gr, i, len(grades)))

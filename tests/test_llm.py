@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import math
 import threading
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from localcrag.errors import LocalcragError, ModelMissing
@@ -14,7 +12,6 @@ from localcrag.llm.gguf import load_llm
 from localcrag.settings import REPO_MODELS
 
 SMOL = REPO_MODELS / "SmolLM2-135M-Instruct.Q4_1.gguf"
-GEMMA = REPO_MODELS / "gemma-3-270m-q4_k_m.gguf"
 PASSAGE = (
     "The Dartmouth Workshop in 1956 is widely considered the birthplace of artificial "
     "intelligence. Early AI research focused on problem-solving and symbolic methods."
@@ -33,33 +30,6 @@ def _need(path: Path) -> Path:
 @pytest.fixture(scope="module")
 def smol():
     return load_llm(_need(SMOL), n_ctx=2048)
-
-
-@pytest.fixture(scope="module")
-def gemma():
-    return load_llm(_need(GEMMA), n_ctx=512)
-
-
-def _reference_logprob(path: Path, prefix: str, continuation: str) -> float:
-    """Slow reference: logits_all=True on a tiny context, log-softmax by hand."""
-    import llama_cpp
-
-    from localcrag.llm.gguf import without_amx
-
-    with without_amx(llama_cpp.llama_cpp):  # the same load settings as the product's
-        ref = llama_cpp.Llama(str(path), n_ctx=96, n_batch=96, logits_all=True, verbose=False)
-    try:
-        p = ref.tokenize(prefix.encode(), add_bos=True, special=False) or [ref.token_bos()]
-        c = ref.tokenize(continuation.encode(), add_bos=False, special=False)
-        ref.reset()
-        ref.eval(p + c)
-        total = 0.0
-        for j, tok in enumerate(c):
-            row = ref.scores[len(p) - 1 + j].astype(np.float64)
-            total += row[tok] - row.max() - math.log(np.exp(row - row.max()).sum())
-        return total
-    finally:
-        ref.close()
 
 
 def test_load_is_cached_and_describes_model(smol):
@@ -139,22 +109,9 @@ def test_yes_probability(smol):
     assert 0.0 < probs["yes"] + probs["no"] <= 1.0
 
 
-def test_continuation_logprob_matches_reference(smol):
-    prefix = f"Passage: {PASSAGE}\nQuestion:"
-    for question in (" When was the Dartmouth Workshop?", " What is fraud detection?"):
-        got, n = smol.continuation_logprob(prefix, question)  # 2nd call reuses the prefix KV
-        assert n == len(smol.tokenize(question, special=False))
-        assert got == pytest.approx(_reference_logprob(SMOL, prefix, question), abs=1e-3)
-    neutral, _ = smol.continuation_logprob("", " When was the Dartmouth Workshop?")
-    ref = _reference_logprob(SMOL, "", " When was the Dartmouth Workshop?")
-    assert neutral == pytest.approx(ref, abs=1e-3)
-    assert smol.continuation_logprob(prefix, "") == (0.0, 0)
-
-
 def test_scoring_and_streaming_interleave(smol):
     prompt = smol.chat_prompt([{"role": "user", "content": "Say hello."}])
     before = smol.complete(prompt, 8)
-    smol.continuation_logprob("Question:", " Who?")
     smol.next_token_probs(prompt, ["yes"])
     assert smol.complete(prompt, 8) == before
 
@@ -174,16 +131,11 @@ def test_concurrent_calls_are_serialized(smol):
     assert results == pytest.approx([expected] * 3, abs=1e-6)
 
 
-def test_gemma_is_a_base_model_scorer(gemma):
-    assert not gemma.has_chat_template
+def test_a_base_model_cannot_be_chatted_with(smol, monkeypatch):
+    """A GGUF without a chat template (a base model) is refused as a generator, in one line."""
+    monkeypatch.setattr(smol, "_template", None)
     with pytest.raises(LocalcragError, match="base model without a chat template"):
-        gemma.chat_prompt([{"role": "user", "content": "Hi"}])
-    prefix = f"Passage: {PASSAGE}\nQuestion:"
-    got, n = gemma.continuation_logprob(prefix, " When was the Dartmouth Workshop?")
-    assert n > 3
-    assert got == pytest.approx(
-        _reference_logprob(GEMMA, prefix, " When was the Dartmouth Workshop?"), abs=1e-3
-    )
+        smol.chat_prompt([{"role": "user", "content": "Hi"}])
 
 
 def test_corrupt_gguf_is_model_missing(tmp_path):
@@ -209,6 +161,6 @@ def test_core_never_prints(capfd, smol):
     capfd.readouterr()
     llm = load_llm(SMOL, n_ctx=384)  # a fresh load: llama.cpp logs a lot by default
     llm.complete(llm.chat_prompt([{"role": "user", "content": "Hi"}]), 4)
-    llm.continuation_logprob("Question:", " Why?")
+    llm.next_token_probs("Question: Why?", ["yes", "no"])
     out, err = capfd.readouterr()
     assert out == "" and err == ""

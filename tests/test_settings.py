@@ -61,6 +61,22 @@ def test_a_name_from_another_version_is_ignored() -> None:
     assert Settings.load().top_k == 7
 
 
+def test_a_setting_or_grader_this_version_removed_is_one_warning_not_a_failure(caplog) -> None:
+    """A config.toml from before 2026-12-01 names the scorer GGUF and may pick a removed grader."""
+    path = config_path()
+    path.write_text('scorer = "gemma-3-270m-q4_k_m.gguf"\ngrader = "cross"\ntop_k = 7\n', encoding="utf-8")
+    with caplog.at_level("WARNING", logger="localcrag.settings"):
+        s = Settings.load()
+        Settings.load()  # once per process, not once per load
+    assert s.top_k == 7 and s.grader == Settings().grader
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 1 and "\n" not in lines[0], lines
+    assert str(path) in lines[0] and "'scorer' is no longer a setting" in lines[0] and "grader = 'cross' was removed on 2026-12-01" in lines[0]
+    s.save(keys=["top_k"])  # the next save drops what this version no longer reads
+    text = path.read_text(encoding="utf-8")
+    assert "scorer" not in text and "cross" not in text and "top_k = 7" in text
+
+
 # --- saving never destroys the user's file ---------------------------------------------
 
 

@@ -21,8 +21,8 @@ pytestmark = pytest.mark.anyio
 def _app(models: Path, offline: bool = False) -> LocalcragApp:
     (models / "all-MiniLM-L6-v2").mkdir(parents=True, exist_ok=True)
     (models / "all-MiniLM-L6-v2" / "modules.json").write_text("[]")
-    (models / "gemma-3-270m-q4_k_m.gguf").write_bytes(b"GGUF" + b"\0" * 16)
-    settings = Settings(models_dir=models, offline=offline, generator="gemma-3-270m-q4_k_m.gguf")
+    (models / "my-chat-model.gguf").write_bytes(b"GGUF" + b"\0" * 16)
+    settings = Settings(models_dir=models, offline=offline, generator="my-chat-model.gguf")
     pipeline = FakePipeline()
     return LocalcragApp(settings, pipeline_factory=lambda s, lib: pipeline,
                         library_factory=lambda s: FakeLibrary(), network_probe=lambda: True,

@@ -29,8 +29,7 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> LocalcragApp:
     models = Path("models")
     (models / "all-MiniLM-L6-v2").mkdir(parents=True)
     (models / "all-MiniLM-L6-v2" / "modules.json").write_text("[]")
-    for name in ("SmolLM2-135M-Instruct.Q4_1.gguf", "gemma-3-270m-q4_k_m.gguf"):
-        (models / name).write_bytes(b"GGUF" + b"\0" * 16)
+    (models / "SmolLM2-135M-Instruct.Q4_1.gguf").write_bytes(b"GGUF" + b"\0" * 16)
     papers = tmp_path / "papers"
     (papers / "notes").mkdir(parents=True)
     for name in ("AI_Information.pdf", "crag.md", "notes/reading.txt"):

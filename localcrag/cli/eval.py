@@ -39,9 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--grader", choices=list(GRADERS), default=None,
                    help="retrieval evaluator to measure (default: the grader setting)")
     s.add_argument("--grader-model", type=Path, default=None, metavar="FILE",
-                   help="grader file to measure, with its own fitted thresholds: a cross-encoder .onnx "
-                        "(scripts/train_evaluator.py; thresholds from the .json beside it), an align head "
-                        ".json (scripts/train_align.py) or a fusion params .json (scripts/fit_withheld.py); "
+                   help="grader file to measure: a reader .onnx (scripts/train_reader.py, calibrated by "
+                        "scripts/fit_reader.py into the .json beside it) or a fusion params .json "
+                        "(scripts/fit_withheld.py); thresholds fitted into the file replace the settings'; "
                         "without --grader the file says which grader it is")
     s.add_argument("--calibrate", choices=("on", "off"), default=None,
                    help="thresholds calibrated on the dataset's own corpus (on) or the settings' (off); "
@@ -114,19 +114,17 @@ def _settings(args: argparse.Namespace, base: Any) -> Any:
     if args.grader:
         update["grader"] = args.grader
     if args.grader_model is not None:
-        from localcrag.crag.graders.factories import read_sidecar, sidecar_for
+        from localcrag.crag.graders.reader import read_sidecar
 
         path = args.grader_model.expanduser().resolve()
         if not path.is_file():
             raise LocalcragError(f"{path}: no such model file",
-                                 "give an .onnx file written by scripts/train_evaluator.py, or a .json "
-                                 "head / params file with --grader align / fusion")
-        meta = read_sidecar(path)
-        if "thresholds" not in meta:
-            raise LocalcragError(f"{sidecar_for(path)}: missing or without thresholds",
-                                 "scripts/train_evaluator.py writes it next to the model")
+                                 "give a reader .onnx written by scripts/train_reader.py, or a fusion "
+                                 "params .json written by scripts/fit_withheld.py")
+        meta = read_sidecar(path)  # <model>.json beside an .onnx; a .json file itself
+        thresholds = meta.get("thresholds") or {}
         update.update(grader=args.grader or _grader_of(path, meta), grader_model=str(path),
-                      **{k: float(v) for k, v in meta["thresholds"].items()})
+                      **{k: float(v) for k, v in thresholds.items() if k in THRESHOLDS})
     if getattr(args, "generator", None):
         from localcrag.cli.args import with_generator
 
@@ -134,18 +132,22 @@ def _settings(args: argparse.Namespace, base: Any) -> Any:
     return type(base)(**{**base.model_dump(), **update}) if update else base  # validated
 
 
+THRESHOLDS = ("lower_threshold", "upper_threshold", "strip_threshold")  # the ones a file may fit
+
+
 def _grader_of(path: Path, meta: dict[str, Any]) -> str:
     """The grader a --grader-model file belongs to when --grader is not given: an .onnx is
-    a cross-encoder; a .json says so itself (an align head names its grader; a fusion
-    params file has grader_fusion.json's "graders" table)."""
-    from localcrag.registry import GRADERS
+    a reader; a .json with grader_fusion.json's "graders" table is fusion params."""
+    from localcrag.errors import LocalcragError
 
-    if path.suffix == ".json":
-        if meta.get("grader") in GRADERS:
-            return str(meta["grader"])
-        if "graders" in meta:
-            return "fusion"
-    return "cross"
+    if path.suffix == ".onnx":
+        return "reader"
+    if "graders" in meta:
+        return "fusion"
+    raise LocalcragError(f"{path}: neither a reader model (.onnx) nor a fusion params file "
+                         "(a .json with a \"graders\" table)",
+                         "give a file written by scripts/train_reader.py or scripts/fit_withheld.py, "
+                         "or name its grader with --grader")
 
 
 def _styles(style: str | None) -> tuple[str, ...]:

@@ -5,12 +5,10 @@ Strategies (``settings.grader``; the registry is ``localcrag.registry.GRADERS``)
 * ``fusion`` (default): a calibrated logistic model over cheap signals, namely question/chunk
   cosine, best two-sentence window cosine, and coverage of the question's key terms
   (IDF x leave-one-out importance). Needs only the embedder; tens of ms per chunk.
-* ``cross`` (experimental, issue 12): a MiniLM cross-encoder fine-tuned for answer
-  containment (:mod:`localcrag.crag.graders.cross`); falls back to ``fusion``, visibly.
+* ``reader`` (issue 23): a MiniLM cross-encoder trained for answer containment and answer
+  spans (:mod:`localcrag.crag.graders.reader`); falls back to ``fusion``, visibly.
 * ``embedding``: calibrated best-window cosine alone.
 * ``lexical``: calibrated IDF-weighted coverage of the question's content words.
-* ``likelihood``: query likelihood with a local GGUF (Sachan et al. 2022) fused with the
-  fast signals; slow (a forward pass per chunk).
 * ``llm``: yes/no prompting of a GGUF model (``grader_llm``, default the generator).
 
 Scores are calibrated probabilities in [0, 1] (weights in ``localcrag/data/grader_fusion.json``,
@@ -26,7 +24,7 @@ from typing import Any, Callable
 from localcrag.crag.graders.base import BaseGrader, Grader, Logistic, calibration, load_params
 from localcrag.crag.graders.fast import FeatureGrader, LexicalGrader
 from localcrag.crag.graders.features import FeatureExtractor
-from localcrag.crag.graders.llm import LikelihoodGrader, LLMGrader
+from localcrag.crag.graders.llm import LLMGrader
 from localcrag.crag.graders.text import CorpusStats, idf_coverage
 from localcrag.textutil import terms
 from localcrag.registry import GRADERS
@@ -34,7 +32,7 @@ from localcrag.settings import Settings
 
 __all__ = [
     "BaseGrader", "CorpusStats", "FeatureExtractor", "FeatureGrader", "GRADERS", "Grader", "LLMGrader",
-    "LexicalGrader", "LikelihoodGrader", "Logistic", "calibration", "idf_coverage", "load_params",
+    "LexicalGrader", "Logistic", "calibration", "idf_coverage", "load_params",
     "make_grader", "terms",
 ]
 

@@ -3,8 +3,8 @@
 A prose sentence with a year, a number, a name or a defined subject becomes a question by
 putting a wh-phrase where that span was ("The API allows 50 requests per minute." ->
 "The API allows how many requests per minute?"); the span is the probe's *answer*. The
-method is general (no word lists beyond the wh-phrases) and was written for the
-evaluator's training pairs (scripts/evaluator_data.py imports it from here).
+method is general (no word lists beyond the wh-phrases); it was first written for the
+training pairs of an evaluator since removed (docs/evaluator.md).
 
 :func:`make_probes` draws probes from a corpus's own chunks, seeded, so that the
 calibration (:mod:`localcrag.crag.calibrate`) can measure how the grader scores questions

@@ -1,9 +1,9 @@
 """Answer ablation: a passage with the sentences that hold a known answer span removed.
 
 This is the negative that tests *containment* rather than topic: same document, same
-words, same subject, only the answer is gone. The evaluation's ``ablated`` pairs and the
-cross-encoder's training negatives (scripts/train_evaluator.py) are both built here, so
-the two can never drift apart.
+words, same subject, only the answer is gone. The evaluation's ``ablated`` pairs and
+scripts/fit_withheld.py's ``abl`` negatives are both built here, so the two can never
+drift apart.
 """
 
 from __future__ import annotations

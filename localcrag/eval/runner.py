@@ -128,7 +128,7 @@ def run_eval(ds: Dataset, base: Settings, opts: EvalOptions, *,
         "dataset": ds.name, "path": str(ds.path), "questions": len(questions),
         "k": k, "seed": opts.seed, "limit": opts.limit, "only": opts.only, "article": opts.article,
         "settings": {f: getattr(settings, f) for f in (
-            "embedder", "generator", "scorer", "grader", "grader_model", "upper_threshold", "lower_threshold", "calibrate",
+            "embedder", "generator", "grader", "grader_model", "upper_threshold", "lower_threshold", "calibrate",
             "top_k", "retrieval_mode", "chunk_tokens", "offline", "temperature", "llm_endpoint",
             "llm_endpoint_model")},
         "index": index, "retrieval": retrieval, "modes": modes,

@@ -1,1 +1,1 @@
-"""Local models: the GGUF wrapper, likelihood scoring, model discovery, provisioning, CPU budget."""
+"""Local models: the GGUF wrapper, next-token scoring, model discovery, provisioning, CPU budget."""

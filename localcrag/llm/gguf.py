@@ -2,7 +2,7 @@
 
 ``llama_cpp`` is imported lazily inside functions so ``localcrag --help`` stays instant.
 A llama context is not re-entrant: every call that touches it holds ``LocalLLM.lock``.
-Scoring (next-token probabilities, continuation log-likelihoods) lives in llm_scoring.py.
+Scoring (next-token probabilities, for the yes/no grader) lives in scoring.py.
 """
 
 from __future__ import annotations
@@ -114,7 +114,6 @@ def _load(path: Path, n_ctx: int, threads: int) -> "LocalLLM":
         with without_amx(llama_cpp.llama_cpp):  # the module Llama() reads its defaults from
             llama = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_batch=min(512, n_ctx),
                                     n_threads=n_threads, n_threads_batch=n_threads, logits_all=False,
-                                    swa_full=True,  # prefix KV reuse needs the whole sliding window
                                     verbose=False)
     except Exception as exc:  # llama.cpp reports load failures as ValueError/RuntimeError
         # the first error line is the cause ("failed to read key-value pairs")
@@ -152,8 +151,6 @@ class LocalLLM:
         self.n_params: int | None = _n_params(llama)
         self._bos: int = llama.token_bos()
         self._add_bos: bool = bool(llama._model.add_bos_token())
-        # llm_scoring keeps the KV prefix it decoded here; anything else invalidates it.
-        self._kv_prefix: tuple[int, ...] | None = None
         self._scoring: Any = None
 
     def set_threads(self, n: int) -> None:
@@ -249,7 +246,6 @@ class LocalLLM:
         repeat_penalty: float,
     ) -> Iterator[str]:
         with self.lock:
-            self._kv_prefix = None
             # Always decode the whole prompt: reusing a cached prefix changes the batch
             # split, and the float differences can flip a greedy choice (measured).
             self._llm.reset()
@@ -276,7 +272,7 @@ class LocalLLM:
         """The whole streamed text at once (for short internal prompts)."""
         return "".join(self.stream(prompt, max_tokens, **kwargs))
 
-    # --- scoring (see llm_scoring.py) --------------------------------------------------
+    # --- scoring (see scoring.py) ------------------------------------------------------
 
     def _scorer(self) -> Any:
         if self._scoring is None:
@@ -294,7 +290,3 @@ class LocalLLM:
         p = self.next_token_probs(prompt, ["yes", "no"])
         total = p["yes"] + p["no"]
         return p["yes"] / total if total > 0 else 0.5
-
-    def continuation_logprob(self, prefix: str, continuation: str) -> tuple[float, int]:
-        """(sum of log P(continuation tokens | prefix), number of continuation tokens)."""
-        return self._scorer().continuation_logprob(prefix, continuation)

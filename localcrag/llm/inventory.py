@@ -21,7 +21,7 @@ class ModelRow:
     kind: str  # "gguf" | "sentence-transformers"
     size_bytes: int
     meta: GGUFMeta | None  # None for folders, and for a GGUF whose header cannot be read
-    roles: tuple[str, ...]  # settings that name it: "generator", "scorer", "embedder", "grader_llm"
+    roles: tuple[str, ...]  # settings that name it: "generator", "embedder", "grader_llm"
     error: str = ""
     catalogue: CatalogueEntry | None = None
 
@@ -42,7 +42,7 @@ class ModelRow:
 
 def _roles(settings: object, name: str, path: Path) -> tuple[str, ...]:
     out = []
-    for role in ("generator", "scorer", "embedder", "grader_llm"):
+    for role in ("generator", "embedder", "grader_llm"):
         value = getattr(settings, role, None)
         if value and (value == name or Path(str(value)).expanduser() == path):
             out.append(role)

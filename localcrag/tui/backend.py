@@ -22,7 +22,7 @@ DemoLibraryFactory = Callable[[Settings, Any], Any]  # (settings, the user's lib
 # fields of ingest.store.table_name, and where the index lives). strip_sentences sizes the
 # grader's windows and refinement's strips; it is not part of the index. The rest (OCR,
 # limits, web, thresholds) is read from the shared Settings when it is used.
-PIPELINE_FIELDS = {"generator", "scorer", "grader", "grader_model", "grader_llm", "n_ctx", "threads",
+PIPELINE_FIELDS = {"generator", "grader", "grader_model", "grader_llm", "n_ctx", "threads",
                    "models_dir", "embedder", "embedder_backend", "chunk_tokens", "chunk_overlap",
                    "strip_sentences", "llm_endpoint", "llm_endpoint_model", "llm_endpoint_key_env",
                    "llm_endpoint_timeout"}

@@ -5,5 +5,7 @@
 * ``cues``: contradiction cues (negation scope, numbers, antonyms) for near misses.
 * ``base``: the ``Grader`` protocol, logistic calibrations, per-chunk error recovery.
 * ``fast``: lexical, embedding and fusion graders.
-* ``llm``: query-likelihood and yes/no graders over a local GGUF.
+* ``reader``: the trained reader (answer containment and answer span) over int8 ONNX.
+* ``llm``: the yes/no grader over a GGUF model.
+* ``factories``: one builder per registry entry (``localcrag.registry.GRADERS``).
 """

@@ -14,15 +14,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from localcrag.crag.graders.base import BaseGrader, Grader, Logistic, calibration, load_params, trained_on_families
-from localcrag.crag.graders.cross import CrossEncoder, CrossGrader, packaged
 from localcrag.crag.graders.fast import FeatureGrader, LexicalGrader
 from localcrag.crag.graders.features import FeatureExtractor
-from localcrag.crag.graders.llm import LazyModel, LikelihoodGrader, LLMGrader
+from localcrag.crag.graders.llm import LazyModel, LLMGrader
+from localcrag.crag.graders.reader import MODEL_FILE, ReaderGrader, ReaderModel, packaged, read_sidecar
 from localcrag.crag.graders.text import CorpusStats
 from localcrag.errors import LocalcragError
 from localcrag.settings import Settings
-
-CROSS_SIDECAR = "evaluator_int8.json"  # the shipped model's calibration and thresholds
 
 
 @dataclass
@@ -101,77 +99,18 @@ def fusion(ctx: GraderContext) -> Grader:
     return declared(FeatureGrader("fusion", ctx.extractor, calib, ctx.lexical), params, path)
 
 
-def likelihood(ctx: GraderContext) -> Grader:
-    if "likelihood" in ctx.params["graders"]:
-        calib = calibration("likelihood", ctx.params)
-    else:  # not fitted (e.g. fit_grader.py --skip-llm on a fresh checkout): add qlik unweighted
-        base = ctx.fusion.model
-        calib = Logistic(base.features + ("qlik",), base.weights + (1.0,), base.bias)
-    return LikelihoodGrader(ctx.fusion, ctx.gguf(ctx.settings.scorer), calib)
-
-
 def llm(ctx: GraderContext) -> Grader:
     s = ctx.settings
     return LLMGrader(ctx.fusion, ctx.gguf(s.grader_llm or s.generator))
-
-
-def sidecar_for(model: Path | None) -> Path:
-    """Calibration file of a cross-encoder model: ``<model>.json``, or the shipped one."""
-    return model.with_suffix(".json") if model is not None else packaged(CROSS_SIDECAR)
-
-
-def read_sidecar(model: Path | None) -> dict[str, Any]:
-    """The model's calibration and thresholds ({} when the file is missing or unreadable:
-    the grader then reports the model as unavailable)."""
-    try:
-        return json.loads(sidecar_for(model).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
 
 
 def reader(ctx: GraderContext) -> Grader:
     """The reader (answer containment + span), calibrated by its sidecar ``<model>.json``;
     the fusion is its fallback (visibly) and, when the calibration names fusion signals,
     its stacked features. ``grader_model`` may name another reader .onnx."""
-    from localcrag.crag.graders.reader import MODEL_FILE, ReaderGrader, ReaderModel
-    from localcrag.crag.graders.reader import packaged as reader_file
-    from localcrag.crag.graders.reader import read_sidecar as reader_sidecar
-
     s = ctx.settings
-    model = s.model_path(s.grader_model) if s.grader_model else reader_file(MODEL_FILE)
-    meta = reader_sidecar(model)
+    model = s.model_path(s.grader_model) if s.grader_model else packaged(MODEL_FILE)
+    meta = read_sidecar(model)
     calib = Logistic.from_dict(meta["calibration"]) if "calibration" in meta else Logistic(("reader",), (1.0,), 0.0)
     return ReaderGrader(ReaderModel(model, threads=s.threads), calib, lambda: ctx.fusion,
                         trained_on=meta.get("trained_on_families", ()), span_margin=float(meta.get("span_margin", 0.0)))
-
-
-def cross(ctx: GraderContext) -> Grader:
-    """The cross-encoder; with the fusion as fallback (and as features, if its calibration
-    names fusion signals)."""
-    s = ctx.settings
-    model = s.model_path(s.grader_model) if s.grader_model else None
-    meta = read_sidecar(model)
-    calib = Logistic.from_dict(meta["calibration"]) if "calibration" in meta else Logistic(("cross",), (1.0,), 0.0)
-    return declared(CrossGrader(CrossEncoder(model, threads=1), calib, lambda: ctx.fusion), meta, sidecar_for(model))
-
-
-def align(ctx: GraderContext) -> Grader:
-    """Logistic head over frozen MiniLM token alignments + the fusion signals (fallback:
-    the fusion, visibly). ``grader_model`` may name another head file (.json)."""
-    from localcrag.crag.graders.align import AlignGrader, load_head
-    from localcrag.crag.graders.align_features import TokenEncoder
-    from localcrag.ingest.embed_onnx import onnx_path_for
-
-    s = ctx.settings
-    folder = s.model_path(s.embedder)
-    encoder = TokenEncoder(folder, getattr(ctx.embedder, "onnx_path", None) or onnx_path_for(folder))
-    error = None
-    head: dict[str, Any] = {}
-    try:
-        head = load_head(s.model_path(s.grader_model) if s.grader_model else None)
-        calib = Logistic.from_dict(head["calibration"])
-    except (OSError, ValueError, KeyError) as exc:
-        error = f"align head unreadable ({type(exc).__name__}: {exc}); fusion score used"
-        calib = ctx.fusion.model
-    return declared(AlignGrader(encoder, calib, ctx.fusion, ctx.corpus_stats, error), head,
-                    s.grader_model or "the align head")

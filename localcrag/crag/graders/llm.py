@@ -1,8 +1,8 @@
-"""Graders that run a local GGUF model: query likelihood and yes/no prompting.
+"""The grader that runs a GGUF model: yes/no prompting, for capable models a user adds.
 
-Both are slow next to the fusion grader (a forward pass over every chunk), so
-``score_texts`` (refinement strips) uses the fast fusion grader they wrap, and any
-per-chunk model failure falls back to the fusion score with ``Grade.error`` set.
+Slow next to the fusion grader (a forward pass over every chunk), so ``score_texts``
+(refinement strips) uses the fast fusion grader it wraps, and any per-chunk model failure
+falls back to the fusion score with ``Grade.error`` set.
 """
 
 from __future__ import annotations
@@ -10,12 +10,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Sequence
 
-from localcrag.crag.graders.base import BaseGrader, Logistic
+from localcrag.crag.graders.base import BaseGrader
 from localcrag.crag.graders.fast import FeatureGrader
-
-# Sachan et al. (2022), "Improving Passage Retrieval with Zero-Shot Question Generation".
-QL_PREFIX = "Passage: {passage}\nPlease write a question based on this passage.\nQuestion:"
-QL_PRIOR = "Please write a question.\nQuestion:"
 
 YESNO_USER = (
     "Document:\n{passage}\n\nQuestion: {question}\n\n"
@@ -57,7 +53,14 @@ class LazyModel:
             return self._model
 
 
-class _WrappingGrader(BaseGrader):
+class LLMGrader(BaseGrader):
+    """P(yes) / (P(yes) + P(no)) after a relevance prompt; for capable models users add.
+
+    The bundled 135M model is near chance at this (see docs/evaluator.md).
+    """
+
+    name = "llm"
+
     def __init__(self, base: FeatureGrader, model: LazyModel) -> None:
         self.base = base
         self.model = model
@@ -72,41 +75,6 @@ class _WrappingGrader(BaseGrader):
 
     def score_texts(self, question: str, texts: Sequence[str]) -> list[float]:
         return self.base.score_texts(question, texts)
-
-
-class LikelihoodGrader(_WrappingGrader):
-    """Query likelihood: how much the chunk raises the LM's log-probability of the question.
-
-    ``qlik`` = (log P(q | passage) - log P(q)) / tokens(q), fused with the fast signals
-    by a fitted logistic model.
-    """
-
-    name = "likelihood"
-
-    def __init__(self, base: FeatureGrader, model: LazyModel, calib: Logistic) -> None:
-        super().__init__(base, model)
-        self.calib = calib
-
-    def _score_batch(self, question: str, texts: Sequence[str]) -> list[tuple[float, dict[str, float]]]:
-        fast = self.base.signals(question, texts)
-        llm = self.model.get()
-        cont = " " + question.strip()
-        prior, _ = llm.continuation_logprob(QL_PRIOR, cont)
-        out = []
-        for text, sig in zip(texts, fast):
-            lp, n = llm.continuation_logprob(QL_PREFIX.format(passage=text.strip()), cont)
-            sig = dict(sig, qlik=(lp - prior) / max(1, n))
-            out.append((self.calib(sig), sig))
-        return out
-
-
-class LLMGrader(_WrappingGrader):
-    """P(yes) / (P(yes) + P(no)) after a relevance prompt; for capable models users add.
-
-    The bundled 135M/270M models are near chance at this (see docs/evaluator.md).
-    """
-
-    name = "llm"
 
     def _score_batch(self, question: str, texts: Sequence[str]) -> list[tuple[float, dict[str, float]]]:
         llm = self.model.get()

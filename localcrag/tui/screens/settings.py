@@ -28,7 +28,7 @@ from localcrag.tui.widgets.status import StatusBar
 HIDDEN: dict[str, str] = {}  # field -> why the screen does not show it (none so far: all are the user's)
 SECTIONS: dict[str, list[str]] = {title: [n for n in names if n not in HIDDEN]
                                   for title, names in grouped(Settings.model_fields).items()}
-MODEL_KIND = {"generator": "gguf", "scorer": "gguf", "grader_llm": "gguf",
+MODEL_KIND = {"generator": "gguf", "grader_llm": "gguf",
               "embedder": "sentence-transformers"}
 BLANK = {"grader_llm": "(same as generator)", "grader_model": "(the one shipped in the package)",
          "llm_endpoint": "(not set: the local generator)", "llm_endpoint_model": "(the first one it lists)",
