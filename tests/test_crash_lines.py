@@ -82,6 +82,8 @@ def test_doctor_on_an_unreachable_store_and_without_a_region(monkeypatch: pytest
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]  # closed once the block ends: nothing listens there
+    for var in [v for v in os.environ if v.startswith("AWS_ENDPOINT_URL")]:
+        monkeypatch.delenv(var)  # LanceDB prefers it to the endpoint below (test_shared_index sets it)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
     monkeypatch.setenv("LOCALCRAG_INDEX_URI", "s3://team-bucket/localcrag")
