@@ -71,7 +71,8 @@ def arrow_rows(dim: int, source: str, doc_hash: str, pages: int, chunks: Sequenc
         "locator": [c.locator for c in chunks],
     }
     v = np.asarray(vectors, dtype=np.float32).reshape(len(chunks), dim)
-    v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)  # unit: what reads check
+    norm = np.linalg.norm(v, axis=1, keepdims=True)  # unit length is what reads check: an
+    v = np.where(np.abs(norm - 1.0) > 1e-4, v / np.maximum(norm, 1e-12), v)  # embedder's rows stay as they are
     flat = pa.array(v.reshape(-1))
     vector = pa.FixedSizeListArray.from_arrays(flat, dim)
     table = pa.table({**{k: v for k, v in rows.items() if k != "locator"}, "vector": vector,
