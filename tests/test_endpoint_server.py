@@ -84,7 +84,7 @@ def test_ask_json_through_the_server(through_server: str, capsys) -> None:
     assert main(["ask", QUESTION, "--json", "--mode", "rag", "--style", "generative"]) == 0
     out = _json(capsys)
     assert out["generator"] == {"kind": "endpoint", "url": through_server, "model": str(MODEL),
-                                "fallback": None}
+                                "fallback": None, "restarted": None}
     assert out["answer"].strip() and out["timings_ms"]["generate"] is not None
     assert out["answer_style"] in ("generative", "extractive")  # extractive: nothing passed the check
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from localcrag.ingest.files import source_path
 from localcrag.ingest import seal
 from localcrag.ingest.faults import IndexDamaged, translate
 from localcrag.ingest.filestat import FileStats
@@ -282,8 +283,8 @@ def repair(library: Any) -> Repair:
                 store.remove(src)
             present &= set(listed)
         wanted = sorted(set(listed) | present)
-        out.unrecoverable = [s for s in sorted(set(listed) - present) if not Path(s).is_file()]
-        paths = [s for s in wanted if Path(s).is_file()]
+        out.unrecoverable = [s for s in sorted(set(listed) - present) if not source_path(s).is_file()]
+        paths = [source_path(s) for s in wanted if source_path(s).is_file()]  # non-UTF-8 names too
         report = library.ingest(paths, force=set(up.bad_vectors)) if paths else None  # lost, changed, invalid
         out.reindexed = report.indexed if report else []
         out.unrecoverable += [p for p, _ in report.failed] if report else []
