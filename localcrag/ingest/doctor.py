@@ -14,6 +14,8 @@ whose files are gone too are named.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import time
@@ -24,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from localcrag.ingest.files import source_path
-from localcrag.ingest import seal
+from localcrag.ingest import seal, stamp
 from localcrag.ingest.faults import IndexDamaged, translate
 from localcrag.ingest.filestat import FileStats
 from localcrag.ingest.maintain import dedupe, documents_state, duplicates, load_documents, rebuild_fts
@@ -115,6 +117,57 @@ def _sidecar_lines(store: Any, up: Checkup) -> None:
         up.lines.append((True, "vector cache from an older localcrag: rebuilt from the table when it is next saved"))
 
 
+def _small_files(store: Any, version: int) -> list[tuple[Path, str]]:
+    """The small files every write rewrites (Lance's version hint, the writer lock, the change
+    stamp, the file-stat cache) that are missing or do not read as such a file: (path, what
+    it is and why its damage is harmless). Nothing reads them for an answer, but the doctor
+    names every damaged file and the repair writes these again."""
+    folder = store.location.folder
+    if folder is None:
+        return []
+    folder = Path(folder)
+    hint = folder / f"{store.name}.lance" / "_versions" / "latest_version_hint.json"
+    out = []
+
+    def text(p: Path) -> str | None:
+        try:
+            return p.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    try:
+        hint_ok = json.loads(text(hint) or "")["version"] == version
+    except (ValueError, KeyError, TypeError):
+        hint_ok = False
+    if not hint_ok:
+        out.append((hint, "version hint: only a hint (Lance lists the versions when it is wrong)"))
+    if not re.fullmatch(r"\d+", text(folder / "writer.lock") or ""):
+        out.append((folder / "writer.lock", "writer lock: holds the writer's pid only"))
+    if not re.fullmatch(r"\d+\.\d+ \d+\n?", text(folder / stamp.NAME) or ""):
+        out.append((folder / stamp.NAME, "change stamp: what readers poll for another process's write"))
+    if not (folder / f"{store.name}.filestat.json").exists():
+        out.append((folder / f"{store.name}.filestat.json", "file-stat cache missing: the next ingest hashes each file"))
+    return out
+
+
+def _rewrite_small_files(store: Any, found: list[tuple[Path, str]]) -> list[str]:
+    """Write the small files again (the file-stat cache is written by the repair's ingest)."""
+    done = []
+    for path, _ in found:
+        if path.name == "latest_version_hint.json":
+            path.write_text(json.dumps({"version": store.table.version}), encoding="utf-8")
+        elif path.name == "writer.lock":  # held by this repair: its pid, the rest of the file cut
+            with open(path, "r+b") as fh:
+                fh.truncate(0)
+                fh.write(str(os.getpid()).encode())
+        elif path.name == stamp.NAME:
+            stamp.touch(store)
+        else:
+            continue
+        done.append(f"wrote {path.name} again")
+    return done
+
+
 def check(store: Any) -> Checkup:
     """Verify the current table of ``store``: one line per check."""
     up = Checkup()
@@ -138,6 +191,8 @@ def check(store: Any) -> Checkup:
     folder = store.location.folder
     where = f"{_size(folder / f'{store.name}.lance') / 1e6:.1f} MB on disk" if folder else f"on {store.path}"
     add((True, f"table {store.name}: version {t.version}, {len(versions)} versions kept, {where}"))
+    for path, what in _small_files(store, t.version):
+        add((False, f"{path.name} missing or damaged ({what}): repair writes it again"))
     expected = t.count_rows()
     try:
         rows = _scan(t)
@@ -290,6 +345,8 @@ def repair(library: Any) -> Repair:
         out.unrecoverable += [p for p, _ in report.failed] if report else []
         if (not up.fts_ok or not _fts_works(store.table)) and store.count():
             out.fts_rebuilt = rebuild_fts(store, locked=True)
+        if store.exists():
+            out.notes += _rewrite_small_files(store, _small_files(store, store.table.version))
         library._changed = True  # compacted, document list saved and files sealed as the lock is let go
     store.verify = True
     return out
