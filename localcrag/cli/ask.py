@@ -12,6 +12,10 @@ from localcrag.record import RunRecord
 from localcrag.textutil import source_label
 
 
+# Exit status of an answer the local model wrote after the model server stopped mid-answer:
+# the answer is complete, but not from the server the settings name (a script can tell).
+RESTARTED = 3
+
 def register(sub: argparse._SubParsersAction) -> None:
     from localcrag.cli.args import GENERATOR_HELP, positive_int
 
@@ -76,10 +80,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
         out["generator"] = {**pipe.generator_info(), "fallback": record.generator_fallback,
                             "restarted": record.restarted}
         print(dumps(out))
-        return 0
+        return RESTARTED if record.restarted else 0
     print()
     print(summary(record))
-    return 0
+    return RESTARTED if record.restarted else 0
 
 
 def _show(event: object, args: argparse.Namespace, view: AnswerView) -> None:
