@@ -4,6 +4,8 @@ bench section's (before: 37 of 200 first; after: 200 of 200)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,16 @@ from tests.tablefiles import make_stock_csv
 
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory) -> Library:
+def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
+    """One index for the module, in a home of its own (the per-test isolated home does not
+    exist yet at module scope: without this the index went to the user's data folder and
+    grew with every run)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LOCALCRAG_HOME", str(tmp_path_factory.mktemp("ids-home")))
+        yield _library(tmp_path_factory)
+
+
+def _library(tmp_path_factory: pytest.TempPathFactory) -> Library:
     folder = tmp_path_factory.mktemp("ids")
     notes(folder / "notes")
     (folder / "prices").mkdir()

@@ -43,6 +43,8 @@ _HIT_COLUMNS = ["chunk_id", "source", "text", "page_start", "page_end", "char_st
                 "heading", "n_tokens", "locator"]  # what a Hit's Chunk needs: each column costs a read
 LOCATOR = "locator"  # the newest column: tables written before it lack it until their next write
 
+ID_POOL = 400  # passages searched for a question's identifiers (checked for holding it verbatim)
+
 class LanceStore:
     """LanceDB on disk: vector search, native full-text search, and RRF hybrid."""
 
@@ -277,7 +279,8 @@ class LanceStore:
         gone = set(live_rowids(self.table, f"chunk_id IN ({', '.join(map(_quote, drop))})").tolist()) if drop else set()
         text_half = workers().submit(self._fts, query, pool + len(gone), ["_rowid"])
         ids = identifiers(query)
-        id_half = workers().submit(self._fts, " ".join(ids), pool + len(gone), ["_rowid", "text"]) if ids else None
+        id_half = (workers().submit(self._fts, " ".join(ids), ID_POOL + len(gone), ["_rowid", "text"])  # wide:
+                   if ids else None)  # a date's words ("2024", "10") are common; only verbatim holders count
         named = self._names.named(query, self.table.version, lambda: self.columns(["source"])["source"])
         name_half = workers().submit(self._fts, query, pool + len(gone), ["_rowid", "text", "source"],
                                      named) if named else None
