@@ -168,7 +168,6 @@ def main() -> int:
     def log(msg: str) -> None:
         print(f"[{time.time() - t0:6.0f}s] {msg}", flush=True)
 
-    from localcrag.crag.graders.base import calibration
     from localcrag.crag.graders.factories import GraderContext
     from localcrag.crag.graders.reader import ReaderModel, read_sidecar
     from localcrag.crag.graders.text import CorpusStats
@@ -224,7 +223,6 @@ def main() -> int:
 
     report = {"model": str(args.model), "choice": choice, "trained_families": trained,
               "excluded_families": sorted(excluded), "rows": {}}
-    fus_cal = calibration("fusion")
     log(f"{'family':22s} {'n':>4s} {'fusion':>7s} {'reader':>7s} {'stack':>7s} {'shipped':>8s}  (ROC-AUC; eval-only / left out)")
     for fam, d in ev_sc.items():
         row = {"n": int(len(d["label"])), "fusion": auc(d, d["fusion"]), "reader": auc(d, d["reader"]),
@@ -242,7 +240,6 @@ def main() -> int:
             means = {k: float(np.mean([r[k] for r in rows])) for k in ("fusion", "reader", "stack", "shipped")}
             report[f"mean_{kind}"] = means
             log(f"mean {kind}: " + " ".join(f"{k} {v:.3f}" for k, v in means.items()))
-    del fus_cal
     if args.out:
         args.out.write_text(json.dumps(report, indent=1, default=float) + "\n")
     if args.write:

@@ -142,7 +142,8 @@ def build_net(layers: int):  # noqa: ANN201
     return net
 
 
-def prepared(args: argparse.Namespace) -> list[tuple[str, str, int, tuple[int, int] | None]]:
+def prepared(args: argparse.Namespace) -> tuple[list[tuple[str, str, int, tuple[int, int] | None]], list[Pair]]:
+    """The training sample and, per pair, (question, window, label, answer span in the window)."""
     rng = random.Random(SEED + 3)
     pairs = load(ship_ok=True)
     sample = training_sample(pairs, args.pairs, SEED, "train", tuple(args.exclude))
@@ -237,10 +238,6 @@ def train(args: argparse.Namespace, log) -> Path:  # noqa: ANN001
     net.eval()
     torch.save(net.state_dict(), run_dir / "weights.pt")
     return run_dir / "weights.pt"
-
-
-class Exportable:
-    """The exported graph: containment logit, start and end logits."""
 
 
 def export(args: argparse.Namespace, out: Path, log) -> Path:  # noqa: ANN001
