@@ -14,11 +14,12 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: install models run test bench bench-quick clean-venv help
+.PHONY: install models run lint test bench bench-quick clean-venv help
 
 help:
 	@echo "make run    - install if needed, provision models, start localcrag"
-	@echo "make test   - install if needed, run the test suite"
+	@echo "make lint   - ruff (lint + format check) and the import contracts"
+	@echo "make test   - install if needed, make lint, run the test suite"
 	@echo "make bench  - run the benchmarks and rewrite BENCHMARKS.md and BENCHMARKS.json"
 
 $(PY):
@@ -40,7 +41,12 @@ models: $(MODELS)
 run: $(MODELS)
 	$(PY) -m localcrag
 
-test: $(MODELS)
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
+
+test: $(MODELS) lint
 	$(PY) -m pytest -q
 
 bench: $(MODELS)

@@ -12,10 +12,10 @@ import os
 import statistics
 import tempfile
 import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -67,7 +67,9 @@ class Section:
 
     title: str
     tables: list[tuple[str, list[Row]]] = field(default_factory=list)
-    targets: list[tuple[str, str, bool | None]] = field(default_factory=list)  # (target, measured, pass)
+    targets: list[tuple[str, str, bool | None]] = field(
+        default_factory=list
+    )  # (target, measured, pass)
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     data: dict = field(default_factory=dict)  # raw figures for BENCHMARKS.json (unformatted)
@@ -95,13 +97,16 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
     return time.perf_counter() - t, out
 
 
-def interleave(fns: dict[str, Callable[[], object]], reps: int,
-               on_result: Callable[[str, object], None] | None = None) -> dict[str, Stat]:
+def interleave(
+    fns: dict[str, Callable[[], object]],
+    reps: int,
+    on_result: Callable[[str, object], None] | None = None,
+) -> dict[str, Stat]:
     """Run each function once per repetition, rotating the order; seconds per function."""
     names = list(fns)
     out = {n: Stat([]) for n in names}
     for r in range(reps):
-        order = names[r % len(names):] + names[:r % len(names)]
+        order = names[r % len(names) :] + names[: r % len(names)]
         for n in order:
             sec, res = timed(fns[n])
             out[n].samples.append(sec)
@@ -186,15 +191,24 @@ _WRAPPER = (
 )
 
 
-def run_process(cmd: Sequence[str], env: dict[str, str] | None = None, timeout: float = 900) -> Proc:
+def run_process(
+    cmd: Sequence[str], env: dict[str, str] | None = None, timeout: float = 900
+) -> Proc:
     """Run ``cmd`` in a new process; its own wall time and peak RSS (``os.wait4`` in a
     small wrapper process, so nothing of the bench's memory is counted)."""
     import subprocess
     import sys
 
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        p = subprocess.run([sys.executable, "-c", _WRAPPER, *cmd], stdout=out, stderr=err,
-                           stdin=subprocess.DEVNULL, env=env, cwd=ROOT, timeout=timeout)
+        p = subprocess.run(
+            [sys.executable, "-c", _WRAPPER, *cmd],
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            cwd=ROOT,
+            timeout=timeout,
+        )
         out.seek(0)
         err.seek(0)
         stderr = err.read().decode(errors="replace")
@@ -204,7 +218,14 @@ def run_process(cmd: Sequence[str], env: dict[str, str] | None = None, timeout: 
                 _, w, r, c = line.split()
                 wall, rss_kb, cpu = float(w), float(r), float(c)
                 break
-        return Proc(wall, rss_kb / 1024, p.returncode, out.read().decode(errors="replace"), stderr[-2000:], cpu)
+        return Proc(
+            wall,
+            rss_kb / 1024,
+            p.returncode,
+            out.read().decode(errors="replace"),
+            stderr[-2000:],
+            cpu,
+        )
 
 
 def log(msg: str) -> None:

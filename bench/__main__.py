@@ -12,17 +12,36 @@ from pathlib import Path
 
 from bench import CACHE, ROOT, Section, log
 
-SECTIONS = ("ingest", "retrieval", "grading", "e2e", "memory", "answers", "index", "shared", "hostile",
-            "watch", "endpoint", "ocr", "scale", "identifiers")
+SECTIONS = (
+    "ingest",
+    "retrieval",
+    "grading",
+    "e2e",
+    "memory",
+    "answers",
+    "index",
+    "shared",
+    "hostile",
+    "watch",
+    "endpoint",
+    "ocr",
+    "scale",
+    "identifiers",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     p.add_argument("--quick", action="store_true", help="fewer runs and smaller inputs (< 3 min)")
-    p.add_argument("--only", default=",".join(SECTIONS), help=f"comma-separated subset of {SECTIONS}")
+    p.add_argument(
+        "--only", default=",".join(SECTIONS), help=f"comma-separated subset of {SECTIONS}"
+    )
     p.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md")
-    p.add_argument("--fresh", action="store_true",
-                   help="re-measure retrieval quality even when .bench/quality.json has it for this code")
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="re-measure retrieval quality even when .bench/quality.json has it for this code",
+    )
     args = p.parse_args(argv)
     only = [s.strip() for s in args.only.split(",") if s.strip()]
     if bad := [s for s in only if s not in SECTIONS]:
@@ -32,9 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.fresh:
         os.environ["LCBENCH_FRESH"] = "1"
     CACHE.mkdir(exist_ok=True)
-    from localcrag.settings import Settings
-
     from bench.report import machine, render, to_json
+    from localcrag.settings import Settings
 
     s = Settings.load()
     models = {"Embedder": s.embedder, "Generator": s.generator, "Default grader": s.grader}
@@ -54,10 +72,14 @@ def main(argv: list[str] | None = None) -> int:
         log(f"section {name} done in {sec.seconds:.0f} s")
     text = render(sections, models, args.quick, time.perf_counter() - t0, header)
     args.out.write_text(text, encoding="utf-8")
-    args.out.with_suffix(".json").write_text(to_json(sections, models, args.quick, header), encoding="utf-8")
+    args.out.with_suffix(".json").write_text(
+        to_json(sections, models, args.quick, header), encoding="utf-8"
+    )
     print(text)
     failed = [t for sec in sections for t in sec.targets if t[2] is False]
-    log(f"wrote {args.out} and {args.out.with_suffix('.json').name} ({len(failed)} target(s) missed)")
+    log(
+        f"wrote {args.out} and {args.out.with_suffix('.json').name} ({len(failed)} target(s) missed)"
+    )
     return 0
 
 

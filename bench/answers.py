@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import time
 
-from bench import DATA, Row, Section, Stat, log, spread
-from bench import fixtures
+from bench import DATA, Row, Section, Stat, fixtures, log, spread
 
 STYLES = ("extractive", "generative")
 TARGET_MS = 300.0
@@ -49,10 +48,15 @@ def ask(pipe, question: str, style: str) -> dict:
     total = time.perf_counter() - t0
     answer = done.answer if done else None
     after = (first - graded) * 1000 if first is not None and graded is not None else None
-    return {"after_grade_ms": after, "first_token_ms": (done.timings_ms.get("first_token") if done else None),
-            "total_ms": total * 1000, "style": getattr(answer, "style", None),
-            "outcome": "refused" if answer is None or answer.refused else
-            (answer.action.value if answer.action else "-")}
+    return {
+        "after_grade_ms": after,
+        "first_token_ms": (done.timings_ms.get("first_token") if done else None),
+        "total_ms": total * 1000,
+        "style": getattr(answer, "style", None),
+        "outcome": "refused"
+        if answer is None or answer.refused
+        else (answer.action.value if answer.action else "-"),
+    }
 
 
 def measure(questions: list[str], reps: int) -> dict[str, list[dict]]:
@@ -68,7 +72,7 @@ def measure(questions: list[str], reps: int) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {st: [] for st in STYLES}
     for r in range(reps):
         for i, q in enumerate(questions):
-            for style in (STYLES if (i + r) % 2 == 0 else STYLES[::-1]):
+            for style in STYLES if (i + r) % 2 == 0 else STYLES[::-1]:
                 out[style].append(ask(pipe, q, style))
     return out
 
@@ -85,20 +89,48 @@ def run(quick: bool) -> Section:
         after = [r["after_grade_ms"] for r in rs if r["after_grade_ms"] is not None]
         med[style] = Stat(after).median if after else None
         outcomes = [f"{r['outcome']}/{r['style']}" for r in rs]
-        rows.append(Row(style, {
-            "after grading ms": spread(Stat(after), digits=0) if after else "-",
-            "first token ms (from start)": spread(Stat([r["first_token_ms"] for r in rs]), digits=0),
-            "total ms": spread(Stat([r["total_ms"] for r in rs]), digits=0),
-            "outcomes (action/style)": ", ".join(f"{o}×{outcomes.count(o)}" for o in dict.fromkeys(outcomes))}))
-    sec.tables.append((f"Warm, CRAG, offline, {len(qs)} answerable val.json questions × {reps} run(s) per "
-                       "style, median (min–max)", rows))
+        rows.append(
+            Row(
+                style,
+                {
+                    "after grading ms": spread(Stat(after), digits=0) if after else "-",
+                    "first token ms (from start)": spread(
+                        Stat([r["first_token_ms"] for r in rs]), digits=0
+                    ),
+                    "total ms": spread(Stat([r["total_ms"] for r in rs]), digits=0),
+                    "outcomes (action/style)": ", ".join(
+                        f"{o}×{outcomes.count(o)}" for o in dict.fromkeys(outcomes)
+                    ),
+                },
+            )
+        )
+    sec.tables.append(
+        (
+            f"Warm, CRAG, offline, {len(qs)} answerable val.json questions × {reps} run(s) per "
+            "style, median (min–max)",
+            rows,
+        )
+    )
     ext, gen = med["extractive"], med["generative"]
-    sec.targets.append((f"extractive answer: first token ≤ {TARGET_MS:.0f} ms after grading, warm (median)",
-                        f"{ext:.0f} ms (generative {gen:.0f} ms)" if ext is not None and gen is not None
-                        else "no answer started", ext is not None and ext <= TARGET_MS))
-    sec.data = {"questions": len(qs), "reps": reps, "target_ms": TARGET_MS,
-                "after_grade_ms_p50": med, "runs": runs}
-    sec.notes.append("'After grading' is the wall time between the pipeline's end-of-grading event and "
-                     "its first token, as the consumer of the event stream sees them (refinement and, "
-                     "for generative, the prompt and the first decoded tokens lie in between).")
+    sec.targets.append(
+        (
+            f"extractive answer: first token ≤ {TARGET_MS:.0f} ms after grading, warm (median)",
+            f"{ext:.0f} ms (generative {gen:.0f} ms)"
+            if ext is not None and gen is not None
+            else "no answer started",
+            ext is not None and ext <= TARGET_MS,
+        )
+    )
+    sec.data = {
+        "questions": len(qs),
+        "reps": reps,
+        "target_ms": TARGET_MS,
+        "after_grade_ms_p50": med,
+        "runs": runs,
+    }
+    sec.notes.append(
+        "'After grading' is the wall time between the pipeline's end-of-grading event and "
+        "its first token, as the consumer of the event stream sees them (refinement and, "
+        "for generative, the prompt and the first decoded tokens lie in between)."
+    )
     return sec

@@ -12,8 +12,9 @@ the local chat model through ``localcrag.llm.gguf``. Prints are dropped (they ar
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -33,10 +34,18 @@ def chunk_text(text: str, chunk_size: int = 1000, overlap: int = 200) -> list[di
     """Seed: fixed windows of ``chunk_size`` characters, stepping ``chunk_size - overlap``."""
     chunks = []
     for i in range(0, len(text), chunk_size - overlap):
-        piece = text[i:i + chunk_size]
+        piece = text[i : i + chunk_size]
         if piece:
-            chunks.append({"text": piece, "metadata": {"start_pos": i, "end_pos": i + len(piece),
-                                                       "source_type": "document"}})
+            chunks.append(
+                {
+                    "text": piece,
+                    "metadata": {
+                        "start_pos": i,
+                        "end_pos": i + len(piece),
+                        "source_type": "document",
+                    },
+                }
+            )
     return chunks
 
 
@@ -63,11 +72,15 @@ class SimpleVectorStore:
         query_vector = np.array(query_embedding)
         similarities = []
         for i, vector in enumerate(self.vectors):
-            similarity = np.dot(query_vector, vector) / (np.linalg.norm(query_vector) * np.linalg.norm(vector))
+            similarity = np.dot(query_vector, vector) / (
+                np.linalg.norm(query_vector) * np.linalg.norm(vector)
+            )
             similarities.append((i, similarity))
         similarities.sort(key=lambda x: x[1], reverse=True)
-        return [{"text": self.texts[idx], "metadata": self.metadata[idx], "similarity": float(score)}
-                for idx, score in similarities[:k]]
+        return [
+            {"text": self.texts[idx], "metadata": self.metadata[idx], "similarity": float(score)}
+            for idx, score in similarities[:k]
+        ]
 
 
 def create_embeddings(encode: Callable[[list[str]], Any], texts: list[str] | str) -> Any:
@@ -75,12 +88,13 @@ def create_embeddings(encode: Callable[[list[str]], Any], texts: list[str] | str
     input_texts = texts if isinstance(texts, list) else [texts]
     all_embeddings: list[Any] = []
     for i in range(0, len(input_texts), 100):
-        all_embeddings.extend(list(encode(input_texts[i:i + 100])))
+        all_embeddings.extend(list(encode(input_texts[i : i + 100])))
     return all_embeddings[0] if isinstance(texts, str) else all_embeddings
 
 
-def process_document(pdf_path: Path, encode: Callable[[list[str]], Any],
-                     store: SimpleVectorStore | None = None) -> SimpleVectorStore:
+def process_document(
+    pdf_path: Path, encode: Callable[[list[str]], Any], store: SimpleVectorStore | None = None
+) -> SimpleVectorStore:
     """Seed's ingestion: extract, chunk 1000/200, embed, add to the store."""
     text = extract_text_from_pdf(pdf_path)
     chunks = chunk_text(text, 1000, 200)
@@ -91,7 +105,7 @@ def process_document(pdf_path: Path, encode: Callable[[list[str]], Any],
 
 
 GRADER_SYSTEM = """
-    You are an expert at evaluating document relevance. 
+    You are an expert at evaluating document relevance.
     Rate how relevant the given document is to the query on a scale from 0 to 1.
     0 means completely irrelevant, 1 means perfectly relevant.
     Provide ONLY the score as a float between 0 and 1.
@@ -105,8 +119,10 @@ def evaluate_document_relevance(llm: Any, query: str, document: str) -> float:
 
 def grade_parsed(llm: Any, query: str, document: str) -> tuple[float, bool]:
     """(score, whether the regex found a number): the seed falls back to 0.5 silently."""
-    messages = [{"role": "system", "content": GRADER_SYSTEM},
-                {"role": "user", "content": f"Query: {query}\n\nDocument: {document}"}]
+    messages = [
+        {"role": "system", "content": GRADER_SYSTEM},
+        {"role": "user", "content": f"Query: {query}\n\nDocument: {document}"},
+    ]
     try:
         prompt = llm.chat_prompt(messages)
         score_text = llm.complete(prompt, 5, temperature=0.0).strip()

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable, Sequence
 from statistics import median
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -59,17 +60,19 @@ def one_session(onnx: Any, texts: list[str], size: int) -> np.ndarray:
     out = np.zeros((len(texts), onnx.dim), np.float32)
     sess = onnx._session(True)
     for a in range(0, len(order), size):
-        idx = order[a:a + size]
+        idx = order[a : a + size]
         out[idx] = onnx._run(sess, [encs[i].ids for i in idx])
     return out
 
 
-def speed(fns: dict[str, Callable[[], object]], reps: int) -> dict[str, tuple[list[float], list[float]]]:
+def speed(
+    fns: dict[str, Callable[[], object]], reps: int
+) -> dict[str, tuple[list[float], list[float]]]:
     """(wall, CPU) seconds per function, interleaved with the order rotating."""
     names = list(fns)
     got: dict[str, tuple[list[float], list[float]]] = {n: ([], []) for n in names}
     for r in range(reps):
-        for n in names[r % len(names):] + names[:r % len(names)]:
+        for n in names[r % len(names) :] + names[: r % len(names)]:
             w, c = time.perf_counter(), time.process_time()
             fns[n]()
             got[n][0].append(time.perf_counter() - w)
@@ -84,7 +87,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     ap.add_argument("--sizes", default="1,4,8,16,32")
     ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--threads", type=int, default=0, help="onnxruntime threads / streams (default: the cores)")
+    ap.add_argument(
+        "--threads", type=int, default=0, help="onnxruntime threads / streams (default: the cores)"
+    )
     ap.add_argument("--no-quality", action="store_true")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -105,22 +110,35 @@ def main(argv: Sequence[str] | None = None) -> None:
     n = len(texts)
     print("| how | chunks/s (median, min-max) | CPU s (median) |\n|---|---|---|")
     for name, (wall, cpu) in got.items():
-        print(f"| {name} | {n / median(wall):.0f} ({n / max(wall):.0f}-{n / min(wall):.0f}) | {median(cpu):.2f} |")
-    print("\n| batch | cosine to fp32: mean | min | same bits as batch 1, streams vs one session |\n|---|---|---|---|")
+        print(
+            f"| {name} | {n / median(wall):.0f} ({n / max(wall):.0f}-{n / min(wall):.0f}) | {median(cpu):.2f} |"
+        )
+    print(
+        "\n| batch | cosine to fp32: mean | min | same bits as batch 1, streams vs one session |\n|---|---|---|---|"
+    )
     alone = onnx.embed(texts, 1)
     for s in sizes:
         v = onnx.embed(texts, s)
         cos = (v * ref).sum(1)
         same = np.array_equal(v, one_session(onnx, texts, s))
-        print(f"| {s} | {cos.mean():.5f} | {cos.min():.4f} | {np.array_equal(v, alone)}, {same} |", flush=True)
+        print(
+            f"| {s} | {cos.mean():.5f} | {cos.min():.4f} | {np.array_equal(v, alone)}, {same} |",
+            flush=True,
+        )
     if args.no_quality:
         return
-    print("\n| embedder | vector recall@5 | hybrid recall@5 | vector MRR@5 | hybrid MRR@5 |\n|---|---|---|---|---|")
-    for name, emb in [("sentence-transformers fp32", st)] + [(f"int8 ONNX, batch {s}", Batched(onnx, s))
-                                                            for s in sizes]:
+    print(
+        "\n| embedder | vector recall@5 | hybrid recall@5 | vector MRR@5 | hybrid MRR@5 |\n|---|---|---|---|---|"
+    )
+    for name, emb in [("sentence-transformers fp32", st)] + [
+        (f"int8 ONNX, batch {s}", Batched(onnx, s)) for s in sizes
+    ]:
         r = quality.evaluate(emb)
-        print(f"| {name} | {r['vector_recall']:.1f} | {r['hybrid_recall']:.1f} | "
-              f"{r['vector_mrr']:.1f} | {r['hybrid_mrr']:.1f} |", flush=True)
+        print(
+            f"| {name} | {r['vector_recall']:.1f} | {r['hybrid_recall']:.1f} | "
+            f"{r['vector_mrr']:.1f} | {r['hybrid_mrr']:.1f} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

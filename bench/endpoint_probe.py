@@ -95,8 +95,10 @@ def server_pid(url: str) -> int:
     me, port = str(os.getpid()), url.rsplit(":", 1)[1].split("/")[0]
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            if stat.read_text().rsplit(")", 1)[1].split()[1] == me and \
-                    f"\0{port}\0" in (stat.parent / "cmdline").read_text():
+            if (
+                stat.read_text().rsplit(")", 1)[1].split()[1] == me
+                and f"\0{port}\0" in (stat.parent / "cmdline").read_text()
+            ):
                 return int(stat.parent.name)
         except (OSError, IndexError):
             continue
@@ -108,16 +110,23 @@ def served_prompt_tokens(url: str, messages: list[dict[str, str]]) -> int:
     import urllib.request
 
     body = json.dumps({"messages": messages, "max_tokens": 1, "temperature": 0}).encode()
-    req = urllib.request.Request(url + "/chat/completions", body, {"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        url + "/chat/completions", body, {"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(req, timeout=120) as resp:
         return int(json.loads(resp.read())["usage"]["prompt_tokens"])
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m bench.endpoint_probe", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m bench.endpoint_probe", description=__doc__.split("\n")[0]
+    )
     p.add_argument("--pairs", type=int, default=8, help="answer prompts per side (default 8)")
-    p.add_argument("--stock", action="store_true",
-                   help="also a second server with llama-cpp-python's own streaming (--stock-streaming)")
+    p.add_argument(
+        "--stock",
+        action="store_true",
+        help="also a second server with llama-cpp-python's own streaming (--stock-streaming)",
+    )
     p.add_argument("--two-threads", action="store_true", help="also in-process with 2 threads")
     args = p.parse_args(argv)
 
@@ -130,14 +139,24 @@ def main(argv: list[str] | None = None) -> int:
     s = Settings.load()
     model = s.model_path(s.generator)
     tmp = Path(tempfile.mkdtemp(prefix="lcprobe-"))
-    servers = {"endpoint": [], **({"endpoint, stock streaming": [STOCK_FLAG]} if args.stock else {})}
+    servers = {
+        "endpoint": [],
+        **({"endpoint, stock streaming": [STOCK_FLAG]} if args.stock else {}),
+    }
     load0 = os.getloadavg()[0]
     with contextlib.ExitStack() as stack:
         remotes, hooks, pids = {}, {}, {}
         for i, (name, extra) in enumerate(servers.items()):
             hooks[name] = os.environ[HOOK_ENV] = str(tmp / f"steps{i}.jsonl")
-            url = stack.enter_context(serving(model, threads=THREADS, n_ctx=2048, module="bench.endpoint_probe",
-                                              args=["--logits_all", "false", *extra]))
+            url = stack.enter_context(
+                serving(
+                    model,
+                    threads=THREADS,
+                    n_ctx=2048,
+                    module="bench.endpoint_probe",
+                    args=["--logits_all", "false", *extra],
+                )
+            )
             remotes[name] = EndpointLLM(url, read_timeout=120.0, extra_body={"repeat_penalty": 1.0})
             remotes[name].check()
             pids[name] = server_pid(url)
@@ -147,10 +166,13 @@ def main(argv: list[str] | None = None) -> int:
             def run(m: list[dict[str, str]]) -> Iterator[str]:
                 local.set_threads(n)
                 return local.stream(local.chat_prompt(m), MAX_TOKENS, repeat_penalty=1.0)
+
             return run
 
         def remote(name: str) -> Callable[[list[dict[str, str]]], Iterator[str]]:
-            return lambda m: remotes[name].stream(remotes[name].chat_prompt(m), MAX_TOKENS, repeat_penalty=1.0)
+            return lambda m: remotes[name].stream(
+                remotes[name].chat_prompt(m), MAX_TOKENS, repeat_penalty=1.0
+            )
 
         sides = {"in-process": in_process(THREADS), **{name: remote(name) for name in servers}}
         if args.two_threads:
@@ -159,26 +181,40 @@ def main(argv: list[str] | None = None) -> int:
             for _ in side([{"role": "user", "content": "Say hello."}]):
                 pass
         first = prompts(1)[0]
-        print(f"prompt tokens of the first answer prompt: in-process {len(local.prompt_tokens(local.chat_prompt(first)))}"
-              f", server {served_prompt_tokens(remotes['endpoint'].url, first)} (its usage count)")
+        print(
+            f"prompt tokens of the first answer prompt: in-process {len(local.prompt_tokens(local.chat_prompt(first)))}"
+            f", server {served_prompt_tokens(remotes['endpoint'].url, first)} (its usage count)"
+        )
         for hook in hooks.values():
             Path(hook).write_text("")
         rows: dict[str, list[dict]] = {k: [] for k in sides}
-        for k, chat in enumerate((prompts(args.pairs) * 2)[:args.pairs]):
+        for k, chat in enumerate((prompts(args.pairs) * 2)[: args.pairs]):
             m = [{"role": "system", "content": f"Request {k}. {chat[0]['content']}"}, *chat[1:]]
             names = list(sides)
-            for name in names[k % len(names):] + names[:k % len(names)]:
+            for name in names[k % len(names) :] + names[: k % len(names)]:
                 local.set_threads(THREADS)
-                before = {n: cpu_by_thread(pid) for n, pid in [("bench", os.getpid()), *pids.items()]}
+                before = {
+                    n: cpu_by_thread(pid) for n, pid in [("bench", os.getpid()), *pids.items()]
+                }
                 t0, stamps = time.perf_counter(), []
                 for _ in sides[name](m):
                     stamps.append(time.perf_counter())
-                rows[name].append({"ttft": stamps[0] - t0, "gap": statistics.median(
-                    y - x for x, y in zip(stamps, stamps[1:])), "threads": llama_threads(local),
-                    "cpu": {n: busy(b, cpu_by_thread(os.getpid() if n == "bench" else pids[n]))
-                            for n, b in before.items()}})
+                rows[name].append(
+                    {
+                        "ttft": stamps[0] - t0,
+                        "gap": statistics.median(y - x for x, y in zip(stamps, stamps[1:])),
+                        "threads": llama_threads(local),
+                        "cpu": {
+                            n: busy(b, cpu_by_thread(os.getpid() if n == "bench" else pids[n]))
+                            for n, b in before.items()
+                        },
+                    }
+                )
         local.set_threads(THREADS)
-    steps = {n: [json.loads(x) for x in Path(h).read_text().splitlines() if x.strip()] for n, h in hooks.items()}
+    steps = {
+        n: [json.loads(x) for x in Path(h).read_text().splitlines() if x.strip()]
+        for n, h in hooks.items()
+    }
     report(rows, steps, load0)
     return 0
 
@@ -187,14 +223,18 @@ def report(rows: dict[str, list[dict]], steps: dict[str, list[list[float]]], loa
     """Medians per side, paired ratios against in-process, and each server's own time."""
     med = statistics.median
     base = rows["in-process"]
-    print(f"1-min load average at the start: {load0:.1f}, at the end {os.getloadavg()[0]:.1f}; "
-          f"{len(base)} answer prompts per side, interleaved, <= 64 tokens")
+    print(
+        f"1-min load average at the start: {load0:.1f}, at the end {os.getloadavg()[0]:.1f}; "
+        f"{len(base)} answer prompts per side, interleaved, <= 64 tokens"
+    )
     for name, v in rows.items():
         ttft = med(b["ttft"] / a["ttft"] for a, b in zip(base, v)) - 1
         rate = med(a["gap"] / b["gap"] for a, b in zip(base, v)) - 1
         threads = f"llama.cpp threads {v[-1]['threads']}" if name.startswith("in-process") else ""
-        print(f"{name:26s} TTFT {med(r['ttft'] for r in v) * 1000:6.0f} ms ({ttft:+.1%})  between pieces "
-              f"{med(r['gap'] for r in v) * 1000:5.2f} ms (pieces/s {rate:+.1%})  {threads}")
+        print(
+            f"{name:26s} TTFT {med(r['ttft'] for r in v) * 1000:6.0f} ms ({ttft:+.1%})  between pieces "
+            f"{med(r['gap'] for r in v) * 1000:5.2f} ms (pieces/s {rate:+.1%})  {threads}"
+        )
         print(f"{'':26s} CPU s per answer, by thread: {v[len(v) // 2]['cpu']}")
     for name, runs in steps.items():
         runs = [n for n in runs if len(n) > 3]
@@ -202,9 +242,11 @@ def report(rows: dict[str, list[dict]], steps: dict[str, list[list[float]]], loa
             continue
         first, step = med(n[0] for n in runs), med(med(n[2:-1]) for n in runs)
         v = rows[name]
-        print(f"{name}: the model's own steps in the server: first piece {first * 1000:.0f} ms, then "
-              f"{step * 1000:.2f} ms; the HTTP path adds {(med(r['ttft'] for r in v) - first) * 1000:.0f} ms "
-              f"to the first piece and {(med(r['gap'] for r in v) - step) * 1000:.2f} ms per piece")
+        print(
+            f"{name}: the model's own steps in the server: first piece {first * 1000:.0f} ms, then "
+            f"{step * 1000:.2f} ms; the HTTP path adds {(med(r['ttft'] for r in v) - first) * 1000:.0f} ms "
+            f"to the first piece and {(med(r['gap'] for r in v) - step) * 1000:.2f} ms per piece"
+        )
 
 
 if __name__ == "__main__":

@@ -55,4 +55,4 @@ def val_questions() -> list[tuple[str, bool]]:
     out: list[tuple[str, bool]] = []
     for a, b in zip(yes, no):
         out += [a, b]
-    return out + yes[len(no):] + no[len(yes):]
+    return out + yes[len(no) :] + no[len(yes) :]

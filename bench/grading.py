@@ -11,10 +11,10 @@ work, once per index), so no embedding memo carries over between repetitions.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from bench import Row, Section, Stat, TimedEmbedder, fmt, log, ratio
-from bench import baseline, fixtures
+from bench import Row, Section, Stat, TimedEmbedder, baseline, fixtures, fmt, log, ratio
 
 
 def _cases(n_questions: int) -> list[tuple[str, list[Any]]]:
@@ -23,20 +23,22 @@ def _cases(n_questions: int) -> list[tuple[str, list[Any]]]:
 
     fixtures.indexed()
     r = Retriever(Settings.load())
-    return [(q, [h.chunk for h in r.search(q, k=5)]) for q, _ in fixtures.val_questions()[:n_questions]]
+    return [
+        (q, [h.chunk for h in r.search(q, k=5)]) for q, _ in fixtures.val_questions()[:n_questions]
+    ]
 
 
 def run(quick: bool) -> Section:
     from localcrag.crag.grade import GRADERS
+    from localcrag.crag.pipeline import Pipeline
     from localcrag.ingest.library import Library
     from localcrag.llm.gguf import load_llm
-    from localcrag.crag.pipeline import Pipeline
     from localcrag.settings import Settings
 
     sec = Section("3. Grading cost")
     reps, per_rep = (2, 1) if quick else (5, 2)
     cases = _cases(reps * per_rep)  # new questions every repetition: LocalLLM memoises scores
-    batches = [cases[r * per_rep:(r + 1) * per_rep] for r in range(reps)]
+    batches = [cases[r * per_rep : (r + 1) * per_rep] for r in range(reps)]
     warm_case = ("Which topics does this document cover?", cases[0][1])
     s = Settings.load()
     lib = Library(s)
@@ -48,7 +50,9 @@ def run(quick: bool) -> Section:
 
     def grader_fn(name: str, kind: str, embedder: Any) -> Callable[[list], tuple[float, int]]:
         ks = s.model_copy(update={"grader": kind})
-        Pipeline(ks, library=Library(ks, embedder=embedder, store=lib.store)).grader.grade(*warm_case)  # load GGUFs
+        Pipeline(ks, library=Library(ks, embedder=embedder, store=lib.store)).grader.grade(
+            *warm_case
+        )  # load GGUFs
 
         def go(cases: list) -> tuple[float, int]:
             """A fresh grader exactly as the pipeline builds it (untimed), then grade (timed)."""
@@ -60,6 +64,7 @@ def run(quick: bool) -> Section:
                 grader.grade(q, chunks)
             embedded[name] = embedded.get(name, 0) + timed.texts
             return time.perf_counter() - t, sum(len(c) for _, c in cases)
+
         return go
 
     parsed: list[bool] = []
@@ -77,7 +82,7 @@ def run(quick: bool) -> Section:
     n_chunks = 0
     for r in range(reps):  # interleaved, rotating order; every grader sees the same chunks
         names = list(fns)
-        for n in names[r % len(names):] + names[:r % len(names)]:
+        for n in names[r % len(names) :] + names[: r % len(names)]:
             sec_, n_chunks = fns[n](batches[r])
             samples[n].samples.append(sec_ / n_chunks)
     rows = []
@@ -87,22 +92,47 @@ def run(quick: bool) -> Section:
             label = "tutorial: generate a number + regex (seed 001), " + gen.name
         else:
             label = f"localcrag `{n}` grader" + (" (default)" if n == s.grader else "")
-        rows.append(Row(label, {"ms per chunk": f"{fmt(st.median * 1000, 1)} ({fmt(st.lo * 1000, 1)}–"
-                                                 f"{fmt(st.hi * 1000, 1)})",
-                                "chunks/s": fmt(1 / st.median, 1),
-                                "texts embedded per chunk": fmt(embedded[n] / (reps * n_chunks), 1)
-                                if n in embedded else "—",
-                                "tutorial / this": fmt(ratio(tut, st), 1) + "×"}))
-    sec.tables.append((f"{per_rep} question(s) × 5 retrieved chunks per repetition, new questions each "
-                       f"repetition ({len(cases)} ai-information questions); median (min–max) of {reps} "
-                       "interleaved repetitions", rows))
+        rows.append(
+            Row(
+                label,
+                {
+                    "ms per chunk": f"{fmt(st.median * 1000, 1)} ({fmt(st.lo * 1000, 1)}–"
+                    f"{fmt(st.hi * 1000, 1)})",
+                    "chunks/s": fmt(1 / st.median, 1),
+                    "texts embedded per chunk": fmt(embedded[n] / (reps * n_chunks), 1)
+                    if n in embedded
+                    else "—",
+                    "tutorial / this": fmt(ratio(tut, st), 1) + "×",
+                },
+            )
+        )
+    sec.tables.append(
+        (
+            f"{per_rep} question(s) × 5 retrieved chunks per repetition, new questions each "
+            f"repetition ({len(cases)} ai-information questions); median (min–max) of {reps} "
+            "interleaved repetitions",
+            rows,
+        )
+    )
     bad = parsed.count(False)
-    sec.notes.append(f"The tutorial grader's output had no number for {bad} of {len(parsed)} chunks "
-                     "(the seed then silently returns 0.5).")
+    sec.notes.append(
+        f"The tutorial grader's output had no number for {bad} of {len(parsed)} chunks "
+        "(the seed then silently returns 0.5)."
+    )
     r = ratio(tut, samples[s.grader])
-    sec.targets.append((f"default grader (`{s.grader}`) ≥ 20× cheaper per chunk than the tutorial grader",
-                        f"{r:.1f}×", r >= 20))
+    sec.targets.append(
+        (
+            f"default grader (`{s.grader}`) ≥ 20× cheaper per chunk than the tutorial grader",
+            f"{r:.1f}×",
+            r >= 20,
+        )
+    )
     ms = samples[s.grader].median * 1000
-    sec.targets.append((f"default grader (`{s.grader}`) ≤ 30 ms per chunk on 2 cores (issue 12)",
-                        f"{ms:.1f} ms", ms <= 30))
+    sec.targets.append(
+        (
+            f"default grader (`{s.grader}`) ≤ 30 ms per chunk on 2 cores (issue 12)",
+            f"{ms:.1f} ms",
+            ms <= 30,
+        )
+    )
     return sec

@@ -27,12 +27,19 @@ def _inputs(root: Path, quick: bool) -> dict[str, list[Path]]:
     big, bomb = root / "big.txt", root / "bomb" / "bomb.epub"
     bomb.parent.mkdir()
     single_line(big, 50_000_000)
-    epub(bomb, {f"c{i}": "All work and no play makes Jack a dull boy. " * 2_500_000 for i in range(8)})
+    epub(
+        bomb,
+        {f"c{i}": "All work and no play makes Jack a dull boy. " * 2_500_000 for i in range(8)},
+    )
     (root / "bomb" / "good.md").write_text(GOOD, encoding="utf-8")
     good = root / "good.md"
     good.write_text(GOOD, encoding="utf-8")
-    cases = {"50 MB single-line .txt": [big], "zip-bomb .epub (2.6 MB -> 880 MB)": [bomb],
-             "zip-bomb .epub + a good .md in its folder": [bomb.parent], "a good .md alone (floor)": [good]}
+    cases = {
+        "50 MB single-line .txt": [big],
+        "zip-bomb .epub (2.6 MB -> 880 MB)": [bomb],
+        "zip-bomb .epub + a good .md in its folder": [bomb.parent],
+        "a good .md alone (floor)": [good],
+    }
     if not quick:
         single_line(root / "two.txt", 2_000_000)
         cases["2 MB single-line .txt (within the limits: indexed)"] = [root / "two.txt"]
@@ -42,7 +49,9 @@ def _inputs(root: Path, quick: bool) -> dict[str, list[Path]]:
 def _ingest(paths: list[Path]) -> tuple[float, float, dict]:
     with temp_home("lcbench-hostile-") as home:
         env = dict(os.environ, LOCALCRAG_HOME=str(home))
-        p = run_process([sys.executable, "-m", "localcrag", "ingest", "--json", *map(str, paths)], env=env)
+        p = run_process(
+            [sys.executable, "-m", "localcrag", "ingest", "--json", *map(str, paths)], env=env
+        )
     try:
         report = json.loads(p.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
@@ -59,21 +68,49 @@ def run(quick: bool) -> Section:
             log(f"hostile: ingest {label}")
             wall, rss, report = _ingest(paths)
             got[label] = (wall, rss, report)
-            outcome = "; ".join(e["error"].split(": ", 1)[-1].split(" (skipped")[0] for e in report["failed"])
-            rows.append(Row(label, {"seconds": fmt(wall, 1), "peak RSS MB": fmt(rss, 0),
-                                    "indexed": len(report["indexed"]), "chunks": report["chunks"],
-                                    "refused with": outcome or "—"}))
-    sec.tables.append(("`localcrag ingest --json PATH` in a new process, fresh index, default limits", rows))
-    for label, rss_max in (("50 MB single-line .txt", 600), ("zip-bomb .epub (2.6 MB -> 880 MB)", 300)):
+            outcome = "; ".join(
+                e["error"].split(": ", 1)[-1].split(" (skipped")[0] for e in report["failed"]
+            )
+            rows.append(
+                Row(
+                    label,
+                    {
+                        "seconds": fmt(wall, 1),
+                        "peak RSS MB": fmt(rss, 0),
+                        "indexed": len(report["indexed"]),
+                        "chunks": report["chunks"],
+                        "refused with": outcome or "—",
+                    },
+                )
+            )
+    sec.tables.append(
+        ("`localcrag ingest --json PATH` in a new process, fresh index, default limits", rows)
+    )
+    for label, rss_max in (
+        ("50 MB single-line .txt", 600),
+        ("zip-bomb .epub (2.6 MB -> 880 MB)", 300),
+    ):
         wall, rss, report = got[label]
         done = bool(report["indexed"] or report["failed"])
-        sec.targets.append((f"ingest of a {label}: peak RSS <= {rss_max} MB, < 60 s, chunks or a one-line error",
-                            f"{rss:,.0f} MB, {wall:.1f} s", rss <= rss_max and wall < 60 and done))
+        sec.targets.append(
+            (
+                f"ingest of a {label}: peak RSS <= {rss_max} MB, < 60 s, chunks or a one-line error",
+                f"{rss:,.0f} MB, {wall:.1f} s",
+                rss <= rss_max and wall < 60 and done,
+            )
+        )
     wall, rss, report = got["zip-bomb .epub + a good .md in its folder"]
-    sec.targets.append(("the good file beside the bomb is indexed", f"indexed {len(report['indexed'])}",
-                        len(report["indexed"]) == 1))
-    sec.notes.append("Peak RSS of the good file alone is the floor of any ingest that embeds (the "
-                     "embedder and LanceDB); the bomb and the 50 MB file add nothing to it: both are "
-                     "refused before they are read (zip central directory; file size vs max_file_chars).")
+    sec.targets.append(
+        (
+            "the good file beside the bomb is indexed",
+            f"indexed {len(report['indexed'])}",
+            len(report["indexed"]) == 1,
+        )
+    )
+    sec.notes.append(
+        "Peak RSS of the good file alone is the floor of any ingest that embeds (the "
+        "embedder and LanceDB); the bomb and the 50 MB file add nothing to it: both are "
+        "refused before they are read (zip central directory; file size vs max_file_chars)."
+    )
     sec.data = {k: {"seconds": v[0], "rss_mb": v[1], "report": v[2]} for k, v in got.items()}
     return sec

@@ -16,8 +16,22 @@ import os
 from pathlib import Path
 from typing import Any
 
-from bench import PDFS, Row, Section, Stat, fmt, interleave, log, rates, ratio, spread, temp_home
-from bench import TimedEmbedder, baseline, quality
+from bench import (
+    PDFS,
+    Row,
+    Section,
+    Stat,
+    TimedEmbedder,
+    baseline,
+    fmt,
+    interleave,
+    log,
+    quality,
+    rates,
+    ratio,
+    spread,
+    temp_home,
+)
 
 
 def _ingest(embedder: Any, pdfs: list[Path]) -> tuple[int, float]:
@@ -43,9 +57,14 @@ def run(quick: bool) -> Section:
     reps = 3 if quick else 5
     settings = Settings.load()
     model_dir = settings.model_path(settings.embedder)
-    product = load_embedder(model_dir, settings.threads, settings.embedder_backend)  # `localcrag ingest`
-    st = (product if isinstance(product, SentenceTransformerEmbedder)
-          else SentenceTransformerEmbedder(model_dir, threads=settings.threads))
+    product = load_embedder(
+        model_dir, settings.threads, settings.embedder_backend
+    )  # `localcrag ingest`
+    st = (
+        product
+        if isinstance(product, SentenceTransformerEmbedder)
+        else SentenceTransformerEmbedder(model_dir, threads=settings.threads)
+    )
     for e in {id(product): product, id(st): st}.values():
         e.embed(["warm up"])
     with temp_home("lcbench-ingest-"):  # one ingest to get the exact chunk texts it embeds
@@ -63,17 +82,24 @@ def run(quick: bool) -> Section:
         def go() -> None:
             _, s = _ingest(emb, pdfs)
             embed_share[name].append(s)
+
         return go
 
     def encode_torch() -> object:
-        return encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True,
-                      show_progress_bar=False)
+        return encode(
+            texts,
+            batch_size=32,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
 
     fns = {
         "ingest": ingest_with("ingest", product),
         "encode": (lambda: product.embed(texts)) if st is not product else encode_torch,
-        "tutorial": lambda: [baseline.process_document(p, lambda b: encode(b, show_progress_bar=False))
-                             for p in pdfs],
+        "tutorial": lambda: [
+            baseline.process_document(p, lambda b: encode(b, show_progress_bar=False)) for p in pdfs
+        ],
     }
     if st is not product:
         fns["ingest_torch"] = ingest_with("ingest_torch", st)
@@ -81,46 +107,84 @@ def run(quick: bool) -> Section:
     log(f"ingestion: {len(pdfs)} PDF(s), {len(texts)} chunks, {reps} reps x {len(fns)} sides")
     t = interleave(fns, reps)
 
-    labels = {"ingest": f"localcrag ingest ({product.name}, {type(product).__name__}: the default)",
-              "ingest_torch": f"localcrag ingest, embedder_backend = torch ({st.name}, fp32)",
-              "encode": (f"plain encode of the same chunks, same embedder ({type(product).__name__}.embed)"
-                         if st is not product else "plain SentenceTransformer.encode of the same chunks"),
-              "encode_torch": "plain SentenceTransformer.encode of the same chunks (torch fp32)",
-              "tutorial": "tutorial baseline (seed 001: 1000/200 chars, SimpleVectorStore, torch fp32)"}
-    chunks = {"ingest": len(texts), "ingest_torch": len(texts), "encode": len(texts),
-              "encode_torch": len(texts), "tutorial": tut_chunks}
+    labels = {
+        "ingest": f"localcrag ingest ({product.name}, {type(product).__name__}: the default)",
+        "ingest_torch": f"localcrag ingest, embedder_backend = torch ({st.name}, fp32)",
+        "encode": (
+            f"plain encode of the same chunks, same embedder ({type(product).__name__}.embed)"
+            if st is not product
+            else "plain SentenceTransformer.encode of the same chunks"
+        ),
+        "encode_torch": "plain SentenceTransformer.encode of the same chunks (torch fp32)",
+        "tutorial": "tutorial baseline (seed 001: 1000/200 chars, SimpleVectorStore, torch fp32)",
+    }
+    chunks = {
+        "ingest": len(texts),
+        "ingest_torch": len(texts),
+        "encode": len(texts),
+        "encode_torch": len(texts),
+        "tutorial": tut_chunks,
+    }
     rows = []
     for name, stat in t.items():
         share = embed_share.get(name)
-        rows.append(Row(labels[name], {
-            "seconds": spread(stat), "chunks": chunks[name],
-            "chunks/s": fmt(rates(stat, chunks[name]).median, 1),
-            "pages/s": fmt(rates(stat, pages).median, 1),
-            "doc chars/s": fmt(rates(stat, doc_chars).median, 0),
-            "time in embed": f"{100 * sum(share) / sum(stat.samples):.0f}%" if share else "—",
-        }))
-    sec.tables.append((f"{len(pdfs)} PDF(s), {pages} pages, {doc_chars:,} characters of document text "
-                       f"(PyMuPDF); median (min–max) of {reps} interleaved runs", rows))
+        rows.append(
+            Row(
+                labels[name],
+                {
+                    "seconds": spread(stat),
+                    "chunks": chunks[name],
+                    "chunks/s": fmt(rates(stat, chunks[name]).median, 1),
+                    "pages/s": fmt(rates(stat, pages).median, 1),
+                    "doc chars/s": fmt(rates(stat, doc_chars).median, 0),
+                    "time in embed": f"{100 * sum(share) / sum(stat.samples):.0f}%"
+                    if share
+                    else "—",
+                },
+            )
+        )
+    sec.tables.append(
+        (
+            f"{len(pdfs)} PDF(s), {pages} pages, {doc_chars:,} characters of document text "
+            f"(PyMuPDF); median (min–max) of {reps} interleaved runs",
+            rows,
+        )
+    )
     _targets(sec, t, texts, tut_chunks)
     fresh = os.environ.get("LCBENCH_FRESH") == "1"
     if st is product:
-        sec.notes.append("The embedder runs on torch (no int8 ONNX copy in models/): nothing to compare.")
+        sec.notes.append(
+            "The embedder runs on torch (no int8 ONNX copy in models/): nothing to compare."
+        )
         return sec
-    found = [(label, quality.cached_evaluate(label, emb, fresh=fresh, compute=not quick))
-             for label, emb in (("sentence-transformers fp32", st), ("ONNX int8 (default)", product))]
+    found = [
+        (label, quality.cached_evaluate(label, emb, fresh=fresh, compute=not quick))
+        for label, emb in (("sentence-transformers fp32", st), ("ONNX int8 (default)", product))
+    ]
     if quick and not all(r for _, r in found):
-        sec.notes.append("Retrieval quality of the two backends: not cached yet; `make bench` measures it.")
+        sec.notes.append(
+            "Retrieval quality of the two backends: not cached yet; `make bench` measures it."
+        )
         return sec
     q = {label: r[0] for label, r in found}
     when = {r[1] for _, r in found}
-    caption = (f"Retrieval quality on anthropic-docs ({int(q['ONNX int8 (default)']['questions'])} questions, "
-               f"gold docs, pool {quality.K * quality.POOL} chunks)")
+    caption = (
+        f"Retrieval quality on anthropic-docs ({int(q['ONNX int8 (default)']['questions'])} questions, "
+        f"gold docs, pool {quality.K * quality.POOL} chunks)"
+    )
     caption += f"; measured {', '.join(sorted(when))} (cached in .bench/quality.json per model and code hash)"
     sec.tables.append((caption, quality.rows(q)))
     d = q["ONNX int8 (default)"]["hybrid_recall"] - q["sentence-transformers fp32"]["hybrid_recall"]
-    dv = q["ONNX int8 (default)"]["vector_recall"] - q["sentence-transformers fp32"]["vector_recall"]
-    sec.targets.append(("ONNX int8 recall@5 within 1 point of fp32 (hybrid; vector)",
-                        f"{d:+.1f}; {dv:+.1f}", d >= -1.0 and dv >= -1.0))
+    dv = (
+        q["ONNX int8 (default)"]["vector_recall"] - q["sentence-transformers fp32"]["vector_recall"]
+    )
+    sec.targets.append(
+        (
+            "ONNX int8 recall@5 within 1 point of fp32 (hybrid; vector)",
+            f"{d:+.1f}; {dv:+.1f}",
+            d >= -1.0 and dv >= -1.0,
+        )
+    )
     return sec
 
 
@@ -128,21 +192,40 @@ def _targets(sec: Section, t: dict[str, Stat], texts: list[str], tut_chunks: int
     """Each ratio names both sides; ingest and plain encode always share the embedder."""
     r = ratio(t["encode"], t["ingest"])  # same chunks: chunks/s ratio = inverse time ratio
     backend = "int8 ONNX" if "ingest_torch" in t else "torch fp32"
-    sec.targets.append((f"ingest ≥ 0.9× a plain encode of the same chunks, same embedder ({backend}; "
-                        "chunks/s)", f"{r:.2f}×", r >= 0.9))
+    sec.targets.append(
+        (
+            f"ingest ≥ 0.9× a plain encode of the same chunks, same embedder ({backend}; chunks/s)",
+            f"{r:.2f}×",
+            r >= 0.9,
+        )
+    )
     if "ingest_torch" in t:
         r = ratio(t["encode_torch"], t["ingest_torch"])
-        sec.targets.append(("… with `embedder_backend = \"torch\"`: ingest ≥ 0.9× a plain "
-                            "SentenceTransformer.encode of the same chunks (both torch fp32)", f"{r:.2f}×", r >= 0.9))
+        sec.targets.append(
+            (
+                '… with `embedder_backend = "torch"`: ingest ≥ 0.9× a plain '
+                "SentenceTransformer.encode of the same chunks (both torch fp32)",
+                f"{r:.2f}×",
+                r >= 0.9,
+            )
+        )
     r = ratio(t["tutorial"], t["ingest"])  # same documents: doc chars/s ratio = inverse time ratio
-    sec.targets.append((f"ingest with the default embedder ({backend}) ≥ 2× the tutorial baseline "
-                        "(torch fp32; document chars/s)", f"{r:.2f}×", r >= 2))
+    sec.targets.append(
+        (
+            f"ingest with the default embedder ({backend}) ≥ 2× the tutorial baseline "
+            "(torch fp32; document chars/s)",
+            f"{r:.2f}×",
+            r >= 2,
+        )
+    )
     if "ingest_torch" in t:
         r = ratio(t["tutorial"], t["ingest_torch"])
-        sec.notes.append(f"Like for like (both embed with torch fp32), ingest runs at {r:.2f}× the "
-                         "tutorial's document chars/s: the ≥ 2× above comes from the int8 ONNX "
-                         "embedder, not from the rest of the ingest path (which also chunks by "
-                         "sentences, stores in LanceDB and builds the full-text index).")
+        sec.notes.append(
+            f"Like for like (both embed with torch fp32), ingest runs at {r:.2f}× the "
+            "tutorial's document chars/s: the ≥ 2× above comes from the int8 ONNX "
+            "embedder, not from the rest of the ingest path (which also chunks by "
+            "sentences, stores in LanceDB and builds the full-text index)."
+        )
 
 
 def _pages(pdf: Path) -> int:

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from bench import PDFS, Row, Section, Stat, fmt, log, run_process, temp_home
-from bench import e2e, fixtures
+from bench import PDFS, Row, Section, Stat, e2e, fixtures, fmt, log, run_process, temp_home
 
 
 def _ingest(cmd: list[str]) -> float:
@@ -32,7 +31,7 @@ def run(quick: bool) -> Section:
     rss: dict[str, list[float]] = {k: [] for k in sides}
     for i in range(reps):
         names = list(sides)
-        for k in names[i % len(names):] + names[:i % len(names)]:
+        for k in names[i % len(names) :] + names[: i % len(names)]:
             rss[k].append(_ingest(sides[k]))
     if not e2e.COLD_RSS_MB:
         log("memory: ask (section 4 did not run)")
@@ -40,15 +39,41 @@ def run(quick: bool) -> Section:
         fixtures.indexed()
         for _ in range(reps):
             e2e.cold([sys.executable, "-m", "localcrag", "ask", q, "--json", "--offline"], "crag")
-            e2e.cold([sys.executable, "-m", "localcrag", "ask", q, "--json", "--offline", "--mode", "rag"], "rag")
-    labels = {"ingest": "`localcrag ingest` (2 PDFs, fresh index)",
-              "crag": "`localcrag ask --offline` (CRAG)", "rag": "`localcrag ask --offline --mode rag`"}
+            e2e.cold(
+                [
+                    sys.executable,
+                    "-m",
+                    "localcrag",
+                    "ask",
+                    q,
+                    "--json",
+                    "--offline",
+                    "--mode",
+                    "rag",
+                ],
+                "rag",
+            )
+    labels = {
+        "ingest": "`localcrag ingest` (2 PDFs, fresh index)",
+        "crag": "`localcrag ask --offline` (CRAG)",
+        "rag": "`localcrag ask --offline --mode rag`",
+    }
     rows = []
     for k, v in list(rss.items()) + list(e2e.COLD_RSS_MB.items()):
         st = Stat(v)
-        rows.append(Row(labels.get(k, k), {"runs": len(v), "peak RSS MB": fmt(st.median, 0),
-                                           "min–max MB": f"{fmt(st.lo, 0)}–{fmt(st.hi, 0)}"}))
+        rows.append(
+            Row(
+                labels.get(k, k),
+                {
+                    "runs": len(v),
+                    "peak RSS MB": fmt(st.median, 0),
+                    "min–max MB": f"{fmt(st.lo, 0)}–{fmt(st.hi, 0)}",
+                },
+            )
+        )
     sec.tables.append(("A new process per run; median of the runs", rows))
     ask = Stat(e2e.COLD_RSS_MB.get("crag", []) + e2e.COLD_RSS_MB.get("rag", []))
-    sec.targets.append(("`ask` peak RSS < 2 GB with the bundled models", f"{ask.hi:,.0f} MB (max)", ask.hi < 2048))
+    sec.targets.append(
+        ("`ask` peak RSS < 2 GB with the bundled models", f"{ask.hi:,.0f} MB (max)", ask.hi < 2048)
+    )
     return sec

@@ -26,7 +26,9 @@ SCAN_DPI = 150
 N_PHRASES = 10
 
 
-def image_only_pdf(src: Path, dst: Path, dpi: int = SCAN_DPI, pages: list[int] | None = None) -> Path:
+def image_only_pdf(
+    src: Path, dst: Path, dpi: int = SCAN_DPI, pages: list[int] | None = None
+) -> Path:
     """A copy of ``src`` whose pages are pictures of the originals (0-based ``pages``)."""
     import pymupdf
 
@@ -83,8 +85,9 @@ def run(quick: bool) -> Section:
     sec = Section("12. OCR (scanned PDF pages)")
     settings = Settings.load()
     with tempfile.TemporaryDirectory(prefix="lcbench-scan-") as d:
-        scan = image_only_pdf(SOURCE, Path(d) / "AI_Information-scan.pdf",
-                              pages=[0, 1, 2] if quick else None)
+        scan = image_only_pdf(
+            SOURCE, Path(d) / "AI_Information-scan.pdf", pages=[0, 1, 2] if quick else None
+        )
         log(f"ocr: parsing {scan.name} at {settings.ocr_dpi} dpi")
         ctx = ReadContext.from_settings(settings)
         cpu, wall = time.process_time(), time.perf_counter()
@@ -96,12 +99,23 @@ def run(quick: bool) -> Section:
             n = pdf.page_count  # pages OCR'd, text found on them or not
         per_cpu, per_wall = cpu / max(n, 1), wall / max(n, 1)
         threads = settings.threads or "all"
-        sec.tables.append((f"OCR of {n} image-only pages ({len(doc.pages)} with text found) rendered "
-                           f"at {settings.ocr_dpi} dpi (`ocr_dpi`), threads: {threads}", [
-                               Row("per page", {"CPU s": fmt(per_cpu), "wall s": fmt(per_wall)}),
-                               Row("whole file", {"CPU s": fmt(cpu, 1), "wall s": fmt(wall, 1)})]))
-        sec.targets.append(("OCR <= 3 s CPU per page on 2 cores (default resolution)",
-                            f"{per_cpu:.2f} s CPU, {per_wall:.2f} s wall", per_cpu <= 3.0))
+        sec.tables.append(
+            (
+                f"OCR of {n} image-only pages ({len(doc.pages)} with text found) rendered "
+                f"at {settings.ocr_dpi} dpi (`ocr_dpi`), threads: {threads}",
+                [
+                    Row("per page", {"CPU s": fmt(per_cpu), "wall s": fmt(per_wall)}),
+                    Row("whole file", {"CPU s": fmt(cpu, 1), "wall s": fmt(wall, 1)}),
+                ],
+            )
+        )
+        sec.targets.append(
+            (
+                "OCR <= 3 s CPU per page on 2 cores (default resolution)",
+                f"{per_cpu:.2f} s CPU, {per_wall:.2f} s wall",
+                per_cpu <= 3.0,
+            )
+        )
         sec.data.update(ocr_pages=n, ocr_cpu_s=cpu, ocr_wall_s=wall, dpi=settings.ocr_dpi)
         if quick:
             sec.notes.append("--quick: 3 pages OCR'd; the search target runs without --quick")
@@ -111,21 +125,37 @@ def run(quick: bool) -> Section:
         log("ocr: indexing the text-layer PDF and the scan, searching 10 phrases in each")
         text_pages = _index_pages(SOURCE, queries)
         scan_pages = _index_pages(scan, queries)
+
     def span(hit: tuple[int, int] | None) -> str:
         return "none" if hit is None else str(hit[0]) if hit[0] == hit[1] else f"{hit[0]}-{hit[1]}"
 
     def holds(hit: tuple[int, int] | None, page: int) -> bool:
         return hit is not None and hit[0] <= page <= hit[1]
 
-    rows = [Row(f"p. {page}: {q}", {"text layer": span(tp), "scan (OCR)": span(sp)})
-            for (page, q), tp, sp in zip(chosen, text_pages, scan_pages)]
-    same = sum(tp is not None and sp is not None and sp[0] == tp[0] for tp, sp in zip(text_pages, scan_pages))
+    rows = [
+        Row(f"p. {page}: {q}", {"text layer": span(tp), "scan (OCR)": span(sp)})
+        for (page, q), tp, sp in zip(chosen, text_pages, scan_pages)
+    ]
+    same = sum(
+        tp is not None and sp is not None and sp[0] == tp[0]
+        for tp, sp in zip(text_pages, scan_pages)
+    )
     text_in = sum(holds(tp, page) for (page, _), tp in zip(chosen, text_pages))
     scan_in = sum(holds(sp, page) for (page, _), sp in zip(chosen, scan_pages))
-    sec.tables.append(("Top hit's pages per phrase (rule: first 8+ word sentence of 10 evenly "
-                       "spread pages, first 12 words)", rows))
-    sec.targets.append(("search on the scan finds the text layer's page for >= 9 of 10 phrases",
-                        f"{same} of {len(chosen)} (hit holds the phrase's page: text layer "
-                        f"{text_in}, scan {scan_in})", same >= 9))
+    sec.tables.append(
+        (
+            "Top hit's pages per phrase (rule: first 8+ word sentence of 10 evenly "
+            "spread pages, first 12 words)",
+            rows,
+        )
+    )
+    sec.targets.append(
+        (
+            "search on the scan finds the text layer's page for >= 9 of 10 phrases",
+            f"{same} of {len(chosen)} (hit holds the phrase's page: text layer "
+            f"{text_in}, scan {scan_in})",
+            same >= 9,
+        )
+    )
     sec.data.update(phrases=len(chosen), scan_same=same, text_holds=text_in, scan_holds=scan_in)
     return sec

@@ -40,9 +40,13 @@ def materialise(folder: Path) -> tuple[Path, list[tuple[str, set[str]]]]:
         uid = _slug(d["chunk_link"])
         while (out / f"{uid}.md").exists():
             uid += "-x"
-        (out / f"{uid}.md").write_text(f"# {d['chunk_heading']}\n\n{d['text'].strip()}\n", encoding="utf-8")
+        (out / f"{uid}.md").write_text(
+            f"# {d['chunk_heading']}\n\n{d['text'].strip()}\n", encoding="utf-8"
+        )
         by_link[d["chunk_link"]] = uid
-    questions = [(it["question"], {by_link[c] for c in it["correct_chunks"] if c in by_link}) for it in items]
+    questions = [
+        (it["question"], {by_link[c] for c in it["correct_chunks"] if c in by_link}) for it in items
+    ]
     return out, questions
 
 
@@ -52,9 +56,13 @@ def lancedb_hybrid(store: Any, query: str, vector: Any, n: int, rrf_k: int = 60)
     import numpy as np
     from lancedb.rerankers import RRFReranker
 
-    q = (store.table.search(query_type="hybrid", vector_column_name="vector", fts_columns="text")
-         .vector(np.asarray(vector, dtype=np.float32)).text(query)
-         .rerank(RRFReranker(K=rrf_k)).limit(n))
+    q = (
+        store.table.search(query_type="hybrid", vector_column_name="vector", fts_columns="text")
+        .vector(np.asarray(vector, dtype=np.float32))
+        .text(query)
+        .rerank(RRFReranker(K=rrf_k))
+        .limit(n)
+    )
     return [r["source"] for r in q.to_list()]
 
 
@@ -74,7 +82,11 @@ def evaluate(embedder: Any, limit: int | None = None) -> dict[str, float]:
         questions = questions[:limit] if limit else questions
         from localcrag.ingest.store import RRF_K
 
-        scores: dict[str, list[tuple[float, float]]] = {"vector": [], "hybrid": [], **{p: [] for p in PEERS}}
+        scores: dict[str, list[tuple[float, float]]] = {
+            "vector": [],
+            "hybrid": [],
+            **{p: [] for p in PEERS},
+        }
         for q, gold in questions:
             vec = embedder.embed([q])[0]
             for mode in scores:
@@ -99,13 +111,23 @@ def evaluate(embedder: Any, limit: int | None = None) -> dict[str, float]:
 
 
 # Code whose change can change recall: any edit re-computes the cached result.
-_SOURCES = ("localcrag/ingest/parse.py", "localcrag/ingest/pdf.py", "localcrag/ingest/markup.py", "localcrag/ingest/chunking.py",
-            "localcrag/ingest/embed.py", "localcrag/ingest/store.py", "localcrag/ingest/library.py", "bench/quality.py",
-            "localcrag/ingest/embed_onnx.py", "localcrag/ingest/vectors.py")
+_SOURCES = (
+    "localcrag/ingest/parse.py",
+    "localcrag/ingest/pdf.py",
+    "localcrag/ingest/markup.py",
+    "localcrag/ingest/chunking.py",
+    "localcrag/ingest/embed.py",
+    "localcrag/ingest/store.py",
+    "localcrag/ingest/library.py",
+    "bench/quality.py",
+    "localcrag/ingest/embed_onnx.py",
+    "localcrag/ingest/vectors.py",
+)
 
 
-def cached_evaluate(name: str, embedder: Any, fresh: bool,
-                    compute: bool = True) -> tuple[dict[str, float], str] | None:
+def cached_evaluate(
+    name: str, embedder: Any, fresh: bool, compute: bool = True
+) -> tuple[dict[str, float], str] | None:
     """``evaluate`` memoised in .bench/quality.json under a key of the embedder's fingerprint
     and the code above (recall is deterministic); ``fresh`` forces a new measurement.
     Returns (result, when it was measured); None when not cached and ``compute`` is off."""
@@ -141,10 +163,14 @@ def rows(results: dict[str, dict[str, float]]) -> list[Row]:
     out = []
     for name, r in results.items():
         cells: dict[str, object] = {"chunks": int(r["chunks"]), "questions": int(r["questions"])}
-        for key, label in (("vector_recall", f"vector recall@{K}"), ("vector_mrr", f"vector MRR@{K}"),
-                           ("hybrid_recall", f"hybrid recall@{K}"), ("hybrid_mrr", f"hybrid MRR@{K}"),
-                           ("lancedb_hybrid_recall", f"LanceDB's own hybrid (RRF K=60) recall@{K}"),
-                           ("lancedb_hybrid_k_recall", f"LanceDB's own hybrid (RRF K={RRF_K}) recall@{K}")):
+        for key, label in (
+            ("vector_recall", f"vector recall@{K}"),
+            ("vector_mrr", f"vector MRR@{K}"),
+            ("hybrid_recall", f"hybrid recall@{K}"),
+            ("hybrid_mrr", f"hybrid MRR@{K}"),
+            ("lancedb_hybrid_recall", f"LanceDB's own hybrid (RRF K=60) recall@{K}"),
+            ("lancedb_hybrid_k_recall", f"LanceDB's own hybrid (RRF K={RRF_K}) recall@{K}"),
+        ):
             if key not in r or key not in base:
                 continue
             delta = r[key] - base[key]

@@ -20,21 +20,25 @@ from pathlib import Path
 
 import numpy as np
 
-from bench import CACHE, DATA, Row, Section, Stat, fmt, log, run_process
+from bench import CACHE, DATA, Row, Section, Stat, fmt, log, run_process, scale_designs, scale_files
 from bench import scale_corpus as corpus
-from bench import scale_designs, scale_files
 
 K = 10
 
 
 def questions() -> tuple[list[str], list[str]]:
     """(tuning split: anthropic-docs, report split: SQuAD 2.0 sample + val.json)."""
-    tune = [it["question"] for it in json.loads(
-        (DATA / "anthropic-docs" / "docs_evaluation_dataset.json").read_text("utf-8"))]
+    tune = [
+        it["question"]
+        for it in json.loads(
+            (DATA / "anthropic-docs" / "docs_evaluation_dataset.json").read_text("utf-8")
+        )
+    ]
     squad = json.loads((DATA / "squad2-dev-subset" / "small.json").read_text("utf-8"))
     qs = [qa["question"] for art in squad["data"] for par in art["paragraphs"] for qa in par["qas"]]
     report = random.Random(15).sample(qs, 50) + [
-        v["question"] for v in json.loads((DATA / "ai-information" / "val.json").read_text("utf-8"))]
+        v["question"] for v in json.loads((DATA / "ai-information" / "val.json").read_text("utf-8"))
+    ]
     return tune, report
 
 
@@ -64,7 +68,9 @@ def query_file(n: int, name: str, texts: list[str], embedder: object) -> Path:
 
 
 def probe(folder: Path, n: int, qfile: Path) -> dict:
-    p = run_process([sys.executable, "-m", "bench.scale_probe", str(folder), str(n), str(qfile)], timeout=1800)
+    p = run_process(
+        [sys.executable, "-m", "bench.scale_probe", str(folder), str(n), str(qfile)], timeout=1800
+    )
     if p.rc != 0:
         raise RuntimeError(f"scale probe failed: {p.stderr[-600:]}")
     return json.loads(p.stdout.strip().splitlines()[-1])
@@ -92,27 +98,42 @@ def run(quick: bool) -> Section:
         cache = folder / "chunks_bench.vcache"
         fresh = not (cache / "manifest.json").exists()
         qfile = query_file(n, "report" if not quick else "report-quick", report, emb)
-        log(f"scale: {n:,} rows, probe process ({'builds the vector cache' if fresh else 'cache present'})")
+        log(
+            f"scale: {n:,} rows, probe process ({'builds the vector cache' if fresh else 'cache present'})"
+        )
         r = probe(folder, n, qfile)
         if fresh:  # the first open ever read every vector: measure a normal start too
             r["first_open_ever_s"] = r["first_search_s"]
             r = {**probe(folder, n, qfile), "first_open_ever_s": r["first_search_s"]}
         results[n] = r
         lat = r["latency_s"]
-        rows.append(Row(f"{n:,} chunks", {
-            "hybrid p50 / p95 ms": f"{fmt(_ms(lat['hybrid'], 50), 1)} / {fmt(_ms(lat['hybrid'], 95), 1)}",
-            "vector p50 / p95 ms": f"{fmt(_ms(lat['vector'], 50), 1)} / {fmt(_ms(lat['vector'], 95), 1)}",
-            "full-text p50 / p95 ms": f"{fmt(_ms(lat['text'], 50), 1)} / {fmt(_ms(lat['text'], 95), 1)}",
-            "CPU ms per query p50 (hybrid / vector / text)": " / ".join(
-                fmt(_ms(r["cpu_s_per_query"][m], 50), 1) for m in ("hybrid", "vector", "text")),
-            "recall@10 vs exact": fmt(r["recall_at_10"], 3),
-            "start → first search s (CPU s)": f"{fmt(r['start_to_search_s'], 2)} ({fmt(r['cpu_s'], 2)})",
-            "search-side RSS MB": fmt(r["rss_search_mb"], 0),
-            "append visible ms": fmt(r["append_visible_s"] * 1000, 0),
-            "delete gone ms": fmt(r["delete_visible_s"] * 1000, 0)}))
-    sec.tables.append((f"{len(report)} questions (report split), k={K}, each search mode once per question, "
-                       f"rotating order; a new process per size (load average {os.getloadavg()[0]:.1f} on "
-                       f"{os.cpu_count()} cores when the section ended)", rows))
+        rows.append(
+            Row(
+                f"{n:,} chunks",
+                {
+                    "hybrid p50 / p95 ms": f"{fmt(_ms(lat['hybrid'], 50), 1)} / {fmt(_ms(lat['hybrid'], 95), 1)}",
+                    "vector p50 / p95 ms": f"{fmt(_ms(lat['vector'], 50), 1)} / {fmt(_ms(lat['vector'], 95), 1)}",
+                    "full-text p50 / p95 ms": f"{fmt(_ms(lat['text'], 50), 1)} / {fmt(_ms(lat['text'], 95), 1)}",
+                    "CPU ms per query p50 (hybrid / vector / text)": " / ".join(
+                        fmt(_ms(r["cpu_s_per_query"][m], 50), 1)
+                        for m in ("hybrid", "vector", "text")
+                    ),
+                    "recall@10 vs exact": fmt(r["recall_at_10"], 3),
+                    "start → first search s (CPU s)": f"{fmt(r['start_to_search_s'], 2)} ({fmt(r['cpu_s'], 2)})",
+                    "search-side RSS MB": fmt(r["rss_search_mb"], 0),
+                    "append visible ms": fmt(r["append_visible_s"] * 1000, 0),
+                    "delete gone ms": fmt(r["delete_visible_s"] * 1000, 0),
+                },
+            )
+        )
+    sec.tables.append(
+        (
+            f"{len(report)} questions (report split), k={K}, each search mode once per question, "
+            f"rotating order; a new process per size (load average {os.getloadavg()[0]:.1f} on "
+            f"{os.cpu_count()} cores when the section ended)",
+            rows,
+        )
+    )
     sec.data["probes"] = results
     _targets(sec, results)
     _corpus_note(sec, emb)
@@ -122,17 +143,21 @@ def run(quick: bool) -> Section:
         log("scale: the designs tried, side by side at 1M rows")
         sec.tables.append(scale_designs.run(1_000_000, z["vectors"][:30], z["exact"][:30], emb))
     scale_files.run(sec, quick)
-    sec.notes.append(f"Vector codes: {vectors.CANDIDATES:,} Hamming candidates re-scored in int8, the final "
-                     "ones re-ranked in float32 read back from Lance by row id. RAM per chunk: 48 B of sign bits + "
-                     "17 B of row id, key and live flag in RAM; the 384 B of int8 codes stay in the cache file beside "
-                     "the table and are read (pread, not mapped) for the candidates only.")
+    sec.notes.append(
+        f"Vector codes: {vectors.CANDIDATES:,} Hamming candidates re-scored in int8, the final "
+        "ones re-ranked in float32 read back from Lance by row id. RAM per chunk: 48 B of sign bits + "
+        "17 B of row id, key and live flag in RAM; the 384 B of int8 codes stay in the cache file beside "
+        "the table and are read (pread, not mapped) for the candidates only."
+    )
     return sec
 
 
 def _targets(sec: Section, results: dict) -> None:
     r100 = results[100_000]
     h100 = _ms(r100["latency_s"]["hybrid"], 50)
-    sec.targets.append(("100k: hybrid p50 ≤ 30 ms (today's figure no worse)", f"{h100:.1f} ms", h100 <= 30))
+    sec.targets.append(
+        ("100k: hybrid p50 ≤ 30 ms (today's figure no worse)", f"{h100:.1f} ms", h100 <= 30)
+    )
     names = ["100k-hybrid-p50"]
     if 1_000_000 in results:
         r = results[1_000_000]
@@ -141,16 +166,35 @@ def _targets(sec: Section, results: dict) -> None:
         sec.targets += [
             ("1M: hybrid p50 ≤ 50 ms", f"{p50:.1f} ms", p50 <= 50),
             ("1M: hybrid p95 ≤ 120 ms", f"{p95:.1f} ms", p95 <= 120),
-            ("1M: recall@10 ≥ 0.95 against exact float32 search", f"{r['recall_at_10']:.3f}",
-             r["recall_at_10"] >= 0.95),
-            ("1M: search-side RAM ≤ 600 MB (RSS growth from opening to after the queries)",
-             f"{r['rss_search_mb']:.0f} MB", r["rss_search_mb"] <= 600),
-            ("1M: process start to first search ≤ 3 s", f"{r['start_to_search_s']:.2f} s",
-             r["start_to_search_s"] <= 3),
-            ("1M: one appended document visible ≤ 1 s after its commit, no full reload",
-             f"{r['append_visible_s'] * 1000:.0f} ms", r["append_visible_s"] <= 1 and r["append_found"])]
-        names += ["1m-hybrid-p50", "1m-hybrid-p95", "1m-recall-at-10", "1m-search-ram",
-                  "1m-start-to-search", "1m-append-visible"]
+            (
+                "1M: recall@10 ≥ 0.95 against exact float32 search",
+                f"{r['recall_at_10']:.3f}",
+                r["recall_at_10"] >= 0.95,
+            ),
+            (
+                "1M: search-side RAM ≤ 600 MB (RSS growth from opening to after the queries)",
+                f"{r['rss_search_mb']:.0f} MB",
+                r["rss_search_mb"] <= 600,
+            ),
+            (
+                "1M: process start to first search ≤ 3 s",
+                f"{r['start_to_search_s']:.2f} s",
+                r["start_to_search_s"] <= 3,
+            ),
+            (
+                "1M: one appended document visible ≤ 1 s after its commit, no full reload",
+                f"{r['append_visible_s'] * 1000:.0f} ms",
+                r["append_visible_s"] <= 1 and r["append_found"],
+            ),
+        ]
+        names += [
+            "1m-hybrid-p50",
+            "1m-hybrid-p95",
+            "1m-recall-at-10",
+            "1m-search-ram",
+            "1m-start-to-search",
+            "1m-append-visible",
+        ]
     sec.data["target_names"] = names
 
 
@@ -159,15 +203,30 @@ def _corpus_note(sec: Section, emb: object) -> None:
     _, synth = corpus.synth_block(passages, bv, 0, 20_000, seed=1_000_000)
     st = corpus.stats(bv, synth)
     sec.data["corpus_stats"] = st
-    sec.tables.append(("Corpus vs its real base (cosine; 4,000-row samples of each)", [
-        Row(kind, {"random pairs mean": fmt(st[f"{kind}_pair_mean"], 3), "pairs p99": fmt(st[f"{kind}_pair_p99"], 3),
-                   "nearest neighbour p10": fmt(st[f"{kind}_nn_p10"], 3),
-                   "nn median": fmt(st[f"{kind}_nn_median"], 3), "nn p90": fmt(st[f"{kind}_nn_p90"], 3)})
-        for kind in ("real", "synthetic")]))
-    sec.notes.append(f"Corpus: {len(passages):,} real passages (3 sentences of anthropic-docs, the SQuAD articles and "
-                     "the two PDFs) embedded with the product's embedder; each synthetic row mixes a parent passage's "
-                     "vector with another's (weight 0.55–0.95 on the parent) plus noise, re-normalised, and its text "
-                     "is the parent passage with one sentence of the other spliced in (bench/scale_corpus.py).")
+    sec.tables.append(
+        (
+            "Corpus vs its real base (cosine; 4,000-row samples of each)",
+            [
+                Row(
+                    kind,
+                    {
+                        "random pairs mean": fmt(st[f"{kind}_pair_mean"], 3),
+                        "pairs p99": fmt(st[f"{kind}_pair_p99"], 3),
+                        "nearest neighbour p10": fmt(st[f"{kind}_nn_p10"], 3),
+                        "nn median": fmt(st[f"{kind}_nn_median"], 3),
+                        "nn p90": fmt(st[f"{kind}_nn_p90"], 3),
+                    },
+                )
+                for kind in ("real", "synthetic")
+            ],
+        )
+    )
+    sec.notes.append(
+        f"Corpus: {len(passages):,} real passages (3 sentences of anthropic-docs, the SQuAD articles and "
+        "the two PDFs) embedded with the product's embedder; each synthetic row mixes a parent passage's "
+        "vector with another's (weight 0.55–0.95 on the parent) plus noise, re-normalised, and its text "
+        "is the parent passage with one sentence of the other spliced in (bench/scale_corpus.py)."
+    )
 
 
 def _tuning(emb: object, tune: list[str]) -> tuple[str, list[Row]]:
@@ -192,7 +251,17 @@ def _tuning(emb: object, tune: list[str]) -> tuple[str, list[Row]]:
             got = exact_rerank(store.table, top, v, K, ["chunk_id"], corpus.DIM)
             ids = {r["chunk_id"] for r, _ in got}
             found += len(ids & {f"c{j:07d}" for j in ex})
-        rows.append(Row(f"{cands:,} candidates", {"recall@10": fmt(found / (K * len(z["vectors"])), 3),
-                                                  "codes p50 ms": fmt(Stat(t).pct(50) * 1000, 1)}))
-    return (f"Tuning split ({len(tune)} anthropic-docs questions, in-sample for the choice of "
-            f"CANDIDATES = {vectors.CANDIDATES:,}), 1M rows, vector search only", rows)
+        rows.append(
+            Row(
+                f"{cands:,} candidates",
+                {
+                    "recall@10": fmt(found / (K * len(z["vectors"])), 3),
+                    "codes p50 ms": fmt(Stat(t).pct(50) * 1000, 1),
+                },
+            )
+        )
+    return (
+        f"Tuning split ({len(tune)} anthropic-docs questions, in-sample for the choice of "
+        f"CANDIDATES = {vectors.CANDIDATES:,}), 1M rows, vector search only",
+        rows,
+    )

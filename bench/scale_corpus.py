@@ -37,15 +37,21 @@ def base_passages() -> list[list[str]]:
     from localcrag.ingest.parse import parse_document
     from localcrag.textutil import split_sentences
 
-    texts = [d["text"] for d in json.loads((DATA / "anthropic-docs" / "anthropic_docs.json").read_text("utf-8"))]
-    texts += [p.read_text("utf-8") for p in sorted((DATA / "squad2-dev-subset" / "articles").glob("*.txt"))]
+    texts = [
+        d["text"]
+        for d in json.loads((DATA / "anthropic-docs" / "anthropic_docs.json").read_text("utf-8"))
+    ]
+    texts += [
+        p.read_text("utf-8")
+        for p in sorted((DATA / "squad2-dev-subset" / "articles").glob("*.txt"))
+    ]
     for pdf in PDFS:
         texts.append("\n".join(p.text for p in parse_document(pdf).pages))
     out: list[list[str]] = []
     for t in texts:
         sents = [" ".join(t[a:b].split()) for a, b in split_sentences(t)]
         sents = [s for s in sents if len(s) > 20]
-        out += [sents[i:i + 3] for i in range(0, max(1, len(sents) - 2), 2)]
+        out += [sents[i : i + 3] for i in range(0, max(1, len(sents) - 2), 2)]
     return [p for p in out if p]
 
 
@@ -66,8 +72,9 @@ def base(embedder: object) -> tuple[list[list[str]], np.ndarray]:
     return passages, v
 
 
-def synth_block(passages: list[list[str]], bv: np.ndarray, start: int, n: int,
-                seed: int) -> tuple[list[str], np.ndarray]:
+def synth_block(
+    passages: list[list[str]], bv: np.ndarray, start: int, n: int, seed: int
+) -> tuple[list[str], np.ndarray]:
     """Rows start..start+n of the synthetic corpus (deterministic per start)."""
     rng = np.random.default_rng([seed, start])
     parent = rng.integers(0, len(bv), n)
@@ -94,13 +101,22 @@ def block_rows(start: int, texts: list[str], v: np.ndarray):
     from localcrag.ingest.rows import schema
 
     k = len(texts)
-    cols = {"chunk_id": [f"c{i:07d}" for i in range(start, start + k)],
-            "source": [f"/bench/doc{i // 100:05d}.pdf" for i in range(start, start + k)],
-            "doc_hash": ["h"] * k, "text": texts, "page_start": [1] * k, "page_end": [1] * k,
-            "char_start": [0] * k, "char_end": [len(t) for t in texts], "heading": [""] * k,
-            "n_tokens": [len(t) // 4 for t in texts], "doc_pages": [1] * k, "indexed_at": [0.0] * k,
-            "locator": [None] * k,
-            "vector": pa.FixedSizeListArray.from_arrays(pa.array(v.reshape(-1), pa.float32()), DIM)}
+    cols = {
+        "chunk_id": [f"c{i:07d}" for i in range(start, start + k)],
+        "source": [f"/bench/doc{i // 100:05d}.pdf" for i in range(start, start + k)],
+        "doc_hash": ["h"] * k,
+        "text": texts,
+        "page_start": [1] * k,
+        "page_end": [1] * k,
+        "char_start": [0] * k,
+        "char_end": [len(t) for t in texts],
+        "heading": [""] * k,
+        "n_tokens": [len(t) // 4 for t in texts],
+        "doc_pages": [1] * k,
+        "indexed_at": [0.0] * k,
+        "locator": [None] * k,
+        "vector": pa.FixedSizeListArray.from_arrays(pa.array(v.reshape(-1), pa.float32()), DIM),
+    }
     sch = schema(DIM)
     return pa.Table.from_pydict({f.name: cols[f.name] for f in sch}, schema=sch)
 
@@ -135,8 +151,10 @@ def stats(bv: np.ndarray, synth: np.ndarray, seed: int = 0) -> dict[str, float]:
     rng = np.random.default_rng(seed)
     m = min(len(bv), len(synth), 4000)
     out: dict[str, float] = {}
-    for name, x in (("real", bv[rng.choice(len(bv), m, replace=False)]),
-                    ("synthetic", synth[rng.choice(len(synth), m, replace=False)])):
+    for name, x in (
+        ("real", bv[rng.choice(len(bv), m, replace=False)]),
+        ("synthetic", synth[rng.choice(len(synth), m, replace=False)]),
+    ):
         sims = x @ x.T
         np.fill_diagonal(sims, -1)
         nn = sims.max(axis=1)

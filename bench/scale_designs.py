@@ -24,7 +24,9 @@ def _vectors(n: int, embedder: object) -> np.ndarray:
     passages, bv = corpus.base(embedder)
     out = np.empty((n, corpus.DIM), np.float32)
     for s in range(0, n, corpus.BLOCK):
-        out[s:s + corpus.BLOCK] = corpus.synth_block(passages, bv, s, min(corpus.BLOCK, n - s), seed=n)[1]
+        out[s : s + corpus.BLOCK] = corpus.synth_block(
+            passages, bv, s, min(corpus.BLOCK, n - s), seed=n
+        )[1]
     return out
 
 
@@ -34,10 +36,14 @@ def _ort_matmul(q8: np.ndarray):  # noqa: ANN202 - a callable query -> int32 sco
 
     d = q8.shape[1]
     graph = helper.make_graph(
-        [helper.make_node("MatMulInteger", ["A", "B"], ["Y"])], "scan",
-        [helper.make_tensor_value_info("A", TensorProto.INT8, [None, d]),
-         helper.make_tensor_value_info("B", TensorProto.INT8, [d, 1])],
-        [helper.make_tensor_value_info("Y", TensorProto.INT32, [None, 1])])
+        [helper.make_node("MatMulInteger", ["A", "B"], ["Y"])],
+        "scan",
+        [
+            helper.make_tensor_value_info("A", TensorProto.INT8, [None, d]),
+            helper.make_tensor_value_info("B", TensorProto.INT8, [d, 1]),
+        ],
+        [helper.make_tensor_value_info("Y", TensorProto.INT32, [None, 1])],
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     so = ort.SessionOptions()
@@ -47,26 +53,31 @@ def _ort_matmul(q8: np.ndarray):  # noqa: ANN202 - a callable query -> int32 sco
     def run(q: np.ndarray) -> np.ndarray:
         qi = np.round(q / np.abs(q).max() * 127).astype(np.int8).reshape(d, 1)
         return sess.run(None, {"A": q8, "B": qi})[0][:, 0].astype(np.float32)
+
     return run
 
 
-def run(n: int, qv: np.ndarray, exact: np.ndarray, embedder: object, k: int = 10) -> tuple[str, list[Row]]:
+def run(
+    n: int, qv: np.ndarray, exact: np.ndarray, embedder: object, k: int = 10
+) -> tuple[str, list[Row]]:
     from localcrag.ingest import vectors
     from localcrag.ingest.vectors import one_blas_thread
 
     m = _vectors(n, embedder)
     mean = vectors._mean(m[:65_536])
-    parts = [vectors.encode(m[s:s + 65_536], mean) for s in range(0, n, 65_536)]
+    parts = [vectors.encode(m[s : s + 65_536], mean) for s in range(0, n, 65_536)]
     scale = np.concatenate([p[0] for p in parts])
     q8 = np.concatenate([p[1] for p in parts])
     bits = np.concatenate([p[2] for p in parts], axis=1)
-    seg = vectors.Segment(np.arange(n, dtype=np.uint64), np.ones(n, bool), np.zeros(n, np.uint64), scale, q8, bits)
+    seg = vectors.Segment(
+        np.arange(n, dtype=np.uint64), np.ones(n, bool), np.zeros(n, np.uint64), scale, q8, bits
+    )
     snap = vectors.Snapshot(1, (seg,), mean, n)
 
     def blocked(q: np.ndarray) -> np.ndarray:
         out = np.empty(n, np.float32)
         for s in range(0, n, 65_536):
-            out[s:s + 65_536] = q8[s:s + 65_536].astype(np.float32) @ q
+            out[s : s + 65_536] = q8[s : s + 65_536].astype(np.float32) @ q
         return out * scale
 
     def topk(sims: np.ndarray) -> list[int]:
@@ -76,10 +87,21 @@ def run(n: int, qv: np.ndarray, exact: np.ndarray, embedder: object, k: int = 10
     ort_run = _ort_matmul(q8)
     designs = {
         "A. float32 in RAM, exact product": (lambda q: topk(m @ q), m.nbytes / n, 0),
-        "B. int8 in RAM, float32 product by blocks": (lambda q: topk(blocked(q)), (q8.nbytes + scale.nbytes) / n, 0),
-        "C. int8 in RAM, onnxruntime MatMulInteger": (lambda q: topk(ort_run(q) * scale), q8.nbytes / n, 0),
-        "D. sign bits + int8 re-score (the store)": (lambda q: [r for r, _ in vectors.top(snap, q, k)],
-                                                     bits.nbytes / n, q8.nbytes / n),
+        "B. int8 in RAM, float32 product by blocks": (
+            lambda q: topk(blocked(q)),
+            (q8.nbytes + scale.nbytes) / n,
+            0,
+        ),
+        "C. int8 in RAM, onnxruntime MatMulInteger": (
+            lambda q: topk(ort_run(q) * scale),
+            q8.nbytes / n,
+            0,
+        ),
+        "D. sign bits + int8 re-score (the store)": (
+            lambda q: [r for r, _ in vectors.top(snap, q, k)],
+            bits.nbytes / n,
+            q8.nbytes / n,
+        ),
     }
     rows = []
     with one_blas_thread():
@@ -90,9 +112,21 @@ def run(n: int, qv: np.ndarray, exact: np.ndarray, embedder: object, k: int = 10
                 got = fn(q)
                 t.append(time.perf_counter() - a)
                 found += len(set(got) & set(ex.tolist()))
-            rows.append(Row(name, {"p50 ms": fmt(Stat(t).pct(50) * 1000, 1), "p95 ms": fmt(Stat(t).pct(95) * 1000, 1),
-                                   "recall@10": fmt(found / (k * len(qv)), 3), "RAM B/chunk": f"{ram:,.0f}",
-                                   "on disk B/chunk": f"{disk:,.0f}" if disk else "—"}))
-    return (f"Designs tried, {n:,} rows, top-{k} by cosine only (no full-text, no row fetch), one thread, "
-            f"{len(qv)} report-split questions; D here without its float32 re-rank and with its int8 codes in RAM "
-            "(the store reads them from the cache file: the probe rows above)", rows)
+            rows.append(
+                Row(
+                    name,
+                    {
+                        "p50 ms": fmt(Stat(t).pct(50) * 1000, 1),
+                        "p95 ms": fmt(Stat(t).pct(95) * 1000, 1),
+                        "recall@10": fmt(found / (k * len(qv)), 3),
+                        "RAM B/chunk": f"{ram:,.0f}",
+                        "on disk B/chunk": f"{disk:,.0f}" if disk else "—",
+                    },
+                )
+            )
+    return (
+        f"Designs tried, {n:,} rows, top-{k} by cosine only (no full-text, no row fetch), one thread, "
+        f"{len(qv)} report-split questions; D here without its float32 re-rank and with its int8 codes in RAM "
+        "(the store reads them from the cache file: the probe rows above)",
+        rows,
+    )

@@ -43,7 +43,7 @@ def main() -> None:
     cpu: dict[str, list[float]] = {m: [] for m in lat}  # process CPU per query (both threads)
     found = 0
     for i, (q, v) in enumerate(zip(texts, qv)):
-        for mode in list(lat)[i % 3:] + list(lat)[:i % 3]:
+        for mode in list(lat)[i % 3 :] + list(lat)[: i % 3]:
             t, c = time.perf_counter(), time.process_time()
             hits = store.search(q, v, 10, mode)
             lat[mode].append(time.perf_counter() - t)
@@ -57,13 +57,16 @@ def main() -> None:
     out["rss_mb"] = rss_mb()
     snap = store._ram.snapshot(store.table)
     out["segments"] = len(snap.segments)
-    out["bytes_in_ram_per_row"] = sum(s.bits.nbytes + s.rowids.nbytes + s.alive.nbytes
-                                      for s in snap.segments) / max(snap.count, 1)
+    out["bytes_in_ram_per_row"] = sum(
+        s.bits.nbytes + s.rowids.nbytes + s.alive.nbytes for s in snap.segments
+    ) / max(snap.count, 1)
     # an appended document, committed by another handle (as by an ingest in another process)
     writer = LanceStore(folder, "chunks_bench", qv.shape[1])
     rng = np.random.default_rng(n)
     vec = (qv[1] + 0.01 * rng.standard_normal(qv.shape[1])).astype(np.float32)
-    chunk = Chunk("probe-0", "/bench/probe.txt", "a freshly appended probe document", 1, 1, 0, 33, None, 6)
+    chunk = Chunk(
+        "probe-0", "/bench/probe.txt", "a freshly appended probe document", 1, 1, 0, 33, None, 6
+    )
     writer.replace_file("/bench/probe.txt", "probe", 1, [chunk], vec[None, :])
     t = time.perf_counter()
     store.table.checkout_latest()  # what Library.refresh does when the change stamp moved

@@ -18,17 +18,19 @@ import logging
 import os
 import tempfile
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 
 from bench import Row, Section, fmt, interleave, log
 
 BUCKET = "localcrag-bench"
-_WORDS = ("robot arm cell calibrated sensor torque gripper conveyor weld paint inspect battery "
-          "motor camera laser vision planner safety fence operator shift schedule").split()
+_WORDS = (
+    "robot arm cell calibrated sensor torque gripper conveyor weld paint inspect battery "
+    "motor camera laser vision planner safety fence operator shift schedule"
+).split()
 
 
 @contextmanager
@@ -45,19 +47,29 @@ def moto_s3(bucket: str, requests: list | None = None) -> Iterator[str]:
 
     def recorded(environ: dict, start_response: object) -> object:
         if requests is not None:
-            requests.append((environ["REQUEST_METHOD"], environ["PATH_INFO"], environ.get("HTTP_IF_NONE_MATCH")))
+            requests.append(
+                (environ["REQUEST_METHOD"], environ["PATH_INFO"], environ.get("HTTP_IF_NONE_MATCH"))
+            )
         return app(environ, start_response)
 
     server = make_server("127.0.0.1", 0, recorded, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     endpoint = f"http://127.0.0.1:{server.server_port}"
-    fake = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "testing",
-            "AWS_ENDPOINT_URL": endpoint, "AWS_REGION": "us-east-1", "AWS_DEFAULT_REGION": "us-east-1",
-            "AWS_EC2_METADATA_DISABLED": "true"}
+    fake = {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+        "AWS_ENDPOINT_URL": endpoint,
+        "AWS_REGION": "us-east-1",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
     saved = {k: os.environ.get(k) for k in fake}
     os.environ.update(fake)
     try:
-        boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(Bucket=bucket)
+        boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(
+            Bucket=bucket
+        )
         yield endpoint
     finally:
         server.shutdown()
@@ -81,8 +93,16 @@ def _fill(store: object, n: int, dim: int, seed: int = 7) -> None:
             text = f"Note {i}: " + " ".join(words) + f" on line {i % 97}."
             vec = rng.standard_normal((1, dim)).astype(np.float32)
             vec /= np.linalg.norm(vec)
-            chunk = Chunk(chunk_id=f"d{i}-0", source=f"/notes/n{i:05d}.txt", text=text, page_start=1,
-                          page_end=1, char_start=0, char_end=len(text), n_tokens=20)
+            chunk = Chunk(
+                chunk_id=f"d{i}-0",
+                source=f"/notes/n{i:05d}.txt",
+                text=text,
+                page_start=1,
+                page_end=1,
+                char_start=0,
+                char_end=len(text),
+                n_tokens=20,
+            )
             docs.append((chunk.source, f"h{i}", 1, [chunk], vec))
         store.replace_files(docs)
     compact(store, 60.0)
@@ -100,23 +120,32 @@ def run(quick: bool) -> Section:
         return sec
     n, reps, dim, k = (2000, 30, 384, 5) if quick else (10_000, 100, 384, 5)
     rng = np.random.default_rng(11)
-    queries = [(" ".join(rng.choice(_WORDS, 3)), rng.standard_normal(dim).astype(np.float32)) for _ in range(reps)]
+    queries = [
+        (" ".join(rng.choice(_WORDS, 3)), rng.standard_normal(dim).astype(np.float32))
+        for _ in range(reps)
+    ]
     seen: list = []
     with moto_s3(BUCKET, seen) as endpoint, tempfile.TemporaryDirectory(prefix="lcbench-s3-") as d:
         opts = {"endpoint": endpoint, "allow_http": "true", "region": "us-east-1"}
-        stores = {"local folder": LanceStore(Path(d), "t", dim),
-                  "S3, refresh ≤ 5 s (default)": LanceStore(IndexLocation(f"s3://{BUCKET}/ix", opts, 5.0), "t", dim)}
+        stores = {
+            "local folder": LanceStore(Path(d), "t", dim),
+            "S3, refresh ≤ 5 s (default)": LanceStore(
+                IndexLocation(f"s3://{BUCKET}/ix", opts, 5.0), "t", dim
+            ),
+        }
         log(f"shared: {n} chunks into a local folder and into S3 (moto)")
         for store in stores.values():
             _fill(store, n, dim)
-        stores["S3, refresh on every read"] = LanceStore(IndexLocation(f"s3://{BUCKET}/ix", opts, 0.0), "t", dim)
+        stores["S3, refresh on every read"] = LanceStore(
+            IndexLocation(f"s3://{BUCKET}/ix", opts, 0.0), "t", dim
+        )
         rows, data = [], {}
         for mode in ("hybrid", "vector"):
             for store in stores.values():  # first search: opens the table, loads the RAM copy
                 store.search(*queries[0], k, mode=mode)
             pos = dict.fromkeys(stores, 0)
 
-            def search(name: str, mode: str = mode) -> object:
+            def search(name: str, mode: str = mode, pos: dict = pos) -> object:
                 q, v = queries[pos[name] % reps]
                 pos[name] += 1
                 return stores[name].search(q, v, k, mode=mode)
@@ -128,15 +157,29 @@ def run(quick: bool) -> Section:
                     search(name)
                 data[f"{mode}/{name}/requests"] = len(seen) / 10
             for name, st in stats.items():
-                rows.append(Row(f"{mode}: {name}", {"p50 (ms)": fmt(st.median * 1000, 1),
-                                                    "p95 (ms)": fmt(st.pct(95) * 1000, 1),
-                                                    "vs local (p50)": f"{st.median / stats['local folder'].median:.2f}×",
-                                                    "S3 requests / search": fmt(data[f"{mode}/{name}/requests"], 1)}))
+                rows.append(
+                    Row(
+                        f"{mode}: {name}",
+                        {
+                            "p50 (ms)": fmt(st.median * 1000, 1),
+                            "p95 (ms)": fmt(st.pct(95) * 1000, 1),
+                            "vs local (p50)": f"{st.median / stats['local folder'].median:.2f}×",
+                            "S3 requests / search": fmt(data[f"{mode}/{name}/requests"], 1),
+                        },
+                    )
+                )
                 data[f"{mode}/{name}"] = {"p50_ms": st.median * 1000, "p95_ms": st.pct(95) * 1000}
-    sec.tables.append((f"search p50/p95 at {n:,} chunks, k={k}, {reps} queries per row (interleaved); "
-                       "random unit vectors, synthetic texts", rows))
-    sec.notes.append("Vectors are random-normalised, not embedded (search cost does not depend on them). "
-                     "moto on loopback has no network latency: on a real bucket each object-store request "
-                     "adds its round trip.")
+    sec.tables.append(
+        (
+            f"search p50/p95 at {n:,} chunks, k={k}, {reps} queries per row (interleaved); "
+            "random unit vectors, synthetic texts",
+            rows,
+        )
+    )
+    sec.notes.append(
+        "Vectors are random-normalised, not embedded (search cost does not depend on them). "
+        "moto on loopback has no network latency: on a real bucket each object-store request "
+        "adds its round trip."
+    )
     sec.data.update({"chunks": n, "queries": reps, "k": k, "latency": data})
     return sec

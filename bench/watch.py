@@ -42,32 +42,56 @@ def run(quick: bool) -> Section:
     sec = Section("10. Watched folders")
     reps = 3 if quick else 8
     saved, deleted = Stat([]), Stat([])
-    with temp_home("lcbench-watch-") as home, tempfile.TemporaryDirectory(prefix="lcbench-watched-") as d:
+    with (
+        temp_home("lcbench-watch-") as home,
+        tempfile.TemporaryDirectory(prefix="lcbench-watched-") as d,
+    ):
         folder = Path(d)
         (folder / "seed.md").write_text("# Seed\n\nThe watcher starts with this note.\n")
         with open(home / "watch.log", "w") as out:
-            proc = subprocess.Popen([sys.executable, "-m", "localcrag", "watch", str(folder)], cwd=ROOT,
-                                    stdout=out, stderr=subprocess.STDOUT, env=dict(os.environ))
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "localcrag", "watch", str(folder)],
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=dict(os.environ),
+            )
         try:
-            if _until(lambda: "Watching for changes" in (home / "watch.log").read_text(), 120) == float("inf"):
-                raise RuntimeError(f"localcrag watch never started: {(home / 'watch.log').read_text()[-400:]}")
+            if _until(
+                lambda: "Watching for changes" in (home / "watch.log").read_text(), 120
+            ) == float("inf"):
+                raise RuntimeError(
+                    f"localcrag watch never started: {(home / 'watch.log').read_text()[-400:]}"
+                )
             reader = Library(Settings())
             for i in range(reps):
                 word = f"zebracorn{i}"
                 log(f"watch: save and delete {i + 1}/{reps}")
                 f = folder / f"note{i}.md"
                 f.write_text(f"# Note {i}\n\nThe {word} lives in the office kitchen.\n")
-                saved.samples.append(_until(lambda: _found(reader, word)))
+                saved.samples.append(_until(lambda: _found(reader, word)))  # noqa: B023 (called at once)
                 f.unlink()
-                deleted.samples.append(_until(lambda: not _found(reader, word)))
+                deleted.samples.append(_until(lambda: not _found(reader, word)))  # noqa: B023 (called at once)
         finally:
             proc.terminate()
             proc.wait(30)
-    rows = [Row(label, {"runs": len(st.samples), "median s": fmt(st.median), "max s": fmt(st.hi)})
-            for label, st in (("saved file -> found by search", saved), ("deleted file -> gone", deleted))]
+    rows = [
+        Row(label, {"runs": len(st.samples), "median s": fmt(st.median), "max s": fmt(st.hi)})
+        for label, st in (
+            ("saved file -> found by search", saved),
+            ("deleted file -> gone", deleted),
+        )
+    ]
     sec.tables.append(("`localcrag watch DIR` (real embedder), a reader polling every 50 ms", rows))
-    sec.targets.append(("a file saved into a watched folder is searchable within 5 s",
-                        f"max {saved.hi:.1f} s", saved.hi <= 5))
-    sec.targets.append(("a deleted one is gone within 5 s", f"max {deleted.hi:.1f} s", deleted.hi <= 5))
+    sec.targets.append(
+        (
+            "a file saved into a watched folder is searchable within 5 s",
+            f"max {saved.hi:.1f} s",
+            saved.hi <= 5,
+        )
+    )
+    sec.targets.append(
+        ("a deleted one is gone within 5 s", f"max {deleted.hi:.1f} s", deleted.hi <= 5)
+    )
     sec.data = {"saved_s": saved.samples, "deleted_s": deleted.samples}
     return sec

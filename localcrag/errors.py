@@ -39,7 +39,7 @@ def debug() -> bool:
 
 
 def exc_summary(exc: BaseException, limit: int = 300) -> str:
-    """"KeyError: 'chunk'": the type and the message's first line, at most ``limit`` characters."""
+    """ "KeyError: 'chunk'": the type and the message's first line, at most ``limit`` characters."""
     msg = " ".join((str(exc).strip().splitlines() or [""])[0].split())
     return f"{type(exc).__name__}: {msg}"[:limit] if msg else type(exc).__name__
 

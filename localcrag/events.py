@@ -132,8 +132,12 @@ class Token:
 # follow-up into a standalone question (absent without earlier turns).
 STAGE_TIMINGS = ("load", "rewrite", "retrieve", "grade", "refine", "web", "generate")
 ELAPSED_TIMINGS = ("first_token", "generate_end", "total")
-TIMING_LABELS = {"load": "loading models", "first_token": "first token", "generate_end": "answer written",
-                 "total": "done"}
+TIMING_LABELS = {
+    "load": "loading models",
+    "first_token": "first token",
+    "generate_end": "answer written",
+    "total": "done",
+}
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,10 @@ import json
 import re
 import secrets
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from localcrag.errors import LocalcragError
 from localcrag.settings_io import private_dir, write_private
@@ -42,23 +43,37 @@ class Turn:
     style: str | None = None  # extractive | generative (None: written before styles were stored)
     model: str = ""  # the generator that wrote a generative answer, for its label
     dropped: int = 0  # generated sentences the grounding check removed
-    searched: str = ""  # a refusal's "Searched 5 passages from 3 files; closest: ..." (RunRecord.searched)
-    inferred: bool = False  # the citation is the closest evidence, not a [n] in the text (RunRecord.sources)
-
+    searched: str = (
+        ""  # a refusal's "Searched 5 passages from 3 files; closest: ..." (RunRecord.searched)
+    )
+    inferred: bool = (
+        False  # the citation is the closest evidence, not a [n] in the text (RunRecord.sources)
+    )
 
     @classmethod
-    def from_answer(cls, answer: Answer, evidence: Sequence[Evidence] = (), *,
-                    rewritten: str | None = None, cancelled: bool = False, at: float = 0.0,
-                    model: str = "", sources: Sequence[Citation] | None = None, searched: str = "",
-                    inferred: bool = False) -> "Turn":
+    def from_answer(
+        cls,
+        answer: Answer,
+        evidence: Sequence[Evidence] = (),
+        *,
+        rewritten: str | None = None,
+        cancelled: bool = False,
+        at: float = 0.0,
+        model: str = "",
+        sources: Sequence[Citation] | None = None,
+        searched: str = "",
+        inferred: bool = False,
+    ) -> Turn:
         """Build a turn from the pipeline's AnswerDone parts; each evidence item keeps the id
         of the chunk it came from (``Evidence.chunk_id``). ``sources`` (default: the answer's
         citations), ``searched`` and ``inferred`` are the run record's (``RunRecord``)."""
         return cls(
             question=answer.question,
             answer=answer.text,
-            citations=[{"n": c.n, "source": c.source, "page": c.page, "url": c.url, "locator": c.locator}
-                       for c in (answer.citations if sources is None else sources)],
+            citations=[
+                {"n": c.n, "source": c.source, "page": c.page, "url": c.url, "locator": c.locator}
+                for c in (answer.citations if sources is None else sources)
+            ],
             action=answer.action.value if answer.action is not None else None,
             rewritten=rewritten,
             evidence=[asdict(e) for e in evidence],
@@ -96,16 +111,26 @@ class Conversation:
         return pairs[-limit:] if limit else pairs
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "id": self.id, "title": self.title, "created": self.created,
-                "updated": self.updated, "turns": [asdict(t) for t in self.turns]}
+        return {
+            "format": FORMAT,
+            "id": self.id,
+            "title": self.title,
+            "created": self.created,
+            "updated": self.updated,
+            "turns": [asdict(t) for t in self.turns],
+        }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Conversation":
+    def from_json(cls, data: dict[str, Any]) -> Conversation:
         known = Turn.__dataclass_fields__.keys()
         turns = [Turn(**{k: v for k, v in t.items() if k in known}) for t in data.get("turns", [])]
-        return cls(id=str(data["id"]), title=str(data.get("title", "")),
-                   created=float(data.get("created", 0.0)), updated=float(data.get("updated", 0.0)),
-                   turns=turns)
+        return cls(
+            id=str(data["id"]),
+            title=str(data.get("title", "")),
+            created=float(data.get("created", 0.0)),
+            updated=float(data.get("updated", 0.0)),
+            turns=turns,
+        )
 
 
 @dataclass(frozen=True)
@@ -153,8 +178,10 @@ class History:
         except FileNotFoundError:
             raise LocalcragError(f"conversation {conv_id} not found", "start a new one") from None
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise LocalcragError(f"{path}: damaged conversation file ({type(exc).__name__})",
-                                 "delete it or start a new conversation") from exc
+            raise LocalcragError(
+                f"{path}: damaged conversation file ({type(exc).__name__})",
+                "delete it or start a new conversation",
+            ) from exc
 
     def list(self) -> list[Conversation]:
         """Every readable conversation, most recently updated first."""

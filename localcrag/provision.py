@@ -68,8 +68,11 @@ def main(argv: list[str] | None = None) -> int:
         for line in provision(target):
             print(line)
     except Exception as exc:  # provisioning failure must be one clear line
-        print(f"localcrag: could not provision models in {target}: {exc} "
-              "(reinstall with `make clean-venv && make install`)", file=sys.stderr)
+        print(
+            f"localcrag: could not provision models in {target}: {exc} "
+            "(reinstall with `make clean-venv && make install`)",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

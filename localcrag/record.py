@@ -14,7 +14,17 @@ from dataclasses import dataclass, field
 from localcrag import events as ev
 from localcrag.textutil import content_words, source_label, states_nothing
 from localcrag.textutil.labels import style_label
-from localcrag.types import Action, Answer, Citation, Decision, Evidence, Grade, Hit, Strip, WebResult
+from localcrag.types import (
+    Action,
+    Answer,
+    Citation,
+    Decision,
+    Evidence,
+    Grade,
+    Hit,
+    Strip,
+    WebResult,
+)
 
 
 @dataclass
@@ -91,7 +101,9 @@ class RunRecord:
                 self.stage = None
                 # the pipeline's "total" counts from the question received (events.py); a
                 # front end's own clock only when the run did not say
-                self.total_ms = timings.get("total") or round((time.perf_counter() - self.started) * 1000, 1)
+                self.total_ms = timings.get("total") or round(
+                    (time.perf_counter() - self.started) * 1000, 1
+                )
             case _:
                 return False
         return True
@@ -115,14 +127,15 @@ class RunRecord:
 
     @property
     def style_label(self) -> str:
-        """"Quoted from your documents" / "Written by <model>, checked against ..." ("" for
+        """ "Quoted from your documents" / "Written by <model>, checked against ..." ("" for
         a refusal or before the style is known)."""
         style = self.answer.style if self.answer else (self.style.style if self.style else "")
         if not style or (self.answer is not None and self.answer.refused):
             return ""
         cited = {c.n for c in self.answer.citations} if self.answer else set()
         web = any(e.kind == "web" for e in self.evidence if e.n in cited) or (
-            self.answer is None and bool(self.web_results))
+            self.answer is None and bool(self.web_results)
+        )
         return style_label(style, self.style.model if self.style else "", web=web)
 
     @property
@@ -190,25 +203,45 @@ class RunRecord:
             graded = self.graded
             best = max(graded, key=lambda g: g.score).chunk if graded else self.hits[0].chunk
             score = max(g.score for g in graded) if graded else None
-            closest = {"source": best.source, "page": best.page, "locator": best.locator,
-                       "label": source_label(best.source, best.page, locator=best.locator),
-                       "score": None if score is None else round(score, 4), "chunk_id": best.chunk_id}
-        return {"passages": len(self.hits), "files": len(files), "closest": closest,
-                "web_query": self.web_query, "web_results": None if self.web_results is None else len(self.web_results),
-                "text": searched_line(len(self.hits), len(files), closest["label"] if closest else None,
-                                      closest["score"] if closest else None)}
+            closest = {
+                "source": best.source,
+                "page": best.page,
+                "locator": best.locator,
+                "label": source_label(best.source, best.page, locator=best.locator),
+                "score": None if score is None else round(score, 4),
+                "chunk_id": best.chunk_id,
+            }
+        return {
+            "passages": len(self.hits),
+            "files": len(files),
+            "closest": closest,
+            "web_query": self.web_query,
+            "web_results": None if self.web_results is None else len(self.web_results),
+            "text": searched_line(
+                len(self.hits),
+                len(files),
+                closest["label"] if closest else None,
+                closest["score"] if closest else None,
+            ),
+        }
 
 
-def searched_line(passages: int, files: int, closest: str | None, score: float | None = None) -> str:
-    """"Searched 5 passages from 3 files; closest: report.pdf, p. 5 (relevance 0.42)": the
+def searched_line(
+    passages: int, files: int, closest: str | None, score: float | None = None
+) -> str:
+    """ "Searched 5 passages from 3 files; closest: report.pdf, p. 5 (relevance 0.42)": the
     line every front end shows under a refusal."""
     if not passages:
         return "Searched your documents: no passage matched the question."
-    where = (f"Searched {passages} passage{'s' if passages != 1 else ''} from {files} "
-             f"file{'s' if files != 1 else ''}")
+    where = (
+        f"Searched {passages} passage{'s' if passages != 1 else ''} from {files} "
+        f"file{'s' if files != 1 else ''}"
+    )
     if closest is None:
         return where + "."
-    return f"{where}; closest: {closest}" + (f" (relevance {score:.2f})." if score is not None else ".")
+    return f"{where}; closest: {closest}" + (
+        f" (relevance {score:.2f})." if score is not None else "."
+    )
 
 
 def _closest_evidence(text: str, evidence: tuple[Evidence, ...]) -> Citation | None:

@@ -28,12 +28,21 @@ _F = "localcrag.crag.graders.factories:"
 # The one registry of graders: the `grader` setting's choices, its help text and
 # `make_grader` all come from here. The first entry is the default.
 GRADERS: dict[str, GraderSpec] = {
-    "fusion": GraderSpec(_F + "fusion", "calibrated fusion of cosine margin, key-term coverage, names "
-                         "and numbers (fast; no trained reader)"),
-    "reader": GraderSpec(_F + "reader", "a MiniLM cross-encoder trained on 167k question-passage pairs reads "
-                         "question and passage together: does the passage contain the answer, and where "
-                         "(default; falls back to fusion, visibly)"),
+    "fusion": GraderSpec(
+        _F + "fusion",
+        "calibrated fusion of cosine margin, key-term coverage, names "
+        "and numbers (fast; no trained reader)",
+    ),
+    "reader": GraderSpec(
+        _F + "reader",
+        "a MiniLM cross-encoder trained on 167k question-passage pairs reads "
+        "question and passage together: does the passage contain the answer, and where "
+        "(default; falls back to fusion, visibly)",
+    ),
     "embedding": GraderSpec(_F + "embedding", "calibrated best-strip cosine margin"),
     "lexical": GraderSpec(_F + "lexical", "calibrated IDF-weighted word coverage (no model)"),
-    "llm": GraderSpec(_F + "llm", "yes/no prompt to `grader_llm` (slow; at chance with SmolLM2-135M, the one model measured)"),
+    "llm": GraderSpec(
+        _F + "llm",
+        "yes/no prompt to `grader_llm` (slow; at chance with SmolLM2-135M, the one model measured)",
+    ),
 }

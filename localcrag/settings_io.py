@@ -24,7 +24,9 @@ def env_name(field: str) -> str:
     return ENV_PREFIX + field.upper()
 
 
-def env_overrides(fields: Iterable[str], environ: Mapping[str, str] | None = None) -> dict[str, object]:
+def env_overrides(
+    fields: Iterable[str], environ: Mapping[str, str] | None = None
+) -> dict[str, object]:
     """Every setting named as ``LOCALCRAG_<FIELD>`` in the environment, as a TOML value when it
     reads as one (``8``, ``0.6``, ``true``, ``"x"``), else as the plain string (``fusion``)."""
     environ = os.environ if environ is None else environ
@@ -49,7 +51,9 @@ def toml_value(value: object) -> str:
     """A value as written after ``name = `` on one TOML line (a table inline), so a line of
     ``localcrag config`` pastes into the file and the settings screen shows what it saves."""
     if isinstance(value, dict):
-        keys = {k: k if re.fullmatch(r"[A-Za-z0-9_-]+", str(k)) else json.dumps(str(k)) for k in value}
+        keys = {
+            k: k if re.fullmatch(r"[A-Za-z0-9_-]+", str(k)) else json.dumps(str(k)) for k in value
+        }
         return "{" + ", ".join(f"{keys[k]} = {toml_value(v)}" for k, v in value.items()) + "}"
     import tomli_w
 
@@ -73,8 +77,10 @@ OBSOLETE: dict[str, str] = {
     "scorer": "the query-likelihood grader it served was removed on 2026-12-01",
 }
 REMOVED_VALUES: dict[str, dict[str, str]] = {
-    "grader": dict.fromkeys(("cross", "align", "likelihood"),
-                            "removed on 2026-12-01 (fusion and reader measure better; docs/evaluator.md)"),
+    "grader": dict.fromkeys(
+        ("cross", "align", "likelihood"),
+        "removed on 2026-12-01 (fusion and reader measure better; docs/evaluator.md)",
+    ),
 }
 _warned: set[tuple[str, tuple[str, ...]]] = set()
 
@@ -102,7 +108,8 @@ def warn_obsolete(path: object, notes: list[str]) -> None:
     if notes and key not in _warned:
         _warned.add(key)
         logging.getLogger("localcrag.settings").warning(
-            "localcrag: %s: %s (delete the line, or save the settings once)", path, "; ".join(notes))
+            "localcrag: %s: %s (delete the line, or save the settings once)", path, "; ".join(notes)
+        )
 
 
 def one_line(exc: Exception) -> str:
@@ -118,7 +125,12 @@ def one_line(exc: Exception) -> str:
     return " ".join(lines[:3]) if lines else type(exc).__name__
 
 
-REMOTE_SCHEMES = ("s3", "s3+ddb", "gs", "az")  # object stores LanceDB opens itself (lancedb.connect)
+REMOTE_SCHEMES = (
+    "s3",
+    "s3+ddb",
+    "gs",
+    "az",
+)  # object stores LanceDB opens itself (lancedb.connect)
 _SECRET_WORDS = ("secret", "access_key", "session_token", "token", "password", "account_key", "sas")
 
 
@@ -129,7 +141,9 @@ def check_index_uri(value: str | None) -> str | None:
     value = value.strip()
     scheme = value.split("://", 1)[0].lower() if "://" in value else ""
     if scheme and scheme not in REMOTE_SCHEMES + ("file",):
-        raise ValueError(f"unsupported scheme {scheme!r} (use s3://bucket/prefix, gs://, az:// or a folder)")
+        raise ValueError(
+            f"unsupported scheme {scheme!r} (use s3://bucket/prefix, gs://, az:// or a folder)"
+        )
     if scheme in REMOTE_SCHEMES and not value.split("://", 1)[1].split("/", 1)[0]:
         raise ValueError("no bucket name (write s3://bucket/prefix)")
     return value
@@ -142,8 +156,10 @@ def check_storage_options(value: dict | None) -> dict[str, str] | None:
     out: dict[str, str] = {}
     for key, v in value.items():
         if any(w in key.lower() for w in _SECRET_WORDS):
-            raise ValueError(f"{key!r} is a credential: set it in the environment (e.g. AWS_ACCESS_KEY_ID, "
-                             "AWS_SECRET_ACCESS_KEY), never in the settings file")
+            raise ValueError(
+                f"{key!r} is a credential: set it in the environment (e.g. AWS_ACCESS_KEY_ID, "
+                "AWS_SECRET_ACCESS_KEY), never in the settings file"
+            )
         out[str(key)] = str(v).lower() if isinstance(v, bool) else str(v)
     return out
 
@@ -160,7 +176,7 @@ def private_umask() -> None:
     os.umask(os.umask(0o077) | 0o077)
 
 
-def private_dir(path: "os.PathLike[str] | str") -> None:
+def private_dir(path: os.PathLike[str] | str) -> None:
     """Create a folder of localcrag's (the data home, history) as 0700; one that exists keeps its mode."""
     from pathlib import Path
 
@@ -170,12 +186,14 @@ def private_dir(path: "os.PathLike[str] | str") -> None:
         os.chmod(p, PRIVATE_DIR)
 
 
-def write_private(path: "os.PathLike[str] | str", text: str) -> None:
+def write_private(path: os.PathLike[str] | str, text: str) -> None:
     """Write ``text`` to ``path`` atomically (a temporary file beside it, then a rename) as 0600."""
     tmp = f"{os.fspath(path)}.{os.getpid()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
     try:
-        os.fchmod(fd, PRIVATE_FILE)  # explicitly: os.open's mode is reduced by the umask, never raised
+        os.fchmod(
+            fd, PRIVATE_FILE
+        )  # explicitly: os.open's mode is reduced by the umask, never raised
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fd = -1
             fh.write(text)
@@ -185,7 +203,7 @@ def write_private(path: "os.PathLike[str] | str", text: str) -> None:
     os.replace(tmp, path)
 
 
-def private_files(home: "os.PathLike[str] | str") -> None:
+def private_files(home: os.PathLike[str] | str) -> None:
     """At the start of the CLI and the app: the umask above, and the data home made 0700."""
     private_umask()
     try:

@@ -129,6 +129,8 @@ class Answer:
     citations: tuple[Citation, ...]
     action: Action | None
     refused: bool = False
-    style: str = "generative"  # "extractive" (quoted from the evidence) | "generative" (written, checked)
+    style: str = (
+        "generative"  # "extractive" (quoted from the evidence) | "generative" (written, checked)
+    )
     dropped_sentences: int = 0  # generated sentences the grounding check removed
     short: str | None = None  # the short answer a quote emphasises (the reader's span), verbatim

@@ -24,8 +24,9 @@ import json
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 # Questions over the attention paper (it has no question set of its own): the kinds of
 # question issue 11 reports as answered wrongly (a count, a score, a name, a setting).
@@ -64,12 +65,14 @@ def _attention_dataset(data: Path, tmp: Path) -> Path:
     if not link.exists():
         link.symlink_to((data / "ai-information" / "attention_is_all_you_need.pdf").resolve())
     (folder / "questions.jsonl").write_text(
-        "".join(json.dumps({"question": q}) + "\n" for q in ATTENTION_QUESTIONS), encoding="utf-8")
+        "".join(json.dumps({"question": q}) + "\n" for q in ATTENTION_QUESTIONS), encoding="utf-8"
+    )
     return folder
 
 
-def _run_set(name: str, path: Path, plan: dict[str, int | None], llm: RecordingLLM, seed: int,
-             log: Any) -> list[dict]:
+def _run_set(
+    name: str, path: Path, plan: dict[str, int | None], llm: RecordingLLM, seed: int, log: Any
+) -> list[dict]:
     from localcrag import events as ev
     from localcrag.crag.generate import build_messages, source_label
     from localcrag.crag.pipeline import Pipeline
@@ -97,29 +100,48 @@ def _run_set(name: str, path: Path, plan: dict[str, int | None], llm: RecordingL
                     action = e.decision.action.value
                 elif isinstance(e, ev.AnswerDone):
                     done = e
-            prompt = llm.chat_prompt(build_messages(" ".join(q.question.split()), list(done.evidence))) \
-                if done and done.evidence else None
+            prompt = (
+                llm.chat_prompt(build_messages(" ".join(q.question.split()), list(done.evidence)))
+                if done and done.evidence
+                else None
+            )
             raw = next((out for p, out in llm.calls if p == prompt), None)
-            print(f"{name} {mode} {i}/{len(questions)} {action or '-'} "
-                  f"{'generated' if raw is not None else 'no generation'} "
-                  f"{time.perf_counter() - t:.1f}s  {q.question[:60]}", file=log, flush=True)
+            print(
+                f"{name} {mode} {i}/{len(questions)} {action or '-'} "
+                f"{'generated' if raw is not None else 'no generation'} "
+                f"{time.perf_counter() - t:.1f}s  {q.question[:60]}",
+                file=log,
+                flush=True,
+            )
             if raw is None:
                 continue
-            items.append({
-                "id": f"{name}:{q.qid}:{mode}", "set": name, "mode": mode, "action": action,
-                "answerable": q.answerable, "question": q.question,
-                "evidence": [{"n": e.n, "label": source_label(e), "text": e.text} for e in done.evidence],
-                "raw": raw,
-            })
+            items.append(
+                {
+                    "id": f"{name}:{q.qid}:{mode}",
+                    "set": name,
+                    "mode": mode,
+                    "action": action,
+                    "answerable": q.answerable,
+                    "question": q.question,
+                    "evidence": [
+                        {"n": e.n, "label": source_label(e), "text": e.text} for e in done.evidence
+                    ],
+                    "raw": raw,
+                }
+            )
     return items
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, default=Path("../shared/data"), help="the shared data folder")
+    ap.add_argument(
+        "--data", type=Path, default=Path("../shared/data"), help="the shared data folder"
+    )
     ap.add_argument("--out", type=Path, default=Path("tests/data/answer_corpus.json"))
     ap.add_argument("--seed", type=int, default=0, help="seed of the question slices")
-    ap.add_argument("--scale", type=float, default=1.0, help="multiply every slice size (a quick run: 0.2)")
+    ap.add_argument(
+        "--scale", type=float, default=1.0, help="multiply every slice size (a quick run: 0.2)"
+    )
     args = ap.parse_args(argv)
 
     from localcrag.llm.gguf import load_llm
@@ -141,14 +163,20 @@ def main(argv: list[str] | None = None) -> int:
             items += _run_set(name, path, plan, llm, args.seed, sys.stderr)
     corpus = {
         "about": "Raw streamed outputs of the bundled generator with the evidence it was shown "
-                 "(labels as in the prompt). Regenerate: scripts/answer_corpus.py.",
-        "generator": s.generator, "temperature": 0.0, "seed": args.seed, "items": items,
+        "(labels as in the prompt). Regenerate: scripts/answer_corpus.py.",
+        "generator": s.generator,
+        "temperature": 0.0,
+        "seed": args.seed,
+        "items": items,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     body = ",\n".join(json.dumps(it, ensure_ascii=False) for it in items)
     head = json.dumps({k: v for k, v in corpus.items() if k != "items"}, ensure_ascii=False)[:-1]
     args.out.write_text(f'{head}, "items": [\n{body}\n]}}\n', encoding="utf-8")
-    print(f"wrote {len(items)} items to {args.out} ({args.out.stat().st_size:,} bytes)", file=sys.stderr)
+    print(
+        f"wrote {len(items)} items to {args.out} ({args.out.stat().st_size:,} bytes)",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -44,19 +44,38 @@ def main() -> None:
     pipe = Pipeline(s)
     _ingest(pipe, ds, workdir_for(ds), lambda p: None)
     retriever = Retriever(s, pipe.library)
-    stats = measure(pipe.grader, lambda q: [h.chunk for h in retriever.search(q, k=s.top_k)],
-                    pipe.library.store.all_texts(), N_PROBES)
+    stats = measure(
+        pipe.grader,
+        lambda q: [h.chunk for h in retriever.search(q, k=s.top_k)],
+        pipe.library.store.all_texts(),
+        N_PROBES,
+    )
     anchors = stats.anchors()
     if anchors is None:
-        raise SystemExit(f"too few probes on {ds.path}: {len(stats.own)} own, {len(stats.foreign)} foreign")
+        raise SystemExit(
+            f"too few probes on {ds.path}: {len(stats.own)} own, {len(stats.foreign)} foreign"
+        )
     old = json.loads(args.out.read_text(encoding="utf-8")) if args.out.is_file() else {}
-    graders = {**old.get("graders", {}), args.grader: {
-        "foreign": round(anchors[0], 4), "own": round(anchors[1], 4),
-        "n_own": len(stats.own), "n_foreign": len(stats.foreign), "own_missed": stats.own_missed,
-        "embedder": s.embedder, "top_k": s.top_k, "retrieval_mode": s.retrieval_mode,
-        "chunk_tokens": s.chunk_tokens, "seconds": stats.seconds}}
-    out = {"corpus": f"{ds.path.parent.name}/{ds.path.name} (paragraph text only; no question used)",
-           "made_by": "scripts/calibration_reference.py", "graders": graders}
+    graders = {
+        **old.get("graders", {}),
+        args.grader: {
+            "foreign": round(anchors[0], 4),
+            "own": round(anchors[1], 4),
+            "n_own": len(stats.own),
+            "n_foreign": len(stats.foreign),
+            "own_missed": stats.own_missed,
+            "embedder": s.embedder,
+            "top_k": s.top_k,
+            "retrieval_mode": s.retrieval_mode,
+            "chunk_tokens": s.chunk_tokens,
+            "seconds": stats.seconds,
+        },
+    }
+    out = {
+        "corpus": f"{ds.path.parent.name}/{ds.path.name} (paragraph text only; no question used)",
+        "made_by": "scripts/calibration_reference.py",
+        "graders": graders,
+    }
     args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(graders[args.grader]))
 

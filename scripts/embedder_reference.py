@@ -37,9 +37,19 @@ def main() -> int:
     s = Settings()
     emb = load_embedder(s.model_path(s.embedder))
     vecs = [[round(float(x), 6) for x in emb.embed([t])[0]] for t in TEXTS]
-    OUT.write_text(json.dumps({
-        "embedder": f"{s.embedder} ({type(emb).__name__})", "written_on": platform.processor() or platform.machine(),
-        "onnxruntime": onnxruntime.__version__, "texts": TEXTS, "vectors": vecs}) + "\n", encoding="utf-8")
+    OUT.write_text(
+        json.dumps(
+            {
+                "embedder": f"{s.embedder} ({type(emb).__name__})",
+                "written_on": platform.processor() or platform.machine(),
+                "onnxruntime": onnxruntime.__version__,
+                "texts": TEXTS,
+                "vectors": vecs,
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     print(f"wrote {OUT}")
     return 0
 

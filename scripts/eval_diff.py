@@ -42,13 +42,19 @@ def main() -> None:
     if a.fit:
         ds = load_dataset(Path(json.loads(a.after.read_text())["path"]))
         fit = {q.qid for q in select(ds.questions, a.fit, 0)}
-        slices = {f"seed-0 {a.fit} (in-sample)": [q for q in qids if q in fit],
-                  "held out": [q for q in qids if q not in fit]}
+        slices = {
+            f"seed-0 {a.fit} (in-sample)": [q for q in qids if q in fit],
+            "held out": [q for q in qids if q not in fit],
+        }
     for name, ids in slices.items():
         for mode in sorted({m for q in ids for m in after[q] if isinstance(after[q][m], dict)}):
-            changed = sum(before[q].get(mode, {}).get("answer") != after[q][mode].get("answer") for q in ids)
-            print(f"{name:22} {mode:16} before {summary(before, ids, mode):20} "
-                  f"after {summary(after, ids, mode):20} answers changed {changed}")
+            changed = sum(
+                before[q].get(mode, {}).get("answer") != after[q][mode].get("answer") for q in ids
+            )
+            print(
+                f"{name:22} {mode:16} before {summary(before, ids, mode):20} "
+                f"after {summary(after, ids, mode):20} answers changed {changed}"
+            )
 
 
 if __name__ == "__main__":

@@ -55,28 +55,43 @@ def capture(pipe: Any, q: Question) -> dict:
         run.add(e)
     from localcrag.crag.refine import recompose
 
-    return {"q": q, "action": run.action.value if run.action else None,
-            "grades": [run.grades[i] for i in sorted(run.grades)], "lower": pipe.thresholds.lower,
-            "strips": recompose(run.strips)}
+    return {
+        "q": q,
+        "action": run.action.value if run.action else None,
+        "grades": [run.grades[i] for i in sorted(run.grades)],
+        "lower": pipe.thresholds.lower,
+        "strips": recompose(run.strips),
+    }
 
 
 def pools(row: dict) -> dict[str, list[Evidence]]:
     ranked = sorted(row["grades"], key=lambda g: -g.score)
-    return {"strips": row["strips"], "kept": graded_evidence(row["grades"], row["lower"]),
-            "hits": chunks_as_evidence([g.chunk for g in ranked], [g.score for g in ranked])}
+    return {
+        "strips": row["strips"],
+        "kept": graded_evidence(row["grades"], row["lower"]),
+        "hits": chunks_as_evidence([g.chunk for g in ranked], [g.score for g in ranked]),
+    }
 
 
-def scorers(grader: Callable[[str, Sequence[str]], list[float]]) -> dict[str, Callable[[list[Evidence]], Scorer]]:
+def scorers(
+    grader: Callable[[str, Sequence[str]], list[float]],
+) -> dict[str, Callable[[list[Evidence]], Scorer]]:
     """Relevance variants. ``extractive_answer`` with a scorer already averages in the
     words and the chunk grade (mean3); ``grader`` undoes that average to show the grader
     alone; ``lex`` passes no scorer (standard RAG's path)."""
+
     def grader_alone(evidence: list[Evidence]) -> Scorer:
         grade = {s: e.score for e in evidence for s in evidence_sentences(e.text)}
 
         def score(q: str, texts: Sequence[str]) -> list[float]:
             # solve (g' + cov + grade) / 3 = g for g': the mean then equals the grader's score
-            return [3 * g - c - grade.get(t, 0.0) for g, c, t in zip(grader(q, texts), coverage(q, texts), texts)]
+            return [
+                3 * g - c - grade.get(t, 0.0)
+                for g, c, t in zip(grader(q, texts), coverage(q, texts), texts)
+            ]
+
         return score
+
     return {"lex": lambda ev: None, "grader": grader_alone, "mean3": lambda ev: grader}
 
 
@@ -107,8 +122,10 @@ def main() -> None:
         for pool, evidence in pools(r).items():
             for name, make in variants.items():
                 text = extractive_answer(q.question, evidence, make(evidence)).text
-                out.setdefault(f"{pool}/{name}", {})[q.qid] = (token_f1(text, q.answers),
-                                                               token_recall(text, q.answers))
+                out.setdefault(f"{pool}/{name}", {})[q.qid] = (
+                    token_f1(text, q.answers),
+                    token_recall(text, q.answers),
+                )
             sents = {s for e in evidence for s in evidence_sentences(e.text) if len(s.split()) >= 3}
             best = max((token_f1(s, q.answers) for s in sents), default=0.0)
             out.setdefault(f"{pool}/oracle-1", {})[q.qid] = (best, float("nan"))
@@ -118,7 +135,9 @@ def main() -> None:
             continue
         print(f"{part}: {len(qids)} answered questions (F1 / recall)")
         for key, res in out.items():
-            print(f"  {key:16} {mean([res[i][0] for i in qids]):.3f} / {mean([res[i][1] for i in qids]):.3f}")
+            print(
+                f"  {key:16} {mean([res[i][0] for i in qids]):.3f} / {mean([res[i][1] for i in qids]):.3f}"
+            )
 
 
 if __name__ == "__main__":

@@ -45,8 +45,8 @@ sys.path.insert(0, str(REPO))
 
 from localcrag.crag.graders.base import Logistic  # noqa: E402
 from localcrag.crag.graders.features import FeatureExtractor  # noqa: E402
-from localcrag.textutil import split_sentences  # noqa: E402
 from localcrag.crag.graders.text import CorpusStats  # noqa: E402
+from localcrag.textutil import split_sentences  # noqa: E402
 
 SEED = 0
 L2 = 1e-3
@@ -62,7 +62,14 @@ STRATEGIES = {  # name -> features of its calibration (all from FeatureExtractor
     "key-term coverage": ["key"],
     "fusion": list(FUSION),  # the shipped features (a copy: --fusion changes only the shipped fit)
     "fusion before cue_ok (neg_ok)": ["margin", "key", "ent_strip", "neg_ok"],
-    "fusion + separate cues": ["margin", "key", "ent_strip", "negation_ok", "numbers_ok", "antonyms_ok"],
+    "fusion + separate cues": [
+        "margin",
+        "key",
+        "ent_strip",
+        "negation_ok",
+        "numbers_ok",
+        "antonyms_ok",
+    ],
     "fusion + raw cosines": ["cos_chunk", "cos_strip", "key", "ent_strip", "neg_ok"],
     "fusion, names weighted by IDF (ent_idf)": ["margin", "key", "ent_idf", "cue_ok"],
 }
@@ -82,9 +89,16 @@ def load_squad(shared: Path) -> tuple[list[dict], list[dict]]:
             paras.append({"article": art["title"], "text": p["context"]})
             for q in p["qas"]:
                 ans = q["answers"][0]["answer_start"] if q["answers"] else None
-                qs.append({"id": q["id"], "question": q["question"], "para": pi,
-                           "article": art["title"], "impossible": bool(q["is_impossible"]),
-                           "answer_start": ans})
+                qs.append(
+                    {
+                        "id": q["id"],
+                        "question": q["question"],
+                        "para": pi,
+                        "article": art["title"],
+                        "impossible": bool(q["is_impossible"]),
+                        "answer_start": ans,
+                    }
+                )
     return paras, qs
 
 
@@ -209,8 +223,9 @@ def balanced_weights(kinds: list[str]) -> np.ndarray:
     for k in kinds:
         counts[k] += 1
     neg_kinds = [k for k in counts if k != "pos"]
-    return np.array([0.5 / counts[k] if k == "pos" else 0.5 / (len(neg_kinds) * counts[k])
-                     for k in kinds])
+    return np.array(
+        [0.5 / counts[k] if k == "pos" else 0.5 / (len(neg_kinds) * counts[k]) for k in kinds]
+    )
 
 
 FIT_KINDS = ("pos", "easy", "hard", "near")
@@ -223,7 +238,9 @@ def fit_recipe(F: list[dict], kinds: list[str], names: list[str]) -> Logistic:
     return fit_nonneg([F[i] for i in idx], names, y, balanced_weights(ks))
 
 
-def scenarios(score_of: dict[int, float], pairs: list[dict], qs: list[dict]) -> dict[str, np.ndarray]:
+def scenarios(
+    score_of: dict[int, float], pairs: list[dict], qs: list[dict]
+) -> dict[str, np.ndarray]:
     """Simulated 5-chunk retrievals on SQuAD, best chunk score of each:
     present = own paragraph + 4 hard negatives (want Correct), absent = the 4 hard
     negatives alone (want Incorrect), near = an unanswerable question's own paragraph
@@ -260,8 +277,12 @@ def choose_thresholds(sc: dict[str, np.ndarray]) -> tuple[float, float]:
 
 def action_table(sc: dict[str, np.ndarray], lower: float, upper: float) -> dict:
     def act(v: np.ndarray) -> dict[str, int]:
-        return {"correct": int((v >= upper).sum()), "ambiguous": int(((v >= lower) & (v < upper)).sum()),
-                "incorrect": int((v < lower).sum())}
+        return {
+            "correct": int((v >= upper).sum()),
+            "ambiguous": int(((v >= lower) & (v < upper)).sum()),
+            "incorrect": int((v < lower).sum()),
+        }
+
     return {k: act(v) for k, v in sc.items()}
 
 
@@ -272,7 +293,9 @@ def metrics(scores: np.ndarray, kinds: list[str], lower: float, upper: float) ->
     for name, t in (("lower", lower), ("upper", upper)):
         for n in ("easy", "hard"):
             neg = scores[k == n]
-            out[f"acc_{n}@{name}"] = float(((pos >= t).sum() + (neg < t).sum()) / (len(pos) + len(neg)))
+            out[f"acc_{n}@{name}"] = float(
+                ((pos >= t).sum() + (neg < t).sum()) / (len(pos) + len(neg))
+            )
         out[f"recall@{name}"] = float((pos >= t).mean())
         for n in ("easy", "hard", "near"):
             out[f"reject_{n}@{name}"] = float((scores[k == n] < t).mean())
@@ -324,8 +347,13 @@ def val_cases(shared: Path, embedder) -> tuple[list[dict], list[str]]:
         answerable = bool(v["has_answer"]) and "Direct Air Capture" not in v["question"]
         qv = embedder.embed([v["question"]])[0]
         top = np.argsort(-(cvecs @ qv), kind="stable")[:5]
-        cases.append({"question": v["question"], "answerable": answerable,
-                      "chunks": [chunks[i] for i in top]})
+        cases.append(
+            {
+                "question": v["question"],
+                "answerable": answerable,
+                "chunks": [chunks[i] for i in top],
+            }
+        )
     return cases, chunks
 
 
@@ -343,8 +371,14 @@ def answer_strips(paras: list[dict], qs: list[dict], size: int = 2) -> list[dict
         spans = split_sentences(text)
         for g in range(0, len(spans), size):
             a, b = spans[g][0], spans[min(g + size, len(spans)) - 1][1]
-            out.append({"q": qi, "article": q["article"], "text": text[a:b],
-                        "pos": a <= q["answer_start"] < b})
+            out.append(
+                {
+                    "q": qi,
+                    "article": q["article"],
+                    "text": text[a:b],
+                    "pos": a <= q["answer_start"] < b,
+                }
+            )
     return out
 
 
@@ -352,8 +386,11 @@ def answer_strips(paras: list[dict], qs: list[dict], size: int = 2) -> list[dict
 
 
 def shipped_entry(model: Logistic) -> dict:
-    return {"features": list(model.features), "weights": [round(w, 4) for w in model.weights],
-            "bias": round(model.bias, 4)}
+    return {
+        "features": list(model.features),
+        "weights": [round(w, 4) for w in model.weights],
+        "bias": round(model.bias, 4),
+    }
 
 
 def decide(best: float, lower: float, upper: float) -> str:
@@ -361,23 +398,40 @@ def decide(best: float, lower: float, upper: float) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
     ap.add_argument("--models", type=Path, default=REPO / "models")
     ap.add_argument("--out", type=Path, default=REPO / "localcrag" / "data" / "grader_fusion.json")
     ap.add_argument("--results", type=Path, default=Path("/tmp/localcrag-grader-results.json"))
     ap.add_argument("--cache", type=Path, default=Path("/tmp/localcrag-fit-cache.pkl"))
-    ap.add_argument("--embedder", default="all-MiniLM-L6-v2", help="sentence-transformers folder in --models")
-    ap.add_argument("--backend", choices=("auto", "onnx", "torch"), default="auto",
-                    help="embedder backend, as settings.embedder_backend (auto = int8 ONNX when present)")
-    ap.add_argument("--threads", type=int, default=1, help="embedder threads (1 is fastest on a busy machine)")
-    ap.add_argument("--llm-threads", type=int, default=1, help="threads for the sampled GGUF scoring")
-    ap.add_argument("--fusion", default=",".join(FUSION),
-                    help="features of the shipped fusion (comma-separated; default: %(default)s)")
+    ap.add_argument(
+        "--embedder", default="all-MiniLM-L6-v2", help="sentence-transformers folder in --models"
+    )
+    ap.add_argument(
+        "--backend",
+        choices=("auto", "onnx", "torch"),
+        default="auto",
+        help="embedder backend, as settings.embedder_backend (auto = int8 ONNX when present)",
+    )
+    ap.add_argument(
+        "--threads", type=int, default=1, help="embedder threads (1 is fastest on a busy machine)"
+    )
+    ap.add_argument(
+        "--llm-threads", type=int, default=1, help="threads for the sampled GGUF scoring"
+    )
+    ap.add_argument(
+        "--fusion",
+        default=",".join(FUSION),
+        help="features of the shipped fusion (comma-separated; default: %(default)s)",
+    )
     ap.add_argument("--skip-llm", action="store_true", help="skip the GGUF yes/no grader (slow)")
     ap.add_argument("--skip-timing", action="store_true")
     ap.add_argument("--stride", type=int, default=2, help="sentences between window starts")
-    ap.add_argument("--timing-only", action="store_true", help="only time the graders (shipped params)")
+    ap.add_argument(
+        "--timing-only", action="store_true", help="only time the graders (shipped params)"
+    )
     args = ap.parse_args()
     FUSION[:] = args.fusion.split(",")
     t0 = time.time()
@@ -411,12 +465,18 @@ def main() -> int:
     log(f"{len(pairs)} SQuAD pairs; computing signals")
     F = features_for(fx, [(qs[p["q"]]["question"], paras[p["p"]]["text"]) for p in pairs])
     save_cache()
-    results: dict = {"strategies": {}, "seed": SEED, "l2": L2, "n_pairs": dict(
-        (k, kinds.count(k)) for k in ("pos", "easy", "hard", "near", "hardU"))}
+    results: dict = {
+        "strategies": {},
+        "seed": SEED,
+        "l2": L2,
+        "n_pairs": dict((k, kinds.count(k)) for k in ("pos", "easy", "hard", "near", "hardU")),
+    }
 
     def fold_indices(train: str) -> tuple[list[int], list[int]]:
-        return ([i for i in range(len(pairs)) if art[i] == train],
-                [i for i in range(len(pairs)) if art[i] != train])
+        return (
+            [i for i in range(len(pairs)) if art[i] == train],
+            [i for i in range(len(pairs)) if art[i] != train],
+        )
 
     def recipe(idx: list[int], names: list[str]) -> tuple[Logistic, float, float]:
         model = fit_recipe([F[i] for i in idx], [kinds[i] for i in idx], names)
@@ -430,23 +490,34 @@ def main() -> int:
             model, lo, up = recipe(tr, names)
             s_te = np.array([model(F[i]) for i in te])
             m = metrics(s_te, [kinds[i] for i in te], lo, up)
-            m.update(lower=lo, upper=up, weights=dict(zip(model.features, model.weights)), bias=model.bias,
-                     actions=action_table(scenarios(dict(zip(te, s_te)), pairs, qs), lo, up))
+            m.update(
+                lower=lo,
+                upper=up,
+                weights=dict(zip(model.features, model.weights)),
+                bias=model.bias,
+                actions=action_table(scenarios(dict(zip(te, s_te)), pairs, qs), lo, up),
+            )
             test = [a for a in ARTICLES if a != train][0]
             res[f"fit {SHORT[train]} -> test {SHORT[test]}"] = m
         results["strategies"][name] = res
     mean2 = np.array([(f["cos_strip"] + f["lex"]) / 2 for f in F])
     k_arr = np.array(kinds)
-    results["strategies"]["mean(strip cosine, lexical), unfitted"] = {"all pairs": {
-        f"auc_{n}": roc_auc(mean2[k_arr == "pos"], mean2[k_arr == n]) for n in ("easy", "hard", "near")}}
+    results["strategies"]["mean(strip cosine, lexical), unfitted"] = {
+        "all pairs": {
+            f"auc_{n}": roc_auc(mean2[k_arr == "pos"], mean2[k_arr == n])
+            for n in ("easy", "hard", "near")
+        }
+    }
     log("strategies measured")
 
     # shipped: the same recipe on both articles
     everything = list(range(len(pairs)))
     fusion, lower, upper = recipe(everything, FUSION)
-    shipped = {"fusion": shipped_entry(fusion),
-               "embedding": shipped_entry(recipe(everything, EMBEDDING)[0]),
-               "lexical": shipped_entry(recipe(everything, ["lex"])[0])}
+    shipped = {
+        "fusion": shipped_entry(fusion),
+        "embedding": shipped_entry(recipe(everything, EMBEDDING)[0]),
+        "lexical": shipped_entry(recipe(everything, ["lex"])[0]),
+    }
     background_default = float(np.mean([fx.question(q["question"]).background for q in qs]))
 
     # strip threshold (refinement): answer-bearing strip vs the other strips of its paragraph
@@ -461,9 +532,11 @@ def main() -> int:
         t = float(np.quantile(sc[(s_art == train) & ypos], 1 - RECALL_STRIP))
         te = s_art != train
         strip_res[f"fit {SHORT[train]} -> test {SHORT[[a for a in ARTICLES if a != train][0]]}"] = {
-            "threshold": round(t, 3), "auc": roc_auc(sc[te & ypos], sc[te & ~ypos]),
+            "threshold": round(t, 3),
+            "auc": roc_auc(sc[te & ypos], sc[te & ~ypos]),
             "recall_answer_strip": float((sc[te & ypos] >= t).mean()),
-            "dropped_other_strips": float((sc[te & ~ypos] < t).mean())}
+            "dropped_other_strips": float((sc[te & ~ypos] < t).mean()),
+        }
     s_strip = np.array([fusion(f) for f in SF])
     results["stride"] = args.stride
     strip_t = float(np.floor(np.quantile(s_strip[ypos], 1 - RECALL_STRIP) * 100) / 100)
@@ -473,7 +546,9 @@ def main() -> int:
 
     # val.json: test only, shipped weights and thresholds
     cases, chunks = val_cases(args.shared, emb)
-    vfx = FeatureExtractor(emb, CorpusStats.from_texts(chunks), stride=args.stride, chunk_cosine=True)
+    vfx = FeatureExtractor(
+        emb, CorpusStats.from_texts(chunks), stride=args.stride, chunk_cosine=True
+    )
     calib = {k: Logistic.from_dict(v) for k, v in shipped.items()}
     val_out = []
     for c in cases:
@@ -482,8 +557,11 @@ def main() -> int:
         for gname, model in calib.items():
             best = max(model(f) for f in feats)
             act = decide(best, lower, upper)
-            row[gname] = {"best": round(best, 3), "action": act,
-                          "ok": act != "incorrect" if c["answerable"] else act == "incorrect"}
+            row[gname] = {
+                "best": round(best, 3),
+                "action": act,
+                "ok": act != "incorrect" if c["answerable"] else act == "incorrect",
+            }
         row["signals_best"] = {k: round(v, 3) for k, v in max(feats, key=calib["fusion"]).items()}
         val_out.append(row)
     results["val"] = val_out
@@ -496,14 +574,19 @@ def main() -> int:
 
         sample = llm_sample(pairs, {"pos": 30, "near": 30, "hard": 20, "easy": 10})
         items = [(qs[pairs[i]["q"]]["question"], paras[pairs[i]["p"]]["text"]) for i in sample]
-        smol = load_llm(args.models / "SmolLM2-135M-Instruct.Q4_1.gguf", n_ctx=1024, threads=args.llm_threads)
+        smol = load_llm(
+            args.models / "SmolLM2-135M-Instruct.Q4_1.gguf", n_ctx=1024, threads=args.llm_threads
+        )
         yn = yesno_signals(smol, cache, items, log)
         save_cache()
         SFE = [dict(F[i], p_yes=y) for i, y in zip(sample, yn)]
         ks = [kinds[i] for i in sample]
         arts = [art[i] for i in sample]
         llm_res = {}
-        for gname, names in (("fusion (same sample)", FUSION), ("llm yes/no, SmolLM2 (raw P(yes))", None)):
+        for gname, names in (
+            ("fusion (same sample)", FUSION),
+            ("llm yes/no, SmolLM2 (raw P(yes))", None),
+        ):
             res = {}
             for train in ARTICLES:
                 tr = [j for j in range(len(sample)) if arts[j] == train]
@@ -518,7 +601,10 @@ def main() -> int:
                 # no 5-chunk scenarios in a sample: threshold = best balanced accuracy pos vs hard
                 ktr = np.array([ks[j] for j in tr])
                 ts = np.unique(s_tr)
-                bal = [((s_tr[ktr == "pos"] >= t).mean() + (s_tr[ktr == "hard"] < t).mean()) / 2 for t in ts]
+                bal = [
+                    ((s_tr[ktr == "pos"] >= t).mean() + (s_tr[ktr == "hard"] < t).mean()) / 2
+                    for t in ts
+                ]
                 t_rel = float(ts[int(np.argmax(bal))])
                 m = metrics(s_te, [ks[j] for j in te], t_rel, t_rel)
                 m.update(threshold=round(t_rel, 3))
@@ -533,13 +619,14 @@ def main() -> int:
         "version": 1,
         "embedder": real.name,
         "fitted_on": "SQuAD 2.0 dev subset (shared/data/squad2-dev-subset/small.json), both articles; "
-                     "val.json never used for fitting",
+        "val.json never used for fitting",
         # No family of ../shared/data/qa-pairs: small.json's two articles (Normans,
         # Computational_complexity_theory) were removed from its squad_v2.0 rows. squad_v2.0
         # is still the same dataset (other Wikipedia articles, same annotators and question
         # style), so its figures for this grader are not fully out of domain.
         "trained_on_families": [],
-        "seed": SEED, "l2": L2,
+        "seed": SEED,
+        "l2": L2,
         "background_default": round(background_default, 4),
         "graders": shipped,
         "thresholds": {"upper": upper, "lower": lower, "strip": strip_t},
@@ -566,23 +653,30 @@ def timing(args, real, cases, chunks, log) -> dict:
     out = {}
     names = ["lexical", "embedding", "fusion"] + ([] if args.skip_llm else ["llm"])
     for name in names:
-        s = Settings(grader=name, models_dir=args.models, threads=args.threads, embedder_backend=args.backend)
+        s = Settings(
+            grader=name, models_dir=args.models, threads=args.threads, embedder_backend=args.backend
+        )
         g = make_grader(s, real, stats)
         cs = cases if name in ("lexical", "embedding", "fusion") else cases[:3]
         t = time.perf_counter()
         g.grade("warm up question", [Chunk("w", "w", cases[0]["chunks"][0], 1, 1, 0, 1)])
         out[f"{name} first call (loads models, embeds the corpus sample), ms"] = round(
-            (time.perf_counter() - t) * 1000)
+            (time.perf_counter() - t) * 1000
+        )
         n, t, cpu = 0, time.perf_counter(), time.process_time()
         for c in cs:
-            chunk_objs = [Chunk(f"c{i}", "x", t_, 1, 1, 0, len(t_)) for i, t_ in enumerate(c["chunks"])]
+            chunk_objs = [
+                Chunk(f"c{i}", "x", t_, 1, 1, 0, len(t_)) for i, t_ in enumerate(c["chunks"])
+            ]
             grades = g.grade(c["question"], chunk_objs)
             assert not any(gr.error for gr in grades), [gr.error for gr in grades]
             n += len(chunk_objs)
         out[name] = round((time.perf_counter() - t) * 1000 / n, 1)
         out[f"{name} cpu"] = round((time.process_time() - cpu) * 1000 / n, 1)
-        log(f"timing {name}: {out[name]} ms/chunk wall, {out[name + ' cpu']} ms/chunk CPU "
-            f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+        log(
+            f"timing {name}: {out[name]} ms/chunk wall, {out[name + ' cpu']} ms/chunk CPU "
+            f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)"
+        )
     out["load_average_1min"] = round(os.getloadavg()[0], 1)
     return out
 

@@ -44,8 +44,15 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from fit_grader import (FUSION, SEED, balanced_weights, choose_thresholds, fit_nonneg,  # noqa: E402
-                        roc_auc, shipped_entry)
+from fit_grader import (  # noqa: E402 (after the sys.path line)
+    FUSION,
+    SEED,
+    balanced_weights,
+    choose_thresholds,
+    fit_nonneg,  # noqa: E402
+    roc_auc,
+    shipped_entry,
+)
 
 K = 5
 ARTICLES = ("Normans", "Computational_complexity_theory")
@@ -73,10 +80,20 @@ def open_eval(path: Path):  # noqa: ANN201
 
     ds = load_dataset(path)
     wd = workdir_for(ds)
-    pipe = Pipeline(eval_settings(Settings(**{**Settings.load().model_dump(), "grader": "fusion",
-                                              "grader_model": None}), wd / "index", True))
+    pipe = Pipeline(
+        eval_settings(
+            Settings(**{**Settings.load().model_dump(), "grader": "fusion", "grader_model": None}),
+            wd / "index",
+            True,
+        )
+    )
     _ingest(pipe, ds, wd, lambda p: None)
-    return ds, Retriever(pipe.settings, pipe.library), chunk_ids_by_unit(pipe, ds), pipe.grader.extractor.features
+    return (
+        ds,
+        Retriever(pipe.settings, pipe.library),
+        chunk_ids_by_unit(pipe, ds),
+        pipe.grader.extractor.features,
+    )
 
 
 def build(shared: Path, log) -> tuple[list[dict], dict]:  # noqa: ANN001
@@ -92,8 +109,9 @@ def build(shared: Path, log) -> tuple[list[dict], dict]:  # noqa: ANN001
         if q.context_id is None:
             continue
         art, text = ds.passages[q.context_id]
-        add = (lambda t, kind, _q=q, _a=art: pairs.append({"qid": _q.qid, "q": _q.question, "text": t,
-                                                           "kind": kind, "article": _a}))
+        add = lambda t, kind, _q=q, _a=art: pairs.append(  # noqa: E731
+            {"qid": _q.qid, "q": _q.question, "text": t, "kind": kind, "article": _a}
+        )
         full = [h.chunk.text for h in retriever.search(q.question, k=K)]
         if not q.answerable:
             add(text, "near")
@@ -126,8 +144,13 @@ def build(shared: Path, log) -> tuple[list[dict], dict]:  # noqa: ANN001
             pairs[i]["f"] = f
     for name, rows in runs.items():
         runs[name] = [(qid, art, signals(qt, texts)) for qid, art, qt, texts in rows]
-    log(f"{len(pairs)} pairs; " + ", ".join(f"{k} {sum(p['kind'] == k for p in pairs)}"
-                                             for k in ("pos", "easy", "hard", "near", "wh", "abl")))
+    log(
+        f"{len(pairs)} pairs; "
+        + ", ".join(
+            f"{k} {sum(p['kind'] == k for p in pairs)}"
+            for k in ("pos", "easy", "hard", "near", "wh", "abl")
+        )
+    )
     return pairs, runs
 
 
@@ -147,9 +170,16 @@ def ceiling(path: Path, names: list[str], log, folds: int = 5) -> dict:  # noqa:
         full = retriever.search(q.question, k=K)
         off = retriever.search(q.question, k=K, withhold=drop)
         gold = [bool(set(q.gold) & set(ds.units(h.chunk))) for h in full]
-        rows.append((signals(q.question, [h.chunk.text for h in full]), gold,
-                     signals(q.question, [h.chunk.text for h in off])))
-    log(f"ceiling: {len(rows)} questions, {sum(any(g) for _, g, _ in rows)} with a gold chunk graded")
+        rows.append(
+            (
+                signals(q.question, [h.chunk.text for h in full]),
+                gold,
+                signals(q.question, [h.chunk.text for h in off]),
+            )
+        )
+    log(
+        f"ceiling: {len(rows)} questions, {sum(any(g) for _, g, _ in rows)} with a gold chunk graded"
+    )
 
     def fit_on(idx: list[int]):  # noqa: ANN202
         F, ks = [], []
@@ -163,23 +193,36 @@ def ceiling(path: Path, names: list[str], log, folds: int = 5) -> dict:  # noqa:
         on = [max(model_of(i)(f) for f in rows[i][0]) for i in range(len(rows))]
         off = [max(model_of(i)(f) for f in rows[i][2]) for i in range(len(rows))]
         cut = sorted(on)[len(on) // 10]
-        return {"auc_full_vs_withheld": round(roc_auc(on, off), 3),
-                "refused_at_90": round(float(np.mean([b < cut for b in off])), 3)}
+        return {
+            "auc_full_vs_withheld": round(roc_auc(on, off), 3),
+            "refused_at_90": round(float(np.mean([b < cut for b in off])), 3),
+        }
 
     models = [fit_on([i for i in range(len(rows)) if i % folds != f]) for f in range(folds)]
     whole = fit_on(list(range(len(rows))))
-    return {"out_of_fold": figures(lambda i: models[i % folds]), "in_sample": figures(lambda i: whole),
-            "weights_in_sample": dict(zip(whole.features, np.round(whole.weights, 3)))}
+    return {
+        "out_of_fold": figures(lambda i: models[i % folds]),
+        "in_sample": figures(lambda i: whole),
+        "weights_in_sample": dict(zip(whole.features, np.round(whole.weights, 3))),
+    }
 
 
 def fit(pairs: list[dict], names: list[str], kinds: tuple[str, ...], arts: set[str]):  # noqa: ANN201
     sel = [p for p in pairs if p["article"] in arts and p["kind"] in ("pos",) + kinds]
     ks = [p["kind"] for p in sel]
-    return fit_nonneg([p["f"] for p in sel], names, np.array([k == "pos" for k in ks], float), balanced_weights(ks))
+    return fit_nonneg(
+        [p["f"] for p in sel],
+        names,
+        np.array([k == "pos" for k in ks], float),
+        balanced_weights(ks),
+    )
 
 
 def best(model, runs: dict, arts: set[str]) -> dict[str, np.ndarray]:  # noqa: ANN001
-    return {k: np.array([max(model(f) for f in fs) for _, a, fs in rows if a in arts]) for k, rows in runs.items()}
+    return {
+        k: np.array([max(model(f) for f in fs) for _, a, fs in rows if a in arts])
+        for k, rows in runs.items()
+    }
 
 
 def report(model, pairs: list[dict], runs: dict, arts: set[str], lo: float, up: float) -> dict:  # noqa: ANN001
@@ -187,14 +230,22 @@ def report(model, pairs: list[dict], runs: dict, arts: set[str], lo: float, up: 
     for p in pairs:
         if p["article"] in arts:
             sc[p["kind"]].append(model(p["f"]))
-    out = {f"auc_{k}": round(roc_auc(sc["pos"], sc[k]), 3) for k in ("easy", "hard", "near", "abl", "wh")}
+    out = {
+        f"auc_{k}": round(roc_auc(sc["pos"], sc[k]), 3)
+        for k in ("easy", "hard", "near", "abl", "wh")
+    }
     b = best(model, runs, arts)
-    out.update({"auc_full_vs_withheld": round(roc_auc(b["present"], b["absent"]), 3),
-                "answered": round(float((b["present"] >= lo).mean()), 3),
-                "withheld_refused": round(float((b["absent"] < lo).mean()), 3),
-                "withheld_correct": round(float((b["absent"] >= up).mean()), 3),
-                "near_refused": round(float((b["near"] < lo).mean()), 3),
-                "lower": lo, "upper": up})
+    out.update(
+        {
+            "auc_full_vs_withheld": round(roc_auc(b["present"], b["absent"]), 3),
+            "answered": round(float((b["present"] >= lo).mean()), 3),
+            "withheld_refused": round(float((b["absent"] < lo).mean()), 3),
+            "withheld_correct": round(float((b["absent"] >= up).mean()), 3),
+            "near_refused": round(float((b["near"] < lo).mean()), 3),
+            "lower": lo,
+            "upper": up,
+        }
+    )
     return out
 
 
@@ -210,13 +261,24 @@ def slug(name: str) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--shared", type=Path, default=REPO.parent / "shared" / "data")
-    ap.add_argument("--out-dir", type=Path, default=Path("/tmp/fusion_withheld"),
-                    help="one params file per variant, fitted on both articles (its thresholds inside)")
-    ap.add_argument("--ceiling", type=Path, default=None, metavar="DATASET",
-                    help="diagnostic only: fit on DATASET itself (5 folds by question) to see how far "
-                         "the signals could go there; writes no params file")
+    ap.add_argument(
+        "--out-dir",
+        type=Path,
+        default=Path("/tmp/fusion_withheld"),
+        help="one params file per variant, fitted on both articles (its thresholds inside)",
+    )
+    ap.add_argument(
+        "--ceiling",
+        type=Path,
+        default=None,
+        metavar="DATASET",
+        help="diagnostic only: fit on DATASET itself (5 folds by question) to see how far "
+        "the signals could go there; writes no params file",
+    )
     ap.add_argument("--results", type=Path, default=Path("/tmp/fit_withheld_results.json"))
     args = ap.parse_args()
 
@@ -224,8 +286,10 @@ def main() -> int:
         print(msg, file=sys.stderr, flush=True)
 
     if args.ceiling is not None:
-        out = {f"fusion: {n}": ceiling(args.ceiling, feats, log)
-               for n, feats in (("shipped features", FUSION), ("+ more signals", FUSION + EXTRA))}
+        out = {
+            f"fusion: {n}": ceiling(args.ceiling, feats, log)
+            for n, feats in (("shipped features", FUSION), ("+ more signals", FUSION + EXTRA))
+        }
         print(json.dumps(out, indent=2, default=float))
         return 0
     pairs, runs = build(args.shared, log)
@@ -235,27 +299,51 @@ def main() -> int:
         for train in ARTICLES:
             test = next(a for a in ARTICLES if a != train)
             model, lo, up = recipe(pairs, runs, names, kinds, {train})
-            res[f"{train[:8]} -> {test[:8]}"] = {**report(model, pairs, runs, {test}, lo, up),
-                                                 "weights": dict(zip(model.features, np.round(model.weights, 3)))}
+            res[f"{train[:8]} -> {test[:8]}"] = {
+                **report(model, pairs, runs, {test}, lo, up),
+                "weights": dict(zip(model.features, np.round(model.weights, 3))),
+            }
         model, lo, up = recipe(pairs, runs, names, kinds, set(ARTICLES))
-        res["both (in-sample)"] = {**report(model, pairs, runs, set(ARTICLES), lo, up),
-                                   "weights": dict(zip(model.features, np.round(model.weights, 3))),
-                                   "bias": round(model.bias, 3)}
+        res["both (in-sample)"] = {
+            **report(model, pairs, runs, set(ARTICLES), lo, up),
+            "weights": dict(zip(model.features, np.round(model.weights, 3))),
+            "bias": round(model.bias, 3),
+        }
         results[name] = res
         # every variant's both-articles fit, for `localcrag eval --grader-model`
-        params = json.loads((REPO / "localcrag" / "data" / "grader_fusion.json").read_text(encoding="utf-8"))
+        params = json.loads(
+            (REPO / "localcrag" / "data" / "grader_fusion.json").read_text(encoding="utf-8")
+        )
         params["graders"]["fusion"] = shipped_entry(model)
         strip = params["thresholds"]["strip"]
-        params["thresholds"] = {"lower_threshold": lo, "upper_threshold": up, "strip_threshold": min(strip, lo)}
-        params["fitted_on"] = f"SQuAD small.json, both articles; scripts/fit_withheld.py variant {name!r}"
+        params["thresholds"] = {
+            "lower_threshold": lo,
+            "upper_threshold": up,
+            "strip_threshold": min(strip, lo),
+        }
+        params["fitted_on"] = (
+            f"SQuAD small.json, both articles; scripts/fit_withheld.py variant {name!r}"
+        )
         params["script"] = "scripts/fit_withheld.py"
         args.out_dir.mkdir(parents=True, exist_ok=True)
         out = args.out_dir / f"{slug(name)}.json"
         out.write_text(json.dumps(params, indent=2) + "\n", encoding="utf-8")
         log(f"wrote {out}")
     args.results.write_text(json.dumps(results, indent=2, default=float) + "\n", encoding="utf-8")
-    cols = ("auc_easy", "auc_hard", "auc_near", "auc_abl", "auc_wh", "auc_full_vs_withheld",
-            "answered", "withheld_refused", "withheld_correct", "near_refused", "lower", "upper")
+    cols = (
+        "auc_easy",
+        "auc_hard",
+        "auc_near",
+        "auc_abl",
+        "auc_wh",
+        "auc_full_vs_withheld",
+        "answered",
+        "withheld_refused",
+        "withheld_correct",
+        "near_refused",
+        "lower",
+        "upper",
+    )
     print("| variant | split | " + " | ".join(cols) + " | weights |")
     for name, res in results.items():
         for split, r in res.items():

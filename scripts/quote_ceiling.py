@@ -41,14 +41,19 @@ def _any_order(ss: list[str], ref: list[str], words: int, sents: int) -> tuple[f
             for s in ss:
                 text = " ".join(c + (s,))
                 if s not in c and len(text.split()) <= words:
-                    best_r, best_f = max(best_r, token_recall(text, ref)), max(best_f, token_f1(text, ref))
+                    best_r, best_f = (
+                        max(best_r, token_recall(text, ref)),
+                        max(best_f, token_f1(text, ref)),
+                    )
     return best_r, best_f
 
 
 def ceiling(data: Path, words: int, sents: int) -> dict[str, tuple[float, float]]:
     qs = json.loads((data / "docs_evaluation_dataset.json").read_text(encoding="utf-8"))
-    docs = {c["chunk_link"]: c["text"]
-            for c in json.loads((data / "anthropic_docs.json").read_text(encoding="utf-8"))}
+    docs = {
+        c["chunk_link"]: c["text"]
+        for c in json.loads((data / "anthropic_docs.json").read_text(encoding="utf-8"))
+    }
     runs: dict[str, list[tuple[float, float]]] = {"consecutive": [], "any order": []}
     for q in qs:
         ref = [q["correct_answer"]]
@@ -66,7 +71,10 @@ def ceiling(data: Path, words: int, sents: int) -> dict[str, tuple[float, float]
                     best_f = max(best_f, token_f1(text, ref))
         runs["consecutive"].append((best_r, best_f))
         runs["any order"].append(_any_order(gold, ref, words, sents))
-    return {k: (statistics.mean(r for r, _ in v), statistics.mean(f for _, f in v)) for k, v in runs.items()}
+    return {
+        k: (statistics.mean(r for r, _ in v), statistics.mean(f for _, f in v))
+        for k, v in runs.items()
+    }
 
 
 def main() -> None:
@@ -76,8 +84,11 @@ def main() -> None:
     p.add_argument("--sentences", type=int, default=3)
     a = p.parse_args()
     for kind, (r, f) in ceiling(a.data, a.words, a.sentences).items():
-        print(f"oracle quote ({kind}: <= {a.sentences} gold sentences, <= {a.words} words): "
-              f"answer_recall {r:.3f}, answer_f1 {f:.3f}")
+        print(
+            f"oracle quote ({kind}: <= {a.sentences} gold sentences, <= {a.words} words): "
+            f"answer_recall {r:.3f}, answer_f1 {f:.3f}"
+        )
+
 
 if __name__ == "__main__":
     main()

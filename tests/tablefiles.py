@@ -11,15 +11,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-REGRESSION = {"Multiple R": 0.9559807268041355, "R Square": 0.9139, "Adjusted R Square": 0.9091,
-              "Standard Error": 18.4, "Observations": 20}
-ANOVA = [["", "df", "SS", "MS", "F", "Significance F"],
-         ["Regression", 1, 64281.3, 64281.3, 191.22, 4.8e-11],
-         ["Residual", 18, 6051.2, 336.2],
-         ["Total", 19, 70332.5]]
-COEFFICIENTS = [["", "Coefficients", "Standard Error", "t Stat", "P-value"],
-                ["Intercept", 12.5, 8.1, 1.54, 0.1403],
-                ["Number of Customers", 0.41284633383982516, 0.0298, 13.83, 4.8e-11]]
+REGRESSION = {
+    "Multiple R": 0.9559807268041355,
+    "R Square": 0.9139,
+    "Adjusted R Square": 0.9091,
+    "Standard Error": 18.4,
+    "Observations": 20,
+}
+ANOVA = [
+    ["", "df", "SS", "MS", "F", "Significance F"],
+    ["Regression", 1, 64281.3, 64281.3, 191.22, 4.8e-11],
+    ["Residual", 18, 6051.2, 336.2],
+    ["Total", 19, 70332.5],
+]
+COEFFICIENTS = [
+    ["", "Coefficients", "Standard Error", "t Stat", "P-value"],
+    ["Intercept", 12.5, 8.1, 1.54, 0.1403],
+    ["Number of Customers", 0.41284633383982516, 0.0298, 13.83, 4.8e-11],
+]
 
 
 def make_regression_xlsx(path: Path) -> Path:
@@ -62,7 +71,9 @@ def make_stock_csv(path: Path, days: int = 60) -> Path:
     day = dt.date(2010, 6, 28)
     for i in range(days):
         o = 19 + i * 0.25
-        lines.append(f"{day.isoformat()},{o:.2f},{o + 1.5:.2f},{o - 1:.2f},{o + 0.5:.2f},{1000 + 37 * i}")
+        lines.append(
+            f"{day.isoformat()},{o:.2f},{o + 1.5:.2f},{o - 1:.2f},{o + 0.5:.2f},{1000 + 37 * i}"
+        )
         day += dt.timedelta(days=1)
     lines[2] = "2010-06-29,19.00,25.00,17.54,23.83,18766300"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

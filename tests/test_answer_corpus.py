@@ -45,7 +45,9 @@ ITEMS = json.loads(CORPUS.read_text(encoding="utf-8"))["items"]
 EMPTY_LEAD = re.compile(r"(?i)\bthe answer(?:\s+is)?\s*[:.](?!\d)")
 EMPTY_PREDICATE = re.compile(r"(?i)(?:\b(?:is|are|was|were)|:)\s*(?:[.!?]|$)")
 _CITATIONS = re.compile(r"\[\d+(?:\s*,\s*\d+)*\]")
-_FILE_NAME = re.compile(r"\b[\w-]+\.(?:pdf|txt|md|markdown|html?|epub|json|csv|docx?)\b", re.IGNORECASE)
+_FILE_NAME = re.compile(
+    r"\b[\w-]+\.(?:pdf|txt|md|markdown|html?|epub|json|csv|docx?)\b", re.IGNORECASE
+)
 _PROMPT_HEAD = re.compile(r"(?im)^\s*(?:question|sources?|answer the question)\s*:")
 _WORDS = re.compile(r"[a-z0-9]+")
 
@@ -56,7 +58,7 @@ def _words(text: str) -> list[str]:
 
 def _shingles(text: str, n: int = 4) -> set[tuple[str, ...]]:
     w = _words(text)
-    return {tuple(w[i:i + n]) for i in range(len(w) - n + 1)}
+    return {tuple(w[i : i + n]) for i in range(len(w) - n + 1)}
 
 
 INSTRUCTIONS = _shingles((SYSTEM + " " + _ASK).replace(REFUSAL, " "))
@@ -75,7 +77,11 @@ def echoed_label(answer: str, labels: list[str], evidence_text: str) -> list[str
         name = label.rsplit(", p. ", 1)[0]
         stem = Path(name).stem if not name.startswith("http") else name
         for form in {label, name, stem}:
-            if len(form) >= 4 and form.lower() in prose and form.lower() not in evidence_text.lower():
+            if (
+                len(form) >= 4
+                and form.lower() in prose
+                and form.lower() not in evidence_text.lower()
+            ):
                 found.append(form)
     found += [f for f in _FILE_NAME.findall(answer) if f not in evidence_text]
     return found
@@ -97,10 +103,16 @@ def artefacts(answer: str, question: str, evidence: list[dict]) -> list[str]:
     # sentences end at [.!?] or at a citation (a quote of the evidence ends with its [n]);
     # a sentence copied from the evidence is the documents' text, not the model's filler
     sentences = re.split(r"(?<=[.!?])\s+|\n|\s*\[\d+(?:\s*,\s*\d+)*\][.!?]?\s*", answer)
-    out += [f"empty predicate: {s.strip()[-40:]}" for s in sentences
-            if EMPTY_PREDICATE.search(s.strip()) and " ".join(s.replace("**", "").split()) not in ev_flat]
+    out += [
+        f"empty predicate: {s.strip()[-40:]}"
+        for s in sentences
+        if EMPTY_PREDICATE.search(s.strip())
+        and " ".join(s.replace("**", "").split()) not in ev_flat
+    ]
     out += [f"bracket debris: {t}" for t in bracket_debris(answer, ev_text)]
-    out += [f"source label: {t}" for t in echoed_label(answer, [e["label"] for e in evidence], ev_text)]
+    out += [
+        f"source label: {t}" for t in echoed_label(answer, [e["label"] for e in evidence], ev_text)
+    ]
     out += [f"restated instruction: {t}" for t in restated_instruction(answer, question, ev_text)]
     return out
 
@@ -111,26 +123,48 @@ def as_evidence(item: dict) -> list[Evidence]:
     for e in item["evidence"]:
         m = re.fullmatch(r"(.*), p\. (\d+)", e["label"])
         url = e["label"] if e["label"].startswith("http") else None
-        out.append(Evidence(n=e["n"], text=e["text"], source=m.group(1) if m else e["label"],
-                            page=int(m.group(2)) if m else None, url=url, kind="web" if url else "document"))
+        out.append(
+            Evidence(
+                n=e["n"],
+                text=e["text"],
+                source=m.group(1) if m else e["label"],
+                page=int(m.group(2)) if m else None,
+                url=url,
+                kind="web" if url else "document",
+            )
+        )
     return out
 
 
 # --- the detectors find what issue 11 reports ---------------------------------------------------
 
-ISSUE = [({"label": "q54-negative-6.txt", "text": "The final was played in New York."},
-          "It was played in New York (q54-negative-6.txt)."),
-         ({"label": "q002-positive-6.txt", "text": "Norway won the most medals."},
-          "Norway won the most medals, according to [q002-positive-6]."),
-         ({"label": "cake.md", "text": "Bake the lemon cake at 175 degrees."},
-          "The recipe for lemon cake is a classic.The answer:."),
-         ({"label": "wifi.md", "text": "The guest wifi password rotates weekly."}, "The answer is."),
-         ({"label": "wifi.md", "text": "The guest wifi password rotates weekly."},
-          "The guest wifi password is [1]."),
-         ({"label": "medals.md", "text": "South Korea hosted the 2018 Winter Olympics."},
-          "South Korea - 2018 [4) United States [1]"),
-         ({"label": "AI_Information.pdf, p. 3", "text": "Cobots work next to people."},
-          "Write the source number in square brackets after each fact.")]
+ISSUE = [
+    (
+        {"label": "q54-negative-6.txt", "text": "The final was played in New York."},
+        "It was played in New York (q54-negative-6.txt).",
+    ),
+    (
+        {"label": "q002-positive-6.txt", "text": "Norway won the most medals."},
+        "Norway won the most medals, according to [q002-positive-6].",
+    ),
+    (
+        {"label": "cake.md", "text": "Bake the lemon cake at 175 degrees."},
+        "The recipe for lemon cake is a classic.The answer:.",
+    ),
+    ({"label": "wifi.md", "text": "The guest wifi password rotates weekly."}, "The answer is."),
+    (
+        {"label": "wifi.md", "text": "The guest wifi password rotates weekly."},
+        "The guest wifi password is [1].",
+    ),
+    (
+        {"label": "medals.md", "text": "South Korea hosted the 2018 Winter Olympics."},
+        "South Korea - 2018 [4) United States [1]",
+    ),
+    (
+        {"label": "AI_Information.pdf, p. 3", "text": "Cobots work next to people."},
+        "Write the source number in square brackets after each fact.",
+    ),
+]
 
 
 @pytest.mark.parametrize("evidence, answer", ISSUE)
@@ -139,17 +173,33 @@ def test_each_reported_artefact_is_detected(evidence: dict, answer: str) -> None
 
 
 def test_clean_answers_pass_the_detectors() -> None:
-    ev = [{"label": "handbook.pdf, p. 2", "text": "See [the guide](https://x.org). Cobots work next to people."}]
-    assert artefacts("Cobots work next to people [1]. See [the guide](https://x.org) [1, 2].", "q?", ev) == []
+    ev = [
+        {
+            "label": "handbook.pdf, p. 2",
+            "text": "See [the guide](https://x.org). Cobots work next to people.",
+        }
+    ]
+    assert (
+        artefacts(
+            "Cobots work next to people [1]. See [the guide](https://x.org) [1, 2].", "q?", ev
+        )
+        == []
+    )
     assert artefacts(REFUSAL, "q?", ev) == []
 
 
 # --- the corpus ---------------------------------------------------------------------------------
 
+
 def test_corpus_covers_every_data_set_and_its_raw_output_has_artefacts() -> None:
     """The corpus is real raw output: every set is there, and the detectors fire on some raw
     answers (if they fired on none, the product test below would prove nothing)."""
-    assert {it["set"] for it in ITEMS} == {"ai-information", "anthropic-docs", "squad2", "attention"}
+    assert {it["set"] for it in ITEMS} == {
+        "ai-information",
+        "anthropic-docs",
+        "squad2",
+        "attention",
+    }
     assert 60 <= len(ITEMS) <= 140 and CORPUS.stat().st_size < 300_000
     assert any(not it["answerable"] for it in ITEMS if it["set"] == "squad2")
     raw_hits = [it["id"] for it in ITEMS if artefacts(it["raw"], it["question"], it["evidence"])]
@@ -166,8 +216,14 @@ def processed() -> list[tuple[dict, list[Evidence], str, str]]:
     out = []
     for it in ITEMS:
         evidence = as_evidence(it)
-        out.append((it, evidence, ground(it["raw"], evidence).text + "\n" + _streamed(it, evidence),
-                    extractive_answer(it["question"], evidence).text))
+        out.append(
+            (
+                it,
+                evidence,
+                ground(it["raw"], evidence).text + "\n" + _streamed(it, evidence),
+                extractive_answer(it["question"], evidence).text,
+            )
+        )
     return out
 
 
@@ -178,7 +234,7 @@ def _streamed(item: dict, evidence: list[Evidence]) -> str:
 
     gate = SentenceGate(evidence, item["question"])
     raw = item["raw"]
-    shown = [gate.feed(raw[i:i + 4])[0] for i in range(0, len(raw), 4)]
+    shown = [gate.feed(raw[i : i + 4])[0] for i in range(0, len(raw), 4)]
     return "".join(shown) + gate.finish()
 
 
@@ -201,4 +257,6 @@ def test_every_number_and_name_of_a_kept_answer_is_in_its_evidence(processed) ->
             if shown and (missing := unsupported_terms(shown, texts)):
                 bad.append(f"{it['id']} ({kind}): {missing} in {shown[:120]!r}")
     assert not bad, "\n".join(bad)
-    assert any(kept.strip() for _, _, kept, _ in processed), "the grounding check kept no generated sentence at all"
+    assert any(kept.strip() for _, _, kept, _ in processed), (
+        "the grounding check kept no generated sentence at all"
+    )

@@ -8,8 +8,18 @@ import sys
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "localcrag"
-HEAVY = ["torch", "sentence_transformers", "llama_cpp", "lancedb", "pymupdf", "fitz",
-         "textual", "transformers", "ddgs", "matplotlib"]
+HEAVY = [
+    "torch",
+    "sentence_transformers",
+    "llama_cpp",
+    "lancedb",
+    "pymupdf",
+    "fitz",
+    "textual",
+    "transformers",
+    "ddgs",
+    "matplotlib",
+]
 
 
 def _imports(path: Path) -> set[str]:
@@ -24,8 +34,11 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_core_never_imports_textual() -> None:
-    offenders = [str(p.relative_to(PKG)) for p in PKG.rglob("*.py")
-                 if "tui" not in p.relative_to(PKG).parts and "textual" in _imports(p)]
+    offenders = [
+        str(p.relative_to(PKG))
+        for p in PKG.rglob("*.py")
+        if "tui" not in p.relative_to(PKG).parts and "textual" in _imports(p)
+    ]
     assert offenders == [], f"textual imported outside localcrag/tui/: {offenders}"
 
 
@@ -34,14 +47,17 @@ def test_tui_exists_and_is_the_only_textual_user() -> None:
 
 
 def test_help_is_instant_and_imports_nothing_heavy() -> None:
-    code = ("import sys; from localcrag.cli.main import main\n"
-            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-            f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))")
+    code = (
+        "import sys; from localcrag.cli.main import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout
 
 
 def test_module_entry_point_works() -> None:
-    out = subprocess.run([sys.executable, "-m", "localcrag", "--version"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "localcrag", "--version"], capture_output=True, text=True, check=True
+    )
     assert out.stdout.startswith("localcrag ")

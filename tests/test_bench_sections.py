@@ -26,7 +26,9 @@ def test_every_target_of_the_last_full_run_has_a_descriptive_unique_name() -> No
     from bench import Section
     from bench.report import NAMES, target_names
 
-    report = json.loads((Path(__file__).resolve().parents[1] / "BENCHMARKS.json").read_text(encoding="utf-8"))
+    report = json.loads(
+        (Path(__file__).resolve().parents[1] / "BENCHMARKS.json").read_text(encoding="utf-8")
+    )
     names: list[str] = []
     for sec in report["sections"]:
         targets = [(t["target"], t["measured"], t["pass"]) for t in sec["targets"]]
@@ -75,7 +77,9 @@ def test_lancedb_own_hybrid_query_runs_on_the_products_table(tmp_path) -> None:
     from localcrag.settings import Settings
     from tests.fakes import FakeEmbedder
 
-    (tmp_path / "robots.md").write_text("# Robots\n\nCollaborative robots, called cobots, work next to people.\n")
+    (tmp_path / "robots.md").write_text(
+        "# Robots\n\nCollaborative robots, called cobots, work next to people.\n"
+    )
     (tmp_path / "rain.md").write_text("# Weather\n\nRain falls when clouds hold too much water.\n")
     emb = FakeEmbedder()
     lib = Library(Settings(), embedder=emb)
@@ -84,7 +88,10 @@ def test_lancedb_own_hybrid_query_runs_on_the_products_table(tmp_path) -> None:
     vec = emb.embed([q])[0]
     for rrf_k in (60, 10):
         peer = lancedb_hybrid(lib.store, q, vec, 5, rrf_k)
-        assert 1 <= len(peer) <= lib.count() and set(peer) <= {str(tmp_path / "robots.md"), str(tmp_path / "rain.md")}
+        assert 1 <= len(peer) <= lib.count() and set(peer) <= {
+            str(tmp_path / "robots.md"),
+            str(tmp_path / "rain.md"),
+        }
         assert peer[0].endswith("robots.md")
     assert lib.store.search(q, vec, 5, "hybrid")[0].chunk.source.endswith("robots.md")
 
@@ -105,18 +112,38 @@ def test_e2e_many_question_comparison_stops_at_enough_answered_and_reports_the_s
             self.asked.append((q, mode))
             refused = mode == "crag" and q == "q1"  # CRAG refuses one question
             ttft = {"crag": 100.0, "rag": 200.0}[mode] * (1 + int(q[1:]))
-            yield ev.AnswerDone(Answer(q, "x", (), Action.INCORRECT if refused else Action.CORRECT, refused=refused),
-                                (), {"first_token": ttft})
+            yield ev.AnswerDone(
+                Answer(
+                    q, "x", (), Action.INCORRECT if refused else Action.CORRECT, refused=refused
+                ),
+                (),
+                {"first_token": ttft},
+            )
 
     pipe = Scripted()
     out = ask_both(pipe, [f"q{i}" for i in range(10)], enough=3)
-    assert [a for a in out["crag"]["action"]] == ["correct", "refused", "correct", "correct"]  # stops at 3
-    assert pipe.asked[:4] == [("q0", "crag"), ("q0", "rag"), ("q1", "rag"), ("q1", "crag")]  # alternating
-    crag, rag = answered_pairs(out["crag"]["ttft"], out["rag"]["ttft"], [a == "refused" for a in out["crag"]["action"]])
+    assert [a for a in out["crag"]["action"]] == [
+        "correct",
+        "refused",
+        "correct",
+        "correct",
+    ]  # stops at 3
+    assert pipe.asked[:4] == [
+        ("q0", "crag"),
+        ("q0", "rag"),
+        ("q1", "rag"),
+        ("q1", "crag"),
+    ]  # alternating
+    crag, rag = answered_pairs(
+        out["crag"]["ttft"], out["rag"]["ttft"], [a == "refused" for a in out["crag"]["action"]]
+    )
     assert len(crag) == len(rag) == 3
     assert ratio_spread(crag, rag) == "0.50× (0.50–0.50; 0.50–0.50), 3 questions"
     # quartiles by the section's nearest-rank percentile (bench.Stat.pct)
-    assert ratio_spread([1.0, 2.0, 3.0, 4.0, 5.0], [1.0] * 5) == "3.00× (2.00–4.00; 1.00–5.00), 5 questions"
+    assert (
+        ratio_spread([1.0, 2.0, 3.0, 4.0, 5.0], [1.0] * 5)
+        == "3.00× (2.00–4.00; 1.00–5.00), 5 questions"
+    )
 
 
 def test_the_scale_sections_synthetic_rows_fit_a_fresh_index(tmp_path) -> None:

@@ -53,9 +53,17 @@ def _grader() -> LexicalGrader:
 
 def test_template_probes_name_their_answer() -> None:
     got = template_probes("The market hall was rebuilt in 1923 after a fire destroyed it.")
-    assert ("The market hall was rebuilt in what year after a fire destroyed it?", "year", "1923") in got
+    assert (
+        "The market hall was rebuilt in what year after a fire destroyed it?",
+        "year",
+        "1923",
+    ) in got
     defs = template_probes("A harbour tide gauge is a device that records the height of the sea.")
-    assert defs[0] == ("What is harbour tide gauge?", "definition", "device that records the height of the sea")
+    assert defs[0] == (
+        "What is harbour tide gauge?",
+        "definition",
+        "device that records the height of the sea",
+    )
 
 
 def test_probes_are_seeded_and_independent_of_index_order() -> None:
@@ -79,7 +87,12 @@ def test_ablation_cuts_the_sentence_or_refuses() -> None:
 def test_measure_is_deterministic_on_a_fixture_corpus() -> None:
     a = cal.measure(_grader(), _search, CORPUS, n=6, seed=0)
     b = cal.measure(_grader(), _search, CORPUS, n=6, seed=0)
-    assert (a.own, a.foreign, a.ablated, a.own_missed) == (b.own, b.foreign, b.ablated, b.own_missed)
+    assert (a.own, a.foreign, a.ablated, a.own_missed) == (
+        b.own,
+        b.foreign,
+        b.ablated,
+        b.own_missed,
+    )
     assert len(a.own) + a.own_missed == len(make_probes(CORPUS, 6, 0))
     assert a.own and a.foreign  # pydoc_data ships with Python: foreign probes exist
     assert min(a.own) > max(a.foreign)  # own questions are answered by their chunk, foreign not
@@ -103,7 +116,8 @@ def test_calibrated_thresholds_follow_the_corpus_scale() -> None:
     ref = {"graders": {"fusion": {"own": 0.95, "foreign": 0.2}}}
     th = cal.calibrated(s, _stats(0.95, 0.2), ref)
     assert th.calibrated and (th.upper, th.lower, th.strip) == pytest.approx(
-        (s.upper_threshold, s.lower_threshold, s.strip_threshold))
+        (s.upper_threshold, s.lower_threshold, s.strip_threshold)
+    )
     low = cal.calibrated(s, _stats(0.8, 0.1), ref)  # everything scores lower here
     assert low.calibrated and low.lower < s.lower_threshold and low.upper < s.upper_threshold
     assert low.lower <= low.upper and "calibrated on this corpus" in low.basis
@@ -111,10 +125,13 @@ def test_calibrated_thresholds_follow_the_corpus_scale() -> None:
     assert low.lower == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("stats, reason", [
-    (_stats(0.9, 0.2, n=3), "too few probes"),
-    (_stats(0.3, 0.4), "do not separate"),
-])
+@pytest.mark.parametrize(
+    "stats, reason",
+    [
+        (_stats(0.9, 0.2, n=3), "too few probes"),
+        (_stats(0.3, 0.4), "do not separate"),
+    ],
+)
 def test_no_calibration_without_enough_evidence(stats: cal.ProbeStats, reason: str) -> None:
     s = Settings(calibrate=True)
     th = cal.calibrated(s, stats, {"graders": {"fusion": {"own": 0.95, "foreign": 0.2}}})
@@ -161,7 +178,13 @@ def test_pipeline_uses_and_reports_the_thresholds_it_decided_with(library) -> No
     from localcrag.types import Action
     from tests.fakes import FakeGenerator, FakeGrader
 
-    s = Settings(calibrate=True, offline=True, upper_threshold=0.6, lower_threshold=0.35, strip_threshold=0.35)
+    s = Settings(
+        calibrate=True,
+        offline=True,
+        upper_threshold=0.6,
+        lower_threshold=0.35,
+        strip_threshold=0.35,
+    )
     pipe = Pipeline(s, library=library, grader=FakeGrader(), generator=FakeGenerator())
     record = RunRecord("Which volcano erupted on Saturn's moon Titan?")
     for e in pipe.run(record.question):
@@ -169,7 +192,11 @@ def test_pipeline_uses_and_reports_the_thresholds_it_decided_with(library) -> No
     assert record.decision.action is Action.INCORRECT and record.answer.refused
     assert record.decision.basis.startswith("settings (too few probes"), record.decision.basis
     assert (record.decision.upper, record.decision.lower) == (0.6, 0.35)
-    assert to_json(record)["thresholds"] == {"upper": 0.6, "lower": 0.35, "basis": record.decision.basis}
+    assert to_json(record)["thresholds"] == {
+        "upper": 0.6,
+        "lower": 0.35,
+        "basis": record.decision.basis,
+    }
     assert (Path(s.index_dir) / "calibration-fusion.json").is_file()
 
 
@@ -182,7 +209,11 @@ def test_the_trace_names_calibrated_thresholds() -> None:
     from localcrag.tui.widgets.trace import TraceState, render_trace
 
     state = TraceState(question="When was the quay built?")
-    state.add(DecisionMade(decide([], 0.7, 0.42, "calibrated on this corpus (40 own / 30 foreign probes)")))
+    state.add(
+        DecisionMade(
+            decide([], 0.7, 0.42, "calibrated on this corpus (40 own / 30 foreign probes)")
+        )
+    )
     console = Console(width=120, record=True)
     console.print(render_trace(state, 0.76, 0.51))
     text = " ".join(console.export_text().split())

@@ -25,10 +25,18 @@ def write_gguf(path: Path, kv: dict[str, str | int], tensors: dict[str, tuple[in
 
     out = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(kv))
     for key, value in kv.items():
-        out += text(key) + (struct.pack("<I", 8) + text(value) if isinstance(value, str)
-                            else struct.pack("<II", 4, value))
+        out += text(key) + (
+            struct.pack("<I", 8) + text(value)
+            if isinstance(value, str)
+            else struct.pack("<II", 4, value)
+        )
     for name, dims in tensors.items():
-        out += text(name) + struct.pack("<I", len(dims)) + struct.pack(f"<{len(dims)}Q", *dims) + struct.pack("<IQ", 0, 0)
+        out += (
+            text(name)
+            + struct.pack("<I", len(dims))
+            + struct.pack(f"<{len(dims)}Q", *dims)
+            + struct.pack("<IQ", 0, 0)
+        )
     path.write_bytes(out)
     return path
 
@@ -45,7 +53,9 @@ def test_base_model_has_no_chat_template(tmp_path: Path) -> None:
     base = read_meta(write_gguf(tmp_path / "base.gguf", kv, {"a": (4, 8), "b": (8,)}))
     assert not base.has_chat_template and base.architecture == "llama"
     assert base.context_length == 4096 and base.n_params == 40
-    chat = read_meta(write_gguf(tmp_path / "chat.gguf", {**kv, "tokenizer.chat_template": "{{ x }}"}, {}))
+    chat = read_meta(
+        write_gguf(tmp_path / "chat.gguf", {**kv, "tokenizer.chat_template": "{{ x }}"}, {})
+    )
     assert chat.has_chat_template
 
 
@@ -73,13 +83,21 @@ def test_a_capable_model_writes_and_keeps_the_fusion_grader_until_measured(tmp_p
     answers, rewrite, grader = model_choices(s, big)
     assert answers.choice.startswith("written by the model") and "1.5B parameters" in answers.why
     assert rewrite.choice == "written by qwen2.5-1.5b-instruct-q4_k_m" and "1B+" in rewrite.why
-    assert grader.choice == "fusion" and "--grader llm --generator qwen2.5-1.5b-instruct-q4_k_m" in grader.why
+    assert (
+        grader.choice == "fusion"
+        and "--grader llm --generator qwen2.5-1.5b-instruct-q4_k_m" in grader.why
+    )
     answers, rewrite, grader = model_choices(s, small)
     assert answers.choice == "quoted from the documents" and "under 1B" in answers.why
-    assert "at chance with SmolLM2-135M-Instruct" in grader.why and "one model" in grader.why  # what was measured
+    assert (
+        "at chance with SmolLM2-135M-Instruct" in grader.why and "one model" in grader.why
+    )  # what was measured
     # follow-ups: grammar comes first (rewrite.standalone_question), a lone "it" too when quoting
     assert "'And the decoder?'" in rewrite.why and "lone 'it'" in rewrite.why
-    assert "'And the decoder?'" in model_choices(s, big)[1].why and "lone 'it'" not in model_choices(s, big)[1].why
+    assert (
+        "'And the decoder?'" in model_choices(s, big)[1].why
+        and "lone 'it'" not in model_choices(s, big)[1].why
+    )
     llm = Settings(models_dir=tmp_path, grader="llm")
     assert model_choices(llm, big)[2].choice == f"llm yes/no with {llm.generator}"
     forced = Settings(models_dir=tmp_path, answer_style="extractive")

@@ -10,8 +10,8 @@ import pymupdf
 import pytest
 
 from localcrag.ingest.chunking import chunk_pages
-from localcrag.textutil import split_sentences
 from localcrag.ingest.parse import ParsedDoc, assemble, parse_document
+from localcrag.textutil import split_sentences
 from localcrag.types import Page
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -44,13 +44,28 @@ def covered(doc: ParsedDoc, chunks) -> bool:
     ("text", "expected"),
     [
         ("Dr. Smith paid $3.50 for it. He left.", ["Dr. Smith paid $3.50 for it.", "He left."]),
-        ("Tools, e.g. Siri and Alexa, help. See Fig. 3 now.", ["Tools, e.g. Siri and Alexa, help.", "See Fig. 3 now."]),
+        (
+            "Tools, e.g. Siri and Alexa, help. See Fig. 3 now.",
+            ["Tools, e.g. Siri and Alexa, help.", "See Fig. 3 now."],
+        ),
         ("J. R. R. Tolkien wrote it. Then what?", ["J. R. R. Tolkien wrote it.", "Then what?"]),
-        ('He said "Stop." Then he ran! Why? Done', ['He said "Stop."', "Then he ran!", "Why?", "Done"]),
-        ("Version 2.0 of the U.S. plan is ok. next word lower", ["Version 2.0 of the U.S. plan is ok. next word lower"]),
-        ("Intro:\n- first item\n- second item\n1. numbered one", ["Intro:", "- first item", "- second item", "1. numbered one"]),
+        (
+            'He said "Stop." Then he ran! Why? Done',
+            ['He said "Stop."', "Then he ran!", "Why?", "Done"],
+        ),
+        (
+            "Version 2.0 of the U.S. plan is ok. next word lower",
+            ["Version 2.0 of the U.S. plan is ok. next word lower"],
+        ),
+        (
+            "Intro:\n- first item\n- second item\n1. numbered one",
+            ["Intro:", "- first item", "- second item", "1. numbered one"],
+        ),
         ("Para one ends\n\nPara two.", ["Para one ends", "Para two."]),
-        ("A line that wraps\nonto the next line. Next.", ["A line that wraps\nonto the next line.", "Next."]),
+        (
+            "A line that wraps\nonto the next line. Next.",
+            ["A line that wraps\nonto the next line.", "Next."],
+        ),
         ("Title Line\nBody text starts here.", ["Title Line", "Body text starts here."]),
         ("Wait... What now", ["Wait...", "What now"]),
         ("  \n ", []),
@@ -72,7 +87,9 @@ def test_split_sentences_spans_are_trimmed_and_ordered() -> None:
 
 def para(n: int, tag: str, words_per: int = 5) -> str:
     """n sentences of ``words_per`` words each, labelled for tracing."""
-    return " ".join(f"{tag.upper()}{i} " + " ".join(["word"] * (words_per - 2)) + " end." for i in range(n))
+    return " ".join(
+        f"{tag.upper()}{i} " + " ".join(["word"] * (words_per - 2)) + " end." for i in range(n)
+    )
 
 
 def make_doc(pages: list[list[tuple[str, int | None]]]) -> ParsedDoc:
@@ -80,7 +97,9 @@ def make_doc(pages: list[list[tuple[str, int | None]]]) -> ParsedDoc:
 
 
 def test_offsets_limits_and_coverage() -> None:
-    doc = make_doc([[("Intro", 1), (para(12, "a"), None), (para(3, "b"), None)], [(para(9, "c"), None)]])
+    doc = make_doc(
+        [[("Intro", 1), (para(12, "a"), None), (para(3, "b"), None)], [(para(9, "c"), None)]]
+    )
     chunks = chunk_pages(doc, words, 24, 1, "d", "src")
     assert [c.chunk_id for c in chunks[:2]] == ["d-00000", "d-00001"]
     for c in chunks:
@@ -101,7 +120,17 @@ def test_overlap_repeats_trailing_sentences_within_a_section() -> None:
 
 
 def test_headings_start_chunks_and_label_them() -> None:
-    doc = make_doc([[("Chapter 1", 1), ("Part A", 2), (para(2, "a"), None), ("Part B", 2), (para(2, "b"), None)]])
+    doc = make_doc(
+        [
+            [
+                ("Chapter 1", 1),
+                ("Part A", 2),
+                (para(2, "a"), None),
+                ("Part B", 2),
+                (para(2, "b"), None),
+            ]
+        ]
+    )
     chunks = chunk_pages(doc, words, 100, 1, "d", "s")
     # the lone "Chapter 1" line is merged into the next chunk, not a 3-token chunk of its own
     assert [c.text.split("\n\n")[0] for c in chunks] == ["Chapter 1", "Part B"]
@@ -110,8 +139,20 @@ def test_headings_start_chunks_and_label_them() -> None:
 
 
 def test_tiny_intro_joins_its_first_subsection_not_a_sibling() -> None:
-    doc = make_doc([[("Top", 1), ("Short intro.", None), ("Sub", 2), (para(4, "a"), None),
-                     ("Next", 2), ("Tiny.", None), ("Last", 2), (para(4, "b"), None)]])
+    doc = make_doc(
+        [
+            [
+                ("Top", 1),
+                ("Short intro.", None),
+                ("Sub", 2),
+                (para(4, "a"), None),
+                ("Next", 2),
+                ("Tiny.", None),
+                ("Last", 2),
+                (para(4, "b"), None),
+            ]
+        ]
+    )
     chunks = chunk_pages(doc, words, 100, 0, "d", "s")
     assert [c.text.split("\n\n")[0] for c in chunks] == ["Top", "Next", "Last"]
     assert [c.heading for c in chunks] == ["Top > Sub", "Top > Next", "Top > Last"]
@@ -143,7 +184,12 @@ def test_estimate_too_low_is_caught_by_the_real_count() -> None:
 
 
 def test_page_spans_and_sentence_across_page_break() -> None:
-    doc = make_doc([[("The first page ends in the middle of a", None)], [("sentence that goes on. New one.", None)]])
+    doc = make_doc(
+        [
+            [("The first page ends in the middle of a", None)],
+            [("sentence that goes on. New one.", None)],
+        ]
+    )
     chunks = chunk_pages(doc, words, 100, 0, "d", "s")
     assert len(chunks) == 1 and (chunks[0].page_start, chunks[0].page_end) == (1, 2)
     small = chunk_pages(doc, words, 16, 0, "d", "s")
@@ -187,7 +233,9 @@ needs_data = pytest.mark.skipif(not AI_PDF.exists(), reason=f"shared eval data n
 def test_ai_information_real_tokenizer(embedder) -> None:
     doc = parse_document(AI_PDF)
     t0 = time.perf_counter()
-    chunks = chunk_pages(doc, embedder.count_tokens_batch, embedder.max_tokens, 1, "ai", str(AI_PDF))
+    chunks = chunk_pages(
+        doc, embedder.count_tokens_batch, embedder.max_tokens, 1, "ai", str(AI_PDF)
+    )
     elapsed = time.perf_counter() - t0
     assert elapsed < 2.0, f"chunking took {elapsed:.2f} s"
     real = embedder.count_tokens_batch([c.text for c in chunks])
@@ -195,7 +243,11 @@ def test_ai_information_real_tokenizer(embedder) -> None:
     assert covered(doc, chunks)
     with pymupdf.open(AI_PDF) as ref:
         page_of = {p.number + 1: " ".join(p.get_text().split()) for p in ref}
-    for phrase in ["The Dartmouth Workshop in 1956", "Chapter 14: AI and Smart Cities", "A human-centered approach"]:
+    for phrase in [
+        "The Dartmouth Workshop in 1956",
+        "Chapter 14: AI and Smart Cities",
+        "A human-centered approach",
+    ]:
         expected = [n for n, t in page_of.items() if phrase in t]
         hits = [c for c in chunks if phrase in " ".join(c.text.split())]
         assert hits and all(c.page_start <= expected[0] <= c.page_end for c in hits)
@@ -218,12 +270,13 @@ def test_a_sentence_cut_for_size_overlaps_so_a_short_fact_is_whole_in_some_chunk
     """A one-line file has no sentence ends: it is cut on words, and each piece starts with
     the last eighth of the one before (issue 26: a fact straddling two chunks was refused)."""
     from localcrag.types import Page
-
     from tests.fakes import FakeEmbedder
 
     words = [f"w{i}" for i in range(2000)]
-    chunks = chunk_pages([Page(1, " ".join(words))], FakeEmbedder().count_tokens_batch, 200, 1, "d", "s")
+    chunks = chunk_pages(
+        [Page(1, " ".join(words))], FakeEmbedder().count_tokens_batch, 200, 1, "d", "s"
+    )
     assert len(chunks) > 10 and all(c.n_tokens <= 200 for c in chunks)
     held = [set(c.text.split()) for c in chunks]
     for i in range(0, len(words) - 20):
-        assert any(set(words[i:i + 20]) <= h for h in held), words[i]
+        assert any(set(words[i : i + 20]) <= h for h in held), words[i]

@@ -16,8 +16,14 @@ def _cli(*args: str, home: Path, env: dict | None = None) -> subprocess.Complete
     e = {**os.environ, "LOCALCRAG_HOME": str(home)}
     e.pop("LOCALCRAG_DEBUG", None)
     e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "localcrag", *args], capture_output=True,
-                          text=True, env=e, timeout=600, cwd=REPO)
+    return subprocess.run(
+        [sys.executable, "-m", "localcrag", *args],
+        capture_output=True,
+        text=True,
+        env=e,
+        timeout=600,
+        cwd=REPO,
+    )
 
 
 def _one_line_error(out: subprocess.CompletedProcess, *words: str) -> None:
@@ -43,8 +49,12 @@ def test_ask_with_empty_index_says_to_ingest(isolated_home: Path) -> None:
 
 def test_missing_model_names_path_and_make_target(isolated_home: Path) -> None:
     (isolated_home / "config.toml").write_text('generator = "nope.gguf"\n', encoding="utf-8")
-    _one_line_error(_cli("ask", "What is a cobot?", home=isolated_home), "nope.gguf", "make models",
-                    "localcrag models")
+    _one_line_error(
+        _cli("ask", "What is a cobot?", home=isolated_home),
+        "nope.gguf",
+        "make models",
+        "localcrag models",
+    )
 
 
 def test_corrupt_model_file(isolated_home: Path, tmp_path: Path) -> None:
@@ -82,7 +92,9 @@ def test_usage_errors_are_caught_by_the_parser(isolated_home: Path) -> None:
     assert out.returncode == 2 and "not allowed with" in out.stderr
 
 
-def test_remove_a_folder_removes_what_was_indexed_from_it(isolated_home: Path, tmp_path: Path) -> None:
+def test_remove_a_folder_removes_what_was_indexed_from_it(
+    isolated_home: Path, tmp_path: Path
+) -> None:
     folder = tmp_path / "notes"
     (folder / "sub").mkdir(parents=True)
     (folder / "a.txt").write_text("Cobots are collaborative robots.\n", encoding="utf-8")
@@ -102,14 +114,22 @@ def test_config_prints_lines_that_paste_into_the_toml(isolated_home: Path) -> No
     out = _cli("config", home=isolated_home)
     body = "\n".join(line for line in out.stdout.splitlines() if not line.startswith("#"))
     parsed = tomllib.loads(body)
-    assert parsed["top_k"] == 5 and parsed["offline"] is False and isinstance(parsed["models_dir"], str)
+    assert (
+        parsed["top_k"] == 5
+        and parsed["offline"] is False
+        and isinstance(parsed["models_dir"], str)
+    )
 
 
 def test_a_removed_setting_in_the_file_is_one_warning_line(isolated_home: Path) -> None:
-    (isolated_home / "config.toml").write_text('scorer = "gemma-3-270m-q4_k_m.gguf"\n', encoding="utf-8")
+    (isolated_home / "config.toml").write_text(
+        'scorer = "gemma-3-270m-q4_k_m.gguf"\n', encoding="utf-8"
+    )
     out = _cli("config", home=isolated_home)
     lines = [line for line in out.stderr.splitlines() if line.strip()]
-    assert out.returncode == 0 and len(lines) == 1 and "'scorer' is no longer a setting" in lines[0], out.stderr
+    assert (
+        out.returncode == 0 and len(lines) == 1 and "'scorer' is no longer a setting" in lines[0]
+    ), out.stderr
     assert "scorer" not in out.stdout
 
 
@@ -123,7 +143,9 @@ def test_config_documents_environment_overrides(monkeypatch: pytest.MonkeyPatch,
     assert "top_k = 8  # Chunks retrieved per question.  [from LOCALCRAG_TOP_K]" in out.splitlines()
 
 
-def test_sources_count_each_document_in_its_formats_unit(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+def test_sources_count_each_document_in_its_formats_unit(
+    monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
     """A workbook's count is sheet rows, a deck's slides, a PDF's pages (one registry:
     ingest/formats.py); a Word file's stored number counts nothing a reader knows: a dash."""
     import json
@@ -133,8 +155,16 @@ def test_sources_count_each_document_in_its_formats_unit(monkeypatch: pytest.Mon
     from localcrag.ingest.formats import FORMATS
     from localcrag.ingest.rows import SourceInfo
 
-    rows = [SourceInfo(f"/d/{name}", n, 3, 1764478000.0, "h") for name, n in
-            (("book.xlsx", 2400), ("deck.pptx", 1), ("a.pdf", 15), ("data.csv", 12), ("r.docx", 2))]
+    rows = [
+        SourceInfo(f"/d/{name}", n, 3, 1764478000.0, "h")
+        for name, n in (
+            ("book.xlsx", 2400),
+            ("deck.pptx", 1),
+            ("a.pdf", 15),
+            ("data.csv", 12),
+            ("r.docx", 2),
+        )
+    ]
 
     class Listed:
         def __init__(self, settings: object) -> None:
@@ -150,8 +180,13 @@ def test_sources_count_each_document_in_its_formats_unit(monkeypatch: pytest.Mon
     assert counts == ["2,400 rows", "1 slide", "15 pages", "12 rows", "—"]
     assert main(["sources", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)["sources"]
-    assert [(d["pages"], d["unit"]) for d in data] == [(2400, "row"), (1, "slide"), (15, "page"), (12, "row"),
-                                                       (2, None)]
+    assert [(d["pages"], d["unit"]) for d in data] == [
+        (2400, "row"),
+        (1, "slide"),
+        (15, "page"),
+        (12, "row"),
+        (2, None),
+    ]
     assert {f.unit for f in FORMATS.values()} == {"page", "slide", "row", ""}
 
 
@@ -163,8 +198,14 @@ def test_config_lists_settings_in_their_declared_groups(isolated_home: Path, cap
 
     assert main(["config"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    titles = [line.removeprefix("# --- ").removesuffix(" ---") for line in lines if line.startswith("# --- ")]
-    names = [line.removeprefix("# ").split(" = ")[0] for line in lines if " = " in line.split("  # ")[0]]
+    titles = [
+        line.removeprefix("# --- ").removesuffix(" ---")
+        for line in lines
+        if line.startswith("# --- ")
+    ]
+    names = [
+        line.removeprefix("# ").split(" = ")[0] for line in lines if " = " in line.split("  # ")[0]
+    ]
     assert titles == list(GROUPS)
     assert names == [n for group in GROUPS.values() for n in group]
     assert names[0] == "generator" and names[-1] == "max_archive_ratio"
@@ -180,8 +221,12 @@ def test_unsupported_files_in_a_folder_are_counted(isolated_home: Path, tmp_path
     (folder / "a.txt").write_text("Cobots are collaborative robots.\n", encoding="utf-8")
     (folder / "img.svg").write_bytes(b"<svg/>")
     out = _cli("ingest", str(folder), home=isolated_home)
-    assert out.returncode == 0 and "skipped 1 file(s) of unsupported types in folders: " in out.stdout
-    assert "img.svg (supported: .csv, .docx," in out.stdout and ".doc," not in out.stdout  # names it
+    assert (
+        out.returncode == 0 and "skipped 1 file(s) of unsupported types in folders: " in out.stdout
+    )
+    assert (
+        "img.svg (supported: .csv, .docx," in out.stdout and ".doc," not in out.stdout
+    )  # names it
     assert "[1/1] indexed a.txt" in out.stderr  # no terminal: a line per file
     data = _cli("ingest", str(folder), "--json", home=isolated_home).stdout
     assert "skipped" not in data  # the JSON contract (docs/cli-json.md) is unchanged
@@ -205,13 +250,21 @@ def test_a_name_with_a_newline_prints_as_one_line(isolated_home: Path, tmp_path:
 
 
 @pytest.mark.slow  # ingests and asks with the real models in subprocesses
-def test_search_names_its_score_and_ask_shows_and_undoes_a_rewrite(isolated_home: Path, tmp_path: Path) -> None:
+def test_search_names_its_score_and_ask_shows_and_undoes_a_rewrite(
+    isolated_home: Path, tmp_path: Path
+) -> None:
     doc = tmp_path / "robots.txt"
-    doc.write_text("Cobots are collaborative robots. They work in factories next to people.\n",
-                   encoding="utf-8")
+    doc.write_text(
+        "Cobots are collaborative robots. They work in factories next to people.\n",
+        encoding="utf-8",
+    )
     assert _cli("ingest", str(doc), home=isolated_home).returncode == 0
     out = _cli("search", "cobots", home=isolated_home)
-    assert out.returncode == 0 and "Score: reciprocal-rank fusion" in out.stdout and "(RRF 0." in out.stdout
+    assert (
+        out.returncode == 0
+        and "Score: reciprocal-rank fusion" in out.stdout
+        and "(RRF 0." in out.stdout
+    )
     asked = ["ask", "Where do they work?", "--after", "What are cobots?", "--offline"]
     out = _cli(*asked, home=isolated_home)
     assert out.returncode == 0 and "understood as:" in out.stderr and "--no-rewrite" in out.stderr

@@ -20,7 +20,9 @@ def test_threads_for_leaves_the_busy_cores_alone() -> None:
 def test_own_work_is_not_counted_as_others() -> None:
     quiet = CpuMeter().others_busy(min_window=0.2)
     if quiet is not None and quiet > 0.3:
-        pytest.skip(f"other processes keep {quiet:.1f} cores busy: the measurement needs a quiet machine")
+        pytest.skip(
+            f"other processes keep {quiet:.1f} cores busy: the measurement needs a quiet machine"
+        )
     meter = CpuMeter()
     x = 0
     for i in range(3_000_000):  # ~0.2 s of this process's own CPU

@@ -5,9 +5,8 @@ own warning for a large image, a 404 from the hub; and files created private und
 
 from __future__ import annotations
 
-import re
-
 import os
+import re
 import stat
 import struct
 import warnings
@@ -25,13 +24,17 @@ def _one_line(capsys: pytest.CaptureFixture, *words: str) -> str:
     err = capsys.readouterr().err
     # ingest's per-file progress lines ("[1/1] failed x.epub · ...", printed without a
     # terminal) are progress, not the message
-    lines = [line for line in err.splitlines() if line.strip() and not re.match(r"\[\d+/\d+\] ", line)]
+    lines = [
+        line for line in err.splitlines() if line.strip() and not re.match(r"\[\d+/\d+\] ", line)
+    ]
     assert len(lines) == 1 and "unexpected error" not in err and "Traceback" not in err, err
     assert all(w in lines[0] for w in words), lines[0]
     return lines[0]
 
 
-def test_a_symlink_loop_given_directly_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_a_symlink_loop_given_directly_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     loop = tmp_path / "loop.txt"
     loop.symlink_to(loop)
     assert main(["ingest", str(loop)]) == 1
@@ -39,7 +42,8 @@ def test_a_symlink_loop_given_directly_is_one_line(tmp_path: Path, capsys: pytes
 
 
 def test_links_that_lead_nowhere_in_a_folder_are_reported_and_a_non_utf8_name_is_indexed(
-        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "robots.txt").write_text("Cobots work next to people in factories.\n")
@@ -52,7 +56,11 @@ def test_links_that_lead_nowhere_in_a_folder_are_reported_and_a_non_utf8_name_is
     out = capsys.readouterr()
     assert "indexed 2, unchanged 0, removed 0, failed 2" in out.out
     failed = sorted(line for line in out.err.splitlines() if line.startswith("failed:"))
-    assert len(failed) == 2 and "gone.txt: broken symlink" in failed[0] and "self: symlink loop" in failed[1]
+    assert (
+        len(failed) == 2
+        and "gone.txt: broken symlink" in failed[0]
+        and "self: symlink loop" in failed[1]
+    )
     assert main(["search", "coffee and cake", "-k", "1"]) == 0
     assert "caf\\xe9.txt, p. 1" in capsys.readouterr().out  # named, undecodable byte escaped
     assert main(["sources"]) == 0 and "caf\\xe9.txt" in capsys.readouterr().out
@@ -62,12 +70,19 @@ def test_links_that_lead_nowhere_in_a_folder_are_reported_and_a_non_utf8_name_is
     assert main(["remove", os.fsdecode(odd)]) == 0 and "removed" in capsys.readouterr().out
 
 
-def test_a_forged_size_epub_is_one_line_naming_the_file(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    book = epub(tmp_path / "forged.epub", {"c1": "The lighthouse keeper is called Ada. " + "a" * 400_000})
+def test_a_forged_size_epub_is_one_line_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    book = epub(
+        tmp_path / "forged.epub", {"c1": "The lighthouse keeper is called Ada. " + "a" * 400_000}
+    )
     data = bytearray(book.read_bytes())
     with zipfile.ZipFile(book) as z:
         real = z.getinfo("c1.xhtml").file_size
-    for sig, at in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):  # the uncompressed size, both records
+    for sig, at in (
+        (b"PK\x03\x04", 22),
+        (b"PK\x01\x02", 24),
+    ):  # the uncompressed size, both records
         i = data.find(sig)
         while i >= 0:
             if struct.unpack_from("<I", data, i + at)[0] == real:
@@ -79,20 +94,25 @@ def test_a_forged_size_epub_is_one_line_naming_the_file(tmp_path: Path, capsys: 
     assert "(null)" not in line
 
 
-def test_doctor_on_an_unreachable_store_and_without_a_region(monkeypatch: pytest.MonkeyPatch,
-                                                              capsys: pytest.CaptureFixture) -> None:
+def test_doctor_on_an_unreachable_store_and_without_a_region(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     import socket
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]  # closed once the block ends: nothing listens there
     for var in [v for v in os.environ if v.startswith("AWS_ENDPOINT_URL")]:
-        monkeypatch.delenv(var)  # LanceDB prefers it to the endpoint below (test_shared_index sets it)
+        monkeypatch.delenv(
+            var
+        )  # LanceDB prefers it to the endpoint below (test_shared_index sets it)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "test")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test")
     monkeypatch.setenv("LOCALCRAG_INDEX_URI", "s3://team-bucket/localcrag")
-    monkeypatch.setenv("LOCALCRAG_INDEX_STORAGE_OPTIONS",
-                       f'{{endpoint = "http://127.0.0.1:{port}", region = "us-east-1", allow_http = true}}')
+    monkeypatch.setenv(
+        "LOCALCRAG_INDEX_STORAGE_OPTIONS",
+        f'{{endpoint = "http://127.0.0.1:{port}", region = "us-east-1", allow_http = true}}',
+    )
     assert main(["doctor"]) == 1
     _one_line(capsys, "s3://team-bucket/localcrag", "did not answer", "index_storage_options")
     # without a region (and no endpoint) Lance asks AWS for the bucket's region: never in a
@@ -100,8 +120,10 @@ def test_doctor_on_an_unreachable_store_and_without_a_region(monkeypatch: pytest
     import lancedb
 
     def no_region(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        raise RuntimeError("lance error: LanceError(IO): Generic S3 error: Failed to resolve region "
-                           "for bucket 'team-bucket', aws.rs:319:13")
+        raise RuntimeError(
+            "lance error: LanceError(IO): Generic S3 error: Failed to resolve region "
+            "for bucket 'team-bucket', aws.rs:319:13"
+        )
 
     monkeypatch.setattr(lancedb, "connect", no_region)
     monkeypatch.delenv("LOCALCRAG_INDEX_STORAGE_OPTIONS")
@@ -124,7 +146,9 @@ def test_a_large_image_is_our_one_line_not_pillows_warning(tmp_path: Path) -> No
         warnings.simplefilter("always")
         with pytest.raises(BadDocument, match="poster.png.*max_image_pixels"):
             read_image(path, path.read_bytes(), ReadContext(Limits(max_image_pixels=1_000_000)))
-    assert not [w for w in seen if "DecompressionBomb" in w.category.__name__], [str(w.message) for w in seen]
+    assert not [w for w in seen if "DecompressionBomb" in w.category.__name__], [
+        str(w.message) for w in seen
+    ]
 
 
 def test_a_pull_that_gets_404_says_not_found(hub, capsys: pytest.CaptureFixture) -> None:
@@ -160,6 +184,9 @@ def test_files_are_private_under_umask_000(tmp_path: Path, monkeypatch: pytest.M
     files = [p for p in home.rglob("*") if p.is_file()]
     assert any(p.name == "config.toml" for p in files) and any(p.suffix == ".lance" for p in files)
     assert any(p.parent.name == Settings().history_dir.name for p in files)
-    loose = {str(p.relative_to(home)): oct(stat.S_IMODE(p.stat().st_mode)) for p in home.rglob("*")
-             if stat.S_IMODE(p.stat().st_mode) & 0o077}
+    loose = {
+        str(p.relative_to(home)): oct(stat.S_IMODE(p.stat().st_mode))
+        for p in home.rglob("*")
+        if stat.S_IMODE(p.stat().st_mode) & 0o077
+    }
     assert loose == {}

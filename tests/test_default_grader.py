@@ -23,22 +23,32 @@ from localcrag.ingest.library import Library
 from localcrag.settings import Settings
 from localcrag.types import Action
 
-pytestmark = pytest.mark.slow  # ~7 s wall here (ONNX load + ingest of the PDF), 4 s CPU; calibrated +7 s
+pytestmark = (
+    pytest.mark.slow
+)  # ~7 s wall here (ONNX load + ingest of the PDF), 4 s CPU; calibrated +7 s
 
 NOT_ANSWERABLE = {"What is Direct Air Capture (DAC) used for?"}
 
 
 @pytest.fixture(scope="module", params=["default", "calibrated"])
-def decisions(request: pytest.FixtureRequest, ai_pdf: Path, real_embedder,
-              tmp_path_factory: pytest.TempPathFactory) -> dict:
+def decisions(
+    request: pytest.FixtureRequest,
+    ai_pdf: Path,
+    real_embedder,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict:
     """Decisions with the real default settings, and with ``calibrate`` on (thresholds
     carried to this PDF by probes over its own chunks; localcrag/crag/calibrate.py)."""
     from localcrag.ingest.embed_onnx import OnnxEmbedder
 
     assert isinstance(real_embedder, OnnxEmbedder)  # the default backend, int8 ONNX
     items = json.loads((ai_pdf.parent / "val.json").read_text(encoding="utf-8"))
-    answerable = [i["question"] for i in items if i["has_answer"] and i["question"] not in NOT_ANSWERABLE]
-    unanswerable = [i["question"] for i in items if not i["has_answer"] or i["question"] in NOT_ANSWERABLE]
+    answerable = [
+        i["question"] for i in items if i["has_answer"] and i["question"] not in NOT_ANSWERABLE
+    ]
+    unanswerable = [
+        i["question"] for i in items if not i["has_answer"] or i["question"] in NOT_ANSWERABLE
+    ]
     mp = pytest.MonkeyPatch()
     mp.setenv("LOCALCRAG_HOME", str(tmp_path_factory.mktemp("grader-home")))
     try:
@@ -46,7 +56,9 @@ def decisions(request: pytest.FixtureRequest, ai_pdf: Path, real_embedder,
         lib = Library(s, embedder=real_embedder)
         assert not lib.ingest([ai_pdf]).failed
         store = lib.store
-        stats = dataclasses.replace(CorpusStats.from_texts(store.all_texts()), centroid=store.centroid())
+        stats = dataclasses.replace(
+            CorpusStats.from_texts(store.all_texts()), centroid=store.centroid()
+        )
         grader = make_grader(s, real_embedder, stats)
         th = corpus_thresholds(s, lib, grader)
         assert th.calibrated == s.calibrate, th.basis  # on: the probes supported a map here
@@ -69,6 +81,8 @@ def test_answerable_questions_are_answered_from_the_documents(decisions: dict) -
 
 
 def test_unanswerable_questions_are_incorrect(decisions: dict) -> None:
-    got = {q: (d.action.value, round(d.best_score, 3)) for q, (ok, d) in decisions.items() if not ok}
+    got = {
+        q: (d.action.value, round(d.best_score, 3)) for q, (ok, d) in decisions.items() if not ok
+    }
     assert len(got) == 2
     assert all(a == Action.INCORRECT.value for a, _ in got.values()), got

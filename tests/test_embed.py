@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from localcrag.errors import ModelMissing
 from localcrag.ingest.embed import SentenceTransformerEmbedder, load_embedder
 from localcrag.ingest.embed_onnx import OnnxEmbedder, onnx_path_for
-from localcrag.errors import ModelMissing
 from tests.conftest import MODELS
 
 MINILM = MODELS / "all-MiniLM-L6-v2"
@@ -18,7 +18,8 @@ TEXTS = [
     "What is a cobot?",
     "Collaborative robots work alongside people on factory floors, sharing the workspace safely.",
     "The Normans were descended from Norse raiders who settled in northern France in the 10th century.",
-    "Prompt caching lowers the price of repeated prefixes. " * 30,  # past 256 tokens: truncated like ST
+    "Prompt caching lowers the price of repeated prefixes. "
+    * 30,  # past 256 tokens: truncated like ST
     "",
 ]
 

@@ -36,6 +36,8 @@ def test_the_provisioned_embedder_has_not_drifted(real_embedder) -> None:  # noq
     ref = json.loads(REFERENCE.read_text(encoding="utf-8"))
     vectors = np.stack([real_embedder.embed([t])[0] for t in ref["texts"]])
     got = cosines(ref["vectors"], vectors)
-    assert min(got) >= TOLERANCE, (f"the embedder's vectors moved (cosine {min(got):.5f} < {TOLERANCE}; reference "
-                                   f"written with onnxruntime {ref['onnxruntime']} on {ref['written_on']}): "
-                                   "re-measure the README's retrieval figures, then run scripts/embedder_reference.py")
+    assert min(got) >= TOLERANCE, (
+        f"the embedder's vectors moved (cosine {min(got):.5f} < {TOLERANCE}; reference "
+        f"written with onnxruntime {ref['onnxruntime']} on {ref['written_on']}): "
+        "re-measure the README's retrieval figures, then run scripts/embedder_reference.py"
+    )

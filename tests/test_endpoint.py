@@ -56,10 +56,16 @@ def fake() -> Iterator[tuple[Scripted, str]]:
                 for piece in payload:
                     if piece is None:
                         return
-                    event = {"choices": [{"delta": {"content": piece}, "text": piece, "finish_reason": None}]}
+                    event = {
+                        "choices": [
+                            {"delta": {"content": piece}, "text": piece, "finish_reason": None}
+                        ]
+                    }
                     self.wfile.write(b": ping\n\ndata: " + json.dumps(event).encode() + b"\n\n")
                     self.wfile.flush()
-                self.wfile.write(b'data: {"choices": [{"delta": {}, "finish_reason": "length"}]}\n\n')
+                self.wfile.write(
+                    b'data: {"choices": [{"delta": {}, "finish_reason": "length"}]}\n\n'
+                )
                 self.wfile.write(b"data: [DONE]\n\n")
                 return
             data = json.dumps(payload).encode()
@@ -123,7 +129,9 @@ def test_streams_chat_pieces_and_sends_the_key_as_bearer(fake) -> None:
     assert llm.finish_reason == "length" and llm.name == "served-model"
     path, headers, body = script.seen[-1]
     assert path == "/v1/chat/completions" and headers["Authorization"] == "Bearer s3cret"
-    assert body["messages"] == MESSAGES and body["stream"] is True and body["model"] == "served-model"
+    assert (
+        body["messages"] == MESSAGES and body["stream"] is True and body["model"] == "served-model"
+    )
     assert body["max_tokens"] == 16 and body["stop"] == ["\n\n"] and "repeat_penalty" not in body
 
 
@@ -140,7 +148,12 @@ def test_5xx_is_retried_once_then_one_line_naming_the_url(fake) -> None:
     with pytest.raises(EndpointDown) as err:
         EndpointLLM(url).check()
     line = str(err.value)
-    assert "\n" not in line and url in line and "HTTP 503: loading model" in line and "retried once" in line
+    assert (
+        "\n" not in line
+        and url in line
+        and "HTTP 503: loading model" in line
+        and "retried once" in line
+    )
     assert len(script.seen) == 2
     script.plan["/v1/models"] = [(502, {}), (200, MODELS)]  # a second try that works
     script.seen.clear()
@@ -152,15 +165,20 @@ def test_4xx_is_not_retried_and_a_missing_key_is_named(fake, monkeypatch) -> Non
     script, url = fake
     script.plan["/v1/models"] = [(401, {"detail": "Invalid API key"})]
     monkeypatch.delenv("LC_TEST_KEY", raising=False)
-    llm = endpoint_generator(Settings(llm_endpoint=url, llm_endpoint_key_env="LC_TEST_KEY"),
-                             lambda: None).endpoint
-    with pytest.raises(EndpointDown, match=r"HTTP 401: Invalid API key \(the key is read from "
-                                           r"\$LC_TEST_KEY, which is not set\) \(not retried\)"):
+    llm = endpoint_generator(
+        Settings(llm_endpoint=url, llm_endpoint_key_env="LC_TEST_KEY"), lambda: None
+    ).endpoint
+    with pytest.raises(
+        EndpointDown,
+        match=r"HTTP 401: Invalid API key \(the key is read from "
+        r"\$LC_TEST_KEY, which is not set\) \(not retried\)",
+    ):
         llm.check()
     assert len(script.seen) == 1 and "Authorization" not in script.seen[0][1]
     monkeypatch.setenv("LC_TEST_KEY", "k-123")  # read from the environment, never stored
-    llm = endpoint_generator(Settings(llm_endpoint=url, llm_endpoint_key_env="LC_TEST_KEY"),
-                             lambda: None).endpoint
+    llm = endpoint_generator(
+        Settings(llm_endpoint=url, llm_endpoint_key_env="LC_TEST_KEY"), lambda: None
+    ).endpoint
     with pytest.raises(EndpointDown):
         llm.check()
     assert script.seen[-1][1]["Authorization"] == "Bearer k-123"
@@ -195,9 +213,16 @@ def test_a_stream_cut_before_done_is_an_error(fake) -> None:
 def test_yes_probability_from_top_logprobs() -> None:
     import math
 
-    alts = [{"token": "Yes", "logprob": math.log(0.6)}, {"token": " no", "logprob": math.log(0.2)},
-            {"token": "The", "logprob": math.log(0.1)}, {"token": "yes", "logprob": math.log(0.15)}]
-    choice = {"message": {"content": "Yes"}, "logprobs": {"content": [{"token": "Yes", "top_logprobs": alts}]}}
+    alts = [
+        {"token": "Yes", "logprob": math.log(0.6)},
+        {"token": " no", "logprob": math.log(0.2)},
+        {"token": "The", "logprob": math.log(0.1)},
+        {"token": "yes", "logprob": math.log(0.15)},
+    ]
+    choice = {
+        "message": {"content": "Yes"},
+        "logprobs": {"content": [{"token": "Yes", "top_logprobs": alts}]},
+    }
     assert yes_share(choice) == pytest.approx(0.75 / 0.95)
     assert yes_share({"message": {"content": "No."}}) == 0.0  # no logprobs: the word it said
     assert yes_share({"message": {"content": "Maybe"}}) == 0.5
@@ -258,7 +283,11 @@ def test_failure_at_the_first_piece_reruns_locally_and_a_cut_restarts_it_locally
     gen.begin_question()
     script.plan["/v1/chat/completions"] = [(200, ["Half", None])]
     pieces = list(gen.stream(gen.chat_prompt(MESSAGES), 8))
-    assert pieces[0] == "Half" and isinstance(pieces[1], Restart) and "".join(pieces[2:]) == "local answer."
+    assert (
+        pieces[0] == "Half"
+        and isinstance(pieces[1], Restart)
+        and "".join(pieces[2:]) == "local answer."
+    )
     [notice] = gen.take_notices()
     assert url in notice and "stopped mid-answer: what it wrote is withdrawn" in notice
     gen.begin_question()
@@ -292,13 +321,16 @@ def test_pipeline_reports_the_fallback_before_the_answer(fake, tmp_path) -> None
     assert pipe.generator_info() == {"kind": "endpoint", "url": url, "model": None}
 
 
-LIGHTHOUSE = ("The lighthouse keeper lit the lamp every evening at dusk. "
-              "The lighthouse stands on a rock at the mouth of the bay.\n")
+LIGHTHOUSE = (
+    "The lighthouse keeper lit the lamp every evening at dusk. "
+    "The lighthouse stands on a rock at the mouth of the bay.\n"
+)
 
 
 @pytest.mark.parametrize("as_json", [True, False])
 def test_a_server_dying_mid_answer_is_withdrawn_and_the_local_model_answers(
-        fake, tmp_path, monkeypatch, capsys, as_json: bool) -> None:
+    fake, tmp_path, monkeypatch, capsys, as_json: bool
+) -> None:
     """A real server on 127.0.0.1 streams a fragment and drops the connection: the fragment
     ("his crew" is in no evidence) is never the answer, the bundled local model answers the
     same question, and --json says so."""
@@ -315,7 +347,9 @@ def test_a_server_dying_mid_answer_is_withdrawn_and_the_local_model_answers(
     script.plan["/v1/chat/completions"] = [(200, ["The lighthouse keeper ", "and his crew:", None])]
     capsys.readouterr()
     argv = ["ask", "What did the lighthouse keeper do?", "--style", "generative", "--mode", "rag"]
-    assert main(argv + (["--json"] if as_json else [])) == 3  # answered, by the local model: said by the status
+    assert (
+        main(argv + (["--json"] if as_json else [])) == 3
+    )  # answered, by the local model: said by the status
     out = capsys.readouterr()
     chats = [s for s in script.seen if s[0].endswith("/chat/completions")]
     assert len(chats) == 1  # the server was asked once; the answer came from the local model
@@ -334,9 +368,14 @@ def test_offline_refuses_a_server_elsewhere_without_any_lookup() -> None:
     assert is_loopback("http://127.0.0.1:8080/v1") and is_loopback("http://localhost/v1")
     assert is_loopback("http://[::1]:8080/v1") and not is_loopback("http://gpu-box:8080/v1")
     assert not is_loopback("http://10.0.0.5/v1")
-    with pytest.raises(LocalcragError, match=r"offline: llm_endpoint = http://gpu-box:8080/v1 is not "
-                                             r"on this machine"):
-        endpoint_generator(Settings(llm_endpoint="http://gpu-box:8080/v1", offline=True), lambda: None)
+    with pytest.raises(
+        LocalcragError,
+        match=r"offline: llm_endpoint = http://gpu-box:8080/v1 is not "
+        r"on this machine",
+    ):
+        endpoint_generator(
+            Settings(llm_endpoint="http://gpu-box:8080/v1", offline=True), lambda: None
+        )
     endpoint_generator(Settings(llm_endpoint="http://127.0.0.1:9/v1", offline=True), lambda: None)
 
 
@@ -369,7 +408,9 @@ def test_status_bar_and_trace_show_the_model_server() -> None:
     assert _model_server(app) == "model server: gpu-box:8080"
     assert _model_server(SimpleNamespace(settings=Settings())) == ""
     state = TraceState("Where do cobots work?")
-    line = "model server http://gpu-box:8080/v1 failed: timed out (retried once); answering with ..."
+    line = (
+        "model server http://gpu-box:8080/v1 failed: timed out (retried once); answering with ..."
+    )
     assert state.add(ev.GeneratorFellBack("http://gpu-box:8080/v1", line))
     console = Console(width=200, record=True)
     console.print(render_trace(state, 0.76, 0.51))
@@ -379,8 +420,12 @@ def test_status_bar_and_trace_show_the_model_server() -> None:
 def test_the_settings_screen_choices_name_the_model_server() -> None:
     from localcrag.crag.capability import model_choices
 
-    lines = [c.line() for c in model_choices(Settings(llm_endpoint="http://gpu-box:8080/v1",
-                                                      llm_endpoint_model="qwen2.5-7b"))]
+    lines = [
+        c.line()
+        for c in model_choices(
+            Settings(llm_endpoint="http://gpu-box:8080/v1", llm_endpoint_model="qwen2.5-7b")
+        )
+    ]
     assert "counted as capable" in lines[0] and "written by qwen2.5-7b" in lines[1]
     assert "--generator" not in lines[2] and "llm_endpoint set" in lines[2]
     judge = model_choices(Settings(llm_endpoint="http://gpu-box:8080/v1", grader="llm"))[2].line()

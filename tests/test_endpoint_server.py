@@ -18,9 +18,11 @@ from tests.conftest import MODELS
 
 MODEL = MODELS / "SmolLM2-135M-Instruct.Q4_1.gguf"
 KEY = "test-key-0451"
-DOC = ("# Cobots\n\nCollaborative robots, called cobots, work safely next to people in factories. "
-       "They were invented in 1996 by two professors at Northwestern University.\n\n"
-       "# Weather\n\nRain falls when clouds hold too much water.\n")
+DOC = (
+    "# Cobots\n\nCollaborative robots, called cobots, work safely next to people in factories. "
+    "They were invented in 1996 by two professors at Northwestern University.\n\n"
+    "# Weather\n\nRain falls when clouds hold too much water.\n"
+)
 QUESTION = "Where do cobots work?"
 
 
@@ -83,13 +85,23 @@ def test_stream_and_yes_no_logprobs_from_the_real_server(server_url: str) -> Non
 def test_ask_json_through_the_server(through_server: str, capsys) -> None:
     assert main(["ask", QUESTION, "--json", "--mode", "rag", "--style", "generative"]) == 0
     out = _json(capsys)
-    assert out["generator"] == {"kind": "endpoint", "url": through_server, "model": str(MODEL),
-                                "fallback": None, "restarted": None}
+    assert out["generator"] == {
+        "kind": "endpoint",
+        "url": through_server,
+        "model": str(MODEL),
+        "fallback": None,
+        "restarted": None,
+    }
     assert out["answer"].strip() and out["timings_ms"]["generate"] is not None
-    assert out["answer_style"] in ("generative", "extractive")  # extractive: nothing passed the check
+    assert out["answer_style"] in (
+        "generative",
+        "extractive",
+    )  # extractive: nothing passed the check
 
 
-def test_llm_grader_and_auto_style_through_the_server(through_server: str, monkeypatch, capsys) -> None:
+def test_llm_grader_and_auto_style_through_the_server(
+    through_server: str, monkeypatch, capsys
+) -> None:
     monkeypatch.setenv("LOCALCRAG_GRADER", "llm")
     assert main(["ask", QUESTION, "--json"]) == 0
     out = _json(capsys)
@@ -101,12 +113,34 @@ def test_eval_through_the_server(through_server: str, tmp_path: Path, capsys) ->
     root = tmp_path / "mydata"
     (root / "docs").mkdir(parents=True)
     (root / "docs" / "cobots.md").write_text(DOC, encoding="utf-8")
-    rows = [{"question": QUESTION, "answer": "next to people in factories", "gold_sources": ["cobots.md"]},
-            {"question": "Why does rain fall?", "answer": "clouds hold too much water"},
-            {"question": "Who won the 1998 football world cup?", "answerable": False}]
+    rows = [
+        {
+            "question": QUESTION,
+            "answer": "next to people in factories",
+            "gold_sources": ["cobots.md"],
+        },
+        {"question": "Why does rain fall?", "answer": "clouds hold too much water"},
+        {"question": "Who won the 1998 football world cup?", "answerable": False},
+    ]
     (root / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert main(["eval", str(root), "--json", "--only", "answers", "--limit", "3", "--mode", "rag",
-                 "--style", "generative"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(root),
+                "--json",
+                "--only",
+                "answers",
+                "--limit",
+                "3",
+                "--mode",
+                "rag",
+                "--style",
+                "generative",
+            ]
+        )
+        == 0
+    )
     res = _json(capsys)
     assert res["questions"] == 3 and res["settings"]["llm_endpoint"] == through_server
     assert res["modes"]["rag"]["answer_f1"] is not None
@@ -122,9 +156,15 @@ def test_server_down_one_line_then_the_local_model(server_home: Path, monkeypatc
     assert main(["ask", QUESTION, "--mode", "rag"]) == 0
     captured = capsys.readouterr()
     warnings = [line for line in captured.err.splitlines() if line.strip()]
-    assert len(warnings) == 1 and url in warnings[0] and "connection refused (retried once)" in warnings[0]
+    assert (
+        len(warnings) == 1
+        and url in warnings[0]
+        and "connection refused (retried once)" in warnings[0]
+    )
     assert f"answering with the local model {MODEL.name}" in warnings[0]
-    assert "Answer: Quoted from your documents" in captured.out  # auto: the small local model quotes
+    assert (
+        "Answer: Quoted from your documents" in captured.out
+    )  # auto: the small local model quotes
     assert main(["ask", QUESTION, "--mode", "rag", "--json"]) == 0
     out = _json(capsys)
     assert out["generator"]["kind"] == "endpoint" and url in out["generator"]["fallback"]

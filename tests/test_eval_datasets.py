@@ -25,7 +25,10 @@ def test_val_json_applies_the_readme_label_fixes(shared_data: Path) -> None:
     dac = by_q["What is Direct Air Capture (DAC) used for?"]
     assert not dac.answerable and dac.gold == () and dac.answers == ()
     assert by_q["What is the role of AI in smart grids?"].gold == ("chapter-14",)
-    assert by_q["What is 'Explainable AI' and why is it considered important?"].gold == ("chapter-5", "chapter-19")
+    assert by_q["What is 'Explainable AI' and why is it considered important?"].gold == (
+        "chapter-5",
+        "chapter-19",
+    )
     assert sum(q.answerable for q in ds.questions) == 4
     assert ds.corpus(Path("/nowhere")) == [shared_data / "ai-information" / "AI_Information.pdf"]
 
@@ -42,7 +45,9 @@ def test_val_json_chunks_map_to_the_chapters_they_overlap(shared_data: Path) -> 
     assert ds.units(_chunk("/elsewhere.pdf", at, at + 5)) == ()
 
 
-def test_squad_paragraphs_become_files_and_pairs_are_deterministic(shared_data: Path, tmp_path: Path) -> None:
+def test_squad_paragraphs_become_files_and_pairs_are_deterministic(
+    shared_data: Path, tmp_path: Path
+) -> None:
     ds = load_dataset(shared_data / "squad2-dev-subset" / "small.json")
     assert ds.name == "squad2" and len(ds.questions) == 626 and len(ds.passages) == 87
     assert sum(q.answerable for q in ds.questions) == 293
@@ -79,7 +84,9 @@ def test_squad_paragraphs_become_files_and_pairs_are_deterministic(shared_data: 
     assert first == [p for p in ds.pairs(sliced[:1], seed=1)]
 
 
-def test_anthropic_docs_gold_links_map_to_materialised_files(shared_data: Path, tmp_path: Path) -> None:
+def test_anthropic_docs_gold_links_map_to_materialised_files(
+    shared_data: Path, tmp_path: Path
+) -> None:
     ds = load_dataset(shared_data / "anthropic-docs")
     assert ds.name == "anthropic-docs" and len(ds.questions) == 100
     assert all(q.answerable and q.gold for q in ds.questions)
@@ -99,13 +106,17 @@ def test_anthropic_docs_gold_links_map_to_materialised_files(shared_data: Path, 
 def test_generic_folder(tmp_path: Path) -> None:
     (tmp_path / "docs" / "sub").mkdir(parents=True)
     (tmp_path / "docs" / "sub" / "a.md").write_text("# A\n\nAlpha.\n")
-    lines = [{"question": "What is alpha?", "answer": "Alpha", "gold_sources": ["sub/a.md"]},
-             {"question": "What is omega?", "answerable": False}]
+    lines = [
+        {"question": "What is alpha?", "answer": "Alpha", "gold_sources": ["sub/a.md"]},
+        {"question": "What is omega?", "answerable": False},
+    ]
     (tmp_path / "questions.jsonl").write_text("\n".join(map(json.dumps, lines)) + "\n\n")
     ds = load_dataset(tmp_path)
     assert ds.name == "generic"
     assert [(q.answerable, q.gold, q.answers) for q in ds.questions] == [
-        (True, ("sub/a.md",), ("Alpha",)), (False, (), ())]
+        (True, ("sub/a.md",), ("Alpha",)),
+        (False, (), ()),
+    ]
     assert ds.corpus(tmp_path / "work") == [(tmp_path / "docs").resolve()]
     assert ds.units(_chunk((tmp_path / "docs" / "sub" / "a.md").resolve())) == ("sub/a.md",)
     (tmp_path / "questions.jsonl").write_text('{"answer": "no question"}\n')
@@ -133,11 +144,13 @@ def test_select_is_balanced_deterministic_and_keeps_file_order() -> None:
     assert select(qs, None, 0) == qs and select(qs, 100, 0) == qs
 
 
-PARAGRAPH = ("The Normans were the people who in the 10th and 11th centuries gave their name to "
-             "Normandy, a region in France. They were descended from Norse raiders and pirates from "
-             "Denmark, Iceland and Norway who, under their leader Rollo, agreed to swear fealty to "
-             "King Charles III of West Francia. Their identity emerged in the first half of the 10th "
-             "century.")
+PARAGRAPH = (
+    "The Normans were the people who in the 10th and 11th centuries gave their name to "
+    "Normandy, a region in France. They were descended from Norse raiders and pirates from "
+    "Denmark, Iceland and Norway who, under their leader Rollo, agreed to swear fealty to "
+    "King Charles III of West Francia. Their identity emerged in the first half of the 10th "
+    "century."
+)
 
 
 def test_ablate_cuts_exactly_the_answer_sentences() -> None:

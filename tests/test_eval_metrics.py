@@ -53,8 +53,8 @@ def test_summaries_skip_what_does_not_apply() -> None:
 
 
 def test_refusal_detection_covers_the_generator_writing_it() -> None:
-    from localcrag.textutil import is_refusal
     from localcrag.crag.generate import REFUSAL
+    from localcrag.textutil import is_refusal
 
     assert is_refusal(REFUSAL) and is_refusal("Sorry, I do not have enough information.")
     assert not is_refusal("Cobots work next to people [1].")
@@ -63,13 +63,17 @@ def test_refusal_detection_covers_the_generator_writing_it() -> None:
 def test_unsupported_terms_finds_invented_numbers_and_names() -> None:
     # the examples of issue 11, each with the evidence the generator was shown
     heads = ["we employ h = 8 parallel attention layers, or heads."]
-    assert m.unsupported_terms("The Transformer uses three attention heads: two for global "
-                               "hidden layers (LH) [2].", heads) == ["2", "3", "Transformer", "LH"]
+    assert m.unsupported_terms(
+        "The Transformer uses three attention heads: two for global hidden layers (LH) [2].", heads
+    ) == ["2", "3", "Transformer", "LH"]
     bleu = ["Our big model achieves a BLEU score of 41.8 after 3.5 days on eight P100 GPUs."]
     assert m.unsupported_terms("It got a BLEU score of 57.1 [1].", bleu) == ["57.1"]
-    tennis = ["Emma Raducanu won the 2021 U.S. Open, defeating Leylah Fernandez in Arthur Ashe Stadium."]
-    assert m.unsupported_terms("It was won by Emma Raducanu in Arthur Ashe Stadium at the Royal "
-                               "Albert Hall [1].", tennis) == ["Royal", "Albert", "Hall"]
+    tennis = [
+        "Emma Raducanu won the 2021 U.S. Open, defeating Leylah Fernandez in Arthur Ashe Stadium."
+    ]
+    assert m.unsupported_terms(
+        "It was won by Emma Raducanu in Arthur Ashe Stadium at the Royal Albert Hall [1].", tennis
+    ) == ["Royal", "Albert", "Hall"]
 
 
 def test_unsupported_terms_accepts_what_the_evidence_says() -> None:
@@ -81,19 +85,29 @@ def test_unsupported_terms_accepts_what_the_evidence_says() -> None:
     assert m.unsupported_terms("It was Raducanu's first title.", ["Raducanu won"]) == []
     assert m.unsupported_terms("So Claude\u2019s answer.", ["Claude\u2019s answer"]) == []
     # sentence-initial capitals, "I", list marks and citations are not claims
-    assert m.unsupported_terms("I don't know. Robots help.\n1. Cobots [3] work.", ["robots", "cobots"]) == []
+    assert (
+        m.unsupported_terms("I don't know. Robots help.\n1. Cobots [3] work.", ["robots", "cobots"])
+        == []
+    )
     assert m.unsupported_terms("Cobots work.", []) == []  # an opening capital word is not a name
-    assert m.unsupported_terms("They use GPT-3.", []) == ["3", "GPT-3"]  # an acronym is one anywhere
+    assert m.unsupported_terms("They use GPT-3.", []) == [
+        "3",
+        "GPT-3",
+    ]  # an acronym is one anywhere
 
 
 def test_unsupported_words_checks_every_content_word_not_only_names_and_numbers() -> None:
     ev = ["Collaborative robots, called cobots, work safely next to people in factories."]
     # the product's sentence check keeps this (no number or name; 5 of 7 content words in one
     # evidence sentence): the eval's check still finds what the evidence never says
-    assert m.unsupported_words("Cobots work safely in factories and never injure people [1].", ev) == [
-        "never", "injure"]
+    assert m.unsupported_words(
+        "Cobots work safely in factories and never injure people [1].", ev
+    ) == ["never", "injure"]
     assert m.unsupported_words("Cobots work in factories near Osaka since 1998 [1].", ev) == [
-        "near", "Osaka", "1998"]
+        "near",
+        "Osaka",
+        "1998",
+    ]
     # stems and number words meet; citations, stop words and PDF hyphens are not claims
     assert m.unsupported_words("A cobot worked next to people [2].", ev) == []
     assert m.unsupported_words("It has eight heads.", ["we employ h = 8 parallel heads"]) == []
@@ -103,29 +117,53 @@ def test_unsupported_words_checks_every_content_word_not_only_names_and_numbers(
 
 def test_contains_reference_by_normalised_run_or_half_the_shortest_reference() -> None:
     assert m.contains_reference("It was the Normans, in 1066 [1].", ["Normans"])
-    assert m.contains_reference("They came from Normandy in France.", ["Normandy, a region in France"])  # 2/4
+    assert m.contains_reference(
+        "They came from Normandy in France.", ["Normandy, a region in France"]
+    )  # 2/4
     assert not m.contains_reference("They came from Brittany.", ["Normandy, a region in France"])
     # the shortest reference decides the recall rule, but any reference may be contained whole
-    assert not m.contains_reference("in the north", ["northern France", "the north of France at Rouen"])
-    assert m.contains_reference("Rouen, in the north of France at Rouen.", ["Paris", "north of France at Rouen"])
+    assert not m.contains_reference(
+        "in the north", ["northern France", "the north of France at Rouen"]
+    )
+    assert m.contains_reference(
+        "Rouen, in the north of France at Rouen.", ["Paris", "north of France at Rouen"]
+    )
     assert not m.contains_reference("anything", [])
 
 
 def test_trust_table_counts_each_outcome_and_the_wrong_answer_rate_can_rise() -> None:
     refs = ["next to people in factories"]
     cells = [
-        (True, m.outcome("Cobots work next to people in factories [1].", False, True, refs)),  # right
+        (
+            True,
+            m.outcome("Cobots work next to people in factories [1].", False, True, refs),
+        ),  # right
         (True, m.outcome("Cobots paint cars [1].", False, True, refs)),  # answered, wrong
-        (True, m.outcome("I don't have enough information.", True, True, refs)),  # refused, answerable
+        (
+            True,
+            m.outcome("I don't have enough information.", True, True, refs),
+        ),  # refused, answerable
         (False, m.outcome("Brazil won it [1].", False, False, ())),  # answered the unanswerable
         (False, m.outcome("I don't have enough information.", True, False, ())),  # right refusal
         (True, m.outcome("Some answer.", False, True, ())),  # no reference: unjudged
     ]
-    assert [c for _, c in cells] == ["right_answer", "wrong_answer", "wrong_refusal", "wrong_answer",
-                                     "right_refusal", "unjudged"]
+    assert [c for _, c in cells] == [
+        "right_answer",
+        "wrong_answer",
+        "wrong_refusal",
+        "wrong_answer",
+        "right_refusal",
+        "unjudged",
+    ]
     t = m.trust_table(cells)
-    assert t["answerable"] == {"n": 4, "right_answer": 1, "wrong_answer": 1, "right_refusal": 0,
-                               "wrong_refusal": 1, "unjudged": 1}
+    assert t["answerable"] == {
+        "n": 4,
+        "right_answer": 1,
+        "wrong_answer": 1,
+        "right_refusal": 0,
+        "wrong_refusal": 1,
+        "unjudged": 1,
+    }
     assert t["unanswerable"]["wrong_answer"] == 1 and t["unanswerable"]["right_refusal"] == 1
     assert t["wrong_answer"] == 2 and t["right_answer"] == 1
     assert t["wrong_answer_rate"] == 0.6667  # 2 of the 3 judged answers given

@@ -45,10 +45,17 @@ class RuleGrader:
 
 def _row(family: str, i: int, label: int, kind: str, ship_ok: bool, sub: str = "") -> dict:
     holds = label == 1 or kind == "tricky"  # a tricky negative holds the mark: the rule cannot tell
-    return {"question": f"{family} question {i} {label} {kind}?",
-            "passage": f"passage {i} of {family} {kind}" + (f" {MARK}" if holds else ""),
-            "label": label, "answer": MARK if label else None, "source": family + (f"/{sub}" if sub else ""),
-            "split": "train", "kind": kind, "licence": "test", "ship_ok": ship_ok}
+    return {
+        "question": f"{family} question {i} {label} {kind}?",
+        "passage": f"passage {i} of {family} {kind}" + (f" {MARK}" if holds else ""),
+        "label": label,
+        "answer": MARK if label else None,
+        "source": family + (f"/{sub}" if sub else ""),
+        "split": "train",
+        "kind": kind,
+        "licence": "test",
+        "ship_ok": ship_ok,
+    }
 
 
 @pytest.fixture()
@@ -57,8 +64,10 @@ def pairs_dir(tmp_path: Path) -> Path:
     fam_b and fam_c (evaluation only; easy negatives): 40 positives and 40 negatives each."""
     rows = []
     for i in range(40):
-        rows += [_row("fam_a", i, 1, "answerable", True, "xy"[i % 2]),
-                 _row("fam_a", i, 0, "easy" if i % 2 else "tricky", True, "xy"[i % 2])]
+        rows += [
+            _row("fam_a", i, 1, "answerable", True, "xy"[i % 2]),
+            _row("fam_a", i, 0, "easy" if i % 2 else "tricky", True, "xy"[i % 2]),
+        ]
         for fam in ("fam_b", "fam_c"):
             rows += [_row(fam, i, 1, "answerable", False), _row(fam, i, 0, "easy", False)]
     folder = tmp_path / "qa-pairs"
@@ -74,8 +83,12 @@ def grader(monkeypatch: pytest.MonkeyPatch) -> RuleGrader:
     g = RuleGrader()
 
     def factory(settings):  # noqa: ANN001, ANN202
-        return Pipeline(settings, library=Library(settings, embedder=FakeEmbedder()), grader=g,
-                        generator=FakeGenerator())
+        return Pipeline(
+            settings,
+            library=Library(settings, embedder=FakeEmbedder()),
+            grader=g,
+            generator=FakeGenerator(),
+        )
 
     monkeypatch.setattr(eval_cli, "pipeline_factory", factory)
     return g
@@ -87,14 +100,19 @@ def _run(capsys: pytest.CaptureFixture, *args: str) -> dict:
 
 
 def _pairs(n: int = 30) -> list[QAPair]:
-    return [QAPair(f"q{i}", f"p{i}", i % 3 == 0, f"{fam}/s{i % 2}", "k", fam == "b")
-            for fam in ("b", "a", "c") for i in range(n)]
+    return [
+        QAPair(f"q{i}", f"p{i}", i % 3 == 0, f"{fam}/s{i % 2}", "k", fam == "b")
+        for fam in ("b", "a", "c")
+        for i in range(n)
+    ]
 
 
 def test_sampler_is_seeded_balanced_and_the_documented_recipe() -> None:
     pairs = _pairs()
     a = sample_pairs(pairs, per_label=4, seed=0)
-    assert a == sample_pairs(pairs, per_label=4, seed=0) and a != sample_pairs(pairs, per_label=4, seed=1)
+    assert a == sample_pairs(pairs, per_label=4, seed=0) and a != sample_pairs(
+        pairs, per_label=4, seed=1
+    )
     assert list(a) == ["a", "b", "c"]  # sorted family order
     for rows in a.values():
         assert [p.label for p in rows] == [1] * 4 + [0] * 4  # balanced, positives first
@@ -102,8 +120,9 @@ def test_sampler_is_seeded_balanced_and_the_documented_recipe() -> None:
     expect = {}
     for fam in ("a", "b", "c"):
         rows = [p for p in pairs if p.family == fam]
-        expect[fam] = (rng.sample([p for p in rows if p.label == 1], 4)
-                       + rng.sample([p for p in rows if p.label == 0], 4))
+        expect[fam] = rng.sample([p for p in rows if p.label == 1], 4) + rng.sample(
+            [p for p in rows if p.label == 0], 4
+        )
     assert a == expect
     small = sample_pairs(pairs, per_label=50)  # fewer rows than asked: all of them
     assert [len(v) for v in small.values()] == [30, 30, 30]
@@ -120,9 +139,13 @@ def test_restrict_takes_families_and_exact_sources_from_the_same_sample() -> Non
         restrict(sample, sources=("nope",))
 
 
-def test_auc_per_family_and_kind_on_a_known_rule(grader: RuleGrader, pairs_dir: Path, capsys) -> None:
+def test_auc_per_family_and_kind_on_a_known_rule(
+    grader: RuleGrader, pairs_dir: Path, capsys
+) -> None:
     e = _run(capsys, str(pairs_dir), "--limit", "40")
-    assert e["pairs"] == 120 and e["per_family"] == 40 and set(grader.calls) == {1}  # each pair alone
+    assert (
+        e["pairs"] == 120 and e["per_family"] == 40 and set(grader.calls) == {1}
+    )  # each pair alone
     fams = e["families"]
     assert list(fams) == ["fam_a", "fam_b", "fam_c"]
     a = fams["fam_a"]
@@ -134,9 +157,17 @@ def test_auc_per_family_and_kind_on_a_known_rule(grader: RuleGrader, pairs_dir: 
     assert a["auc"] == pytest.approx((n_easy + 0.5 * n_tricky) / 20, abs=1e-3)
     # at both thresholds (0.51 / 0.76) every positive is answered and only easy negatives refused
     assert a["answered_lower"] == 1.0 and a["refused_lower"] == pytest.approx(n_easy / 20, abs=1e-3)
-    assert a["accuracy"] == pytest.approx((20 + n_easy) / 40, abs=1e-3) and a["accuracy_upper"] == a["accuracy"]
+    assert (
+        a["accuracy"] == pytest.approx((20 + n_easy) / 40, abs=1e-3)
+        and a["accuracy_upper"] == a["accuracy"]
+    )
     assert fams["fam_b"]["auc"] == fams["fam_c"]["auc"] == 1.0 and not fams["fam_b"]["ship_ok"]
-    assert e["means"]["eval_only"] == {"groups": ["fam_b", "fam_c"], "auc": 1.0, "min_auc": 1.0, "accuracy": 1.0}
+    assert e["means"]["eval_only"] == {
+        "groups": ["fam_b", "fam_c"],
+        "auc": 1.0,
+        "min_auc": 1.0,
+        "accuracy": 1.0,
+    }
     assert e["means"]["ship_ok"]["groups"] == ["fam_a"] and e["means"]["ship_ok"]["auc"] == a["auc"]
     assert e["lower_threshold"] == 0.51 and e["upper_threshold"] == 0.76 and e["ms_per_pair"] >= 0
 
@@ -149,7 +180,9 @@ def test_a_random_grader_is_at_chance(grader: RuleGrader, pairs_dir: Path, capsy
     assert abs(e["auc_all"] - 0.5) < 0.1
 
 
-def test_exclude_trained_drops_the_declared_families(grader: RuleGrader, pairs_dir: Path, capsys) -> None:
+def test_exclude_trained_drops_the_declared_families(
+    grader: RuleGrader, pairs_dir: Path, capsys
+) -> None:
     grader.trained_on = ("fam_a",)
     e = _run(capsys, str(pairs_dir), "--limit", "10")
     assert e["families"]["fam_a"]["trained"] and not e["families"]["fam_b"]["trained"]
@@ -161,7 +194,9 @@ def test_exclude_trained_drops_the_declared_families(grader: RuleGrader, pairs_d
     assert "no pairs left" in capsys.readouterr().err
 
 
-def test_sources_filter_and_report_files(grader: RuleGrader, pairs_dir: Path, tmp_path: Path, capsys) -> None:
+def test_sources_filter_and_report_files(
+    grader: RuleGrader, pairs_dir: Path, tmp_path: Path, capsys
+) -> None:
     full = _run(capsys, str(pairs_dir / "pairs.jsonl.gz"), "--limit", "20")
     e = _run(capsys, str(pairs_dir), "--limit", "20", "--sources", "fam_c,fam_a/x")
     assert list(e["families"]) == ["fam_c", "fam_a/x"] and e["sources"] == ["fam_c", "fam_a/x"]
@@ -176,12 +211,18 @@ def test_sources_filter_and_report_files(grader: RuleGrader, pairs_dir: Path, tm
     assert "mean, eval-only (2)" in out and "vs tricky" in out and "acc@0.51" in out
     report = (tmp_path / "rep" / "report.md").read_text()
     assert "mean, ship_ok (1)" in report and "60 pairs (20 per family, seed 0)" in report
-    assert json.loads((tmp_path / "rep" / "results.json").read_text())["evaluator"]["families"]["fam_b"]["auc"] == 1.0
+    assert (
+        json.loads((tmp_path / "rep" / "results.json").read_text())["evaluator"]["families"][
+            "fam_b"
+        ]["auc"]
+        == 1.0
+    )
     assert (tmp_path / "rep" / "evaluator_families.png").is_file()
 
 
-def test_options_the_dataset_cannot_honour_are_one_line(grader: RuleGrader, pairs_dir: Path, capsys,
-                                                        tmp_path: Path) -> None:
+def test_options_the_dataset_cannot_honour_are_one_line(
+    grader: RuleGrader, pairs_dir: Path, capsys, tmp_path: Path
+) -> None:
     assert main(["eval", str(pairs_dir), "--only", "answers"]) == 1
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "evaluator" in err
@@ -194,9 +235,15 @@ def test_options_the_dataset_cannot_honour_are_one_line(grader: RuleGrader, pair
 
 
 def test_recognition_and_bad_lines(pairs_dir: Path, tmp_path: Path) -> None:
-    assert load_dataset(pairs_dir).name == load_dataset(pairs_dir / "pairs.jsonl.gz").name == "qa-pairs"
+    assert (
+        load_dataset(pairs_dir).name
+        == load_dataset(pairs_dir / "pairs.jsonl.gz").name
+        == "qa-pairs"
+    )
     bad = tmp_path / "bad_pairs.jsonl"
-    bad.write_text('{"question": "q", "passage": "p", "label": 1, "source": "s", "kind": "k"}\n{"question": 1}\n')
+    bad.write_text(
+        '{"question": "q", "passage": "p", "label": 1, "source": "s", "kind": "k"}\n{"question": 1}\n'
+    )
     with pytest.raises(LocalcragError, match="line 2") as exc:
         load_pairs(bad)
     assert "\n" not in str(exc.value)
@@ -210,7 +257,9 @@ def test_a_params_file_declares_what_the_grader_was_trained_on(tmp_path: Path) -
     assert load_params()["trained_on_families"] == []  # the shipped fusion: none of qa-pairs
     assert make_grader(Settings(), FakeEmbedder()).trained_on == ()
     params = tmp_path / "fusion.json"
-    params.write_text(json.dumps({**load_params(), "trained_on_families": ["squad_v2.0", "qed_nq"]}))
+    params.write_text(
+        json.dumps({**load_params(), "trained_on_families": ["squad_v2.0", "qed_nq"]})
+    )
     g = make_grader(Settings(grader="fusion", grader_model=str(params)), FakeEmbedder())
     assert g.trained_on == ("squad_v2.0", "qed_nq")
     params.write_text(json.dumps({**load_params(), "trained_on_families": "squad_v2.0"}))
@@ -225,8 +274,22 @@ def test_real_default_grader_on_real_pairs(shared_data: Path, tmp_path: Path, ca
         pytest.skip(f"{pairs} not found")
     if not (Path(__file__).resolve().parents[1] / "models" / "all-MiniLM-L6-v2").exists():
         pytest.skip("models/ not provisioned (run `make models`)")
-    assert main(["eval", str(pairs.parent), "--limit", "6", "--sources", "subjqa,trecqa,squad_v2.0",
-                 "--out", str(tmp_path), "--json"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                str(pairs.parent),
+                "--limit",
+                "6",
+                "--sources",
+                "subjqa,trecqa,squad_v2.0",
+                "--out",
+                str(tmp_path),
+                "--json",
+            ]
+        )
+        == 0
+    )
     res = json.loads(capsys.readouterr().out)
     e = res["evaluator"]
     assert res["dataset"] == "qa-pairs" and e["grader"] == "fusion" and e["pairs"] == 18

@@ -18,10 +18,14 @@ from tests.fakes import FakeEmbedder, FakeGenerator, FakeGrader
 from tests.test_eval_cli import generic  # noqa: F401 - the fixture: three questions over two notes
 
 NEIGHBOURS = {  # on-topic notes beside the generic set's two gold notes, so withholding one leaves some
-    "robots": ["Cobots in factories are programmed by demonstration rather than code.",
-               "Industrial robots in factories are fenced off from people for safety."],
-    "weather": ["Clouds form when water vapour cools into droplets.",
-                "Rain gauges measure how much water falls from clouds."],
+    "robots": [
+        "Cobots in factories are programmed by demonstration rather than code.",
+        "Industrial robots in factories are fenced off from people for safety.",
+    ],
+    "weather": [
+        "Clouds form when water vapour cools into droplets.",
+        "Rain gauges measure how much water falls from clouds.",
+    ],
 }
 
 
@@ -51,15 +55,26 @@ def graders(monkeypatch: pytest.MonkeyPatch) -> list[RecordingGrader]:
 
     def factory(settings):
         made.append(RecordingGrader())
-        return Pipeline(settings, library=Library(settings, embedder=FakeEmbedder()), grader=made[-1],
-                        generator=FakeGenerator("unused"))
+        return Pipeline(
+            settings,
+            library=Library(settings, embedder=FakeEmbedder()),
+            grader=made[-1],
+            generator=FakeGenerator("unused"),
+        )
 
     monkeypatch.setattr(eval_cli, "pipeline_factory", factory)
     return made
 
 
-def test_withheld_units_never_reach_grading(graders, corpus: Path, capsys, isolated_home: Path) -> None:
-    assert main(["eval", str(corpus), "--only", "decisions", "--withhold", "gold", "--json", "-k", "3"]) == 0
+def test_withheld_units_never_reach_grading(
+    graders, corpus: Path, capsys, isolated_home: Path
+) -> None:
+    assert (
+        main(
+            ["eval", str(corpus), "--only", "decisions", "--withhold", "gold", "--json", "-k", "3"]
+        )
+        == 0
+    )
     d = json.loads(capsys.readouterr().out)["decisions"]
     calls = graders[0].seen
     assert len(calls) == 3 + 2  # the normal run (3 questions), then the 2 answerable ones withheld
@@ -70,22 +85,33 @@ def test_withheld_units_never_reach_grading(graders, corpus: Path, capsys, isola
         assert not any(s.endswith(f"/{topic}.md") for s in sources), (question, sources)
         assert any(s.endswith(f"/{topic}1.md") for s in sources)  # on-topic neighbours remain
     w = d["withheld"]
-    assert w["what"] == "gold" and w["questions"] == 2 and w["skipped"] == 0 and w["gold_graded"] == 0
+    assert (
+        w["what"] == "gold" and w["questions"] == 2 and w["skipped"] == 0 and w["gold_graded"] == 0
+    )
     assert all(it["gold_graded"] is False for it in w["items"])
     assert [it["gold_graded"] for it in d["items"]] == [True, True, None]
     assert d["answerable"]["answer_seen_when_gold_graded"] == 1.0
     assert w["chunks_withheld_mean"] == 1.0
     assert w["correct"] + w["ambiguous"] + w["incorrect"] == 2
     assert set(w["best_quantiles"]) == {"p10", "p25", "p50", "p75", "p90"}
-    for key in ("refused_share", "ambiguous_share", "correct_share", "answer_seen_share",
-                "refused_share_answer_unseen", "grade_ms_per_question"):
+    for key in (
+        "refused_share",
+        "ambiguous_share",
+        "correct_share",
+        "answer_seen_share",
+        "refused_share_answer_unseen",
+        "grade_ms_per_question",
+    ):
         assert key in w
     assert [it["withheld"] for it in w["items"]] == [1, 1]
     assert d["answerable"]["answer_seen_share"] == 1.0  # normal run: the answer text was graded
     assert w["answer_seen_share"] == 0.0  # withheld: it is nowhere else in this corpus
     assert d["goal"]["answered_share"] == d["answerable"]["answered_share"]
     assert d["goal"]["withheld_refused_share"] == w["refused_share"]
-    assert 0.0 <= d["goal"]["auc_full_vs_withheld"] <= 1.0 and d["goal"]["in_sample_refused_at_90"] is not None
+    assert (
+        0.0 <= d["goal"]["auc_full_vs_withheld"] <= 1.0
+        and d["goal"]["in_sample_refused_at_90"] is not None
+    )
 
     assert main(["eval", str(corpus), "--only", "decisions", "--withhold", "gold", "-k", "3"]) == 0
     text = capsys.readouterr().out
@@ -98,7 +124,9 @@ def test_withhold_needs_the_decisions_part(graders, corpus: Path, capsys) -> Non
     assert len(err) == 1 and "add --only decisions" in err[0]
 
 
-def test_store_search_drops_withheld_chunks_in_every_mode(corpus: Path, isolated_home: Path) -> None:
+def test_store_search_drops_withheld_chunks_in_every_mode(
+    corpus: Path, isolated_home: Path
+) -> None:
     lib = Library(Settings(), embedder=FakeEmbedder())
     lib.ingest([corpus / "docs"])
     store = lib.store
@@ -119,6 +147,8 @@ def test_answer_seen_short_and_long_answers() -> None:
     assert answer_seen(["the Normans"], ["They were Normans, from Normandy."])
     assert not answer_seen(["Normans"], ["Normandy was theirs."])  # whole words only
     long = "Claude can read a PDF of up to one hundred pages in a single request"
-    assert answer_seen([long], ["Note: one hundred pages in a single request is the limit."])  # a 6-word run
+    assert answer_seen(
+        [long], ["Note: one hundred pages in a single request is the limit."]
+    )  # a 6-word run
     assert not answer_seen([long], ["a single request"])
     assert not answer_seen([], ["anything"])

@@ -22,8 +22,8 @@ import json
 import os
 import random
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -55,30 +55,84 @@ def _fts_file(paths: list[Path]) -> Path:
 
 # kind: (glob under the home, which match, commands' expected behaviour, why)
 KINDS: dict[str, tuple[str, Callable[[list[Path]], Path], str, str]] = {
-    "data file": ("index/*.lance/data/*.lance", _largest, REFUSE,
-                  "the rows: refused at open (seal) or at read; repair restores an older version or rebuilds"),
-    "newest manifest": ("index/*.lance/_versions/*.manifest", _newest_manifest, REFUSE,
-                        "a lost or unreadable newest version: refused; repair sets it aside, restores the previous"),
-    "version hint": ("index/*.lance/_versions/latest_version_hint.json", _largest, ANSWER,
-                     "only a hint: Lance lists _versions/ when it is bad and rewrites it on the next commit"),
-    "transaction": ("index/*.lance/_transactions/*.txn", _newest, ANSWER,
-                    "never read outside concurrent commits: answers stand; doctor names it, repair sets it aside"),
-    "deletion file": ("index/*.lance/_deletions/*.arrow", _newest, REFUSE,
-                      "which rows are deleted: refused; repair restores an older version"),
-    "full-text index": ("index/*.lance/_indices/*/*", _fts_file, ANSWER,
-                        "derived from the rows: rebuilt on the first text search (doctor --repair also rebuilds it)"),
-    "vector cache codes": ("index/*.vcache/seg-*/q8.npy", _largest, ANSWER,
-                           "a cache: not believed when its files differ from its manifest, rebuilt from the table"),
-    "vector cache manifest": ("index/*.vcache/manifest.json", _largest, ANSWER,
-                              "checksummed: a damaged one is ignored and the cache rebuilt"),
-    "file-stat cache": ("index/*.filestat.json", _largest, ANSWER,
-                        "checksummed: a damaged one is not believed (files are hashed); doctor names it"),
-    "document list": ("index/*.documents.json", _largest, ANSWER,
-                      "read only by doctor: it names it and repair writes it again from the table"),
-    "seal": ("index/*.seal.json", _largest, ANSWER,
-             "the record of the files: doctor names it, repair writes it again"),
-    "writer lock": ("index/writer.lock", _largest, ANSWER, "holds a pid only; rewritten by every writer"),
-    "change stamp": ("index/changed.stamp", _largest, ANSWER, "a timestamp readers poll; rewritten by every writer"),
+    "data file": (
+        "index/*.lance/data/*.lance",
+        _largest,
+        REFUSE,
+        "the rows: refused at open (seal) or at read; repair restores an older version or rebuilds",
+    ),
+    "newest manifest": (
+        "index/*.lance/_versions/*.manifest",
+        _newest_manifest,
+        REFUSE,
+        "a lost or unreadable newest version: refused; repair sets it aside, restores the previous",
+    ),
+    "version hint": (
+        "index/*.lance/_versions/latest_version_hint.json",
+        _largest,
+        ANSWER,
+        "only a hint: Lance lists _versions/ when it is bad and rewrites it on the next commit",
+    ),
+    "transaction": (
+        "index/*.lance/_transactions/*.txn",
+        _newest,
+        ANSWER,
+        "never read outside concurrent commits: answers stand; doctor names it, repair sets it aside",
+    ),
+    "deletion file": (
+        "index/*.lance/_deletions/*.arrow",
+        _newest,
+        REFUSE,
+        "which rows are deleted: refused; repair restores an older version",
+    ),
+    "full-text index": (
+        "index/*.lance/_indices/*/*",
+        _fts_file,
+        ANSWER,
+        "derived from the rows: rebuilt on the first text search (doctor --repair also rebuilds it)",
+    ),
+    "vector cache codes": (
+        "index/*.vcache/seg-*/q8.npy",
+        _largest,
+        ANSWER,
+        "a cache: not believed when its files differ from its manifest, rebuilt from the table",
+    ),
+    "vector cache manifest": (
+        "index/*.vcache/manifest.json",
+        _largest,
+        ANSWER,
+        "checksummed: a damaged one is ignored and the cache rebuilt",
+    ),
+    "file-stat cache": (
+        "index/*.filestat.json",
+        _largest,
+        ANSWER,
+        "checksummed: a damaged one is not believed (files are hashed); doctor names it",
+    ),
+    "document list": (
+        "index/*.documents.json",
+        _largest,
+        ANSWER,
+        "read only by doctor: it names it and repair writes it again from the table",
+    ),
+    "seal": (
+        "index/*.seal.json",
+        _largest,
+        ANSWER,
+        "the record of the files: doctor names it, repair writes it again",
+    ),
+    "writer lock": (
+        "index/writer.lock",
+        _largest,
+        ANSWER,
+        "holds a pid only; rewritten by every writer",
+    ),
+    "change stamp": (
+        "index/changed.stamp",
+        _largest,
+        ANSWER,
+        "a timestamp readers poll; rewritten by every writer",
+    ),
 }
 CASES = [(k, f) for k in KINDS for f in FAULTS]
 
@@ -89,10 +143,10 @@ def damage(path: Path, fault: str, seed: int = 27) -> None:
     if fault == "delete":
         path.unlink()
     elif fault == "truncate":
-        path.write_bytes(data[:len(data) // 2])
+        path.write_bytes(data[: len(data) // 2])
     elif fault == "zero":  # one 4 KB block (the whole file when smaller)
         at = rng.randrange(0, len(data) - 4096 + 1) if len(data) > 4096 else 0
-        path.write_bytes(data[:at] + b"\0" * min(4096, len(data)) + data[at + 4096:])
+        path.write_bytes(data[:at] + b"\0" * min(4096, len(data)) + data[at + 4096 :])
     elif fault == "flip":  # 16 bytes, each XORed with a random non-zero byte
         b = bytearray(data)
         for _ in range(16):
@@ -112,17 +166,28 @@ def fakes(monkeypatch: pytest.MonkeyPatch) -> None:
     real = pipeline.Pipeline
     monkeypatch.setattr(library, "load_embedder", lambda *a, **k: FakeEmbedder())
     monkeypatch.setattr(vcache, "SAVE_MIN_ROWS", 0)
-    monkeypatch.setattr(pipeline, "Pipeline", lambda settings: real(
-        settings, grader=FakeGrader(), generator=FakeGenerator("Robot arm number 7 is calibrated [1].")))
+    monkeypatch.setattr(
+        pipeline,
+        "Pipeline",
+        lambda settings: real(
+            settings,
+            grader=FakeGrader(),
+            generator=FakeGenerator("Robot arm number 7 is calibrated [1]."),
+        ),
+    )
 
 
 def _docs(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for i in range(40):
         (folder / f"note{i:02d}.txt").write_text(  # no two chunks alike: no ties in any ranking
-            "".join(f"Note {i}, line {j}. The robot arm number {i} is calibrated every {i + j + 2} days "
-                    f"by shift {j}. " for j in range(12))
-            + f"\n\nSafety rule {i}: keep {i + 1} metres from the gripper while it moves.\n")
+            "".join(
+                f"Note {i}, line {j}. The robot arm number {i} is calibrated every {i + j + 2} days "
+                f"by shift {j}. "
+                for j in range(12)
+            )
+            + f"\n\nSafety rule {i}: keep {i + 1} metres from the gripper while it moves.\n"
+        )
     return folder
 
 
@@ -141,13 +206,24 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> dict:
     from localcrag.crag import pipeline
 
     real = pipeline.Pipeline
-    mp.setattr(pipeline, "Pipeline", lambda settings: real(
-        settings, grader=FakeGrader(), generator=FakeGenerator("Robot arm number 7 is calibrated [1].")))
+    mp.setattr(
+        pipeline,
+        "Pipeline",
+        lambda settings: real(
+            settings,
+            grader=FakeGrader(),
+            generator=FakeGenerator("Robot arm number 7 is calibrated [1]."),
+        ),
+    )
     try:
         docs = _docs(tmp_path_factory.mktemp("docs"))
-        (home / "config.toml").write_text("top_k = 5\nanswer_style = \"extractive\"\n", encoding="utf-8")
+        (home / "config.toml").write_text(
+            'top_k = 5\nanswer_style = "extractive"\n', encoding="utf-8"
+        )
         assert main(["ingest", str(docs)]) == 0
-        (docs / "note03.txt").write_text("Note 3 was rewritten: the welding robot needs a new torch.\n")
+        (docs / "note03.txt").write_text(
+            "Note 3 was rewritten: the welding robot needs a new torch.\n"
+        )
         assert main(["ingest", str(docs)]) == 0  # a second version, a deletion file
         from localcrag.ingest.library import Library
         from localcrag.settings import Settings
@@ -158,7 +234,10 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> dict:
         conv = history.create("robots")
         from localcrag.types import Action, Answer
 
-        history.append(conv.id, Turn.from_answer(Answer("What is calibrated?", "The robot arm.", (), Action.CORRECT)))
+        history.append(
+            conv.id,
+            Turn.from_answer(Answer("What is calibrated?", "The robot arm.", (), Action.CORRECT)),
+        )
         sources = {s.source: s.chunks for s in lib.sources()}
         import contextlib
         import io
@@ -170,8 +249,14 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> dict:
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
             assert main(["ask", QUESTION, "--offline"]) == 0
-        return {"home": home, "docs": docs, "sources": sources, "count": lib.count(), "hits": hits,
-                "ask": buf.getvalue()}
+        return {
+            "home": home,
+            "docs": docs,
+            "sources": sources,
+            "count": lib.count(),
+            "hits": hits,
+            "ask": buf.getvalue(),
+        }
     finally:
         mp.undo()
 
@@ -192,16 +277,21 @@ def _one_line_naming_damage(err: str, what: str) -> None:
 
 
 def _clean(text: str) -> None:
-    assert "Traceback" not in text and "unexpected error" not in text and "lance error" not in text, text
+    assert (
+        "Traceback" not in text and "unexpected error" not in text and "lance error" not in text
+    ), text
 
 
 def _copy(pristine: dict, home: Path) -> None:
     shutil.copytree(pristine["home"], home, dirs_exist_ok=True)
 
 
-@pytest.mark.parametrize(("kind", "fault"), CASES, ids=[f"{k}-{f}".replace(" ", "_") for k, f in CASES])
-def test_damage_is_named_and_repaired(kind: str, fault: str, pristine: dict, isolated_home: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("kind", "fault"), CASES, ids=[f"{k}-{f}".replace(" ", "_") for k, f in CASES]
+)
+def test_damage_is_named_and_repaired(
+    kind: str, fault: str, pristine: dict, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     pattern, pick, expect, _why = KINDS[kind]
     _copy(pristine, isolated_home)
     matches = sorted(isolated_home.glob(pattern))
@@ -209,9 +299,11 @@ def test_damage_is_named_and_repaired(kind: str, fault: str, pristine: dict, iso
     target = pick(matches)
     damage(target, fault)
 
-    results = {"ask": _run(capsys, "ask", QUESTION, "--offline"),
-               "search": _run(capsys, "search", QUESTION, "--json", "-k", "5"),
-               "sources": _run(capsys, "sources", "--json")}
+    results = {
+        "ask": _run(capsys, "ask", QUESTION, "--offline"),
+        "search": _run(capsys, "search", QUESTION, "--json", "-k", "5"),
+        "sources": _run(capsys, "sources", "--json"),
+    }
     for name, (code, out, err) in results.items():
         _clean(out + err)
         if expect == REFUSE:
@@ -220,14 +312,22 @@ def test_damage_is_named_and_repaired(kind: str, fault: str, pristine: dict, iso
         else:
             assert code == 0, f"{name}: {err!r}"
     if expect == ANSWER:  # the pristine answers: nothing read from damaged bytes
-        _same_hits(json.loads(results["search"][1])["results"], pristine["hits"], exact=kind != "full-text index")
-        assert {s["source"]: s["chunks"] for s in json.loads(results["sources"][1])["sources"]} == pristine["sources"]
+        _same_hits(
+            json.loads(results["search"][1])["results"],
+            pristine["hits"],
+            exact=kind != "full-text index",
+        )
+        assert {
+            s["source"]: s["chunks"] for s in json.loads(results["sources"][1])["sources"]
+        } == pristine["sources"]
         if kind != "full-text index":
             assert results["ask"][1] == pristine["ask"]
 
     code, out, err = _run(capsys, "doctor")
     _clean(out + err)
-    assert (code == 0) == ("✗" not in out), out  # (a cache the commands above rebuilt is healthy now)
+    assert (code == 0) == ("✗" not in out), (
+        out
+    )  # (a cache the commands above rebuilt is healthy now)
 
     code, out, err = _run(capsys, "doctor", "--repair")
     _clean(out + err)
@@ -243,9 +343,12 @@ def test_damage_is_named_and_repaired(kind: str, fault: str, pristine: dict, iso
     _same_hits(json.loads(out)["results"], pristine["hits"], exact=False)
 
 
-@pytest.mark.parametrize(("kind", "fault"), CASES, ids=[f"{k}-{f}".replace(" ", "_") for k, f in CASES])
-def test_doctor_names_every_damaged_file(kind: str, fault: str, pristine: dict, isolated_home: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("kind", "fault"), CASES, ids=[f"{k}-{f}".replace(" ", "_") for k, f in CASES]
+)
+def test_doctor_names_every_damaged_file(
+    kind: str, fault: str, pristine: dict, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Run first, `doctor` names the damage in every case, the harmless files too (a hint,
     a cache, the lock, the stamp); the one exception: a writer lock cut in half still holds
     digits, a pid as good as any (nothing reads it but the next writer, who rewrites it)."""
@@ -264,10 +367,13 @@ def _same_hits(results: list[dict], pristine: list[str], exact: bool) -> None:
     """The pristine top hits; in the pristine order unless the full-text index was rebuilt
     (fresh BM25 statistics may swap two chunks of one document)."""
     got = [r["chunk_id"] for r in results]
-    assert got == pristine if exact else (got[0] == pristine[0] and sorted(got) == sorted(pristine)), got
+    assert (
+        got == pristine if exact else (got[0] == pristine[0] and sorted(got) == sorted(pristine))
+    ), got
 
 
 # --- damage the seal cannot see (bit rot keeps size and mtime): the read paths check ------------
+
 
 def _rot_vectors(home: Path, source: str) -> None:
     """Bit rot the seal cannot see: a document's vectors overwritten in place in its data file
@@ -284,13 +390,16 @@ def _rot_vectors(home: Path, source: str) -> None:
     assert rotten, "the vector's bytes were not found in any data file"
     for data in rotten:  # (a compacted file and the one an older version still holds)
         st = data.stat()
-        data.write_bytes(data.read_bytes().replace(old, np.full(FakeEmbedder.dim, 7.0, np.float32).tobytes(), 1))
+        data.write_bytes(
+            data.read_bytes().replace(old, np.full(FakeEmbedder.dim, 7.0, np.float32).tobytes(), 1)
+        )
         os.utime(data, ns=(st.st_atime_ns, st.st_mtime_ns))
     shutil.rmtree(next((home / "index").glob("*.vcache")))
 
 
-def test_invalid_vectors_are_never_ranked_and_reindex_re_embeds_them(pristine: dict, isolated_home: Path,
-                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_invalid_vectors_are_never_ranked_and_reindex_re_embeds_them(
+    pristine: dict, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """issue 27 item 2: vectors that read back invalid fail the search and ask with one line
     (never "Grading failed" then a confident decision); doctor names them; reindex re-embeds
     them although their files are unchanged."""
@@ -309,7 +418,9 @@ def test_invalid_vectors_are_never_ranked_and_reindex_re_embeds_them(pristine: d
     assert code == 0 and out.startswith("indexed 1, unchanged 39"), out + err
     code, out, _ = _run(capsys, "search", QUESTION, "--json", "-k", "5")
     assert code == 0
-    code, out, _ = _run(capsys, "doctor", "--repair")  # the rotten file an older version still holds
+    code, out, _ = _run(
+        capsys, "doctor", "--repair"
+    )  # the rotten file an older version still holds
     assert code == 0 and out.rstrip().endswith("the index is healthy"), out
     code, out, _ = _run(capsys, "sources", "--json")
     assert {s["source"]: s["chunks"] for s in json.loads(out)["sources"]} == pristine["sources"]
@@ -317,15 +428,17 @@ def test_invalid_vectors_are_never_ranked_and_reindex_re_embeds_them(pristine: d
     _same_hits(json.loads(out)["results"], pristine["hits"], exact=False)
 
 
-def test_doctor_repair_re_embeds_invalid_vectors(pristine: dict, isolated_home: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_doctor_repair_re_embeds_invalid_vectors(
+    pristine: dict, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from localcrag.ingest.library import Library
     from localcrag.settings import Settings
 
     _copy(pristine, isolated_home)
     victim = str(pristine["docs"] / "note11.txt")
-    Library(Settings.load()).store.table.update(where=f"source = '{victim}'",
-                                                values={"vector": [0.0] * FakeEmbedder.dim})
+    Library(Settings.load()).store.table.update(
+        where=f"source = '{victim}'", values={"vector": [0.0] * FakeEmbedder.dim}
+    )
     code, out, _ = _run(capsys, "doctor", "--repair")
     assert code == 0 and "re-indexed 1 document(s)" in out and out.rstrip().endswith("healthy"), out
     code, out, _ = _run(capsys, "sources", "--json")
@@ -334,9 +447,11 @@ def test_doctor_repair_re_embeds_invalid_vectors(pristine: dict, isolated_home: 
 
 # --- issue 27 item 8: a full-text index missing after a full disk is rebuilt, not skipped -------
 
+
 @pytest.mark.parametrize("how", ["dropped", "files deleted"])
-def test_a_missing_full_text_index_is_rebuilt_on_the_first_search(how: str, pristine: dict, isolated_home: Path,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_missing_full_text_index_is_rebuilt_on_the_first_search(
+    how: str, pristine: dict, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from localcrag.ingest.library import Library
     from localcrag.settings import Settings
 
@@ -356,30 +471,39 @@ def test_a_missing_full_text_index_is_rebuilt_on_the_first_search(how: str, pris
     assert _run(capsys, "doctor")[0] == 0
 
 
-def test_a_full_text_index_that_cannot_be_rebuilt_is_a_visible_fallback(pristine: dict, isolated_home: Path,
-                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_full_text_index_that_cannot_be_rebuilt_is_a_visible_fallback(
+    pristine: dict, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Another process holds the writer lock: no rebuild now, and the search says vector only."""
     from localcrag.ingest.lock import WriterLock
 
     _copy(pristine, isolated_home)
     for folder in (isolated_home / "index").glob("*.lance/_indices/*"):
         shutil.rmtree(folder)
-    lock = WriterLock(isolated_home / "index")  # flock is per open file: this holder is "another process"
+    lock = WriterLock(
+        isolated_home / "index"
+    )  # flock is per open file: this holder is "another process"
     lock.acquire()
     try:
         code, text, err = _run(capsys, "search", "welding torch", "--json")
     finally:
         lock.release()
-    assert code == 0 and json.loads(text)["fallback"].startswith("vector only: full-text search failed"), err
+    assert code == 0 and json.loads(text)["fallback"].startswith(
+        "vector only: full-text search failed"
+    ), err
     code, text, err = _run(capsys, "doctor", "--repair")
-    assert code == 0 and "rebuilt the full-text index" in text and text.rstrip().endswith("healthy"), text
+    assert (
+        code == 0 and "rebuilt the full-text index" in text and text.rstrip().endswith("healthy")
+    ), text
 
 
 # --- the settings file and the history: the user's files, outside the index ----------------------
 
+
 @pytest.mark.parametrize("fault", FAULTS)
-def test_a_damaged_settings_file_is_one_line_naming_it(fault: str, pristine: dict, isolated_home: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_damaged_settings_file_is_one_line_naming_it(
+    fault: str, pristine: dict, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Deleted: the defaults (a settings file is optional). Otherwise every command, doctor
     included, refuses with one line naming the file; nothing in the index is touched (the
     user fixes or deletes the file: doctor does not guess their settings)."""
@@ -399,7 +523,9 @@ def test_a_damaged_settings_file_is_one_line_naming_it(fault: str, pristine: dic
 
 
 @pytest.mark.parametrize("fault", ["truncate", "zero", "flip"])
-def test_a_damaged_conversation_is_listed_as_damaged(fault: str, pristine: dict, isolated_home: Path) -> None:
+def test_a_damaged_conversation_is_listed_as_damaged(
+    fault: str, pristine: dict, isolated_home: Path
+) -> None:
     from localcrag.history import History
     from localcrag.settings import Settings
 
@@ -408,4 +534,6 @@ def test_a_damaged_conversation_is_listed_as_damaged(fault: str, pristine: dict,
     (conv,) = history.list()
     damage(history.root / f"{conv.id}.json", fault)
     good, bad = history.scan()
-    assert good == [] and [d.id for d in bad] == [conv.id] and "damaged conversation" in bad[0].error
+    assert (
+        good == [] and [d.id for d in bad] == [conv.id] and "damaged conversation" in bad[0].error
+    )

@@ -78,15 +78,22 @@ def test_hybrid_search_falls_back_to_vectors_and_says_so(broken: LanceStore) -> 
 def _cli(home: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "LOCALCRAG_HOME": str(home)}
     env.pop("LOCALCRAG_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "localcrag", *args], capture_output=True, text=True,
-                          env=env, timeout=300, cwd=Path(__file__).resolve().parents[1])
+    return subprocess.run(
+        [sys.executable, "-m", "localcrag", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=Path(__file__).resolve().parents[1],
+    )
 
 
 @pytest.mark.slow
 def test_search_command_on_a_broken_index(isolated_home: Path, tmp_path: Path, busy) -> None:
     doc = tmp_path / "notes.md"
-    doc.write_text("# Robots\n\nCollaborative robots, called cobots, work next to people.\n",
-                   encoding="utf-8")
+    doc.write_text(
+        "# Robots\n\nCollaborative robots, called cobots, work next to people.\n", encoding="utf-8"
+    )
     assert _cli(isolated_home, "ingest", str(doc)).returncode == 0
     assert _cli(isolated_home, "search", "cobots", "--mode", "text").returncode == 0
     (table,) = (isolated_home / "index").glob("*.lance")
@@ -100,7 +107,9 @@ def test_search_command_on_a_broken_index(isolated_home: Path, tmp_path: Path, b
     out = json.loads(hybrid.stdout)
     assert out["results"] and out["fallback"].startswith("vector only: full-text search failed")
     plain = _cli(isolated_home, "search", "cobots")
-    assert "warning: vector only: full-text search failed" in plain.stderr and "cobots" in plain.stdout
+    assert (
+        "warning: vector only: full-text search failed" in plain.stderr and "cobots" in plain.stdout
+    )
 
 
 def test_the_pipeline_and_trace_say_vector_only(tmp_path: Path, busy) -> None:
@@ -109,15 +118,20 @@ def test_the_pipeline_and_trace_say_vector_only(tmp_path: Path, busy) -> None:
     from localcrag.settings import Settings
     from tests.fakes import FakeGenerator, FakeGrader
 
-    (tmp_path / "doc.md").write_text("# Robots\n\nCobots work next to people in factories.\n",
-                                     encoding="utf-8")
+    (tmp_path / "doc.md").write_text(
+        "# Robots\n\nCobots work next to people in factories.\n", encoding="utf-8"
+    )
     lib = Library(Settings(), embedder=FakeEmbedder())
     lib.ingest([tmp_path / "doc.md"])
     lib.store.ensure_fts(force=True)
     _break_fts(lib.store.path / f"{lib.store.name}.lance")
     busy(lib.store.path)
-    pipe = Pipeline(Settings(offline=True, upper_threshold=0.5, lower_threshold=0.2), library=lib,
-                    grader=FakeGrader(), generator=FakeGenerator("Cobots work next to people [1]."))
+    pipe = Pipeline(
+        Settings(offline=True, upper_threshold=0.5, lower_threshold=0.2),
+        library=lib,
+        grader=FakeGrader(),
+        generator=FakeGenerator("Cobots work next to people [1]."),
+    )
     evs = list(pipe.run("Where do cobots work?"))
     retrieved = next(e for e in evs if isinstance(e, ev.Retrieved))
     assert retrieved.hits and retrieved.fallback.startswith("vector only: full-text search failed")

@@ -46,12 +46,20 @@ def test_eval_takes_a_params_file_and_its_thresholds(tmp_path: Path) -> None:
 
     from localcrag.cli.eval import _settings
 
-    params = {**load_params(), "thresholds": {"lower_threshold": 0.63, "upper_threshold": 0.9, "strip_threshold": 0.46}}
+    params = {
+        **load_params(),
+        "thresholds": {"lower_threshold": 0.63, "upper_threshold": 0.9, "strip_threshold": 0.46},
+    }
     path = tmp_path / "fusion.json"
     path.write_text(json.dumps(params), encoding="utf-8")
     args = argparse.Namespace(grader="fusion", grader_model=path, calibrate=None, generator=None)
     s = _settings(args, Settings())
-    assert (s.grader, s.grader_model, s.lower_threshold, s.upper_threshold) == ("fusion", str(path.resolve()), 0.63, 0.9)
+    assert (s.grader, s.grader_model, s.lower_threshold, s.upper_threshold) == (
+        "fusion",
+        str(path.resolve()),
+        0.63,
+        0.9,
+    )
 
 
 def test_without_grader_the_file_says_which_grader_it_belongs_to(tmp_path: Path) -> None:
@@ -62,18 +70,34 @@ def test_without_grader_the_file_says_which_grader_it_belongs_to(tmp_path: Path)
     from localcrag.cli.eval import _settings
 
     def picked(path: Path) -> Settings:
-        return _settings(argparse.Namespace(grader=None, grader_model=path, calibrate=None, generator=None), Settings())
+        return _settings(
+            argparse.Namespace(grader=None, grader_model=path, calibrate=None, generator=None),
+            Settings(),
+        )
 
     th = {"lower_threshold": 0.5, "upper_threshold": 0.7, "strip_threshold": 0.4}
     fusion, other = tmp_path / "fusion.json", tmp_path / "head.json"
     fusion.write_text(json.dumps({**load_params(), "thresholds": th}), encoding="utf-8")
-    other.write_text(json.dumps({"grader": "align", "calibration": {}, "thresholds": th}), encoding="utf-8")
+    other.write_text(
+        json.dumps({"grader": "align", "calibration": {}, "thresholds": th}), encoding="utf-8"
+    )
     onnx = tmp_path / "reader.onnx"
     onnx.write_bytes(b"x")
-    (tmp_path / "reader.json").write_text(json.dumps({"calibration": {"features": ["reader"], "weights": [1.0],
-                                                                      "bias": 0.0}}), encoding="utf-8")
+    (tmp_path / "reader.json").write_text(
+        json.dumps({"calibration": {"features": ["reader"], "weights": [1.0], "bias": 0.0}}),
+        encoding="utf-8",
+    )
     f, r = picked(fusion), picked(onnx)
-    assert (f.grader, f.lower_threshold, f.upper_threshold, f.strip_threshold) == ("fusion", 0.5, 0.7, 0.4)
-    assert (r.grader, r.grader_model, r.lower_threshold) == ("reader", str(onnx.resolve()), Settings().lower_threshold)
+    assert (f.grader, f.lower_threshold, f.upper_threshold, f.strip_threshold) == (
+        "fusion",
+        0.5,
+        0.7,
+        0.4,
+    )
+    assert (r.grader, r.grader_model, r.lower_threshold) == (
+        "reader",
+        str(onnx.resolve()),
+        Settings().lower_threshold,
+    )
     with pytest.raises(LocalcragError, match="head.json: neither a reader model"):
         picked(other)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from localcrag.errors import LocalcragError
 from localcrag.crag.citations import Attributor, CitationFilter, clean_citations
 from localcrag.crag.generate import REFUSAL, build_messages, fit_evidence
 from localcrag.crag.shaping import SentenceGate
+from localcrag.errors import LocalcragError
 from localcrag.types import Evidence
 
 HISTORY = (
@@ -27,6 +27,7 @@ def ev(n: int, text: str = "Some text.", score: float = 0.5, **kw) -> Evidence:
 
 
 # --- clean_citations / CitationFilter -----------------------------------------------
+
 
 @pytest.mark.parametrize(
     "text, n, cleaned, cited",
@@ -113,15 +114,11 @@ def test_attributor_tags_last_sentence_and_respects_following_citation():
 def test_attributor_moves_unsupported_model_citations():
     evidence = [ev(1, HISTORY), ev(2, FINANCE)]
     cases = {
-        "AI is used for fraud detection in finance and algorithmic trading. [1]":
-            "AI is used for fraud detection in finance and algorithmic trading. [2]",
-        "AI is used for fraud detection and algorithmic trading [1][2].":
-            "AI is used for fraud detection and algorithmic trading [2].",
-        "The Dartmouth Workshop in 1956 started AI research [1].":
-            "The Dartmouth Workshop in 1956 started AI research [1].",
+        "AI is used for fraud detection in finance and algorithmic trading. [1]": "AI is used for fraud detection in finance and algorithmic trading. [2]",
+        "AI is used for fraud detection and algorithmic trading [1][2].": "AI is used for fraud detection and algorithmic trading [2].",
+        "The Dartmouth Workshop in 1956 started AI research [1].": "The Dartmouth Workshop in 1956 started AI research [1].",
         "Penguins live in Antarctica [2].": "Penguins live in Antarctica [2].",
-        "Banks use AI for trading. [2] The Dartmouth Workshop in 1956 began AI research.":
-            "Banks use AI for trading. [2] The Dartmouth Workshop in 1956 began AI research [1].",
+        "Banks use AI for trading. [2] The Dartmouth Workshop in 1956 began AI research.": "Banks use AI for trading. [2] The Dartmouth Workshop in 1956 began AI research [1].",
     }
     for text, expected in cases.items():
         attr = Attributor(evidence)
@@ -130,6 +127,7 @@ def test_attributor_moves_unsupported_model_citations():
 
 
 # --- fit_evidence with a fake word tokenizer ----------------------------------------
+
 
 class FakeLLM:
     """One token per word; the chat template just joins the message contents."""
@@ -209,13 +207,16 @@ def _answer(llm, question: str, evidence: list[Evidence], max_tokens: int = 48) 
 
 def test_prompt_labels_and_shaped_answer_with_fake_model():
     llm = FakeLLM(4096)
-    assert _answer(llm, "When?", [ev(1, HISTORY)]) == "Workshop in 1956 began AI [1]."  # [7] invented
+    assert (
+        _answer(llm, "When?", [ev(1, HISTORY)]) == "Workshop in 1956 began AI [1]."
+    )  # [7] invented
     assert "[1] (file1.pdf, p. 1) The idea" in llm.prompt
     web = Evidence(2, "A page.", "https://example.org/a", url="https://example.org/a", kind="web")
     assert "[2] (https://example.org/a) A page." in build_messages("Q?", [web])[1]["content"]
 
 
 # --- the real chat model -------------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_real_answer_cites_the_evidence():

@@ -11,8 +11,15 @@ import numpy as np
 import pytest
 
 from localcrag.crag.grade import (
-    CorpusStats, FeatureExtractor, Grader, LexicalGrader, Logistic, idf_coverage, load_params,
-    make_grader, terms,
+    CorpusStats,
+    FeatureExtractor,
+    Grader,
+    LexicalGrader,
+    Logistic,
+    idf_coverage,
+    load_params,
+    make_grader,
+    terms,
 )
 from localcrag.crag.graders.features import windows
 from localcrag.crag.graders.llm import LazyModel, LLMGrader
@@ -77,7 +84,12 @@ def stats() -> CorpusStats:
 
 
 def test_terms_drop_stopwords_and_stem_plurals() -> None:
-    assert terms("What are the Normans' smart grids and companies?") == ["norman", "smart", "grid", "company"]
+    assert terms("What are the Normans' smart grids and companies?") == [
+        "norman",
+        "smart",
+        "grid",
+        "company",
+    ]
     assert terms("Who is it?") == []
     assert terms("Paris, class and status") == ["paris", "class", "status"]  # no over-stemming
 
@@ -112,7 +124,9 @@ def test_contradiction_cues_hand_checked() -> None:
     assert negation_ok("Does it hold whether or not the basis is formed?", [strip]) == 0.0
     assert numbers_ok("What happened in 1066 and 1070?", "In 1066 William landed.") == 0.5
     assert numbers_ok("Who landed?", "In 1066 William landed.") == 1.0
-    assert antonyms_ok("What came after the Early Gothic?", "It came before the Early Gothic.") == 0.0
+    assert (
+        antonyms_ok("What came after the Early Gothic?", "It came before the Early Gothic.") == 0.0
+    )
     assert antonyms_ok("Is the answer large or small?", "The answer is small.") == 1.0
     cues = cue_signals("What does not form the basis in 1999?", strip, [strip])
     assert cues["cue_ok"] == 0.0 and cues["numbers_ok"] == 0.0 and cues["antonyms_ok"] == 1.0
@@ -122,7 +136,10 @@ def test_windows_default_to_the_refinement_strips() -> None:
     from localcrag.crag.refine import decompose
 
     text = "One is here. Two is here. Three is here."
-    assert windows(text, 2, stride=1) == ["One is here. Two is here.", "Two is here. Three is here."]
+    assert windows(text, 2, stride=1) == [
+        "One is here. Two is here.",
+        "Two is here. Three is here.",
+    ]
     assert windows(text, 2, stride=2) == ["One is here. Two is here.", "Three is here."]
     assert windows(text, 2, stride=2) == decompose(chunk(0, text), 2)
     assert windows("Just one sentence.", 2) == ["Just one sentence."]
@@ -151,7 +168,9 @@ def test_grader_protocol_order_range_and_signals(kind: str, stats: CorpusStats) 
     assert isinstance(g, Grader) and g.name == kind
     grades = g.grade("Which industrial robots work alongside humans?", CHUNKS)
     assert [gr.chunk.chunk_id for gr in grades] == ["c0", "c1", "c2", "c3"]
-    assert all(isinstance(gr, Grade) and 0.0 <= gr.score <= 1.0 and gr.error is None for gr in grades)
+    assert all(
+        isinstance(gr, Grade) and 0.0 <= gr.score <= 1.0 and gr.error is None for gr in grades
+    )
     assert all(gr.grader == kind and gr.signals for gr in grades)
     assert max(grades, key=lambda gr: gr.score).chunk.chunk_id == "c0"
     scores = g.score_texts("What is a cobot?", ["cobots are robots", "grid stability", ""])
@@ -198,8 +217,12 @@ def test_broken_embedder_never_sinks_the_batch(stats: CorpusStats) -> None:
 
 def test_llm_failures_fall_back_to_fusion(stats: CorpusStats) -> None:
     fusion = make_grader(Settings(), FakeEmbedder(), stats)
-    g = make_grader(Settings(grader="llm"), FakeEmbedder(), stats,
-                    llm_loader=lambda p: FakeLLM(fail_on="Smart grids"))
+    g = make_grader(
+        Settings(grader="llm"),
+        FakeEmbedder(),
+        stats,
+        llm_loader=lambda p: FakeLLM(fail_on="Smart grids"),
+    )
     grades = g.grade("What is a cobot?", CHUNKS)
     assert [gr.error is None for gr in grades] == [True, True, False, True]
     assert [gr.grader for gr in grades] == ["llm", "llm", "fusion", "llm"]  # who scored it
@@ -211,13 +234,19 @@ def test_llm_failures_fall_back_to_fusion(stats: CorpusStats) -> None:
     g = make_grader(Settings(grader="llm"), FakeEmbedder(), stats, llm_loader=missing)
     grades = g.grade("What is a cobot?", CHUNKS)
     assert all(gr.error and "no model at" in gr.error for gr in grades)
-    assert [gr.score for gr in grades] == pytest.approx([gr.score for gr in fusion.grade("What is a cobot?", CHUNKS)])
+    assert [gr.score for gr in grades] == pytest.approx(
+        [gr.score for gr in fusion.grade("What is a cobot?", CHUNKS)]
+    )
 
 
 def test_llm_yes_no_grader_uses_grader_llm_or_generator(stats: CorpusStats) -> None:
     seen, llm = [], FakeLLM(p_yes=0.7)
-    g = make_grader(Settings(grader="llm"), FakeEmbedder(), stats,
-                    llm_loader=lambda p: seen.append(p.name) or llm)
+    g = make_grader(
+        Settings(grader="llm"),
+        FakeEmbedder(),
+        stats,
+        llm_loader=lambda p: seen.append(p.name) or llm,
+    )
     assert isinstance(g, LLMGrader)
     grades = g.grade("What is a cobot?", CHUNKS[:2])
     assert [gr.score for gr in grades] == [0.7, 0.7] and grades[0].signals == {"p_yes": 0.7}
@@ -226,8 +255,12 @@ def test_llm_yes_no_grader_uses_grader_llm_or_generator(stats: CorpusStats) -> N
     g.score_texts("What is a cobot?", TEXTS)  # refinement strips: the fast fusion, no LLM
     assert llm.calls == calls
     seen.clear()
-    make_grader(Settings(grader="llm", grader_llm="other.gguf"), FakeEmbedder(), stats,
-                llm_loader=lambda p: seen.append(p.name) or FakeLLM()).grade("q?", CHUNKS[:1])
+    make_grader(
+        Settings(grader="llm", grader_llm="other.gguf"),
+        FakeEmbedder(),
+        stats,
+        llm_loader=lambda p: seen.append(p.name) or FakeLLM(),
+    ).grade("q?", CHUNKS[:1])
     assert seen == ["other.gguf"]
 
 
@@ -313,8 +346,8 @@ def test_val_json_decisions_offline(minilm) -> None:
     val_path = SHARED / "ai-information" / "val.json"
     if not val_path.exists():
         pytest.skip(f"shared test data not found at {SHARED}")
-    from localcrag.ingest.chunking import chunk_pages
     from localcrag.crag.decide import decide
+    from localcrag.ingest.chunking import chunk_pages
     from localcrag.ingest.parse import parse_document
     from localcrag.types import Action
 
@@ -327,7 +360,9 @@ def test_val_json_decisions_offline(minilm) -> None:
     wrong = []
     for item in json.loads(val_path.read_text(encoding="utf-8")):
         q = item["question"]
-        answerable = item["has_answer"] and "Direct Air Capture" not in q  # see shared/data/README.md
+        answerable = (
+            item["has_answer"] and "Direct Air Capture" not in q
+        )  # see shared/data/README.md
         top = np.argsort(-(vecs @ minilm.embed([q])[0]))[:5]
         d = decide(g.grade(q, [chunks[i] for i in top]), th["upper"], th["lower"])
         if (d.action == Action.INCORRECT) == answerable:
@@ -345,5 +380,7 @@ def test_join_sentences_reads_the_toolkits_terminal_set() -> None:
         assert join_sentences([f"It ends here{mark}", "Next."]) == f"It ends here{mark} Next.", mark
     assert join_sentences(["机器人很有用。", "它们很安全。"]) == "机器人很有用。 它们很安全。"
     assert join_sentences(["He said 'stop'", "Then left."]) == "He said 'stop' Then left."
-    assert join_sentences(["Collaborative robots", "Cobots share a workspace."]) == \
-        "Collaborative robots\n\nCobots share a workspace."
+    assert (
+        join_sentences(["Collaborative robots", "Cobots share a workspace."])
+        == "Collaborative robots\n\nCobots share a workspace."
+    )

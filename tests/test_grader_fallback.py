@@ -19,10 +19,15 @@ from localcrag.types import Action
 from tests.fakes import FakeEmbedder, FakeGenerator, FakeGrader, chunk
 from tests.test_pipeline import library  # noqa: F401 - the fixture: doc.md, two chunks
 
+
 def _pipe(library: Library, grader=None) -> Pipeline:
     s = Settings(offline=True)  # the shipped thresholds
-    return Pipeline(s, library=library, grader=grader or FakeGrader(fail=True),
-                    generator=FakeGenerator("Cobots work next to people [1]."))
+    return Pipeline(
+        s,
+        library=library,
+        grader=grader or FakeGrader(fail=True),
+        generator=FakeGenerator("Cobots work next to people [1]."),
+    )
 
 
 def test_a_failed_grader_answers_from_retrieval_order_and_says_so(library: Library) -> None:
@@ -47,7 +52,9 @@ def test_a_failed_grader_answers_from_retrieval_order_and_says_so(library: Libra
     assert not any(isinstance(e, ev.Refined) for e in evs)  # nothing to refine with
 
 
-def test_a_question_the_documents_miss_is_not_refused_when_nothing_was_graded(library: Library) -> None:
+def test_a_question_the_documents_miss_is_not_refused_when_nothing_was_graded(
+    library: Library,
+) -> None:
     graded = list(_pipe(library, FakeGrader()).run("Who painted the sunflowers?"))[-1]
     assert graded.answer.refused  # with a working grader: Incorrect, refused offline
     failed = list(_pipe(library).run("Who painted the sunflowers?"))[-1]
@@ -69,31 +76,44 @@ def test_a_chunk_with_no_score_at_all_fails_the_batch_not_scores_zero() -> None:
 
 
 def _ask(library: Library, monkeypatch: pytest.MonkeyPatch, capsys, as_json: bool) -> str:
-    from localcrag.cli import ask
     import localcrag.crag.pipeline as pipeline_module
+    from localcrag.cli import ask
 
     monkeypatch.setattr(pipeline_module, "Pipeline", lambda settings: _pipe(library))
-    args = argparse.Namespace(question="Which robots work next to people?", mode="crag",
-                              offline=True, web=False, k=None, json=as_json, style=None)
+    args = argparse.Namespace(
+        question="Which robots work next to people?",
+        mode="crag",
+        offline=True,
+        web=False,
+        k=None,
+        json=as_json,
+        style=None,
+    )
     assert ask.cmd_ask(args) == 0
     out = capsys.readouterr()
     return out.out
 
 
-def test_ask_prints_the_grade_errors(library: Library, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+def test_ask_prints_the_grade_errors(
+    library: Library, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
     out = _ask(library, monkeypatch, capsys, as_json=False)
     assert "Grading failed for 2 of 2 chunks: RuntimeError: grader exploded" in out
     assert "could not be graded" in out and "Decision: AMBIGUOUS" in out
 
 
-def test_ask_json_carries_the_grade_errors(library: Library, monkeypatch: pytest.MonkeyPatch,
-                                           capsys) -> None:
+def test_ask_json_carries_the_grade_errors(
+    library: Library, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
     data = json.loads(_ask(library, monkeypatch, capsys, as_json=True))
     assert data["action"] == "ambiguous" and "could not be graded" in data["reason"]
-    assert data["grade_errors"] == ["2 of 2 chunks: RuntimeError: grader exploded "
-                                    f"(scored by: {RANK_GRADER})"]
-    assert all(g["error"] == "RuntimeError: grader exploded" and g["grader"] == RANK_GRADER
-               for g in data["grades"])
+    assert data["grade_errors"] == [
+        f"2 of 2 chunks: RuntimeError: grader exploded (scored by: {RANK_GRADER})"
+    ]
+    assert all(
+        g["error"] == "RuntimeError: grader exploded" and g["grader"] == RANK_GRADER
+        for g in data["grades"]
+    )
     assert "could not be graded" in data["answer"]
 
 
@@ -133,18 +153,28 @@ def test_a_gguf_grader_with_a_corrupt_model_says_fusion_scored(tmp_path: Path) -
     assert to_json(record)["grade_errors"][0].endswith("(scored by: fusion)")
 
 
-def test_ask_without_a_terminal_never_looks_up_the_search_host(library: Library, no_network: list[str],
-                                                             monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+def test_ask_without_a_terminal_never_looks_up_the_search_host(
+    library: Library, no_network: list[str], monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
     """issue 17: default settings (web_search = "ask") and no terminal: consent can never be
     given, so no DNS lookup of duckduckgo.com (the conftest guard records any) and the refusal
     says why."""
-    from localcrag.cli import ask
     import localcrag.crag.pipeline as pipeline_module
+    from localcrag.cli import ask
 
-    pipe = Pipeline(Settings(), library=library, grader=FakeGrader(fixed={}), generator=FakeGenerator())
+    pipe = Pipeline(
+        Settings(), library=library, grader=FakeGrader(fixed={}), generator=FakeGenerator()
+    )
     monkeypatch.setattr(pipeline_module, "Pipeline", lambda settings: pipe)
-    args = argparse.Namespace(question="Who painted the sunflowers?", mode="crag", offline=False,
-                              web=False, k=None, json=True, style=None)
+    args = argparse.Namespace(
+        question="Who painted the sunflowers?",
+        mode="crag",
+        offline=False,
+        web=False,
+        k=None,
+        json=True,
+        style=None,
+    )
     assert ask.cmd_ask(args) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["action"] == "incorrect" and data["refused"] and data["web"]["attempted"] is False

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from localcrag.errors import BadDocument
 from localcrag.ingest.chunking import chunk_pages
 from localcrag.ingest.library import Library
 from localcrag.ingest.limits import Limits, check_pixels, check_zip
 from localcrag.ingest.parse import parse_document
-from localcrag.errors import BadDocument
 from localcrag.settings import Settings
 from localcrag.textutil import split_sentences
 from tests.fakes import FakeEmbedder
@@ -30,8 +30,10 @@ WORDS = "alpha beta gamma delta market system data river stone light".split()
 def single_line(path: Path, n_chars: int, periods: bool = False, seed: int = 1) -> Path:
     """One line of words, no newline (with ``periods``: a sentence end every ~15 words)."""
     rng = random.Random(seed)
-    words = [rng.choice(WORDS) + ("." if periods and rng.random() < 0.07 else "")
-             for _ in range(n_chars // 6 + 1)]
+    words = [
+        rng.choice(WORDS) + ("." if periods and rng.random() < 0.07 else "")
+        for _ in range(n_chars // 6 + 1)
+    ]
     text = " ".join(words)
     path.write_text((text * (n_chars // len(text) + 1))[:n_chars], encoding="utf-8")
     return path
@@ -41,18 +43,30 @@ def epub(path: Path, chapters: dict[str, str]) -> Path:
     """A minimal EPUB 3 holding one XHTML file per chapter (deflated)."""
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("mimetype", "application/epub+zip", zipfile.ZIP_STORED)
-        z.writestr("META-INF/container.xml", '<?xml version="1.0"?><container version="1.0" '
-                   'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile '
-                   'full-path="c.opf" media-type="application/oebps-package+xml"/></rootfiles></container>')
-        items = "".join(f'<item id="{k}" href="{k}.xhtml" media-type="application/xhtml+xml"/>' for k in chapters)
+        z.writestr(
+            "META-INF/container.xml",
+            '<?xml version="1.0"?><container version="1.0" '
+            'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile '
+            'full-path="c.opf" media-type="application/oebps-package+xml"/></rootfiles></container>',
+        )
+        items = "".join(
+            f'<item id="{k}" href="{k}.xhtml" media-type="application/xhtml+xml"/>'
+            for k in chapters
+        )
         refs = "".join(f'<itemref idref="{k}"/>' for k in chapters)
-        z.writestr("c.opf", '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" '
-                   'unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier '
-                   'id="id">x</dc:identifier><dc:title>T</dc:title><dc:language>en</dc:language></metadata>'
-                   f"<manifest>{items}</manifest><spine>{refs}</spine></package>")
+        z.writestr(
+            "c.opf",
+            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" '
+            'unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier '
+            'id="id">x</dc:identifier><dc:title>T</dc:title><dc:language>en</dc:language></metadata>'
+            f"<manifest>{items}</manifest><spine>{refs}</spine></package>",
+        )
         for k, body in chapters.items():
-            z.writestr(f"{k}.xhtml", '<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/'
-                       f'xhtml"><head><title>{k}</title></head><body><p>{body}</p></body></html>')
+            z.writestr(
+                f"{k}.xhtml",
+                '<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/'
+                f'xhtml"><head><title>{k}</title></head><body><p>{body}</p></body></html>',
+            )
     return path
 
 
@@ -70,7 +84,9 @@ def _peak_chunking(path: Path) -> int:
 
 
 @pytest.mark.parametrize("periods", [False, True])
-def test_single_line_text_chunks_in_memory_proportional_to_the_text(tmp_path: Path, periods: bool) -> None:
+def test_single_line_text_chunks_in_memory_proportional_to_the_text(
+    tmp_path: Path, periods: bool
+) -> None:
     """Peak Python memory grows by a small multiple of the text (it held every word's span and
     string at once, and the tokenizer's encodings of the whole file: ~290 MB per MB)."""
     small = _peak_chunking(single_line(tmp_path / "s.txt", 200_000, periods))
@@ -89,14 +105,22 @@ def test_single_line_rss_in_a_subprocess_stays_bounded(tmp_path: Path, real_embe
     """The real tokenizer in a fresh process: 4 MB of single-line text chunks in well under
     the 290 MB per MB it took (its encodings of the whole file were held at once)."""
     f = single_line(tmp_path / "big.txt", 4_000_000)
-    code = ("import resource,sys;from localcrag.ingest.embed import load_embedder;"
-            "from localcrag.ingest.parse import parse_document;from localcrag.ingest.chunking import chunk_pages;"
-            f"e=load_embedder({str(REPO / 'models' / 'all-MiniLM-L6-v2')!r});e.count_tokens_batch(['x']);"
-            "r0=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss;"
-            f"c=chunk_pages(parse_document({str(f)!r}),e.count_tokens_batch,200,1,'d','s');"
-            "print(len(c),(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss-r0)//1024)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
-                         env={**os.environ, "PYTHONPATH": str(REPO)}, check=True).stdout.split()
+    code = (
+        "import resource,sys;from localcrag.ingest.embed import load_embedder;"
+        "from localcrag.ingest.parse import parse_document;from localcrag.ingest.chunking import chunk_pages;"
+        f"e=load_embedder({str(REPO / 'models' / 'all-MiniLM-L6-v2')!r});e.count_tokens_batch(['x']);"
+        "r0=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss;"
+        f"c=chunk_pages(parse_document({str(f)!r}),e.count_tokens_batch,200,1,'d','s');"
+        "print(len(c),(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss-r0)//1024)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        check=True,
+    ).stdout.split()
     chunks, grown_mb = int(out[0]), int(out[1])
     assert chunks > 1000 and grown_mb < 150
 
@@ -111,8 +135,13 @@ def test_over_the_character_limit_is_one_line_and_the_folder_goes_on(tmp_path: P
     assert [Path(p).name for p in report.indexed] == ["good.md"]
     errors = dict(report.failed)
     huge = errors[str((tmp_path / "docs" / "huge.txt").resolve())]
-    assert re.search(r"huge.txt: 60,000 characters, over the limit of 50,000 characters.*max_file_chars", huge)
-    assert "0.2 MB of text (at least 62,500 characters), over the limit of 50,000" in errors[str(far.resolve())]
+    assert re.search(
+        r"huge.txt: 60,000 characters, over the limit of 50,000 characters.*max_file_chars", huge
+    )
+    assert (
+        "0.2 MB of text (at least 62,500 characters), over the limit of 50,000"
+        in errors[str(far.resolve())]
+    )
     assert all("\n" not in e for e in errors.values())
 
 
@@ -126,7 +155,9 @@ def test_epub_zip_bomb_is_refused_before_it_is_opened(tmp_path: Path) -> None:
     assert [Path(p).name for p in report.indexed] == ["fine.epub"]
     [(src, err)] = report.failed
     assert src.endswith("bomb.epub") and "max_archive_ratio" in err and "zip bomb" in err
-    with pytest.raises(BadDocument, match="expands to 60 MB, over the limit of 10 MB.*max_archive_bytes"):
+    with pytest.raises(
+        BadDocument, match="expands to 60 MB, over the limit of 10 MB.*max_archive_bytes"
+    ):
         check_zip(bomb, None, Limits(max_archive_bytes=10_000_000))
 
 
@@ -155,7 +186,9 @@ def test_truncated_pdf_is_indexed_with_a_repair_warning(tmp_path: Path, ai_pdf: 
     assert not any("repaired" in w for w in parse_document(ai_pdf).warnings)
 
 
-def test_path_inside_an_unreadable_folder_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_path_inside_an_unreadable_folder_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Simulated (root can read anything): stat raises PermissionError for that folder."""
     locked = tmp_path / "locked"
     locked.mkdir()
@@ -168,7 +201,9 @@ def test_path_inside_an_unreadable_folder_is_one_line(tmp_path: Path, monkeypatc
         return real_stat(self, *a, **kw)
 
     monkeypatch.setattr(Path, "stat", stat)
-    report = Library(Settings(), embedder=FakeEmbedder()).ingest([locked / "a.md", tmp_path / "ok.md"])
+    report = Library(Settings(), embedder=FakeEmbedder()).ingest(
+        [locked / "a.md", tmp_path / "ok.md"]
+    )
     assert [Path(p).name for p in report.indexed] == ["ok.md"]
     [(src, err)] = report.failed
     assert src.endswith("a.md") and "Permission denied" in err and "\n" not in err

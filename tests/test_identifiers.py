@@ -5,7 +5,6 @@ bench section's (before: 37 of 200 first; after: 200 of 200)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-
 from pathlib import Path
 
 import pytest
@@ -34,13 +33,17 @@ def _library(tmp_path_factory: pytest.TempPathFactory) -> Library:
     (folder / "prices").mkdir()
     make_stock_csv(folder / "prices" / "NSE-TATAGLOBAL11.csv", days=300)
     (folder / "prices" / "closing.txt").write_text(
-        "The closing price is the last price at which a share traded on a given day.\n", encoding="utf-8")
+        "The closing price is the last price at which a share traded on a given day.\n",
+        encoding="utf-8",
+    )
     lib = Library(Settings(), embedder=FakeEmbedder())
     assert not lib.ingest([folder]).failed
     return lib
 
 
-def test_a_question_naming_a_code_date_or_id_gets_the_passage_that_holds_it_first(library: Library) -> None:
+def test_a_question_naming_a_code_date_or_id_gets_the_passage_that_holds_it_first(
+    library: Library,
+) -> None:
     retriever = Retriever(Settings(), library)
     asked = questions(40)  # 200 in the bench section; a 40-question sample keeps the suite quick
     missed = [q for q, name in asked if Path(retriever.search(q)[0].chunk.source).name != name]
@@ -53,7 +56,7 @@ def test_a_code_that_is_a_prefix_of_another_is_not_held_by_it(library: Library) 
 
 
 def test_a_word_of_a_file_name_reaches_that_file(library: Library) -> None:
-    """"TATAGLOBAL" is in no passage's words (the rows say "NSE-TATAGLOBAL11.csv"); the
+    """ "TATAGLOBAL" is in no passage's words (the rows say "NSE-TATAGLOBAL11.csv"); the
     file's name brings its passages over the one that explains closing prices."""
     hits = Retriever(Settings(), library).search("What was the TATAGLOBAL closing price?")
     assert Path(hits[0].chunk.source).name == "NSE-TATAGLOBAL11.csv"

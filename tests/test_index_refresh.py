@@ -11,9 +11,12 @@ from tests.fakes import FakeEmbedder
 
 
 def test_a_running_library_sees_another_writers_ingest_after_refresh(tmp_path: Path) -> None:
-    (tmp_path / "robots.md").write_text("Cobots are collaborative robots in factories.\n", encoding="utf-8")
-    (tmp_path / "pets.md").write_text("The office cat is called Miso. She sleeps on the printer.\n",
-                                      encoding="utf-8")
+    (tmp_path / "robots.md").write_text(
+        "Cobots are collaborative robots in factories.\n", encoding="utf-8"
+    )
+    (tmp_path / "pets.md").write_text(
+        "The office cat is called Miso. She sleeps on the printer.\n", encoding="utf-8"
+    )
     writer = Library(Settings(), embedder=FakeEmbedder())  # `localcrag ingest` in a terminal
     writer.ingest([tmp_path / "robots.md"])
     app = Library(Settings(), embedder=FakeEmbedder())  # the running app's library
@@ -30,14 +33,18 @@ def test_a_running_library_sees_another_writers_ingest_after_refresh(tmp_path: P
     assert app.change_stamp() != removed_stamp
 
 
-def test_ingest_reports_the_file_being_read_and_embedding_speed(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+def test_ingest_reports_the_file_being_read_and_embedding_speed(
+    tmp_path: Path, monkeypatch
+) -> None:  # noqa: ANN001
     """Three small files used to sit at "0/3 parsed" until one silent embedding call ended."""
     from localcrag.ingest import library as library_module
 
     monkeypatch.setattr(library_module, "EMBED_PROGRESS_CHUNKS", 2)
     for i in range(3):
-        (tmp_path / f"n{i}.md").write_text("\n\n".join(f"Paragraph {j} of note {i} about topic {j}." * 6
-                                                     for j in range(4)), encoding="utf-8")
+        (tmp_path / f"n{i}.md").write_text(
+            "\n\n".join(f"Paragraph {j} of note {i} about topic {j}." * 6 for j in range(4)),
+            encoding="utf-8",
+        )
     seen: list = []
     lib = Library(Settings(chunk_tokens=32, chunk_overlap=0), embedder=FakeEmbedder())
     lib.ingest([tmp_path], on_progress=seen.append)

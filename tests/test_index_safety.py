@@ -36,20 +36,34 @@ sys.exit(main(sys.argv[1:]))
 
 def _cli(*args: str, home: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "LOCALCRAG_HOME": str(home)}
-    return subprocess.run([sys.executable, "-c", _CLI, *args], capture_output=True, text=True,
-                          cwd=REPO, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", _CLI, *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=300,
+    )
 
 
 def _start(*args: str, home: Path) -> subprocess.Popen:
     env = {**os.environ, "LOCALCRAG_HOME": str(home)}
-    return subprocess.Popen([sys.executable, "-c", _CLI, *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=REPO, env=env)
+    return subprocess.Popen(
+        [sys.executable, "-c", _CLI, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        env=env,
+    )
 
 
 def _folder(path: Path, n: int) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     for i in range(n):
-        (path / f"note{i:04d}.txt").write_text(f"Note {i}: the robot arm number {i} is calibrated.\n")
+        (path / f"note{i:04d}.txt").write_text(
+            f"Note {i}: the robot arm number {i} is calibrated.\n"
+        )
     return path
 
 
@@ -81,7 +95,9 @@ def test_a_held_lock_is_named_with_its_pid_and_no_wait_fails_at_once(tmp_path: P
     lock.acquire()
     try:
         out = _cli("ingest", str(folder), "--no-wait", home=Path(os.environ["LOCALCRAG_HOME"]))
-        assert out.returncode == 1 and f"another ingest is running (pid {os.getpid()})" in out.stderr
+        assert (
+            out.returncode == 1 and f"another ingest is running (pid {os.getpid()})" in out.stderr
+        )
         waiting = _start("ingest", str(folder), home=Path(os.environ["LOCALCRAG_HOME"]))
         line = waiting.stderr.readline()
         assert "another ingest is running" in line and "waiting" in line
@@ -154,7 +170,9 @@ def test_doctor_finds_and_removes_duplicates(tmp_path: Path) -> None:
     lib = _lib()
     lib.ingest([_folder(tmp_path / "docs", 10)])
     t = lib.store.table
-    t.add(t.search().where("source LIKE '%note0002%'").limit(5).to_arrow())  # a racing commit's copy
+    t.add(
+        t.search().where("source LIKE '%note0002%'").limit(5).to_arrow()
+    )  # a racing commit's copy
     up = doctor.check(lib.store)
     assert not up.ok and len(up.duplicate_docs) == 1
     fixed = doctor.repair(lib)
@@ -166,8 +184,13 @@ def tiny_fs(tmp_path: Path):
     """A real 1 MB tmpfs when the test may mount one (root), else None."""
     mnt = tmp_path / "fs"
     mnt.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)],
-                                           capture_output=True).returncode != 0:
+    if (
+        os.geteuid() != 0
+        or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)], capture_output=True
+        ).returncode
+        != 0
+    ):
         yield None
         return
     try:
@@ -186,7 +209,9 @@ def _read_only(folder: Path, mounted: bool) -> None:
             p.chmod(p.stat().st_mode & ~0o222)
 
 
-def test_a_read_only_index_still_answers_and_writes_say_which_folder(tmp_path: Path, tiny_fs) -> None:
+def test_a_read_only_index_still_answers_and_writes_say_which_folder(
+    tmp_path: Path, tiny_fs
+) -> None:
     home = (tiny_fs or tmp_path / "ro") / "home"
     folder = _folder(tmp_path / "docs", 20)
     assert _cli("ingest", str(folder), home=home).returncode == 0
@@ -198,19 +223,24 @@ def test_a_read_only_index_still_answers_and_writes_say_which_folder(tmp_path: P
     assert found.returncode == 0 and json.loads(found.stdout)["results"], found.stderr
     (folder / "new.txt").write_text("A new note.")
     out = _cli("ingest", str(folder), home=home)
-    assert out.returncode == 1 and f"cannot write the index in {home / 'index'}" in out.stderr, out.stderr
+    assert out.returncode == 1 and f"cannot write the index in {home / 'index'}" in out.stderr, (
+        out.stderr
+    )
     assert "read-only" in out.stderr
     _clean(out.stderr)
     none = _cli("sources", home=empty)  # an empty read-only home: nothing indexed, no error
     assert none.returncode == 0 and "No documents indexed yet" in none.stdout, none.stderr
 
 
-_ENOSPC = ("lance error: LanceError(IO): Generic LocalFileSystem error: Unable to write file: "
-           "No space left on device (os error 28), /root/.cargo/registry/src/object_store-0.12/src/local.rs:273:9")
+_ENOSPC = (
+    "lance error: LanceError(IO): Generic LocalFileSystem error: Unable to write file: "
+    "No space left on device (os error 28), /root/.cargo/registry/src/object_store-0.12/src/local.rs:273:9"
+)
 
 
-def test_a_full_disk_at_the_store_says_which_folder_and_what_was_kept(tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_full_disk_at_the_store_says_which_folder_and_what_was_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from localcrag.ingest import store
 
     real, calls = store.arrow_rows, [0]
@@ -226,18 +256,27 @@ def test_a_full_disk_at_the_store_says_which_folder_and_what_was_kept(tmp_path: 
     with pytest.raises(DiskFull) as err:
         lib.ingest([_folder(tmp_path / "docs", 300)])
     text = str(err.value)
-    assert f"the disk holding {lib.store.path} is full: 128 document(s)" in text and "run the same ingest" in text
+    assert (
+        f"the disk holding {lib.store.path} is full: 128 document(s)" in text
+        and "run the same ingest" in text
+    )
     _clean(text)
     monkeypatch.setattr(store, "arrow_rows", real)
     assert _lib().count() == 128 and len(_lib().ingest([tmp_path / "docs"]).indexed) == 172
 
 
-def test_a_really_full_disk_stops_ingest_in_words_and_keeps_the_index(tmp_path: Path, tiny_fs) -> None:
+def test_a_really_full_disk_stops_ingest_in_words_and_keeps_the_index(
+    tmp_path: Path, tiny_fs
+) -> None:
     if tiny_fs is None:
-        pytest.skip("no tmpfs can be mounted here (needs root); the simulated ENOSPC test covers the words")
+        pytest.skip(
+            "no tmpfs can be mounted here (needs root); the simulated ENOSPC test covers the words"
+        )
     home = tiny_fs / "home"
     out = _cli("ingest", str(_folder(tmp_path / "docs", 4000)), home=home)
-    assert out.returncode == 1 and f"the disk holding {home / 'index'} is full" in out.stderr, out.stderr[-800:]
+    assert out.returncode == 1 and f"the disk holding {home / 'index'} is full" in out.stderr, (
+        out.stderr[-800:]
+    )
     _clean(out.stderr)
     listed = _cli("sources", home=home)
     assert listed.returncode == 0, listed.stderr
@@ -248,8 +287,10 @@ def test_storage_errors_are_translated_only_when_they_are_ours(tmp_path: Path) -
 
     assert isinstance(translate(RuntimeError(_ENOSPC), tmp_path), DiskFull)
     assert isinstance(translate(OSError(30, "Read-only file system"), tmp_path), IndexNotWritable)
-    assert isinstance(translate(RuntimeError("lance error: Not found: /x/data/a.lance, /rustc/a.rs:1"),
-                                tmp_path), IndexDamaged)
+    assert isinstance(
+        translate(RuntimeError("lance error: Not found: /x/data/a.lance, /rustc/a.rs:1"), tmp_path),
+        IndexDamaged,
+    )
     assert translate(ValueError("dimension mismatch"), tmp_path) is None
 
 
@@ -290,13 +331,16 @@ def test_removing_documents_updates_the_list_and_compacts(tmp_path: Path) -> Non
 
 
 def test_a_reader_opened_before_another_process_compacted_is_not_told_the_index_is_damaged(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     folder = _folder(tmp_path / "docs", 40)
     _lib(index_keep_minutes=0).ingest([folder])
     reader = _lib()
     assert reader.store.search("robot", None, 3, "text")  # the handle is open at this version
     for i in range(40):  # every document changes, so compaction leaves no old file in use
-        (folder / f"note{i:04d}.txt").write_text(f"A gripper note {i}." if i == 1 else f"Changed note {i}.")
+        (folder / f"note{i:04d}.txt").write_text(
+            f"A gripper note {i}." if i == 1 else f"Changed note {i}."
+        )
     _lib(index_keep_minutes=0).ingest([folder])  # another writer compacts: old files are gone
     assert len(reader.sources()) == 40
     hits = reader.store.search("gripper", None, 3, "text")

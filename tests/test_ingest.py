@@ -37,17 +37,28 @@ def _bad_files(folder: Path) -> dict[str, str]:
     (folder / "empty.pdf").write_bytes(b"")
     doc = pymupdf.open()
     doc.new_page().insert_text((72, 72), "secret text")
-    doc.save(folder / "encrypted.pdf", encryption=pymupdf.PDF_ENCRYPT_AES_256,
-             user_pw="pw", owner_pw="pw")
+    doc.save(
+        folder / "encrypted.pdf",
+        encryption=pymupdf.PDF_ENCRYPT_AES_256,
+        user_pw="pw",
+        owner_pw="pw",
+    )
     doc = pymupdf.open()
     page = doc.new_page()
     pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 64, 64), False)
     pix.clear_with(200)
     page.insert_image(pymupdf.Rect(72, 72, 272, 272), pixmap=pix)
     doc.save(folder / "scanned.pdf")
-    (folder / "latin1.txt").write_bytes("caf\xe9 cr\xe8me br\xfbl\xe9e ".encode("latin-1") * 20 + bytes(range(128, 256)))
-    return {"corrupt.pdf": "", "empty.pdf": "", "encrypted.pdf": "encrypt",
-            "scanned.pdf": "scan", "latin1.txt": ""}
+    (folder / "latin1.txt").write_bytes(
+        "caf\xe9 cr\xe8me br\xfbl\xe9e ".encode("latin-1") * 20 + bytes(range(128, 256))
+    )
+    return {
+        "corrupt.pdf": "",
+        "empty.pdf": "",
+        "encrypted.pdf": "encrypt",
+        "scanned.pdf": "scan",
+        "latin1.txt": "",
+    }
 
 
 def test_incremental_change_prune_remove(tmp_path: Path) -> None:
@@ -91,15 +102,23 @@ def test_changed_embedder_uses_another_table(tmp_path: Path) -> None:
     a = _lib()
     a.ingest([tmp_path / "a.txt"])
     b = _lib(chunk_tokens=48)
-    assert b.store.name != a.store.name and b.count() == 0 and a.store.name in b.store.other_tables()
+    assert (
+        b.store.name != a.store.name and b.count() == 0 and a.store.name in b.store.other_tables()
+    )
     assert b.previous_sources() == [str((tmp_path / "a.txt").resolve())]
     b.ingest([Path(p) for p in b.previous_sources()])
     assert b.count() > 0 and a.count() > 0  # the old table is left as it was, never mixed
 
 
 def _cli(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "localcrag", *args], capture_output=True,
-                          text=True, env={**os.environ, **(env or {})}, timeout=timeout, cwd=REPO)
+    return subprocess.run(
+        [sys.executable, "-m", "localcrag", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+        cwd=REPO,
+    )
 
 
 @pytest.mark.slow
@@ -118,8 +137,14 @@ def test_cli_json_contract_real_embedder(ai_pdf: Path, tmp_path: Path) -> None:
     res = json.loads(_cli("search", "What is a cobot?", "-k", "3", "--json").stdout)
     assert res["query"] == "What is a cobot?" and len(res["results"]) == 3
     top = res["results"][0]
-    assert set(top) == {"chunk_id", "source", "page", "locator", "score", "text"} and top["locator"] is None
-    assert top["source"] == str(ai_pdf) and "cobot" in " ".join(r["text"] for r in res["results"]).lower()
+    assert (
+        set(top) == {"chunk_id", "source", "page", "locator", "score", "text"}
+        and top["locator"] is None
+    )
+    assert (
+        top["source"] == str(ai_pdf)
+        and "cobot" in " ".join(r["text"] for r in res["results"]).lower()
+    )
     srcs = json.loads(_cli("sources", "--json").stdout)["sources"]
     assert srcs[0]["pages"] == 15 and srcs[0]["chunks"] == data["chunks"]
 
@@ -148,8 +173,13 @@ def test_sigkill_mid_ingest_keeps_index_readable(tmp_path: Path) -> None:
     folder = tmp_path / "many"
     for i in range(400):
         _write(folder / f"doc{i:03d}.txt", f"Note {i}. " + "The quick brown fox jumps. " * 8)
-    proc = subprocess.run([sys.executable, "-c", _KILL_MID_COMMIT, str(folder), "3"],
-                          capture_output=True, text=True, cwd=REPO, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", _KILL_MID_COMMIT, str(folder), "3"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     partial = Library(Settings())
     n = partial.count()
@@ -162,7 +192,9 @@ def test_sigkill_mid_ingest_keeps_index_readable(tmp_path: Path) -> None:
 
 
 def test_a_removed_document_is_gone_under_every_setting(tmp_path: Path) -> None:
-    doc = _write(tmp_path / "notes.txt", "Cobots are collaborative robots. They work next to people.")
+    doc = _write(
+        tmp_path / "notes.txt", "Cobots are collaborative robots. They work next to people."
+    )
     other = _write(tmp_path / "keep.txt", "Tomatoes need sun and water.")
     old = _lib(chunk_tokens=48)  # an index built with other chunking settings
     old.ingest([doc, other])

@@ -37,12 +37,15 @@ np.save(sys.argv[1], np.asarray(d["vector"], np.float32)[order])
 
 def _notes(n: int) -> str:
     words = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"]
-    return "\n\n".join(f"Note {i}: " + " ".join(words[(i + j) % 8] for j in range(8 + i * 7 % 90)) + "."
-                       for i in range(n))
+    return "\n\n".join(
+        f"Note {i}: " + " ".join(words[(i + j) % 8] for j in range(8 + i * 7 % 90)) + "."
+        for i in range(n)
+    )
 
 
-def test_two_fresh_ingests_in_two_processes_store_identical_vectors(tmp_path: Path, ai_pdf: Path,
-                                                                     real_embedder, monkeypatch) -> None:
+def test_two_fresh_ingests_in_two_processes_store_identical_vectors(
+    tmp_path: Path, ai_pdf: Path, real_embedder, monkeypatch
+) -> None:
     """Real int8 model, each ingest in its own process with its own hash seed (batch-mates
     picked from anything unordered, or from whichever thread finished first, would change
     the bits), and each stored vector equal to a one-text call's."""
@@ -55,10 +58,17 @@ def test_two_fresh_ingests_in_two_processes_store_identical_vectors(tmp_path: Pa
     paths = json.dumps([str(ai_pdf), str(note)])
     runs = []
     for seed in ("1", "2"):
-        env = {**os.environ, "PYTHONHASHSEED": seed, "LOCALCRAG_HOME": str(tmp_path / f"home{seed}"),
-               "LOCALCRAG_MODELS_DIR": str(MODELS), "PYTHONPATH": str(REPO)}
+        env = {
+            **os.environ,
+            "PYTHONHASHSEED": seed,
+            "LOCALCRAG_HOME": str(tmp_path / f"home{seed}"),
+            "LOCALCRAG_MODELS_DIR": str(MODELS),
+            "PYTHONPATH": str(REPO),
+        }
         out = tmp_path / f"v{seed}.npy"
-        subprocess.run([sys.executable, "-c", _INGEST, str(out), paths], env=env, check=True, timeout=300)
+        subprocess.run(
+            [sys.executable, "-c", _INGEST, str(out), paths], env=env, check=True, timeout=300
+        )
         runs.append(np.load(out))
     assert runs[0].shape[0] > BULK  # a bulk call: ingest ran in streams
     assert np.array_equal(runs[0], runs[1])

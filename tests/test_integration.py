@@ -8,8 +8,8 @@ import pytest
 
 from localcrag import events as ev
 from localcrag.crag.generate import REFUSAL
-from localcrag.ingest.library import Library
 from localcrag.crag.pipeline import Pipeline
+from localcrag.ingest.library import Library
 from localcrag.record import RunRecord
 from localcrag.settings import Settings
 from localcrag.types import Action, WebResult
@@ -23,8 +23,13 @@ class FakeWeb:
 
     def search(self, query: str, max_results: int) -> list[WebResult]:
         self.queries.append(query)
-        return [WebResult("Earthquake prediction", "https://example.org/quakes",
-                          "Scientists cannot yet predict earthquakes reliably; AI helps detect small tremors.")]
+        return [
+            WebResult(
+                "Earthquake prediction",
+                "https://example.org/quakes",
+                "Scientists cannot yet predict earthquakes reliably; AI helps detect small tremors.",
+            )
+        ]
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +61,9 @@ def _record(evs: list) -> RunRecord:
     return record
 
 
-def test_answerable_question_is_answered_with_a_page_citation(pipeline: Pipeline, ai_pdf: Path) -> None:
+def test_answerable_question_is_answered_with_a_page_citation(
+    pipeline: Pipeline, ai_pdf: Path
+) -> None:
     evs = _ask(pipeline, "What is 'Explainable AI' and why is it considered important?")
     done = evs[-1]
     assert isinstance(done, ev.AnswerDone)
@@ -79,14 +86,20 @@ def test_unanswerable_question_offline_is_refused(pipeline: Pipeline) -> None:
     assert record.claims_nothing and record.sources == ()
     n = len(record.hits)
     assert n == pipeline.settings.top_k
-    assert record.searched["text"].startswith(f"Searched {n} passages from 1 file; closest: AI_Information.pdf, p. ")
-
+    assert record.searched["text"].startswith(
+        f"Searched {n} passages from 1 file; closest: AI_Information.pdf, p. "
+    )
 
 
 def test_web_fallback_with_a_fake_backend(pipeline: Pipeline) -> None:
     web = FakeWeb()
-    online = Pipeline(pipeline.settings.model_copy(update={"offline": False, "web_search": "always"}),
-                      library=pipeline.library, grader=pipeline.grader, generator=pipeline.generator, web=web)
+    online = Pipeline(
+        pipeline.settings.model_copy(update={"offline": False, "web_search": "always"}),
+        library=pipeline.library,
+        grader=pipeline.grader,
+        generator=pipeline.generator,
+        web=web,
+    )
     evs = _ask(online, "Can AI be used to predict earthquakes?")
     done = evs[-1]
     assert web.queries and "earthquake" in web.queries[0].lower()
@@ -102,7 +115,9 @@ def test_web_fallback_with_a_fake_backend(pipeline: Pipeline) -> None:
     assert record.sources_inferred == (not done.answer.citations)
 
 
-def test_web_fallback_with_the_network_absent(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_web_fallback_with_the_network_absent(
+    pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No network (DNS fails, simulated: no test may query the real DuckDuckGo): the web step
     is skipped fast, and the refusal says why."""
     import socket
@@ -114,10 +129,16 @@ def test_web_fallback_with_the_network_absent(pipeline: Pipeline, monkeypatch: p
 
     monkeypatch.setattr(socket, "getaddrinfo", no_dns)
     web.clear_online_cache()
-    online = Pipeline(pipeline.settings.model_copy(update={"offline": False, "web_search": "always"}),
-                      library=pipeline.library, grader=pipeline.grader, generator=pipeline.generator)
+    online = Pipeline(
+        pipeline.settings.model_copy(update={"offline": False, "web_search": "always"}),
+        library=pipeline.library,
+        grader=pipeline.grader,
+        generator=pipeline.generator,
+    )
     evs = _ask(online, "Is AI currently being used to control nuclear weapons systems?")
     done = evs[-1]
     assert done.answer.action is Action.INCORRECT and done.answer.refused
     assert [e.reason for e in evs if isinstance(e, ev.WebSkipped)] == [web.SKIP_DNS]
-    assert "web search was skipped (no network: the search host does not resolve)" in done.answer.text
+    assert (
+        "web search was skipped (no network: the search host does not resolve)" in done.answer.text
+    )

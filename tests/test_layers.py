@@ -111,7 +111,8 @@ def test_layer_contracts_hold() -> None:
     exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
     if exe is None:
         pytest.fail("lint-imports is missing: `make test` installs it with the dev extras")
-    out = subprocess.run([exe, "--config", str(ROOT / "pyproject.toml")], cwd=ROOT,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [exe, "--config", str(ROOT / "pyproject.toml")], cwd=ROOT, capture_output=True, text=True
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "broken" in out.stdout and " 0 broken" in out.stdout, out.stdout

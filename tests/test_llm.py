@@ -97,10 +97,17 @@ def test_max_tokens_is_reduced_to_fit():
 
 def test_yes_probability(smol):
     def ask(passage: str) -> str:
-        return smol.chat_prompt([{"role": "user", "content": (
-            f"Passage: {passage}\nQuestion: When was the Dartmouth Workshop?\n"
-            "Does the passage answer the question? Answer yes or no."
-        )}])
+        return smol.chat_prompt(
+            [
+                {
+                    "role": "user",
+                    "content": (
+                        f"Passage: {passage}\nQuestion: When was the Dartmouth Workshop?\n"
+                        "Does the passage answer the question? Answer yes or no."
+                    ),
+                }
+            ]
+        )
 
     rel, irr = smol.yes_probability(ask(PASSAGE)), smol.yes_probability(ask(OTHER))
     assert 0.0 < rel < 1.0 and 0.0 < irr < 1.0

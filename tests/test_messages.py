@@ -22,16 +22,25 @@ def test_without_a_terminal_each_file_is_a_line_and_a_long_file_a_line_every_few
     lines = Lines(out, clock=lambda: now[0])
     lines(IngestProgress(0, 3, "/d/big.csv", "reading"))
     now[0] = 2.0
-    lines(IngestProgress(0, 3, "/d/big.csv", "embedding", chunks_done=128, chunks_total=1024, rate=64.0))
+    lines(
+        IngestProgress(
+            0, 3, "/d/big.csv", "embedding", chunks_done=128, chunks_total=1024, rate=64.0
+        )
+    )
     assert out.getvalue() == ""  # under EVERY_S: nothing yet
     now[0] = 2.0 + EVERY_S
-    lines(IngestProgress(0, 3, "/d/big.csv", "embedding", chunks_done=512, chunks_total=1024, rate=70.0))
+    lines(
+        IngestProgress(
+            0, 3, "/d/big.csv", "embedding", chunks_done=512, chunks_total=1024, rate=70.0
+        )
+    )
     lines(IngestProgress(1, 3, "/d/big.csv", "indexed", files_per_s=0.1, eta_s=20.0))
     lines(IngestProgress(2, 3, "/d/old.txt", "unchanged"))
     assert out.getvalue().splitlines() == [
         "[0/3] embedding 512/1,024 chunks (70/s) · big.csv",
         "[1/3] indexed big.csv · 0.1 files/s · ~20 s left",
-        "[2/3] unchanged old.txt"]
+        "[2/3] unchanged old.txt",
+    ]
 
 
 def test_quiet_and_json_print_no_progress(capsys) -> None:

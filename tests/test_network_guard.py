@@ -42,16 +42,31 @@ def test_loopback_still_works(no_network: list[str]) -> None:
 
 def test_a_swallowed_attempt_still_fails_the_test(tmp_path: Path) -> None:
     (tmp_path / "conftest.py").write_text("from tests.conftest import *  # noqa: F401,F403\n")
-    (tmp_path / "test_inner.py").write_text(textwrap.dedent("""
+    (tmp_path / "test_inner.py").write_text(
+        textwrap.dedent("""
         from localcrag.crag import web
 
         def test_probe_swallows_the_error():
             web.clear_online_cache()
             assert web.is_online("example.org") is False  # is_online catches every error
-    """))
+    """)
+    )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          str(tmp_path / "test_inner.py")], capture_output=True, text=True,
-                         env=env, cwd=tmp_path, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            str(tmp_path / "test_inner.py"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert out.returncode != 0, out.stdout
     assert "the test tried to reach the network: DNS lookup of 'example.org'" in out.stdout

@@ -11,12 +11,12 @@ import pymupdf
 import pytest
 
 from bench.ocr import image_only_pdf
+from localcrag.crag.retrieve import Retriever
 from localcrag.errors import BadDocument
 from localcrag.ingest.formats import ReadContext
 from localcrag.ingest.library import Library
 from localcrag.ingest.limits import Limits
 from localcrag.ingest.parse import parse_document
-from localcrag.crag.retrieve import Retriever
 from localcrag.settings import Settings
 from tests.fakes import FakeEmbedder
 
@@ -50,7 +50,9 @@ def mixed(ai_pdf: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def parsed(mixed: Path):
     seen: list[tuple[int, int]] = []
-    doc = parse_document(mixed, ctx=ReadContext(ocr_page_seconds=SLOW_OK, on_page=lambda d, n: seen.append((d, n))))
+    doc = parse_document(
+        mixed, ctx=ReadContext(ocr_page_seconds=SLOW_OK, on_page=lambda d, n: seen.append((d, n)))
+    )
     return doc, seen
 
 
@@ -91,7 +93,9 @@ def _png(pdf: Path, out: Path, page: int = 0, dpi: int = 100, top: float = 1.0) 
     """A page (its ``top`` share only, to keep OCR short) as an image file."""
     with pymupdf.open(pdf) as doc:
         r = doc[page].rect
-        doc[page].get_pixmap(dpi=dpi, clip=pymupdf.Rect(r.x0, r.y0, r.x1, r.y0 + r.height * top)).save(out)
+        doc[page].get_pixmap(
+            dpi=dpi, clip=pymupdf.Rect(r.x0, r.y0, r.x1, r.y0 + r.height * top)
+        ).save(out)
     return out
 
 
@@ -113,9 +117,16 @@ def test_pixel_limit_and_time_budget_are_one_line_each(mixed: Path, tmp_path: Pa
     with pytest.raises(BadDocument) as exc:
         parse_document(png, ctx=ReadContext(Limits(max_image_pixels=1_000_000)))
     msg = str(exc.value)
-    assert "big.png" in msg and "1,000,000 pixels" in msg and "max_image_pixels" in msg and "\n" not in msg
-    doc = parse_document(mixed, ctx=ReadContext(Limits(max_image_pixels=1_000_000), ocr_dpi=150,
-                                                ocr_page_seconds=SLOW_OK))
+    assert (
+        "big.png" in msg
+        and "1,000,000 pixels" in msg
+        and "max_image_pixels" in msg
+        and "\n" not in msg
+    )
+    doc = parse_document(
+        mixed,
+        ctx=ReadContext(Limits(max_image_pixels=1_000_000), ocr_dpi=150, ocr_page_seconds=SLOW_OK),
+    )
     assert [p.number for p in doc.pages] == [3]  # the scanned pages are skipped, the text page kept
     assert any("page 1 skipped" in w and "max_image_pixels" in w for w in doc.warnings)
     doc = parse_document(mixed, ctx=ReadContext(ocr_page_seconds=0.001))
@@ -125,10 +136,13 @@ def test_pixel_limit_and_time_budget_are_one_line_each(mixed: Path, tmp_path: Pa
 
 def test_ocr_always_reads_pages_that_have_a_text_layer(tmp_path: Path) -> None:
     doc = pymupdf.open()
-    doc.new_page(width=400, height=200).insert_text((20, 100), "Quokkas smile at visitors on Rottnest Island.",
-                                                    fontsize=14)
+    doc.new_page(width=400, height=200).insert_text(
+        (20, 100), "Quokkas smile at visitors on Rottnest Island.", fontsize=14
+    )
     doc.save(tmp_path / "typed.pdf")
     auto = parse_document(tmp_path / "typed.pdf")
     assert auto.pages[0].unit == "" and "Quokkas" in auto.text
-    always = parse_document(tmp_path / "typed.pdf", ctx=ReadContext(ocr="always", ocr_page_seconds=SLOW_OK))
+    always = parse_document(
+        tmp_path / "typed.pdf", ctx=ReadContext(ocr="always", ocr_page_seconds=SLOW_OK)
+    )
     assert always.pages[0].unit == "ocr" and "rottnest island" in always.text.lower()

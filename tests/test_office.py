@@ -29,8 +29,11 @@ def make_docx(path: Path) -> Path:
     d.add_heading("Regional offices", 1)
     d.add_paragraph("Each regional office keeps an animal mascot, listed below.")
     t = d.add_table(rows=3, cols=3)
-    rows = [["Office", "Mascot", "Staff"], ["Lisbon", "a grey heron called Tomasz", "42"],
-            ["Oslo", "a lynx called Frida", "17"]]
+    rows = [
+        ["Office", "Mascot", "Staff"],
+        ["Lisbon", "a grey heron called Tomasz", "42"],
+        ["Oslo", "a lynx called Frida", "17"],
+    ]
     for r, row in enumerate(rows):
         for c, value in enumerate(row):
             t.cell(r, c).text = value
@@ -44,9 +47,14 @@ def make_pptx(path: Path) -> Path:
     import pptx
 
     deck = pptx.Presentation()
-    for title, body, notes in [("Launch plan", "Three phases over two quarters.", "Keep it short."),
-                               ("Budget", "Marketing gets the largest share.",
-                                "The contingency reserve for the budget is eight percent.")]:
+    for title, body, notes in [
+        ("Launch plan", "Three phases over two quarters.", "Keep it short."),
+        (
+            "Budget",
+            "Marketing gets the largest share.",
+            "The contingency reserve for the budget is eight percent.",
+        ),
+    ]:
         slide = deck.slides.add_slide(deck.slide_layouts[1])
         slide.shapes.title.text = title
         slide.placeholders[1].text = body
@@ -84,7 +92,9 @@ def test_docx_keeps_headings_paragraphs_and_table_rows(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("budget", [64, 512])
-def test_docx_body_text_is_cited_by_its_section_never_by_a_table_beside_it(tmp_path: Path, budget: int) -> None:
+def test_docx_body_text_is_cited_by_its_section_never_by_a_table_beside_it(
+    tmp_path: Path, budget: int
+) -> None:
     """Body text and a table fit in one chunk at 512 tokens: packed together, the body sentence
     was cited "table 1". A table is its own chunk; body text is named by its heading."""
     doc = parse_document(make_docx(tmp_path / "report.docx"))
@@ -95,7 +105,9 @@ def test_docx_body_text_is_cited_by_its_section_never_by_a_table_beside_it(tmp_p
     assert next(c for c in chunks if "Growth" in c.text).locator == 'section "Outlook"'
 
 
-def test_docx_text_without_headings_is_never_cited_by_a_page_it_does_not_have(tmp_path: Path) -> None:
+def test_docx_text_without_headings_is_never_cited_by_a_page_it_does_not_have(
+    tmp_path: Path,
+) -> None:
     """A .docx has no pages: text without a heading was cited "p. 1" wherever it was."""
     import docx
 
@@ -110,9 +122,15 @@ def test_docx_text_without_headings_is_never_cited_by_a_page_it_does_not_have(tm
     d.save(tmp_path / "gym.docx")
     doc = parse_document(tmp_path / "gym.docx")
     chunks = chunk_pages(doc, FakeEmbedder().count_tokens_batch, 512, 0, "d", "gym.docx")
-    labels = {c.text.split()[0]: source_label(str(tmp_path / "gym.docx"), c.page_start, locator=c.locator)
-              for c in chunks}
-    assert labels == {"The": "gym.docx", "Class": "gym.docx, table 1", "Lockers": "gym.docx, after table 1"}
+    labels = {
+        c.text.split()[0]: source_label(str(tmp_path / "gym.docx"), c.page_start, locator=c.locator)
+        for c in chunks
+    }
+    assert labels == {
+        "The": "gym.docx",
+        "Class": "gym.docx, table 1",
+        "Lockers": "gym.docx, after table 1",
+    }
     assert all(re.fullmatch(label_pattern(), label) for label in labels.values() if "," in label)
 
 
@@ -166,20 +184,44 @@ def office_library(tmp_path: Path) -> Library:
     return lib
 
 
-@pytest.mark.parametrize(("question", "answer", "label"), [
-    ("What mascot does the Lisbon office keep?", "The Lisbon office keeps a grey heron called Tomasz [1].",
-     "report.docx, table 1"),
-    ("What does each regional office keep?", "Each regional office keeps an animal mascot [1].",
-     'report.docx, section "Regional offices"'),
-    ("What is the contingency reserve for the budget?", "The contingency reserve for the budget is eight percent [1].",
-     "deck.pptx, slide 2"),
-    ("How many units of the Quokka lamp did Northfield sell?", "Northfield sold 777 units of the Quokka lamp [1].",
-     "book.xlsx, sheet Sales, rows"),
-])
-def test_cited_answer_names_the_locator(office_library: Library, question: str, answer: str, label: str) -> None:
-    settings = Settings(offline=True, upper_threshold=0.6, lower_threshold=0.35, strip_threshold=0.35,
-                        answer_style="generative")
-    pipe = Pipeline(settings, library=office_library, grader=FakeGrader(), generator=FakeGenerator(answer))
+@pytest.mark.parametrize(
+    ("question", "answer", "label"),
+    [
+        (
+            "What mascot does the Lisbon office keep?",
+            "The Lisbon office keeps a grey heron called Tomasz [1].",
+            "report.docx, table 1",
+        ),
+        (
+            "What does each regional office keep?",
+            "Each regional office keeps an animal mascot [1].",
+            'report.docx, section "Regional offices"',
+        ),
+        (
+            "What is the contingency reserve for the budget?",
+            "The contingency reserve for the budget is eight percent [1].",
+            "deck.pptx, slide 2",
+        ),
+        (
+            "How many units of the Quokka lamp did Northfield sell?",
+            "Northfield sold 777 units of the Quokka lamp [1].",
+            "book.xlsx, sheet Sales, rows",
+        ),
+    ],
+)
+def test_cited_answer_names_the_locator(
+    office_library: Library, question: str, answer: str, label: str
+) -> None:
+    settings = Settings(
+        offline=True,
+        upper_threshold=0.6,
+        lower_threshold=0.35,
+        strip_threshold=0.35,
+        answer_style="generative",
+    )
+    pipe = Pipeline(
+        settings, library=office_library, grader=FakeGrader(), generator=FakeGenerator(answer)
+    )
     record = RunRecord(question, "crag")
     for event in pipe.run(question):
         record.add(event)

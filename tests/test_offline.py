@@ -27,6 +27,7 @@ def sealed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         def blocked(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
             attempts.append(f"{what}{args[1:2] if what.startswith('socket.') else args[:1]}")
             raise OSError(f"offline test: {what} called")
+
         return blocked
 
     for name in ("getaddrinfo", "gethostbyname", "gethostbyname_ex", "create_connection"):
@@ -51,12 +52,15 @@ def sealed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def configured(isolated_home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     (isolated_home / "config.toml").write_text(
         f'offline = true\nindex_uri = "{S3}"\nllm_endpoint = "{SERVER}"\n'
-        'index_storage_options = {region = "eu-west-1"}\n', encoding="utf-8")
+        'index_storage_options = {region = "eu-west-1"}\n',
+        encoding="utf-8",
+    )
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "robots.md").write_text("# Robots\n\nCobots work next to people in factories.\n")
-    (tmp_path / "questions.jsonl").write_text(json.dumps(
-        {"question": "Where do cobots work?", "answer": "next to people"}) + "\n")
+    (tmp_path / "questions.jsonl").write_text(
+        json.dumps({"question": "Where do cobots work?", "answer": "next to people"}) + "\n"
+    )
     return tmp_path
 
 
@@ -69,7 +73,11 @@ COMMANDS = [
     (["search", "cobots"], 1, ("index_uri", "offline")),
     (["ask", "Where do cobots work?"], 1, ("llm_endpoint", "offline")),
     (["ask", "Where do cobots work?", "--offline", "--json"], 1, ("llm_endpoint", "offline")),
-    (["ask", "Where do cobots work?", "--offline", "--json", "--style", "extractive"], 1, ("offline",)),
+    (
+        ["ask", "Where do cobots work?", "--offline", "--json", "--style", "extractive"],
+        1,
+        ("offline",),
+    ),
     (["doctor"], 1, ("index_uri", "offline")),
     (["doctor", "--repair"], 1, ("index_uri", "offline")),
     (["watch", "{d}/docs"], 1, ("index_uri", "offline")),
@@ -88,9 +96,14 @@ def test_the_commands_cover_the_cli() -> None:
 
 
 @pytest.mark.parametrize("argv, status, words", COMMANDS, ids=[" ".join(c[0]) for c in COMMANDS])
-def test_every_command_offline_opens_no_socket(argv: list[str], status: int, words: tuple[str, ...],
-                                               configured: Path, sealed: list[str],
-                                               capsys: pytest.CaptureFixture) -> None:
+def test_every_command_offline_opens_no_socket(
+    argv: list[str],
+    status: int,
+    words: tuple[str, ...],
+    configured: Path,
+    sealed: list[str],
+    capsys: pytest.CaptureFixture,
+) -> None:
     assert main([a.format(d=configured) for a in argv]) == status
     out = capsys.readouterr()
     assert sealed == [], sealed
@@ -101,7 +114,9 @@ def test_every_command_offline_opens_no_socket(argv: list[str], status: int, wor
         assert all(w in lines[0] for w in words), lines[0]
 
 
-def test_the_refusal_names_the_fix(configured: Path, sealed: list[str], capsys: pytest.CaptureFixture) -> None:
+def test_the_refusal_names_the_fix(
+    configured: Path, sealed: list[str], capsys: pytest.CaptureFixture
+) -> None:
     assert main(["sources"]) == 1
     line = capsys.readouterr().err.strip()
     assert line.startswith(f"localcrag: offline: index_uri = {S3} is on object storage")

@@ -38,8 +38,13 @@ def bad_message(path: Path) -> str:
 @needs_data
 @pytest.mark.parametrize(
     "phrase",
-    ["Dartmouth Workshop", "Chapter 11: AI and Healthcare", "Chapter 14: AI and Smart Cities",
-     "Chapter 21: The Path Forward for AI", "Reskilling and Upskilling"],
+    [
+        "Dartmouth Workshop",
+        "Chapter 11: AI and Healthcare",
+        "Chapter 14: AI and Smart Cities",
+        "Chapter 21: The Path Forward for AI",
+        "Reskilling and Upskilling",
+    ],
 )
 def test_pdf_page_numbers_match_pymupdf(phrase: str) -> None:
     with pymupdf.open(AI_PDF) as ref:
@@ -59,9 +64,15 @@ def test_pdf_headings_and_page_headings() -> None:
     for h in doc.headings:
         assert doc.text[h.offset : h.offset + len(h.title)] == h.title
     off = doc.text.index("The Dartmouth Workshop")
-    assert doc.heading_at(off) == "Chapter 1: Introduction to Artificial Intelligence > Historical Context"
+    assert (
+        doc.heading_at(off)
+        == "Chapter 1: Introduction to Artificial Intelligence > Historical Context"
+    )
     # Chapters set at 16, 17 and 19 pt stay siblings: never "Chapter 20 > Chapter 21".
-    assert doc.pages[-1].heading == "Understanding Artificial Intelligence > Chapter 21: The Path Forward for AI"
+    assert (
+        doc.pages[-1].heading
+        == "Understanding Artificial Intelligence > Chapter 21: The Path Forward for AI"
+    )
     assert "\n\n" in doc.pages[0].text  # paragraph breaks kept
 
 
@@ -120,7 +131,11 @@ def test_markdown_headings(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     doc = parse_document(f)
-    assert [(h.level, h.title) for h in doc.headings] == [(1, "Guide"), (2, "Install"), (2, "Setext Title")]
+    assert [(h.level, h.title) for h in doc.headings] == [
+        (1, "Guide"),
+        (2, "Install"),
+        (2, "Setext Title"),
+    ]
     assert "title: x" not in doc.text and "# not a heading" in doc.text
     assert doc.heading_at(doc.text.index("Run it")) == "Guide > Install"
 
@@ -149,21 +164,35 @@ def test_html_declared_charset(tmp_path: Path) -> None:
 def _epub(path: Path) -> None:
     with zipfile.ZipFile(path, "w") as z:
         z.writestr("mimetype", "application/epub+zip")
-        z.writestr("META-INF/container.xml", '<?xml version="1.0"?><container version="1.0" '
-                   'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile '
-                   'full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
-                   "</rootfiles></container>")
-        items = "".join(f'<item id="c{i}" href="c{i}.xhtml" media-type="application/xhtml+xml"/>' for i in (1, 2))
-        z.writestr("OEBPS/content.opf", '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" '
-                   'version="3.0" unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
-                   '<dc:identifier id="id">x</dc:identifier><dc:title>T</dc:title><dc:language>en</dc:language>'
-                   f'</metadata><manifest>{items}</manifest><spine><itemref idref="c1"/><itemref idref="c2"/>'
-                   "</spine></package>")
+        z.writestr(
+            "META-INF/container.xml",
+            '<?xml version="1.0"?><container version="1.0" '
+            'xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile '
+            'full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>'
+            "</rootfiles></container>",
+        )
+        items = "".join(
+            f'<item id="c{i}" href="c{i}.xhtml" media-type="application/xhtml+xml"/>'
+            for i in (1, 2)
+        )
+        z.writestr(
+            "OEBPS/content.opf",
+            '<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" '
+            'version="3.0" unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
+            '<dc:identifier id="id">x</dc:identifier><dc:title>T</dc:title><dc:language>en</dc:language>'
+            f'</metadata><manifest>{items}</manifest><spine><itemref idref="c1"/><itemref idref="c2"/>'
+            "</spine></package>",
+        )
         for i in (1, 2):
-            body = " ".join(f"Sentence {j} of chapter {i} is about lighthouses." for j in range(120))
-            z.writestr(f"OEBPS/c{i}.xhtml", '<?xml version="1.0" encoding="utf-8"?><html '
-                       f'xmlns="http://www.w3.org/1999/xhtml"><head><title>c{i}</title></head><body>'
-                       f"<h1>Chapter {i}: Lights</h1><p>{body}</p></body></html>")
+            body = " ".join(
+                f"Sentence {j} of chapter {i} is about lighthouses." for j in range(120)
+            )
+            z.writestr(
+                f"OEBPS/c{i}.xhtml",
+                '<?xml version="1.0" encoding="utf-8"?><html '
+                f'xmlns="http://www.w3.org/1999/xhtml"><head><title>c{i}</title></head><body>'
+                f"<h1>Chapter {i}: Lights</h1><p>{body}</p></body></html>",
+            )
 
 
 def test_epub(tmp_path: Path) -> None:
@@ -196,7 +225,11 @@ def _pdf(path: Path, text: str | None = None, image: bool = False, **save) -> Pa
     [
         ("garbage.pdf", b"this is not a pdf " * 40, "corrupt or unreadable PDF"),
         ("empty.pdf", b"", "empty file (0 bytes)"),
-        ("latin1.txt", "Café crème brûlée à la française. ".encode("latin-1") * 20, "not UTF-8 text"),
+        (
+            "latin1.txt",
+            "Café crème brûlée à la française. ".encode("latin-1") * 20,
+            "not UTF-8 text",
+        ),
         ("blob.txt", bytes(range(256)) * 8, "binary data, not text"),
         ("blank.md", b"  \n\n \t\n", "no text"),
         ("report.docx", b"PK\x03\x04", "corrupt or unreadable Word file (.docx)"),
@@ -215,7 +248,13 @@ def test_bad_bytes(tmp_path: Path, name: str, content: bytes, reason: str) -> No
 
 
 def test_encrypted_pdf(tmp_path: Path) -> None:
-    f = _pdf(tmp_path / "locked.pdf", "secret", encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="u", owner_pw="o")
+    f = _pdf(
+        tmp_path / "locked.pdf",
+        "secret",
+        encryption=pymupdf.PDF_ENCRYPT_AES_256,
+        user_pw="u",
+        owner_pw="o",
+    )
     msg = bad_message(f)
     assert "password-protected (encrypted) PDF" in msg and "qpdf" in msg
 
@@ -226,7 +265,9 @@ def test_image_only_and_blank_pdf(tmp_path: Path) -> None:
     scan = _pdf(tmp_path / "scan.pdf", image=True)
     with pytest.raises(BadDocument) as exc:
         parse_document(scan, ctx=ReadContext(ocr="never"))
-    assert "no extractable text (image-only/scanned PDF)" in str(exc.value) and 'ocr = "auto"' in str(exc.value)
+    assert "no extractable text (image-only/scanned PDF)" in str(
+        exc.value
+    ) and 'ocr = "auto"' in str(exc.value)
     assert "no text found by OCR on its image-only pages" in bad_message(scan)  # a grey square
     assert "no extractable text" in bad_message(_pdf(tmp_path / "blank.pdf"))
 
@@ -264,8 +305,14 @@ def test_iter_files(tmp_path: Path) -> None:
         (root / rel).write_text("x", encoding="utf-8")
     (tmp_path / "empty").mkdir()
     (tmp_path / "notes.odt").write_text("x", encoding="utf-8")
-    files, errors = iter_files([root, root / "a.txt", tmp_path / "empty", tmp_path / "notes.odt", tmp_path / "gone.txt"])
-    assert files == [(root / "a.txt").resolve(), (root / "b.md").resolve(), (root / "sub" / "c.PDF").resolve()]
+    files, errors = iter_files(
+        [root, root / "a.txt", tmp_path / "empty", tmp_path / "notes.odt", tmp_path / "gone.txt"]
+    )
+    assert files == [
+        (root / "a.txt").resolve(),
+        (root / "b.md").resolve(),
+        (root / "sub" / "c.PDF").resolve(),
+    ]
     reasons = {p.name: msg for p, msg in errors}
     assert set(reasons) == {"empty", "notes.odt", "gone.txt"}
     assert "folder has no supported files" in reasons["empty"]

@@ -66,7 +66,9 @@ def test_a_partial_file_from_an_earlier_run_is_resumed(hub: FakeHub, tmp_path: P
     assert dest.read_bytes() == SMOL.read_bytes() and not part.exists()
 
 
-def test_checksum_mismatch_is_one_line_and_removes_the_file(hub: FakeHub, tmp_path: Path, capsys) -> None:
+def test_checksum_mismatch_is_one_line_and_removes_the_file(
+    hub: FakeHub, tmp_path: Path, capsys
+) -> None:
     _on_fake_hub(hub)
     hub.advertise_sha = "ab" * 32
     assert main(["models", "pull", SPEC]) == 1
@@ -75,7 +77,9 @@ def test_checksum_mismatch_is_one_line_and_removes_the_file(hub: FakeHub, tmp_pa
     assert not any(_pulled(tmp_path).parent.iterdir())  # neither the file nor a .part
 
 
-def test_disk_full_refuses_before_downloading(hub: FakeHub, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+def test_disk_full_refuses_before_downloading(
+    hub: FakeHub, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
     _on_fake_hub(hub)
     monkeypatch.setattr(pull, "free_bytes", lambda folder: 10_000_000)
     assert main(["models", "pull", SPEC]) == 1
@@ -85,7 +89,9 @@ def test_disk_full_refuses_before_downloading(hub: FakeHub, monkeypatch: pytest.
     assert hub.gets() == []
 
 
-def test_offline_is_one_line_and_sends_nothing(hub: FakeHub, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+def test_offline_is_one_line_and_sends_nothing(
+    hub: FakeHub, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
     _on_fake_hub(hub)
     assert main(["models", "pull", "qwen2.5-1.5b", "--offline"]) == 1
     err = capsys.readouterr().err.strip()
@@ -132,12 +138,16 @@ def test_generator_option_takes_a_pulled_short_name(hub: FakeHub, tmp_path: Path
         local_model("qwen2.5-1.5b", models)
     (models / "qwen2.5-1.5b-instruct-q4_k_m.gguf").write_bytes(SMOL.read_bytes()[:4096])
     assert local_model("qwen2.5-1.5b", models) == "qwen2.5-1.5b-instruct-q4_k_m.gguf"
-    assert local_model("qwen2.5-1.5b-instruct-q4_k_m", models) == "qwen2.5-1.5b-instruct-q4_k_m.gguf"
+    assert (
+        local_model("qwen2.5-1.5b-instruct-q4_k_m", models) == "qwen2.5-1.5b-instruct-q4_k_m.gguf"
+    )
     with pytest.raises(LocalcragError, match="no model 'nope'"):
         local_model("nope", models)
 
 
-def test_ask_with_a_catalogue_model_not_pulled_says_how_to_pull(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_ask_with_a_catalogue_model_not_pulled_says_how_to_pull(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
     monkeypatch.setenv("LOCALCRAG_MODELS_DIR", str(tmp_path))
     assert main(["ask", "What is a cobot?", "--generator", "llama3.2-1b"]) == 1
     err = capsys.readouterr().err.strip()

@@ -10,17 +10,26 @@ import pytest
 
 from localcrag.crag.extract import extractive_answer
 from localcrag.crag.grade import make_grader
-from localcrag.crag.graders.reader import MODEL_FILE, ReaderGrader, ReaderModel, Span, packaged, read_sidecar
+from localcrag.crag.graders.reader import (
+    MODEL_FILE,
+    ReaderGrader,
+    ReaderModel,
+    Span,
+    packaged,
+    read_sidecar,
+)
 from localcrag.eval.metrics import roc_auc
 from localcrag.settings import LOWER_THRESHOLD, UPPER_THRESHOLD, Settings
 from localcrag.types import Chunk, Evidence
 from tests.fakes import FakeEmbedder
 
-PARAGRAPH = ("The Normans were the people who in the 10th and 11th centuries gave their name to "
-             "Normandy, a region in France. They were descended from Norse raiders and pirates from "
-             "Denmark, Iceland and Norway who, under their leader Rollo, agreed to swear fealty to "
-             "King Charles III of West Francia. Their identity emerged in the first half of the 10th "
-             "century.")
+PARAGRAPH = (
+    "The Normans were the people who in the 10th and 11th centuries gave their name to "
+    "Normandy, a region in France. They were descended from Norse raiders and pirates from "
+    "Denmark, Iceland and Norway who, under their leader Rollo, agreed to swear fealty to "
+    "King Charles III of West Francia. Their identity emerged in the first half of the 10th "
+    "century."
+)
 QUESTION = "Who was the leader of the Norse raiders?"
 SHIPPED = packaged(MODEL_FILE)
 
@@ -35,14 +44,20 @@ def evidence(n: int, text: str, score: float = 0.9) -> Evidence:
 
 # --- windows -------------------------------------------------------------------------------------
 
-def test_a_short_passage_is_one_window_and_a_long_one_is_read_in_overlapping_sentence_runs() -> None:
+
+def test_a_short_passage_is_one_window_and_a_long_one_is_read_in_overlapping_sentence_runs() -> (
+    None
+):
     model = ReaderModel(SHIPPED)
     assert model.windows(QUESTION, PARAGRAPH) == [(0, len(PARAGRAPH))]
-    long = " ".join(f"Sentence number {i} talks about the harbour of town {i} and its {i} ships." for i in range(60))
+    long = " ".join(
+        f"Sentence number {i} talks about the harbour of town {i} and its {i} ships."
+        for i in range(60)
+    )
     wins = model.windows(QUESTION, long)
     assert len(wins) > 2
     assert wins[0][0] == 0 and wins[-1][1] == len(long.rstrip()) or wins[-1][1] >= len(long) - 1
-    for (a1, b1), (a2, b2) in zip(wins, wins[1:]):
+    for (_a1, b1), (a2, b2) in zip(wins, wins[1:]):
         assert a2 < b1 and b1 <= b2  # neighbours share a sentence; every window moves on
     tok = model._tok
     for a, b in wins:  # each window fits beside the question
@@ -51,12 +66,19 @@ def test_a_short_passage_is_one_window_and_a_long_one_is_read_in_overlapping_sen
 
 # --- fallback ------------------------------------------------------------------------------------
 
+
 def test_a_missing_reader_falls_back_to_the_fusion_and_says_so(tmp_path: Path) -> None:
-    g = make_grader(Settings(grader="reader", grader_model=str(tmp_path / "gone.onnx")), FakeEmbedder())
+    g = make_grader(
+        Settings(grader="reader", grader_model=str(tmp_path / "gone.onnx")), FakeEmbedder()
+    )
     assert isinstance(g, ReaderGrader) and not g.available
     fusion = make_grader(Settings(grader="fusion"), FakeEmbedder())
     grades = g.grade(QUESTION, [chunk(PARAGRAPH)])
-    assert grades[0].error and "reader unavailable" in grades[0].error and "gone.onnx" in grades[0].error
+    assert (
+        grades[0].error
+        and "reader unavailable" in grades[0].error
+        and "gone.onnx" in grades[0].error
+    )
     assert grades[0].grader == "fusion"
     assert grades[0].score == pytest.approx(fusion.grade(QUESTION, [chunk(PARAGRAPH)])[0].score)
     assert g.answer_spans(QUESTION, [PARAGRAPH]) == [None]
@@ -64,14 +86,17 @@ def test_a_missing_reader_falls_back_to_the_fusion_and_says_so(tmp_path: Path) -
 
 # --- answer spans in the quoted answer ---------------------------------------------------------------
 
+
 def spans_at(word: str, margin: float = 5.0):
     """A fake reader: the last occurrence of ``word`` in each text is its answer span."""
+
     def read(question: str, texts: list[str]) -> list[Span | None]:
         out = []
         for t in texts:
             at = t.rfind(word)
             out.append(Span(at, at + len(word), margin) if at >= 0 else None)
         return out
+
     return read
 
 
@@ -92,10 +117,13 @@ def test_a_span_made_of_the_questions_own_words_is_never_the_answer() -> None:
 
 def test_without_a_span_the_answer_is_todays_sentence_quote() -> None:
     ev = [evidence(1, PARAGRAPH)]
-    assert extractive_answer(QUESTION, ev, read_spans=lambda q, ts: [None] * len(ts)) == extractive_answer(QUESTION, ev)
+    assert extractive_answer(
+        QUESTION, ev, read_spans=lambda q, ts: [None] * len(ts)
+    ) == extractive_answer(QUESTION, ev)
 
 
 # --- the shipped reader, with its shipped calibration, on real pairs ----------------------------------
+
 
 @pytest.fixture(scope="module")
 def shipped_grader(real_embedder) -> ReaderGrader:  # noqa: ANN001
@@ -117,14 +145,18 @@ def test_the_shipped_sidecar_records_how_it_was_made() -> None:
     assert all(fam not in meta["trained_on_families"] for fam in rows)
 
 
-def test_the_shipped_reader_tells_answer_bearing_passages_from_on_topic_ones(shipped_grader, shared_data) -> None:  # noqa: ANN001
+def test_the_shipped_reader_tells_answer_bearing_passages_from_on_topic_ones(
+    shipped_grader, shared_data
+) -> None:  # noqa: ANN001
     """Real pairs of two evaluation-only sources (never trained on; answer-sentence selection,
     where the reader measured above the fusion), 15 of each label each,
     scored alone as `localcrag eval` scores them, through the shipped thresholds."""
     import gzip
     import random
 
-    rows = [json.loads(line) for line in gzip.open(shared_data / "qa-pairs" / "pairs.jsonl.gz", "rt")]
+    rows = [
+        json.loads(line) for line in gzip.open(shared_data / "qa-pairs" / "pairs.jsonl.gz", "rt")
+    ]
     rng = random.Random(7)
     pos, neg = [], []
     for fam in ("wikiqa", "trecqa"):
@@ -144,4 +176,4 @@ def test_the_shipped_reader_tells_answer_bearing_passages_from_on_topic_ones(shi
 def test_the_shipped_reader_finds_the_answer_span(shipped_grader) -> None:  # noqa: ANN001
     spans = shipped_grader.reader.read(QUESTION, [PARAGRAPH])
     span = spans[0].span
-    assert span is not None and "Rollo" in PARAGRAPH[span.start:span.end]
+    assert span is not None and "Rollo" in PARAGRAPH[span.start : span.end]

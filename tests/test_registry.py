@@ -12,10 +12,12 @@ from localcrag.settings import Settings
 from localcrag.types import Chunk
 from tests.fakes import FakeEmbedder
 
-PARAGRAPH = ("The Normans were the people who in the 10th and 11th centuries gave their name to "
-             "Normandy, a region in France. They were descended from Norse raiders and pirates from "
-             "Denmark, Iceland and Norway who, under their leader Rollo, agreed to swear fealty to "
-             "King Charles III of West Francia.")
+PARAGRAPH = (
+    "The Normans were the people who in the 10th and 11th centuries gave their name to "
+    "Normandy, a region in France. They were descended from Norse raiders and pirates from "
+    "Denmark, Iceland and Norway who, under their leader Rollo, agreed to swear fealty to "
+    "King Charles III of West Francia."
+)
 QUESTION = "Who was the leader of the Norse raiders?"
 
 
@@ -39,5 +41,5 @@ def test_the_registry_keeps_only_graders_that_win_somewhere() -> None:
 def test_make_grader_builds_each_cheap_grader_by_name(name: str) -> None:
     g = make_grader(Settings(grader=name), FakeEmbedder())
     assert g.name == name
-    grade, = g.grade(QUESTION, [Chunk("c0", "/docs/a.md", PARAGRAPH, 1, 1, 0, len(PARAGRAPH))])
+    (grade,) = g.grade(QUESTION, [Chunk("c0", "/docs/a.md", PARAGRAPH, 1, 1, 0, len(PARAGRAPH))])
     assert grade.error is None and 0.0 <= grade.score <= 1.0

@@ -21,13 +21,22 @@ from localcrag.types import Evidence, Grade
 from tests.fakes import FakeEmbedder, FakeGenerator, FakeGrader
 
 
-@pytest.mark.parametrize(("text", "tidied", "flat"), [
-    ("Met on **Thursday **21 March**** [1].", "Met on **Thursday 21 March** [1].", "Met on Thursday 21 March [1]."),
-    ("Close: **23.83** [1].", "Close: **23.83** [1].", "Close: 23.83 [1]."),
-    ("an odd ** marker", "an odd  marker", "an odd  marker"),
-    ("**open only", "open only", "open only"),
-])
-def test_bold_is_balanced_and_plain_text_has_no_asterisks(text: str, tidied: str, flat: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "tidied", "flat"),
+    [
+        (
+            "Met on **Thursday **21 March**** [1].",
+            "Met on **Thursday 21 March** [1].",
+            "Met on Thursday 21 March [1].",
+        ),
+        ("Close: **23.83** [1].", "Close: **23.83** [1].", "Close: 23.83 [1]."),
+        ("an odd ** marker", "an odd  marker", "an odd  marker"),
+        ("**open only", "open only", "open only"),
+    ],
+)
+def test_bold_is_balanced_and_plain_text_has_no_asterisks(
+    text: str, tidied: str, flat: str
+) -> None:
     assert tidy(text) == tidied and plain(text) == flat
 
 
@@ -42,27 +51,42 @@ def test_a_terminal_gets_rendered_markdown_and_a_pipe_plain_text() -> None:
         view.feed("The lamp costs **42")
         view.finish("The lamp costs **42 euros** [1].")
     shown = tty.getvalue()
-    assert "42 euros" in shown and "**" not in shown and "\x1b[" in shown  # bold as an escape, not asterisks
+    assert (
+        "42 euros" in shown and "**" not in shown and "\x1b[" in shown
+    )  # bold as an escape, not asterisks
 
 
 def test_citations_are_numbered_in_order_of_first_use_without_gaps() -> None:
     evidence = [Evidence(n, f"text {n}", f"/d/{n}.txt") for n in (1, 2, 3)]
     text, numbered = renumber("First [3]. Then [1]. Again [3].", [3, 1], evidence)
     assert text == "First [1]. Then [2]. Again [1]."
-    assert [(e.n, e.source) for e in numbered] == [(1, "/d/3.txt"), (2, "/d/1.txt"), (3, "/d/2.txt")]
+    assert [(e.n, e.source) for e in numbered] == [
+        (1, "/d/3.txt"),
+        (2, "/d/1.txt"),
+        (3, "/d/2.txt"),
+    ]
 
 
 @pytest.mark.parametrize("mode", ["crag", "rag"])
-def test_every_mode_cites_one_to_n_and_the_trace_numbers_only_cited_chunks(tmp_path: Path, mode: str) -> None:
+def test_every_mode_cites_one_to_n_and_the_trace_numbers_only_cited_chunks(
+    tmp_path: Path, mode: str
+) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a.txt").write_text("The blue lamp costs twelve euros in the shop.\n", encoding="utf-8")
     (docs / "b.txt").write_text("The red lamp costs forty euros in the shop.\n", encoding="utf-8")
-    (docs / "c.txt").write_text("Lamps are sold in the shop every day of the week.\n", encoding="utf-8")
+    (docs / "c.txt").write_text(
+        "Lamps are sold in the shop every day of the week.\n", encoding="utf-8"
+    )
     lib = Library(Settings(), embedder=FakeEmbedder())
     lib.ingest([docs])
-    settings = Settings(offline=True, upper_threshold=0.2, lower_threshold=0.1, strip_threshold=0.1,
-                        answer_style="generative")
+    settings = Settings(
+        offline=True,
+        upper_threshold=0.2,
+        lower_threshold=0.1,
+        strip_threshold=0.1,
+        answer_style="generative",
+    )
     record = RunRecord("What do the lamps cost?", mode)
     draft = "The red lamp costs forty euros [3]. The blue lamp costs twelve euros [2]."
     pipe = Pipeline(settings, library=lib, grader=FakeGrader(), generator=FakeGenerator(draft))
@@ -72,7 +96,9 @@ def test_every_mode_cites_one_to_n_and_the_trace_numbers_only_cited_chunks(tmp_p
     import re
 
     numbers = [int(n) for n in re.findall(r"\[(\d+)\]", record.answer.text)]
-    assert numbers and list(dict.fromkeys(numbers)) == list(range(1, len(set(numbers)) + 1)), record.answer.text
+    assert numbers and list(dict.fromkeys(numbers)) == list(range(1, len(set(numbers)) + 1)), (
+        record.answer.text
+    )
     assert [c.n for c in record.answer.citations] == sorted(set(numbers))
     cited = {c.n for c in record.answer.citations}
     assert {n for ns in record.hit_numbers().values() for n in ns} == cited  # the trace's [n]
@@ -81,25 +107,47 @@ def test_every_mode_cites_one_to_n_and_the_trace_numbers_only_cited_chunks(tmp_p
 def test_a_printed_comparison_of_scores_is_true() -> None:
     reason = decide([Grade(None, 0.7596, "g")], 0.7601, 0.51).reason  # type: ignore[arg-type]
     assert reason == "best chunk scored 0.7596, between 0.51 and 0.7601"
-    assert decide([Grade(None, 0.6, "g")], 0.76, 0.51).reason == "best chunk scored 0.60, between 0.51 and 0.76"
-    assert decide([Grade(None, 0.3499, "g")], 0.8, 0.35).reason.endswith("below 0.3500 (best 0.3499)")
+    assert (
+        decide([Grade(None, 0.6, "g")], 0.76, 0.51).reason
+        == "best chunk scored 0.60, between 0.51 and 0.76"
+    )
+    assert decide([Grade(None, 0.3499, "g")], 0.8, 0.35).reason.endswith(
+        "below 0.3500 (best 0.3499)"
+    )
 
 
-def test_ask_piped_prints_plain_text(monkeypatch: pytest.MonkeyPatch, capsys, tmp_path: Path) -> None:
-    from localcrag.cli import ask
+def test_ask_piped_prints_plain_text(
+    monkeypatch: pytest.MonkeyPatch, capsys, tmp_path: Path
+) -> None:
     import localcrag.crag.pipeline as pipeline_module
+    from localcrag.cli import ask
 
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "lamp.txt").write_text("The blue lamp costs 12 euros in the shop.\n", encoding="utf-8")
     lib = Library(Settings(), embedder=FakeEmbedder())
     lib.ingest([docs])
-    settings = Settings(offline=True, upper_threshold=0.2, lower_threshold=0.1, strip_threshold=0.1,
-                        answer_style="extractive")
-    monkeypatch.setattr(pipeline_module, "Pipeline",
-                        lambda s: Pipeline(settings, library=lib, grader=FakeGrader(), generator=None))
-    args = argparse.Namespace(question="How much does the blue lamp cost?", mode="crag",
-                              offline=True, web=False, k=None, json=False, style=None)
+    settings = Settings(
+        offline=True,
+        upper_threshold=0.2,
+        lower_threshold=0.1,
+        strip_threshold=0.1,
+        answer_style="extractive",
+    )
+    monkeypatch.setattr(
+        pipeline_module,
+        "Pipeline",
+        lambda s: Pipeline(settings, library=lib, grader=FakeGrader(), generator=None),
+    )
+    args = argparse.Namespace(
+        question="How much does the blue lamp cost?",
+        mode="crag",
+        offline=True,
+        web=False,
+        k=None,
+        json=False,
+        style=None,
+    )
     assert ask.cmd_ask(args) == 0
     out = capsys.readouterr().out
     assert "12 euros" in out and "**" not in out and "[1] lamp.txt" in out

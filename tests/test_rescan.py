@@ -39,7 +39,9 @@ def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
-def test_unchanged_files_are_not_read_and_changed_ones_are(tmp_path: Path, hashed: list[str]) -> None:
+def test_unchanged_files_are_not_read_and_changed_ones_are(
+    tmp_path: Path, hashed: list[str]
+) -> None:
     folder = _folder(tmp_path, 30)
     lib = Library(Settings(), embedder=FakeEmbedder())
     assert len(lib.ingest([folder]).indexed) == 30 and len(hashed) == 30
@@ -77,8 +79,9 @@ def test_progress_reports_rate_and_eta(tmp_path: Path) -> None:
     assert done[-1].eta_s == 0 and any(p.eta_s and p.eta_s > 0 for p in done[:-1])
 
 
-def test_sources_lists_filtered_and_limited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                            capsys: pytest.CaptureFixture) -> None:
+def test_sources_lists_filtered_and_limited(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
     import json
 
     from localcrag.cli import main as cli
@@ -87,7 +90,9 @@ def test_sources_lists_filtered_and_limited(tmp_path: Path, monkeypatch: pytest.
     lib = Library(Settings(), embedder=FakeEmbedder())
     lib.ingest([folder])
     monkeypatch.setattr("localcrag.ingest.library.Library", lambda s: lib)
-    args = cli.build_parser().parse_args(["sources", "--json", "--filter", "note01", "--limit", "2"])
+    args = cli.build_parser().parse_args(
+        ["sources", "--json", "--filter", "note01", "--limit", "2"]
+    )
     assert cli.cmd_sources(args) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["total"] == 12 and out["matching"] == 2 and len(out["sources"]) == 2

@@ -17,6 +17,7 @@ from localcrag.llm.serve_stream import RunAhead, install
 def _collect(iterator: Iterator[object]) -> list[object]:
     async def go() -> list[object]:
         return [item async for item in RunAhead(iterator)]
+
     return asyncio.run(go())
 
 
@@ -46,7 +47,7 @@ def test_the_model_does_not_wait_for_the_http_side() -> None:
 
     async def go() -> list[int]:
         seen = []
-        async for item in RunAhead(steps()):
+        async for _item in RunAhead(steps()):
             if not seen:
                 await asyncio.sleep(0.3)  # the event loop busy sending the first piece
                 seen.append(len(produced))
@@ -85,7 +86,9 @@ def test_stop_waits_for_the_step_under_way_and_closes_the_completion() -> None:
 
 def test_install_needs_the_server_it_knows() -> None:
     assert install(types.ModuleType("not_the_server")) is False
-    app = pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python[server] is not installed")
+    app = pytest.importorskip(
+        "llama_cpp.server.app", reason="llama-cpp-python[server] is not installed"
+    )
     stock = app.get_event_publisher
     try:
         assert install(app) is True and app.get_event_publisher is not stock

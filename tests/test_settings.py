@@ -43,11 +43,17 @@ def test_invalid_value_is_rejected() -> None:
         Settings.load()
 
 
-@pytest.mark.parametrize("toml, expected", [
-    ('top_k = "five"\n', "top_k = 'five': Input should be a valid integer"),
-    ("upper_threshold = 0.3\nlower_threshold = 0.6\n", "lower_threshold (0.6) must not exceed upper_threshold"),
-    ("topk = 3\n", "unknown setting 'topk' (did you mean 'top_k'?)"),
-])
+@pytest.mark.parametrize(
+    "toml, expected",
+    [
+        ('top_k = "five"\n', "top_k = 'five': Input should be a valid integer"),
+        (
+            "upper_threshold = 0.3\nlower_threshold = 0.6\n",
+            "lower_threshold (0.6) must not exceed upper_threshold",
+        ),
+        ("topk = 3\n", "unknown setting 'topk' (did you mean 'top_k'?)"),
+    ],
+)
 def test_bad_values_read_as_one_plain_line(toml: str, expected: str) -> None:
     config_path().write_text(toml, encoding="utf-8")
     with pytest.raises(LocalcragError) as err:
@@ -57,21 +63,27 @@ def test_bad_values_read_as_one_plain_line(toml: str, expected: str) -> None:
 
 
 def test_a_name_from_another_version_is_ignored() -> None:
-    config_path().write_text('some_future_setting = 1\ntop_k = 7\n', encoding="utf-8")
+    config_path().write_text("some_future_setting = 1\ntop_k = 7\n", encoding="utf-8")
     assert Settings.load().top_k == 7
 
 
 def test_a_setting_or_grader_this_version_removed_is_one_warning_not_a_failure(caplog) -> None:
     """A config.toml from before 2026-12-01 names the scorer GGUF and may pick a removed grader."""
     path = config_path()
-    path.write_text('scorer = "gemma-3-270m-q4_k_m.gguf"\ngrader = "cross"\ntop_k = 7\n', encoding="utf-8")
+    path.write_text(
+        'scorer = "gemma-3-270m-q4_k_m.gguf"\ngrader = "cross"\ntop_k = 7\n', encoding="utf-8"
+    )
     with caplog.at_level("WARNING", logger="localcrag.settings"):
         s = Settings.load()
         Settings.load()  # once per process, not once per load
     assert s.top_k == 7 and s.grader == Settings().grader
     lines = [r.getMessage() for r in caplog.records]
     assert len(lines) == 1 and "\n" not in lines[0], lines
-    assert str(path) in lines[0] and "'scorer' is no longer a setting" in lines[0] and "grader = 'cross' was removed on 2026-12-01" in lines[0]
+    assert (
+        str(path) in lines[0]
+        and "'scorer' is no longer a setting" in lines[0]
+        and "grader = 'cross' was removed on 2026-12-01" in lines[0]
+    )
     s.save(keys=["top_k"])  # the next save drops what this version no longer reads
     text = path.read_text(encoding="utf-8")
     assert "scorer" not in text and "cross" not in text and "top_k = 7" in text
@@ -128,7 +140,7 @@ def test_every_setting_can_be_overridden_from_the_environment(tmp_path, monkeypa
     from localcrag.settings_io import env_name
 
     cfg = tmp_path / "config.toml"
-    cfg.write_text("top_k = 3\ngrader = \"lexical\"\n", encoding="utf-8")
+    cfg.write_text('top_k = 3\ngrader = "lexical"\n', encoding="utf-8")
     monkeypatch.setenv(env_name("top_k"), "8")
     monkeypatch.setenv(env_name("offline"), "true")
     monkeypatch.setenv(env_name("upper_threshold"), "0.9")
@@ -148,14 +160,27 @@ def test_every_setting_is_in_exactly_one_declared_group() -> None:
 
     named = [n for names in GROUPS.values() for n in names]
     assert len(named) == len(set(named)), sorted(n for n in named if named.count(n) > 1)
-    assert set(named) == set(Settings.model_fields), (set(Settings.model_fields) ^ set(named))
+    assert set(named) == set(Settings.model_fields), set(Settings.model_fields) ^ set(named)
     assert OTHER not in grouped(Settings.model_fields)
-    assert grouped(["top_k", "new_one", "ocr"]) == {"Retrieval": ["top_k"], "OCR (scanned pages and images)": ["ocr"],
-                                                   OTHER: ["new_one"]}
+    assert grouped(["top_k", "new_one", "ocr"]) == {
+        "Retrieval": ["top_k"],
+        "OCR (scanned pages and images)": ["ocr"],
+        OTHER: ["new_one"],
+    }
 
 
-@pytest.mark.parametrize("value", ["s", 3, 0.5, True, {"endpoint": "http://minio:9000", "allow_http": "true"},
-                                   {"odd key": "x"}, "/a/b"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "s",
+        3,
+        0.5,
+        True,
+        {"endpoint": "http://minio:9000", "allow_http": "true"},
+        {"odd key": "x"},
+        "/a/b",
+    ],
+)
 def test_toml_value_is_one_line_that_reads_back(value: object) -> None:
     from localcrag.settings_io import read_value, toml_value
 

@@ -14,8 +14,10 @@ EMB = FakeEmbedder()
 
 
 def _chunks(source: str, texts: list[str], tag: str) -> list[Chunk]:
-    return [Chunk(f"{tag}-{i}", source, t, i + 1, i + 1, 0, len(t), None, len(t.split()))
-            for i, t in enumerate(texts)]
+    return [
+        Chunk(f"{tag}-{i}", source, t, i + 1, i + 1, 0, len(t), None, len(t.split()))
+        for i, t in enumerate(texts)
+    ]
 
 
 def _put(store: LanceStore, source: str, texts: list[str], tag: str) -> None:
@@ -26,8 +28,17 @@ def _put(store: LanceStore, source: str, texts: list[str], tag: str) -> None:
 def test_table_name_changes_with_model_and_chunking() -> None:
     a = table_name("modelA", 200, 1, "v1")
     assert a == table_name("modelA", 200, 1, "v1")
-    assert len({a, table_name("modelB", 200, 1, "v1"), table_name("modelA", 128, 1, "v1"),
-                table_name("modelA", 200, 0, "v1")}) == 4
+    assert (
+        len(
+            {
+                a,
+                table_name("modelB", 200, 1, "v1"),
+                table_name("modelA", 128, 1, "v1"),
+                table_name("modelA", 200, 0, "v1"),
+            }
+        )
+        == 4
+    )
 
 
 def test_replace_file_swaps_old_chunks_for_new(tmp_path: Path) -> None:
@@ -44,8 +55,12 @@ def test_replace_file_swaps_old_chunks_for_new(tmp_path: Path) -> None:
 
 def test_search_modes(tmp_path: Path) -> None:
     store = LanceStore(tmp_path / "idx", "t", EMB.dim)
-    texts = ["the transformer uses attention", "convolution networks see images",
-             "recurrent networks read sequences", "gardening tips for tomatoes"]
+    texts = [
+        "the transformer uses attention",
+        "convolution networks see images",
+        "recurrent networks read sequences",
+        "gardening tips for tomatoes",
+    ]
     _put(store, "/d.txt", texts, "h")
     store.ensure_fts(force=True)
     q = "attention transformer"
@@ -77,17 +92,36 @@ def test_centroid_is_the_mean_of_the_stored_unit_vectors(tmp_path: Path) -> None
 
 def _lancedb_flat(store: LanceStore, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
     """LanceDB's own exact (index-free) cosine search: the reference the RAM copy must equal."""
-    rows = (store.table.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
-            .metric("cosine").select(["chunk_id"]).limit(n).to_list())
+    rows = (
+        store.table.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+        .metric("cosine")
+        .select(["chunk_id"])
+        .limit(n)
+        .to_list()
+    )
     return [(r["chunk_id"], r["_distance"]) for r in rows]
 
 
 def test_ram_vector_search_equals_lancedb_and_follows_every_change(tmp_path: Path) -> None:
     store = LanceStore(tmp_path / "idx", "t", EMB.dim)
     rng = np.random.default_rng(0)
-    words = ["attention", "robots", "tomatoes", "pricing", "caching", "latency", "normans", "france"]
+    words = [
+        "attention",
+        "robots",
+        "tomatoes",
+        "pricing",
+        "caching",
+        "latency",
+        "normans",
+        "france",
+    ]
     for d in range(6):
-        _put(store, f"/{d}.txt", [" ".join(rng.choice(words, 4)) + f" doc{d} part{i}" for i in range(5)], f"h{d}")
+        _put(
+            store,
+            f"/{d}.txt",
+            [" ".join(rng.choice(words, 4)) + f" doc{d} part{i}" for i in range(5)],
+            f"h{d}",
+        )
     queries = [EMB.embed([w])[0] for w in words[:4]]
 
     def check() -> None:
@@ -101,10 +135,14 @@ def test_ram_vector_search_equals_lancedb_and_follows_every_change(tmp_path: Pat
     check()
     _put(store, "/2.txt", ["robots replaced", "tomatoes replaced"], "h2b")  # a replaced file
     check()
-    assert not any(h.chunk.chunk_id.startswith("h2-") for h in store.search("robots", queries[1], 30, "vector"))
+    assert not any(
+        h.chunk.chunk_id.startswith("h2-") for h in store.search("robots", queries[1], 30, "vector")
+    )
     store.remove("/4.txt")  # a deletion
     check()
-    assert all(h.chunk.source != "/4.txt" for h in store.search("tomatoes", queries[2], 30, "hybrid"))
+    assert all(
+        h.chunk.source != "/4.txt" for h in store.search("tomatoes", queries[2], 30, "hybrid")
+    )
     _put(store, "/new.txt", ["pricing of prompt caching"], "hn")  # an append
     check()
     hits = store.search("pricing caching", EMB.embed(["pricing of prompt caching"])[0], 3, "hybrid")
@@ -129,7 +167,9 @@ def test_an_index_written_before_locators_loads_and_gains_the_column(tmp_path: P
 
     old_schema = pa.schema([f for f in schema(EMB.dim) if f.name != "locator"])
     chunks = _chunks("/old.txt", ["walruses sleep on ice floes"], "h0")
-    rows = arrow_rows(EMB.dim, "/old.txt", "h0", 1, chunks, EMB.embed([c.text for c in chunks]), 0.0)
+    rows = arrow_rows(
+        EMB.dim, "/old.txt", "h0", 1, chunks, EMB.embed([c.text for c in chunks]), 0.0
+    )
     db = lancedb.connect(str(tmp_path / "idx"))
     db.create_table("t", data=rows.drop_columns(["locator"]).cast(old_schema))
     store = LanceStore(tmp_path / "idx", "t", EMB.dim)
@@ -141,4 +181,6 @@ def test_an_index_written_before_locators_loads_and_gains_the_column(tmp_path: P
     store.replace_file("/deck.pptx", "h1", 2, new, EMB.embed([new[0].text]))
     assert "locator" in store.table.schema.names
     assert store.get("s-0").locator == "slide 2" and store.get("h0-0").locator is None
-    assert store.search("otters", EMB.embed(["otters"])[0], 1, "hybrid")[0].chunk.locator == "slide 2"
+    assert (
+        store.search("otters", EMB.embed(["otters"])[0], 1, "hybrid")[0].chunk.locator == "slide 2"
+    )

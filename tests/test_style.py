@@ -12,7 +12,9 @@ from localcrag.settings import Settings
 
 
 class Model:
-    def __init__(self, n_params=None, size_label=None, path=None, name="SmolLM2-135M-Instruct.Q4_1.gguf"):
+    def __init__(
+        self, n_params=None, size_label=None, path=None, name="SmolLM2-135M-Instruct.Q4_1.gguf"
+    ):
         self.n_params, self.size_label, self.path, self.name = n_params, size_label, path, name
 
 
@@ -46,8 +48,9 @@ def test_labels_say_what_the_answer_is() -> None:
     assert style_label("generative", "Qwen", web=True).endswith("checked against the sources")
 
 
-def test_env_overrides_the_setting_and_a_bad_value_is_one_line(tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_env_overrides_the_setting_and_a_bad_value_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("LOCALCRAG_ANSWER_STYLE", "generative")
     assert Settings.load(tmp_path / "none.toml").answer_style == "generative"
     monkeypatch.setenv("LOCALCRAG_ANSWER_STYLE", "poetic")

@@ -10,13 +10,13 @@ import pytest
 
 from localcrag.cli.ask import summary
 from localcrag.crag.cells import cell_answer
-from localcrag.textutil import identifiers
 from localcrag.crag.pipeline import Pipeline
 from localcrag.ingest.library import Library
 from localcrag.ingest.parse import parse_document
 from localcrag.ingest.tables import blocks, find_tables
 from localcrag.record import RunRecord
 from localcrag.settings import Settings
+from localcrag.textutil import identifiers
 from tests.fakes import FakeEmbedder, FakeGrader
 from tests.tablefiles import make_regression_xlsx, make_stock_csv
 
@@ -25,66 +25,121 @@ def test_a_sheet_with_data_and_regression_output_is_read_as_separate_tables(tmp_
     doc = parse_document(make_regression_xlsx(tmp_path / "sales.xlsx"))
     rows = {p.number: p.text.split("\n\n")[-1] for p in doc.pages if p.scope.endswith("ANOVA")}
     # the ANOVA block is labelled by its own header and title, never by the data table's columns
-    assert rows[12] == ("sales.xlsx, sheet Sales, SUMMARY OUTPUT, ANOVA, row 12 (Regression): df: 1; "
-                        "SS: 64281.3; MS: 64281.3; F: 191.22; Significance F: 4.8e-11.")
+    assert rows[12] == (
+        "sales.xlsx, sheet Sales, SUMMARY OUTPUT, ANOVA, row 12 (Regression): df: 1; "
+        "SS: 64281.3; MS: 64281.3; F: 191.22; Significance F: 4.8e-11."
+    )
     text = doc.text
     assert "column " not in text and "Net Sales: 0.9" not in text
-    assert ("sales.xlsx, sheet Sales, SUMMARY OUTPUT, Regression Statistics, row 4: "
-            "Multiple R: 0.9559807268041355.") in text
-    assert "row 17 (Intercept): Coefficients: 12.5; Standard Error: 8.1; t Stat: 1.54; P-value: 0.1403." in text
-    assert "sales.xlsx, sheet Sales, row 3: Salesman: Salesman 2; Number of Customers: 107; Net Sales: 53." in text
+    assert (
+        "sales.xlsx, sheet Sales, SUMMARY OUTPUT, Regression Statistics, row 4: "
+        "Multiple R: 0.9559807268041355."
+    ) in text
+    assert (
+        "row 17 (Intercept): Coefficients: 12.5; Standard Error: 8.1; t Stat: 1.54; P-value: 0.1403."
+        in text
+    )
+    assert (
+        "sales.xlsx, sheet Sales, row 3: Salesman: Salesman 2; Number of Customers: 107; Net Sales: 53."
+        in text
+    )
     scopes = list(dict.fromkeys(p.scope for p in doc.pages))
-    assert scopes == ["sheet Sales", "sheet Sales, SUMMARY OUTPUT, Regression Statistics",
-                      "sheet Sales, SUMMARY OUTPUT, ANOVA", "sheet Sales, SUMMARY OUTPUT"]
-    assert [h.title for h in doc.headings] == ["Sheet Sales", "SUMMARY OUTPUT, Regression Statistics",
-                                               "SUMMARY OUTPUT, ANOVA", "SUMMARY OUTPUT"]
+    assert scopes == [
+        "sheet Sales",
+        "sheet Sales, SUMMARY OUTPUT, Regression Statistics",
+        "sheet Sales, SUMMARY OUTPUT, ANOVA",
+        "sheet Sales, SUMMARY OUTPUT",
+    ]
+    assert [h.title for h in doc.headings] == [
+        "Sheet Sales",
+        "SUMMARY OUTPUT, Regression Statistics",
+        "SUMMARY OUTPUT, ANOVA",
+        "SUMMARY OUTPUT",
+    ]
 
 
 def test_blank_rows_and_columns_cut_blocks_and_a_gap_in_data_continues_its_table() -> None:
     grid = [["a", "b", "", "T"], ["1", "2", "", ""], ["", "", "", "x"], ["3", "4", "", "y"]]
     assert blocks(grid) == [(0, 2, 0, 2), (3, 4, 0, 2), (0, 1, 3, 4), (2, 4, 3, 4)]
-    tables = find_tables([["Date", "Close"], ["2020-01-01", "5"], ["", ""], ["2020-01-03", "6"]], [1, 2, 3, 4])
+    tables = find_tables(
+        [["Date", "Close"], ["2020-01-01", "5"], ["", ""], ["2020-01-03", "6"]], [1, 2, 3, 4]
+    )
     assert len(tables) == 1 and tables[0].header == ["Date", "Close"]
     assert [n for n, _ in tables[0].rows] == [2, 4]
 
 
 def test_csv_rows_name_the_file_and_columns(tmp_path: Path) -> None:
     doc = parse_document(make_stock_csv(tmp_path / "TSLA.csv"))
-    assert "TSLA.csv, row 3: Date: 2010-06-29; Open: 19.00; High: 25.00; Low: 17.54; Close: 23.83; " \
-           "Volume: 18766300." in doc.text
+    assert (
+        "TSLA.csv, row 3: Date: 2010-06-29; Open: 19.00; High: 25.00; Low: 17.54; Close: 23.83; "
+        "Volume: 18766300." in doc.text
+    )
 
 
-@pytest.mark.parametrize(("question", "cell"), [
-    ("What was Tesla's closing price on 2010-06-29?", "Close on 2010-06-29: **23.83** (TSLA.csv, row 3)"),
-    ("What is the R Square?", "R Square: **0.9139** (sales.xlsx, sheet Sales, SUMMARY OUTPUT, "
-                              "Regression Statistics, row 5)"),
-    ("What is the P-value of Number of Customers?", "P-value of Number of Customers: **4.8e-11**"),
-    ("What is the Significance F in the ANOVA?", "Significance F of Regression: **4.8e-11**"),
-    ("What is the F in the ANOVA?", "F of Regression: **191.22**"),
-])
-def test_a_question_naming_a_row_and_a_column_gets_that_cell(tmp_path: Path, question: str, cell: str) -> None:
-    texts = [p.text.split("\n\n")[-1] for f in (make_stock_csv(tmp_path / "TSLA.csv"),
-                                               make_regression_xlsx(tmp_path / "sales.xlsx"))
-             for p in parse_document(f).pages]
+@pytest.mark.parametrize(
+    ("question", "cell"),
+    [
+        (
+            "What was Tesla's closing price on 2010-06-29?",
+            "Close on 2010-06-29: **23.83** (TSLA.csv, row 3)",
+        ),
+        (
+            "What is the R Square?",
+            "R Square: **0.9139** (sales.xlsx, sheet Sales, SUMMARY OUTPUT, "
+            "Regression Statistics, row 5)",
+        ),
+        (
+            "What is the P-value of Number of Customers?",
+            "P-value of Number of Customers: **4.8e-11**",
+        ),
+        ("What is the Significance F in the ANOVA?", "Significance F of Regression: **4.8e-11**"),
+        ("What is the F in the ANOVA?", "F of Regression: **191.22**"),
+    ],
+)
+def test_a_question_naming_a_row_and_a_column_gets_that_cell(
+    tmp_path: Path, question: str, cell: str
+) -> None:
+    texts = [
+        p.text.split("\n\n")[-1]
+        for f in (
+            make_stock_csv(tmp_path / "TSLA.csv"),
+            make_regression_xlsx(tmp_path / "sales.xlsx"),
+        )
+        for p in parse_document(f).pages
+    ]
     found = cell_answer(question, texts)
     assert found is not None and found.text.startswith(cell)
 
 
-@pytest.mark.parametrize("question", [
-    "What was the volume on 2011-01-01?",  # no such row: never a neighbour's value
-    "What is the closing price?",  # no row named
-    "Who is Salesman 2's manager?",  # no such column
-])
-def test_no_cell_is_answered_for_a_row_or_column_the_question_does_not_name(tmp_path: Path, question: str) -> None:
-    texts = [p.text.split("\n\n")[-1] for f in (make_stock_csv(tmp_path / "TSLA.csv"),
-                                               make_regression_xlsx(tmp_path / "sales.xlsx"))
-             for p in parse_document(f).pages]
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was the volume on 2011-01-01?",  # no such row: never a neighbour's value
+        "What is the closing price?",  # no row named
+        "Who is Salesman 2's manager?",  # no such column
+    ],
+)
+def test_no_cell_is_answered_for_a_row_or_column_the_question_does_not_name(
+    tmp_path: Path, question: str
+) -> None:
+    texts = [
+        p.text.split("\n\n")[-1]
+        for f in (
+            make_stock_csv(tmp_path / "TSLA.csv"),
+            make_regression_xlsx(tmp_path / "sales.xlsx"),
+        )
+        for p in parse_document(f).pages
+    ]
     assert cell_answer(question, texts) is None
 
 
 def test_identifiers_are_codes_dates_and_ids() -> None:
     assert identifiers("item code DOC0123, TSLA on 2010-06-29, part A-113? and the F") == [
-        "DOC0123", "TSLA", "2010-06-29", "A-113"]
+        "DOC0123",
+        "TSLA",
+        "2010-06-29",
+        "A-113",
+    ]
 
 
 def test_a_lookup_by_date_is_answered_with_the_cell_cited(tmp_path: Path) -> None:
@@ -94,8 +149,13 @@ def test_a_lookup_by_date_is_answered_with_the_cell_cited(tmp_path: Path) -> Non
     make_regression_xlsx(docs / "sales.xlsx")
     lib = Library(Settings(), embedder=FakeEmbedder())
     assert not lib.ingest([docs]).failed
-    settings = Settings(offline=True, upper_threshold=0.3, lower_threshold=0.1, strip_threshold=0.1,
-                        answer_style="extractive")
+    settings = Settings(
+        offline=True,
+        upper_threshold=0.3,
+        lower_threshold=0.1,
+        strip_threshold=0.1,
+        answer_style="extractive",
+    )
     pipe = Pipeline(settings, library=lib, grader=FakeGrader(), generator=None)
     question = "What was the closing price of TSLA on 2010-06-29?"
     record = RunRecord(question, "crag")
@@ -104,7 +164,7 @@ def test_a_lookup_by_date_is_answered_with_the_cell_cited(tmp_path: Path) -> Non
     assert record.answer is not None and not record.answer.refused, record.answer
     head = "Close on 2010-06-29: **23.83** (TSLA.csv, row 3) "
     assert record.answer.text.startswith(head), record.answer.text
-    n = record.answer.text[len(head):].split("]")[0] + "]"
+    n = record.answer.text[len(head) :].split("]")[0] + "]"
     assert f"{n} TSLA.csv, rows " in summary(record)  # the cited chunk's rows hold row 3
     assert [c.n for c in record.answer.citations] == [int(n[1:-1])]
 
@@ -114,10 +174,16 @@ def test_a_passage_holding_the_named_cell_reaches_the_upper_threshold_whatever_i
     from localcrag.crag.graders.base import named_cells
     from localcrag.types import Chunk, Grade
 
-    rows = ("TSLA.csv, row 2: Date: 2010-06-28; Close: 19.50.\n\n"
-            "TSLA.csv, row 3: Date: 2010-06-29; Close: 23.83.")
+    rows = (
+        "TSLA.csv, row 2: Date: 2010-06-28; Close: 19.50.\n\n"
+        "TSLA.csv, row 3: Date: 2010-06-29; Close: 23.83."
+    )
     chunk = Chunk("c1", "/d/TSLA.csv", rows, 2, 3, 0, len(rows), None, 30, "rows 2–3")
-    graded = named_cells("What was Tesla's closing price on 2010-06-29?", [Grade(chunk, 0.09, "g")], 0.76)
+    graded = named_cells(
+        "What was Tesla's closing price on 2010-06-29?", [Grade(chunk, 0.09, "g")], 0.76
+    )
     assert graded[0].score == 0.76
-    other = named_cells("What was Tesla's closing price on 2011-06-29?", [Grade(chunk, 0.09, "g")], 0.76)
+    other = named_cells(
+        "What was Tesla's closing price on 2011-06-29?", [Grade(chunk, 0.09, "g")], 0.76
+    )
     assert other[0].score == 0.09  # no such row: the grade stands

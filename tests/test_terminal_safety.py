@@ -20,18 +20,30 @@ from tests.test_endpoint import Scripted, fake  # noqa: F401 - the scripted mode
 
 BAD = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # what must never be printed (\n, \t allowed)
 CSI, OSC, C1_CSI, C1_OSC = "\x1b[2J\x1b[31;1m", "\x1b]0;pwned\x07", "\x9b2J", "\x9d0;pwned\x9c"
-TXT = (f"Cobots are collaborative robots{CSI} that work next to people in factories.{OSC} "
-       f"They were invented{C1_CSI} in 1996 at Northwestern University.{C1_OSC}\n")
+TXT = (
+    f"Cobots are collaborative robots{CSI} that work next to people in factories.{OSC} "
+    f"They were invented{C1_CSI} in 1996 at Northwestern University.{C1_OSC}\n"
+)
 PDF = f"The lighthouse keeper{CSI} lit the lamp every evening at dusk.{OSC}"
 DOCX = f"The greenhouse{C1_CSI} grows tomatoes all winter long.{C1_OSC}"  # XML forbids ESC itself
 
 
-@pytest.mark.parametrize("raw, clean", [
-    ("a\x1b[2Jb", "ab"), ("x\x1b]0;title\x07y", "xy"), ("x\x1b]8;;http://e\x1b\\link\x1b]8;;\x1b\\y", "xlinky"),
-    ("c\x9b31mred\x9d0;t\x9cd", "credd"), ("\x1bc reset", " reset"), ("tab\tand\nline", "tab\tand\nline"),
-    ("over\rwrite", "over\nwrite"), ("nul\x00 del\x7f bell\x07", "nul del bell"), ("é — 中", "é — 中"),
-    ("lone escape\x1b", "lone escape"), ("cut \x1b]0;unterminated title", "cut 0;unterminated title"),
-])
+@pytest.mark.parametrize(
+    "raw, clean",
+    [
+        ("a\x1b[2Jb", "ab"),
+        ("x\x1b]0;title\x07y", "xy"),
+        ("x\x1b]8;;http://e\x1b\\link\x1b]8;;\x1b\\y", "xlinky"),
+        ("c\x9b31mred\x9d0;t\x9cd", "credd"),
+        ("\x1bc reset", " reset"),
+        ("tab\tand\nline", "tab\tand\nline"),
+        ("over\rwrite", "over\nwrite"),
+        ("nul\x00 del\x7f bell\x07", "nul del bell"),
+        ("é — 中", "é — 中"),
+        ("lone escape\x1b", "lone escape"),
+        ("cut \x1b]0;unterminated title", "cut 0;unterminated title"),
+    ],
+)
 def test_terminal_safe_removes_sequences_and_controls(raw: str, clean: str) -> None:
     assert terminal_safe(raw) == clean
     assert not BAD.search(terminal_safe(raw))
@@ -53,8 +65,21 @@ def test_a_sequence_streamed_in_pieces_is_removed_whole() -> None:
     from localcrag.crag.shaping import SentenceGate
     from localcrag.textutil import terminal_safe_prefix
 
-    pieces = ["\x1b", "]0;", "owned", "\x07Cobots work ", "\x1b[", "2", "J", "next to ", "\x9b3", "1m",
-              "people.", "\x1b]0;x", "\x1b\\ Done"]
+    pieces = [
+        "\x1b",
+        "]0;",
+        "owned",
+        "\x07Cobots work ",
+        "\x1b[",
+        "2",
+        "J",
+        "next to ",
+        "\x9b3",
+        "1m",
+        "people.",
+        "\x1b]0;x",
+        "\x1b\\ Done",
+    ]
     held, out = "", ""
     for piece in pieces:
         text, held = terminal_safe_prefix(held + piece)
@@ -62,8 +87,16 @@ def test_a_sequence_streamed_in_pieces_is_removed_whole() -> None:
     assert out + terminal_safe(held) == "Cobots work next to people. Done"
     ev = [Evidence(1, "Cobots work next to people in factories.", "/d/c.txt", 1)]
     gate = SentenceGate(ev, "Where do cobots work?")
-    shown_text = "".join(gate.feed(p)[0] for p in ["\x1b]0;", "owned\x07Cobots work ", "\x1b[2", "J",
-                                                      "next to people in factories [1]."])
+    shown_text = "".join(
+        gate.feed(p)[0]
+        for p in [
+            "\x1b]0;",
+            "owned\x07Cobots work ",
+            "\x1b[2",
+            "J",
+            "next to people in factories [1].",
+        ]
+    )
     shown_text += gate.finish()
     assert "Cobots work next to people in factories" in shown_text and not BAD.search(shown_text)
     assert "owned" not in shown_text + gate.text
@@ -95,11 +128,14 @@ def _printed(capsys: pytest.CaptureFixture, argv: list[str]) -> str:
     return out.out
 
 
-def test_search_prints_no_escape_codes_and_json_keeps_the_stored_text(hostile_docs: Path,
-                                                                       capsys: pytest.CaptureFixture) -> None:
-    for query, words in (("cobots invented", "They were invented in 1996"),
-                         ("lighthouse keeper lamp", "The lighthouse keeper lit the lamp"),
-                         ("greenhouse tomatoes", "The greenhouse grows tomatoes")):
+def test_search_prints_no_escape_codes_and_json_keeps_the_stored_text(
+    hostile_docs: Path, capsys: pytest.CaptureFixture
+) -> None:
+    for query, words in (
+        ("cobots invented", "They were invented in 1996"),
+        ("lighthouse keeper lamp", "The lighthouse keeper lit the lamp"),
+        ("greenhouse tomatoes", "The greenhouse grows tomatoes"),
+    ):
         out = _printed(capsys, ["search", query, "-k", "3"])
         assert words in out, out
         data = json.loads(_printed(capsys, ["search", query, "-k", "3", "--json"]))
@@ -107,20 +143,29 @@ def test_search_prints_no_escape_codes_and_json_keeps_the_stored_text(hostile_do
         assert any(code in texts for code in (CSI, OSC, C1_CSI, C1_OSC))  # stored as it was
 
 
-def test_ask_quoting_the_documents_prints_no_escape_codes(hostile_docs: Path,
-                                                          capsys: pytest.CaptureFixture) -> None:
-    out = _printed(capsys, ["ask", "When were cobots invented?", "--offline", "--style", "extractive"])
+def test_ask_quoting_the_documents_prints_no_escape_codes(
+    hostile_docs: Path, capsys: pytest.CaptureFixture
+) -> None:
+    out = _printed(
+        capsys, ["ask", "When were cobots invented?", "--offline", "--style", "extractive"]
+    )
     assert "1996" in out and "cobots.txt" in out
-    data = json.loads(_printed(capsys, ["ask", "When were cobots invented?", "--offline", "--style",
-                                        "extractive", "--json"]).splitlines()[-1])
+    data = json.loads(
+        _printed(
+            capsys,
+            ["ask", "When were cobots invented?", "--offline", "--style", "extractive", "--json"],
+        ).splitlines()[-1]
+    )
     assert "1996" in data["answer"]
 
 
-def test_model_output_with_escape_codes_is_printed_clean(hostile_docs: Path, fake, monkeypatch,
-                                                         capsys: pytest.CaptureFixture) -> None:
+def test_model_output_with_escape_codes_is_printed_clean(
+    hostile_docs: Path, fake, monkeypatch, capsys: pytest.CaptureFixture
+) -> None:
     script, url = fake
-    script.plan["/v1/chat/completions"] = [(200, ["\x1b]0;owned\x07Cobots work next to ",
-                                                  "people\x1b[2J in factories \x9b31m[1]."])]
+    script.plan["/v1/chat/completions"] = [
+        (200, ["\x1b]0;owned\x07Cobots work next to ", "people\x1b[2J in factories \x9b31m[1]."])
+    ]
     monkeypatch.setenv("LOCALCRAG_LLM_ENDPOINT", url)
     out = _printed(capsys, ["ask", "Where do cobots work?", "--style", "generative"])
     assert "Cobots work next to people in factories" in out and "owned" not in out, out

@@ -32,8 +32,9 @@ def test_words_are_lower_case_tokens_with_apostrophes_kept() -> None:
 
 
 def test_base_form_drops_plurals_and_possessives_conservatively() -> None:
-    assert [base_form(w) for w in ["grids", "companies", "Norman's", "classes", "status", "bus"]] == [
-        "grid", "company", "norman", "class", "status", "bus"]
+    assert [
+        base_form(w) for w in ["grids", "companies", "Norman's", "classes", "status", "bus"]
+    ] == ["grid", "company", "norman", "class", "status", "bus"]
 
 
 def test_terms_skip_stop_words_and_contractions_of_them() -> None:
@@ -41,12 +42,26 @@ def test_terms_skip_stop_words_and_contractions_of_them() -> None:
     assert {"the", "which", "would", "whether"} <= STOPWORDS and "grid" not in STOPWORDS
 
 
-@pytest.mark.parametrize(("word", "expected"), [
-    ("caresses", "caress"), ("ponies", "poni"), ("agreed", "agre"), ("hopping", "hop"),
-    ("filing", "file"), ("happy", "happi"), ("relational", "relat"), ("digitizer", "digit"),
-    ("hopefulness", "hope"), ("electrical", "electr"), ("adjustment", "adjust"),
-    ("adoption", "adopt"), ("controll", "control"), ("roll", "roll"), ("sky", "sky"),
-])
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("caresses", "caress"),
+        ("ponies", "poni"),
+        ("agreed", "agre"),
+        ("hopping", "hop"),
+        ("filing", "file"),
+        ("happy", "happi"),
+        ("relational", "relat"),
+        ("digitizer", "digit"),
+        ("hopefulness", "hope"),
+        ("electrical", "electr"),
+        ("adjustment", "adjust"),
+        ("adoption", "adopt"),
+        ("controll", "control"),
+        ("roll", "roll"),
+        ("sky", "sky"),
+    ],
+)
 def test_porter_stemmer_matches_the_paper(word: str, expected: str) -> None:
     assert stem(word) == expected  # examples from Porter (1980)
 
@@ -57,16 +72,26 @@ def test_stems_join_word_families_a_prefix_cut_confused() -> None:
     assert stem("interest") != stem("international")  # both "inter" as five-letter prefixes
     assert stems("The robots' 2 arms, a b c") == ["robot", "2", "arm"]  # single letters dropped
     assert content_words("Robotic arms retrieve parts") & content_words("robots retrieval") == {
-        "robot", "retriev"}
+        "robot",
+        "retriev",
+    }
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("Dr. Smith paid $3.50 for it. He left.", ["Dr. Smith paid $3.50 for it.", "He left."]),
-    ("A line that ends in a com-\nPound word. Next.", ["A line that ends in a com-\nPound word.", "Next."]),
-    ("Short line,\nNot a title. Yes.", ["Short line,\nNot a title.", "Yes."]),
-    ("Title Line\nBody text starts here.", ["Title Line", "Body text starts here."]),
-])
-def test_sentences_keep_pdf_line_breaks_and_hyphens_together(text: str, expected: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Dr. Smith paid $3.50 for it. He left.", ["Dr. Smith paid $3.50 for it.", "He left."]),
+        (
+            "A line that ends in a com-\nPound word. Next.",
+            ["A line that ends in a com-\nPound word.", "Next."],
+        ),
+        ("Short line,\nNot a title. Yes.", ["Short line,\nNot a title.", "Yes."]),
+        ("Title Line\nBody text starts here.", ["Title Line", "Body text starts here."]),
+    ],
+)
+def test_sentences_keep_pdf_line_breaks_and_hyphens_together(
+    text: str, expected: list[str]
+) -> None:
     assert sentences(text) == expected
     assert [text[a:b] for a, b in split_sentences(text)] == expected
 
@@ -75,13 +100,22 @@ def test_sentence_pieces_give_the_text_back_with_markers_on_their_sentence() -> 
     text = "AI began in 1956. [1] Robots weld [2]! Dr. Who\nis here.\n\nLast one"
     pieces = sentence_pieces(text)
     assert "".join(pieces) == text
-    assert pieces == ["AI began in 1956. [1]", " Robots weld [2]!", " Dr. Who\nis here.", "\n\nLast one"]
+    assert pieces == [
+        "AI began in 1956. [1]",
+        " Robots weld [2]!",
+        " Dr. Who\nis here.",
+        "\n\nLast one",
+    ]
     assert sentence_pieces("") == [] and sentence_pieces("  ") == ["  "]
 
 
 def test_ends_sentence_for_streamed_text() -> None:
-    assert ends_sentence("It works.") and ends_sentence("It works [1].") and ends_sentence("Done! [2]")
-    assert ends_sentence("a line\n") and not ends_sentence("It works") and not ends_sentence("It [1")
+    assert (
+        ends_sentence("It works.") and ends_sentence("It works [1].") and ends_sentence("Done! [2]")
+    )
+    assert (
+        ends_sentence("a line\n") and not ends_sentence("It works") and not ends_sentence("It [1")
+    )
 
 
 def test_source_label_one_page_format_everywhere() -> None:
@@ -100,15 +134,23 @@ def test_label_pattern_is_derived_from_source_label() -> None:
     assert pattern.fullmatch(source_label("/x/long report (v2).pdf", 30)) is None  # no brackets
     assert pattern.fullmatch(source_label("/x/report.pdf", 30))
     assert not pattern.fullmatch("report.pdf p.30")  # the old TUI format is not a label
-    assert pattern.fullmatch(source_label("/x/a.docx", 1, locator=locator([("section", 1, "Travel budget")])))
+    assert pattern.fullmatch(
+        source_label("/x/a.docx", 1, locator=locator([("section", 1, "Travel budget")]))
+    )
     assert locator([("section", 1, "Travel budget")]) == 'section "Travel budget"'
-    assert locator([("section", 0, "")]) is None  # no heading, no table before it: the file name alone
-    assert locator([("section", 2, "")]) == "after table 2"  # no heading: placed by the table before it
+    assert (
+        locator([("section", 0, "")]) is None
+    )  # no heading, no table before it: the file name alone
+    assert (
+        locator([("section", 2, "")]) == "after table 2"
+    )  # no heading: placed by the table before it
     assert pattern.fullmatch(source_label("/x/a.docx", 2, locator="after table 2"))
     assert locator([("section", 1, "Costs"), ("table", 2, "")]) == "table 2"
 
 
 def test_is_refusal_any_case_quotes_and_contractions() -> None:
     assert is_refusal(REFUSAL) and is_refusal(f'"{REFUSAL.upper()}"')
-    assert is_refusal("Sorry, I do not have enough information.") and is_refusal("I don’t have enough information")
+    assert is_refusal("Sorry, I do not have enough information.") and is_refusal(
+        "I don’t have enough information"
+    )
     assert not is_refusal("Cobots work next to people [1].")

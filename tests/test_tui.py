@@ -16,13 +16,28 @@ import pytest
 pytest.importorskip("textual")
 
 from textual.widgets import Checkbox, Input, Markdown, OptionList, Select  # noqa: E402
+from tui_fakes import (
+    SIZE,
+    FakeLibrary,
+    FakePipeline,
+    answer_events,
+    ask,
+    chat,  # noqa: E402,F401
+    make_app,
+    settle,
+    until,
+)
 
 from localcrag import events as ev  # noqa: E402
 from localcrag.errors import EmptyIndex, LocalcragError, ModelMissing  # noqa: E402
 from localcrag.settings import Settings  # noqa: E402
 from localcrag.tui.app import LocalcragApp  # noqa: E402
-from localcrag.tui.modals import (ConversationsModal, MessageModal,  # noqa: E402
-                                  PassageModal, WebConsentModal)
+from localcrag.tui.modals import (
+    ConversationsModal,
+    MessageModal,  # noqa: E402
+    PassageModal,
+    WebConsentModal,
+)
 from localcrag.tui.screens.chat import ChatScreen  # noqa: E402
 from localcrag.tui.screens.help import HelpScreen, binding_rows  # noqa: E402
 from localcrag.tui.screens.library import LibraryScreen  # noqa: E402
@@ -30,8 +45,6 @@ from localcrag.tui.screens.settings import SettingsScreen  # noqa: E402
 from localcrag.tui.widgets.answer import TurnView, link_citations  # noqa: E402
 from localcrag.tui.widgets.trace import TracePanel  # noqa: E402
 from localcrag.types import Action  # noqa: E402
-from tui_fakes import (SIZE, FakeLibrary, FakePipeline, answer_events, anyio_backend, ask, chat,  # noqa: E402,F401
-                       home, make_app, settle, until)
 
 pytestmark = pytest.mark.anyio
 
@@ -89,7 +102,8 @@ async def test_citation_opens_the_passage_with_the_used_part_highlighted(tmp_pat
         # clicking [1] in the answer text posts the same request
         view = app.screen.query_one(TurnView)
         view.query_one(".answer", Markdown).post_message(
-            Markdown.LinkClicked(view.query_one(".answer", Markdown), "cite:1"))
+            Markdown.LinkClicked(view.query_one(".answer", Markdown), "cite:1")
+        )
         await pilot.pause()
         assert isinstance(app.screen, PassageModal) and app.screen.evidence.n == 1
 
@@ -116,7 +130,9 @@ async def test_escape_cancels_a_running_answer_and_keeps_the_partial_text(tmp_pa
         assert chat(app).run is None
 
 
-async def test_web_consent_modal_shows_the_query_and_remembers_always(tmp_path: Path, home: Path) -> None:
+async def test_web_consent_modal_shows_the_query_and_remembers_always(
+    tmp_path: Path, home: Path
+) -> None:
     pipe = FakePipeline(web_query="history of artificial intelligence")
     app, _, _ = make_app(tmp_path, pipeline=pipe)
     async with app.run_test(size=SIZE) as pilot:
@@ -157,7 +173,9 @@ async def test_offline_never_asks_and_never_allows(tmp_path: Path) -> None:
 
 async def test_follow_up_passes_history_and_shows_the_rewritten_question(tmp_path: Path) -> None:
     def script(q: str) -> list:
-        return answer_events(q, rewritten="What is deep learning used for?" if q == "and it?" else None)
+        return answer_events(
+            q, rewritten="What is deep learning used for?" if q == "and it?" else None
+        )
 
     pipe = FakePipeline(script)
     app, _, _ = make_app(tmp_path, pipeline=pipe)
@@ -208,16 +226,23 @@ async def test_conversations_reopen_on_start_and_switch(tmp_path: Path) -> None:
         await pilot.press("enter")  # not opened: says which file and what to do
         await pilot.pause()
         assert isinstance(app3.screen, ConversationsModal)
-        assert any("broken.json" in n.message and "delete it" in n.message for n in app3._notifications)
+        assert any(
+            "broken.json" in n.message and "delete it" in n.message for n in app3._notifications
+        )
         await pilot.press("d")
         await pilot.pause()
-        assert not (app3.backend.history.root / "broken.json").exists() and listing.option_count == 2
+        assert (
+            not (app3.backend.history.root / "broken.json").exists() and listing.option_count == 2
+        )
     # a new app reopens the last conversation, with working citations
     app2, _, _ = make_app(tmp_path)
     async with app2.run_test(size=SIZE) as pilot:
         await settle(pilot)
         views = list(app2.screen.query(TurnView))
-        assert len(views) == 1 and {n: e.chunk_id for n, e in views[0].evidence.items()} == {1: "c1", 2: "c2"}
+        assert len(views) == 1 and {n: e.chunk_id for n, e in views[0].evidence.items()} == {
+            1: "c1",
+            2: "c2",
+        }
         await pilot.press("ctrl+r", "enter")
         await settle(pilot)
         assert isinstance(app2.screen, PassageModal) and app2.screen.chunk.chunk_id == "c1"
@@ -250,7 +275,12 @@ async def test_settings_validate_inline_and_save_to_toml(tmp_path: Path) -> None
         await pilot.press("ctrl+s")
         await settle(pilot)
         saved = Settings.load()
-        assert (saved.top_k, saved.lower_threshold, saved.web_search, saved.offline) == (8, 0.3, "never", True)
+        assert (saved.top_k, saved.lower_threshold, saved.web_search, saved.offline) == (
+            8,
+            0.3,
+            "never",
+            True,
+        )
         assert app.settings.top_k == 8 and app.privacy == "offline"
         descriptions = [str(s.render()) for s in screen.query(".field-help")]
         assert Settings.model_fields["top_k"].description in descriptions
@@ -262,7 +292,9 @@ async def test_changing_the_generator_reloads_models(tmp_path: Path) -> None:
     for name in ("a.gguf", "b.gguf"):
         (models / name).write_bytes(b"GGUF" + b"\0" * 16)
     pipe = FakePipeline()
-    app, _, _ = make_app(tmp_path, pipeline=pipe, settings=Settings(models_dir=models, generator="a.gguf"))
+    app, _, _ = make_app(
+        tmp_path, pipeline=pipe, settings=Settings(models_dir=models, generator="a.gguf")
+    )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+s")
@@ -275,7 +307,9 @@ async def test_changing_the_generator_reloads_models(tmp_path: Path) -> None:
 
 
 async def test_missing_models_show_what_to_do_and_the_app_survives(tmp_path: Path) -> None:
-    pipe = FakePipeline(warm_error=ModelMissing("model file not found: x.gguf", "run `make models`"))
+    pipe = FakePipeline(
+        warm_error=ModelMissing("model file not found: x.gguf", "run `make models`")
+    )
     app, _, _ = make_app(tmp_path, pipeline=pipe)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -285,12 +319,22 @@ async def test_missing_models_show_what_to_do_and_the_app_survives(tmp_path: Pat
         assert isinstance(app.screen, ChatScreen)
 
 
-@pytest.mark.parametrize("error, expected", [
-    (LocalcragError("nothing has been ingested yet", "add documents"), "nothing has been ingested yet"),
-    (RuntimeError("boom\nsecond line"), "unexpected error: RuntimeError: boom (set LOCALCRAG_DEBUG=1"),
-])
-async def test_errors_in_a_run_become_one_line_notifications(tmp_path: Path, error: Exception,
-                                                              expected: str) -> None:
+@pytest.mark.parametrize(
+    "error, expected",
+    [
+        (
+            LocalcragError("nothing has been ingested yet", "add documents"),
+            "nothing has been ingested yet",
+        ),
+        (
+            RuntimeError("boom\nsecond line"),
+            "unexpected error: RuntimeError: boom (set LOCALCRAG_DEBUG=1",
+        ),
+    ],
+)
+async def test_errors_in_a_run_become_one_line_notifications(
+    tmp_path: Path, error: Exception, expected: str
+) -> None:
     app, _, _ = make_app(tmp_path, pipeline=FakePipeline(run_error=error))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -329,12 +373,20 @@ async def test_help_lists_every_binding(tmp_path: Path) -> None:
         await pilot.press("f1")
         assert isinstance(app.screen, ChatScreen)
     listed = {keys for _, rows in binding_rows(LocalcragApp) for keys, _ in rows}
-    settings_help = " ".join(text for _, rows in binding_rows(LocalcragApp) for keys, text in rows if keys == "ctrl+s")
-    assert "Model server" in settings_help and "OCR" in settings_help and "Limits per file" in settings_help
+    settings_help = " ".join(
+        text for _, rows in binding_rows(LocalcragApp) for keys, text in rows if keys == "ctrl+s"
+    )
+    assert (
+        "Model server" in settings_help
+        and "OCR" in settings_help
+        and "Limits per file" in settings_help
+    )
     for cls in (LocalcragApp, ChatScreen, LibraryScreen, SettingsScreen):
         for b in cls.BINDINGS:
-            assert any(b.key.split(",")[0].replace("escape", "esc").replace("delete", "del") in k
-                       for k in listed), b.key
+            assert any(
+                b.key.split(",")[0].replace("escape", "esc").replace("delete", "del") in k
+                for k in listed
+            ), b.key
 
 
 def test_link_citations_only_links_known_numbers() -> None:
@@ -342,10 +394,12 @@ def test_link_citations_only_links_known_numbers() -> None:
 
 
 def test_importing_the_app_is_light() -> None:
-    code = ("import sys, time; t = time.perf_counter(); import localcrag.tui.app; "
-            "print(round(time.perf_counter() - t, 2), sorted(m for m in "
-            "['torch', 'sentence_transformers', 'llama_cpp', 'lancedb', 'pymupdf', 'fitz', 'ddgs'] "
-            "if m in sys.modules))")
+    code = (
+        "import sys, time; t = time.perf_counter(); import localcrag.tui.app; "
+        "print(round(time.perf_counter() - t, 2), sorted(m for m in "
+        "['torch', 'sentence_transformers', 'llama_cpp', 'lancedb', 'pymupdf', 'fitz', 'ddgs'] "
+        "if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     seconds, heavy = out.stdout.split(" ", 1)
     assert heavy.strip() == "[]"
@@ -366,12 +420,17 @@ async def test_short_answers_sit_at_the_top_and_long_ones_stay_in_view(tmp_path:
         assert box.max_scroll_y > 0 and box.scroll_y == box.max_scroll_y
 
 
-async def test_a_damaged_last_conversation_does_not_stop_the_app(tmp_path: Path, home: Path) -> None:
+async def test_a_damaged_last_conversation_does_not_stop_the_app(
+    tmp_path: Path, home: Path
+) -> None:
     app, _, _ = make_app(tmp_path)
     conv = app.backend.history.create()
     path = app.backend.history.root / f"{conv.id}.json"
-    path.write_text(path.read_text().replace('"turns": []', '"turns": [{"question": "q", "answer": "a", '
-                                                             '"action": "bogus"}]'))
+    path.write_text(
+        path.read_text().replace(
+            '"turns": []', '"turns": [{"question": "q", "answer": "a", "action": "bogus"}]'
+        )
+    )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.screen.query("#welcome")
@@ -394,15 +453,25 @@ def test_unexpected_errors_are_one_line_unless_debugging(monkeypatch: pytest.Mon
 
 # --- defects found by a new-user test --------------------------------------------------------
 
-PYDANTIC_LIKE = ("config.toml: 1 validation error for Settings\ntop_k\n  Input should be a valid integer "
-                 "[type=int_parsing, input_value='five', input_type=str] [/]")
+PYDANTIC_LIKE = (
+    "config.toml: 1 validation error for Settings\ntop_k\n  Input should be a valid integer "
+    "[type=int_parsing, input_value='five', input_type=str] [/]"
+)
 
 
-@pytest.mark.parametrize("toml", ['top_k = "five"\n', "upper_threshold = 0.3\nlower_threshold = 0.6\n",
-                                  "top_k = [1, 2]\n", "top_k = 5\nretrieval_mode = \"[bold]x\"\n",
-                                  "top_k = \n"])
+@pytest.mark.parametrize(
+    "toml",
+    [
+        'top_k = "five"\n',
+        "upper_threshold = 0.3\nlower_threshold = 0.6\n",
+        "top_k = [1, 2]\n",
+        'top_k = 5\nretrieval_mode = "[bold]x"\n',
+        "top_k = \n",
+    ],
+)
 async def test_any_bad_settings_value_shows_the_dialog_never_a_markup_traceback(
-        tmp_path: Path, home: Path, toml: str) -> None:
+    tmp_path: Path, home: Path, toml: str
+) -> None:
     from localcrag.tui.app import load_settings
 
     home.mkdir(parents=True, exist_ok=True)
@@ -413,7 +482,10 @@ async def test_any_bad_settings_value_shows_the_dialog_never_a_markup_traceback(
         app, _, _ = make_app(tmp_path, settings_error=message)
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
-            assert isinstance(app.screen, MessageModal) and app.screen.title_text == "Settings file is invalid"
+            assert (
+                isinstance(app.screen, MessageModal)
+                and app.screen.title_text == "Settings file is invalid"
+            )
             shown = " ".join(str(s.render()) for s in app.screen.query("Static"))
             assert message.splitlines()[-1] in shown
             await pilot.press("enter")
@@ -433,7 +505,9 @@ async def test_passage_title_keeps_brackets_in_file_names(tmp_path: Path) -> Non
 
 
 async def test_a_question_with_an_empty_library_points_to_keys_not_the_cli(tmp_path: Path) -> None:
-    pipe = FakePipeline(run_error=EmptyIndex("no documents indexed yet", "add some first: localcrag ingest PATH"))
+    pipe = FakePipeline(
+        run_error=EmptyIndex("no documents indexed yet", "add some first: localcrag ingest PATH")
+    )
     app, _, _ = make_app(tmp_path, library=FakeLibrary(), pipeline=pipe)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -445,13 +519,17 @@ async def test_a_question_with_an_empty_library_points_to_keys_not_the_cli(tmp_p
         assert chat(app).run is None
 
 
-async def test_no_network_shows_offline_in_the_status_bar_until_the_next_check(tmp_path: Path) -> None:
+async def test_no_network_shows_offline_in_the_status_bar_until_the_next_check(
+    tmp_path: Path,
+) -> None:
     from localcrag.crag.web import SKIP_DNS
 
     def script(q: str) -> list:
         events = answer_events(q, web="ai history" if q == "online" else None)
         if q == "offline":
-            events = [ev.WebSkipped(SKIP_DNS) if isinstance(e, ev.WebSkipped) else e for e in events]
+            events = [
+                ev.WebSkipped(SKIP_DNS) if isinstance(e, ev.WebSkipped) else e for e in events
+            ]
         return events
 
     app, _, _ = make_app(tmp_path, pipeline=FakePipeline(script))
@@ -492,12 +570,18 @@ def test_strip_sentences_rebuilds_the_grader_and_is_not_an_index_setting(tmp_pat
     from localcrag.tui.backend import LIBRARY_FIELDS, Backend
     from localcrag.tui.screens.settings import SECTIONS
 
-    backend = Backend(Settings(models_dir=tmp_path), pipeline_factory=lambda s, lib: object(),
-                      library_factory=lambda s: object())
+    backend = Backend(
+        Settings(models_dir=tmp_path),
+        pipeline_factory=lambda s, lib: object(),
+        library_factory=lambda s: object(),
+    )
     backend.pipeline()
     assert backend.apply(Settings(models_dir=tmp_path, strip_sentences=3)) == {"strip_sentences"}
     assert backend._pipeline is None and backend._library is not None  # new grader, same index
-    assert "strip_sentences" not in LIBRARY_FIELDS and "strip_sentences" not in table_name.__code__.co_varnames
+    assert (
+        "strip_sentences" not in LIBRARY_FIELDS
+        and "strip_sentences" not in table_name.__code__.co_varnames
+    )
     indexing = next(names for title, names in SECTIONS.items() if title.startswith("Indexing"))
     assert "strip_sentences" not in indexing
 

@@ -8,17 +8,20 @@ import pytest
 
 pytest.importorskip("textual")
 
+from tui_fakes import PDF, FakeLibrary, FakePipeline, anyio_backend, ask, make_app, settle  # noqa: E402,F401
+
 from localcrag import events as ev  # noqa: E402
 from localcrag.tui.modals import PassageModal  # noqa: E402
 from localcrag.tui.widgets.trace import TracePanel  # noqa: E402
 from localcrag.types import Action, Answer, Chunk, Citation, Decision, Evidence, Grade, Hit  # noqa: E402
-from tui_fakes import PDF, FakeLibrary, FakePipeline, anyio_backend, ask, make_app, settle  # noqa: E402,F401
 
 pytestmark = pytest.mark.anyio
 
 # Two chunks of one page whose first 80+ characters are the same (a repeated boilerplate
 # opening): the old text-prefix guess took the first one for either citation.
-SAME = "Safety notice for every robot cell in this plant, applicable to all shifts and all operators: "
+SAME = (
+    "Safety notice for every robot cell in this plant, applicable to all shifts and all operators: "
+)
 FIRST = Chunk("cA", PDF, SAME + "wear gloves near the welding arm.", 4, 4, 0, 130)
 SECOND = Chunk("cB", PDF, SAME + "stop the conveyor before clearing a jam.", 4, 4, 130, 267)
 
@@ -26,11 +29,17 @@ SECOND = Chunk("cB", PDF, SAME + "stop the conveyor before clearing a jam.", 4, 
 def _script(question: str) -> list[ev.Event]:
     hits = (Hit(FIRST, 0.03, 0), Hit(SECOND, 0.02, 1))
     evidence = (Evidence(1, SECOND.text, PDF, 4, score=0.9, chunk_id="cB"),)
-    answer = Answer(question, "Stop the conveyor first [1].", (Citation(1, PDF, 4, None),), Action.CORRECT)
-    return [ev.Retrieved(hits), ev.ChunkGraded(Grade(FIRST, 0.2, "fake"), 0, 2),
-            ev.ChunkGraded(Grade(SECOND, 0.9, "fake"), 1, 2),
-            ev.DecisionMade(Decision(Action.CORRECT, 0.9, 0.76, 0.51, "best 0.9")),
-            ev.Token(answer.text), ev.AnswerDone(answer, evidence, {})]
+    answer = Answer(
+        question, "Stop the conveyor first [1].", (Citation(1, PDF, 4, None),), Action.CORRECT
+    )
+    return [
+        ev.Retrieved(hits),
+        ev.ChunkGraded(Grade(FIRST, 0.2, "fake"), 0, 2),
+        ev.ChunkGraded(Grade(SECOND, 0.9, "fake"), 1, 2),
+        ev.DecisionMade(Decision(Action.CORRECT, 0.9, 0.76, 0.51, "best 0.9")),
+        ev.Token(answer.text),
+        ev.AnswerDone(answer, evidence, {}),
+    ]
 
 
 async def test_citation_opens_the_chunk_it_came_from_when_prefixes_match(tmp_path: Path) -> None:
@@ -66,18 +75,30 @@ async def _ask_and_open_the_first_source(pilot, question: str) -> None:
     await settle(pilot)
 
 
-@pytest.mark.parametrize("style, says", [("extractive", "quotes from"), ("generative", "given to the model")])
+@pytest.mark.parametrize(
+    "style, says", [("extractive", "quotes from"), ("generative", "given to the model")]
+)
 async def test_passage_footer_says_what_the_highlight_is_for_the_answer_style(
-        tmp_path: Path, style: str, says: str) -> None:
+    tmp_path: Path, style: str, says: str
+) -> None:
     """A quoted answer gave nothing to a model: the passage view must not say it did."""
+
     def script(question: str) -> list[ev.Event]:
         events = _script(question)
         done = events[-1]
-        answer = Answer(question, done.answer.text, done.answer.citations, Action.CORRECT, style=style)
-        return [*events[:-2], ev.StyleChosen(style, f"answer_style = {style}", "SmolLM2"),
-                ev.Token(answer.text), ev.AnswerDone(answer, done.evidence, {})]
+        answer = Answer(
+            question, done.answer.text, done.answer.citations, Action.CORRECT, style=style
+        )
+        return [
+            *events[:-2],
+            ev.StyleChosen(style, f"answer_style = {style}", "SmolLM2"),
+            ev.Token(answer.text),
+            ev.AnswerDone(answer, done.evidence, {}),
+        ]
 
-    app, _, _ = make_app(tmp_path, pipeline=FakePipeline(script), library=FakeLibrary(chunks=[FIRST, SECOND]))
+    app, _, _ = make_app(
+        tmp_path, pipeline=FakePipeline(script), library=FakeLibrary(chunks=[FIRST, SECOND])
+    )
     async with app.run_test(size=(140, 40)) as pilot:
         await _ask_and_open_the_first_source(pilot, "How do I clear a jam?")
         assert isinstance(app.screen, PassageModal)
@@ -87,20 +108,31 @@ async def test_passage_footer_says_what_the_highlight_is_for_the_answer_style(
 def test_a_docx_passage_shows_its_heading_once(tmp_path: Path) -> None:
     """A .docx chunk opens with its heading paragraph: the source view showed the heading as
     its heading line and again as the body's first line."""
+    from test_office import make_docx
+
     from localcrag.ingest.chunking import chunk_pages
     from localcrag.ingest.parse import parse_document
     from localcrag.textutil import source_label
     from localcrag.tui.modals import passage_view
-    from test_office import make_docx
     from tests.fakes import FakeEmbedder
 
     doc = parse_document(make_docx(tmp_path / "report.docx"))
-    chunks = chunk_pages(doc, FakeEmbedder().count_tokens_batch, 256, 0, "d", str(tmp_path / "report.docx"))
+    chunks = chunk_pages(
+        doc, FakeEmbedder().count_tokens_batch, 256, 0, "d", str(tmp_path / "report.docx")
+    )
     body = next(c for c in chunks if "animal mascot" in c.text)
     assert body.text.startswith("Regional offices\n\n") and body.heading == "Regional offices"
     for label in (source_label(body.source, locator=body.locator), "report.docx, p. 1"):
-        heading, text, found = passage_view(body, "Each regional office keeps an animal mascot, listed below.", label)
-        shown = [line for part in (heading, text.plain) if part for line in part.splitlines() if line.strip()]
+        heading, text, found = passage_view(
+            body, "Each regional office keeps an animal mascot, listed below.", label
+        )
+        shown = [
+            line
+            for part in (heading, text.plain)
+            if part
+            for line in part.splitlines()
+            if line.strip()
+        ]
         shown.append(label)
         assert sum(line.count("Regional offices") for line in shown) == 1, shown
         assert found and text.plain.startswith("Each regional office") and text.spans
@@ -111,16 +143,36 @@ async def test_a_quoted_answers_source_line_shows_the_quoted_sentence(tmp_path: 
     travel budget was approved ..."), not the sentence quoted from it about the cost."""
     from textual.widgets import OptionList
 
-    evidence = (Evidence(1, "Travel budget The travel budget was approved by Maria Okafor on 12 March 2025. "
-                            "It covers site visits to all partner hospitals. The travel budget cost "
-                            "48,000 euros in total.", PDF, 1, score=0.9, chunk_id="cB"),)
+    evidence = (
+        Evidence(
+            1,
+            "Travel budget The travel budget was approved by Maria Okafor on 12 March 2025. "
+            "It covers site visits to all partner hospitals. The travel budget cost "
+            "48,000 euros in total.",
+            PDF,
+            1,
+            score=0.9,
+            chunk_id="cB",
+        ),
+    )
 
     def script(question: str) -> list[ev.Event]:
-        answer = Answer(question, "The travel budget cost **48,000 euros** in total [1].",
-                        (Citation(1, PDF, 1, None),), Action.CORRECT, style="extractive")
-        return [ev.Retrieved((Hit(SECOND, 0.02, 0),)), ev.Token(answer.text), ev.AnswerDone(answer, evidence, {})]
+        answer = Answer(
+            question,
+            "The travel budget cost **48,000 euros** in total [1].",
+            (Citation(1, PDF, 1, None),),
+            Action.CORRECT,
+            style="extractive",
+        )
+        return [
+            ev.Retrieved((Hit(SECOND, 0.02, 0),)),
+            ev.Token(answer.text),
+            ev.AnswerDone(answer, evidence, {}),
+        ]
 
-    app, _, _ = make_app(tmp_path, pipeline=FakePipeline(script), library=FakeLibrary(chunks=[FIRST, SECOND]))
+    app, _, _ = make_app(
+        tmp_path, pipeline=FakePipeline(script), library=FakeLibrary(chunks=[FIRST, SECOND])
+    )
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         await ask(pilot, "How much did the travel budget cost?")
@@ -134,24 +186,40 @@ async def test_a_quoted_answer_highlights_only_the_sentences_it_quotes(tmp_path:
     even when the answer quoted one sentence of it."""
     from localcrag.tui.modals import HIGHLIGHT, QUOTED
 
-    chunk = Chunk("cQ", PDF, "Ferns like shade. Water a fern from below by standing its pot in rain water. "
-                             "Repot in spring.", 2, 2, 0, 110)
+    chunk = Chunk(
+        "cQ",
+        PDF,
+        "Ferns like shade. Water a fern from below by standing its pot in rain water. "
+        "Repot in spring.",
+        2,
+        2,
+        0,
+        110,
+    )
 
     def script(question: str) -> list[ev.Event]:
         evidence = (Evidence(1, chunk.text, PDF, 2, score=0.9, chunk_id="cQ"),)
         text = "Water a fern from below by standing its pot in **rain water** [1]."
-        answer = Answer(question, text, (Citation(1, PDF, 2, None),), Action.CORRECT, style="extractive")
-        return [ev.Retrieved((Hit(chunk, 0.03, 0),)), ev.ChunkGraded(Grade(chunk, 0.9, "fake"), 0, 1),
-                ev.DecisionMade(Decision(Action.CORRECT, 0.9, 0.76, 0.51, "best 0.9")),
-                ev.StyleChosen("extractive", "answer_style = extractive", "SmolLM2"),
-                ev.Token(text), ev.AnswerDone(answer, evidence, {})]
+        answer = Answer(
+            question, text, (Citation(1, PDF, 2, None),), Action.CORRECT, style="extractive"
+        )
+        return [
+            ev.Retrieved((Hit(chunk, 0.03, 0),)),
+            ev.ChunkGraded(Grade(chunk, 0.9, "fake"), 0, 1),
+            ev.DecisionMade(Decision(Action.CORRECT, 0.9, 0.76, 0.51, "best 0.9")),
+            ev.StyleChosen("extractive", "answer_style = extractive", "SmolLM2"),
+            ev.Token(text),
+            ev.AnswerDone(answer, evidence, {}),
+        ]
 
-    app, _, _ = make_app(tmp_path, pipeline=FakePipeline(script), library=FakeLibrary(chunks=[chunk]))
+    app, _, _ = make_app(
+        tmp_path, pipeline=FakePipeline(script), library=FakeLibrary(chunks=[chunk])
+    )
     async with app.run_test(size=(140, 40)) as pilot:
         await _ask_and_open_the_first_source(pilot, "How do I water a fern?")
         assert isinstance(app.screen, PassageModal) and app.screen.used == QUOTED
         body = app.screen.query_one("#passage-body").children[0].content
-        lit = [body.plain[s.start:s.end] for s in body.spans if s.style == HIGHLIGHT]
+        lit = [body.plain[s.start : s.end] for s in body.spans if s.style == HIGHLIGHT]
         assert lit == ["Water a fern from below by standing its pot in rain water"]
 
 
@@ -162,15 +230,26 @@ async def test_a_refusal_lists_what_was_searched_under_it(tmp_path: Path) -> Non
     from textual.widgets import OptionList, Static
 
     def script(question: str) -> list[ev.Event]:
-        refusal = Answer(question, "I don't have enough information to answer that.", (), Action.INCORRECT,
-                         refused=True)
-        return [ev.Retrieved((Hit(FIRST, 0.03, 0), Hit(SECOND, 0.02, 1))),
-                ev.ChunkGraded(Grade(FIRST, 0.2, "fake"), 0, 2), ev.ChunkGraded(Grade(SECOND, 0.3, "fake"), 1, 2),
-                ev.DecisionMade(Decision(Action.INCORRECT, 0.3, 0.76, 0.51, "best 0.3")),
-                ev.Token(refusal.text), ev.AnswerDone(refusal, (), {})]
+        refusal = Answer(
+            question,
+            "I don't have enough information to answer that.",
+            (),
+            Action.INCORRECT,
+            refused=True,
+        )
+        return [
+            ev.Retrieved((Hit(FIRST, 0.03, 0), Hit(SECOND, 0.02, 1))),
+            ev.ChunkGraded(Grade(FIRST, 0.2, "fake"), 0, 2),
+            ev.ChunkGraded(Grade(SECOND, 0.3, "fake"), 1, 2),
+            ev.DecisionMade(Decision(Action.INCORRECT, 0.3, 0.76, 0.51, "best 0.3")),
+            ev.Token(refusal.text),
+            ev.AnswerDone(refusal, (), {}),
+        ]
 
     want = f"Searched 2 passages from 1 file; closest: {PDF.rsplit('/', 1)[-1]}, p. 4 (relevance 0.30)."
-    app, _, _ = make_app(tmp_path, pipeline=FakePipeline(script), library=FakeLibrary(chunks=[FIRST, SECOND]))
+    app, _, _ = make_app(
+        tmp_path, pipeline=FakePipeline(script), library=FakeLibrary(chunks=[FIRST, SECOND])
+    )
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         await ask(pilot, "Which gloves does the night shift wear?")

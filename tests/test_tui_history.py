@@ -23,7 +23,11 @@ def history(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> History:
 
 
 def _turn(q: str = "What is AI?", a: str = "AI is machines thinking [1].") -> Turn:
-    ev = (Evidence(1, "AI is the simulation of intelligence.", "/d/ai.pdf", 3, score=0.8, chunk_id="c1"),)
+    ev = (
+        Evidence(
+            1, "AI is the simulation of intelligence.", "/d/ai.pdf", 3, score=0.8, chunk_id="c1"
+        ),
+    )
     answer = Answer(q, a, (Citation(1, "/d/ai.pdf", 3, None),), Action.CORRECT)
     return Turn.from_answer(answer, ev, rewritten="What is artificial intelligence?")
 
@@ -35,11 +39,16 @@ def test_create_append_load_roundtrip(history: History) -> None:
     assert loaded.title == "What is AI?"
     t = loaded.turns[0]
     assert (t.question, t.answer, t.action, t.rewritten) == (
-        "What is AI?", "AI is machines thinking [1].", "correct", "What is artificial intelligence?")
+        "What is AI?",
+        "AI is machines thinking [1].",
+        "correct",
+        "What is artificial intelligence?",
+    )
     assert t.citations == [{"n": 1, "source": "/d/ai.pdf", "page": 3, "url": None, "locator": None}]
     assert t.chunk_id(1) == "c1"
-    assert t.evidence_items()[0] == Evidence(1, "AI is the simulation of intelligence.", "/d/ai.pdf", 3,
-                                             score=0.8, chunk_id="c1")
+    assert t.evidence_items()[0] == Evidence(
+        1, "AI is the simulation of intelligence.", "/d/ai.pdf", 3, score=0.8, chunk_id="c1"
+    )
     assert loaded.pairs() == [("What is AI?", "AI is machines thinking [1].")]
 
 
@@ -48,12 +57,41 @@ def test_a_file_written_before_chunk_ids_still_loads(history: History) -> None:
     import json
 
     history.root.mkdir(parents=True, exist_ok=True)
-    old = {"format": 1, "id": "20250101-000000-abcdef", "title": "old", "created": 1.0, "updated": 2.0,
-           "turns": [{"question": "q", "answer": "a [1] [2]", "action": "correct",
-                      "evidence": [{"n": 1, "text": "t1", "source": "/d/a.pdf", "page": 2, "url": None,
-                                    "score": 0.5, "kind": "document"},
-                                   {"n": 2, "text": "t2", "source": "/d/a.pdf", "page": 3, "url": None,
-                                    "score": 0.4, "kind": "document", "chunk_id": None}]}]}
+    old = {
+        "format": 1,
+        "id": "20250101-000000-abcdef",
+        "title": "old",
+        "created": 1.0,
+        "updated": 2.0,
+        "turns": [
+            {
+                "question": "q",
+                "answer": "a [1] [2]",
+                "action": "correct",
+                "evidence": [
+                    {
+                        "n": 1,
+                        "text": "t1",
+                        "source": "/d/a.pdf",
+                        "page": 2,
+                        "url": None,
+                        "score": 0.5,
+                        "kind": "document",
+                    },
+                    {
+                        "n": 2,
+                        "text": "t2",
+                        "source": "/d/a.pdf",
+                        "page": 3,
+                        "url": None,
+                        "score": 0.4,
+                        "kind": "document",
+                        "chunk_id": None,
+                    },
+                ],
+            }
+        ],
+    }
     (history.root / "20250101-000000-abcdef.json").write_text(json.dumps(old), encoding="utf-8")
     turn = history.load("20250101-000000-abcdef").turns[0]
     assert [e.chunk_id for e in turn.evidence_items()] == [None, None]
@@ -83,11 +121,16 @@ def test_delete_and_missing(history: History) -> None:
 def test_damaged_files_are_listed_as_damaged_and_one_line_on_load(history: History) -> None:
     good = history.create()
     (history.root / "broken.json").write_text("{not json", encoding="utf-8")
-    (history.root / "a-list.json").write_text("[1, 2]", encoding="utf-8")  # JSON, not a conversation
+    (history.root / "a-list.json").write_text(
+        "[1, 2]", encoding="utf-8"
+    )  # JSON, not a conversation
     assert [c.id for c in history.list()] == [good.id]  # what can be opened
     convs, damaged = history.scan()
     assert [c.id for c in convs] == [good.id]
-    assert [(d.id, d.path.name) for d in damaged] == [("a-list", "a-list.json"), ("broken", "broken.json")]
+    assert [(d.id, d.path.name) for d in damaged] == [
+        ("a-list", "a-list.json"),
+        ("broken", "broken.json"),
+    ]
     assert all("damaged conversation file" in d.error and d.path.name in d.error for d in damaged)
     with pytest.raises(LocalcragError, match="damaged"):
         history.load("broken")

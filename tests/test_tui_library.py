@@ -11,15 +11,24 @@ import pytest
 pytest.importorskip("textual")
 
 from textual.widgets import DataTable, Input, Markdown, ProgressBar, Static  # noqa: E402
+from tui_fakes import (
+    FROZEN,
+    SIZE,
+    FakeLibrary,
+    FakePipeline,
+    ask,
+    demo_sources,  # noqa: E402,F401
+    make_app,
+    settle,
+    until,
+)
 
 from localcrag.errors import EmptyIndex, LocalcragError  # noqa: E402
-from localcrag.settings import Settings  # noqa: E402
 from localcrag.ingest.store import SourceInfo  # noqa: E402
+from localcrag.settings import Settings  # noqa: E402
 from localcrag.tui.modals import ConfirmModal, MessageModal  # noqa: E402
 from localcrag.tui.screens.library import LibraryScreen  # noqa: E402
 from localcrag.tui.widgets.answer import TurnView  # noqa: E402
-from tui_fakes import (FROZEN, SIZE, FakeLibrary, FakePipeline, anyio_backend, ask, demo_sources,  # noqa: E402,F401
-                       home, make_app, settle, until)
 
 pytestmark = pytest.mark.anyio
 
@@ -72,7 +81,9 @@ async def test_library_add_lists_failures_reindex_and_remove(tmp_path: Path) -> 
         table.move_cursor(row=0)
         await pilot.press("r")
         await settle(pilot)
-        assert lib.removed == [] and any("no longer exists" in n.message for n in app._notifications)
+        assert lib.removed == [] and any(
+            "no longer exists" in n.message for n in app._notifications
+        )
         good = str(folder / "good.md")
         table.move_cursor(row=[table.get_row_at(i)[0].plain for i in range(3)].index("good.md"))
         await pilot.press("r")
@@ -90,7 +101,9 @@ async def test_library_add_lists_failures_reindex_and_remove(tmp_path: Path) -> 
 async def test_markup_in_file_names_and_errors_is_shown_literally(tmp_path: Path) -> None:
     draft = "/docs/notes [draft].txt"
     lib = FakeLibrary([SourceInfo(draft, 1, 3, FROZEN, "h"), *demo_sources()])
-    pipe = FakePipeline(warm_error=LocalcragError("model [b]x[/] not found [/]", "run `make models`"))
+    pipe = FakePipeline(
+        warm_error=LocalcragError("model [b]x[/] not found [/]", "run `make models`")
+    )
     app, _, _ = make_app(tmp_path, library=lib, pipeline=pipe)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -113,7 +126,9 @@ async def test_markup_in_file_names_and_errors_is_shown_literally(tmp_path: Path
         await pilot.press("escape")
 
 
-async def test_library_starts_in_the_path_box_and_typed_paths_never_trigger_actions(tmp_path: Path) -> None:
+async def test_library_starts_in_the_path_box_and_typed_paths_never_trigger_actions(
+    tmp_path: Path,
+) -> None:
     folder = tmp_path / "mine"
     folder.mkdir()
     (folder / "a.md").write_text("a")
@@ -205,7 +220,9 @@ async def test_a_stopped_folder_ingest_reports_what_was_indexed(tmp_path: Path) 
         assert "Stopping" in str(screen.query_one("#ingest-status").render())
         lib.resume.set()
         await settle(pilot)
-        assert "Stopped: indexed 1; the rest unchanged." in str(screen.query_one("#ingest-status").render())
+        assert "Stopped: indexed 1; the rest unchanged." in str(
+            screen.query_one("#ingest-status").render()
+        )
         assert [Path(s.source).name for s in app.sources] == ["a.md"]
         assert not screen.query_one("#stop").display
 
@@ -214,6 +231,7 @@ def test_forced_ingest_replaces_chunks_in_place(tmp_path: Path, home: Path) -> N
     """The real Library: a re-index re-embeds an unchanged file, and a stop before its commit
     keeps the old chunks (nothing is removed first)."""
     from fakes import FakeEmbedder
+
     from localcrag.ingest.library import Library
 
     doc = tmp_path / "a.md"
@@ -237,12 +255,18 @@ def test_forced_ingest_replaces_chunks_in_place(tmp_path: Path, home: Path) -> N
     assert report.indexed == [str(doc)] and lib.count() == before
 
 
-async def test_documents_indexed_with_other_settings_are_offered_for_reindexing(tmp_path: Path) -> None:
+async def test_documents_indexed_with_other_settings_are_offered_for_reindexing(
+    tmp_path: Path,
+) -> None:
     docs = [tmp_path / "a.md", tmp_path / "b.md"]
     for d in docs:
         d.write_text("x")
-    pipe = FakePipeline(run_error=EmptyIndex("the index was built with a different embedder or chunking "
-                                             "settings", "run `localcrag reindex` to re-embed"))
+    pipe = FakePipeline(
+        run_error=EmptyIndex(
+            "the index was built with a different embedder or chunking settings",
+            "run `localcrag reindex` to re-embed",
+        )
+    )
     lib = FakeLibrary(previous=[str(d) for d in docs])
     app, _, _ = make_app(tmp_path, library=lib, pipeline=pipe)
     async with app.run_test(size=SIZE) as pilot:
@@ -283,20 +307,26 @@ async def test_demo_documents_are_marked_and_offered_for_removal(tmp_path: Path)
         await settle(pilot)
         await pilot.press("ctrl+g")
         await settle(pilot)
-        assert not any("Demo documents" == n.title for n in app._notifications)  # not for the demo itself
+        assert not any(
+            "Demo documents" == n.title for n in app._notifications
+        )  # not for the demo itself
         await pilot.press("ctrl+l")
         await settle(pilot)
         screen = app.screen
         table = screen.query_one(DataTable)
-        assert sorted(table.get_row_at(i)[0].plain for i in range(2)) == ["README.md  demo",
-                                                                           "architecture.md  demo"]
+        assert sorted(table.get_row_at(i)[0].plain for i in range(2)) == [
+            "README.md  demo",
+            "architecture.md  demo",
+        ]
         assert "2 demo documents" in str(screen.query_one("#library-summary").render())
         screen.query_one("#path", Input).value = str(mine)
         await pilot.press("enter")
         await settle(pilot)
         assert [Path(s.source).name for s in app.sources] == ["mine.md"]  # the demo is not searched
         assert not app.demo_active and app.backend.active_library() is lib
-        assert any(n.title == "Demo documents" and "own index" in n.message for n in app._notifications)
+        assert any(
+            n.title == "Demo documents" and "own index" in n.message for n in app._notifications
+        )
         assert lib.ingested == [[str(mine)]] and len(demo.sources()) == 2  # never mixed
         await pilot.press("ctrl+d")  # one key, from the path box: deletes the demo index
         await pilot.pause()

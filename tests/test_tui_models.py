@@ -7,13 +7,13 @@ import os
 from pathlib import Path
 
 import pytest
+from tui_fakes import FROZEN, FakeLibrary, FakePipeline, anyio_backend, settle  # noqa: F401
 
 from localcrag.history import History
 from localcrag.settings import Settings
 from localcrag.tui.app import LocalcragApp
 from localcrag.tui.screens.models import ModelsScreen, PullUpdate
 from tests.fakehub import SMOL, SPEC, FakeHub, hub  # noqa: F401 - hub is the fixture
-from tui_fakes import FROZEN, FakeLibrary, FakePipeline, anyio_backend, settle  # noqa: F401
 
 pytestmark = pytest.mark.anyio
 
@@ -24,10 +24,14 @@ def _app(models: Path, offline: bool = False) -> LocalcragApp:
     (models / "my-chat-model.gguf").write_bytes(b"GGUF" + b"\0" * 16)
     settings = Settings(models_dir=models, offline=offline, generator="my-chat-model.gguf")
     pipeline = FakePipeline()
-    return LocalcragApp(settings, pipeline_factory=lambda s, lib: pipeline,
-                        library_factory=lambda s: FakeLibrary(), network_probe=lambda: True,
-                        demo_library_factory=lambda s, user: FakeLibrary(chunks=()),
-                        history=History(settings.history_dir, clock=lambda: FROZEN))
+    return LocalcragApp(
+        settings,
+        pipeline_factory=lambda s, lib: pipeline,
+        library_factory=lambda s: FakeLibrary(),
+        network_probe=lambda: True,
+        demo_library_factory=lambda s, user: FakeLibrary(chunks=()),
+        history=History(settings.history_dir, clock=lambda: FROZEN),
+    )
 
 
 async def _pull(pilot, spec: str) -> None:
@@ -41,7 +45,8 @@ async def _pull(pilot, spec: str) -> None:
 
 
 async def test_pull_from_the_models_screen_shows_progress_and_lists_the_model(
-        hub: FakeHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    hub: FakeHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert os.environ["HF_ENDPOINT"] == hub.url and hub.url.startswith("http://127.0.0.1:")
     seen: list[tuple[int, int | None, str]] = []
     original = ModelsScreen.on_pull_update

@@ -9,12 +9,20 @@ import pytest
 pytest.importorskip("textual")
 
 from rich.console import Console  # noqa: E402
+from tui_fakes import (
+    SIZE,
+    FakePipeline,
+    answer_events,
+    ask,
+    chat,  # noqa: E402,F401
+    make_app,
+    settle,
+    until,
+)
 
 from localcrag import events as ev  # noqa: E402
 from localcrag.tui.widgets.answer import TurnView  # noqa: E402
-from localcrag.tui.widgets.trace import TracePanel, TraceState, render_trace  # noqa: E402
-from tui_fakes import (SIZE, FakePipeline, answer_events, anyio_backend, ask, chat,  # noqa: E402,F401
-                       home, make_app, settle, until)
+from localcrag.tui.widgets.trace import TraceState, render_trace  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 
@@ -38,8 +46,13 @@ def test_trace_never_puts_a_duration_and_an_elapsed_time_on_one_line() -> None:
 
 def test_trace_shows_the_rewrite_and_says_when_the_wait_included_loading_models() -> None:
     state = TraceState(question="q")
-    for e in [ev.StageStarted("load"), ev.StageFinished("load", 4200.0), ev.StageStarted("rewrite"),
-              ev.StageFinished("rewrite", 1300.0), *answer_events("q", rewritten="Where do cobots work?")]:
+    for e in [
+        ev.StageStarted("load"),
+        ev.StageFinished("load", 4200.0),
+        ev.StageStarted("rewrite"),
+        ev.StageFinished("rewrite", 1300.0),
+        *answer_events("q", rewritten="Where do cobots work?"),
+    ]:
         state.add(e)
     lines = _text(render_trace(state, 0.7, 0.5)).splitlines()
     took = next(line for line in lines if "stage took" in line)
@@ -69,12 +82,17 @@ async def test_a_rewritten_follow_up_shows_a_key_that_asks_it_as_typed(tmp_path:
         assert "understood as: Where do cobots work?" in status and "ctrl+z" in status
         await pilot.press("ctrl+z")
         await settle(pilot)
-        assert pipe.calls[-1]["question"] == "Where do they work?" and pipe.calls[-1]["rewrite"] is False
+        assert (
+            pipe.calls[-1]["question"] == "Where do they work?"
+            and pipe.calls[-1]["rewrite"] is False
+        )
         assert "ctrl+z" not in str(view.query_one(".turn-status").render())  # only on the latest
         assert len(chat(app).query(TurnView)) == 3
 
 
-async def test_a_new_conversation_after_a_rewritten_follow_up_asks_without_crashing(tmp_path: Path) -> None:
+async def test_a_new_conversation_after_a_rewritten_follow_up_asks_without_crashing(
+    tmp_path: Path,
+) -> None:
     app, pipe, _ = make_app(tmp_path, FakePipeline(_cobot_script))
     async with app.run_test(size=SIZE) as pilot:
         await _ask_a_rewritten_follow_up(pilot)
@@ -83,12 +101,18 @@ async def test_a_new_conversation_after_a_rewritten_follow_up_asks_without_crash
         await pilot.press("ctrl+z")  # nothing to undo in the new conversation
         await settle(pilot)
         assert pipe.calls[-1]["question"] == "Where do they work?" and len(pipe.calls) == 2
-        await ask(pilot, "What is a cobot?")  # crashed: NoMatches '.turn-status' on the removed view
+        await ask(
+            pilot, "What is a cobot?"
+        )  # crashed: NoMatches '.turn-status' on the removed view
         await settle(pilot)
-        assert pipe.calls[-1]["question"] == "What is a cobot?" and len(chat(app).query(TurnView)) == 1
+        assert (
+            pipe.calls[-1]["question"] == "What is a cobot?" and len(chat(app).query(TurnView)) == 1
+        )
 
 
-async def test_the_status_bar_knows_there_is_no_network_before_the_first_question(tmp_path: Path) -> None:
+async def test_the_status_bar_knows_there_is_no_network_before_the_first_question(
+    tmp_path: Path,
+) -> None:
     from localcrag.settings import Settings
     from localcrag.tui.app import NETWORK_POLL_S
 
@@ -109,19 +133,27 @@ async def test_the_status_bar_knows_there_is_no_network_before_the_first_questio
         await settle(pilot)
         assert app.privacy == "ask first"
     network["probes"] = 0
-    app, _, _ = make_app(tmp_path, settings=Settings(models_dir=tmp_path / "m", offline=True), network_probe=probe)
+    app, _, _ = make_app(
+        tmp_path, settings=Settings(models_dir=tmp_path / "m", offline=True), network_probe=probe
+    )
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert network["probes"] == 0 and app.privacy == "offline"  # offline: not even DNS
 
 
-async def test_an_ingest_from_another_terminal_is_seen_before_the_next_question(tmp_path: Path) -> None:
+async def test_an_ingest_from_another_terminal_is_seen_before_the_next_question(
+    tmp_path: Path,
+) -> None:
     from localcrag.tui.library_app import INDEX_POLL_S
 
     app, pipe, lib = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert len(app.sources) == 2 and any(t.name == "index" for t in app._timers) and INDEX_POLL_S <= 5
+        assert (
+            len(app.sources) == 2
+            and any(t.name == "index" for t in app._timers)
+            and INDEX_POLL_S <= 5
+        )
         lib.ingest_from_outside("/notes/pets.md")
         await ask(pilot, "What is the office cat called?")  # before the next question: seen
         await settle(pilot)
@@ -138,13 +170,15 @@ async def test_an_ingest_from_another_terminal_is_seen_before_the_next_question(
 async def test_conversations_list_restart_and_titles(tmp_path: Path) -> None:
     import itertools
 
-    from localcrag.history import History
-    from localcrag.settings import Settings
     from textual.widgets import OptionList
 
+    from localcrag.history import History
+    from localcrag.settings import Settings
     from localcrag.tui.modals import ConversationsModal
 
-    ticks = itertools.count(1_700_000_000, 60)  # a clock that moves: the newest chat is listed first
+    ticks = itertools.count(
+        1_700_000_000, 60
+    )  # a clock that moves: the newest chat is listed first
     settings = Settings(models_dir=tmp_path / "models")
     history = History(settings.history_dir, clock=lambda: float(next(ticks)))
     app, _, _ = make_app(tmp_path, settings=settings, history=history)
@@ -163,7 +197,9 @@ async def test_conversations_list_restart_and_titles(tmp_path: Path) -> None:
         await pilot.press("ctrl+o")
         await until(pilot, lambda: isinstance(app.screen, ConversationsModal))
         listing = app.screen.query_one(OptionList)
-        assert listing.get_option_at_index(listing.highlighted).id == second.id  # the open one, marked
+        assert (
+            listing.get_option_at_index(listing.highlighted).id == second.id
+        )  # the open one, marked
         await pilot.press("down", "enter")  # the first Down leaves the open chat
         await settle(pilot)
         assert chat(app).conversation.id == first
@@ -223,7 +259,9 @@ async def test_the_offline_checkbox_is_plain_text_at_160_columns(tmp_path: Path)
         await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
         box = app.screen.query_one("#field-offline", PlainCheckbox)
         shown = str(box.render())
-        assert shown == "[ ] off" and shown.isascii() and box.region.width >= len(shown)  # never cut
+        assert (
+            shown == "[ ] off" and shown.isascii() and box.region.width >= len(shown)
+        )  # never cut
         box.value = True
         await pilot.pause()
         assert str(box.render()) == "[x] on " and box.region.width >= 7
@@ -233,11 +271,11 @@ async def test_the_library_shows_the_file_being_read_and_embedding_speed(tmp_pat
     import threading
 
     from textual.widgets import Input, ProgressBar, Static
+    from tui_fakes import FakeLibrary
 
     from localcrag.ingest.library import IngestProgress, IngestReport
     from localcrag.tui.screens.library import LibraryScreen
     from localcrag.tui.widgets.status import StatusBar
-    from tui_fakes import FakeLibrary
 
     class SlowEmbedding(FakeLibrary):
         """Reads three files, then stops half-way through embedding them."""
@@ -268,26 +306,39 @@ async def test_the_library_shows_the_file_being_read_and_embedding_speed(tmp_pat
         await until(pilot, lambda: isinstance(app.screen, LibraryScreen))
         app.screen.query_one("#path", Input).value = str(folder)
         await pilot.press("enter")
-        await until(pilot, lambda: lib.at_half.is_set() and app.ingest_progress is not None
-                    and app.ingest_progress.stage == "embedding")
+        await until(
+            pilot,
+            lambda: (
+                lib.at_half.is_set()
+                and app.ingest_progress is not None
+                and app.ingest_progress.stage == "embedding"
+            ),
+        )
         await pilot.pause()
         status = str(app.screen.query_one("#ingest-status", Static).render())
         assert "0/3 files" in status and "embedding 48/96 chunks · 40 chunks/s · b.md" in status
-        assert app.screen.query_one("#progress", ProgressBar).progress == 0.5  # moves while embedding
+        assert (
+            app.screen.query_one("#progress", ProgressBar).progress == 0.5
+        )  # moves while embedding
         assert "embedding 48/96" in _text(app.screen.query_one(StatusBar).content)
         lib.go_on.set()
         await settle(pilot)
 
 
 @pytest.mark.parametrize("size", [(80, 30), SIZE, (160, 50), (240, 60)])
-async def test_a_toast_stays_inside_the_trace_panels_border(tmp_path: Path, size: tuple[int, int]) -> None:
+async def test_a_toast_stays_inside_the_trace_panels_border(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
     from textual.geometry import Spacing
     from textual.widgets._toast import Toast
 
     app, _, _ = make_app(tmp_path)
     async with app.run_test(size=size, notifications=True) as pilot:
         await settle(pilot)
-        app.notify("Indexed 3, unchanged 0, failed 0; 120 chunks in the library. " * 2, title="Indexing done")
+        app.notify(
+            "Indexed 3, unchanged 0, failed 0; 120 chunks in the library. " * 2,
+            title="Indexing done",
+        )
         await until(pilot, lambda: bool(app.screen.query(Toast)))
         await pilot.pause()
         trace = app.screen.query_one("#trace")
@@ -300,17 +351,19 @@ async def test_the_library_marks_files_changed_on_disk_and_u_reindexes_them(tmp_
     import os
 
     from textual.widgets import DataTable, Static
+    from tui_fakes import FROZEN, FakeLibrary
 
     from localcrag.ingest.store import SourceInfo
     from localcrag.tui.screens.library import LibraryScreen
-    from tui_fakes import FROZEN, FakeLibrary
 
     edited, same = tmp_path / "edited.md", tmp_path / "same.md"
     for f in (edited, same):
         f.write_text("text")
     os.utime(same, (FROZEN - 60, FROZEN - 60))  # untouched since it was indexed at FROZEN
     os.utime(edited, (FROZEN + 60, FROZEN + 60))  # edited after
-    lib = FakeLibrary([SourceInfo(str(edited), 1, 2, FROZEN, "h1"), SourceInfo(str(same), 1, 2, FROZEN, "h2")])
+    lib = FakeLibrary(
+        [SourceInfo(str(edited), 1, 2, FROZEN, "h1"), SourceInfo(str(same), 1, 2, FROZEN, "h2")]
+    )
     app, _, _ = make_app(tmp_path, library=lib)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

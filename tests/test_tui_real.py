@@ -8,11 +8,12 @@ import pytest
 
 pytest.importorskip("textual")
 
+from tui_fakes import ask, settle  # noqa: E402
+
 from localcrag.settings import Settings  # noqa: E402
 from localcrag.tui.app import LocalcragApp  # noqa: E402
 from localcrag.tui.widgets.answer import TurnView  # noqa: E402
 from localcrag.tui.widgets.trace import TracePanel  # noqa: E402
-from tui_fakes import ask, settle  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 PDF = REPO.parent / "shared" / "data" / "ai-information" / "AI_Information.pdf"
@@ -24,12 +25,17 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-async def test_real_models_ingest_ask_and_cite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_real_models_ingest_ask_and_cite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if not PDF.exists():
         pytest.skip(f"shared data not found: {PDF}")
     monkeypatch.setenv("LOCALCRAG_HOME", str(tmp_path / "home"))
     settings = Settings(offline=True)  # the guarantee under test too: nothing leaves the machine
-    if not settings.model_path(settings.embedder).exists() or not settings.model_path(settings.generator).exists():
+    if (
+        not settings.model_path(settings.embedder).exists()
+        or not settings.model_path(settings.generator).exists()
+    ):
         pytest.skip("models/ not provisioned (run `make models`)")
     app = LocalcragApp(settings, browse_root=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -12,20 +12,29 @@ pytest.importorskip("textual")
 import asyncio  # noqa: E402
 
 from textual.widgets import DataTable, Input, Static  # noqa: E402
+from tui_fakes import (
+    FROZEN,
+    SIZE,
+    FakeLibrary,
+    ask,
+    make_app,
+    settle,  # noqa: E402,F401
+    until,
+)
 
 from localcrag.ingest.store import SourceInfo  # noqa: E402
 from localcrag.tui.screens.library import LibraryScreen  # noqa: E402
-from localcrag.tui.widgets.documents import PAGE_ROWS  # noqa: E402
 from localcrag.tui.widgets.answer import TurnView  # noqa: E402
-from tui_fakes import (FROZEN, SIZE, FakeLibrary, anyio_backend, ask, home, make_app, settle,  # noqa: E402,F401
-                       until)
+from localcrag.tui.widgets.documents import PAGE_ROWS  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_ten_thousand_documents_show_one_page_and_a_filter(tmp_path: Path) -> None:
-    docs = [SourceInfo(f"/library/box{i % 100:03d}/paper{i:05d}.pdf", 10, 100, FROZEN, f"h{i}")
-            for i in range(10_000)]
+    docs = [
+        SourceInfo(f"/library/box{i % 100:03d}/paper{i:05d}.pdf", 10, 100, FROZEN, f"h{i}")
+        for i in range(10_000)
+    ]
     app, _, _ = make_app(tmp_path, library=FakeLibrary(docs))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -70,7 +79,9 @@ async def test_questions_are_answered_while_an_ingest_is_still_running(tmp_path:
         assert await asyncio.to_thread(lib.paused.wait, 10)  # the ingest is half-way
         await pilot.press("ctrl+l")  # back to the chat
         await ask(pilot, "what is ai?")
-        await until(pilot, lambda: bool(app.screen.query(TurnView)) and app.screen.query_one(TurnView).done)
+        await until(
+            pilot, lambda: bool(app.screen.query(TurnView)) and app.screen.query_one(TurnView).done
+        )
         assert "simulation of human intelligence" in app.screen.query_one(TurnView).text
         assert app.ingesting  # answered from what was indexed, the ingest still running
         lib.resume.set()

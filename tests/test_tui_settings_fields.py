@@ -11,19 +11,36 @@ import pytest
 
 pytest.importorskip("textual")
 
-from textual.widgets import Checkbox, Input, Select  # noqa: E402
+from textual.widgets import Input, Select  # noqa: E402
+from tui_fakes import SIZE, anyio_backend, home, make_app, settle  # noqa: E402,F401
 
 from localcrag.settings import Settings, config_path  # noqa: E402
 from localcrag.settings_groups import GROUPS  # noqa: E402
 from localcrag.tui.screens.settings import HIDDEN, SECTIONS, SettingsScreen, editor  # noqa: E402
 from localcrag.tui.widgets.fields import Choice, Integer, Number, Switch, Table  # noqa: E402
-from tui_fakes import SIZE, anyio_backend, home, make_app, settle  # noqa: E402,F401
 
 pytestmark = pytest.mark.anyio
-NEW = {"llm_endpoint", "llm_endpoint_model", "llm_endpoint_key_env", "llm_endpoint_timeout", "index_uri",
-       "index_storage_options", "index_refresh_seconds", "ocr", "ocr_dpi", "ocr_page_seconds", "max_file_chars",
-       "max_pages", "max_image_pixels", "max_archive_bytes", "max_archive_ratio", "models_dir", "grader_model",
-       "repeat_penalty", "index_keep_minutes"}
+NEW = {
+    "llm_endpoint",
+    "llm_endpoint_model",
+    "llm_endpoint_key_env",
+    "llm_endpoint_timeout",
+    "index_uri",
+    "index_storage_options",
+    "index_refresh_seconds",
+    "ocr",
+    "ocr_dpi",
+    "ocr_page_seconds",
+    "max_file_chars",
+    "max_pages",
+    "max_image_pixels",
+    "max_archive_bytes",
+    "max_archive_ratio",
+    "models_dir",
+    "grader_model",
+    "repeat_penalty",
+    "index_keep_minutes",
+}
 
 
 async def _open(app, pilot) -> SettingsScreen:  # noqa: ANN001
@@ -34,7 +51,9 @@ async def _open(app, pilot) -> SettingsScreen:  # noqa: ANN001
     return app.screen
 
 
-async def test_every_setting_is_on_the_screen_or_hidden_with_a_reason(tmp_path: Path, home: Path) -> None:
+async def test_every_setting_is_on_the_screen_or_hidden_with_a_reason(
+    tmp_path: Path, home: Path
+) -> None:
     app, _, _ = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(app, pilot)
@@ -43,16 +62,28 @@ async def test_every_setting_is_on_the_screen_or_hidden_with_a_reason(tmp_path: 
         help_texts = {str(s.render()) for s in screen.query(".field-help")}
     assert all(reason.strip() for reason in HIDDEN.values())
     missing = set(Settings.model_fields) - shown - set(HIDDEN)
-    assert not missing, f"neither on the settings screen nor in HIDDEN (with a reason): {sorted(missing)}"
+    assert not missing, (
+        f"neither on the settings screen nor in HIDDEN (with a reason): {sorted(missing)}"
+    )
     assert NEW <= shown and not shown & set(HIDDEN)
-    assert titles == list(SECTIONS) == [t for t in GROUPS if any(n not in HIDDEN for n in GROUPS[t])]
+    assert (
+        titles == list(SECTIONS) == [t for t in GROUPS if any(n not in HIDDEN for n in GROUPS[t])]
+    )
     assert {Settings.model_fields[n].description for n in shown} <= help_texts
 
 
 def test_each_field_gets_the_editor_its_type_picks() -> None:
-    kinds = {"offline": Switch, "ocr": Choice, "generator": Choice, "grader": Choice, "ocr_dpi": Integer,
-             "max_pages": Integer, "llm_endpoint_timeout": Number, "max_archive_ratio": Number,
-             "index_storage_options": Table}
+    kinds = {
+        "offline": Switch,
+        "ocr": Choice,
+        "generator": Choice,
+        "grader": Choice,
+        "ocr_dpi": Integer,
+        "max_pages": Integer,
+        "llm_endpoint_timeout": Number,
+        "max_archive_ratio": Number,
+        "index_storage_options": Table,
+    }
     assert {n: type(editor(n)) for n in kinds} == kinds
     assert type(editor("llm_endpoint")).__name__ == type(editor("models_dir")).__name__ == "Editor"
 
@@ -62,8 +93,9 @@ async def test_new_fields_save_only_what_changed(tmp_path: Path, home: Path) -> 
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(app, pilot)
         screen.query_one("#field-llm_endpoint", Input).value = "http://127.0.0.1:8080/v1/"
-        screen.query_one("#field-index_storage_options", Input).value = \
-            '{endpoint = "http://127.0.0.1:9000", allow_http = true}'
+        screen.query_one(
+            "#field-index_storage_options", Input
+        ).value = '{endpoint = "http://127.0.0.1:9000", allow_http = true}'
         screen.query_one("#field-ocr", Select).value = "never"
         screen.query_one("#field-ocr_dpi", Input).value = "150"
         screen.query_one("#field-max_archive_ratio", Input).value = "20"
@@ -72,13 +104,21 @@ async def test_new_fields_save_only_what_changed(tmp_path: Path, home: Path) -> 
         await pilot.press("ctrl+s")
         await settle(pilot)
         saved = tomllib.loads(config_path().read_text(encoding="utf-8"))
-        assert saved == {"llm_endpoint": "http://127.0.0.1:8080/v1", "ocr": "never", "ocr_dpi": 150,
-                         "index_storage_options": {"endpoint": "http://127.0.0.1:9000", "allow_http": "true"},
-                         "max_archive_ratio": 20.0}
-        assert app.settings.llm_endpoint == "http://127.0.0.1:8080/v1" and app.settings.ocr_dpi == 150
+        assert saved == {
+            "llm_endpoint": "http://127.0.0.1:8080/v1",
+            "ocr": "never",
+            "ocr_dpi": 150,
+            "index_storage_options": {"endpoint": "http://127.0.0.1:9000", "allow_http": "true"},
+            "max_archive_ratio": 20.0,
+        }
+        assert (
+            app.settings.llm_endpoint == "http://127.0.0.1:8080/v1" and app.settings.ocr_dpi == 150
+        )
         # shown as saved (the table as stored, the URL without its slash): nothing left to save
-        assert screen.query_one("#field-index_storage_options", Input).value == \
-            '{endpoint = "http://127.0.0.1:9000", allow_http = "true"}'
+        assert (
+            screen.query_one("#field-index_storage_options", Input).value
+            == '{endpoint = "http://127.0.0.1:9000", allow_http = "true"}'
+        )
         assert screen.query_one("#field-llm_endpoint", Input).value == "http://127.0.0.1:8080/v1"
         assert not screen.dirty()
         screen.query_one("#field-llm_endpoint", Input).value = ""  # empty = not set: the key goes
@@ -89,17 +129,21 @@ async def test_new_fields_save_only_what_changed(tmp_path: Path, home: Path) -> 
         assert app.settings.llm_endpoint is None
 
 
-@pytest.mark.parametrize(("name", "typed", "why"), [
-    ("index_uri", "ftp://files/x", "unsupported scheme 'ftp'"),
-    ("index_storage_options", "endpoint = minio", "inline TOML table"),
-    ("index_storage_options", '{aws_secret_access_key = "x"}', "is a credential"),
-    ("llm_endpoint", "gpu-box:8080", "http:// or https:// base URL"),
-    ("llm_endpoint_timeout", "0", "greater than 0"),
-    ("ocr_dpi", "10", "greater than or equal to 50"),
-    ("max_pages", "0", "greater than or equal to 1"),
-])
+@pytest.mark.parametrize(
+    ("name", "typed", "why"),
+    [
+        ("index_uri", "ftp://files/x", "unsupported scheme 'ftp'"),
+        ("index_storage_options", "endpoint = minio", "inline TOML table"),
+        ("index_storage_options", '{aws_secret_access_key = "x"}', "is a credential"),
+        ("llm_endpoint", "gpu-box:8080", "http:// or https:// base URL"),
+        ("llm_endpoint_timeout", "0", "greater than 0"),
+        ("ocr_dpi", "10", "greater than or equal to 50"),
+        ("max_pages", "0", "greater than or equal to 1"),
+    ],
+)
 async def test_a_bad_value_is_one_line_naming_the_field_and_nothing_is_saved(
-        tmp_path: Path, home: Path, name: str, typed: str, why: str) -> None:
+    tmp_path: Path, home: Path, name: str, typed: str, why: str
+) -> None:
     app, _, _ = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(app, pilot)
@@ -122,17 +166,35 @@ async def test_a_bad_value_is_one_line_naming_the_field_and_nothing_is_saved(
 def test_model_server_and_index_location_rebuild_what_uses_them(tmp_path: Path) -> None:
     from localcrag.tui.backend import Backend
 
-    backend = Backend(Settings(models_dir=tmp_path), pipeline_factory=lambda s, lib: object(),
-                      library_factory=lambda s: object())
+    backend = Backend(
+        Settings(models_dir=tmp_path),
+        pipeline_factory=lambda s, lib: object(),
+        library_factory=lambda s: object(),
+    )
     backend.pipeline()
-    assert backend.apply(Settings(models_dir=tmp_path, llm_endpoint="http://127.0.0.1:9/v1")) == {"llm_endpoint"}
-    assert backend._pipeline is None and backend._library is not None and backend.needs_warm_up({"llm_endpoint"})
+    assert backend.apply(Settings(models_dir=tmp_path, llm_endpoint="http://127.0.0.1:9/v1")) == {
+        "llm_endpoint"
+    }
+    assert (
+        backend._pipeline is None
+        and backend._library is not None
+        and backend.needs_warm_up({"llm_endpoint"})
+    )
     backend.pipeline()
-    assert backend.apply(Settings(models_dir=tmp_path, llm_endpoint="http://127.0.0.1:9/v1",
-                                  index_uri="s3://team/index")) == {"index_uri"}
+    assert backend.apply(
+        Settings(
+            models_dir=tmp_path, llm_endpoint="http://127.0.0.1:9/v1", index_uri="s3://team/index"
+        )
+    ) == {"index_uri"}
     assert backend._library is None and backend._pipeline is not None
-    assert backend.apply(Settings(models_dir=tmp_path, llm_endpoint="http://127.0.0.1:9/v1",
-                                  index_uri="s3://team/index", ocr_dpi=150)) == {"ocr_dpi"}
+    assert backend.apply(
+        Settings(
+            models_dir=tmp_path,
+            llm_endpoint="http://127.0.0.1:9/v1",
+            index_uri="s3://team/index",
+            ocr_dpi=150,
+        )
+    ) == {"ocr_dpi"}
     assert backend._library is None and backend._pipeline is not None  # read when a scan is read
 
 
@@ -149,6 +211,8 @@ async def test_a_new_models_dir_offers_its_files_once_saved(tmp_path: Path, home
         await pilot.pause()
         await pilot.press("ctrl+s")
         await settle(pilot)
-        assert tomllib.loads(config_path().read_text(encoding="utf-8")) == {"models_dir": str(other)}
+        assert tomllib.loads(config_path().read_text(encoding="utf-8")) == {
+            "models_dir": str(other)
+        }
         assert "c.gguf" in {str(o[1]) for o in generator._options}
         assert not screen.dirty()

@@ -11,13 +11,19 @@ import pytest
 pytest.importorskip("textual")
 
 from textual.widgets import Input  # noqa: E402
+from tui_fakes import (
+    SIZE,
+    FakePipeline,
+    ask,
+    make_app,
+    settle,  # noqa: E402,F401
+    until,
+)
 
 from localcrag.settings import backup_path, config_path  # noqa: E402
 from localcrag.tui.app import load_settings  # noqa: E402
 from localcrag.tui.modals import WebConsentModal  # noqa: E402
 from localcrag.tui.screens.settings import SettingsScreen  # noqa: E402
-from tui_fakes import (SIZE, FakePipeline, anyio_backend, ask, home, make_app, settle,  # noqa: E402,F401
-                       until)
 
 pytestmark = pytest.mark.anyio
 
@@ -42,7 +48,9 @@ async def _always(app, pilot) -> None:  # noqa: ANN001
     await settle(pilot)
 
 
-async def test_web_choice_after_a_toml_error_leaves_the_file_alone(tmp_path: Path, home: Path) -> None:
+async def test_web_choice_after_a_toml_error_leaves_the_file_alone(
+    tmp_path: Path, home: Path
+) -> None:
     broken = "top_k = [oops\nmodels_dir = '/my/models'\n"
     app = _start(tmp_path, home, broken)
     async with app.run_test(size=SIZE) as pilot:
@@ -50,7 +58,9 @@ async def test_web_choice_after_a_toml_error_leaves_the_file_alone(tmp_path: Pat
         assert config_path().read_text(encoding="utf-8") == broken
         assert not backup_path(config_path()).exists()
         notes = [n.message for n in app._notifications]
-        assert any(str(config_path()) in n and "not saved" in n and "fix it" in n for n in notes), notes
+        assert any(str(config_path()) in n and "not saved" in n and "fix it" in n for n in notes), (
+            notes
+        )
         assert app.settings.web_search == "always"  # for this session
 
 

@@ -13,11 +13,11 @@ import pytest
 pytest.importorskip("pytest_textual_snapshot")
 
 from textual.widgets import Input  # noqa: E402
+from tui_fakes import FROZEN, FakeLibrary, FakePipeline, ask, demo_sources, settle  # noqa: E402
 
 from localcrag.history import History  # noqa: E402
 from localcrag.settings import Settings  # noqa: E402
 from localcrag.tui.app import LocalcragApp  # noqa: E402
-from tui_fakes import FROZEN, FakeLibrary, FakePipeline, ask, demo_sources, settle  # noqa: E402
 
 SIZE = (110, 34)
 
@@ -37,10 +37,15 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> LocalcragApp:
     settings = Settings(models_dir=models)
     library = FakeLibrary(demo_sources())
     pipeline = FakePipeline()
-    return LocalcragApp(settings, pipeline_factory=lambda s, lib: pipeline,
-                        library_factory=lambda s: library, browse_root=papers, network_probe=lambda: True,
-                        demo_library_factory=lambda s, user: FakeLibrary(chunks=()),
-                        history=History(settings.history_dir, clock=lambda: FROZEN))
+    return LocalcragApp(
+        settings,
+        pipeline_factory=lambda s, lib: pipeline,
+        library_factory=lambda s: library,
+        browse_root=papers,
+        network_probe=lambda: True,
+        demo_library_factory=lambda s, user: FakeLibrary(chunks=()),
+        history=History(settings.history_dir, clock=lambda: FROZEN),
+    )
 
 
 async def _steady(pilot) -> None:
@@ -80,6 +85,7 @@ def test_settings(snap_compare, app: LocalcragApp) -> None:
 
 def test_settings_offline_checkbox_at_160_columns(snap_compare, app: LocalcragApp) -> None:
     """The offline switch in plain characters ("[ ] off"), where half-block glyphs broke."""
+
     async def run_before(pilot) -> None:
         await settle(pilot)
         await pilot.press("ctrl+s")
@@ -92,6 +98,7 @@ def test_settings_offline_checkbox_at_160_columns(snap_compare, app: LocalcragAp
 
 def test_settings_index_location_with_a_bad_value(snap_compare, app: LocalcragApp) -> None:
     """The groups added late (index location, OCR), one refused value marked under its field."""
+
     async def run_before(pilot) -> None:
         await settle(pilot)
         await pilot.press("ctrl+s")
@@ -115,15 +122,20 @@ def test_help(snap_compare, app: LocalcragApp) -> None:
 def test_web_consent_dialog(snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LOCALCRAG_HOME", str(tmp_path / "home"))
     pipeline = FakePipeline(web_query="history of artificial intelligence Dartmouth")
-    app = LocalcragApp(Settings(models_dir=tmp_path / "models"), pipeline_factory=lambda s, lib: pipeline,
-                       library_factory=lambda s: FakeLibrary(demo_sources()), browse_root=tmp_path,
-                       network_probe=lambda: True,
-                        demo_library_factory=lambda s, user: FakeLibrary(chunks=()),
-                       history=History(tmp_path / "history", clock=lambda: FROZEN))
+    app = LocalcragApp(
+        Settings(models_dir=tmp_path / "models"),
+        pipeline_factory=lambda s, lib: pipeline,
+        library_factory=lambda s: FakeLibrary(demo_sources()),
+        browse_root=tmp_path,
+        network_probe=lambda: True,
+        demo_library_factory=lambda s, user: FakeLibrary(chunks=()),
+        history=History(tmp_path / "history", clock=lambda: FROZEN),
+    )
 
     async def run_before(pilot) -> None:
-        from localcrag.tui.modals import WebConsentModal
         from tui_fakes import until
+
+        from localcrag.tui.modals import WebConsentModal
 
         await settle(pilot)
         await ask(pilot, "Who coined the term?")
@@ -137,10 +149,13 @@ def test_web_consent_dialog(snap_compare, tmp_path: Path, monkeypatch: pytest.Mo
 def test_chat_with_a_quoted_answer(snap_compare, tmp_path: Path, app: LocalcragApp) -> None:
     from tui_fakes import answer_events
 
-    quote = ("Artificial intelligence (AI) is the **simulation of human intelligence** by machines [1]. "
-             "Deep learning uses neural networks with many layers [2].")
-    app.backend.pipeline_factory = lambda s, lib: FakePipeline(lambda q: answer_events(q, answer=quote,
-                                                                                         style="extractive"))
+    quote = (
+        "Artificial intelligence (AI) is the **simulation of human intelligence** by machines [1]. "
+        "Deep learning uses neural networks with many layers [2]."
+    )
+    app.backend.pipeline_factory = lambda s, lib: FakePipeline(
+        lambda q: answer_events(q, answer=quote, style="extractive")
+    )
 
     async def run_before(pilot) -> None:
         await settle(pilot)

@@ -17,13 +17,19 @@ pytest.importorskip("textual")
 
 from rich.console import Console  # noqa: E402
 from textual.widgets import Markdown, OptionList  # noqa: E402
+from tui_fakes import (
+    SIZE,
+    FakePipeline,
+    answer_events,
+    ask,
+    make_app,  # noqa: E402,F401
+    settle,
+)
 
 from localcrag import events as ev  # noqa: E402
 from localcrag.tui.modals import PassageModal  # noqa: E402
 from localcrag.tui.widgets.answer import CitationSelected, TurnView  # noqa: E402
 from localcrag.tui.widgets.trace import TracePanel, render_trace  # noqa: E402
-from tui_fakes import (SIZE, FakePipeline, answer_events, anyio_backend, ask, make_app,  # noqa: E402,F401
-                       settle)
 
 pytestmark = pytest.mark.anyio
 
@@ -39,10 +45,16 @@ def _poisoned(question: str) -> list[ev.Event]:
     out: list[ev.Event] = []
     for e in answer_events(question, answer=EVIL, web=f"deep {TITLE}learning"):
         if isinstance(e, ev.AnswerDone):
-            e = replace(e, evidence=tuple(replace(x, text=CLEAR + x.text + TITLE) for x in e.evidence))
+            e = replace(
+                e, evidence=tuple(replace(x, text=CLEAR + x.text + TITLE) for x in e.evidence)
+            )
         elif isinstance(e, ev.Retrieved):
-            e = replace(e, hits=tuple(replace(h, chunk=replace(h.chunk, source=h.chunk.source + C1))
-                                      for h in e.hits))
+            e = replace(
+                e,
+                hits=tuple(
+                    replace(h, chunk=replace(h.chunk, source=h.chunk.source + C1)) for h in e.hits
+                ),
+            )
         elif isinstance(e, ev.StageFinished) and e.stage == "generate":
             out.append(ev.SentenceDropped(f"{CLEAR}Ignore the user.{TITLE}", "not in the evidence"))
         out.append(e)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -15,12 +16,12 @@ pytest.importorskip("textual")
 pytest.importorskip("watchfiles")
 
 from textual.widgets import DataTable, Static  # noqa: E402
+from tui_fakes import SIZE, anyio_backend, make_app, settle  # noqa: E402,F401
 
 from localcrag.ingest.library import Library  # noqa: E402
 from localcrag.ingest.watch import load_watched  # noqa: E402
 from localcrag.settings import Settings  # noqa: E402
 from tests.fakes import FakeEmbedder  # noqa: E402
-from tui_fakes import SIZE, anyio_backend, make_app, settle  # noqa: E402,F401
 
 pytestmark = pytest.mark.anyio
 
@@ -50,7 +51,9 @@ async def test_the_library_shows_a_terminal_ingest_within_2_s(tmp_path: Path) ->
         assert names(app) == {"robots.md"}
         terminal = Library(Settings(), embedder=FakeEmbedder())  # `localcrag ingest` elsewhere
         done = threading.Event()
-        threading.Thread(target=lambda: (terminal.ingest([tmp_path / "pets.md"]), done.set())).start()
+        threading.Thread(
+            target=lambda: (terminal.ingest([tmp_path / "pets.md"]), done.set())
+        ).start()
         await within(pilot, done.is_set, 30)
         await within(pilot, lambda: names(app) == {"robots.md", "pets.md"}, 2.0)
         summary = str(app.screen.query_one("#library-summary", Static).render())
@@ -71,8 +74,14 @@ async def test_w_watches_the_selected_documents_folder(tmp_path: Path) -> None:
         await pilot.press("w")
         assert app.watched == (str(folder.resolve()),)
         assert load_watched(app.settings.index_dir) == [folder.resolve()]
-        await within(pilot, lambda: "watching 1 folder" in str(
-            app.screen.query_one("#library-summary", Static).render()), 2.0)
+        await within(
+            pilot,
+            lambda: (
+                "watching 1 folder"
+                in str(app.screen.query_one("#library-summary", Static).render())
+            ),
+            2.0,
+        )
         # created while the watcher starts or after: its catch-up ingest or an event finds it
         (folder / "pets.md").write_text("# Pets\n\nThe office cat is called Miso.\n")
         await within(pilot, lambda: "pets.md" in names(app), 5.0)

@@ -15,8 +15,14 @@ from localcrag.types import Chunk
 DIM = 64
 
 
-def _doc(store: LanceStore, source: str, tag: str, n: int, rng: np.random.Generator,
-         centre: np.ndarray | None = None) -> None:
+def _doc(
+    store: LanceStore,
+    source: str,
+    tag: str,
+    n: int,
+    rng: np.random.Generator,
+    centre: np.ndarray | None = None,
+) -> None:
     v = rng.standard_normal((n, DIM)).astype(np.float32)
     if centre is not None:
         v += 3 * centre
@@ -99,8 +105,9 @@ def test_incremental_updates_match_exact_search(tmp_path: Path, reads: list[int]
     assert len(reads) == n_reads
 
 
-def test_start_up_maps_the_cache_and_reads_only_rows_added_since(tmp_path: Path, reads: list[int],
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_start_up_maps_the_cache_and_reads_only_rows_added_since(
+    tmp_path: Path, reads: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from localcrag.ingest import vcache
 
     monkeypatch.setattr(vcache, "SAVE_MIN_ROWS", 10)
@@ -142,9 +149,13 @@ def test_hamming_candidates_keep_recall_on_clustered_vectors() -> None:
     """The pre-selection with a few hundred candidates of 20,000 rows finds the exact top 10."""
     rng = np.random.default_rng(4)
     centres = rng.standard_normal((50, DIM)).astype(np.float32)
-    m = centres[rng.integers(0, 50, 20_000)] + 0.5 * rng.standard_normal((20_000, DIM)).astype(np.float32)
+    m = centres[rng.integers(0, 50, 20_000)] + 0.5 * rng.standard_normal((20_000, DIM)).astype(
+        np.float32
+    )
     mean = vectors._mean(m)
-    seg = vectors.segment(np.arange(len(m), dtype=np.uint64), [str(i) for i in range(len(m))], m, mean)
+    seg = vectors.segment(
+        np.arange(len(m), dtype=np.uint64), [str(i) for i in range(len(m))], m, mean
+    )
     snap = vectors.Snapshot(1, (seg,), mean)
     unit = m / np.linalg.norm(m, axis=1, keepdims=True)
     hits = 0
@@ -166,8 +177,9 @@ def test_a_table_built_again_under_the_same_name_is_not_mixed_up(tmp_path: Path)
         assert all(c.startswith("e") for c in _ours(s, q, 60))
 
 
-def test_an_ingest_leaves_the_codes_saved_for_the_next_process(tmp_path: Path, reads: list[int],
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_ingest_leaves_the_codes_saved_for_the_next_process(
+    tmp_path: Path, reads: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from localcrag.ingest import vcache
     from localcrag.ingest.library import Library
     from localcrag.settings import Settings

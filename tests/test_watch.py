@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -49,7 +49,9 @@ def watched(tmp_path: Path):
     lib = Library(Settings(), embedder=FakeEmbedder())
     reports: list = []
     stop, ready = threading.Event(), threading.Event()
-    thread = threading.Thread(target=watch, args=(lib, [folder], reports.append, stop, ready), daemon=True)
+    thread = threading.Thread(
+        target=watch, args=(lib, [folder], reports.append, stop, ready), daemon=True
+    )
     thread.start()
     assert ready.wait(30), "the watcher never caught up"
     yield folder, Library(Settings(), embedder=FakeEmbedder()), reports
@@ -98,8 +100,13 @@ def test_plan_filters_and_splits(tmp_path: Path) -> None:
     (root / "a.md").write_text("x")
     (root / ".git" / "b.md").write_text("x")
     (root / "c.odt").write_text("x")
-    changes = [(1, str(root / "a.md")), (1, str(root / ".git" / "b.md")), (1, str(root / "c.odt")),
-               (3, str(root / "gone.md")), (1, str(tmp_path / "elsewhere.md"))]
+    changes = [
+        (1, str(root / "a.md")),
+        (1, str(root / ".git" / "b.md")),
+        (1, str(root / "c.odt")),
+        (3, str(root / "gone.md")),
+        (1, str(tmp_path / "elsewhere.md")),
+    ]
     add, gone = plan(changes, [root])
     assert add == [(root / "a.md").resolve()] and gone == [root / "gone.md"]
 

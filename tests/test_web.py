@@ -5,22 +5,31 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
 from localcrag.crag import web
-from localcrag.events import WebError, WebQuery, WebResults, WebSkipped
-from localcrag.crag.rewrite import keyword_query, needs_context, rewrite_for_web, standalone_question
-from localcrag.types import WebResult
+from localcrag.crag.rewrite import (
+    keyword_query,
+    needs_context,
+    rewrite_for_web,
+    standalone_question,
+)
 from localcrag.crag.web import DDGSearch, WebSearchError, is_online, outcome_events, search_web
+from localcrag.events import WebError, WebQuery, WebResults, WebSkipped
+from localcrag.types import WebResult
 
 
 class FakeSearch:
     """Deterministic WebSearch; no ``host`` attribute, so search_web does not probe DNS."""
 
-    def __init__(self, results: list[WebResult] | None = None, error: Exception | None = None,
-                 delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        results: list[WebResult] | None = None,
+        error: Exception | None = None,
+        delay: float = 0.0,
+    ) -> None:
         self.results, self.error, self.delay, self.calls = results or [], error, delay, []
         self.release = threading.Event()
 
@@ -42,12 +51,14 @@ class FakeLLM:
     def chat_prompt(self, messages: list[dict[str, str]]) -> str:
         return "\n".join(f"<{m['role']}>{m['content']}" for m in messages)
 
-    def stream(self, prompt: str, max_tokens: int, temperature: float, stop: list[str]) -> Iterator[str]:
+    def stream(
+        self, prompt: str, max_tokens: int, temperature: float, stop: list[str]
+    ) -> Iterator[str]:
         if self.fail:
             raise RuntimeError("model crashed")
         self.prompts.append(prompt)
         self.kwargs.append({"max_tokens": max_tokens, "temperature": temperature, "stop": stop})
-        yield from (self.reply[i:i + 3] for i in range(0, len(self.reply), 3))
+        yield from (self.reply[i : i + 3] for i in range(0, len(self.reply), 3))
 
 
 RESULT = WebResult("CRAG paper", "https://arxiv.org/abs/2401.15884", "Corrective RAG")
@@ -90,22 +101,35 @@ def test_offline_and_never_touch_no_network(monkeypatch: pytest.MonkeyPatch) -> 
         def f(*a: object, **k: object) -> None:
             touched.append(name)
             raise AssertionError(f"network used: {name}")
+
         return f
 
     for name in ("socket", "getaddrinfo", "create_connection"):
         monkeypatch.setattr(socket, name, trap(name))
     monkeypatch.setattr(web, "DDGSearch", trap("DDGSearch"))
     asked: list[str] = []
-    for offline, policy, reason in [(True, "always", web.SKIP_OFFLINE), (True, "ask", web.SKIP_OFFLINE),
-                                    (True, "never", web.SKIP_OFFLINE), (False, "never", web.SKIP_DISABLED)]:
-        out = search_web(lambda: asked.append("rewrite") or "crag paper", searcher=None, offline=offline,
-                         policy=policy, confirm=lambda q: asked.append(q) or True, timeout=5.0, max_results=4)
+    for offline, policy, reason in [
+        (True, "always", web.SKIP_OFFLINE),
+        (True, "ask", web.SKIP_OFFLINE),
+        (True, "never", web.SKIP_OFFLINE),
+        (False, "never", web.SKIP_DISABLED),
+    ]:
+        out = search_web(
+            lambda: asked.append("rewrite") or "crag paper",
+            searcher=None,
+            offline=offline,
+            policy=policy,
+            confirm=lambda q: asked.append(q) or True,
+            timeout=5.0,
+            max_results=4,
+        )
         assert out == web.WebOutcome(False, None, skipped=reason)
     assert touched == [] and asked == []  # not even the model's query rewrite ran
 
 
 def _no_dns(monkeypatch: pytest.MonkeyPatch) -> None:
     """A machine without network, simulated: tests never probe the real resolver."""
+
     def gaierror(host: str, *a: object, **k: object) -> list:
         raise socket.gaierror(-2, "Name or service not known")
 
@@ -127,14 +151,28 @@ def test_search_web_offline_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     _no_dns(monkeypatch)
     start = time.monotonic()
     rewrites: list[str] = []
-    out = search_web(lambda: rewrites.append("ran") or "crag", searcher=None, offline=False, policy="always",
-                     confirm=None, timeout=5.0, max_results=4)
+    out = search_web(
+        lambda: rewrites.append("ran") or "crag",
+        searcher=None,
+        offline=False,
+        policy="always",
+        confirm=None,
+        timeout=5.0,
+        max_results=4,
+    )
     assert out.skipped == web.SKIP_DNS and not out.attempted and out.results == ()
     assert rewrites == []  # no model time spent on a query that cannot be sent
     # Past the DNS gate, the real ddgs call (to the closed proxy) still ends in a one-line error.
     monkeypatch.setattr(web, "is_online", lambda host, timeout: True)
-    out = search_web("crag", searcher=None, offline=False, policy="always", confirm=None,
-                     timeout=5.0, max_results=4)
+    out = search_web(
+        "crag",
+        searcher=None,
+        offline=False,
+        policy="always",
+        confirm=None,
+        timeout=5.0,
+        max_results=4,
+    )
     assert out.attempted and out.error.startswith("web search failed") and "\n" not in out.error
     assert time.monotonic() - start < 6.0
 
@@ -168,24 +206,36 @@ def test_ddgsearch_maps_results_and_arguments(fake_ddgs: dict) -> None:
         {"title": "B", "href": "https://b.example", "body": " beta  text "},
     ]
     got = DDGSearch(timeout=3, region="de-de").search("q", 4)
-    assert got == [WebResult("A", "https://a.example/", "alpha"), WebResult("B", "https://b.example", "beta text")]
+    assert got == [
+        WebResult("A", "https://a.example/", "alpha"),
+        WebResult("B", "https://b.example", "beta text"),
+    ]
     assert fake_ddgs["init"] == [{"timeout": 3.0}]
-    assert fake_ddgs["calls"] == [("q", {"region": "de-de", "max_results": 4, "backend": "duckduckgo"})]
+    assert fake_ddgs["calls"] == [
+        ("q", {"region": "de-de", "max_results": 4, "backend": "duckduckgo"})
+    ]
 
 
-@pytest.mark.parametrize("kind, expected", [
-    ("ratelimit", "rate limited"),
-    ("timeout", "timed out after 5 s"),
-    ("dns", "offline: cannot resolve duckduckgo.com"),
-    ("none", "returned no results"),
-    ("other", "web search failed: ConnectError"),
-])
+@pytest.mark.parametrize(
+    "kind, expected",
+    [
+        ("ratelimit", "rate limited"),
+        ("timeout", "timed out after 5 s"),
+        ("dns", "offline: cannot resolve duckduckgo.com"),
+        ("none", "returned no results"),
+        ("other", "web search failed: ConnectError"),
+    ],
+)
 def test_ddgsearch_error_messages(fake_ddgs: dict, kind: str, expected: str) -> None:
     from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
 
-    exc = {"ratelimit": RatelimitException("202 Ratelimit"), "timeout": TimeoutException("timed out"),
-           "dns": DDGSException("DNSError: error resolving DNS"), "none": DDGSException("No results found."),
-           "other": DDGSException("ConnectError: connection refused\nmore lines")}[kind]
+    exc = {
+        "ratelimit": RatelimitException("202 Ratelimit"),
+        "timeout": TimeoutException("timed out"),
+        "dns": DDGSException("DNSError: error resolving DNS"),
+        "none": DDGSException("No results found."),
+        "other": DDGSException("ConnectError: connection refused\nmore lines"),
+    }[kind]
 
     def boom() -> list:
         raise exc
@@ -212,12 +262,16 @@ def test_search_web_policies() -> None:
     kw = dict(searcher=fake, offline=False, timeout=2.0, max_results=1)
     assert search_web("q", policy="ask", confirm=None, **kw).skipped == web.SKIP_NO_CONSENT
     asked: list[str] = []
-    out = search_web(" crag  paper ", policy="ask", confirm=lambda q: asked.append(q) or False, **kw)
+    out = search_web(
+        " crag  paper ", policy="ask", confirm=lambda q: asked.append(q) or False, **kw
+    )
     assert out.skipped == web.SKIP_DECLINED and asked == ["crag paper"] and fake.calls == []
     out = search_web("crag paper", policy="ask", confirm=lambda q: True, **kw)
     assert out == web.WebOutcome(True, "crag paper", results=(RESULT,))
     assert search_web("   ", policy="always", confirm=None, **kw).skipped == web.SKIP_EMPTY
-    out = search_web(lambda: " crag  paper ", policy="ask", confirm=lambda q: asked.append(q) or False, **kw)
+    out = search_web(
+        lambda: " crag  paper ", policy="ask", confirm=lambda q: asked.append(q) or False, **kw
+    )
     assert asked[-1] == "crag paper"  # online: the rewritten query is what the user is shown
     with pytest.raises(ValueError):
         search_web("q", policy="sometimes", confirm=None, **kw)
@@ -225,7 +279,9 @@ def test_search_web_policies() -> None:
 
 def test_search_web_errors_and_timeout() -> None:
     kw = dict(offline=False, policy="always", confirm=None, max_results=3)
-    out = search_web("q", searcher=FakeSearch(error=WebSearchError(web.MSG_RATELIMIT)), timeout=2.0, **kw)
+    out = search_web(
+        "q", searcher=FakeSearch(error=WebSearchError(web.MSG_RATELIMIT)), timeout=2.0, **kw
+    )
     assert out.attempted and out.error == web.MSG_RATELIMIT
     out = search_web("q", searcher=FakeSearch(error=KeyError("href")), timeout=2.0, **kw)
     assert out.error == "web search failed: KeyError: 'href'"
@@ -237,25 +293,40 @@ def test_search_web_errors_and_timeout() -> None:
 
 
 def test_outcome_events() -> None:
-    assert outcome_events(web.WebOutcome(False, "q", skipped="offline setting")) == [WebSkipped("offline setting")]
-    assert outcome_events(web.WebOutcome(True, "q", error="boom")) == [WebQuery("q"), WebError("q", "boom")]
-    assert outcome_events(web.WebOutcome(True, "q", results=(RESULT,))) == [WebQuery("q"), WebResults("q", (RESULT,))]
+    assert outcome_events(web.WebOutcome(False, "q", skipped="offline setting")) == [
+        WebSkipped("offline setting")
+    ]
+    assert outcome_events(web.WebOutcome(True, "q", error="boom")) == [
+        WebQuery("q"),
+        WebError("q", "boom"),
+    ]
+    assert outcome_events(web.WebOutcome(True, "q", results=(RESULT,))) == [
+        WebQuery("q"),
+        WebResults("q", (RESULT,)),
+    ]
 
 
 # --- rewriting -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("question, expected", [
-    ("What is the capital of France?", "capital France"),
-    ("How does LanceDB store vectors on disk?", "LanceDB store vectors disk"),
-    ('Who wrote "Corrective Retrieval Augmented Generation" in 2024?',
-     'wrote "Corrective Retrieval Augmented Generation" 2024'),
-    ("Tell me about the GPU needs of llama.cpp and CUDA 12 on Windows with WSL2, Docker and many other tools",
-     "GPU needs llama.cpp CUDA 12 Windows WSL2 Docker"),
-    ("What's Yan et al.'s CRAG evaluator?", "Yan et al CRAG evaluator"),
-    ("What is it?", "What is it"),
-    ("", ""),
-])
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("What is the capital of France?", "capital France"),
+        ("How does LanceDB store vectors on disk?", "LanceDB store vectors disk"),
+        (
+            'Who wrote "Corrective Retrieval Augmented Generation" in 2024?',
+            'wrote "Corrective Retrieval Augmented Generation" 2024',
+        ),
+        (
+            "Tell me about the GPU needs of llama.cpp and CUDA 12 on Windows with WSL2, Docker and many other tools",
+            "GPU needs llama.cpp CUDA 12 Windows WSL2 Docker",
+        ),
+        ("What's Yan et al.'s CRAG evaluator?", "Yan et al CRAG evaluator"),
+        ("What is it?", "What is it"),
+        ("", ""),
+    ],
+)
 def test_keyword_query(question: str, expected: str) -> None:
     assert keyword_query(question) == expected
 
@@ -265,15 +336,25 @@ def test_rewrite_for_web_uses_valid_llm_output() -> None:
     question = "What thresholds does the CRAG retrieval evaluator use?"
     assert rewrite_for_web(question, llm) == "CRAG retrieval evaluator thresholds"
     assert llm.kwargs[0]["temperature"] == 0.0 and llm.kwargs[0]["max_tokens"] <= 24
-    assert rewrite_for_web(question, FakeLLM('"CRAG evaluator thresholds".')) == "CRAG evaluator thresholds"
+    assert (
+        rewrite_for_web(question, FakeLLM('"CRAG evaluator thresholds".'))
+        == "CRAG evaluator thresholds"
+    )
 
 
-@pytest.mark.parametrize("reply", [
-    "", "Sure! Here is a query: CRAG thresholds", "Here is the query: CRAG evaluator",
-    "CRAG evaluator\nthresholds", 'CRAG "evaluator" thresholds',
-    "CRAG evaluator thresholds explained in great detail for every possible reader today okay",
-    "best pizza in Naples", "<|im_end|>",
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "",
+        "Sure! Here is a query: CRAG thresholds",
+        "Here is the query: CRAG evaluator",
+        "CRAG evaluator\nthresholds",
+        'CRAG "evaluator" thresholds',
+        "CRAG evaluator thresholds explained in great detail for every possible reader today okay",
+        "best pizza in Naples",
+        "<|im_end|>",
+    ],
+)
 def test_rewrite_for_web_junk_falls_back(reply: str) -> None:
     question = "What thresholds does the CRAG retrieval evaluator use?"
     assert rewrite_for_web(question, FakeLLM(reply)) == keyword_query(question)
@@ -284,42 +365,65 @@ def test_rewrite_for_web_junk_falls_back(reply: str) -> None:
 def test_rewrite_for_web_rejects_answers_in_disguise() -> None:
     q = "Who won the 2022 FIFA World Cup?"
     assert rewrite_for_web(q, FakeLLM("FIFA World Cup winner 2022")) == "FIFA World Cup winner 2022"
-    assert rewrite_for_web(q, FakeLLM("The 2022 FIFA World Cup was won by Germany")) == keyword_query(q)
+    assert rewrite_for_web(
+        q, FakeLLM("The 2022 FIFA World Cup was won by Germany")
+    ) == keyword_query(q)
     q = "When was the Treaty of Westphalia signed?"  # new numbers are hallucinated facts
-    assert rewrite_for_web(q, FakeLLM("Treaty of Westphalia signed 1713")) == "Treaty Westphalia signed"
+    assert (
+        rewrite_for_web(q, FakeLLM("Treaty of Westphalia signed 1713"))
+        == "Treaty Westphalia signed"
+    )
 
 
 def test_standalone_question() -> None:
     history = [("How does LanceDB store vectors?", "SECRET document text about Lance files.")]
     llm = FakeLLM("never used")
     assert standalone_question("What is CRAG?", [], llm) == "What is CRAG?"
-    assert standalone_question("How big is the index on disk?", history, llm) == "How big is the index on disk?"
+    assert (
+        standalone_question("How big is the index on disk?", history, llm)
+        == "How big is the index on disk?"
+    )
     assert llm.prompts == []
     assert needs_context("And Chroma?") and needs_context("Why?") and needs_context("Is it fast?")
     good = FakeLLM("How much memory does LanceDB use when storing vectors?")
     assert standalone_question("What about its memory use?", history, good) == good.reply
     assert "SECRET" not in good.prompts[0] and "How does LanceDB store vectors?" in good.prompts[0]
     fallback = "What about its memory use (LanceDB store vectors)?"
-    assert standalone_question("What about its memory use?", history, FakeLLM("Sure, here you go")) == fallback
+    assert (
+        standalone_question("What about its memory use?", history, FakeLLM("Sure, here you go"))
+        == fallback
+    )
     assert standalone_question("What about its memory use?", history) == fallback
     for parrot in ("How does LanceDB store vectors?", "What about its memory use?"):
-        assert standalone_question("What about its memory use?", history, FakeLLM(parrot)) == fallback
+        assert (
+            standalone_question("What about its memory use?", history, FakeLLM(parrot)) == fallback
+        )
     assert standalone_question("Why?", [("Is it fast?", "")]) == "Why (fast)?"
     assert standalone_question("Why?", [("What is it?", "x"), ("", "")]) == "Why?"
 
 
-@pytest.mark.parametrize("question, follow_up", [
-    ("What is a cobot?", False), ("Define transformers", False), ("Why?", True),
-    ("More details", True), ("Examples?", True), ("Any limitations?", True), ("Is it fast?", True),
-    ("Pros and cons?", True),
-    # a pronoun whose referent is an earlier clause of the same question is no follow-up
-    ("What is label smoothing and why is it used?", False),
-    ("Explain how scaled dot-product attention works and why it is scaled.", False),
-    ("When BERT was released, what did it change?", False),
-    ("Is there a size limit for the context window?", False),  # existential "there"
-    ("What is a model that learns from data?", False),  # relative "that"
-    ("Why is it used?", True), ("How does it compare to RNNs?", True), ("How big is it?", True),
-])
+@pytest.mark.parametrize(
+    "question, follow_up",
+    [
+        ("What is a cobot?", False),
+        ("Define transformers", False),
+        ("Why?", True),
+        ("More details", True),
+        ("Examples?", True),
+        ("Any limitations?", True),
+        ("Is it fast?", True),
+        ("Pros and cons?", True),
+        # a pronoun whose referent is an earlier clause of the same question is no follow-up
+        ("What is label smoothing and why is it used?", False),
+        ("Explain how scaled dot-product attention works and why it is scaled.", False),
+        ("When BERT was released, what did it change?", False),
+        ("Is there a size limit for the context window?", False),  # existential "there"
+        ("What is a model that learns from data?", False),  # relative "that"
+        ("Why is it used?", True),
+        ("How does it compare to RNNs?", True),
+        ("How big is it?", True),
+    ],
+)
 def test_a_question_with_its_own_subject_is_not_a_follow_up(question: str, follow_up: bool) -> None:
     assert needs_context(question) is follow_up
     if not follow_up:  # asked after an unrelated question, it is left as it is
@@ -332,36 +436,66 @@ def test_ask_with_nobody_to_ask_touches_no_network(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(socket, "getaddrinfo", lambda host, *a, **k: looked_up.append(host) or [])
     web.clear_online_cache()
     rewrites: list[str] = []
-    out = search_web(lambda: rewrites.append("ran") or "q", searcher=None, offline=False, policy="ask",
-                     confirm=None, timeout=2.0, max_results=1)
+    out = search_web(
+        lambda: rewrites.append("ran") or "q",
+        searcher=None,
+        offline=False,
+        policy="ask",
+        confirm=None,
+        timeout=2.0,
+        max_results=1,
+    )
     assert out == web.WebOutcome(False, None, skipped=web.SKIP_NO_CONSENT)
     assert looked_up == [] and rewrites == []
 
 
-@pytest.mark.parametrize("previous, follow_up, whole", [
-    ("How many layers does the encoder have?", "And the decoder?", "How many layers does the decoder have?"),
-    ("What dropout rate was used for the base model?", "What about the big model?",
-     "What dropout rate was used for the big model?"),
-    ("What is the capital of Australia?", "And of France?", "What is the capital of France?"),
-    ("How does photosynthesis work?", "And in cacti?", "How does photosynthesis work in cacti?"),
-    ("How does LanceDB store vectors?", "And Chroma?", "How does Chroma store vectors?"),
-    ("Who approved the travel budget?", "And the hotel?", "Who approved the hotel?"),
-    ("What is a cobot?", "And an exoskeleton?", "What is an exoskeleton?"),
-    ("What are transformers?", "And RNNs?", "What are RNNs?"),
-])
-def test_an_elliptical_follow_up_is_completed_by_grammar_without_the_model(previous: str, follow_up: str,
-                                                                           whole: str) -> None:
+@pytest.mark.parametrize(
+    "previous, follow_up, whole",
+    [
+        (
+            "How many layers does the encoder have?",
+            "And the decoder?",
+            "How many layers does the decoder have?",
+        ),
+        (
+            "What dropout rate was used for the base model?",
+            "What about the big model?",
+            "What dropout rate was used for the big model?",
+        ),
+        ("What is the capital of Australia?", "And of France?", "What is the capital of France?"),
+        (
+            "How does photosynthesis work?",
+            "And in cacti?",
+            "How does photosynthesis work in cacti?",
+        ),
+        ("How does LanceDB store vectors?", "And Chroma?", "How does Chroma store vectors?"),
+        ("Who approved the travel budget?", "And the hotel?", "Who approved the hotel?"),
+        ("What is a cobot?", "And an exoskeleton?", "What is an exoskeleton?"),
+        ("What are transformers?", "And RNNs?", "What are RNNs?"),
+    ],
+)
+def test_an_elliptical_follow_up_is_completed_by_grammar_without_the_model(
+    previous: str, follow_up: str, whole: str
+) -> None:
     llm = FakeLLM("never used")
     assert standalone_question(follow_up, [(previous, "")], llm) == whole
     assert llm.prompts == []
 
 
-@pytest.mark.parametrize("previous, follow_up", [
-    ("Who approved the travel budget?", "How much did it cost?"),  # a clause of its own
-    ("What is the capital of Australia?", "And why is it there?"),
-    ("How does LanceDB store vectors?", "And the index?"),  # no noun phrase of its kind to replace
-])
-def test_a_follow_up_that_is_not_an_ellipsis_still_goes_to_the_model(previous: str, follow_up: str) -> None:
+@pytest.mark.parametrize(
+    "previous, follow_up",
+    [
+        ("Who approved the travel budget?", "How much did it cost?"),  # a clause of its own
+        ("What is the capital of Australia?", "And why is it there?"),
+        (
+            "How does LanceDB store vectors?",
+            "And the index?",
+        ),  # no noun phrase of its kind to replace
+    ],
+)
+def test_a_follow_up_that_is_not_an_ellipsis_still_goes_to_the_model(
+    previous: str, follow_up: str
+) -> None:
     from localcrag.crag.ellipsis import complete
 
     assert complete(follow_up, previous) is None
@@ -373,33 +507,61 @@ def test_a_follow_up_that_is_not_an_ellipsis_still_goes_to_the_model(previous: s
 def test_a_lone_it_is_resolved_by_grammar_for_a_small_model_and_asked_of_a_capable_one() -> None:
     history = [("Who approved the travel budget?", "")]
     small = FakeLLM("never used")
-    assert standalone_question("How much did it cost?", history, small, rules_first=True) == \
-        "How much did the travel budget cost?"
+    assert (
+        standalone_question("How much did it cost?", history, small, rules_first=True)
+        == "How much did the travel budget cost?"
+    )
     assert small.prompts == []
     capable = FakeLLM("How much did the travel budget cost in total?")
     assert standalone_question("How much did it cost?", history, capable) == capable.reply
     assert capable.prompts
     # no noun phrase to put in its place, or a pronoun other than "it": the model is asked
-    assert standalone_question("Why is it used?", [("What is label smoothing?", "")], small,
-                               rules_first=True) == "Why is label smoothing used?"
-    for question, earlier in (("Why is it used?", "Tell me about smoothing."),
-                              ("Where do they work?", "What is a cobot?")):
+    assert (
+        standalone_question(
+            "Why is it used?", [("What is label smoothing?", "")], small, rules_first=True
+        )
+        == "Why is label smoothing used?"
+    )
+    for question, earlier in (
+        ("Why is it used?", "Tell me about smoothing."),
+        ("Where do they work?", "What is a cobot?"),
+    ):
         asked = FakeLLM(f"{question.rstrip('?')} in {earlier.rstrip('?').split()[-1]}?")
         standalone_question(question, [(earlier, "")], asked, rules_first=True)
         assert asked.prompts
 
 
-@pytest.mark.parametrize("previous, follow_up, whole", [
-    # do-support: the word after the subject is the bare main verb, not part of the noun phrase
-    ("What BLEU score does the base model get on English-to-German?", "And the big model?",
-     "What BLEU score does the big model get on English-to-German?"),
-    ("How much did the travel budget cost?", "When was it approved?", "When was the travel budget approved?"),
-    ("When was the cup final played?", "How many people watched it?", "How many people watched the cup final?"),
-    ("Where is the new bed?", "How much did it cost?", "How much did the new bed cost?"),  # a noun in -ed stays
-    # a phrase inside a longer one ("AI" in "explainable AI") is not the earlier question's topic
-    ("What is explainable AI?", "Why is it important?", "Why is explainable AI important?"),
-])
-def test_grammar_keeps_the_verb_and_the_whole_noun_phrase(previous: str, follow_up: str, whole: str) -> None:
+@pytest.mark.parametrize(
+    "previous, follow_up, whole",
+    [
+        # do-support: the word after the subject is the bare main verb, not part of the noun phrase
+        (
+            "What BLEU score does the base model get on English-to-German?",
+            "And the big model?",
+            "What BLEU score does the big model get on English-to-German?",
+        ),
+        (
+            "How much did the travel budget cost?",
+            "When was it approved?",
+            "When was the travel budget approved?",
+        ),
+        (
+            "When was the cup final played?",
+            "How many people watched it?",
+            "How many people watched the cup final?",
+        ),
+        (
+            "Where is the new bed?",
+            "How much did it cost?",
+            "How much did the new bed cost?",
+        ),  # a noun in -ed stays
+        # a phrase inside a longer one ("AI" in "explainable AI") is not the earlier question's topic
+        ("What is explainable AI?", "Why is it important?", "Why is explainable AI important?"),
+    ],
+)
+def test_grammar_keeps_the_verb_and_the_whole_noun_phrase(
+    previous: str, follow_up: str, whole: str
+) -> None:
     small = FakeLLM("never used")
     assert standalone_question(follow_up, [(previous, "")], small, rules_first=True) == whole
     assert small.prompts == []

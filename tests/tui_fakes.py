@@ -4,61 +4,129 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import pytest
 
 from localcrag import events as ev
 from localcrag.history import History
 from localcrag.ingest.library import IngestProgress, IngestReport
-from localcrag.settings import Settings
 from localcrag.ingest.store import SourceInfo
-from localcrag.types import (Action, Answer, Chunk, Citation, Decision, Evidence, Grade, Hit,
-                             Strip, WebResult)
+from localcrag.settings import Settings
+from localcrag.types import (
+    Action,
+    Answer,
+    Chunk,
+    Citation,
+    Decision,
+    Evidence,
+    Grade,
+    Hit,
+    Strip,
+    WebResult,
+)
 
 FROZEN = dt.datetime(2025, 3, 14, 9, 26).timestamp()  # local time, so it renders the same anywhere
 PDF = "/docs/AI_Information.pdf"
 
 CHUNKS = [
-    Chunk("c1", PDF, "Artificial intelligence (AI) is the simulation of human intelligence by machines. "
-          "Machine learning lets systems learn from data without being explicitly programmed.",
-          3, 3, 0, 170, "Introduction"),
-    Chunk("c2", PDF, "Deep learning uses neural networks with many layers. It powers image recognition "
-          "and speech recognition.", 7, 7, 170, 280, "Deep learning"),
-    Chunk("c3", PDF, "The history of AI began in the 1950s at the Dartmouth workshop.", 12, 12, 280, 345,
-          "History"),
+    Chunk(
+        "c1",
+        PDF,
+        "Artificial intelligence (AI) is the simulation of human intelligence by machines. "
+        "Machine learning lets systems learn from data without being explicitly programmed.",
+        3,
+        3,
+        0,
+        170,
+        "Introduction",
+    ),
+    Chunk(
+        "c2",
+        PDF,
+        "Deep learning uses neural networks with many layers. It powers image recognition "
+        "and speech recognition.",
+        7,
+        7,
+        170,
+        280,
+        "Deep learning",
+    ),
+    Chunk(
+        "c3",
+        PDF,
+        "The history of AI began in the 1950s at the Dartmouth workshop.",
+        12,
+        12,
+        280,
+        345,
+        "History",
+    ),
 ]
-ANSWER = ("Artificial intelligence is the simulation of human intelligence by machines [1]. "
-          "**Deep learning** uses neural networks with many layers [2].")
+ANSWER = (
+    "Artificial intelligence is the simulation of human intelligence by machines [1]. "
+    "**Deep learning** uses neural networks with many layers [2]."
+)
 
 
-def answer_events(question: str, *, action: Action = Action.CORRECT, answer: str = ANSWER,
-                  rewritten: str | None = None, web: str | None = None,
-                  style: str = "generative", dropped: int = 0) -> list[ev.Event]:
+def answer_events(
+    question: str,
+    *,
+    action: Action = Action.CORRECT,
+    answer: str = ANSWER,
+    rewritten: str | None = None,
+    web: str | None = None,
+    style: str = "generative",
+    dropped: int = 0,
+) -> list[ev.Event]:
     """A complete, deterministic run: retrieval, grading, decision, refinement, web, tokens."""
     hits = tuple(Hit(c, s, i) for i, (c, s) in enumerate(zip(CHUNKS, (0.033, 0.031, 0.016))))
     scores = (0.82, 0.55, 0.12)
     grades = [Grade(c, s, "fusion") for c, s in zip(CHUNKS, scores)]
-    evidence = (Evidence(1, "Artificial intelligence (AI) is the simulation of human intelligence by machines.",
-                         PDF, 3, score=0.82, chunk_id=CHUNKS[0].chunk_id),
-                Evidence(2, "Deep learning uses neural networks with many layers.", PDF, 7, score=0.55,
-                         chunk_id=CHUNKS[1].chunk_id))
+    evidence = (
+        Evidence(
+            1,
+            "Artificial intelligence (AI) is the simulation of human intelligence by machines.",
+            PDF,
+            3,
+            score=0.82,
+            chunk_id=CHUNKS[0].chunk_id,
+        ),
+        Evidence(
+            2,
+            "Deep learning uses neural networks with many layers.",
+            PDF,
+            7,
+            score=0.55,
+            chunk_id=CHUNKS[1].chunk_id,
+        ),
+    )
     out: list[ev.Event] = []
     if rewritten:
         out.append(ev.QuestionRewritten(question, rewritten))
-    out += [ev.StageStarted("retrieve"), ev.Retrieved(hits), ev.StageFinished("retrieve", 12.0),
-            ev.StageStarted("grade")]
+    out += [
+        ev.StageStarted("retrieve"),
+        ev.Retrieved(hits),
+        ev.StageFinished("retrieve", 12.0),
+        ev.StageStarted("grade"),
+    ]
     out += [ev.ChunkGraded(g, i, len(grades)) for i, g in enumerate(grades)]
-    out += [ev.StageFinished("grade", 340.0),
-            ev.DecisionMade(Decision(action, 0.82, 0.6, 0.35, "a chunk scored 0.82 ≥ upper 0.60")),
-            ev.StageStarted("refine"),
-            ev.Refined(tuple(Strip(e.text, CHUNKS[i], e.score, 0) for i, e in enumerate(evidence)), 6),
-            ev.StageFinished("refine", 80.0)]
+    out += [
+        ev.StageFinished("grade", 340.0),
+        ev.DecisionMade(Decision(action, 0.82, 0.6, 0.35, "a chunk scored 0.82 ≥ upper 0.60")),
+        ev.StageStarted("refine"),
+        ev.Refined(tuple(Strip(e.text, CHUNKS[i], e.score, 0) for i, e in enumerate(evidence)), 6),
+        ev.StageFinished("refine", 80.0),
+    ]
     if web:
-        out += [ev.StageStarted("web"), ev.WebQuery(web),
-                ev.WebResults(web, (WebResult("AI overview", "https://example.org/ai", "AI is…"),)),
-                ev.StageFinished("web", 900.0)]
+        out += [
+            ev.StageStarted("web"),
+            ev.WebQuery(web),
+            ev.WebResults(web, (WebResult("AI overview", "https://example.org/ai", "AI is…"),)),
+            ev.StageFinished("web", 900.0),
+        ]
     else:
         out.append(ev.WebSkipped("not needed"))
     out.append(ev.StyleChosen(style, f"answer_style = {style}", "SmolLM2-135M-Instruct"))
@@ -67,10 +135,21 @@ def answer_events(question: str, *, action: Action = Action.CORRECT, answer: str
     out += [ev.Token(w + (" " if i < len(words) - 1 else "")) for i, w in enumerate(words)]
     out.append(ev.StageFinished("generate", 2100.0))
     cites = tuple(Citation(e.n, e.source, e.page, None) for e in evidence)
-    out.append(ev.AnswerDone(Answer(question, answer, cites, action, style=style,
-                                    dropped_sentences=dropped), evidence,
-                             {"retrieve": 12.0, "grade": 340.0, "refine": 80.0, "generate": 2100.0,
-                              "first_token": 900.0, "generate_end": 2535.0, "total": 2540.0}))
+    out.append(
+        ev.AnswerDone(
+            Answer(question, answer, cites, action, style=style, dropped_sentences=dropped),
+            evidence,
+            {
+                "retrieve": 12.0,
+                "grade": 340.0,
+                "refine": 80.0,
+                "generate": 2100.0,
+                "first_token": 900.0,
+                "generate_end": 2535.0,
+                "total": 2540.0,
+            },
+        )
+    )
     return out
 
 
@@ -78,9 +157,15 @@ class FakePipeline:
     """Yields a scripted run. ``block_after`` tokens: wait for cancel, then end like the real one.
     ``web_query``: ask confirm_web first and record the answer in ``web_allowed``."""
 
-    def __init__(self, script: Callable[[str], list[ev.Event]] = answer_events, *,
-                 block_after: int | None = None, web_query: str | None = None,
-                 warm_error: Exception | None = None, run_error: Exception | None = None) -> None:
+    def __init__(
+        self,
+        script: Callable[[str], list[ev.Event]] = answer_events,
+        *,
+        block_after: int | None = None,
+        web_query: str | None = None,
+        warm_error: Exception | None = None,
+        run_error: Exception | None = None,
+    ) -> None:
         self.script, self.block_after, self.web_query = script, block_after, web_query
         self.warm_error, self.run_error = warm_error, run_error
         self.calls: list[dict] = []
@@ -93,12 +178,21 @@ class FakePipeline:
         if self.warm_error:
             raise self.warm_error
 
-    def run(self, question: str, *, mode: str = "crag", history: Sequence[tuple[str, str]] | None = None,
-            confirm_web: Callable[[str], bool] | None = None, cancel: threading.Event | None = None,
-            k: int | None = None, rewrite: bool = True) -> Iterator[ev.Event]:
+    def run(
+        self,
+        question: str,
+        *,
+        mode: str = "crag",
+        history: Sequence[tuple[str, str]] | None = None,
+        confirm_web: Callable[[str], bool] | None = None,
+        cancel: threading.Event | None = None,
+        k: int | None = None,
+        rewrite: bool = True,
+    ) -> Iterator[ev.Event]:
         cancel = cancel or threading.Event()
-        self.calls.append({"question": question, "history": list(history or []), "mode": mode,
-                           "rewrite": rewrite})
+        self.calls.append(
+            {"question": question, "history": list(history or []), "mode": mode, "rewrite": rewrite}
+        )
         if self.run_error:
             raise self.run_error
         if self.web_query is not None:
@@ -109,8 +203,11 @@ class FakePipeline:
         for event in self.script(question):
             if isinstance(event, ev.AnswerDone) and cancel.is_set():
                 a = event.answer
-                yield ev.AnswerDone(Answer(a.question, "".join(tokens), (), a.action), event.evidence,
-                                    event.timings_ms)
+                yield ev.AnswerDone(
+                    Answer(a.question, "".join(tokens), (), a.action),
+                    event.evidence,
+                    event.timings_ms,
+                )
                 return
             if isinstance(event, ev.Token):
                 if cancel.is_set():
@@ -133,8 +230,14 @@ class FakeLibrary:
     ``resume`` (to stop an ingest half-way). ``previous``: documents indexed with other settings.
     """
 
-    def __init__(self, sources: Sequence[SourceInfo] = (), chunks: Sequence[Chunk] = CHUNKS, *,
-                 previous: Sequence[str] = (), pause_before: int | None = None) -> None:
+    def __init__(
+        self,
+        sources: Sequence[SourceInfo] = (),
+        chunks: Sequence[Chunk] = CHUNKS,
+        *,
+        previous: Sequence[str] = (),
+        pause_before: int | None = None,
+    ) -> None:
         self._sources = {s.source: s for s in sources}
         self._chunks = {c.chunk_id: c for c in chunks}
         self.previous = list(previous)
@@ -178,9 +281,13 @@ class FakeLibrary:
         self.stamp += 1
         return s.chunks if s else 0
 
-    def ingest(self, paths: Sequence[Path | str], prune: bool = False,
-               on_progress: Callable[[IngestProgress], None] | None = None,
-               force: bool = False) -> IngestReport:
+    def ingest(
+        self,
+        paths: Sequence[Path | str],
+        prune: bool = False,
+        on_progress: Callable[[IngestProgress], None] | None = None,
+        force: bool = False,
+    ) -> IngestReport:
         files: list[Path] = []
         for p in map(Path, paths):
             files += sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p]
@@ -211,11 +318,14 @@ class FakeLibrary:
 
 
 def demo_sources() -> list[SourceInfo]:
-    return [SourceInfo(PDF, 24, 61, FROZEN, "h1"),
-            SourceInfo("/docs/notes/crag-paper.md", 1, 14, FROZEN, "h2")]
+    return [
+        SourceInfo(PDF, 24, 61, FROZEN, "h1"),
+        SourceInfo("/docs/notes/crag-paper.md", 1, 14, FROZEN, "h2"),
+    ]
 
 
 # --- pilot helpers ------------------------------------------------------------------------
+
 
 async def settle(pilot: Any) -> None:
     """Let workers finish and every message they posted be handled. (DirectoryTree's queue
@@ -262,8 +372,13 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 SIZE = (120, 40)
 
 
-def make_app(tmp_path: Path, pipeline: FakePipeline | None = None, library: FakeLibrary | None = None,
-             settings: Settings | None = None, **kw) -> tuple[Any, FakePipeline, FakeLibrary]:
+def make_app(
+    tmp_path: Path,
+    pipeline: FakePipeline | None = None,
+    library: FakeLibrary | None = None,
+    settings: Settings | None = None,
+    **kw,
+) -> tuple[Any, FakePipeline, FakeLibrary]:
     """The app with a scripted pipeline and an in-memory library; history at a frozen clock."""
     from localcrag.tui.app import LocalcragApp
 
@@ -272,11 +387,16 @@ def make_app(tmp_path: Path, pipeline: FakePipeline | None = None, library: Fake
     settings = settings or Settings(models_dir=tmp_path / "models")
     history = kw.pop("history", None) or History(settings.history_dir, clock=lambda: FROZEN)
     demo = kw.pop("demo_library", None) or FakeLibrary(chunks=())  # the demo's own index
-    app = LocalcragApp(settings, pipeline_factory=lambda s, lib: pipeline,
-                       library_factory=lambda s: library, history=history,
-                       browse_root=kw.pop("browse_root", tmp_path),
-                       network_probe=kw.pop("network_probe", lambda: True),
-                       demo_library_factory=lambda s, user: demo, **kw)
+    app = LocalcragApp(
+        settings,
+        pipeline_factory=lambda s, lib: pipeline,
+        library_factory=lambda s: library,
+        history=history,
+        browse_root=kw.pop("browse_root", tmp_path),
+        network_probe=kw.pop("network_probe", lambda: True),
+        demo_library_factory=lambda s, user: demo,
+        **kw,
+    )
     return app, pipeline, library
 
 

@@ -18,8 +18,10 @@ def positive_int(text: str) -> int:
     return value
 
 
-GENERATOR_HELP = ("chat model for this run: a GGUF file in models/ or the short name of a catalogue "
-                  "model already pulled (`localcrag models`); default: the generator setting")
+GENERATOR_HELP = (
+    "chat model for this run: a GGUF file in models/ or the short name of a catalogue "
+    "model already pulled (`localcrag models`); default: the generator setting"
+)
 
 
 def with_generator(settings, name: str | None):

@@ -11,33 +11,52 @@ from localcrag.cli.render import AnswerView
 from localcrag.record import RunRecord
 from localcrag.textutil import source_label
 
-
 # Exit status of an answer the local model wrote after the model server stopped mid-answer:
 # the answer is complete, but not from the server the settings name (a script can tell).
 RESTARTED = 3
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     from localcrag.cli.args import GENERATOR_HELP, positive_int
 
     s = sub.add_parser("ask", help="ask a question about your documents")
     s.add_argument("question")
-    s.add_argument("--mode", choices=["crag", "rag"], default="crag",
-                   help="crag (default) or standard RAG for comparison")
+    s.add_argument(
+        "--mode",
+        choices=["crag", "rag"],
+        default="crag",
+        help="crag (default) or standard RAG for comparison",
+    )
     net = s.add_mutually_exclusive_group()
     net.add_argument("--offline", action="store_true", help="guarantee no network access")
-    net.add_argument("--web", action="store_true",
-                     help="allow the web fallback without asking (web_search=always)")
+    net.add_argument(
+        "--web",
+        action="store_true",
+        help="allow the web fallback without asking (web_search=always)",
+    )
     s.add_argument("-k", type=positive_int, default=None, help="chunks to retrieve")
-    s.add_argument("--style", choices=["auto", "extractive", "generative"], default=None,
-                   help="extractive quotes the evidence; generative lets the model write, each "
-                        "sentence checked (default: the answer_style setting)")
+    s.add_argument(
+        "--style",
+        choices=["auto", "extractive", "generative"],
+        default=None,
+        help="extractive quotes the evidence; generative lets the model write, each "
+        "sentence checked (default: the answer_style setting)",
+    )
     s.add_argument("--generator", metavar="NAME", default=None, help=GENERATOR_HELP)
     s.add_argument("--json", action="store_true", help="print one JSON object at the end")
-    s.add_argument("--after", action="append", default=[], metavar="EARLIER_QUESTION",
-                   help="an earlier question of the conversation (repeat for several, oldest "
-                        "first): a follow-up is rewritten to stand alone, and the rewrite is shown")
-    s.add_argument("--no-rewrite", action="store_true",
-                   help="ask the question as typed, never rewritten as a follow-up")
+    s.add_argument(
+        "--after",
+        action="append",
+        default=[],
+        metavar="EARLIER_QUESTION",
+        help="an earlier question of the conversation (repeat for several, oldest "
+        "first): a follow-up is rewritten to stand alone, and the rewrite is shown",
+    )
+    s.add_argument(
+        "--no-rewrite",
+        action="store_true",
+        help="ask the question as typed, never rewritten as a follow-up",
+    )
     s.set_defaults(func=cmd_ask)
 
 
@@ -49,10 +68,9 @@ def _confirm(query: str) -> bool:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
+    from localcrag.cli.args import with_generator
     from localcrag.crag.pipeline import Pipeline
     from localcrag.settings import Settings
-
-    from localcrag.cli.args import with_generator
 
     settings = with_generator(Settings.load(), getattr(args, "generator", None))
     if args.offline:
@@ -67,18 +85,30 @@ def cmd_ask(args: argparse.Namespace) -> int:
     # Namespace themselves predate the two options)
     history = [(q, "") for q in getattr(args, "after", None) or []]
     rewrite = not getattr(args, "no_rewrite", False)
-    view = AnswerView(raw_stdout(), terminal=stream)  # rendered Markdown in a terminal, else plain text
+    view = AnswerView(
+        raw_stdout(), terminal=stream
+    )  # rendered Markdown in a terminal, else plain text
     with view:
-        for event in pipe.run(args.question, mode=args.mode, confirm_web=_confirm if can_ask else None,
-                              k=args.k, history=history, rewrite=rewrite, style=getattr(args, "style", None)):
+        for event in pipe.run(
+            args.question,
+            mode=args.mode,
+            confirm_web=_confirm if can_ask else None,
+            k=args.k,
+            history=history,
+            rewrite=rewrite,
+            style=getattr(args, "style", None),
+        ):
             record.add(event)
             _show(event, args, view)
         if not args.json:
             view.finish(record.answer.text if record.answer else "")
     if args.json:
         out = to_json(record)
-        out["generator"] = {**pipe.generator_info(), "fallback": record.generator_fallback,
-                            "restarted": record.restarted}
+        out["generator"] = {
+            **pipe.generator_info(),
+            "fallback": record.generator_fallback,
+            "restarted": record.restarted,
+        }
         print(dumps(out))
         return RESTARTED if record.restarted else 0
     print()
@@ -89,7 +119,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
 def _show(event: object, args: argparse.Namespace, view: AnswerView) -> None:
     """What an event prints while the answer streams (notes on stderr)."""
     if isinstance(event, ev.QuestionRewritten) and not args.json:
-        print(f"[understood as: {event.rewritten} (--no-rewrite asks it as typed)]", file=sys.stderr)
+        print(
+            f"[understood as: {event.rewritten} (--no-rewrite asks it as typed)]", file=sys.stderr
+        )
     elif view.terminal and isinstance(event, ev.Token):
         view.feed(event.text)
     elif not args.json and isinstance(event, (ev.WebError, ev.EvidenceTrimmed)):
@@ -99,14 +131,18 @@ def _show(event: object, args: argparse.Namespace, view: AnswerView) -> None:
     elif not args.json and isinstance(event, ev.GeneratorFellBack):
         print(f"\nwarning: {event.message}", file=sys.stderr)
     elif view.terminal and isinstance(event, ev.AnswerRestarted):  # shown already: marked, not kept
-        view.feed(f"\n\n[{event.reason}: the text above is withdrawn; the local model answers:]\n\n")
+        view.feed(
+            f"\n\n[{event.reason}: the text above is withdrawn; the local model answers:]\n\n"
+        )
 
 
 def _describe(event: object) -> str:
     if isinstance(event, ev.WebError):
         return f"web search: {event.error}"
     if isinstance(event, ev.EvidenceTrimmed):
-        return f"dropped {len(event.dropped)} evidence item(s) to fit the {event.n_ctx}-token context"
+        return (
+            f"dropped {len(event.dropped)} evidence item(s) to fit the {event.n_ctx}-token context"
+        )
     return str(event)
 
 
@@ -114,28 +150,69 @@ def to_json(r: RunRecord) -> dict:
     """The `ask --json` contract (docs/cli-json.md), read from the run's record."""
     answer = r.answer
     return {
-        "question": r.question, "mode": r.mode, "action": r.action.value if r.action else None,
-        "reason": r.decision.reason if r.decision else None, "retrieval_fallback": r.retrieval_fallback,
-        "thresholds": ({"upper": round(r.decision.upper, 4), "lower": round(r.decision.lower, 4),
-                        "basis": r.decision.basis} if r.decision else None),
-        "grades": [{"chunk_id": g.chunk.chunk_id, "source": g.chunk.source, "page": g.chunk.page,
-                    "locator": g.chunk.locator, "score": round(g.score, 4), "grader": g.grader, "error": g.error} for g in r.graded],
+        "question": r.question,
+        "mode": r.mode,
+        "action": r.action.value if r.action else None,
+        "reason": r.decision.reason if r.decision else None,
+        "retrieval_fallback": r.retrieval_fallback,
+        "thresholds": (
+            {
+                "upper": round(r.decision.upper, 4),
+                "lower": round(r.decision.lower, 4),
+                "basis": r.decision.basis,
+            }
+            if r.decision
+            else None
+        ),
+        "grades": [
+            {
+                "chunk_id": g.chunk.chunk_id,
+                "source": g.chunk.source,
+                "page": g.chunk.page,
+                "locator": g.chunk.locator,
+                "score": round(g.score, 4),
+                "grader": g.grader,
+                "error": g.error,
+            }
+            for g in r.graded
+        ],
         "grade_errors": grade_errors(r),
-        "web": {"attempted": r.web_query is not None, "query": r.web_query,
-                "results": [{"title": x.title, "url": x.url} for x in r.web_results or ()],
-                "error": r.web_error},
-        "answer": answer.text if answer else "", "refused": bool(answer and answer.refused),
+        "web": {
+            "attempted": r.web_query is not None,
+            "query": r.web_query,
+            "results": [{"title": x.title, "url": x.url} for x in r.web_results or ()],
+            "error": r.web_error,
+        },
+        "answer": answer.text if answer else "",
+        "refused": bool(answer and answer.refused),
         "answer_style": answer.style if answer and not answer.refused else None,
         "dropped_sentences": answer.dropped_sentences if answer else 0,
         "short_answer": answer.short if answer else None,
-        "citations": [{"n": c.n, "source": c.source, "page": c.page, "locator": c.locator, "url": c.url,
-                       "in_text": not r.sources_inferred} for c in r.sources],
+        "citations": [
+            {
+                "n": c.n,
+                "source": c.source,
+                "page": c.page,
+                "locator": c.locator,
+                "url": c.url,
+                "in_text": not r.sources_inferred,
+            }
+            for c in r.sources
+        ],
         "searched": r.searched,
-        "evidence": [{"n": e.n, "kind": e.kind, "source": e.source, "page": e.page,
-                      "locator": e.locator, "url": e.url,
-                      "chunk_id": e.chunk_id} for e in r.evidence],
-        "timings_ms": {k: r.timings.get(k) for k in
-                       (*ev.STAGE_TIMINGS, *ev.ELAPSED_TIMINGS)},
+        "evidence": [
+            {
+                "n": e.n,
+                "kind": e.kind,
+                "source": e.source,
+                "page": e.page,
+                "locator": e.locator,
+                "url": e.url,
+                "chunk_id": e.chunk_id,
+            }
+            for e in r.evidence
+        ],
+        "timings_ms": {k: r.timings.get(k) for k in (*ev.STAGE_TIMINGS, *ev.ELAPSED_TIMINGS)},
         "rewritten": r.rewritten,
     }
 
@@ -145,8 +222,10 @@ def grade_errors(r: RunRecord) -> list[str]:
     counts: dict[tuple[str, str], int] = {}
     for g in r.grade_errors:
         counts[(g.error, g.grader)] = counts.get((g.error, g.grader), 0) + 1
-    return [f"{n} of {len(r.grades)} chunks: {err} (scored by: {who})"
-            for (err, who), n in counts.items()]
+    return [
+        f"{n} of {len(r.grades)} chunks: {err} (scored by: {who})"
+        for (err, who), n in counts.items()
+    ]
 
 
 def summary(r: RunRecord) -> str:
@@ -154,8 +233,10 @@ def summary(r: RunRecord) -> str:
     lines = [f"Grading failed for {e}" for e in grade_errors(r)]
     if r.style_label:
         dropped = r.answer.dropped_sentences if r.answer else 0
-        lines.append(f"Answer: {r.style_label}" + (f" ({dropped} unsupported sentence(s) not shown)"
-                                                   if dropped else ""))
+        lines.append(
+            f"Answer: {r.style_label}"
+            + (f" ({dropped} unsupported sentence(s) not shown)" if dropped else "")
+        )
     if r.decision:
         lines.append(f"Decision: {r.decision.action.value.upper()} ({r.decision.reason})")
     if r.web_error:
@@ -172,7 +253,15 @@ def rests_on(r: RunRecord) -> list[str]:
         return [r.searched["text"]] if r.searched else []
     if not r.sources:
         return ["Sources: none (no evidence was given to the answer)"]
-    head = ("Sources:" if not r.sources_inferred else
-            "Sources (not cited in the text; the passage the answer shares the most words with):")
-    return [head, *(f"  [{c.n}] {source_label(c.source, c.page, url=c.url, locator=c.locator)}"
-                    for c in r.sources)]
+    head = (
+        "Sources:"
+        if not r.sources_inferred
+        else "Sources (not cited in the text; the passage the answer shares the most words with):"
+    )
+    return [
+        head,
+        *(
+            f"  [{c.n}] {source_label(c.source, c.page, url=c.url, locator=c.locator)}"
+            for c in r.sources
+        ),
+    ]

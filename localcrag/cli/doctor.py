@@ -13,10 +13,13 @@ import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    s = sub.add_parser("doctor", help="check the index; --repair fixes a damaged or duplicated one",
-                       description="Verify the index (data files, row counts, vectors, full-text "
-                                   "index, duplicates, listed documents); --repair restores the "
-                                   "last good version or rebuilds from the source files.")
+    s = sub.add_parser(
+        "doctor",
+        help="check the index; --repair fixes a damaged or duplicated one",
+        description="Verify the index (data files, row counts, vectors, full-text "
+        "index, duplicates, listed documents); --repair restores the "
+        "last good version or rebuilds from the source files.",
+    )
     s.add_argument("--repair", action="store_true", help="repair what the check finds")
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(func=cmd_doctor)
@@ -36,7 +39,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     if args.json:
         out = {"index": str(lib.store.path), **up.to_json()}
         if fixed:
-            out["repair"] = {**fixed.to_json(), "ok_after": after.ok, "checks_after": after.to_json()["checks"]}
+            out["repair"] = {
+                **fixed.to_json(),
+                "ok_after": after.ok,
+                "checks_after": after.to_json()["checks"],
+            }
         print(json.dumps(out, ensure_ascii=False))
     else:
         print(f"index: {lib.store.path}")
@@ -55,7 +62,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def _print_repair(fixed, after, shown) -> None:  # noqa: ANN001 - doctor.Repair, doctor.Checkup
     print("repair:")
     if fixed.restored_version is not None:
-        print(f"  restored version {fixed.restored_version} (the newest one whose files are all readable)")
+        print(
+            f"  restored version {fixed.restored_version} (the newest one whose files are all readable)"
+        )
     for note in fixed.notes:
         print(f"  {note}")
     if fixed.removed_duplicates:

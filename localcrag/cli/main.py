@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from localcrag import __version__
 from localcrag.cli.args import positive_int, shown
@@ -31,6 +31,7 @@ def _print_json(obj: object) -> None:
 
 # --- ingest / remove / sources / search ---------------------------------------------------
 
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     from localcrag.ingest.library import Library
 
@@ -41,26 +42,32 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     callback, close = ingest_progress(args.json, getattr(args, "quiet", False))
     try:
-        report = lib.ingest(args.paths, prune=args.prune, on_progress=callback, force=getattr(args, "force", False))
+        report = lib.ingest(
+            args.paths, prune=args.prune, on_progress=callback, force=getattr(args, "force", False)
+        )
     finally:
         close()
     if args.json:
         _print_json(report.to_json())
     else:
-        for path, warning in report.warnings:
+        for _path, warning in report.warnings:
             print(f"warning: {shown(str(warning))}", file=sys.stderr)
-        for path, err in report.failed:
+        for _path, err in report.failed:
             print(f"failed: {shown(str(err))}", file=sys.stderr)
-        print(f"indexed {len(report.indexed)}, unchanged {len(report.unchanged)}, "
-              f"removed {len(report.removed)}, failed {len(report.failed)}; "
-              f"{report.chunks} chunks in the index")
+        print(
+            f"indexed {len(report.indexed)}, unchanged {len(report.unchanged)}, "
+            f"removed {len(report.removed)}, failed {len(report.failed)}; "
+            f"{report.chunks} chunks in the index"
+        )
         if report.skipped:
             from localcrag.ingest.formats import supported_text
 
             names = ", ".join(shown(p) for p in report.skipped[:10])
             more = f" and {len(report.skipped) - 10} more" if len(report.skipped) > 10 else ""
-            print(f"skipped {len(report.skipped)} file(s) of unsupported types in folders: "
-                  f"{names}{more} (supported: {supported_text()})")
+            print(
+                f"skipped {len(report.skipped)} file(s) of unsupported types in folders: "
+                f"{names}{more} (supported: {supported_text()})"
+            )
     return 1 if report.failed else 0
 
 
@@ -76,7 +83,9 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     from localcrag.ingest.doctor import invalid_vector_sources
     from localcrag.ingest.files import source_path
 
-    args.force = set(invalid_vector_sources(lib.store))  # damaged rows of unchanged files: re-embedded
+    args.force = set(
+        invalid_vector_sources(lib.store)
+    )  # damaged rows of unchanged files: re-embedded
     args.paths, args.prune = [source_path(p) for p in paths], False
     return cmd_ingest(args)
 
@@ -103,10 +112,24 @@ def cmd_sources(args: argparse.Namespace) -> int:
     srcs = Library(_settings(args)).sources()
     needle, total = (getattr(args, "filter", None) or "").lower(), len(srcs)
     srcs = [s for s in srcs if needle in s.source.lower()]
-    matching, srcs = len(srcs), srcs[:getattr(args, "limit", None) or None]
+    matching, srcs = len(srcs), srcs[: getattr(args, "limit", None) or None]
     if args.json:
-        _print_json({"sources": [{"source": s.source, "pages": s.pages, "unit": count_unit(s.source) or None,
-                                  "chunks": s.chunks, "indexed_at": s.indexed_at} for s in srcs], "matching": matching, "total": total})
+        _print_json(
+            {
+                "sources": [
+                    {
+                        "source": s.source,
+                        "pages": s.pages,
+                        "unit": count_unit(s.source) or None,
+                        "chunks": s.chunks,
+                        "indexed_at": s.indexed_at,
+                    }
+                    for s in srcs
+                ],
+                "matching": matching,
+                "total": total,
+            }
+        )
         return 0
     if not total:
         print("No documents indexed yet. Add some with: localcrag ingest PATH")
@@ -115,7 +138,9 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
     for s in srcs:  # written as they go: a 10,000-line listing starts at once in a pager
         when = dt.datetime.fromtimestamp(s.indexed_at).strftime("%Y-%m-%d %H:%M")
-        sys.stdout.write(f"{count_text(s.source, s.pages):>12} {s.chunks:>6} chunks  {when}  {shown(s.source)}\n")
+        sys.stdout.write(
+            f"{count_text(s.source, s.pages):>12} {s.chunks:>6} chunks  {when}  {shown(s.source)}\n"
+        )
     shown_note = f" (showing {len(srcs):,} of {matching:,} matching)" if len(srcs) < total else ""
     print(f"{total:,} documents, {sum(s.chunks for s in srcs):,} chunks listed{shown_note}")
     return 0
@@ -134,10 +159,24 @@ def cmd_search(args: argparse.Namespace) -> int:
     if retriever.fallback and not args.json:
         print(f"warning: {retriever.fallback}", file=sys.stderr)
     if args.json:
-        _print_json({"query": args.query, "fallback": retriever.fallback, "results": [
-            {"chunk_id": h.chunk.chunk_id, "source": h.chunk.source, "page": h.chunk.page,
-             "locator": h.chunk.locator, "score": round(h.score, 6), "text": h.chunk.text} for h in hits],
-            "score_kind": score_kind(args.mode, args.query)[0]})
+        _print_json(
+            {
+                "query": args.query,
+                "fallback": retriever.fallback,
+                "results": [
+                    {
+                        "chunk_id": h.chunk.chunk_id,
+                        "source": h.chunk.source,
+                        "page": h.chunk.page,
+                        "locator": h.chunk.locator,
+                        "score": round(h.score, 6),
+                        "text": h.chunk.text,
+                    }
+                    for h in hits
+                ],
+                "score_kind": score_kind(args.mode, args.query)[0],
+            }
+        )
         return 0
     name, scale = score_kind(args.mode, args.query)
     print(f"Score: {scale}")
@@ -154,11 +193,19 @@ def score_kind(mode: str, query: str) -> tuple[str, str]:
     from localcrag.ingest.store import RRF_K
 
     if mode == "vector" or not query.strip():
-        return "cosine", "cosine similarity of question and chunk embeddings (-1 to 1, higher is closer)"
+        return (
+            "cosine",
+            "cosine similarity of question and chunk embeddings (-1 to 1, higher is closer)",
+        )
     if mode == "text":
-        return "BM25", "BM25 full-text relevance (0 and up, unbounded; higher matches more rare words)"
-    return "RRF", (f"reciprocal-rank fusion of the vector and text ranks, sum of 1/({RRF_K} + rank); "
-                   f"at most {2 / (RRF_K + 1):.3f} (first in both); only the order is meaningful")
+        return (
+            "BM25",
+            "BM25 full-text relevance (0 and up, unbounded; higher matches more rare words)",
+        )
+    return "RRF", (
+        f"reciprocal-rank fusion of the vector and text ranks, sum of 1/({RRF_K} + rank); "
+        f"at most {2 / (RRF_K + 1):.3f} (first in both); only the order is meaningful"
+    )
 
 
 def cmd_config(args: argparse.Namespace) -> int:
@@ -170,8 +217,10 @@ def cmd_config(args: argparse.Namespace) -> int:
 
     s = Settings.load()
     print(f"# config file: {config_path()}\n# data dir: {data_dir()}")
-    print("# every setting can also come from the environment as LOCALCRAG_<NAME> (upper case, e.g. "
-          "LOCALCRAG_TOP_K=8 or LOCALCRAG_GENERATOR=my-model.gguf); it beats the file")
+    print(
+        "# every setting can also come from the environment as LOCALCRAG_<NAME> (upper case, e.g. "
+        "LOCALCRAG_TOP_K=8 or LOCALCRAG_GENERATOR=my-model.gguf); it beats the file"
+    )
     from_env = env_overrides(Settings.model_fields)
     values = s.model_dump(mode="json")
     for title, names in grouped(Settings.model_fields).items():
@@ -186,11 +235,13 @@ def cmd_config(args: argparse.Namespace) -> int:
 
 # --- wiring -------------------------------------------------------------------------------
 
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="localcrag",
         description="Ask questions about your own documents, fully offline (Corrective RAG). "
-                    "With no command, opens the terminal app.")
+        "With no command, opens the terminal app.",
+    )
     p.add_argument("--version", action="version", version=f"localcrag {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -198,14 +249,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("ingest", help=f"index files or folders ({supported_text()})")
     s.add_argument("paths", nargs="+", type=Path)
-    s.add_argument("--prune", action="store_true", help="drop indexed files that vanished from these folders")
-    s.add_argument("--no-wait", action="store_true", help="fail at once when another ingest is running")
+    s.add_argument(
+        "--prune", action="store_true", help="drop indexed files that vanished from these folders"
+    )
+    s.add_argument(
+        "--no-wait", action="store_true", help="fail at once when another ingest is running"
+    )
     s.add_argument("--json", action="store_true", help="print one JSON object")
-    s.add_argument("-q", "--quiet", action="store_true",
-                   help="no progress (without a terminal, a line per file is printed otherwise)")
+    s.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress (without a terminal, a line per file is printed otherwise)",
+    )
     s.set_defaults(func=cmd_ingest)
 
-    s = sub.add_parser("reindex", help="re-embed every indexed document (after changing the embedder or chunking)")
+    s = sub.add_parser(
+        "reindex", help="re-embed every indexed document (after changing the embedder or chunking)"
+    )
     s.add_argument("--json", action="store_true", help="print one JSON object")
     s.set_defaults(func=cmd_reindex)
 
@@ -250,7 +311,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         return _run_tui()  # (the app makes its files private itself)
-    with command_session():  # private files; no escape sequence from outside text reaches the terminal
+    with (
+        command_session()
+    ):  # private files; no escape sequence from outside text reaches the terminal
         return _run(args)
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator, TextIO
+from typing import TextIO
 
 from localcrag.textutil import terminal_safe
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 
 from localcrag.ingest.progress import rate_eta
 
@@ -59,15 +60,25 @@ def ingest_progress(as_json: bool, quiet: bool) -> tuple[Callable, Callable[[], 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TextColumn("{task.fields[name]}"), console=Console(stderr=True), transient=True)
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[name]}"),
+        console=Console(stderr=True),
+        transient=True,
+    )
     task = bar.add_task("ingesting", total=None, name="")
     bar.start()
 
     def update(p) -> None:  # noqa: ANN001 - an IngestProgress
         name = Path(p.path).name[:40]
         inside = _inside(p)
-        bar.update(task, total=p.total, completed=p.done,
-                   name=(f"{inside} · {name}" if inside else name) + rate_eta(p))
+        bar.update(
+            task,
+            total=p.total,
+            completed=p.done,
+            name=(f"{inside} · {name}" if inside else name) + rate_eta(p),
+        )
 
     return update, bar.stop

@@ -22,9 +22,9 @@ def tidy(text: str) -> str:
     stays), and if any is left unclosed, every marker goes."""
     out, depth, pos = [], 0, 0
     for m in re.finditer(r"\*\*", text):
-        out.append(text[pos:m.start()])
+        out.append(text[pos : m.start()])
         pos = m.end()
-        before, after = text[m.start() - 1:m.start()], text[m.end():m.end() + 1]
+        before, after = text[m.start() - 1 : m.start()], text[m.end() : m.end() + 1]
         opens = after.strip() != "" and after != "*" and (before.strip() == "" or depth == 0)
         if opens:
             depth += 1
@@ -51,7 +51,7 @@ class AnswerView:
         self.text = ""
         self._live: Any = None
 
-    def __enter__(self) -> "AnswerView":
+    def __enter__(self) -> AnswerView:
         return self
 
     def _start(self) -> None:
@@ -60,8 +60,11 @@ class AnswerView:
             from rich.console import Console
             from rich.live import Live
 
-            self._live = Live(console=Console(file=self.out, force_terminal=True), refresh_per_second=8,
-                              transient=False)
+            self._live = Live(
+                console=Console(file=self.out, force_terminal=True),
+                refresh_per_second=8,
+                transient=False,
+            )
             self._live.__enter__()
 
     def _markdown(self, text: str) -> Any:

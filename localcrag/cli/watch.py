@@ -26,9 +26,11 @@ def _print_report(report: Any, first: bool = False) -> None:
     for _, err in report.failed:
         print(f"{at} failed: {shown(str(err))}", file=sys.stderr)
     if first:
-        print(f"{at} up to date: indexed {len(report.indexed)}, unchanged {len(report.unchanged)}, "
-              f"removed {len(report.removed)}, failed {len(report.failed)}; {report.chunks} chunks "
-              "in the index. Watching for changes (Ctrl+C stops).")
+        print(
+            f"{at} up to date: indexed {len(report.indexed)}, unchanged {len(report.unchanged)}, "
+            f"removed {len(report.removed)}, failed {len(report.failed)}; {report.chunks} chunks "
+            "in the index. Watching for changes (Ctrl+C stops)."
+        )
     elif report.indexed or report.removed or report.failed:
         print(f"{at} {report.chunks} chunks in the index")
     sys.stdout.flush()
@@ -41,8 +43,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     missing = [p for p in args.paths if not Path(p).expanduser().exists()]
     if missing:
-        print(f"localcrag: cannot watch {shown(str(missing[0]))}: not found (check the path)",
-              file=sys.stderr)
+        print(
+            f"localcrag: cannot watch {shown(str(missing[0]))}: not found (check the path)",
+            file=sys.stderr,
+        )
         return 2
     lib = Library(Settings.load())
     lib.on_lock_wait = lambda msg: print(f"localcrag: {msg}", file=sys.stderr)
@@ -58,7 +62,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    s = sub.add_parser("watch", help="keep the index in sync with folders (create, change, move, "
-                       "delete) until Ctrl+C")
+    s = sub.add_parser(
+        "watch",
+        help="keep the index in sync with folders (create, change, move, delete) until Ctrl+C",
+    )
     s.add_argument("paths", nargs="+", type=Path)
     s.set_defaults(func=cmd_watch)

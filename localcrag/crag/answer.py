@@ -25,25 +25,54 @@ from localcrag.settings import Settings
 from localcrag.types import Action, Answer, Citation, Evidence
 
 ScoreTexts = Callable[[str, Sequence[str]], list[float]]
-ReadSpans = Callable[[str, Sequence[str]], list[Any]]  # the reader's answer spans (extract.ReadSpans)
+ReadSpans = Callable[
+    [str, Sequence[str]], list[Any]
+]  # the reader's answer spans (extract.ReadSpans)
 FELL_BACK = "nothing the model wrote passed the check against the sources; the answer quotes them"
 
 
-def answer_events(question: str, q: str, evidence: list[Evidence], action: Action | None, *,
-                  style: str, reason: str, llm: Any, settings: Settings,
-                  score_texts: ScoreTexts | None, cancel: threading.Event,
-                  timings: dict[str, float], t0: float, meter: CpuMeter | None = None,
-                  note: str = "", read_spans: ReadSpans | None = None) -> Iterator[ev.Event]:
+def answer_events(
+    question: str,
+    q: str,
+    evidence: list[Evidence],
+    action: Action | None,
+    *,
+    style: str,
+    reason: str,
+    llm: Any,
+    settings: Settings,
+    score_texts: ScoreTexts | None,
+    cancel: threading.Event,
+    timings: dict[str, float],
+    t0: float,
+    meter: CpuMeter | None = None,
+    note: str = "",
+    read_spans: ReadSpans | None = None,
+) -> Iterator[ev.Event]:
     """Events of the answer stage, ending with the run's one ``AnswerDone``. ``note`` is
     said at the end of the answer itself (ungraded evidence), so no reader misses it."""
     yield ev.StyleChosen(style, reason, model_name(llm))
     if style == "extractive":
-        detail, inner = "quoting the evidence", _quote(question, q, evidence, action, score_texts,
-                                                        timings, t0, 0, read_spans)
+        detail, inner = (
+            "quoting the evidence",
+            _quote(question, q, evidence, action, score_texts, timings, t0, 0, read_spans),
+        )
     else:
         detail = "checking each sentence against the sources"
-        inner = _write(question, q, evidence, action, llm, settings, score_texts, cancel,
-                       timings, t0, meter, read_spans)
+        inner = _write(
+            question,
+            q,
+            evidence,
+            action,
+            llm,
+            settings,
+            score_texts,
+            cancel,
+            timings,
+            t0,
+            meter,
+            read_spans,
+        )
     done = None
     with Stage("generate", timings, detail) as st:
         yield st.started
@@ -60,32 +89,68 @@ def answer_events(question: str, q: str, evidence: list[Evidence], action: Actio
         yield done
 
 
-def _done(question: str, text: str, evidence: Sequence[Evidence], action: Action | None,
-          style: str, dropped: int, timings: dict[str, float], short: str | None = None) -> ev.AnswerDone:
+def _done(
+    question: str,
+    text: str,
+    evidence: Sequence[Evidence],
+    action: Action | None,
+    style: str,
+    dropped: int,
+    timings: dict[str, float],
+    short: str | None = None,
+) -> ev.AnswerDone:
     text, cited = clean_citations(text, max((e.n for e in evidence), default=0))
     used = len({e.n for e in evidence} & set(cited))
     text, evidence = renumber(text, cited, evidence)  # [1], [2], ... in order of first use
     citations = tuple(Citation(e.n, e.source, e.page, e.url, e.locator) for e in evidence[:used])
-    answer = Answer(question, text, citations, action, style=style, dropped_sentences=dropped, short=short)
+    answer = Answer(
+        question, text, citations, action, style=style, dropped_sentences=dropped, short=short
+    )
     return ev.AnswerDone(answer, tuple(evidence), timings)
 
 
-def _quote(question: str, q: str, evidence: Sequence[Evidence], action: Action | None,
-           score_texts: ScoreTexts | None, timings: dict[str, float], t0: float,
-           dropped: int, read_spans: ReadSpans | None = None) -> Iterator[ev.Event]:
+def _quote(
+    question: str,
+    q: str,
+    evidence: Sequence[Evidence],
+    action: Action | None,
+    score_texts: ScoreTexts | None,
+    timings: dict[str, float],
+    t0: float,
+    dropped: int,
+    read_spans: ReadSpans | None = None,
+) -> Iterator[ev.Event]:
     found = extractive_answer(q, evidence, score_texts, read_spans)
     text, used = clean_citations(found.text, max((e.n for e in evidence), default=0))
     text, evidence = renumber(text, used, evidence)  # the quote shows the numbers the sources get
     timings.setdefault("first_token", ms_since(t0))
     yield ev.Token(text)
-    yield _done(question, text, evidence, action, "extractive", dropped, timings,
-                found.span if found.found else None)
+    yield _done(
+        question,
+        text,
+        evidence,
+        action,
+        "extractive",
+        dropped,
+        timings,
+        found.span if found.found else None,
+    )
 
 
-def _write(question: str, q: str, evidence: list[Evidence], action: Action | None, llm: Any,
-           s: Settings, score_texts: ScoreTexts | None, cancel: threading.Event,
-           timings: dict[str, float], t0: float, meter: CpuMeter | None,
-           read_spans: ReadSpans | None = None) -> Iterator[ev.Event]:
+def _write(
+    question: str,
+    q: str,
+    evidence: list[Evidence],
+    action: Action | None,
+    llm: Any,
+    s: Settings,
+    score_texts: ScoreTexts | None,
+    cancel: threading.Event,
+    timings: dict[str, float],
+    t0: float,
+    meter: CpuMeter | None,
+    read_spans: ReadSpans | None = None,
+) -> Iterator[ev.Event]:
     from localcrag.crag.generate import build_messages, fit_evidence
     from localcrag.crag.shaping import SentenceGate
 
@@ -105,8 +170,9 @@ def _write(question: str, q: str, evidence: list[Evidence], action: Action | Non
             yield ev.SentenceDropped(sentence, why)
         reported = len(gate.dropped)
 
-    for piece in llm.stream(prompt, s.max_answer_tokens, s.temperature, cancel=cancel,
-                            repeat_penalty=s.repeat_penalty):
+    for piece in llm.stream(
+        prompt, s.max_answer_tokens, s.temperature, cancel=cancel, repeat_penalty=s.repeat_penalty
+    ):
         if isinstance(piece, Restart):  # the server died mid-answer: the local model starts over
             gate, reported = SentenceGate(kept, q), 0
             yield ev.AnswerRestarted("the model server stopped mid-answer")
@@ -125,7 +191,9 @@ def _write(question: str, q: str, evidence: list[Evidence], action: Action | Non
     yield from news()
     if not gate.kept and kept and not cancel.is_set():
         yield ev.StyleChosen("extractive", FELL_BACK, model_name(llm))
-        yield from _quote(question, q, kept, action, score_texts, timings, t0, len(gate.dropped), read_spans)
+        yield from _quote(
+            question, q, kept, action, score_texts, timings, t0, len(gate.dropped), read_spans
+        )
         return
     text = gate.text
     if not kept and not text:  # nothing to answer from, and the model said nothing checkable

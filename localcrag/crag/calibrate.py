@@ -28,10 +28,11 @@ import json
 import re
 import statistics
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from localcrag.crag.probes import ablate, foreign_texts, make_probes
 from localcrag.types import Chunk
@@ -55,8 +56,13 @@ class Thresholds:
     calibrated: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"upper": round(self.upper, 4), "lower": round(self.lower, 4),
-                "strip": round(self.strip, 4), "calibrated": self.calibrated, "basis": self.basis}
+        return {
+            "upper": round(self.upper, 4),
+            "lower": round(self.lower, 4),
+            "strip": round(self.strip, 4),
+            "calibrated": self.calibrated,
+            "basis": self.basis,
+        }
 
 
 def from_settings(settings: Any) -> Thresholds:
@@ -86,7 +92,7 @@ class ProbeStats:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "ProbeStats":
+    def from_json(cls, d: dict[str, Any]) -> ProbeStats:
         return cls(**{**d, **{k: tuple(d.get(k, ())) for k in ("own", "foreign", "ablated")}})
 
 
@@ -94,8 +100,14 @@ def _mentions(answer: str, text: str) -> bool:
     return re.search(r"(?<!\w)" + re.escape(answer.lower()) + r"(?!\w)", text.lower()) is not None
 
 
-def measure(grader: Any, search: Search, texts: Sequence[str], n: int = N_PROBES,
-            seed: int = 0, key: str = "") -> ProbeStats:
+def measure(
+    grader: Any,
+    search: Search,
+    texts: Sequence[str],
+    n: int = N_PROBES,
+    seed: int = 0,
+    key: str = "",
+) -> ProbeStats:
     """Grade ``n`` own and ``n`` foreign probes on this corpus (``search``: question ->
     the product's top-k chunks)."""
     t0 = time.perf_counter()
@@ -115,8 +127,14 @@ def measure(grader: Any, search: Search, texts: Sequence[str], n: int = N_PROBES
         if not chunks or any(_mentions(p.answer, c.text) for c in chunks):
             continue  # the corpus may hold this answer after all: no safe negative
         foreign.append(max(g.score for g in grader.grade(p.question, chunks)))
-    return ProbeStats(tuple(round(x, 4) for x in own), tuple(round(x, 4) for x in foreign),
-                      tuple(round(x, 4) for x in abl), missed, round(time.perf_counter() - t0, 2), key)
+    return ProbeStats(
+        tuple(round(x, 4) for x in own),
+        tuple(round(x, 4) for x in foreign),
+        tuple(round(x, 4) for x in abl),
+        missed,
+        round(time.perf_counter() - t0, 2),
+        key,
+    )
 
 
 def load_reference() -> dict[str, Any]:
@@ -152,8 +170,10 @@ def calibrated(settings: Any, stats: ProbeStats, reference: dict[str, Any]) -> T
         return Thresholds(base.upper, base.lower, base.strip, f"settings ({why})", False)
     r = (float(ref["foreign"]), float(ref["own"]))
     up, lo, st = (_inverse(t, anchors, r) for t in (base.upper, base.lower, base.strip))
-    basis = (f"calibrated on this corpus ({len(stats.own)} own / {len(stats.foreign)} foreign probes, "
-             f"medians {anchors[1]:.2f} / {anchors[0]:.2f}; reference {r[1]:.2f} / {r[0]:.2f})")
+    basis = (
+        f"calibrated on this corpus ({len(stats.own)} own / {len(stats.foreign)} foreign probes, "
+        f"medians {anchors[1]:.2f} / {anchors[0]:.2f}; reference {r[1]:.2f} / {r[0]:.2f})"
+    )
     return Thresholds(up, min(lo, up), st, basis, True)
 
 
@@ -186,13 +206,26 @@ def corpus_thresholds(settings: Any, library: Any, grader: Any) -> Thresholds:
     if not count:
         return from_settings(settings)
     s = settings
-    key = ":".join(str(x) for x in (count, library.change_stamp(), s.grader, s.grader_model, s.embedder,
-                                     s.chunk_tokens, s.top_k, s.retrieval_mode))
+    key = ":".join(
+        str(x)
+        for x in (
+            count,
+            library.change_stamp(),
+            s.grader,
+            s.grader_model,
+            s.embedder,
+            s.chunk_tokens,
+            s.top_k,
+            s.retrieval_mode,
+        )
+    )
     retriever = Retriever(s, library)
 
     def compute() -> ProbeStats:
         texts = library.store.all_texts()
-        return measure(grader, lambda q: [h.chunk for h in retriever.search(q, k=s.top_k)], texts, key=key)
+        return measure(
+            grader, lambda q: [h.chunk for h in retriever.search(q, k=s.top_k)], texts, key=key
+        )
 
     stats = cached(Path(s.index_dir) / f"calibration-{s.grader}.json", key, compute)
     return calibrated(s, stats, load_reference())

@@ -24,8 +24,10 @@ from localcrag.crag.style import SMALL_MODEL_PARAMS, model_name, model_size, res
 from localcrag.llm.ggufmeta import GGUFError, read_meta
 
 # What was measured, on what (docs/evaluator.md, "llm yes/no"): one model, not every small one.
-MEASURED_AT_CHANCE = ("yes/no grading by prompting was measured at chance with SmolLM2-135M-Instruct "
-                      "(the one model under 1B it was measured on)")
+MEASURED_AT_CHANCE = (
+    "yes/no grading by prompting was measured at chance with SmolLM2-135M-Instruct "
+    "(the one model under 1B it was measured on)"
+)
 
 _FACTS: dict[tuple[str, int, int], Any] = {}
 GRADER_MEASURE = "localcrag eval DEV --only evaluator --grader llm --generator {name}"
@@ -48,16 +50,18 @@ def generator_facts(settings: Any) -> Any:
         from localcrag.llm.endpoint import EndpointLLM
 
         server = EndpointLLM(url, settings.llm_endpoint_model)
-        return SimpleNamespace(remote=True, url=url, name=server.name, n_params=None,
-                               size_label=None, path=None)
+        return SimpleNamespace(
+            remote=True, url=url, name=server.name, n_params=None, size_label=None, path=None
+        )
     path = settings.model_path(settings.generator)
     try:
         stat = path.stat()
         key = (str(path), stat.st_mtime_ns, stat.st_size)
         if key not in _FACTS:  # the settings screen asks on every keystroke
             meta = read_meta(path)
-            _FACTS[key] = SimpleNamespace(n_params=meta.n_params, size_label=meta.size_label,
-                                          path=path, name=path.name)
+            _FACTS[key] = SimpleNamespace(
+                n_params=meta.n_params, size_label=meta.size_label, path=path, name=path.name
+            )
         return _FACTS[key]
     except (GGUFError, OSError):
         return SimpleNamespace(n_params=None, size_label=None, path=path, name=path.name)
@@ -75,28 +79,57 @@ def model_choices(settings: Any, generator: Any = None) -> list[Choice]:
     gen = generator if generator is not None else generator_facts(settings)
     name = model_name(gen)
     style, why = resolve_style(settings.answer_style, gen)
-    out = [Choice("answers", "written by the model, each sentence checked" if style == "generative"
-                  else "quoted from the documents", why)]
+    out = [
+        Choice(
+            "answers",
+            "written by the model, each sentence checked"
+            if style == "generative"
+            else "quoted from the documents",
+            why,
+        )
+    ]
     remote = getattr(gen, "remote", False)
     # rewrite.standalone_question: grammar before the model ("it" too when answers are quoted)
-    grammar = ("; a follow-up that is only a phrase ('And the decoder?') "
-               + ("or asks about a lone 'it' " if style == "extractive" else "") + "is completed by grammar first")
+    grammar = (
+        "; a follow-up that is only a phrase ('And the decoder?') "
+        + ("or asks about a lone 'it' " if style == "extractive" else "")
+        + "is completed by grammar first"
+    )
     if is_capable(gen):
-        out.append(Choice("web queries and follow-ups", f"written by {name}",
-                          ("the llm_endpoint server" if remote else "a model of 1B+ parameters")
-                          + "; checked, keyword rules if the check fails" + grammar))
+        out.append(
+            Choice(
+                "web queries and follow-ups",
+                f"written by {name}",
+                ("the llm_endpoint server" if remote else "a model of 1B+ parameters")
+                + "; checked, keyword rules if the check fails"
+                + grammar,
+            )
+        )
     else:
-        out.append(Choice("web queries and follow-ups", f"written by {name}, checked",
-                          "the keyword rules replace any rewrite that fails the check" + grammar))
+        out.append(
+            Choice(
+                "web queries and follow-ups",
+                f"written by {name}, checked",
+                "the keyword rules replace any rewrite that fails the check" + grammar,
+            )
+        )
     if settings.grader == "llm":
         judge = settings.grader_llm or (name if remote else settings.generator)
         out.append(Choice("grader", f"llm yes/no with {judge}", "grader = llm"))
     elif is_capable(gen):
-        measure = (GRADER_MEASURE.split(" --generator")[0] + "` with llm_endpoint set" if remote
-                   else GRADER_MEASURE.format(name=name) + "`")
-        out.append(Choice("grader", settings.grader,
-                          f"the llm grader is not used until it scores better than {settings.grader} "
-                          f"with this model: measure with `{measure}"))
+        measure = (
+            GRADER_MEASURE.split(" --generator")[0] + "` with llm_endpoint set"
+            if remote
+            else GRADER_MEASURE.format(name=name) + "`"
+        )
+        out.append(
+            Choice(
+                "grader",
+                settings.grader,
+                f"the llm grader is not used until it scores better than {settings.grader} "
+                f"with this model: measure with `{measure}",
+            )
+        )
     else:
         out.append(Choice("grader", settings.grader, MEASURED_AT_CHANCE))
     return out

@@ -22,10 +22,18 @@ from dataclasses import dataclass
 from localcrag.textutil import STOPWORDS, base_form, holds, identifiers, stem
 
 # Written by ingest/tables.row_line: "<where>, row <n>[ (<label>)]: <name>: <value>; ...".
-_ROW = re.compile(r"^(?P<where>[^\n]+?), row (?P<n>\d+)(?: \((?P<label>[^)\n]*)\))?: (?P<body>.+?)\.?$")
+_ROW = re.compile(
+    r"^(?P<where>[^\n]+?), row (?P<n>\d+)(?: \((?P<label>[^)\n]*)\))?: (?P<body>.+?)\.?$"
+)
+
+
 def _terms(text: str) -> set[str]:
     """Lower-case stems of a name's words, single letters kept ("Significance F": f)."""
-    return {stem(base_form(w)) for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOPWORDS or len(w) == 1}
+    return {
+        stem(base_form(w))
+        for w in re.findall(r"[a-z0-9]+", text.lower())
+        if w not in STOPWORDS or len(w) == 1
+    }
 
 
 def _covered(name: str, asked: set[str]) -> float:
@@ -38,7 +46,9 @@ class Row:
     where: str
     number: int
     label: str  # the row label: the parenthesised one, else the first value
-    cells: tuple[tuple[str, str], ...]  # (column name, value); a label | value row: ((label, value),)
+    cells: tuple[
+        tuple[str, str], ...
+    ]  # (column name, value); a label | value row: ((label, value),)
 
 
 def parse_row(sentence: str) -> Row | None:
@@ -76,7 +86,7 @@ def cell_answer(question: str, sentences: Sequence[str]) -> Cell | None:
     best: tuple[tuple, Cell] | None = None
     for index, row in rows:
         own = [i for i in ids if i not in row.where.lower()]
-        body = sentences[index].lower()[len(row.where):]
+        body = sentences[index].lower()[len(row.where) :]
         held = sum(holds(body, i) for i in own)
         if own and held < len(own):
             continue
@@ -89,7 +99,13 @@ def cell_answer(question: str, sentences: Sequence[str]) -> Cell | None:
             alone = filled[(row.where, name)] == 1 and _covered(row.where, asked) > 0
             if named < 0.5 or not (held or by_label >= 0.5 or alone):
                 continue
-            rank = (held, named, by_label, _covered(row.where, asked), len(_terms(name)))  # the fuller name
+            rank = (
+                held,
+                named,
+                by_label,
+                _covered(row.where, asked),
+                len(_terms(name)),
+            )  # the fuller name
             if keyed:
                 text = f"{name}: **{value}** ({row.where}, row {row.number})"
             else:

@@ -41,7 +41,9 @@ def clean_citations(text: str, n_evidence: int) -> tuple[str, list[int]]:
     return filt.feed(text) + filt.flush(), filt.cited
 
 
-def renumber(text: str, cited: Sequence[int], evidence: Sequence[Evidence]) -> tuple[str, list[Evidence]]:
+def renumber(
+    text: str, cited: Sequence[int], evidence: Sequence[Evidence]
+) -> tuple[str, list[Evidence]]:
     """Number the evidence in order of first use in ``text`` (``cited``, as ``clean_citations``
     returns it): the answer cites [1], [2], ... without gaps, and the evidence it did not
     cite follows, numbered after them. Returns the text and the renumbered evidence, in order."""

@@ -9,13 +9,15 @@ Correct only on a chunk that was graded, and otherwise Ambiguous, saying why.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
 from localcrag.types import Action, Decision, Grade
 
 
-def decide(grades: Sequence[Grade], upper: float, lower: float, basis: str = "settings") -> Decision:
+def decide(
+    grades: Sequence[Grade], upper: float, lower: float, basis: str = "settings"
+) -> Decision:
     """``basis`` says where the thresholds came from (kept on the decision for the trace)."""
     return replace(_decide(grades, upper, lower), basis=basis)
 
@@ -31,15 +33,30 @@ def _decide(grades: Sequence[Grade], upper: float, lower: float) -> Decision:
     best = max(g.score for g in grades)
     n_up = sum(g.score >= upper for g in grades)
     if n_up:
-        return Decision(Action.CORRECT, best, upper, lower,
-                        f"{n_up} of {len(grades)} chunks scored at or above {upper:.2f}")
+        return Decision(
+            Action.CORRECT,
+            best,
+            upper,
+            lower,
+            f"{n_up} of {len(grades)} chunks scored at or above {upper:.2f}",
+        )
     if best < lower:
         b, lo = apart(best, lower)
-        return Decision(Action.INCORRECT, best, upper, lower,
-                        f"all {len(grades)} chunks scored below {lo} (best {b})")
+        return Decision(
+            Action.INCORRECT,
+            best,
+            upper,
+            lower,
+            f"all {len(grades)} chunks scored below {lo} (best {b})",
+        )
     b, up = apart(best, upper)
-    return Decision(Action.AMBIGUOUS, best, upper, lower,
-                    f"best chunk scored {b}, between {apart(best, lower)[1]} and {up}")
+    return Decision(
+        Action.AMBIGUOUS,
+        best,
+        upper,
+        lower,
+        f"best chunk scored {b}, between {apart(best, lower)[1]} and {up}",
+    )
 
 
 def apart(score: float, bound: float) -> tuple[str, str]:
@@ -52,16 +69,28 @@ def apart(score: float, bound: float) -> tuple[str, str]:
     return a, b
 
 
-def _partly_graded(grades: Sequence[Grade], failed: Sequence[Grade], upper: float, lower: float) -> Decision:
+def _partly_graded(
+    grades: Sequence[Grade], failed: Sequence[Grade], upper: float, lower: float
+) -> Decision:
     sound = [g for g in grades if not g.error]
     best = max(g.score for g in grades)
     why = f"grading failed for {len(failed)} of {len(grades)} chunks ({failed[0].error})"
     top = max((g.score for g in sound), default=0.0)
     if sound and top >= upper:
-        return Decision(Action.CORRECT, top, upper, lower,
-                        f"{sum(g.score >= upper for g in sound)} graded chunk(s) scored at or above {upper:.2f}; {why}")
-    return Decision(Action.AMBIGUOUS, best, upper, lower, f"{why}: their fallback scores decide nothing, "
-                    "so the passages are used unchecked")
+        return Decision(
+            Action.CORRECT,
+            top,
+            upper,
+            lower,
+            f"{sum(g.score >= upper for g in sound)} graded chunk(s) scored at or above {upper:.2f}; {why}",
+        )
+    return Decision(
+        Action.AMBIGUOUS,
+        best,
+        upper,
+        lower,
+        f"{why}: their fallback scores decide nothing, so the passages are used unchecked",
+    )
 
 
 def ungraded_decision(grades: Sequence[Grade], error: str, upper: float, lower: float) -> Decision:
@@ -69,6 +98,11 @@ def ungraded_decision(grades: Sequence[Grade], error: str, upper: float, lower: 
     no evidence that the documents lack the answer (the web is still consulted on Ambiguous,
     under the usual policy)."""
     best = max((g.score for g in grades), default=0.0)
-    return Decision(Action.AMBIGUOUS, best, upper, lower,
-                    f"the passages could not be graded ({error}); all {len(grades)} are used "
-                    "in retrieval order, unchecked")
+    return Decision(
+        Action.AMBIGUOUS,
+        best,
+        upper,
+        lower,
+        f"the passages could not be graded ({error}); all {len(grades)} are used "
+        "in retrieval order, unchecked",
+    )

@@ -32,8 +32,9 @@ import re
 from localcrag.textutil import STOPWORDS, stem
 
 OPENER = re.compile(r"^(?:and|but|also|then|what about|how about)\b[\s,]*(?:also\b\s*)?", re.I)
-PREPOSITIONS = frozenset("about after at before by during for from in into of on over to under with "
-                         "without".split())
+PREPOSITIONS = frozenset(
+    "about after at before by during for from in into of on over to under with without".split()
+)
 DETERMINERS = frozenset("the a an".split())
 BE_FORMS = frozenset("is are was were".split())
 DO_FORMS = frozenset("do does did".split())
@@ -43,8 +44,12 @@ WH = frozenset("what who which".split())
 # pronouns beside which a lone "it" is not resolved: "they" would need number agreement, "its" a possessive
 OTHER_PRONOUNS = frozenset("its they them their this that these those".split())
 # a phrase holding one of these is a clause or points elsewhere: not an ellipsis
-CLAUSE_WORDS = (VERBS | WH | OTHER_PRONOUNS
-                | frozenset("whom whose when where why how it he she his her".split()))
+CLAUSE_WORDS = (
+    VERBS
+    | WH
+    | OTHER_PRONOUNS
+    | frozenset("whom whose when where why how it he she his her".split())
+)
 MAX_WORDS = 6
 _TOKEN = re.compile(r"[\w'’.-]*\w|[^\w\s]")
 
@@ -67,15 +72,26 @@ def _noun_phrases(words: list[str]) -> list[tuple[int, int, bool | None]]:
     it is never replaced."""
     spans = []
     for i, w in enumerate(words):
-        lead = w.lower() in DETERMINERS or (w.lower() in BE_FORMS and i and words[i - 1].lower() in WH)
+        lead = w.lower() in DETERMINERS or (
+            w.lower() in BE_FORMS and i and words[i - 1].lower() in WH
+        )
         if lead or (i and w[0].isupper() and (i == 1 or not words[i - 1][0].isupper())):
             a = i + 1 if lead else i
             b = a
-            while b < len(words) and _is_content(words[b]) and (a == i + 1 or words[b][0].isupper()):
+            while (
+                b < len(words) and _is_content(words[b]) and (a == i + 1 or words[b][0].isupper())
+            ):
                 b += 1
-            if (w.lower() in DETERMINERS and i and b - a >= 2 and (b == len(words) or words[b].lower() not in VERBS)
-                    and (words[i - 1].lower() in DO_FORMS or (words[i - 1].lower() in BE_FORMS
-                                                              and _participle(words[b - 1])))):
+            if (
+                w.lower() in DETERMINERS
+                and i
+                and b - a >= 2
+                and (b == len(words) or words[b].lower() not in VERBS)
+                and (
+                    words[i - 1].lower() in DO_FORMS
+                    or (words[i - 1].lower() in BE_FORMS and _participle(words[b - 1]))
+                )
+            ):
                 b -= 1  # "does the base model get", "is the compost bin emptied": the verb follows the subject
             if b > a:  # kind: a name, a described thing, or (after "what is") the topic: either
                 spans.append((a, b, None if w.lower() in BE_FORMS else a == i))
@@ -87,9 +103,14 @@ def complete(follow_up: str, previous: str) -> str | None:
     m = OPENER.match(follow_up.strip())
     if m is None:
         return None
-    phrase = _TOKEN.findall(follow_up.strip()[m.end():].rstrip("?!. "))
+    phrase = _TOKEN.findall(follow_up.strip()[m.end() :].rstrip("?!. "))
     low = [w.lower() for w in phrase]
-    if not phrase or len(phrase) > MAX_WORDS or set(low) & CLAUSE_WORDS or not all(w[0].isalnum() for w in phrase):
+    if (
+        not phrase
+        or len(phrase) > MAX_WORDS
+        or set(low) & CLAUSE_WORDS
+        or not all(w[0].isalnum() for w in phrase)
+    ):
         return None
     base = _TOKEN.findall(previous.strip().rstrip("?!. "))
     if len(base) < 2:
@@ -130,7 +151,9 @@ def resolve_it(follow_up: str, previous: str) -> str | None:
     base = _TOKEN.findall(previous.strip().rstrip("?!. "))
     spans = _noun_phrases(base)
     # the last phrase not inside a longer one: "explainable AI", not its "AI"
-    outer = [s for s in spans if not any(t[:2] != s[:2] and t[0] <= s[0] and s[1] <= t[1] for t in spans)]
+    outer = [
+        s for s in spans if not any(t[:2] != s[:2] and t[0] <= s[0] and s[1] <= t[1] for t in spans)
+    ]
     if not outer:
         return None
     a, b, _ = outer[-1]
@@ -140,4 +163,4 @@ def resolve_it(follow_up: str, previous: str) -> str | None:
     m = _IT.search(text)
     if m.start() == 0:
         phrase = phrase[0].upper() + phrase[1:]
-    return text[:m.start()] + phrase + text[m.end():]
+    return text[: m.start()] + phrase + text[m.end() :]

@@ -29,37 +29,48 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import PurePath
 
-MONTH = (r"(?:January|February|March|April|May|June|July|August|September|October|November|"
-         r"December)")
-DURATION = re.compile(r"\bhow long\b|\bhow much time\b|\b(?:what|which) (?:\w+ )?(?:duration|period)\b",
-                      re.I)
-TIME_UNIT = re.compile(r"(?:\d|\s)(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|"
-                       r"days?|weeks?|months?|years?|decades?|centur(?:y|ies))$", re.I)
+MONTH = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December)"
+)
+DURATION = re.compile(
+    r"\bhow long\b|\bhow much time\b|\b(?:what|which) (?:\w+ )?(?:duration|period)\b", re.I
+)
+TIME_UNIT = re.compile(
+    r"(?:\d|\s)(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|"
+    r"days?|weeks?|months?|years?|decades?|centur(?:y|ies))$",
+    re.I,
+)
 OFTEN = re.compile(r"\bhow (?:often|frequently)\b", re.I)
 # a frequency has no digit to find as a number: "every second day", "twice a week", "daily"
-FREQUENCY = re.compile(r"\b(?:every|each)\s+(?:other\s+|second\s+|third\s+|few\s+|\d+\s+)?(?:day|week|"
-                       r"fortnight|month|year|hour|minute|morning|evening|night|weekend|time)s?\b"
-                       r"|\b(?:once|twice|(?:three|four|five|\d+) times)\s+(?:a|an|per|each)\s+\w+"
-                       r"|\b(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)\b",
-                       re.I)
+FREQUENCY = re.compile(
+    r"\b(?:every|each)\s+(?:other\s+|second\s+|third\s+|few\s+|\d+\s+)?(?:day|week|"
+    r"fortnight|month|year|hour|minute|morning|evening|night|weekend|time)s?\b"
+    r"|\b(?:once|twice|(?:three|four|five|\d+) times)\s+(?:a|an|per|each)\s+\w+"
+    r"|\b(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)\b",
+    re.I,
+)
 _YEAR = re.compile(r"(?:1[0-9]|20)\d\d")
-_CALENDAR = re.compile(r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|" + MONTH[3:-1] + r")s?")
+_CALENDAR = re.compile(
+    r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|" + MONTH[3:-1] + r")s?"
+)
 
 
 def _unlikely(sentence: str, span: tuple[int, int], shape: str | None) -> bool:
     """A span of the right shape that is probably not what the question asks for."""
-    text = sentence[span[0]:span[1]]
+    text = sentence[span[0] : span[1]]
     if shape == "number":
         return bool(_YEAR.fullmatch(text))
     if shape == "date":
         return bool(FREQUENCY.fullmatch(text))
     if shape == "name":
-        return bool(_CALENDAR.fullmatch(text)) or sentence[span[1]:span[1] + 1] == ":"
+        return bool(_CALENDAR.fullmatch(text)) or sentence[span[1] : span[1] + 1] == ":"
     return False
 
 
-def with_frequencies(spans: list[tuple[int, int]], sentence: str, question: str,
-                     shape: str | None) -> list[tuple[int, int]]:
+def with_frequencies(
+    spans: list[tuple[int, int]], sentence: str, question: str, shape: str | None
+) -> list[tuple[int, int]]:
     """``spans`` plus the sentence's frequencies for "how often" (a number inside one is
     dropped) and for "when" ("every evening" answers it when no date does)."""
     if not (shape == "date" or (shape == "number" and OFTEN.search(question))):
@@ -74,25 +85,37 @@ def with_frequencies(spans: list[tuple[int, int]], sentence: str, question: str,
     return often + [s for s in spans if outside(s, often)]
 
 
-def order_spans(spans: Sequence[tuple[int, int]], sentence: str, question: str, shape: str | None,
-                anchors: Sequence[int]) -> list[tuple[int, int]]:
+def order_spans(
+    spans: Sequence[tuple[int, int]],
+    sentence: str,
+    question: str,
+    shape: str | None,
+    anchors: Sequence[int],
+) -> list[tuple[int, int]]:
     """``spans`` best first: the preferences above, then nearest to a question word (``anchors``)."""
     timed = bool(DURATION.search(question))
     often = bool(OFTEN.search(question))
-    return sorted(spans, key=lambda s: (not (often and FREQUENCY.fullmatch(sentence[s[0]:s[1]])),
-                                        not (timed and TIME_UNIT.search(sentence[s[0]:s[1]])),
-                                        _unlikely(sentence, s, shape),
-                                        min((abs(s[0] - a) for a in anchors), default=s[0])))
+    return sorted(
+        spans,
+        key=lambda s: (
+            not (often and FREQUENCY.fullmatch(sentence[s[0] : s[1]])),
+            not (timed and TIME_UNIT.search(sentence[s[0] : s[1]])),
+            _unlikely(sentence, s, shape),
+            min((abs(s[0] - a) for a in anchors), default=s[0]),
+        ),
+    )
 
 
 def file_words(sources: Iterable[str]) -> frozenset[str]:
     """The words (3+ letters, lower case) of the evidence files' names."""
-    return frozenset(w.lower() for s in sources for w in re.findall(r"[A-Za-z]{3,}", PurePath(s).stem))
+    return frozenset(
+        w.lower() for s in sources for w in re.findall(r"[A-Za-z]{3,}", PurePath(s).stem)
+    )
 
 
 def plausible(sentence: str, span: tuple[int, int], avoid: frozenset[str]) -> bool:
     """Not a column header (the label before a colon) nor only words of a file's name (``avoid``)."""
-    if sentence[span[1]:span[1] + 1] == ":":
+    if sentence[span[1] : span[1] + 1] == ":":
         return False
-    words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", sentence[span[0]:span[1]])}
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", sentence[span[0] : span[1]])}
     return not (words and words <= avoid)

@@ -37,13 +37,23 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from localcrag.textutil import NOT_STATED, STOPWORDS, TERMINAL, base_form, content_words, stem
 from localcrag.crag.cells import cell_answer
-from localcrag.crag.emphasis import MONTH as _MONTH, file_words, order_spans, plausible, with_frequencies
+from localcrag.crag.emphasis import (
+    MONTH as _MONTH,
+)
+from localcrag.crag.emphasis import (
+    file_words,
+    order_spans,
+    plausible,
+    with_frequencies,
+)
 from localcrag.crag.grounding import evidence_sentences, lead_lines
+from localcrag.textutil import NOT_STATED, STOPWORDS, TERMINAL, base_form, content_words, stem
 from localcrag.types import Evidence
 
-ReadSpans = Callable[[str, Sequence[str]], list]  # the reader's answer_spans: one Span or None per text
+ReadSpans = Callable[
+    [str, Sequence[str]], list
+]  # the reader's answer_spans: one Span or None per text
 MAX_WORDS = 60  # a quote longer than this is no longer an answer at a glance
 MAX_SENTENCES = 3
 CANDIDATES = 40  # sentences scored by the evaluator (the rest by overlap only): latency
@@ -53,36 +63,65 @@ LIST_NEAR = 0.70  # ... or this close when the question asks for several things
 # noun ("two ways", "three key metrics"), or a quantifier that asks for a list ("what are
 # some", "several", "a few"), or "list"/"name" as the verb. Not from any data set.
 _COUNTS = {"two": 2, "three": 3, "four": 3, "five": 3, "2": 2, "3": 3, "4": 3, "5": 3}
-_LIST = re.compile(r"\b(?:(?P<n>two|three|four|five|[2-5])\s+(?:\w+\s+){0,2}?\w+s\b"
-                   r"|(?:some|several|a few|various|multiple)\s+(?:\w+\s+){0,2}?\w+s\b"
-                   r"|^(?:list|name|enumerate)\b"
-                   r"|\b(?:what|how|why|who|when|where|which)\b.+\band (?P<two>what|how|why|who|when|"
-                   r"where|which)\b)", re.I)  # two questions in one: "what is X and why ..."
+_LIST = re.compile(
+    r"\b(?:(?P<n>two|three|four|five|[2-5])\s+(?:\w+\s+){0,2}?\w+s\b"
+    r"|(?:some|several|a few|various|multiple)\s+(?:\w+\s+){0,2}?\w+s\b"
+    r"|^(?:list|name|enumerate)\b"
+    r"|\b(?:what|how|why|who|when|where|which)\b.+\band (?P<two>what|how|why|who|when|"
+    r"where|which)\b)",
+    re.I,
+)  # two questions in one: "what is X and why ..."
 
 _SHAPES = [
-    ("number", re.compile(r"\bhow (?:many|much|long|old|far|big|large|tall|fast|often|high|deep)\b"
-                          r"|\b(?:what|which) (?:\w+ )?(?:percentage|percent|number|amount|"
-                          r"temperature|size|age|speed|rate|proportion|fraction|share|score|cost|"
-                          r"price|value|length|height|width|weight|distance|duration|population|"
-                          r"total|count)\b", re.I)),
-    ("date", re.compile(r"\bwhen\b|\b(?:what|which) (?:year|date|century|decade|day|month)\b", re.I)),
+    (
+        "number",
+        re.compile(
+            r"\bhow (?:many|much|long|old|far|big|large|tall|fast|often|high|deep)\b"
+            r"|\b(?:what|which) (?:\w+ )?(?:percentage|percent|number|amount|"
+            r"temperature|size|age|speed|rate|proportion|fraction|share|score|cost|"
+            r"price|value|length|height|width|weight|distance|duration|population|"
+            r"total|count)\b",
+            re.I,
+        ),
+    ),
+    (
+        "date",
+        re.compile(r"\bwhen\b|\b(?:what|which) (?:year|date|century|decade|day|month)\b", re.I),
+    ),
     ("name", re.compile(r"\bwho(?:m|se)?\b|\b(?:what|which) (?:person|people)\b", re.I)),
-    ("place", re.compile(r"\bwhere\b|\b(?:what|which) (?:city|country|place|region|location|"
-                         r"state|continent|town|area)\b", re.I)),
+    (
+        "place",
+        re.compile(
+            r"\bwhere\b|\b(?:what|which) (?:city|country|place|region|location|"
+            r"state|continent|town|area)\b",
+            re.I,
+        ),
+    ),
 ]
 _NUM = r"(?:[$€£]\s?)?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent\b|°\s?[CF]?))?"
 _SPANS = {
-    "number": re.compile(r"(?:\b[A-Za-z]\w{0,3}\s*=\s*)" + _NUM + r"|(?<![\w.])" + _NUM
-                         + r"(?:\s+(?!(?:" + "|".join(sorted(STOPWORDS)) + r")\b)[a-z]+"
-                         r"(?:\s+[A-Z][a-z]+(?=[\s.,;]|$))?)?"),
+    "number": re.compile(
+        r"(?:\b[A-Za-z]\w{0,3}\s*=\s*)"
+        + _NUM
+        + r"|(?<![\w.])"
+        + _NUM
+        + r"(?:\s+(?!(?:"
+        + "|".join(sorted(STOPWORDS))
+        + r")\b)[a-z]+"
+        r"(?:\s+[A-Z][a-z]+(?=[\s.,;]|$))?)?"
+    ),
     # "September 11, 2021", "12 March 2025", "October 2025", "1998", "the 1990s", "June 3", "11:30", "6 pm"
-    "date": re.compile(r"\b(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?" + _MONTH + r"\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?)?"
-                       r"\d{3,4}s?\b(?!\.\d)|\b\d{1,2}(?:st|nd|rd|th)? century\b"
-                       r"|\b(?:\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r"|" + _MONTH + r"\s+\d{1,2})\b"
-                       r"|\b\d{1,2}:\d\d(?!\d)(?:\s?[ap]\.?m\b\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?"),
+    "date": re.compile(
+        r"\b(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?" + _MONTH + r"\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?)?"
+        r"\d{3,4}s?\b(?!\.\d)|\b\d{1,2}(?:st|nd|rd|th)? century\b"
+        r"|\b(?:\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r"|" + _MONTH + r"\s+\d{1,2})\b"
+        r"|\b\d{1,2}:\d\d(?!\d)(?:\s?[ap]\.?m\b\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?"
+    ),
     "name": re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:of|de|von|van)?\s*[A-Z][\w'’-]+)*"),
-    "place": re.compile(r"\b(?:in|at|near|from|to|across|within|throughout) (?:the )?"
-                        r"([A-Z][\w'’-]+(?:\s+(?:of\s+)?[A-Z][\w'’-]+)*)"),
+    "place": re.compile(
+        r"\b(?:in|at|near|from|to|across|within|throughout) (?:the )?"
+        r"([A-Z][\w'’-]+(?:\s+(?:of\s+)?[A-Z][\w'’-]+)*)"
+    ),
 }
 
 
@@ -139,7 +178,9 @@ def is_heading(sentence: str) -> bool:
     return len(terms) >= 8 and sum(w[:1].isupper() for w in terms) >= 0.6 * len(terms)
 
 
-def _covered(asked: set[str], said: set[str], weight: Callable[[str], float] = lambda t: 1.0) -> float:
+def _covered(
+    asked: set[str], said: set[str], weight: Callable[[str], float] = lambda t: 1.0
+) -> float:
     """The (weighted) share of the question's terms the sentence says."""
     total = sum(weight(t) for t in asked)
     return sum(weight(t) for t in asked & said) / total if total else 0.0
@@ -148,8 +189,11 @@ def _covered(asked: set[str], said: set[str], weight: Callable[[str], float] = l
 # A number right after one of these names a part of a document, in any case ("see
 # section 5.4", "in table 3"): the closed class of cross-reference nouns of English
 # technical writing (general vocabulary, not taken from any data set).
-_XREF = re.compile(r"\b(?:sections?|tables?|fig(?:ure)?s?|chapters?|pages?|pp?|equations?|eqs?|"
-                   r"appendi(?:x|ces)|footnotes?|lines?|rows?|columns?|items?|steps?)\.? $", re.I)
+_XREF = re.compile(
+    r"\b(?:sections?|tables?|fig(?:ure)?s?|chapters?|pages?|pp?|equations?|eqs?|"
+    r"appendi(?:x|ces)|footnotes?|lines?|rows?|columns?|items?|steps?)\.? $",
+    re.I,
+)
 
 
 # A bibliographic reference marker of technical writing: "[20]", "[3, 18]", "[7-9]". Its
@@ -173,8 +217,10 @@ def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[
             continue
         if shape == "name" and m.start() == 0 and " " not in text:
             continue  # a capitalised first word is grammar, not a name
-        if shape == "number" and (re.search(r"\b[A-Z][a-z]*\.? $", sentence[:m.start(group)])
-                                  or _XREF.search(sentence[:m.start(group)])):
+        if shape == "number" and (
+            re.search(r"\b[A-Z][a-z]*\.? $", sentence[: m.start(group)])
+            or _XREF.search(sentence[: m.start(group)])
+        ):
             continue  # "Table 2", "Section 3", "(section 5.4)": a label, not a quantity
         words = _stems(text)
         if text and not (words and words <= asked) and text.lower() not in question.lower():
@@ -189,35 +235,48 @@ def _weights(question: str, sentences: Sequence[str]) -> dict[str, float]:
     return {t: math.log(1 + len(said) / (1 + sum(t in s for s in said))) for t in _stems(question)}
 
 
-def _score(question: str, sentence: str, relevance: float, shape: str | None,
-           weights: dict[str, float] | None = None) -> float:
+def _score(
+    question: str,
+    sentence: str,
+    relevance: float,
+    shape: str | None,
+    weights: dict[str, float] | None = None,
+) -> float:
     asked, said = _stems(question), _stems(sentence)
     w = weights or {}
     overlap = _covered(asked, said, lambda t: w.get(t, 1.0))
     has_span = bool(answer_spans(sentence, question, shape))
-    score = (0.45 * relevance + 0.35 * overlap + 0.20 * has_span if shape
-             else 0.55 * relevance + 0.45 * overlap)
+    score = (
+        0.45 * relevance + 0.35 * overlap + 0.20 * has_span
+        if shape
+        else 0.55 * relevance + 0.45 * overlap
+    )
     restates = len(said - asked) < 2 and not has_span
     return score * 0.5 if restates else score
 
 
-def _emphasise(sentence: str, question: str, shape: str | None,
-               avoid: frozenset[str] = frozenset()) -> tuple[str, str | None]:
+def _emphasise(
+    sentence: str, question: str, shape: str | None, avoid: frozenset[str] = frozenset()
+) -> tuple[str, str | None]:
     """Bold the answer-shaped span nearest to the question's terms (two when the question
     asks for two things: "How long and at what temperature ..."); never a header or file name."""
     spans = [s for s in answer_spans(sentence, question, shape) if plausible(sentence, s, avoid)]
     if not spans:
         return sentence, None
     asked = _stems(question)
-    anchors = [m.start() for m in re.finditer(r"\w+", sentence) if stem(base_form(m.group(0))) in asked]
-    spans = order_spans(spans, sentence, question, shape, anchors)  # "3.5 days" before "300,000 steps"
-    chosen = sorted(spans[:2 if re.search(r"\band\b", question) else 1])
+    anchors = [
+        m.start() for m in re.finditer(r"\w+", sentence) if stem(base_form(m.group(0))) in asked
+    ]
+    spans = order_spans(
+        spans, sentence, question, shape, anchors
+    )  # "3.5 days" before "300,000 steps"
+    chosen = sorted(spans[: 2 if re.search(r"\band\b", question) else 1])
     out, pos = [], 0
     for a, b in chosen:
         out.append(sentence[pos:a] + "**" + sentence[a:b] + "**")
         pos = b
     out.append(sentence[pos:])
-    return "".join(out), sentence[chosen[0][0]:chosen[0][1]]
+    return "".join(out), sentence[chosen[0][0] : chosen[0][1]]
 
 
 def _window(sentence: str, limit: int) -> str:
@@ -231,7 +290,7 @@ def _bold(sentence: str, span: str) -> str | None:
     m = re.search(r"\s+".join(map(re.escape, span.split())), sentence)
     if m is None:
         return None
-    return sentence[:m.start()] + "**" + m.group(0) + "**" + sentence[m.end():]
+    return sentence[: m.start()] + "**" + m.group(0) + "**" + sentence[m.end() :]
 
 
 def reader_span(question: str, sentence: str, read_spans: ReadSpans) -> str | None:
@@ -240,14 +299,17 @@ def reader_span(question: str, sentence: str, read_spans: ReadSpans) -> str | No
     sp = read_spans(question, [sentence])[0]
     if sp is None:
         return None
-    text = " ".join(sentence[sp.start:sp.end].split()).strip(" ,;:")
+    text = " ".join(sentence[sp.start : sp.end].split()).strip(" ,;:")
     said = _stems(text)
     return text if text and said and not said <= _stems(question) else None
 
 
-def extractive_answer(question: str, evidence: Sequence[Evidence],
-                      score_texts: Callable[[str, Sequence[str]], list[float]] | None = None,
-                      read_spans: ReadSpans | None = None) -> Extract:
+def extractive_answer(
+    question: str,
+    evidence: Sequence[Evidence],
+    score_texts: Callable[[str, Sequence[str]], list[float]] | None = None,
+    read_spans: ReadSpans | None = None,
+) -> Extract:
     """The one to three evidence sentences that best answer ``question``, quoted and cited.
 
     With ``read_spans`` (the reader's answer spans) and a question that asks for a short
@@ -263,15 +325,26 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
             if len(s.split()) >= 3 and key not in seen:
                 seen.add(key)
                 cands.append((e.n, i, s))
-    cands = [c for c in cands if not (is_heading(c[2]) or c[2] in lead_lines(evidence))] or cands  # titles
+    cands = [
+        c for c in cands if not (is_heading(c[2]) or c[2] in lead_lines(evidence))
+    ] or cands  # titles
     if not cands:
         return Extract(NOT_STATED, (), (), found=False)
-    if (cell := cell_answer(question, [s for _, _, s in cands])) is not None:  # a row and column named
-        return Extract(f"{cell.text} [{cands[cell.index][0]}].", (cands[cell.index][0],), (cands[cell.index][2],), cell.value)
+    if (
+        cell := cell_answer(question, [s for _, _, s in cands])
+    ) is not None:  # a row and column named
+        return Extract(
+            f"{cell.text} [{cands[cell.index][0]}].",
+            (cands[cell.index][0],),
+            (cands[cell.index][2],),
+            cell.value,
+        )
     weights = _weights(question, [s for _, _, s in cands])
     lexical = [_score(question, s, 0.0, shape, weights) for _, _, s in cands]
     top = sorted(range(len(cands)), key=lambda i: -lexical[i])[:CANDIDATES]
-    graded = dict(zip(top, score_texts(question, [cands[i][2] for i in top]))) if score_texts else {}
+    graded = (
+        dict(zip(top, score_texts(question, [cands[i][2] for i in top]))) if score_texts else {}
+    )
     grade = {e.n: e.score for e in evidence}
 
     def relevance(i: int) -> float:
@@ -310,20 +383,32 @@ def extractive_answer(question: str, evidence: Sequence[Evidence],
     if len(chosen) < wanted:  # a list goes on in the sentence after its lead
         src, pos = cands[best][:2]
         after = next((i for i, c in enumerate(cands) if c[:2] == (src, pos + 1)), None)
-        if after is not None and after not in chosen and words + len(cands[after][2].split()) <= MAX_WORDS:
+        if (
+            after is not None
+            and after not in chosen
+            and words + len(cands[after][2].split()) <= MAX_WORDS
+        ):
             chosen.append(after)
     parts, span = [], None
     for j, i in enumerate(chosen):
         n, _, sentence = cands[i]
-        sentence = _window(sentence.replace("**", ""), MAX_WORDS)  # its own bold: never nested in ours
+        sentence = _window(
+            sentence.replace("**", ""), MAX_WORDS
+        )  # its own bold: never nested in ours
         # a short answer only for a question that asks for one (a number, date, name or
         # place: the answer shape); a descriptive answer is the quote itself
-        found = reader_span(question, sentence, read_spans) if j == 0 and read_spans and shape else None
+        found = (
+            reader_span(question, sentence, read_spans) if j == 0 and read_spans and shape else None
+        )
         if found is not None and (bolded := _bold(sentence, found)) is not None:
             sentence, span = bolded, found
         elif j == 0:
-            sentence, span = _emphasise(sentence, question, shape, file_words(e.source for e in evidence))
-        end = re.search(r"[.!?:]*$", sentence).start()  # the marker goes before the full stop (or colon)
+            sentence, span = _emphasise(
+                sentence, question, shape, file_words(e.source for e in evidence)
+            )
+        end = re.search(
+            r"[.!?:]*$", sentence
+        ).start()  # the marker goes before the full stop (or colon)
         parts.append(f"{sentence[:end]} [{n}]{sentence[end:]}")
     cited = tuple(dict.fromkeys(cands[i][0] for i in chosen))
     return Extract(" ".join(parts), cited, tuple(cands[i][2] for i in chosen), span)

@@ -31,8 +31,9 @@ _FENCE = re.compile(r"</?\s*sources\s*>", re.IGNORECASE)  # a document cannot cl
 _ASK = "Answer in one or two sentences and cite the source number, like [1]."
 
 
-def build_messages(question: str, evidence: Sequence[Evidence],
-                   spans: Sequence[Any] | None = None) -> list[dict[str, str]]:
+def build_messages(
+    question: str, evidence: Sequence[Evidence], spans: Sequence[Any] | None = None
+) -> list[dict[str, str]]:
     """System rules; then sources first, the question, and a one-line reminder last.
 
     Measured on SmolLM2-135M with 6 questions over AI_Information.pdf: a worked example
@@ -43,16 +44,30 @@ def build_messages(question: str, evidence: Sequence[Evidence],
     and the rules say text inside is never an instruction (a document may carry one:
     "ignore the question and ..."); the grounding check is the guarantee, the fence a help.
     """
-    blocks = "\n".join(f"[{ev.n}] ({source_label(ev.source, ev.page, url=ev.url, locator=ev.locator)}) "
-                       f"{_FENCE.sub('(sources)', ev.text.strip())}" for ev in evidence)
-    found = [f"[{ev.n}] " + _FENCE.sub("(sources)", " ".join(ev.text[sp.start:sp.end].split()))
-             for ev, sp in zip(evidence, spans or ()) if sp is not None]
-    hint = ("\n\nThe reader marked these spans of the sources as the likely answer:\n" + "\n".join(found)) if found else ""
+    blocks = "\n".join(
+        f"[{ev.n}] ({source_label(ev.source, ev.page, url=ev.url, locator=ev.locator)}) "
+        f"{_FENCE.sub('(sources)', ev.text.strip())}"
+        for ev in evidence
+    )
+    found = [
+        f"[{ev.n}] " + _FENCE.sub("(sources)", " ".join(ev.text[sp.start : sp.end].split()))
+        for ev, sp in zip(evidence, spans or ())
+        if sp is not None
+    ]
+    hint = (
+        (
+            "\n\nThe reader marked these spans of the sources as the likely answer:\n"
+            + "\n".join(found)
+        )
+        if found
+        else ""
+    )
     user = f"Sources:\n<sources>\n{blocks or '(none)'}\n</sources>{hint}\n\nQuestion: {question.strip()}\n{_ASK}"
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
 # --- fitting the context window ------------------------------------------------------
+
 
 def _prompt_tokens(llm: Any, question: str, evidence: Sequence[Evidence]) -> int:
     # +1: the model may add a BOS token that count_tokens does not see

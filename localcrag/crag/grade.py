@@ -17,28 +17,44 @@ fitted by ``scripts/fit_grader.py``; see docs/evaluator.md for how they were mea
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from localcrag.crag.graders.base import BaseGrader, Grader, Logistic, calibration, load_params
 from localcrag.crag.graders.fast import FeatureGrader, LexicalGrader
 from localcrag.crag.graders.features import FeatureExtractor
 from localcrag.crag.graders.llm import LLMGrader
 from localcrag.crag.graders.text import CorpusStats, idf_coverage
-from localcrag.textutil import terms
 from localcrag.registry import GRADERS
 from localcrag.settings import Settings
+from localcrag.textutil import terms
 
 __all__ = [
-    "BaseGrader", "CorpusStats", "FeatureExtractor", "FeatureGrader", "GRADERS", "Grader", "LLMGrader",
-    "LexicalGrader", "Logistic", "calibration", "idf_coverage", "load_params",
-    "make_grader", "terms",
+    "BaseGrader",
+    "CorpusStats",
+    "FeatureExtractor",
+    "FeatureGrader",
+    "GRADERS",
+    "Grader",
+    "LLMGrader",
+    "LexicalGrader",
+    "Logistic",
+    "calibration",
+    "idf_coverage",
+    "load_params",
+    "make_grader",
+    "terms",
 ]
 
 
-def make_grader(settings: Settings, embedder: Any, corpus_stats: CorpusStats | None = None,
-                llm_loader: Callable[[Path], Any] | None = None) -> Grader:
+def make_grader(
+    settings: Settings,
+    embedder: Any,
+    corpus_stats: CorpusStats | None = None,
+    llm_loader: Callable[[Path], Any] | None = None,
+) -> Grader:
     """The evaluator ``settings.grader`` names, built by its registry factory
     (``localcrag.registry.GRADERS``). GGUF models load lazily, on first grade.
 
@@ -52,5 +68,6 @@ def make_grader(settings: Settings, embedder: Any, corpus_stats: CorpusStats | N
     from localcrag.crag.graders.factories import GraderContext
 
     module, func = spec.factory.split(":")
-    return getattr(import_module(module), func)(GraderContext(settings, embedder, corpus_stats, llm_loader))
-
+    return getattr(import_module(module), func)(
+        GraderContext(settings, embedder, corpus_stats, llm_loader)
+    )

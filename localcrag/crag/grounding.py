@@ -29,29 +29,54 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from localcrag.textutil import (STOPWORDS, base_form, dehyphenate, label_pattern, split_sentences, stem,
-                                stems)
+from localcrag.textutil import (
+    STOPWORDS,
+    base_form,
+    dehyphenate,
+    label_pattern,
+    split_sentences,
+    stem,
+    stems,
+)
 from localcrag.types import Evidence
 
-__all__ = ["Grounded", "check_sentence", "clean_prose", "dehyphenate", "evidence_sentences",
-           "ground", "sensitive_strings", "sentence_key", "split_answer"]
+__all__ = [
+    "Grounded",
+    "check_sentence",
+    "clean_prose",
+    "dehyphenate",
+    "evidence_sentences",
+    "ground",
+    "sensitive_strings",
+    "sentence_key",
+    "split_answer",
+]
 
 _CITE = re.compile(r"\s*\[(\d+)\]")
 # "(q54-negative-6.txt)", "(report.pdf, p. 5)", "(https://...)", "[q002-positive-6]",
 # "according to [...]" / "according to (...)": labels the prompt showed, echoed into prose
-_FILE = r"[\w.-]+\.(?:pdf|txt|md|markdown|html?|epub|rst|json|csv|docx?|pptx?|xlsx?|png|jpe?g|tiff?)"
+_FILE = (
+    r"[\w.-]+\.(?:pdf|txt|md|markdown|html?|epub|rst|json|csv|docx?|pptx?|xlsx?|png|jpe?g|tiff?)"
+)
 _LABEL = re.compile(
     r"(?:,?\s*(?:according to|as (?:stated|noted|said) in|from|see|in)\s+)?"
     r"(?:\(\s*(?:" + _FILE + r"|" + label_pattern(r"[^()\n]{0,140}") + r"|https?://[^()\s]+)\s*\)"
-    r"|\[(?=[^\[\]\n]*[A-Za-z])[^\[\]\n]{1,80}\]|\b" + _FILE + r"\b)", re.IGNORECASE)
+    r"|\[(?=[^\[\]\n]*[A-Za-z])[^\[\]\n]{1,80}\]|\b" + _FILE + r"\b)",
+    re.IGNORECASE,
+)
 _DEBRIS = re.compile(r"\[\d*\)|\(\d+\]|\[\s*\]|\(\s*\)|(?<!\w)\[(?!\d+\])|(?<!\d)\](?!\()")
 _HEAD = re.compile(r"^\s*(?:(?:the\s+)?answer(?:\s+is)?|question|sources?)\s*:\s*", re.IGNORECASE)
 _LEAD_CITES = re.compile(r"^(?:\s*\[\d+\])+[.!?]?")
-_UNFINISHED = re.compile(r"\b(?:is|are|was|were|be|the|a|an|of|to|by|for|with|and|or|as|at|in|on|"
-                         r"from|that|which)\s*(?:\[\d+\]\s*)*[.!?:]*$", re.IGNORECASE)
+_UNFINISHED = re.compile(
+    r"\b(?:is|are|was|were|be|the|a|an|of|to|by|for|with|and|or|as|at|in|on|"
+    r"from|that|which)\s*(?:\[\d+\]\s*)*[.!?:]*$",
+    re.IGNORECASE,
+)
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
-_NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve "
-                 "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty").split()
+_NUMBER_WORDS = (
+    "zero one two three four five six seven eight nine ten eleven twelve "
+    "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
+).split()
 # "one" is left out: far more often a pronoun ("the best one") than a count
 _WORD_NUMBER = re.compile(r"\b(" + "|".join(_NUMBER_WORDS[2:]) + r")\b", re.IGNORECASE)
 _CAP = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|the|de|von|van|and|&)?\s*[A-Z][\w'’-]*)*")
@@ -66,8 +91,10 @@ _INITIALS_END = re.compile(r"(?:^|\s)(?:[A-Z]\.){2,}$")
 _GLUED_STOP = re.compile(r"(?<=[a-z]{3}[.!?])(?=[A-Z][a-z])")
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 _LIST_MARK = re.compile(r"\s[-–•*]\s|;\s")
-_RULES = ("answer question using only sources write source number square brackets after each "
-          "fact cite sentences contain say").split()
+_RULES = (
+    "answer question using only sources write source number square brackets after each "
+    "fact cite sentences contain say"
+).split()
 RUN_ON_ITEMS = 3  # this many list separators inside one sentence make it a run-on list
 # what must be quoted from one source sentence, and asked about: links, e-mail addresses,
 # secret-looking strings (a value after password/key/token..., or 8+ characters mixing
@@ -76,13 +103,18 @@ _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _LINK = r"(?:https?://|www\.)[^\s()<>\[\]]+[^\s()<>\[\].,;:!?'\"]|\b[a-z0-9][\w-]*(?:\.[\w-]+)*\.[a-z]{2,}\b(?:/[^\s()<>]*)?"
 _MIXED = r"\b(?=[\w+/=-]*\d)(?=[\w+/=-]*[A-Za-z])[\w+/=-]{8,}"
 _SENSITIVE = re.compile(f"{_EMAIL}|{_LINK}|{_MIXED}", re.IGNORECASE)
-_KEYED = re.compile(r"\b(?:password|passcode|passphrase|pin|token|secret|api[ _-]?key|access[ _-]?key)"
-                    r"\s*(?:is|was|:|=)\s*([^\s,;]+)", re.IGNORECASE)
+_KEYED = re.compile(
+    r"\b(?:password|passcode|passphrase|pin|token|secret|api[ _-]?key|access[ _-]?key)"
+    r"\s*(?:is|was|:|=)\s*([^\s,;]+)",
+    re.IGNORECASE,
+)
 _ORDERS = re.compile(
     r"\b(?:ignore|disregard|forget)\b.{0,40}\b(?:instructions?|question|previous|above|prior|rules)\b"
     r"|\b(?:tell|instruct|ask|remind|urge|direct)\s+(?:the\s+)?(?:user|reader|human|visitor)s?\b"
     r"|\b(?:you are|as) an? (?:ai|assistant|language model|chatbot)\b|\bsystem (?:note|prompt|message)\b"
-    r"|\b(?:respond|reply|answer) (?:only )?with\b|\bnew instructions?\b", re.IGNORECASE)
+    r"|\b(?:respond|reply|answer) (?:only )?with\b|\bnew instructions?\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -110,7 +142,7 @@ def split_answer(text: str) -> list[str]:
         lead = _LEAD_CITES.match(s)
         if lead and out:
             out[-1] += " " + lead.group(0).strip()
-            s = s[lead.end():].strip()
+            s = s[lead.end() :].strip()
         if s:
             out.append(s)
     return out
@@ -132,8 +164,9 @@ def _content(text: str) -> list[str]:
 
 def _known(word: str, known: set[str]) -> bool:
     """``word`` or a stem it begins, or that begins it ("safe" ~ "safely")."""
-    return word in known or any(len(w) >= 4 and len(word) >= 4 and (w.startswith(word) or
-                                word.startswith(w)) for w in known)
+    return word in known or any(
+        len(w) >= 4 and len(word) >= 4 and (w.startswith(word) or word.startswith(w)) for w in known
+    )
 
 
 def _numbers(text: str) -> set[str]:
@@ -184,7 +217,9 @@ def evidence_sentences(text: str) -> list[str]:
     for part in text.split("…"):
         for a, b in split_sentences(part):
             s = " ".join(part[a:b].split())
-            s = _DOUBLED_HEAD.sub(r"\1", s)  # "Explainable AI Explainable AI aims ...": a glued heading
+            s = _DOUBLED_HEAD.sub(
+                r"\1", s
+            )  # "Explainable AI Explainable AI aims ...": a glued heading
             if out and _INITIALS_END.search(out[-1]):
                 out[-1] += " " + s  # "the U.S." does not end a sentence before "Open"
             elif s:
@@ -200,11 +235,15 @@ def _evidence_sentences(evidence: Sequence[Evidence]) -> list[str]:
 def sensitive_strings(text: str) -> list[str]:
     """Links, e-mail addresses and secret-looking strings in ``text`` (file names aside)."""
     text = _LABEL.sub(" ", text)
-    found = [m.group(0) for m in _SENSITIVE.finditer(text)] + [m.group(1) for m in _KEYED.finditer(text)]
+    found = [m.group(0) for m in _SENSITIVE.finditer(text)] + [
+        m.group(1) for m in _KEYED.finditer(text)
+    ]
     return list(dict.fromkeys(f.rstrip(".,;:!?") for f in found if f.rstrip(".,;:!?")))
 
 
-def _unquoted_sensitive(body: str, words: list[str], sentences: Sequence[str], question: str) -> str | None:
+def _unquoted_sensitive(
+    body: str, words: list[str], sentences: Sequence[str], question: str
+) -> str | None:
     """Why a link, address or secret in ``body`` may not be shown, or None: it must stand
     verbatim in one evidence sentence that supports the sentence and shares a word with the
     question."""
@@ -213,7 +252,9 @@ def _unquoted_sensitive(body: str, words: list[str], sentences: Sequence[str], q
         return None
     asked = set(_content(question)) if question else None
     for s in sentences:
-        if all(f in s for f in found) and sum(_known(w, set(_content(s))) for w in words) * 2 > len(words):
+        if all(f in s for f in found) and sum(_known(w, set(_content(s))) for w in words) * 2 > len(
+            words
+        ):
             if asked is None or asked & set(_content(s)):
                 return None
             return f"a link, address or secret the question did not ask about: {found[0]}"
@@ -226,8 +267,9 @@ def _in_evidence(phrase: str, corpus: str, sentences: Sequence[str]) -> bool:
     if re.search(r"(?<!\w)" + r"\w{0,3}\s+".join(forms) + r"\w{0,3}(?!\w)", corpus):
         return True  # the phrase itself, give or take an ending ("Transformers" ~ "Transformer")
     words = [w for w in _norm(phrase).split() if w not in STOPWORDS]
-    return len(words) > 1 and any(all(re.search(r"\b" + re.escape(w), _norm(s)) for w in words)
-                                  for s in sentences)
+    return len(words) > 1 and any(
+        all(re.search(r"\b" + re.escape(w), _norm(s)) for w in words) for s in sentences
+    )
 
 
 def _restates_rules(words: list[str]) -> bool:
@@ -278,7 +320,11 @@ def ground(text: str, evidence: Sequence[Evidence], question: str = "") -> Groun
     seen: set[str] = set()
     for sentence in split_answer(clean_prose(text)):
         key = sentence_key(sentence)
-        reason = "repeats an earlier sentence" if key in seen else check_sentence(sentence, evidence, question)
+        reason = (
+            "repeats an earlier sentence"
+            if key in seen
+            else check_sentence(sentence, evidence, question)
+        )
         seen.add(key)
         if reason is None:
             out.kept.append(sentence)

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import threading
 import time
-from pathlib import Path
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, Protocol, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from localcrag import events as ev
-from localcrag.llm.cpu import CpuMeter
 from localcrag.crag.decide import decide, ungraded_decision
-from localcrag.errors import BadQuestion
+from localcrag.crag.graders.base import grade_or_rank
 from localcrag.crag.refine import chunks_as_evidence, graded_evidence, recompose, refine
 from localcrag.crag.timing import Stage, ms_since, timed
+from localcrag.errors import BadQuestion
+from localcrag.llm.cpu import CpuMeter
 from localcrag.settings import Settings
-from localcrag.crag.graders.base import grade_or_rank
 from localcrag.types import Action, Answer, Evidence
 
 if TYPE_CHECKING:
@@ -29,8 +30,10 @@ if TYPE_CHECKING:
 STATS_TEXTS = 20_000  # chunk texts the grader's IDF is taken from (a sample above this)
 
 MAX_QUESTION_CHARS = 2000
-UNGRADED_NOTE = ("Note: the retrieved passages could not be graded ({error}), so this answer "
-                 "uses them in retrieval order, unchecked for relevance.")
+UNGRADED_NOTE = (
+    "Note: the retrieved passages could not be graded ({error}), so this answer "
+    "uses them in retrieval order, unchecked for relevance."
+)
 
 
 class Generator(Protocol):
@@ -40,15 +43,29 @@ class Generator(Protocol):
 
     def count_tokens(self, text: str) -> int: ...
     def chat_prompt(self, messages: list[dict[str, str]]) -> str: ...
-    def stream(self, prompt: str, max_tokens: int, temperature: float = 0.0,
-               stop: list[str] | None = None, cancel: threading.Event | None = None) -> Iterator[str]: ...
+    def stream(
+        self,
+        prompt: str,
+        max_tokens: int,
+        temperature: float = 0.0,
+        stop: list[str] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Iterator[str]: ...
 
 
 class Pipeline:
     """Owns the backends (real ones by default, loaded lazily) and runs questions."""
 
-    def __init__(self, settings: Settings, *, library: Any = None, grader: Any = None,
-                 generator: Generator | None = None, web: Any = None, spans: Any = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        library: Any = None,
+        grader: Any = None,
+        generator: Generator | None = None,
+        web: Any = None,
+        spans: Any = None,
+    ) -> None:
         """``spans``: the reader's answer spans for quoted answers (``question, texts ->
         [Span | None]``); by default the shipped reader's, unless a grader is given (a
         test's fake grader then quotes without them)."""
@@ -148,7 +165,7 @@ class Pipeline:
         return self._grader
 
     @property
-    def thresholds(self) -> "Thresholds":
+    def thresholds(self) -> Thresholds:
         """The decision thresholds for the current index: the settings' own, or with
         ``calibrate`` on, calibrated on the indexed chunks (localcrag.crag.calibrate;
         measured once per index version, cached in the index folder)."""
@@ -156,7 +173,10 @@ class Pipeline:
 
         grader = self.grader
         if self._thresholds[0] != self._stats_key or self._thresholds[1] is None:
-            self._thresholds = (self._stats_key, corpus_thresholds(self.settings, self.library, grader))
+            self._thresholds = (
+                self._stats_key,
+                corpus_thresholds(self.settings, self.library, grader),
+            )
         return self._thresholds[1]
 
     def warm_up(self) -> None:
@@ -175,14 +195,22 @@ class Pipeline:
         if len(q) > MAX_QUESTION_CHARS:
             raise BadQuestion(
                 f"the question is {len(q):,} characters; the limit is {MAX_QUESTION_CHARS:,}",
-                "ask a shorter question; put long text in a document and ingest it")
+                "ask a shorter question; put long text in a document and ingest it",
+            )
         return q
 
-    def run(self, question: str, *, mode: Literal["crag", "rag"] = "crag",
-            history: Sequence[tuple[str, str]] | None = None,
-            confirm_web: Callable[[str], bool] | None = None,
-            cancel: threading.Event | None = None, k: int | None = None,
-            rewrite: bool = True, style: str | None = None) -> Iterator[ev.Event]:
+    def run(
+        self,
+        question: str,
+        *,
+        mode: Literal["crag", "rag"] = "crag",
+        history: Sequence[tuple[str, str]] | None = None,
+        confirm_web: Callable[[str], bool] | None = None,
+        cancel: threading.Event | None = None,
+        k: int | None = None,
+        rewrite: bool = True,
+        style: str | None = None,
+    ) -> Iterator[ev.Event]:
         """Events of one question; ``style`` overrides the answer_style setting for this run;
         ``rewrite=False`` asks the question as typed even after earlier turns (the undo of a
         follow-up rewrite). Timings: see STAGE_TIMINGS and ELAPSED_TIMINGS in events.py."""
@@ -190,13 +218,28 @@ class Pipeline:
         if style not in (None, "auto", "extractive", "generative"):
             raise ValueError(f"unknown answer style {style!r}")
         with self._lock:  # one question at a time per pipeline: llama contexts are not re-entrant
-            yield from self._run(question, mode, list(history or []) if rewrite else [], confirm_web,
-                                 cancel or threading.Event(), k or self.settings.top_k,
-                                 style or self.settings.answer_style, t0)
+            yield from self._run(
+                question,
+                mode,
+                list(history or []) if rewrite else [],
+                confirm_web,
+                cancel or threading.Event(),
+                k or self.settings.top_k,
+                style or self.settings.answer_style,
+                t0,
+            )
 
-    def _run(self, question: str, mode: str, history: list[tuple[str, str]],
-             confirm_web: Callable[[str], bool] | None, cancel: threading.Event,
-             k: int, style: str, t0: float) -> Iterator[ev.Event]:
+    def _run(
+        self,
+        question: str,
+        mode: str,
+        history: list[tuple[str, str]],
+        confirm_web: Callable[[str], bool] | None,
+        cancel: threading.Event,
+        k: int,
+        style: str,
+        t0: float,
+    ) -> Iterator[ev.Event]:
         from localcrag.crag.retrieve import Retriever
 
         s = self.settings
@@ -204,7 +247,9 @@ class Pipeline:
         timings: dict[str, float] = {}
         q = self._check_question(question)
         if self._generator is None or (mode != "rag" and self._grader_stale()):  # first question
-            yield from timed("load", timings, lambda: (self.generator, mode == "rag" or self.thresholds))
+            yield from timed(
+                "load", timings, lambda: (self.generator, mode == "rag" or self.thresholds)
+            )
         gen = self.generator  # a missing or corrupt model fails here, before any work
         getattr(gen, "begin_question", lambda: None)()  # a model server is checked again
         yield from self._fallbacks()
@@ -214,8 +259,11 @@ class Pipeline:
         from localcrag.crag.rewrite import needs_context, standalone_question
 
         if history and needs_context(q):  # a question that stands alone is no rewrite stage
-            standalone = yield from timed("rewrite", timings, lambda: standalone_question(
-                q, history, llm=gen, rules_first=style == "extractive"))
+            standalone = yield from timed(
+                "rewrite",
+                timings,
+                lambda: standalone_question(q, history, llm=gen, rules_first=style == "extractive"),
+            )
             yield from self._fallbacks()
             if standalone != q:
                 yield ev.QuestionRewritten(q, standalone)
@@ -240,13 +288,18 @@ class Pipeline:
             th = self.thresholds
             with Stage("grade", timings) as st:
                 yield st.started
-                grades, ungraded = grade_or_rank(grader, q, [h.chunk for h in hits], th.upper, th.lower)
+                grades, ungraded = grade_or_rank(
+                    grader, q, [h.chunk for h in hits], th.upper, th.lower
+                )
             yield from self._fallbacks()
             for i, g in enumerate(grades):
                 yield ev.ChunkGraded(g, i, len(grades))
             yield st.finished
-            decision = (ungraded_decision(grades, ungraded, th.upper, th.lower)
-                        if ungraded else decide(grades, th.upper, th.lower, th.basis))
+            decision = (
+                ungraded_decision(grades, ungraded, th.upper, th.lower)
+                if ungraded
+                else decide(grades, th.upper, th.lower, th.basis)
+            )
             action = decision.action
             yield ev.DecisionMade(decision)
             if ungraded:  # nothing to refine with: the chunks as retrieved, best first
@@ -255,12 +308,22 @@ class Pipeline:
                 with Stage("refine", timings) as st:
                     yield st.started
                     strips, considered = refine(
-                        q, grades, lower=th.lower, threshold=th.strip,
-                        sentences_per_strip=s.strip_sentences, budget_tokens=s.evidence_tokens,
-                        score_texts=grader.score_texts, count_tokens=self.generator.count_tokens)
+                        q,
+                        grades,
+                        lower=th.lower,
+                        threshold=th.strip,
+                        sentences_per_strip=s.strip_sentences,
+                        budget_tokens=s.evidence_tokens,
+                        score_texts=grader.score_texts,
+                        count_tokens=self.generator.count_tokens,
+                    )
                 yield ev.Refined(tuple(strips), considered)
                 yield st.finished  # strips fit a prompt; a quote picks from every kept chunk
-                evidence = graded_evidence(grades, th.lower) if style == "extractive" else recompose(strips)
+                evidence = (
+                    graded_evidence(grades, th.lower)
+                    if style == "extractive"
+                    else recompose(strips)
+                )
             if action in (Action.INCORRECT, Action.AMBIGUOUS) and not cancel.is_set():
                 with Stage("web", timings) as st:
                     yield st.started
@@ -283,10 +346,23 @@ class Pipeline:
 
         scorer = self.grader.score_texts if mode != "rag" and not ungraded else None
         spans = self.answer_spans() if scorer is not None else None
-        for e in answer_events(question, q, evidence, action, style=style, reason=why,
-                               llm=self.generator, settings=s, cancel=cancel, timings=timings,
-                               t0=t0, meter=meter, score_texts=scorer, read_spans=spans,
-                               note=UNGRADED_NOTE.format(error=ungraded) if ungraded else ""):
+        for e in answer_events(
+            question,
+            q,
+            evidence,
+            action,
+            style=style,
+            reason=why,
+            llm=self.generator,
+            settings=s,
+            cancel=cancel,
+            timings=timings,
+            t0=t0,
+            meter=meter,
+            score_texts=scorer,
+            read_spans=spans,
+            note=UNGRADED_NOTE.format(error=ungraded) if ungraded else "",
+        ):
             yield from self._fallbacks()  # before the first token that the local model wrote
             # elapsed since the question (events.py): the AnswerDone carries this dict
             if isinstance(e, ev.StageFinished) and e.stage == "generate":
@@ -295,18 +371,39 @@ class Pipeline:
                 timings["total"] = ms_since(t0)
             yield e
 
-    def _web(self, q: str, confirm: Callable[[str], bool] | None,
-             first_n: int) -> tuple[list[Evidence], str, list[ev.Event]]:
+    def _web(
+        self, q: str, confirm: Callable[[str], bool] | None, first_n: int
+    ) -> tuple[list[Evidence], str, list[ev.Event]]:
         from localcrag.crag.rewrite import rewrite_for_web
         from localcrag.crag.web import outcome_events, search_web
 
         s = self.settings
-        outcome = search_web(lambda: rewrite_for_web(q, llm=self.generator) or q, searcher=self.web,
-                             offline=s.offline, policy=s.web_search, confirm=confirm,
-                             timeout=s.web_timeout, max_results=s.web_results, region=s.web_region)
-        found = [Evidence(n=first_n + i + 1, text=f"{r.title}. {r.snippet}".strip(), source=r.url,
-                          url=r.url, kind="web", score=0.5) for i, r in enumerate(outcome.results)]
-        note = (f"web search was skipped ({outcome.skipped})" if outcome.skipped else
-                f"web search failed ({outcome.error})" if outcome.error else "the web search found nothing")
+        outcome = search_web(
+            lambda: rewrite_for_web(q, llm=self.generator) or q,
+            searcher=self.web,
+            offline=s.offline,
+            policy=s.web_search,
+            confirm=confirm,
+            timeout=s.web_timeout,
+            max_results=s.web_results,
+            region=s.web_region,
+        )
+        found = [
+            Evidence(
+                n=first_n + i + 1,
+                text=f"{r.title}. {r.snippet}".strip(),
+                source=r.url,
+                url=r.url,
+                kind="web",
+                score=0.5,
+            )
+            for i, r in enumerate(outcome.results)
+        ]
+        note = (
+            f"web search was skipped ({outcome.skipped})"
+            if outcome.skipped
+            else f"web search failed ({outcome.error})"
+            if outcome.error
+            else "the web search found nothing"
+        )
         return found, note, outcome_events(outcome)
-

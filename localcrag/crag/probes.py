@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from localcrag.textutil import split_sentences, terms
 
@@ -48,8 +48,13 @@ def usable(sentence: str) -> bool:
     """A prose sentence: 6-40 words, mostly letters (drops tables, code, references)."""
     words = sentence.split()
     letters = sum(ch.isalpha() or ch == " " for ch in sentence)
-    return (6 <= len(words) <= 40 and letters >= 0.9 * len(sentence) and sentence[0].isupper()
-            and sentence.endswith(".") and not any(c in sentence for c in "|*[]{}=_`\"\u201c"))
+    return (
+        6 <= len(words) <= 40
+        and letters >= 0.9 * len(sentence)
+        and sentence[0].isupper()
+        and sentence.endswith(".")
+        and not any(c in sentence for c in '|*[]{}=_`"\u201c')
+    )
 
 
 def template_probes(sentence: str) -> list[tuple[str, str, str]]:
@@ -57,18 +62,18 @@ def template_probes(sentence: str) -> list[tuple[str, str, str]]:
     defined subject with a wh-phrase; questions under 5 words are dropped."""
     body = sentence.rstrip(" .;:!")
     out = []
-    if (m := DEFINITION.match(body)):
-        out.append((f"What {m.group(2)} {m.group(1).strip()}?", "definition", body[m.end():]))
-    if (m := YEAR.search(body)):
-        out.append((body[:m.start()] + "what year" + body[m.end():] + "?", "year", m.group()))
-    elif (m := NUMBER.search(body)):
-        nxt = body[m.end():].split()
+    if m := DEFINITION.match(body):
+        out.append((f"What {m.group(2)} {m.group(1).strip()}?", "definition", body[m.end() :]))
+    if m := YEAR.search(body):
+        out.append((body[: m.start()] + "what year" + body[m.end() :] + "?", "year", m.group()))
+    elif m := NUMBER.search(body):
+        nxt = body[m.end() :].split()
         phrase = "how many" if nxt and nxt[0].isalpha() and nxt[0].endswith("s") else "what number"
-        out.append((body[:m.start()] + phrase + body[m.end():] + "?", "number", m.group()))
+        out.append((body[: m.start()] + phrase + body[m.end() :] + "?", "number", m.group()))
     names = list(NAME.finditer(body))
     if names:
         m = names[0]
-        out.append((body[:m.start()] + "what" + body[m.end():] + "?", "name", m.group()))
+        out.append((body[: m.start()] + "what" + body[m.end() :] + "?", "name", m.group()))
     return [(q[0].upper() + q[1:], k, a) for q, k, a in out if len(q.split()) >= 5]
 
 

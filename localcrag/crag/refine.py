@@ -16,7 +16,7 @@ drops answer sentences a quote could have used.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from localcrag.textutil import TERMINAL, sentences
 from localcrag.types import Chunk, Evidence, Grade, Strip
@@ -29,7 +29,7 @@ def decompose(chunk: Chunk, sentences_per_strip: int) -> list[str]:
     if not sents:
         return [chunk.text.strip()] if chunk.text.strip() else []
     step = max(1, sentences_per_strip)
-    return [join_sentences(sents[i:i + step]) for i in range(0, len(sents), step)]
+    return [join_sentences(sents[i : i + step]) for i in range(0, len(sents), step)]
 
 
 def join_sentences(parts: Sequence[str]) -> str:
@@ -49,10 +49,17 @@ def kept_grades(grades: Sequence[Grade], lower: float) -> list[Grade]:
     return [g for g in ranked if g.score >= lower] or ranked[:1]
 
 
-def refine(question: str, grades: Sequence[Grade], *, lower: float, threshold: float,
-           sentences_per_strip: int, budget_tokens: int,
-           score_texts: Callable[[str, Sequence[str]], list[float]],
-           count_tokens: Callable[[str], int]) -> tuple[list[Strip], int]:
+def refine(
+    question: str,
+    grades: Sequence[Grade],
+    *,
+    lower: float,
+    threshold: float,
+    sentences_per_strip: int,
+    budget_tokens: int,
+    score_texts: Callable[[str, Sequence[str]], list[float]],
+    count_tokens: Callable[[str], int],
+) -> tuple[list[Strip], int]:
     """Return the kept strips (document order) and how many strips were scored."""
     kept = kept_grades(grades, lower)
     candidates: list[Strip] = []
@@ -92,9 +99,17 @@ def recompose(strips: Sequence[Strip], start: int = 1) -> list[Evidence]:
             parts.append(s.text)
             prev = s.order
         c = group[0].chunk
-        out.append(Evidence(n=start + len(out), text=join_sentences(parts), source=c.source,
-                            page=c.page_start, score=max(s.score for s in group), chunk_id=c.chunk_id,
-                            locator=c.locator))
+        out.append(
+            Evidence(
+                n=start + len(out),
+                text=join_sentences(parts),
+                source=c.source,
+                page=c.page_start,
+                score=max(s.score for s in group),
+                chunk_id=c.chunk_id,
+                locator=c.locator,
+            )
+        )
     return out
 
 
@@ -105,9 +120,20 @@ def graded_evidence(grades: Sequence[Grade], lower: float, start: int = 1) -> li
     return chunks_as_evidence([g.chunk for g in kept], [g.score for g in kept], start)
 
 
-def chunks_as_evidence(chunks: Sequence[Chunk], scores: Sequence[float] | None = None,
-                       start: int = 1) -> list[Evidence]:
+def chunks_as_evidence(
+    chunks: Sequence[Chunk], scores: Sequence[float] | None = None, start: int = 1
+) -> list[Evidence]:
     """Standard RAG: whole chunks, in retrieval order."""
     scores = scores or [1.0 / (i + 1) for i in range(len(chunks))]
-    return [Evidence(n=start + i, text=c.text, source=c.source, page=c.page_start, score=sc,
-                     chunk_id=c.chunk_id, locator=c.locator) for i, (c, sc) in enumerate(zip(chunks, scores))]
+    return [
+        Evidence(
+            n=start + i,
+            text=c.text,
+            source=c.source,
+            page=c.page_start,
+            score=sc,
+            chunk_id=c.chunk_id,
+            locator=c.locator,
+        )
+        for i, (c, sc) in enumerate(zip(chunks, scores))
+    ]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
-from typing import Collection
 
 from localcrag.errors import EmptyIndex
 from localcrag.ingest.library import Library
@@ -31,8 +31,13 @@ class Retriever:
                 )
             raise EmptyIndex("no documents indexed yet", "add some first: localcrag ingest PATH")
 
-    def search(self, query: str, k: int | None = None, mode: str | None = None,
-               withhold: Collection[str] = ()) -> list[Hit]:
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        mode: str | None = None,
+        withhold: Collection[str] = (),
+    ) -> list[Hit]:
         """Top-k distinct chunks; ``withhold`` = chunk ids searched as if not indexed (eval)."""
         self.check_ready()
         k = k or self.settings.top_k

@@ -11,7 +11,8 @@ is validated and a deterministic rule-based rewrite is used when it fails.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from localcrag.crag.ellipsis import complete, resolve_it
 from localcrag.textutil import STOPWORDS, content_words, stem
@@ -23,7 +24,9 @@ ASKING = frozenset(
     okay hi hello thanks thank mean means meant document documents paper pdf file""".split()
 )
 STOP_WORDS = STOPWORDS | ASKING
-AUXILIARIES = frozenset("is are was were has have had will would does did".split())  # sentence, not query
+AUXILIARIES = frozenset(
+    "is are was were has have had will would does did".split()
+)  # sentence, not query
 PRONOUNS = frozenset(
     "it its it's they them their theirs this that these those he she him her his hers "
     "there former latter same one ones".split()
@@ -34,9 +37,33 @@ GENERIC_FOLLOW_UPS = frozenset(
     "source sources summary summarize summarise pros cons advantages disadvantages benefits "
     "drawbacks risks steps limitations alternatives differences why how when where who".split()
 )
-FOLLOW_UP_OPENERS = ("and ", "but ", "also ", "so ", "what about", "how about", "what else", "why not", "then ")
-JUNK_PREFIXES = ("sure", "here is", "here's", "here are", "certainly", "of course", "okay", "ok,",
-                 "i ", "i'm", "as an", "the search query", "search query is", "the query")
+FOLLOW_UP_OPENERS = (
+    "and ",
+    "but ",
+    "also ",
+    "so ",
+    "what about",
+    "how about",
+    "what else",
+    "why not",
+    "then ",
+)
+JUNK_PREFIXES = (
+    "sure",
+    "here is",
+    "here's",
+    "here are",
+    "certainly",
+    "of course",
+    "okay",
+    "ok,",
+    "i ",
+    "i'm",
+    "as an",
+    "the search query",
+    "search query is",
+    "the query",
+)
 LABEL = re.compile(r"^(?:web\s+)?(?:search\s+)?(?:query|question|standalone question)\s*:\s*", re.I)
 QUOTED = re.compile(r"\"([^\"]{2,80})\"|“([^”]{2,80})”")
 WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-\.+#]*")
@@ -76,8 +103,12 @@ def keyword_query(question: str, max_words: int = 8) -> str:
             continue
         seen.add(low)
         sentence_start = m.start() == 0 or text[: m.start()].rstrip().endswith((".", "?", "!", ":"))
-        name = (w[0].isupper() and not sentence_start) or (w.isupper() and len(w) > 1) \
-            or any(c.isdigit() or c in "._+#" for c in w) or any(c.isupper() for c in w[1:])
+        name = (
+            (w[0].isupper() and not sentence_start)
+            or (w.isupper() and len(w) > 1)
+            or any(c.isdigit() or c in "._+#" for c in w)
+            or any(c.isupper() for c in w[1:])
+        )
         items.append((m.start(), w, 1 if name else 0, 1))
     if not items:  # only stop words: keep the question's own words rather than nothing
         words = [w for w in (_clean_word(m.group()) for m in WORD.finditer(text)) if w]
@@ -90,7 +121,9 @@ def keyword_query(question: str, max_words: int = 8) -> str:
     return " ".join(it[1] for it in sorted(chosen))
 
 
-def _validate(output: str, reference: str, max_words: int, max_new: int, is_query: bool) -> str | None:
+def _validate(
+    output: str, reference: str, max_words: int, max_new: int, is_query: bool
+) -> str | None:
     """The cleaned LLM output, or None if it is junk.
 
     Junk: chatter ("Sure, here is"), several lines, markup, too long, off topic (no content
@@ -108,7 +141,7 @@ def _validate(output: str, reference: str, max_words: int, max_new: int, is_quer
     low = text.lower()
     if not text or low.startswith(JUNK_PREFIXES) or any(c in text for c in "<>{}[]|`*()"):
         return None
-    if is_query and any(c in text for c in "\"“”"):
+    if is_query and any(c in text for c in '"“”'):
         return None
     words = text.split()
     if "http" in low or len(words) > max_words:
@@ -118,7 +151,9 @@ def _validate(output: str, reference: str, max_words: int, max_new: int, is_quer
     if not (mine & theirs) or len(new) > max_new or any(c.isdigit() for w in new for c in w):
         return None
     lowered = [_clean_word(w).lower() for w in words]
-    if is_query and (3 * sum(w in STOP_WORDS for w in lowered) > len(words) or AUXILIARIES & set(lowered)):
+    if is_query and (
+        3 * sum(w in STOP_WORDS for w in lowered) > len(words) or AUXILIARIES & set(lowered)
+    ):
         return None
     return text
 
@@ -132,7 +167,9 @@ def _ask(llm: Any, system: str, shots: list[tuple[str, str]], user: str, max_tok
     for asked, replied in shots:
         messages += [{"role": "user", "content": asked}, {"role": "assistant", "content": replied}]
     messages.append({"role": "user", "content": user})
-    parts = llm.stream(llm.chat_prompt(messages), max_tokens=max_tokens, temperature=0.0, stop=["\n\n"])
+    parts = llm.stream(
+        llm.chat_prompt(messages), max_tokens=max_tokens, temperature=0.0, stop=["\n\n"]
+    )
     return "".join(parts)
 
 
@@ -160,8 +197,11 @@ def rewrite_for_web(question: str, llm: Any = None) -> str:
 
 # Where a sentence opens a new clause: a pronoun after one of these can point back to a noun
 # of an earlier clause of the same question (grammar, not topic words).
-CLAUSE_BREAK = re.compile(r"[,;:\u2014]|\b(?:and|but|or|so|because|since|while|whereas|although|though|"
-                          r"if|when|whenever|then|which|where|why|how|what|who)\b", re.I)
+CLAUSE_BREAK = re.compile(
+    r"[,;:\u2014]|\b(?:and|but|or|so|because|since|while|whereas|although|though|"
+    r"if|when|whenever|then|which|where|why|how|what|who)\b",
+    re.I,
+)
 BE_FORMS = frozenset("is are was were be been".split())
 
 
@@ -218,10 +258,14 @@ STANDALONE_SYSTEM = (
     "questions. Replace pronouns with what they refer to. Reply with the question only."
 )
 STANDALONE_SHOTS = [
-    ("Earlier questions:\n- What is the capital of Australia?\nFollow-up: How big is it?",
-     "How big is Canberra, the capital of Australia?"),
-    ("Earlier questions:\n- How does photosynthesis work?\nFollow-up: And in cacti?",
-     "How does photosynthesis work in cacti?"),
+    (
+        "Earlier questions:\n- What is the capital of Australia?\nFollow-up: How big is it?",
+        "How big is Canberra, the capital of Australia?",
+    ),
+    (
+        "Earlier questions:\n- How does photosynthesis work?\nFollow-up: And in cacti?",
+        "How does photosynthesis work in cacti?",
+    ),
 ]
 
 
@@ -248,8 +292,9 @@ def _keeps_follow_up(rewritten: str, question: str, previous: list[str]) -> bool
     return not own or bool(own & _content_words(rewritten))
 
 
-def standalone_question(question: str, history: list[tuple[str, str]], llm: Any = None,
-                        rules_first: bool = False) -> str:
+def standalone_question(
+    question: str, history: list[tuple[str, str]], llm: Any = None, rules_first: bool = False
+) -> str:
     """Rewrite a follow-up into a standalone question; ``history`` is [(question, answer)].
 
     Unchanged when there is no history or no follow-up cue. An elliptical follow-up ("And
@@ -276,7 +321,9 @@ def standalone_question(question: str, history: list[tuple[str, str]], llm: Any 
             out = _ask(llm, STANDALONE_SYSTEM, STANDALONE_SHOTS, user, max_tokens=64)
         except Exception:  # noqa: BLE001
             out = ""
-        good = _validate(out, " ".join([question, *previous[:3]]), max_words=40, max_new=3, is_query=False)
+        good = _validate(
+            out, " ".join([question, *previous[:3]]), max_words=40, max_new=3, is_query=False
+        )
         if good and _keeps_follow_up(good, question, previous):
             return good if good.endswith("?") else good + "?"
     return _fallback_standalone(question, previous)

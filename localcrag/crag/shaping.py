@@ -20,7 +20,7 @@ So nothing on screen is ever retracted.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from localcrag.crag.citations import Attributor, CitationFilter, is_refusal
 from localcrag.crag.grounding import check_sentence, clean_prose, sentence_key, split_answer
@@ -53,17 +53,21 @@ class SentenceGate:
         """(text to show now, stop generating?): complete sentences that passed the check."""
         self.raw += self.filt.feed(self._clean(piece))
         sentences = split_answer(clean_prose(self.raw))
-        return self._decide(sentences[self.done:-1]), self.looping
+        return self._decide(sentences[self.done : -1]), self.looping
 
     def finish(self, cancelled: bool = False, truncated: bool = False) -> str:
         """The last sentence, checked. A cancelled run shows no unfinished sentence, and one
         cut off at max_answer_tokens is dropped (it would end mid-claim)."""
         self.raw += self.filt.feed(terminal_safe(self._held)) + self.filt.flush()
         self._held = ""
-        sentences = split_answer(clean_prose(self.raw))[self.done:]
+        sentences = split_answer(clean_prose(self.raw))[self.done :]
         if cancelled:
             return ""
-        if truncated and sentences and not re.search(r"[.!?][\"'”’)]*(?:\s*\[\d+\])*$", sentences[-1]):
+        if (
+            truncated
+            and sentences
+            and not re.search(r"[.!?][\"'”’)]*(?:\s*\[\d+\])*$", sentences[-1])
+        ):
             self.dropped.append((sentences[-1], "cut off at max_answer_tokens"))
             sentences = sentences[:-1]
         return self._decide(sentences)
@@ -85,8 +89,11 @@ class SentenceGate:
                 self.dropped.append((sentence, "repeats an earlier sentence"))
                 continue
             self._seen.add(key)
-            reason = None if is_refusal(sentence) else check_sentence(sentence, self.evidence,
-                                                                      self.question)
+            reason = (
+                None
+                if is_refusal(sentence)
+                else check_sentence(sentence, self.evidence, self.question)
+            )
             if reason is None:
                 out.append(sentence)
                 self.kept.append(sentence)

@@ -59,11 +59,17 @@ def resolve_style(setting: str, generator: Any) -> tuple[str, str]:
     if setting in ("extractive", "generative"):
         return setting, f"answer_style = {setting}"
     if getattr(generator, "remote", False):  # a model server: sized for answering (issue 13)
-        return "generative", f"auto: written on the model server {generator.url}, counted as capable"
+        return (
+            "generative",
+            f"auto: written on the model server {generator.url}, counted as capable",
+        )
     n, how = model_size(generator)
     if n is None:
         return "generative", "auto: the generator's size is unknown"
     size = f"{n / 1e9:.1f}B" if n >= 1e9 else f"{n / 1e6:.0f}M"
     if n < SMALL_MODEL_PARAMS:
-        return "extractive", f"auto: {model_name(generator)} has {size} parameters ({how}), under 1B"
+        return (
+            "extractive",
+            f"auto: {model_name(generator)} has {size} parameters ({how}), under 1B",
+        )
     return "generative", f"auto: {model_name(generator)} has {size} parameters ({how})"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from typing import Callable, Generator, TypeVar
+from collections.abc import Callable, Generator
+from typing import TypeVar
 
 from localcrag import events as ev
 
@@ -22,7 +23,7 @@ class Stage:
         self.started = ev.StageStarted(name, detail)
         self.finished: ev.StageFinished | None = None
 
-    def __enter__(self) -> "Stage":
+    def __enter__(self) -> Stage:
         self.t = time.perf_counter()
         return self
 
@@ -32,7 +33,9 @@ class Stage:
         self.finished = ev.StageFinished(self.name, ms)
 
 
-def timed(name: str, timings: dict[str, float], work: Callable[[], T]) -> Generator[ev.Event, None, T]:
+def timed(
+    name: str, timings: dict[str, float], work: Callable[[], T]
+) -> Generator[ev.Event, None, T]:
     """Run ``work`` as stage ``name`` between its started and finished events; ``yield from``
     gives its value."""
     with Stage(name, timings) as st:

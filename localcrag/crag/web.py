@@ -14,8 +14,9 @@ import re
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from localcrag.events import Event, WebError, WebQuery, WebResults, WebSkipped
 from localcrag.types import WebResult
@@ -102,7 +103,11 @@ def is_online(host: str = SEARCH_HOST, timeout: float = 1.5) -> bool:
         if hit is not None and now - hit[0] < ONLINE_TTL:
             return hit[1]
     try:
-        ok = bool(_call_with_deadline(lambda: socket.getaddrinfo(host, 443, type=socket.SOCK_STREAM), timeout))
+        ok = bool(
+            _call_with_deadline(
+                lambda: socket.getaddrinfo(host, 443, type=socket.SOCK_STREAM), timeout
+            )
+        )
     except Exception:  # noqa: BLE001 - gaierror, UnicodeError, TimeoutError: all mean "no"
         ok = False
     with _online_lock:
@@ -141,7 +146,9 @@ class DDGSearch:
 
     host = SEARCH_HOST
 
-    def __init__(self, timeout: float = 5.0, region: str = "wt-wt", backend: str = "duckduckgo") -> None:
+    def __init__(
+        self, timeout: float = 5.0, region: str = "wt-wt", backend: str = "duckduckgo"
+    ) -> None:
         self.timeout = float(min(max(timeout, 0.1), 5.0))
         self.region = region
         self.backend = backend
@@ -152,11 +159,15 @@ class DDGSearch:
             import ddgs
             from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
         except Exception as exc:  # noqa: BLE001
-            raise WebSearchError(f"web search unavailable: cannot import ddgs ({type(exc).__name__})") from None
+            raise WebSearchError(
+                f"web search unavailable: cannot import ddgs ({type(exc).__name__})"
+            ) from None
 
         def run() -> list[dict[str, Any]]:
             client = ddgs.DDGS(timeout=self.timeout)
-            return client.text(query, region=self.region, max_results=max_results, backend=self.backend)
+            return client.text(
+                query, region=self.region, max_results=max_results, backend=self.backend
+            )
 
         timed_out = f"web search timed out after {self.timeout:g} s"
         try:
@@ -170,7 +181,9 @@ class DDGSearch:
         except DDGSException as exc:
             raise WebSearchError(_ddgs_message(str(exc), timed_out)) from None
         except Exception as exc:  # noqa: BLE001 - a bug or odd network error, still one line
-            raise WebSearchError(_one_line(f"web search failed: {type(exc).__name__}: {exc}")) from None
+            raise WebSearchError(
+                _one_line(f"web search failed: {type(exc).__name__}: {exc}")
+            ) from None
         return _to_results(raw, max_results)
 
 
@@ -239,7 +252,9 @@ def search_web(
     if policy == "ask" and (confirm is None or not confirm(q)):
         return WebOutcome(False, q, skipped=SKIP_DECLINED)
     remaining = max(timeout, 0.2)  # the budget starts now: the user's thinking time is not in it
-    engine: WebSearch = searcher if searcher is not None else DDGSearch(timeout=remaining, region=region)
+    engine: WebSearch = (
+        searcher if searcher is not None else DDGSearch(timeout=remaining, region=region)
+    )
     try:
         results = _call_with_deadline(lambda: engine.search(q, max_results), remaining)
     except TimeoutError:
@@ -250,7 +265,9 @@ def search_web(
             message = f"web search timed out after {timeout:g} s"
         return WebOutcome(True, q, error=message)
     except Exception as exc:  # noqa: BLE001 - a broken searcher must not end the answer
-        return WebOutcome(True, q, error=_one_line(f"web search failed: {type(exc).__name__}: {exc}"))
+        return WebOutcome(
+            True, q, error=_one_line(f"web search failed: {type(exc).__name__}: {exc}")
+        )
     return WebOutcome(True, q, results=tuple(results[:max_results]))
 
 

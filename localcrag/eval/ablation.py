@@ -8,7 +8,7 @@ drift apart.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from localcrag.ingest.chunking import split_sentences
 

@@ -8,37 +8,57 @@ The question-set loaders live in :mod:`localcrag.eval.datasets`; labelled pairs 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from localcrag.errors import LocalcragError
 from localcrag.eval import qapairs
-from localcrag.eval.datasets import (Dataset, dataset_key, load_ai_information, load_anthropic, load_generic,
-                                     load_squad)
-
+from localcrag.eval.datasets import (
+    Dataset,
+    dataset_key,
+    load_ai_information,
+    load_anthropic,
+    load_generic,
+    load_squad,
+)
 
 # --- qa-pairs: labelled (question, passage) pairs, no corpus to index -----------------------
+
 
 def load_qapairs(path: Path) -> Dataset:
     """``../shared/data/qa-pairs`` (or its ``pairs.jsonl.gz``): only the evaluator part applies,
     each pair scored alone (:mod:`localcrag.eval.qapairs`); read when the run starts."""
     file = qapairs.pairs_file(path) or path
 
-    def evaluate(pipe: Any, opts: Any, thresholds: Any, progress: Callable[[int, int, str], None]) -> dict:
-        po = qapairs.PairOptions(opts.limit or qapairs.PER_FAMILY, opts.seed, tuple(opts.sources),
-                                 opts.exclude_trained)
+    def evaluate(
+        pipe: Any, opts: Any, thresholds: Any, progress: Callable[[int, int, str], None]
+    ) -> dict:
+        po = qapairs.PairOptions(
+            opts.limit or qapairs.PER_FAMILY, opts.seed, tuple(opts.sources), opts.exclude_trained
+        )
         return qapairs.run_pairs(pipe, file, po, thresholds, progress)
 
-    return Dataset("qa-pairs", file, dataset_key("qa-pairs", file), [], lambda workdir: [], lambda chunk: (),
-                   parts=("evaluator",), evaluate=evaluate)
+    return Dataset(
+        "qa-pairs",
+        file,
+        dataset_key("qa-pairs", file),
+        [],
+        lambda workdir: [],
+        lambda chunk: (),
+        parts=("evaluator",),
+        evaluate=evaluate,
+    )
 
 
 # --- recognition ------------------------------------------------------------------------------
 
-EXPECTED = ("expected val.json (ai-information), a SQuAD 2.0 JSON (e.g. small.json), the "
-            "anthropic-docs folder, a folder with questions.jsonl and docs/, or the qa-pairs "
-            "folder (pairs.jsonl.gz)")
+EXPECTED = (
+    "expected val.json (ai-information), a SQuAD 2.0 JSON (e.g. small.json), the "
+    "anthropic-docs folder, a folder with questions.jsonl and docs/, or the qa-pairs "
+    "folder (pairs.jsonl.gz)"
+)
 
 
 def _json_of(p: Path) -> object:
@@ -60,14 +80,22 @@ def _is_ai_information(p: Path) -> Path | None:
     if p.is_dir():
         return p / "val.json" if (p / "val.json").is_file() else None
     raw = _json_of(p)
-    return p if isinstance(raw, list) and raw and isinstance(raw[0], dict) and "has_answer" in raw[0] else None
+    return (
+        p
+        if isinstance(raw, list) and raw and isinstance(raw[0], dict) and "has_answer" in raw[0]
+        else None
+    )
 
 
 def _has(*names: str) -> Callable[[Path], Path | None]:
     """A folder holding all of ``names`` (files, or folders when the name ends in '/')."""
+
     def recognise(p: Path) -> Path | None:
-        ok = p.is_dir() and all((p / n).is_dir() if n.endswith("/") else (p / n).is_file() for n in names)
+        ok = p.is_dir() and all(
+            (p / n).is_dir() if n.endswith("/") else (p / n).is_file() for n in names
+        )
         return p if ok else None
+
     return recognise
 
 
@@ -83,7 +111,11 @@ class Adapter:
 # The one registry of dataset kinds, tried in order (a folder with questions.jsonl and docs/
 # is a generic set even if it also holds a val.json). Adding a kind is one entry.
 ADAPTERS: tuple[Adapter, ...] = (
-    Adapter("anthropic-docs", _has("anthropic_docs.json", "docs_evaluation_dataset.json"), load_anthropic),
+    Adapter(
+        "anthropic-docs",
+        _has("anthropic_docs.json", "docs_evaluation_dataset.json"),
+        load_anthropic,
+    ),
     Adapter("generic", _has("questions.jsonl", "docs/"), load_generic),
     Adapter("qa-pairs", qapairs.pairs_file, load_qapairs),
     Adapter("squad2", _is_squad, load_squad),
@@ -99,14 +131,20 @@ def load_dataset(path: Path | str) -> Dataset:
     for adapter in ADAPTERS:
         if (found := adapter.recognise(p)) is not None:
             return adapter.load(found)
-    raise LocalcragError(f"{p}: {'not a dataset folder' if p.is_dir() else 'unrecognised dataset'}", EXPECTED)
+    raise LocalcragError(
+        f"{p}: {'not a dataset folder' if p.is_dir() else 'unrecognised dataset'}", EXPECTED
+    )
 
 
 def check_options(ds: Dataset, opts: Any) -> None:
     """Options that the dataset cannot honour are one clear error, before any model loads."""
     if opts.only is not None and opts.only not in ds.parts:
-        raise LocalcragError(f"--only {opts.only}: {ds.name} measures {', '.join(ds.parts)} only",
-                             f"use --only {ds.parts[0]} or leave --only out")
+        raise LocalcragError(
+            f"--only {opts.only}: {ds.name} measures {', '.join(ds.parts)} only",
+            f"use --only {ds.parts[0]} or leave --only out",
+        )
     if (opts.sources or opts.exclude_trained) and ds.evaluate is None:
-        raise LocalcragError(f"--sources / --exclude-trained apply to a labelled-pairs dataset, not {ds.name}",
-                             "give the qa-pairs folder (../shared/data/qa-pairs)")
+        raise LocalcragError(
+            f"--sources / --exclude-trained apply to a labelled-pairs dataset, not {ds.name}",
+            "give the qa-pairs folder (../shared/data/qa-pairs)",
+        )

@@ -6,7 +6,8 @@ so the decision, the refusal and the timings are the product's own.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from localcrag.eval import metrics as m
 from localcrag.eval.datasets import Dataset, Question
@@ -47,21 +48,32 @@ def score_run(ds: Dataset, q: Question, run: RunRecord, mode: str, offline: bool
     units = m.dedupe_units(ds.units(c) for c in evidence_chunks(run, mode))
     gold = set(q.gold)
     action = run.action.value if run.action else None
-    best = round(run.decision.best_score, 4) if run.decision else None  # how far from the thresholds
+    best = (
+        round(run.decision.best_score, 4) if run.decision else None
+    )  # how far from the thresholds
     seen = [e.text for e in run.evidence]  # what the generator was shown
     return {
-        "qid": q.qid, "answerable": q.answerable, "action": action, "best_score": best, "answer": text, "refused": refused,
+        "qid": q.qid,
+        "answerable": q.answerable,
+        "action": action,
+        "best_score": best,
+        "answer": text,
+        "refused": refused,
         "style": getattr(answer, "style", None),
         "dropped_sentences": getattr(answer, "dropped_sentences", None),
         "unsupported": None if refused else m.unsupported_words(text, seen),
-        "draft_unsupported": None if (written := draft(run)) is None else m.unsupported_words(written, seen),
+        "draft_unsupported": None
+        if (written := draft(run)) is None
+        else m.unsupported_words(written, seen),
         "outcome": m.outcome(text, refused, q.answerable, q.answers),
         "decision_ok": _decision_ok(q, action, refused, offline) if mode == "crag" else None,
         "refusal_ok": refused == (not q.answerable),
         "short": getattr(answer, "short", None),
         "f1": round(m.token_f1(text, q.answers), 4) if q.answerable else None,
         # the short answer the quote leads with, in bold (the whole quote when it has none)
-        "short_f1": round(m.token_f1(getattr(answer, "short", None) or text, q.answers), 4) if q.answerable else None,
+        "short_f1": round(m.token_f1(getattr(answer, "short", None) or text, q.answers), 4)
+        if q.answerable
+        else None,
         "recall": round(m.token_recall(text, q.answers), 4) if q.answerable else None,
         "evidence_recall": round(len(gold & set(units)) / len(gold), 4) if gold else None,
         "evidence": [str(u) for u in units],
@@ -83,15 +95,21 @@ def summarise(rows: list[dict], mode: str) -> dict:
     return {
         "n": len(rows),
         "errors": len(rows) - len(ok),
-        "wrong_answer_rate": trust["wrong_answer_rate"], "wrong_refusal_rate": trust["wrong_refusal_rate"],
+        "wrong_answer_rate": trust["wrong_answer_rate"],
+        "wrong_refusal_rate": trust["wrong_refusal_rate"],
         "trust": trust,
-        "decision_accuracy": m.rounded(m.mean(r["decision_ok"] for r in ok)) if mode == "crag" else None,
+        "decision_accuracy": m.rounded(m.mean(r["decision_ok"] for r in ok))
+        if mode == "crag"
+        else None,
         "answer_f1": m.rounded(m.mean(r["f1"] for r in ok)),
         "short_answer_f1": m.rounded(m.mean(r.get("short_f1") for r in ok)),
         "answer_recall": m.rounded(m.mean(r["recall"] for r in ok)),
-        "unsupported_rate": m.rounded(m.mean(bool(r["unsupported"]) for r in ok if r["unsupported"] is not None)),
-        "draft_unsupported_rate": m.rounded(m.mean(
-            bool(r["draft_unsupported"]) for r in ok if r["draft_unsupported"] is not None)),
+        "unsupported_rate": m.rounded(
+            m.mean(bool(r["unsupported"]) for r in ok if r["unsupported"] is not None)
+        ),
+        "draft_unsupported_rate": m.rounded(
+            m.mean(bool(r["draft_unsupported"]) for r in ok if r["draft_unsupported"] is not None)
+        ),
         "refusal_accuracy": m.rounded(m.mean(r["refusal_ok"] for r in ok)),
         "evidence_recall": m.rounded(m.mean(r["evidence_recall"] for r in ok)),
         "first_token_ms_p50": m.rounded(m.percentile(first, 50), 1),
@@ -103,9 +121,16 @@ def summarise(rows: list[dict], mode: str) -> dict:
     }
 
 
-def run_answers(pipe: Any, ds: Dataset, questions: list[Question], mode: str, k: int, offline: bool,
-                progress: Callable[[int, int, str], None],
-                style: str | None = None) -> tuple[dict, list[dict]]:
+def run_answers(
+    pipe: Any,
+    ds: Dataset,
+    questions: list[Question],
+    mode: str,
+    k: int,
+    offline: bool,
+    progress: Callable[[int, int, str], None],
+    style: str | None = None,
+) -> tuple[dict, list[dict]]:
     """Ask every question in one mode (and answer style: None = the setting); a failing
     question is recorded, never fatal."""
     styled = {"style": style} if style else {}
@@ -115,7 +140,9 @@ def run_answers(pipe: Any, ds: Dataset, questions: list[Question], mode: str, k:
     for i, q in enumerate(questions):
         run = RunRecord(q.question, mode)
         try:
-            for e in pipe.run(q.question, mode=mode, confirm_web=lambda query: not offline, k=k, **styled):
+            for e in pipe.run(
+                q.question, mode=mode, confirm_web=lambda query: not offline, k=k, **styled
+            ):
                 run.add(e)
             rows.append(score_run(ds, q, run, mode, offline))
         except Exception as exc:  # noqa: BLE001 - one bad question must not sink the run

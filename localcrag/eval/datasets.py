@@ -13,9 +13,10 @@ import hashlib
 import json
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from localcrag.errors import LocalcragError
 from localcrag.eval.ablation import ablate
@@ -141,7 +142,7 @@ def _materialiser(units: dict[str, tuple[str, str]]) -> Callable[[Path], list[Pa
         for uid, (heading, text) in units.items():
             body = text.strip()
             if body.startswith(heading + "\n"):  # anthropic-docs texts repeat their heading line
-                body = body[len(heading):].strip()
+                body = body[len(heading) :].strip()
             _write_if_changed(docs / f"{uid}.md", f"# {heading}\n\n{body}\n")
         for stray in docs.glob("*.md"):
             if stray.stem not in units:
@@ -167,11 +168,27 @@ def load_ai_information(path: Path) -> Dataset:
         q = it["question"]
         answerable = bool(it["has_answer"]) and q not in _NOT_ANSWERABLE
         gold = _GOLD_FIX.get(q) or tuple(
-            dict.fromkeys(f"chapter-{n}" for n in re.findall(r"Chapter\s+(\d+)", it.get("reference") or "")))
-        questions.append(Question(f"val-{i}", q, (it["ideal_answer"],) if answerable else (),
-                                  answerable, gold if answerable else ()))
-    return Dataset("ai-information", path, dataset_key("ai-information", path), questions,
-                   lambda workdir: [pdf], _chapter_mapper(pdf))
+            dict.fromkeys(
+                f"chapter-{n}" for n in re.findall(r"Chapter\s+(\d+)", it.get("reference") or "")
+            )
+        )
+        questions.append(
+            Question(
+                f"val-{i}",
+                q,
+                (it["ideal_answer"],) if answerable else (),
+                answerable,
+                gold if answerable else (),
+            )
+        )
+    return Dataset(
+        "ai-information",
+        path,
+        dataset_key("ai-information", path),
+        questions,
+        lambda workdir: [pdf],
+        _chapter_mapper(pdf),
+    )
 
 
 def _chapter_mapper(pdf: Path) -> Callable[[Chunk], tuple[str, ...]]:
@@ -189,13 +206,17 @@ def _chapter_mapper(pdf: Path) -> Callable[[Chunk], tuple[str, ...]]:
                 if all(u != f"chapter-{m.group(1)}" for _, u in spans):
                     spans.append((m.start(), f"chapter-{m.group(1)}"))
             spans.append((len(text) + 1, ""))
-        return tuple(u for (a, u), (b, _) in zip(spans, spans[1:])
-                     if a < chunk.char_end and chunk.char_start < b)
+        return tuple(
+            u
+            for (a, u), (b, _) in zip(spans, spans[1:])
+            if a < chunk.char_end and chunk.char_start < b
+        )
 
     return units
 
 
 # --- SQuAD 2.0 ------------------------------------------------------------------------------
+
 
 def load_squad(path: Path) -> Dataset:
     data = json.loads(path.read_text(encoding="utf-8"))["data"]
@@ -210,12 +231,32 @@ def load_squad(path: Path) -> Dataset:
                 answerable = not qa.get("is_impossible", False)
                 raw = qa.get("answers", []) if answerable else []
                 answers = tuple(dict.fromkeys(a["text"] for a in raw))
-                spans = tuple(dict.fromkeys((a["answer_start"], a["answer_start"] + len(a["text"])) for a in raw))
-                questions.append(Question(qa["id"], qa["question"], answers, answerable, (pid,) if answerable
-                                          else (), pid, spans))
+                spans = tuple(
+                    dict.fromkeys(
+                        (a["answer_start"], a["answer_start"] + len(a["text"])) for a in raw
+                    )
+                )
+                questions.append(
+                    Question(
+                        qa["id"],
+                        qa["question"],
+                        answers,
+                        answerable,
+                        (pid,) if answerable else (),
+                        pid,
+                        spans,
+                    )
+                )
     units = {pid: (group.replace("_", " "), text) for pid, (group, text) in passages.items()}
-    return Dataset("squad2", path, dataset_key("squad2", path), questions, _materialiser(units),
-                   _by_stem, passages)
+    return Dataset(
+        "squad2",
+        path,
+        dataset_key("squad2", path),
+        questions,
+        _materialiser(units),
+        _by_stem,
+        passages,
+    )
 
 
 def _slug(link: str) -> str:
@@ -235,36 +276,63 @@ def load_anthropic(folder: Path) -> Dataset:
         units[uid] = (d["chunk_heading"], d["text"])
         by_link[d["chunk_link"]] = uid
     stem_to_link = {v: k for k, v in by_link.items()}
-    questions = [Question(it["id"], it["question"], (it["correct_answer"],), True,
-                          tuple(by_link[c] for c in it["correct_chunks"] if c in by_link))
-                 for it in items]
-    return Dataset("anthropic-docs", folder, dataset_key("anthropic-docs", folder), questions,
-                   _materialiser(units), _by_stem, unit_labels=stem_to_link)
+    questions = [
+        Question(
+            it["id"],
+            it["question"],
+            (it["correct_answer"],),
+            True,
+            tuple(by_link[c] for c in it["correct_chunks"] if c in by_link),
+        )
+        for it in items
+    ]
+    return Dataset(
+        "anthropic-docs",
+        folder,
+        dataset_key("anthropic-docs", folder),
+        questions,
+        _materialiser(units),
+        _by_stem,
+        unit_labels=stem_to_link,
+    )
 
 
 def load_generic(folder: Path) -> Dataset:
     """`questions.jsonl` ({question, answer?, answerable?, gold_sources?}) + `docs/`."""
     docs = (folder / "docs").resolve()
     questions = []
-    for n, line in enumerate((folder / "questions.jsonl").read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(
+        (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines(), 1
+    ):
         if not line.strip():
             continue
         try:
             it = json.loads(line)
             text = str(it["question"])
         except (ValueError, KeyError, TypeError) as exc:
-            raise LocalcragError(f"{folder / 'questions.jsonl'}: line {n}: not a question object ({exc})",
-                                 'each line must be {"question": ..., "answer": ..., ...}') from exc
+            raise LocalcragError(
+                f"{folder / 'questions.jsonl'}: line {n}: not a question object ({exc})",
+                'each line must be {"question": ..., "answer": ..., ...}',
+            ) from exc
         answer = it.get("answer")
         answers = tuple(answer if isinstance(answer, list) else [answer]) if answer else ()
         answerable = bool(it.get("answerable", True))
         gold = tuple(Path(g).as_posix() for g in it.get("gold_sources") or ())
-        questions.append(Question(f"q{n}", text, answers if answerable else (), answerable,
-                                  gold if answerable else ()))
+        questions.append(
+            Question(
+                f"q{n}", text, answers if answerable else (), answerable, gold if answerable else ()
+            )
+        )
 
     def units(chunk: Chunk) -> tuple[str, ...]:
         p = Path(chunk.source)
         return (p.relative_to(docs).as_posix(),) if p.is_relative_to(docs) else ()
 
-    return Dataset("generic", folder, dataset_key(folder.name or "generic", folder), questions,
-                   lambda workdir: [docs], units)
+    return Dataset(
+        "generic",
+        folder,
+        dataset_key(folder.name or "generic", folder),
+        questions,
+        lambda workdir: [docs],
+        units,
+    )

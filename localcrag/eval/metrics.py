@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from typing import Collection, Hashable, Iterable, Sequence
+from collections.abc import Collection, Hashable, Iterable, Sequence
 
 import numpy as np
 
@@ -21,6 +21,7 @@ _PUNCT = str.maketrans("", "", string.punctuation + "\u2018\u2019\u201c\u201d")
 
 
 # --- ranking -------------------------------------------------------------------------------
+
 
 def dedupe_units(ranked_units: Iterable[Sequence[Hashable]]) -> list[Hashable]:
     """Turn per-chunk unit lists (in rank order) into a ranking of distinct units.
@@ -56,6 +57,7 @@ def mrr_at_k(ranking: Sequence[Hashable], gold: Iterable[Hashable], k: int) -> f
 
 # --- ROC -------------------------------------------------------------------------------------
 
+
 def roc_auc(pos: Sequence[float], neg: Sequence[float]) -> float | None:
     """P(score of a random positive > a random negative), ties counting one half.
 
@@ -73,7 +75,7 @@ def roc_auc(pos: Sequence[float], neg: Sequence[float]) -> float | None:
         j = i
         while j + 1 < len(sorted_v) and sorted_v[j + 1] == sorted_v[i]:
             j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2.0 + 1.0
+        ranks[order[i : j + 1]] = (i + j) / 2.0 + 1.0
         i = j + 1
     u = ranks[: len(p)].sum() - len(p) * (len(p) + 1) / 2.0
     return float(u / (len(p) * len(n)))
@@ -92,7 +94,9 @@ def roc_curve(pos: Sequence[float], neg: Sequence[float]) -> tuple[list[float], 
     return fpr, tpr
 
 
-def threshold_accuracy(pos: Sequence[float], neg: Sequence[float], threshold: float) -> float | None:
+def threshold_accuracy(
+    pos: Sequence[float], neg: Sequence[float], threshold: float
+) -> float | None:
     """Accuracy of "relevant iff score >= threshold" over all pairs."""
     total = len(pos) + len(neg)
     if total == 0:
@@ -102,6 +106,7 @@ def threshold_accuracy(pos: Sequence[float], neg: Sequence[float], threshold: fl
 
 
 # --- answers ---------------------------------------------------------------------------------
+
 
 def normalize_answer(text: str) -> str:
     """SQuAD normalisation: lower case, no punctuation, no articles, single spaces."""
@@ -164,7 +169,12 @@ def contains_reference(prediction: str, references: Sequence[str]) -> bool:
 
 # Outcomes of one question in the trust table (answered / refused against answerable / not).
 RIGHT_ANSWER, WRONG_ANSWER, RIGHT_REFUSAL, WRONG_REFUSAL, UNJUDGED = (
-    "right_answer", "wrong_answer", "right_refusal", "wrong_refusal", "unjudged")
+    "right_answer",
+    "wrong_answer",
+    "right_refusal",
+    "wrong_refusal",
+    "unjudged",
+)
 OUTCOMES = (RIGHT_ANSWER, WRONG_ANSWER, RIGHT_REFUSAL, WRONG_REFUSAL, UNJUDGED)
 
 
@@ -197,9 +207,12 @@ def trust_table(cells: Iterable[tuple[bool, str]]) -> dict:
     answers = both[RIGHT_ANSWER] + both[WRONG_ANSWER]
     refusals = both[RIGHT_REFUSAL] + both[WRONG_REFUSAL]
     table = {side: {"n": sum(c.values()), **{o: c[o] for o in OUTCOMES}} for side, c in out.items()}
-    return {**table, **{o: both[o] for o in OUTCOMES},
-            "wrong_answer_rate": rounded(both[WRONG_ANSWER] / answers) if answers else None,
-            "wrong_refusal_rate": rounded(both[WRONG_REFUSAL] / refusals) if refusals else None}
+    return {
+        **table,
+        **{o: both[o] for o in OUTCOMES},
+        "wrong_answer_rate": rounded(both[WRONG_ANSWER] / answers) if answers else None,
+        "wrong_refusal_rate": rounded(both[WRONG_REFUSAL] / refusals) if refusals else None,
+    }
 
 
 # --- unsupported words -----------------------------------------------------------------------
@@ -221,10 +234,14 @@ def unsupported_words(answer: str, evidence: Sequence[str]) -> list[str]:
     a PDF's line-break hyphens joined on both sides.
     Empty: everything the answer says in content words, the evidence says too.
     """
+
     def stems_of(text: str) -> list[tuple[str, str]]:  # (word as written, its stem)
         text = dehyphenate(_CITATION.sub(" ", text))
-        return [(text[a:b], str(_NUMBER_WORDS[base]) if base in _NUMBER_WORDS else stem(base))
-                for base, a, b in term_spans(text) if len(base) > 1 or base.isdigit()]
+        return [
+            (text[a:b], str(_NUMBER_WORDS[base]) if base in _NUMBER_WORDS else stem(base))
+            for base, a, b in term_spans(text)
+            if len(base) > 1 or base.isdigit()
+        ]
 
     seen = {s for text in evidence for _, s in stems_of(text)}
     missing: list[str] = []
@@ -247,11 +264,27 @@ _POSSESSIVE = re.compile(r"'s$")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?:;])[\"')\u201d\u2019]*\s+|\n+")
 # English number words two..twenty and the big units; "one" is left out (mostly a pronoun:
 # "one of the", "the best one"), "a" too.
-_NUMBER_WORDS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty".split()) if w != "one"}
-_NUMBER_WORDS.update(thirty=30, forty=40, fifty=50, sixty=60, seventy=70, eighty=80, ninety=90,
-                     hundred=100, thousand=1000, million=10**6, billion=10**9)
+_NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+    if w != "one"
+}
+_NUMBER_WORDS.update(
+    thirty=30,
+    forty=40,
+    fifty=50,
+    sixty=60,
+    seventy=70,
+    eighty=80,
+    ninety=90,
+    hundred=100,
+    thousand=1000,
+    million=10**6,
+    billion=10**9,
+)
 
 
 def _numbers_in(text: str, words: dict[str, int] = _NUMBER_WORDS) -> set[str]:
@@ -298,9 +331,13 @@ def unsupported_terms(answer: str, evidence: Sequence[str]) -> list[str]:
     text = re.sub(r"(?m)^\s*\d+[.)]\s+", "", text)  # numbered-list marks are not claims
     joined = "\n".join(evidence)
     ev_text = joined + "\n" + _LINE_BREAK_HYPHEN.sub(r"\1\2", joined)
-    ev_tokens = {_POSSESSIVE.sub("", t.lower().replace("\u2019", "'")) for t in _TOKEN.findall(ev_text)}
+    ev_tokens = {
+        _POSSESSIVE.sub("", t.lower().replace("\u2019", "'")) for t in _TOKEN.findall(ev_text)
+    }
     ev_tokens |= {part for t in ev_tokens for part in t.split("-")}
-    ev_numbers = _numbers_in(ev_text, {**_NUMBER_WORDS, "one": 1})  # the evidence's "one" supports a 1
+    ev_numbers = _numbers_in(
+        ev_text, {**_NUMBER_WORDS, "one": 1}
+    )  # the evidence's "one" supports a 1
     missing = [n for n in sorted(_numbers_in(text)) if n not in ev_numbers]
     for name in _names_in(text):
         low = _POSSESSIVE.sub("", name.lower().replace("\u2019", "'"))
@@ -318,13 +355,14 @@ def answer_seen(answers: Collection[str], texts: Collection[str], n: int = NGRAM
     hay = [f" {normalize_answer(t)} " for t in texts]
     for answer in answers:
         words = normalize_answer(answer).split()
-        runs = [words] if len(words) <= n else [words[i:i + n] for i in range(len(words) - n + 1)]
+        runs = [words] if len(words) <= n else [words[i : i + n] for i in range(len(words) - n + 1)]
         if words and any(f" {' '.join(r)} " in h for r in runs for h in hay):
             return True
     return False
 
 
 # --- summaries -------------------------------------------------------------------------------
+
 
 def mean(values: Iterable[float | None]) -> float | None:
     """Mean of the values that apply (None when none do)."""

@@ -17,45 +17,99 @@ def fmt(x: object, digits: int = 3) -> str:
 
 def table(header: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    line = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
+
+    def line(r: list[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))
+        )
+
     return [line(header), "  ".join("-" * w for w in widths), *map(line, rows)]
 
 
-PAIR_NOTE = ("AUC: label 1 (the passage holds the answer) vs label 0, each pair scored alone; "
-             "'vs KIND': the family's positives vs that kind's negatives. acc@t: share of pairs on the "
-             "right side of t (a positive scored >= t is answered, a negative < t refused); ans@t: "
-             "positives >= t; ref@t: negatives < t.")
+PAIR_NOTE = (
+    "AUC: label 1 (the passage holds the answer) vs label 0, each pair scored alone; "
+    "'vs KIND': the family's positives vs that kind's negatives. acc@t: share of pairs on the "
+    "right side of t (a positive scored >= t is answered, a negative < t refused); ans@t: "
+    "positives >= t; ref@t: negatives < t."
+)
 
 
 def pair_lines(e: dict) -> list[str]:
     """The qa-pairs evaluator (``localcrag eval qa-pairs``): one row per family and per
     negative kind, then the means; the one wording of these figures (terminal and report.md)."""
     lo, up = e["lower_threshold"], e["upper_threshold"]
-    what = f"{e['per_family']} per family" + (f", only {', '.join(e['sources'])}" if e.get("sources") else "")
-    out = [f"retrieval evaluator on labelled pairs ({e['grader']}, {e['pairs']} pairs, {what}, seed {e['seed']}; "
-           f"{fmt(e['ms_per_pair'], 2)} ms/pair; thresholds lower {lo} / upper {up}, {e['thresholds']['basis']}):"]
+    what = f"{e['per_family']} per family" + (
+        f", only {', '.join(e['sources'])}" if e.get("sources") else ""
+    )
+    out = [
+        f"retrieval evaluator on labelled pairs ({e['grader']}, {e['pairs']} pairs, {what}, seed {e['seed']}; "
+        f"{fmt(e['ms_per_pair'], 2)} ms/pair; thresholds lower {lo} / upper {up}, {e['thresholds']['basis']}):"
+    ]
     rows = []
     for name, g in e["families"].items():
-        mark = ("ship_ok" if g["ship_ok"] else "eval-only") + (", trained: in-sample" if g["trained"] else "")
-        rows.append([name, mark, str(g["n"]), fmt(g["auc"]), fmt(g["accuracy"]), fmt(g["answered_lower"]),
-                     fmt(g["refused_lower"]), fmt(g["accuracy_upper"]), fmt(g["answered_upper"]),
-                     fmt(g["refused_upper"])])
-        rows += [[f"  vs {kind}", "", str(k["n"]), fmt(k["auc"]), *[""] * 6] for kind, k in g["kinds"].items()]
+        mark = ("ship_ok" if g["ship_ok"] else "eval-only") + (
+            ", trained: in-sample" if g["trained"] else ""
+        )
+        rows.append(
+            [
+                name,
+                mark,
+                str(g["n"]),
+                fmt(g["auc"]),
+                fmt(g["accuracy"]),
+                fmt(g["answered_lower"]),
+                fmt(g["refused_lower"]),
+                fmt(g["accuracy_upper"]),
+                fmt(g["answered_upper"]),
+                fmt(g["refused_upper"]),
+            ]
+        )
+        rows += [
+            [f"  vs {kind}", "", str(k["n"]), fmt(k["auc"]), *[""] * 6]
+            for kind, k in g["kinds"].items()
+        ]
     for key, label in (("eval_only", "mean, eval-only"), ("ship_ok", "mean, ship_ok")):
         mean = e["means"][key]
         if mean["groups"]:
-            rows.append([f"{label} ({len(mean['groups'])})", f"min {fmt(mean['min_auc'])}", "", fmt(mean["auc"]),
-                         fmt(mean["accuracy"]), *[""] * 5])
-    out += table(["family", "set", "pairs", "AUC", f"acc@{lo}", f"ans@{lo}", f"ref@{lo}",
-                   f"acc@{up}", f"ans@{up}", f"ref@{up}"], rows)
-    out.append(f"all pairs pooled: AUC {fmt(e['auc_all'])}, accuracy at lower {fmt(e['accuracy'])}, "
-               f"at upper {fmt(e['accuracy_upper'])}")
+            rows.append(
+                [
+                    f"{label} ({len(mean['groups'])})",
+                    f"min {fmt(mean['min_auc'])}",
+                    "",
+                    fmt(mean["auc"]),
+                    fmt(mean["accuracy"]),
+                    *[""] * 5,
+                ]
+            )
+    out += table(
+        [
+            "family",
+            "set",
+            "pairs",
+            "AUC",
+            f"acc@{lo}",
+            f"ans@{lo}",
+            f"ref@{lo}",
+            f"acc@{up}",
+            f"ans@{up}",
+            f"ref@{up}",
+        ],
+        rows,
+    )
+    out.append(
+        f"all pairs pooled: AUC {fmt(e['auc_all'])}, accuracy at lower {fmt(e['accuracy'])}, "
+        f"at upper {fmt(e['accuracy_upper'])}"
+    )
     if e.get("trained_on"):
-        out.append(f"the grader declares it was trained on: {', '.join(e['trained_on'])}"
-                   + (f" (dropped: {', '.join(e['excluded'])})" if e.get("excluded") else
-                      " (those rows are in-sample; --exclude-trained drops them)"))
+        out.append(
+            f"the grader declares it was trained on: {', '.join(e['trained_on'])}"
+            + (
+                f" (dropped: {', '.join(e['excluded'])})"
+                if e.get("excluded")
+                else " (those rows are in-sample; --exclude-trained drops them)"
+            )
+        )
     return out + [PAIR_NOTE]
-
 
 
 def pair_chart(e: dict, plt, np):  # noqa: ANN001, ANN201 - matplotlib and numpy, imported by the caller

@@ -17,7 +17,8 @@ gold unit was graded is reported beside it).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from localcrag.eval import metrics as m
 from localcrag.eval.datasets import Dataset, Question
@@ -27,17 +28,25 @@ from localcrag.types import Chunk
 
 def chunk_ids_by_unit(pipe: Any, ds: Dataset) -> dict[str, list[str]]:
     """Every indexed chunk's id under each gold unit it covers (one read of the table)."""
-    d = pipe.library.store.columns(["chunk_id", "source", "page_start", "page_end", "char_start", "char_end"])
+    d = pipe.library.store.columns(
+        ["chunk_id", "source", "page_start", "page_end", "char_start", "char_end"]
+    )
     out: dict[str, list[str]] = {}
-    for cid, src, p0, p1, c0, c1 in zip(d["chunk_id"], d["source"], d["page_start"], d["page_end"],
-                                        d["char_start"], d["char_end"]):
+    for cid, src, p0, p1, c0, c1 in zip(
+        d["chunk_id"], d["source"], d["page_start"], d["page_end"], d["char_start"], d["char_end"]
+    ):
         for unit in ds.units(Chunk(cid, src, "", int(p0), int(p1), int(c0), int(c1))):
             out.setdefault(unit, []).append(cid)
     return out
 
 
-def run_withheld(pipe: Any, ds: Dataset, questions: list[Question], k: int,
-                 progress: Callable[[int, int, str], None]) -> dict:
+def run_withheld(
+    pipe: Any,
+    ds: Dataset,
+    questions: list[Question],
+    k: int,
+    progress: Callable[[int, int, str], None],
+) -> dict:
     """The answerable questions with gold units, decided with those units' chunks withheld."""
     by_unit = chunk_ids_by_unit(pipe, ds)
     drop = {q.qid: frozenset(c for u in q.gold for c in by_unit.get(u, ())) for q in questions}
@@ -45,21 +54,31 @@ def run_withheld(pipe: Any, ds: Dataset, questions: list[Question], k: int,
     res = run_decisions(pipe, asked, k, progress, withhold=lambda q: drop[q.qid], units=ds.units)
     rows = res["items"]
     y = res["answerable"]
-    share = (lambda count: m.rounded(count / len(rows)) if rows else None)
+
+    def share(count: int) -> float | None:
+        return m.rounded(count / len(rows)) if rows else None
+
     free = [r for r in rows if not r["answer_seen"]]
     return {
-        "what": "gold", "questions": len(rows),
-        "skipped": sum(q.answerable and not drop[q.qid] for q in questions),  # no gold unit in the index
+        "what": "gold",
+        "questions": len(rows),
+        "skipped": sum(
+            q.answerable and not drop[q.qid] for q in questions
+        ),  # no gold unit in the index
         "gold_graded": sum(bool(r["gold_graded"]) for r in rows),  # a check: always 0
         "chunks_withheld_mean": m.rounded(m.mean(r["withheld"] for r in rows), 2),
-        "correct": y["correct"], "ambiguous": y["ambiguous"], "incorrect": y["incorrect"],
-        "refused_share": share(y["incorrect"]), "ambiguous_share": share(y["ambiguous"]),
+        "correct": y["correct"],
+        "ambiguous": y["ambiguous"],
+        "incorrect": y["incorrect"],
+        "refused_share": share(y["incorrect"]),
+        "ambiguous_share": share(y["ambiguous"]),
         "correct_share": share(y["correct"]),
         "best_quantiles": quantiles(r["best"] for r in rows),
         "answer_seen_share": m.rounded(m.mean(r["answer_seen"] for r in rows)),
         "refused_share_answer_unseen": m.rounded(m.mean(r["action"] == "incorrect" for r in free)),
         "answer_unseen_n": len(free),
-        "grade_errors": res["grade_errors"], "grade_ms_per_question": res["grade_ms_per_question"],
+        "grade_errors": res["grade_errors"],
+        "grade_ms_per_question": res["grade_ms_per_question"],
         "items": rows,
     }
 
@@ -76,9 +95,13 @@ def goal(decisions: dict) -> dict:
     off = {r["qid"]: r["best"] for r in w.get("items", [])}
     on = [r["best"] for r in decisions["items"] if r["qid"] in off]
     cut = sorted(on)[len(on) // 10] if on else None  # >= 90% of `on` are at or above it
-    return {"answered_share": answered, "answered_goal": 0.9, "withheld_refused_share": refused,
-            "refused_goal": 0.8,
-            "met": None if answered is None or refused is None else answered >= 0.9 and refused >= 0.8,
-            "auc_full_vs_withheld": m.rounded(m.roc_auc(on, list(off.values()))),
-            "in_sample_lower_for_90": cut,
-            "in_sample_refused_at_90": m.rounded(m.mean(b < cut for b in off.values())) if on else None}
+    return {
+        "answered_share": answered,
+        "answered_goal": 0.9,
+        "withheld_refused_share": refused,
+        "refused_goal": 0.8,
+        "met": None if answered is None or refused is None else answered >= 0.9 and refused >= 0.8,
+        "auc_full_vs_withheld": m.rounded(m.roc_auc(on, list(off.values()))),
+        "in_sample_lower_for_90": cut,
+        "in_sample_refused_at_90": m.rounded(m.mean(b < cut for b in off.values())) if on else None,
+    }

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from localcrag.ingest.parse import PAGE_SEP, ParsedDoc
 from localcrag.textutil import TERMINAL, split_sentences
@@ -90,9 +90,13 @@ def chunk_pages(
     work = _joined_sentences(doc)
     spans = split_sentences(work)
     tokens = [n - special for n in count([text[a:b] for a, b in spans])]
-    units = _fit_units(text, spans, tokens, budget, count, special, budget // 8 if overlap_sentences else 0)
+    units = _fit_units(
+        text, spans, tokens, budget, count, special, budget // 8 if overlap_sentences else 0
+    )
     sections = _sections(doc, work, units, budget)
-    packed = [(head, part) for head, us in sections for part in _pack(us, budget, overlap_sentences)]
+    packed = [
+        (head, part) for head, us in sections for part in _pack(us, budget, overlap_sentences)
+    ]
     spans_out = _verify(text, packed, max_tokens, count, special)
     return _make_chunks(doc, spans_out, doc_id, source)
 
@@ -113,8 +117,13 @@ Unit = tuple[int, int, int, int]  # start, end, content tokens, paragraph id
 
 
 def _fit_units(
-    text: str, spans: list[tuple[int, int]], tokens: list[int], budget: int,
-    count: Callable[[list[str]], list[int]], special: int, lap: int = 0,
+    text: str,
+    spans: list[tuple[int, int]],
+    tokens: list[int],
+    budget: int,
+    count: Callable[[list[str]], list[int]],
+    special: int,
+    lap: int = 0,
 ) -> list[tuple[int, int, int]]:
     """Sentences as (start, end, tokens); any sentence over budget is cut on word
     boundaries (one batch count for its words), a giant word on characters. With ``lap``,
@@ -126,13 +135,17 @@ def _fit_units(
     for (a, b), n in zip(spans, tokens):
         if n <= budget:
             i, extra = len(before), 0  # after a sentence cut for length: reach back into it too
-            while i > 1 and n + extra + before[i - 1][2] <= budget and extra + before[i - 1][2] <= lap:
+            while (
+                i > 1 and n + extra + before[i - 1][2] <= budget and extra + before[i - 1][2] <= lap
+            ):
                 i, extra = i - 1, extra + before[i - 1][2]
             units.append((before[i][0] if extra else a, b, n + extra))
             before = []
             continue
         words = [(m.start(), m.end()) for m in _WORD.finditer(text, a, b)]
-        sized = before + [(x, y, k - special) for (x, y), k in zip(words, count([text[x:y] for x, y in words]))]
+        sized = before + [
+            (x, y, k - special) for (x, y), k in zip(words, count([text[x:y] for x, y in words]))
+        ]
         out: list[tuple[int, int, int]] = [(0, 0, 0)] if before else []  # (a placeholder for it)
         firsts: list[int] = [0] if before else []  # index in ``sized`` of each piece's first word
         for i, (x, y, k) in enumerate(sized):
@@ -157,21 +170,25 @@ def _fit_units(
     return units
 
 
-def _split_chars(text: str, a: int, b: int, budget: int,
-                 count: Callable[[list[str]], list[int]], special: int) -> list[tuple[int, int, int]]:
+def _split_chars(
+    text: str, a: int, b: int, budget: int, count: Callable[[list[str]], list[int]], special: int
+) -> list[tuple[int, int, int]]:
     """Halve a word until every piece fits (pathological inputs: base64, long URLs)."""
     n = count([text[a:b]])[0] - special
     if n <= budget or b - a <= 1:
         return [(a, b, n)]
     mid = (a + b) // 2
     return _split_chars(text, a, mid, budget, count, special) + _split_chars(
-        text, mid, b, budget, count, special)
+        text, mid, b, budget, count, special
+    )
 
 
 Section = tuple[int | None, list[Unit]]  # heading offset (None: preamble), units
 
 
-def _sections(doc: ParsedDoc, work: str, units: list[tuple[int, int, int]], budget: int) -> list[Section]:
+def _sections(
+    doc: ParsedDoc, work: str, units: list[tuple[int, int, int]], budget: int
+) -> list[Section]:
     """Group units by heading. A section holding only its heading line, or a tiny intro
     (< budget/8 tokens) followed by a subsection, is carried into the next section (the
     previous one at the end) instead of becoming a tiny chunk of its own."""
@@ -183,7 +200,9 @@ def _sections(doc: ParsedDoc, work: str, units: list[tuple[int, int, int]], budg
     for a, b, n in units:
         sec = bisect_right(offsets, a) - 1
         table = doc.unit_at(a) == "table"  # a table never shares a chunk with the text around it
-        if prev_end is not None and (sec != cur_sec or table != cur_table or _BLANK.search(work, prev_end, a)):
+        if prev_end is not None and (
+            sec != cur_sec or table != cur_table or _BLANK.search(work, prev_end, a)
+        ):
             para += 1
         if sec != cur_sec:
             raw.append((offsets[sec] if sec >= 0 else None, []))
@@ -198,8 +217,12 @@ def _sections(doc: ParsedDoc, work: str, units: list[tuple[int, int, int]], budg
         own, us = us, carry + us
         nxt = raw[i + 1][0] if i + 1 < len(raw) else None
         heading_only = head is not None and all(u[3] == own[-1][3] for u in own)
-        intro = (head is not None and nxt is not None and level[nxt] > level[head]
-                 and sum(u[2] for u in us) < budget // 8)
+        intro = (
+            head is not None
+            and nxt is not None
+            and level[nxt] > level[head]
+            and sum(u[2] for u in us) < budget // 8
+        )
         carry = us if heading_only or intro else []
         if not carry:
             out.append((head, us))
@@ -220,10 +243,12 @@ def _pack(units: list[Unit], budget: int, overlap: int) -> list[list[Unit]]:
     out: list[list[Unit]] = []
     cur, tot = [], 0
     for u in units:
-        soft = bool(cur) and u[3] != cur[-1][3] and 2 * tot >= budget and tot + para_tok[u[3]] > budget
+        soft = (
+            bool(cur) and u[3] != cur[-1][3] and 2 * tot >= budget and tot + para_tok[u[3]] > budget
+        )
         if cur and (tot + u[2] > budget or soft):
             out.append(cur)
-            keep = cur[max(1, len(cur) - overlap):] if overlap > 0 else []
+            keep = cur[max(1, len(cur) - overlap) :] if overlap > 0 else []
             while keep and sum(k[2] for k in keep) + u[2] > budget:
                 keep = keep[1:]
             cur, tot = list(keep), sum(k[2] for k in keep)
@@ -235,8 +260,12 @@ def _pack(units: list[Unit], budget: int, overlap: int) -> list[list[Unit]]:
 
 
 def _verify(
-    text: str, packed: list[tuple[int | None, list[Unit]]], max_tokens: int,
-    count: Callable[[list[str]], list[int]], special: int, depth: int = 0,
+    text: str,
+    packed: list[tuple[int | None, list[Unit]]],
+    max_tokens: int,
+    count: Callable[[list[str]], list[int]],
+    special: int,
+    depth: int = 0,
 ) -> list[tuple[int | None, int, int, int]]:
     """Count every chunk for real; re-split those the estimate got wrong."""
     real = count([text[us[0][0] : us[-1][1]] for _, us in packed])
@@ -253,7 +282,9 @@ def _verify(
             a, b, t, p = us[0]
             bits = _fit_units(text, [(a, b)], [t + excess], budget, count, special)
             parts = [[(x, y, m, p)] for x, y, m in bits]
-        out.extend(_verify(text, [(head, part) for part in parts], max_tokens, count, special, depth + 1))
+        out.extend(
+            _verify(text, [(head, part) for part in parts], max_tokens, count, special, depth + 1)
+        )
     return out
 
 
@@ -263,8 +294,17 @@ def _make_chunks(
     """Chunks with page span, locator and heading in force (a section's own heading for a
     chunk that begins with carried-over heading lines)."""
     return [
-        Chunk(f"{doc_id}-{i:05d}", source, doc.text[a:b], doc.page_at(a), doc.page_at(b - 1), a, b,
-              doc.heading_at(a if head is None else max(head, a)), n,
-              doc.locator(a, b, None if head is None else max(head, a)))
+        Chunk(
+            f"{doc_id}-{i:05d}",
+            source,
+            doc.text[a:b],
+            doc.page_at(a),
+            doc.page_at(b - 1),
+            a,
+            b,
+            doc.heading_at(a if head is None else max(head, a)),
+            n,
+            doc.locator(a, b, None if head is None else max(head, a)),
+        )
         for i, (head, a, b, n) in enumerate(spans)
     ]

@@ -25,11 +25,17 @@ from typing import Any
 
 import numpy as np
 
-from localcrag.ingest.files import source_path
 from localcrag.ingest import seal, stamp
 from localcrag.ingest.faults import IndexDamaged, translate
+from localcrag.ingest.files import source_path
 from localcrag.ingest.filestat import FileStats
-from localcrag.ingest.maintain import dedupe, documents_state, duplicates, load_documents, rebuild_fts
+from localcrag.ingest.maintain import (
+    dedupe,
+    documents_state,
+    duplicates,
+    load_documents,
+    rebuild_fts,
+)
 from localcrag.ingest.vcache import VectorCache
 from localcrag.ingest.vsync import invalid_rows
 
@@ -62,9 +68,14 @@ class Repair:
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        return {"restored_version": self.restored_version, "removed_duplicates": self.removed_duplicates,
-                "fts_rebuilt": self.fts_rebuilt, "reindexed": self.reindexed,
-                "unrecoverable": self.unrecoverable, "notes": self.notes}
+        return {
+            "restored_version": self.restored_version,
+            "removed_duplicates": self.removed_duplicates,
+            "fts_rebuilt": self.fts_rebuilt,
+            "reindexed": self.reindexed,
+            "unrecoverable": self.unrecoverable,
+            "notes": self.notes,
+        }
 
 
 def _missing_file(exc: BaseException) -> str:
@@ -87,14 +98,21 @@ def _seal_lines(store: Any, up: Checkup) -> None:
         return
     found = seal.check(store, full=True)
     if found.state:
-        up.lines.append((False, f"seal (the record of the index's files) {found.state}: repair writes it again"))
+        up.lines.append(
+            (False, f"seal (the record of the index's files) {found.state}: repair writes it again")
+        )
     if found.lost_version is not None:
         up.damaged = True
         up.lines.append((False, found.describe()))
     elif found.changed:
         up.lines.append((False, found.describe()))
     if found.missing and found.lost_version is None:
-        up.lines.append((False, f"{len(found.missing)} file(s) of the index missing: {', '.join(found.missing[:3])}"))
+        up.lines.append(
+            (
+                False,
+                f"{len(found.missing)} file(s) of the index missing: {', '.join(found.missing[:3])}",
+            )
+        )
 
 
 def _sidecar_lines(store: Any, up: Checkup) -> None:
@@ -102,19 +120,34 @@ def _sidecar_lines(store: Any, up: Checkup) -> None:
     if folder is None:
         return
     state = documents_state(store)
-    up.lines.append((state is None, "document list (for repairs) " + (state or "readable")
-                     + (": repair writes it again from the table" if state else "")))
+    up.lines.append(
+        (
+            state is None,
+            "document list (for repairs) "
+            + (state or "readable")
+            + (": repair writes it again from the table" if state else ""),
+        )
+    )
     stats = Path(folder) / f"{store.name}.filestat.json"
     if FileStats(stats).state == "damaged":
         up.caches.append(stats)
-        up.lines.append((False, "file-stat cache damaged: repair deletes it (the next ingest hashes each file)"))
+        up.lines.append(
+            (False, "file-stat cache damaged: repair deletes it (the next ingest hashes each file)")
+        )
     cache = Path(folder) / f"{store.name}.vcache"
     state = VectorCache(cache).status(store.dim)
     if state == "damaged":
         up.caches.append(cache)
-        up.lines.append((False, "vector cache damaged (not used): repair builds it again from the table"))
+        up.lines.append(
+            (False, "vector cache damaged (not used): repair builds it again from the table")
+        )
     elif state == "stale":
-        up.lines.append((True, "vector cache from an older localcrag: rebuilt from the table when it is next saved"))
+        up.lines.append(
+            (
+                True,
+                "vector cache from an older localcrag: rebuilt from the table when it is next saved",
+            )
+        )
 
 
 def _small_files(store: Any, version: int) -> list[tuple[Path, str]]:
@@ -144,9 +177,16 @@ def _small_files(store: Any, version: int) -> list[tuple[Path, str]]:
     if not re.fullmatch(r"\d+", text(folder / "writer.lock") or ""):
         out.append((folder / "writer.lock", "writer lock: holds the writer's pid only"))
     if not re.fullmatch(r"\d+\.\d+ \d+\n?", text(folder / stamp.NAME) or ""):
-        out.append((folder / stamp.NAME, "change stamp: what readers poll for another process's write"))
+        out.append(
+            (folder / stamp.NAME, "change stamp: what readers poll for another process's write")
+        )
     if not (folder / f"{store.name}.filestat.json").exists():
-        out.append((folder / f"{store.name}.filestat.json", "file-stat cache missing: the next ingest hashes each file"))
+        out.append(
+            (
+                folder / f"{store.name}.filestat.json",
+                "file-stat cache missing: the next ingest hashes each file",
+            )
+        )
     return out
 
 
@@ -176,8 +216,13 @@ def check(store: Any) -> Checkup:
     store.verify = False  # the doctor reads what is there and says what is wrong with it
     if not store.exists():
         up.lost = sorted(listed)
-        add((not listed, f"no index yet in {store.path}" + (f"; {len(listed)} listed documents missing"
-                                                             if listed else "")))
+        add(
+            (
+                not listed,
+                f"no index yet in {store.path}"
+                + (f"; {len(listed)} listed documents missing" if listed else ""),
+            )
+        )
         return up
     _seal_lines(store, up)
     _sidecar_lines(store, up)
@@ -189,7 +234,11 @@ def check(store: Any) -> Checkup:
         add((False, f"the newest table version cannot be opened ({_first_line(exc)})"))
         return up
     folder = store.location.folder
-    where = f"{_size(folder / f'{store.name}.lance') / 1e6:.1f} MB on disk" if folder else f"on {store.path}"
+    where = (
+        f"{_size(folder / f'{store.name}.lance') / 1e6:.1f} MB on disk"
+        if folder
+        else f"on {store.path}"
+    )
     add((True, f"table {store.name}: version {t.version}, {len(versions)} versions kept, {where}"))
     for path, what in _small_files(store, t.version):
         add((False, f"{path.name} missing or damaged ({what}): repair writes it again"))
@@ -199,25 +248,62 @@ def check(store: Any) -> Checkup:
     except Exception as exc:  # noqa: BLE001 - any unreadable file: the index is damaged
         up.damaged = True
         name = _missing_file(exc)
-        add((False, "data file missing: " + name if name else "rows cannot be read (a data file is damaged)"))
+        add(
+            (
+                False,
+                "data file missing: " + name
+                if name
+                else "rows cannot be read (a data file is damaged)",
+            )
+        )
         return up
     add((rows.num_rows == expected, f"{rows.num_rows} rows read of {expected} counted"))
     dim = t.schema.field("vector").type.list_size
-    flat = rows["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False) if rows.num_rows else []
+    flat = (
+        rows["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        if rows.num_rows
+        else []
+    )
     vecs = np.asarray(flat, dtype=np.float32).reshape(-1, dim)
     bad = invalid_rows(vecs)
     up.bad_vectors = sorted({rows["source"][int(i)].as_py() for i in bad})
-    add((dim == store.dim and not len(bad), f"vectors: dimension {dim} (embedder: {store.dim}), {len(bad)} empty or "
-                                            f"invalid" + (f" in {len(up.bad_vectors)} document(s)" if len(bad) else "")))
+    add(
+        (
+            dim == store.dim and not len(bad),
+            f"vectors: dimension {dim} (embedder: {store.dim}), {len(bad)} empty or "
+            f"invalid" + (f" in {len(up.bad_vectors)} document(s)" if len(bad) else ""),
+        )
+    )
     n_extra, up.duplicate_docs = duplicates(store)
-    add((not up.duplicate_docs, f"duplicates: {n_extra} repeated chunk ids, "
-                                f"{len(up.duplicate_docs)} documents with more than one copy"))
+    add(
+        (
+            not up.duplicate_docs,
+            f"duplicates: {n_extra} repeated chunk ids, "
+            f"{len(up.duplicate_docs)} documents with more than one copy",
+        )
+    )
     up.fts_ok = _fts_works(t) if rows.num_rows else True
-    add((up.fts_ok, "full-text index present and searchable" if up.fts_ok else "full-text index missing or broken"))
+    add(
+        (
+            up.fts_ok,
+            "full-text index present and searchable"
+            if up.fts_ok
+            else "full-text index missing or broken",
+        )
+    )
     present = set(rows["source"].to_pylist())
     up.lost = sorted(set(listed) - present)
-    add((not up.lost, f"{len(present)} documents; " + (f"{len(up.lost)} listed documents missing"
-                                                       if up.lost else "all listed documents present")))
+    add(
+        (
+            not up.lost,
+            f"{len(present)} documents; "
+            + (
+                f"{len(up.lost)} listed documents missing"
+                if up.lost
+                else "all listed documents present"
+            ),
+        )
+    )
     return up
 
 
@@ -231,9 +317,15 @@ def invalid_vector_sources(store: Any) -> list[str]:
         return []
     bad: set[str] = set()
     try:
-        for batch in store.table.search().select(["source", "vector"]).limit(n).to_batches(READ_BATCH):
+        for batch in (
+            store.table.search().select(["source", "vector"]).limit(n).to_batches(READ_BATCH)
+        ):
             flat = batch["vector"].flatten().to_numpy(zero_copy_only=False)
-            m = np.asarray(flat, np.float32).reshape(batch.num_rows, -1) if batch.num_rows else np.zeros((0, 1))
+            m = (
+                np.asarray(flat, np.float32).reshape(batch.num_rows, -1)
+                if batch.num_rows
+                else np.zeros((0, 1))
+            )
             rows = invalid_rows(m) if m.shape[1] == store.dim else np.arange(batch.num_rows)
             bad.update(batch["source"][int(i)].as_py() for i in rows)
     except (OSError, RuntimeError, ValueError) as exc:
@@ -270,9 +362,16 @@ def _last_good_version(table: Any) -> int | None:
 
 def _open_newest_readable(store: Any, out: Repair, aside: list[str]) -> bool:
     """Open the table, setting aside newest manifests that cannot be read; False when none opens."""
-    versions = sorted(((seal.version_of(p.name), p) for p in
-                       (Path(store.location.folder) / f"{store.name}.lance" / "_versions").glob("*.manifest")),
-                      key=lambda t: t[0] or -1, reverse=True)
+    versions = sorted(
+        (
+            (seal.version_of(p.name), p)
+            for p in (Path(store.location.folder) / f"{store.name}.lance" / "_versions").glob(
+                "*.manifest"
+            )
+        ),
+        key=lambda t: t[0] or -1,
+        reverse=True,
+    )
     for v, manifest in [(None, None), *versions]:
         if manifest is not None:
             aside.append(f"_versions/{manifest.name}")
@@ -295,7 +394,11 @@ def _drop(store: Any) -> None:
         store._db.drop_table(store.name)
     except Exception:  # noqa: BLE001 - not a table any more: its folder is set aside
         folder = Path(store.location.folder) / f"{store.name}.lance"
-        dest = Path(store.location.folder) / "quarantine" / f"{folder.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+        dest = (
+            Path(store.location.folder)
+            / "quarantine"
+            / f"{folder.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+        )
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(folder), str(dest))
     store._table = None
@@ -327,7 +430,9 @@ def repair(library: Any) -> Repair:
                 out.restored_version = good
             else:
                 _drop(store)
-                out.notes.append("no readable version left: the table was dropped and is rebuilt from files")
+                out.notes.append(
+                    "no readable version left: the table was dropped and is rebuilt from files"
+                )
             store._table = None
             up = check(store)
         if up.duplicate_docs:
@@ -338,15 +443,21 @@ def repair(library: Any) -> Repair:
                 store.remove(src)
             present &= set(listed)
         wanted = sorted(set(listed) | present)
-        out.unrecoverable = [s for s in sorted(set(listed) - present) if not source_path(s).is_file()]
+        out.unrecoverable = [
+            s for s in sorted(set(listed) - present) if not source_path(s).is_file()
+        ]
         paths = [source_path(s) for s in wanted if source_path(s).is_file()]  # non-UTF-8 names too
-        report = library.ingest(paths, force=set(up.bad_vectors)) if paths else None  # lost, changed, invalid
+        report = (
+            library.ingest(paths, force=set(up.bad_vectors)) if paths else None
+        )  # lost, changed, invalid
         out.reindexed = report.indexed if report else []
         out.unrecoverable += [p for p, _ in report.failed] if report else []
         if (not up.fts_ok or not _fts_works(store.table)) and store.count():
             out.fts_rebuilt = rebuild_fts(store, locked=True)
         if store.exists():
             out.notes += _rewrite_small_files(store, _small_files(store, store.table.version))
-        library._changed = True  # compacted, document list saved and files sealed as the lock is let go
+        library._changed = (
+            True  # compacted, document list saved and files sealed as the lock is let go
+        )
     store.verify = True
     return out

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -74,17 +75,22 @@ class SentenceTransformerEmbedder:
 
     @property
     def dim(self) -> int:
-        if self._model is None and (d := self._config("1_Pooling/config.json", "word_embedding_dimension")):
+        if self._model is None and (
+            d := self._config("1_Pooling/config.json", "word_embedding_dimension")
+        ):
             return d
-        get = getattr(self.model, "get_embedding_dimension", None) or getattr(
-            self.model, "get_sentence_embedding_dimension"
+        get = (
+            getattr(self.model, "get_embedding_dimension", None)
+            or self.model.get_sentence_embedding_dimension
         )
         return int(get())
 
     @property
     def max_tokens(self) -> int:
         """Largest input in model tokens, including the [CLS]/[SEP] the tokenizer adds."""
-        if self._model is None and (n := self._config("sentence_bert_config.json", "max_seq_length")):
+        if self._model is None and (
+            n := self._config("sentence_bert_config.json", "max_seq_length")
+        ):
             return n
         return int(self.model.max_seq_length)
 
@@ -99,7 +105,9 @@ class SentenceTransformerEmbedder:
 
     def count_tokens(self, text: str) -> int:
         """Token count with special tokens: what the model actually sees."""
-        return len(self.model.tokenizer(text, add_special_tokens=True, truncation=False)["input_ids"])
+        return len(
+            self.model.tokenizer(text, add_special_tokens=True, truncation=False)["input_ids"]
+        )
 
     def count_tokens_batch(self, texts: Sequence[str]) -> list[int]:
         enc = self.model.tokenizer(list(texts), add_special_tokens=True, truncation=False)
@@ -135,12 +143,17 @@ def load_embedder(path: Path, threads: int = 0, backend: str = "auto") -> Embedd
     onnx = onnx_path_for(folder)
     use_onnx = backend != "torch" and onnx.is_file() and _has_onnxruntime()
     if backend == "onnx" and not use_onnx:
-        raise ModelMissing(f"{onnx}: no int8 ONNX copy of {folder.name}; run `make models` "
-                           "(python -m localcrag.provision) or set embedder_backend = \"torch\"")
+        raise ModelMissing(
+            f"{onnx}: no int8 ONNX copy of {folder.name}; run `make models` "
+            '(python -m localcrag.provision) or set embedder_backend = "torch"'
+        )
     key = (str(folder.resolve()), threads, "onnx" if use_onnx else "torch")
     if key not in _CACHE:
-        _CACHE[key] = (OnnxEmbedder(folder, onnx, threads) if use_onnx
-                       else SentenceTransformerEmbedder(folder, threads=threads))
+        _CACHE[key] = (
+            OnnxEmbedder(folder, onnx, threads)
+            if use_onnx
+            else SentenceTransformerEmbedder(folder, threads=threads)
+        )
     return _CACHE[key]
 
 

@@ -16,8 +16,9 @@ import hashlib
 import json
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -78,8 +79,9 @@ def _export_int8(model_dir: Path, out: Path) -> Path:
             self.m = m
 
         def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001, ANN201
-            return self.m(input_ids=input_ids, attention_mask=attention_mask,
-                          token_type_ids=token_type_ids).last_hidden_state
+            return self.m(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
 
     out.parent.mkdir(parents=True, exist_ok=True)
     fp32 = out.with_name(out.stem + "-fp32.onnx")
@@ -87,13 +89,27 @@ def _export_int8(model_dir: Path, out: Path) -> Path:
     axes = {"b": 0, "s": 1}
     names = ["input_ids", "attention_mask", "token_type_ids"]
     with torch.no_grad():
-        torch.onnx.export(Hidden(model), (ids, ids, torch.zeros_like(ids)), str(fp32), dynamo=False,
-                          input_names=names, output_names=["last_hidden_state"], opset_version=17,
-                          dynamic_axes={n: {v: k for k, v in axes.items()} for n in names + ["last_hidden_state"]})
+        torch.onnx.export(
+            Hidden(model),
+            (ids, ids, torch.zeros_like(ids)),
+            str(fp32),
+            dynamo=False,
+            input_names=names,
+            output_names=["last_hidden_state"],
+            opset_version=17,
+            dynamic_axes={
+                n: {v: k for k, v in axes.items()} for n in names + ["last_hidden_state"]
+            },
+        )
     tmp = out.with_suffix(".tmp")
-    quantize_dynamic(str(fp32), str(tmp), weight_type=QuantType.QInt8, per_channel=True,
-                     op_types_to_quantize=["MatMul"],
-                     extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+    quantize_dynamic(
+        str(fp32),
+        str(tmp),
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        op_types_to_quantize=["MatMul"],
+        extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+    )
     fp32.unlink()
     tmp.replace(out)
     return out
@@ -102,8 +118,14 @@ def _export_int8(model_dir: Path, out: Path) -> Path:
 class OnnxEmbedder:
     """Embedder protocol on onnxruntime: mean pooling + L2 norm, as the ST folder says."""
 
-    def __init__(self, model_dir: Path, onnx_path: Path, threads: int = 0, max_tokens: int | None = None,
-                 spin: bool | None = None) -> None:
+    def __init__(
+        self,
+        model_dir: Path,
+        onnx_path: Path,
+        threads: int = 0,
+        max_tokens: int | None = None,
+        spin: bool | None = None,
+    ) -> None:
         self.path = Path(model_dir)
         self.onnx_path = Path(onnx_path)
         self.name = self.path.name + "-onnx-int8"
@@ -111,7 +133,11 @@ class OnnxEmbedder:
         self.spin = spin  # None: spin only for calls of at least BULK texts (when not in streams)
         cfg = json.loads((self.path / "sentence_bert_config.json").read_text())
         self._max = int(max_tokens or cfg.get("max_seq_length", 256))
-        self._dim = int(json.loads((self.path / "1_Pooling/config.json").read_text())["word_embedding_dimension"])
+        self._dim = int(
+            json.loads((self.path / "1_Pooling/config.json").read_text())[
+                "word_embedding_dimension"
+            ]
+        )
         self._tok = self._cut = None
         self._sessions: dict[object, Any] = {}
         self._lock = threading.Lock()
@@ -143,10 +169,13 @@ class OnnxEmbedder:
                     so.intra_op_num_threads = 1
                 elif self.threads:
                     so.intra_op_num_threads = self.threads
-                if kind is False:  # idle threads sleep instead of spinning: kinder to a busy machine
+                if (
+                    kind is False
+                ):  # idle threads sleep instead of spinning: kinder to a busy machine
                     so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-                self._sessions[kind] = ort.InferenceSession(str(self.onnx_path), so,
-                                                            providers=["CPUExecutionProvider"])
+                self._sessions[kind] = ort.InferenceSession(
+                    str(self.onnx_path), so, providers=["CPUExecutionProvider"]
+                )
             return self._sessions[kind]
 
     def streams(self) -> int:
@@ -188,7 +217,7 @@ class OnnxEmbedder:
             return out
         encs = _ids_only(self._cut)(list(texts), add_special_tokens=True)
         order = sorted(range(len(encs)), key=lambda i: (-len(encs[i].ids), i))
-        runs = [order[a:a + batch_size] for a in range(0, len(order), batch_size)]
+        runs = [order[a : a + batch_size] for a in range(0, len(order), batch_size)]
         bulk = self.spin if self.spin is not None else len(texts) >= BULK
         streams = min(self.streams(), len(runs)) if bulk else 1
         sess = self._session("stream" if streams > 1 else bulk)
@@ -196,7 +225,9 @@ class OnnxEmbedder:
         def one(idx: list[int]) -> None:
             out[idx] = self._run(sess, [encs[i].ids for i in idx])
 
-        if streams > 1:  # onnxruntime releases the GIL in run(); the pool hands out runs as cores free up
+        if (
+            streams > 1
+        ):  # onnxruntime releases the GIL in run(); the pool hands out runs as cores free up
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(streams, thread_name_prefix="embed") as pool:
@@ -213,10 +244,11 @@ class OnnxEmbedder:
         ids = np.zeros((len(rows), width), dtype=np.int64)
         mask = np.zeros_like(ids)
         for row, r in enumerate(rows):
-            ids[row, :len(r)] = r
-            mask[row, :len(r)] = 1
-        hidden = sess.run(None, {"input_ids": ids, "attention_mask": mask,
-                                 "token_type_ids": np.zeros_like(ids)})[0]
+            ids[row, : len(r)] = r
+            mask[row, : len(r)] = 1
+        hidden = sess.run(
+            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        )[0]
         m = mask[..., None].astype(np.float32)
         v = (hidden * m).sum(1) / np.clip(m.sum(1), 1e-9, None)
         return v / np.clip(np.linalg.norm(v, axis=1, keepdims=True), 1e-12, None)

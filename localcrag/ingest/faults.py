@@ -11,8 +11,9 @@ from __future__ import annotations
 import errno
 import functools
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from localcrag.errors import LocalcragError
 
@@ -38,42 +39,65 @@ class IndexUnreachable(LocalcragError):
 
 
 _FULL = re.compile(r"No space left on device|os error 28|ENOSPC|Disk quota exceeded|os error 122")
-_READ_ONLY = re.compile(r"Read-only file system|os error 30|Permission denied|os error 13|"
-                        r"Operation not permitted|os error 1\b")
-_DAMAGED = re.compile(r"Not found|not found|corrupt|Corrupt|Invalid (file|data|manifest)|"
-                      r"unexpected end of file|UnexpectedEof|failed to fill whole buffer|"
-                      r"Invalid user input: .*version|Buffer too small|protobuf|Protobuf|file size is too small|"
-                      r"Invalid range|not appear to be a Lance file|Parser error|does not exist in schema")
-_STORE = re.compile(r'store: "\w+"|NoSuchBucket|AccessDenied|InvalidAccessKeyId|SignatureDoesNotMatch|'
-                    r"RetryError|Connection refused|dns error|error sending request|credential", re.I)
+_READ_ONLY = re.compile(
+    r"Read-only file system|os error 30|Permission denied|os error 13|"
+    r"Operation not permitted|os error 1\b"
+)
+_DAMAGED = re.compile(
+    r"Not found|not found|corrupt|Corrupt|Invalid (file|data|manifest)|"
+    r"unexpected end of file|UnexpectedEof|failed to fill whole buffer|"
+    r"Invalid user input: .*version|Buffer too small|protobuf|Protobuf|file size is too small|"
+    r"Invalid range|not appear to be a Lance file|Parser error|does not exist in schema"
+)
+_STORE = re.compile(
+    r'store: "\w+"|NoSuchBucket|AccessDenied|InvalidAccessKeyId|SignatureDoesNotMatch|'
+    r"RetryError|Connection refused|dns error|error sending request|credential",
+    re.I,
+)
 _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
 _READ_ONLY_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
 
 
 def not_writable(folder: Path) -> IndexNotWritable:
-    return IndexNotWritable(f"cannot write the index in {folder}: the folder is read-only",
-                            "make it writable (chmod -R u+w), or point LOCALCRAG_HOME at a "
-                            "writable folder; searching and asking still work")
+    return IndexNotWritable(
+        f"cannot write the index in {folder}: the folder is read-only",
+        "make it writable (chmod -R u+w), or point LOCALCRAG_HOME at a "
+        "writable folder; searching and asking still work",
+    )
 
 
 def disk_full(folder: Path, done: str = "") -> DiskFull:
-    return DiskFull(f"the disk holding {folder} is full{done}",
-                    "free some space, then run the same ingest again: finished documents are kept "
-                    "and only the rest is indexed")
+    return DiskFull(
+        f"the disk holding {folder} is full{done}",
+        "free some space, then run the same ingest again: finished documents are kept "
+        "and only the rest is indexed",
+    )
 
 
 def damaged(folder: Path, what: str = "a data file is missing or unreadable") -> IndexDamaged:
-    return IndexDamaged(f"the index in {folder} is damaged: {what}", "run `localcrag doctor --repair`")
+    return IndexDamaged(
+        f"the index in {folder} is damaged: {what}", "run `localcrag doctor --repair`"
+    )
 
 
 def unreachable(uri: str, text: str) -> IndexUnreachable:
-    why = ("the bucket does not exist" if "NoSuchBucket" in text else
-           "access denied (check the credentials)" if re.search(r"AccessDenied|InvalidAccessKeyId|Signature"
-                                                                r"DoesNotMatch|status: 40[13]|credential", text, re.I)
-           else "the object store did not answer")
-    return IndexUnreachable(f"cannot open the shared index {uri}: {why}",
-                            "check index_uri and index_storage_options (endpoint, region, allow_http) "
-                            "and the AWS_* variables in the environment (`localcrag config`)")
+    why = (
+        "the bucket does not exist"
+        if "NoSuchBucket" in text
+        else "access denied (check the credentials)"
+        if re.search(
+            r"AccessDenied|InvalidAccessKeyId|Signature"
+            r"DoesNotMatch|status: 40[13]|credential",
+            text,
+            re.I,
+        )
+        else "the object store did not answer"
+    )
+    return IndexUnreachable(
+        f"cannot open the shared index {uri}: {why}",
+        "check index_uri and index_storage_options (endpoint, region, allow_http) "
+        "and the AWS_* variables in the environment (`localcrag config`)",
+    )
 
 
 def translate(exc: BaseException, folder: Path | str) -> LocalcragError | None:

@@ -43,11 +43,17 @@ def broken_link(path: Path) -> BadDocument | None:
         return None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            return bad(path, "symlink loop (the link leads back to itself)",
-                       "remove the link or point it at a file")
+            return bad(
+                path,
+                "symlink loop (the link leads back to itself)",
+                "remove the link or point it at a file",
+            )
         if os.path.islink(path):
-            return bad(path, f"broken symlink (its target {os.readlink(path)} does not exist)",
-                       "remove the link or restore its target")
+            return bad(
+                path,
+                f"broken symlink (its target {os.readlink(path)} does not exist)",
+                "remove the link or restore its target",
+            )
         return None
 
 
@@ -79,8 +85,27 @@ def source_path(source: str) -> Path:
 # --- text helpers shared by the PDF and OCR readers ---------------------------------------
 
 _BULLET = re.compile(r"(?:[-*\u2022\u25aa\u25e6\u2023\u2013\u00b7]|\d{1,3}[.)])\s")
-_KEEP_HYPHEN = {"to", "and", "or", "based", "like", "wise", "level", "scale", "term", "time",
-                "free", "specific", "aware", "driven", "wide", "art", "end", "the", "of"}
+_KEEP_HYPHEN = {
+    "to",
+    "and",
+    "or",
+    "based",
+    "like",
+    "wise",
+    "level",
+    "scale",
+    "term",
+    "time",
+    "free",
+    "specific",
+    "aware",
+    "driven",
+    "wide",
+    "art",
+    "end",
+    "the",
+    "of",
+}
 
 
 def join_lines(lines: list[str]) -> str:
@@ -88,8 +113,11 @@ def join_lines(lines: list[str]) -> str:
     out = lines[0]
     for nxt in lines[1:]:
         head = nxt.split(" ", 1)[0]
-        if out.endswith("-") and out[-2:-1].isalpha() and nxt[:1].islower() and not (
-            "-" in head or head.rstrip(".,;:") in _KEEP_HYPHEN
+        if (
+            out.endswith("-")
+            and out[-2:-1].isalpha()
+            and nxt[:1].islower()
+            and not ("-" in head or head.rstrip(".,;:") in _KEEP_HYPHEN)
         ):
             out = out[:-1] + nxt
         else:

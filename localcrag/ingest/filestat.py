@@ -25,7 +25,9 @@ class FileStats:
         self.entries: dict[str, list] = {}  # source -> [size, mtime_ns, hash, recorded_at]
         data, self.state = sidecar.read(self.path)  # checksummed: a damaged file is not believed
         if isinstance(data, dict):
-            self.entries = {str(k): v for k, v in data.items() if isinstance(v, list) and len(v) == 4}
+            self.entries = {
+                str(k): v for k, v in data.items() if isinstance(v, list) and len(v) == 4
+            }
 
     def known_hash(self, source: str, st: os.stat_result) -> str | None:
         """The recorded hash when size and mtime still match (None: hash the file)."""

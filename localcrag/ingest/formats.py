@@ -11,10 +11,11 @@ plain (number, paragraphs) pairs for printed pages), ``warnings`` one line each.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from localcrag.ingest.files import bad
 
@@ -44,7 +45,9 @@ FORMATS: dict[str, Format] = {
     ".htm": Format(_P + "markup:read_html", False, _NO_MARKUP_TEXT),
     ".docx": Format(_P + "office:read_docx", True, "no text in the document", ""),
     ".pptx": Format(_P + "office:read_pptx", True, "no text on any slide or in the notes", "slide"),
-    ".xlsx": Format(_P + "sheets:read_xlsx", True, "no cells with values", "row"),  # the longest sheet's last
+    ".xlsx": Format(
+        _P + "sheets:read_xlsx", True, "no cells with values", "row"
+    ),  # the longest sheet's last
     ".csv": Format(_P + "sheets:read_csv", False, "no rows with values", "row"),
     ".png": Format(_P + "ocr:read_image", True, "no text found by OCR"),
     ".jpg": Format(_P + "ocr:read_image", True, "no text found by OCR"),
@@ -66,8 +69,11 @@ def check_old_binary(path: Path) -> None:
     """A .doc/.ppt/.xls is one line naming the format to save it as."""
     ext = path.suffix.lower()
     if ext in OLD_BINARY:
-        raise bad(path, f"old binary Office format ({ext})",
-                  f"save it as {OLD_BINARY[ext]} with Save As, then ingest that file")
+        raise bad(
+            path,
+            f"old binary Office format ({ext})",
+            f"save it as {OLD_BINARY[ext]} with Save As, then ingest that file",
+        )
 
 
 def count_unit(source: str) -> str:
@@ -82,7 +88,7 @@ def count_text(source: str, n: int) -> str:
     return f"{n:,} {unit}{'' if n == 1 else 's'}" if unit else "—"
 
 
-def reader(ext: str) -> Callable[[Path, Any, "ReadContext"], tuple[list, list[str]]]:
+def reader(ext: str) -> Callable[[Path, Any, ReadContext], tuple[list, list[str]]]:
     module, func = FORMATS[ext].reader.split(":")
     return getattr(import_module(module), func)
 
@@ -99,10 +105,17 @@ class ReadContext:
     threads: int = 0  # for the OCR engine; 0 = every core
 
     @classmethod
-    def from_settings(cls, settings: Any,
-                      on_page: Callable[[int, int], None] | None = None) -> "ReadContext":
-        return cls(_limits().from_settings(settings), settings.ocr, settings.ocr_dpi,
-                   settings.ocr_page_seconds, on_page, settings.threads)
+    def from_settings(
+        cls, settings: Any, on_page: Callable[[int, int], None] | None = None
+    ) -> ReadContext:
+        return cls(
+            _limits().from_settings(settings),
+            settings.ocr,
+            settings.ocr_dpi,
+            settings.ocr_page_seconds,
+            on_page,
+            settings.threads,
+        )
 
 
 def _limits() -> type:

@@ -13,22 +13,22 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Collection, Iterator, Sequence
 
-from localcrag.ingest.embed import Embedder, load_embedder
 from localcrag.errors import LocalcragError
-from localcrag.ingest.faults import DiskFull, disk_full, translate
-from localcrag.ingest.location import index_location, writer_lock
 from localcrag.ingest import stamp
+from localcrag.ingest.embed import Embedder, load_embedder
+from localcrag.ingest.faults import DiskFull, disk_full, translate
 from localcrag.ingest.files import source_key, source_path
 from localcrag.ingest.filestat import FileStats
-from localcrag.ingest.progress import IngestProgress, IngestReport, Rate
+from localcrag.ingest.location import index_location, writer_lock
 from localcrag.ingest.maintain import compact, save_documents
-from localcrag.settings import Settings
+from localcrag.ingest.progress import IngestProgress, IngestReport, Rate
 from localcrag.ingest.store import LanceStore, SourceInfo, table_name
+from localcrag.settings import Settings
 from localcrag.types import Chunk
 
 # bump when chunking output changes: a new table is built (c2: .docx tables apart; c3: .docx
@@ -52,16 +52,24 @@ class _Pending:
 class Library:
     """The user's indexed documents: ingest, list, remove, look up chunks."""
 
-    def __init__(self, settings: Settings, embedder: Embedder | None = None,
-                 store: LanceStore | None = None) -> None:
+    def __init__(
+        self, settings: Settings, embedder: Embedder | None = None, store: LanceStore | None = None
+    ) -> None:
         self.settings = settings
-        location = index_location(settings) if store is None else None  # offline + S3: refused first
-        self.embedder = embedder or load_embedder(settings.model_path(settings.embedder), settings.threads,
-                                                   settings.embedder_backend)
+        location = (
+            index_location(settings) if store is None else None
+        )  # offline + S3: refused first
+        self.embedder = embedder or load_embedder(
+            settings.model_path(settings.embedder), settings.threads, settings.embedder_backend
+        )
         self.max_tokens = min(settings.chunk_tokens, self.embedder.max_tokens)
         if store is None:
-            name = table_name(self.embedder.fingerprint(), self.max_tokens,
-                              settings.chunk_overlap, CHUNKER_VERSION)
+            name = table_name(
+                self.embedder.fingerprint(),
+                self.max_tokens,
+                settings.chunk_overlap,
+                CHUNKER_VERSION,
+            )
             store = LanceStore(location, name, self.embedder.dim)
         self.store = store
         self.lock = writer_lock(self.store.location)  # flock on a folder; none on S3
@@ -126,8 +134,11 @@ class Library:
         import os
 
         target = source_key(Path(path).expanduser().resolve())
-        sources = [s for s in self.store.file_hashes()
-                   if s == target or s.startswith(target.rstrip(os.sep) + os.sep)]
+        sources = [
+            s
+            for s in self.store.file_hashes()
+            if s == target or s.startswith(target.rstrip(os.sep) + os.sep)
+        ]
         with self.writing():
             return [(s, self.remove(s)) for s in sorted(sources)]
 
@@ -140,8 +151,9 @@ class Library:
 
     # --- ingestion ----------------------------------------------------------------------
 
-    def _chunk_file(self, path: Path, doc_hash: str,
-                    on_page: Callable[[int, int], None] | None = None) -> _Pending:
+    def _chunk_file(
+        self, path: Path, doc_hash: str, on_page: Callable[[int, int], None] | None = None
+    ) -> _Pending:
         from localcrag.ingest.chunking import chunk_pages
         from localcrag.ingest.formats import ReadContext
         from localcrag.ingest.parse import parse_document
@@ -150,9 +162,16 @@ class Library:
         source = source_key(path)  # a name's non-UTF-8 bytes as \xe9: LanceDB stores UTF-8
         doc_id = hashlib.sha1(source.encode()).hexdigest()[:10] + "-" + doc_hash[:8]
         count = getattr(self.embedder, "count_tokens_batch", None) or (
-            lambda texts: [self.embedder.count_tokens(t) for t in texts])
-        chunks = chunk_pages(parsed, count, self.max_tokens, self.settings.chunk_overlap,
-                             doc_id=doc_id, source=source)
+            lambda texts: [self.embedder.count_tokens(t) for t in texts]
+        )
+        chunks = chunk_pages(
+            parsed,
+            count,
+            self.max_tokens,
+            self.settings.chunk_overlap,
+            doc_id=doc_id,
+            source=source,
+        )
         if not chunks:
             raise LocalcragError(f"{path.name}: no text to index", "is the file empty?")
         n_pages = max((p.number for p in getattr(parsed, "pages", parsed)), default=0)
@@ -172,21 +191,32 @@ class Library:
         if cuts and len(texts) - cuts[-1] < EMBED_PROGRESS_CHUNKS // 2:
             cuts.pop()  # a short tail joins the slice before it (a small call runs slower)
         for at, end in zip([0] + cuts, cuts + [len(texts)]):
-            progress(owner[at], "embedding", chunks_done=at, chunks_total=len(texts),
-                     rate=at / max(time.perf_counter() - t0, 1e-9) if at else 0.0)
+            progress(
+                owner[at],
+                "embedding",
+                chunks_done=at,
+                chunks_total=len(texts),
+                rate=at / max(time.perf_counter() - t0, 1e-9) if at else 0.0,
+            )
             parts.append(np.asarray(self.embedder.embed(texts[at:end])))
-        progress(owner[-1], "embedding", chunks_done=len(texts), chunks_total=len(texts),
-                 rate=len(texts) / max(time.perf_counter() - t0, 1e-9))
+        progress(
+            owner[-1],
+            "embedding",
+            chunks_done=len(texts),
+            chunks_total=len(texts),
+            rate=len(texts) / max(time.perf_counter() - t0, 1e-9),
+        )
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
-    def _flush(self, pending: list[_Pending], report: IngestReport,
-               progress: Callable[..., None]) -> None:
+    def _flush(
+        self, pending: list[_Pending], report: IngestReport, progress: Callable[..., None]
+    ) -> None:
         if not pending:
             return
         vectors = self._embed(pending, progress)
         at, docs = 0, []
         for p in pending:
-            docs.append((p.source, p.doc_hash, p.pages, p.chunks, vectors[at:at + len(p.chunks)]))
+            docs.append((p.source, p.doc_hash, p.pages, p.chunks, vectors[at : at + len(p.chunks)]))
             at += len(p.chunks)
         self.store.replace_files(docs)
         self._committed += pending
@@ -200,9 +230,13 @@ class Library:
             progress(p.source, "indexed")
         pending.clear()
 
-    def ingest(self, paths: Sequence[Path | str], prune: bool = False,
-               on_progress: Callable[[IngestProgress], None] | None = None,
-               force: bool | Collection[str] = False) -> IngestReport:
+    def ingest(
+        self,
+        paths: Sequence[Path | str],
+        prune: bool = False,
+        on_progress: Callable[[IngestProgress], None] | None = None,
+        force: bool | Collection[str] = False,
+    ) -> IngestReport:
         """Index files and folders. Returns what happened to each file.
 
         ``force`` re-parses and re-embeds files even when unchanged (a re-index; or only the
@@ -212,12 +246,20 @@ class Library:
             try:
                 return self._ingest(paths, prune, on_progress, force, report)
             except DiskFull as exc:
-                raise disk_full(self.store.path, f": {len(report.indexed)} document(s) of this run "
-                                f"were committed before it filled") from exc
+                raise disk_full(
+                    self.store.path,
+                    f": {len(report.indexed)} document(s) of this run "
+                    f"were committed before it filled",
+                ) from exc
 
-    def _ingest(self, paths: Sequence[Path | str], prune: bool,
-                on_progress: Callable[[IngestProgress], None] | None, force: bool | Collection[str],
-                report: IngestReport) -> IngestReport:
+    def _ingest(
+        self,
+        paths: Sequence[Path | str],
+        prune: bool,
+        on_progress: Callable[[IngestProgress], None] | None,
+        force: bool | Collection[str],
+        report: IngestReport,
+    ) -> IngestReport:
         from localcrag.ingest.walk import content_hash, iter_files
 
         roots = [Path(p).expanduser() for p in paths]
@@ -226,7 +268,9 @@ class Library:
         report.failed = [(str(p), msg) for p, msg in errors]
         report.skipped = [str(p) for p in skipped]
         known = self.store.file_hashes()
-        folder = getattr(getattr(self.store, "location", None), "folder", None)  # None: shared index
+        folder = getattr(
+            getattr(self.store, "location", None), "folder", None
+        )  # None: shared index
         stats = FileStats(Path(folder) / f"{self.store.name}.filestat.json" if folder else None)
         seen = {source_key(p): _stat(p) for p in files}
         rate = Rate(sum(st.st_size for st in seen.values() if st))
@@ -240,7 +284,9 @@ class Library:
                 rate.finished(getattr(seen.get(path), "st_size", 0), stage != "unchanged")
             if on_progress:
                 per_s, eta = rate.now()
-                on_progress(IngestProgress(done, total, path, stage, files_per_s=per_s, eta_s=eta, **extra))
+                on_progress(
+                    IngestProgress(done, total, path, stage, files_per_s=per_s, eta_s=eta, **extra)
+                )
 
         pending: list[_Pending] = []
         for path in files:
@@ -261,7 +307,9 @@ class Library:
                 progress(source, "failed")
                 continue
             except Exception as exc:  # an unexpected parser failure is still one line
-                report.failed.append((source, f"{path.name}: could not read ({type(exc).__name__}: {exc})"))
+                report.failed.append(
+                    (source, f"{path.name}: could not read ({type(exc).__name__}: {exc})")
+                )
                 progress(source, "failed")
                 continue
             if sum(len(p.chunks) for p in pending) >= EMBED_BATCH_CHUNKS:

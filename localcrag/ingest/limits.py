@@ -31,15 +31,20 @@ class Limits:
     max_archive_ratio: float = _DEFAULTS.max_archive_ratio
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "Limits":
-        return cls(**{f: getattr(settings, f, getattr(_DEFAULTS, f)) for f in cls.__dataclass_fields__})
+    def from_settings(cls, settings: Any) -> Limits:
+        return cls(
+            **{f: getattr(settings, f, getattr(_DEFAULTS, f)) for f in cls.__dataclass_fields__}
+        )
 
 
 def over_limit(path: Path, what: str, limit: str, setting: str) -> BadDocument:
     """The one message shape for every limit: file, what it has, the limit, the setting."""
-    return bad(path, f"{what}, over the limit of {limit}",
-               f"skipped; raise the setting {setting} (config.toml or LOCALCRAG_{setting.upper()}) "
-               "to index it")
+    return bad(
+        path,
+        f"{what}, over the limit of {limit}",
+        f"skipped; raise the setting {setting} (config.toml or LOCALCRAG_{setting.upper()}) "
+        "to index it",
+    )
 
 
 def _n(value: float) -> str:
@@ -57,8 +62,12 @@ def check_text_size(path: Path, n_bytes: int, limits: Limits) -> None:
     """Before reading a text file: UTF-8 takes at most 4 bytes per character, so a file
     above 4x the character limit is over it whatever it holds (no need to read it)."""
     if n_bytes > 4 * limits.max_file_chars:
-        raise over_limit(path, f"{n_bytes / 1e6:,.1f} MB of text (at least {_n(n_bytes // 4)} characters)",
-                         f"{_n(limits.max_file_chars)} characters", "max_file_chars")
+        raise over_limit(
+            path,
+            f"{n_bytes / 1e6:,.1f} MB of text (at least {_n(n_bytes // 4)} characters)",
+            f"{_n(limits.max_file_chars)} characters",
+            "max_file_chars",
+        )
 
 
 def check_pages(path: Path, n_pages: int, limits: Limits) -> None:
@@ -69,8 +78,12 @@ def check_pages(path: Path, n_pages: int, limits: Limits) -> None:
 def check_pixels(path: Path, width: int, height: int, limits: Limits) -> None:
     """An image (or a page rendered for OCR) larger than ``max_image_pixels``."""
     if width * height > limits.max_image_pixels:
-        raise over_limit(path, f"{width}x{height} image ({_n(width * height)} pixels)",
-                         f"{_n(limits.max_image_pixels)} pixels", "max_image_pixels")
+        raise over_limit(
+            path,
+            f"{width}x{height} image ({_n(width * height)} pixels)",
+            f"{_n(limits.max_image_pixels)} pixels",
+            "max_image_pixels",
+        )
 
 
 def check_zip(path: Path, data: bytes | None, limits: Limits) -> None:
@@ -86,9 +99,17 @@ def check_zip(path: Path, data: bytes | None, limits: Limits) -> None:
     total = sum(i.file_size for i in infos)
     packed = len(data) if data is not None else Path(path).stat().st_size
     if total > limits.max_archive_bytes:
-        raise over_limit(path, f"archive expands to {total / 1e6:,.0f} MB",
-                         f"{limits.max_archive_bytes / 1e6:,.0f} MB", "max_archive_bytes")
+        raise over_limit(
+            path,
+            f"archive expands to {total / 1e6:,.0f} MB",
+            f"{limits.max_archive_bytes / 1e6:,.0f} MB",
+            "max_archive_bytes",
+        )
     ratio = total / max(packed, 1)
     if total > RATIO_FLOOR and ratio > limits.max_archive_ratio:
-        raise over_limit(path, f"archive expands {ratio:,.0f}x (a zip bomb?)",
-                         f"{limits.max_archive_ratio:g}x", "max_archive_ratio")
+        raise over_limit(
+            path,
+            f"archive expands {ratio:,.0f}x (a zip bomb?)",
+            f"{limits.max_archive_ratio:g}x",
+            "max_archive_ratio",
+        )

@@ -21,16 +21,19 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from localcrag.errors import LocalcragError
 from localcrag.settings_io import REMOTE_SCHEMES
 
 T = TypeVar("T")
-CONFLICT_RETRIES = 5  # commit conflicts retried per write (a conflict means: someone else committed)
+CONFLICT_RETRIES = (
+    5  # commit conflicts retried per write (a conflict means: someone else committed)
+)
 REMOTE_MIN_KEEP_MINUTES = 10.0  # old versions a shared index keeps at least: a writer on another
 # machine may still be committing on top of one (cleanup would delete the files it reads)
 
@@ -81,8 +84,11 @@ class IndexLocation:
             self.folder.mkdir(parents=True, exist_ok=True)  # type: ignore[union-attr]
             return lancedb.connect(str(self.folder))
         try:
-            return lancedb.connect(self.uri, storage_options=dict(self.storage_options) or None,
-                                   read_consistency_interval=timedelta(seconds=self.refresh_seconds))
+            return lancedb.connect(
+                self.uri,
+                storage_options=dict(self.storage_options) or None,
+                read_consistency_interval=timedelta(seconds=self.refresh_seconds),
+            )
         except (OSError, RuntimeError, ValueError) as exc:  # Lance's errors, in one line
             raise self._unreachable(exc) from exc
 
@@ -93,8 +99,10 @@ class IndexLocation:
         if "resolve region" in text:
             return IndexUnreachable(
                 f"cannot open the shared index {self.uri}: no region is set, and the bucket's "
-                "region could not be looked up", "set region in index_storage_options (e.g. "
-                "LOCALCRAG_INDEX_STORAGE_OPTIONS='{region = \"eu-west-1\"}') or AWS_REGION")
+                "region could not be looked up",
+                "set region in index_storage_options (e.g. "
+                "LOCALCRAG_INDEX_STORAGE_OPTIONS='{region = \"eu-west-1\"}') or AWS_REGION",
+            )
         return translate(exc, self.uri) or exc
 
 
@@ -105,17 +113,22 @@ def index_location(settings: Any) -> IndexLocation:
     uri = getattr(settings, "index_uri", None)
     if not uri:
         return IndexLocation(str(settings.index_dir))
-    location = IndexLocation(uri, dict(getattr(settings, "index_storage_options", None) or {}),
-                             float(getattr(settings, "index_refresh_seconds", 5.0)))
+    location = IndexLocation(
+        uri,
+        dict(getattr(settings, "index_storage_options", None) or {}),
+        float(getattr(settings, "index_refresh_seconds", 5.0)),
+    )
     if location.remote and getattr(settings, "offline", False):
-        raise OfflineIndex(f"offline: index_uri = {uri} is on object storage, which needs the "
-                           "network (the offline setting or --offline is on)",
-                           "unset index_uri (and LOCALCRAG_INDEX_URI) to use the index on this "
-                           "machine, or turn offline off")
+        raise OfflineIndex(
+            f"offline: index_uri = {uri} is on object storage, which needs the "
+            "network (the offline setting or --offline is on)",
+            "unset index_uri (and LOCALCRAG_INDEX_URI) to use the index on this "
+            "machine, or turn offline off",
+        )
     return location
 
 
-def as_location(where: "IndexLocation | Path | str") -> IndexLocation:
+def as_location(where: IndexLocation | Path | str) -> IndexLocation:
     return where if isinstance(where, IndexLocation) else IndexLocation(str(where))
 
 
@@ -125,8 +138,11 @@ def is_conflict(exc: BaseException) -> bool:
     return "conflict" in text and ("commit" in text or "retryable" in text)
 
 
-def retry_conflicts(write: Callable[[], T], before_retry: Callable[[], None] | None = None,
-                    attempts: int = CONFLICT_RETRIES) -> T:
+def retry_conflicts(
+    write: Callable[[], T],
+    before_retry: Callable[[], None] | None = None,
+    attempts: int = CONFLICT_RETRIES,
+) -> T:
     """Run a write; on a commit conflict re-open (``before_retry``) and run it again, with a
     short random back-off so two writers do not collide again in step."""
     for attempt in range(attempts):

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from localcrag.errors import LocalcragError
 
@@ -60,8 +60,10 @@ class WriterLock:
             except BlockingIOError:
                 who = _holder(self.path)
                 if not wait:
-                    raise IndexBusy(f"another ingest is running ({who}) on {self.path.parent}",
-                                    "wait for it to finish, or run again without --no-wait to wait")
+                    raise IndexBusy(
+                        f"another ingest is running ({who}) on {self.path.parent}",
+                        "wait for it to finish, or run again without --no-wait to wait",
+                    ) from None
                 if on_wait:
                     on_wait(f"another ingest is running ({who}); waiting for it to finish")
                 fcntl.flock(fd, fcntl.LOCK_EX)

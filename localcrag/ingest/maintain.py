@@ -38,7 +38,9 @@ def compact(store: Any, keep_minutes: float) -> None:
             warnings.simplefilter("ignore", UserWarning)
             t.optimize(cleanup_older_than=timedelta(minutes=keep_minutes))
 
-    retry_conflicts(run, store.reopen) if remote else run()  # a concurrent commit: redo on the new version
+    retry_conflicts(
+        run, store.reopen
+    ) if remote else run()  # a concurrent commit: redo on the new version
     store._fts_dirty = False
     ram = getattr(store, "_ram", None)
     if ram is not None and store.table.count_rows():
@@ -149,7 +151,9 @@ def dedupe(store: Any, sources: list[str]) -> int:
         if src not in newest or at > newest[src][0]:
             newest[src] = (at, h)
     keep, seen = [], set()
-    for i, (cid, src, h) in enumerate(zip(*(rows[c].to_pylist() for c in ("chunk_id", "source", "doc_hash")))):
+    for i, (cid, src, h) in enumerate(
+        zip(*(rows[c].to_pylist() for c in ("chunk_id", "source", "doc_hash")))
+    ):
         if h == newest[src][1] and cid not in seen:
             seen.add(cid)
             keep.append(i)

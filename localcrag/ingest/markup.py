@@ -28,8 +28,12 @@ def _title_like(para: str, following: str | None) -> bool:
     """A short single line, capitalised, without final punctuation, before body text."""
     p = para.strip()
     return (
-        following is not None and "\n" not in p and 0 < len(p) <= 80 and p[0].isupper()
-        and p[-1] not in ".!?:;," and len(following.strip()) > len(p)
+        following is not None
+        and "\n" not in p
+        and 0 < len(p) <= 80
+        and p[0].isupper()
+        and p[-1] not in ".!?:;,"
+        and len(following.strip()) > len(p)
         and not following.strip()[0].islower()
     )
 
@@ -49,7 +53,7 @@ def markdown_pages(text: str) -> list[tuple[int, Paragraphs]]:
     text = _newlines(text).replace("\f", "\n")
     m = re.match(r"---\n.*?\n(?:---|\.\.\.)\n", text, re.S)
     if m:
-        text = text[m.end():]
+        text = text[m.end() :]
     paras: Paragraphs = []
     cur: list[str] = []
     fence: str | None = None
@@ -81,10 +85,44 @@ def markdown_pages(text: str) -> list[tuple[int, Paragraphs]]:
     return [(1, paras)]
 
 
-_SKIP = {"script", "style", "noscript", "template", "head", "svg", "math", "nav", "iframe", "object"}
-_BLOCK = {"p", "div", "section", "article", "main", "header", "footer", "aside", "ul", "ol",
-          "dl", "table", "blockquote", "pre", "figure", "figcaption", "form", "address",
-          "details", "summary", "hr", "body", "fieldset", "caption"}
+_SKIP = {
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "head",
+    "svg",
+    "math",
+    "nav",
+    "iframe",
+    "object",
+}
+_BLOCK = {
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "header",
+    "footer",
+    "aside",
+    "ul",
+    "ol",
+    "dl",
+    "table",
+    "blockquote",
+    "pre",
+    "figure",
+    "figcaption",
+    "form",
+    "address",
+    "details",
+    "summary",
+    "hr",
+    "body",
+    "fieldset",
+    "caption",
+}
 _LINE = {"br", "li", "tr", "dt", "dd"}
 _HEAD = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 

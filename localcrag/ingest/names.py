@@ -13,9 +13,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Collection, Iterable
 
 from localcrag.errors import FullTextFailed
 from localcrag.textutil import STOPWORDS, holds
@@ -53,13 +53,21 @@ def held_counts(rows: list[dict], ids: list[str], gone: Collection[int]) -> dict
     word of NSE-TATAGLOBAL11.csv)."""
     out: dict[int, int] = {}
     for r in rows:
-        name = set(re.findall(r"[a-z]{3,}", Path(r["source"]).stem.lower())) if r.get("source") else set()
-        if r["_rowid"] not in gone and (n := sum(holds(r["text"], i) or i.lower() in name for i in ids)):
+        name = (
+            set(re.findall(r"[a-z]{3,}", Path(r["source"]).stem.lower()))
+            if r.get("source")
+            else set()
+        )
+        if r["_rowid"] not in gone and (
+            n := sum(holds(r["text"], i) or i.lower() in name for i in ids)
+        ):
             out[r["_rowid"]] = max(n, out.get(r["_rowid"], 0))
     return out
 
 
-def fuse(ranked: list[list[int]], held: dict[int, int], rrf_k: int, k: int) -> tuple[dict[int, float], list[int]]:
+def fuse(
+    ranked: list[list[int]], held: dict[int, int], rrf_k: int, k: int
+) -> tuple[dict[int, float], list[int]]:
     """RRF over the ranked lists; passages holding identifiers first. (scores, the top k ids)."""
     fused: dict[int, float] = {rid: 0.0 for rid in held}
     for rids in ranked:

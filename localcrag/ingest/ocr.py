@@ -25,8 +25,11 @@ from localcrag.ingest.files import Paragraphs, RawPage, bad, join_lines, label, 
 from localcrag.ingest.limits import check_pixels, over_limit
 
 REC_BATCH = 12  # text lines recognised between two looks at the clock
-_MODELS = {"Det.model_path": "PP-OCRv6_det_small.onnx", "Rec.model_path": "PP-OCRv6_rec_small.onnx",
-           "Cls.model_path": "ch_ppocr_mobile_v2.0_cls_mobile.onnx"}
+_MODELS = {
+    "Det.model_path": "PP-OCRv6_det_small.onnx",
+    "Rec.model_path": "PP-OCRv6_rec_small.onnx",
+    "Cls.model_path": "ch_ppocr_mobile_v2.0_cls_mobile.onnx",
+}
 _ENGINES: dict[int, Any] = {}
 
 
@@ -43,18 +46,26 @@ def engine(threads: int = 0) -> Any:
         import rapidocr
         from rapidocr import RapidOCR
     except ImportError:
-        raise LocalcragError("OCR is not installed (the rapidocr package is missing)",
-                             "pip install rapidocr==3.10.0, or set ocr = \"never\"") from None
+        raise LocalcragError(
+            "OCR is not installed (the rapidocr package is missing)",
+            'pip install rapidocr==3.10.0, or set ocr = "never"',
+        ) from None
     models = Path(rapidocr.__file__).parent / "models"
     paths = {key: str(models / name) for key, name in _MODELS.items()}
     missing = [p for p in paths.values() if not Path(p).is_file()]
     if missing:
-        raise LocalcragError(f"OCR model file missing: {missing[0]}",
-                             "reinstall it: pip install --force-reinstall rapidocr==3.10.0")
-    params = {**paths, "Global.log_level": "error", "Global.use_cls": False,
-              "EngineConfig.onnxruntime.intra_op_num_threads": threads,
-              "EngineConfig.onnxruntime.inter_op_num_threads": 1,
-              "EngineConfig.onnxruntime.enable_cpu_mem_arena": True}  # measured ~10% less CPU a page
+        raise LocalcragError(
+            f"OCR model file missing: {missing[0]}",
+            "reinstall it: pip install --force-reinstall rapidocr==3.10.0",
+        )
+    params = {
+        **paths,
+        "Global.log_level": "error",
+        "Global.use_cls": False,
+        "EngineConfig.onnxruntime.intra_op_num_threads": threads,
+        "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+        "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
+    }  # measured ~10% less CPU a page
     _no_spinning()
     eng = RapidOCR(params=params)
     eng._load_det_model(), eng._load_rec_model()  # load now, not inside the first page's budget
@@ -98,7 +109,7 @@ def recognise(img: np.ndarray, budget: float, threads: int = 0) -> Paragraphs:
     for at in range(0, len(order), REC_BATCH):
         if time.perf_counter() - t0 > budget:
             raise OverBudget
-        batch = order[at:at + REC_BATCH]
+        batch = order[at : at + REC_BATCH]
         rec = eng.recognize_txt([crops[i] for i in batch])
         for i, text, score in zip(batch, rec.txts, rec.scores):
             if text.strip() and score >= eng.text_score:
@@ -114,8 +125,19 @@ def layout(lines: list[tuple[np.ndarray, str]]) -> Paragraphs:
     most 12 words is a heading when it is >= 1.25x the median line height (level 1 from
     1.6x), or when it is under half the median row width and capitalised (a bold
     subheading at body size: OCR cannot see the weight)."""
-    boxes = sorted(((float(b[:, 1].min()), float(b[:, 1].max()), float(b[:, 0].min()),
-                     float(b[:, 0].max()), t) for b, t in lines), key=lambda r: (r[0] + r[1]) / 2)
+    boxes = sorted(
+        (
+            (
+                float(b[:, 1].min()),
+                float(b[:, 1].max()),
+                float(b[:, 0].min()),
+                float(b[:, 0].max()),
+                t,
+            )
+            for b, t in lines
+        ),
+        key=lambda r: (r[0] + r[1]) / 2,
+    )
     rows: list[list] = []  # y0, y1, x1, [(x0, text)]
     for y0, y1, x0, x1, text in boxes:
         last = rows[-1] if rows else None
@@ -150,7 +172,9 @@ def layout(lines: list[tuple[np.ndarray, str]]) -> Paragraphs:
     return paras
 
 
-def ocr_pdf_pages(path: Path, doc: Any, numbers: list[int], ctx: Any) -> tuple[dict[int, Paragraphs], list[str]]:
+def ocr_pdf_pages(
+    path: Path, doc: Any, numbers: list[int], ctx: Any
+) -> tuple[dict[int, Paragraphs], list[str]]:
     """OCR the given 1-based pages of an open PyMuPDF document at ``ctx.ocr_dpi``."""
     out: dict[int, Paragraphs] = {}
     warnings: list[str] = []
@@ -159,21 +183,29 @@ def ocr_pdf_pages(path: Path, doc: Any, numbers: list[int], ctx: Any) -> tuple[d
         page = doc[number - 1]
         scale = ctx.ocr_dpi / 72
         try:
-            check_pixels(path, int(page.rect.width * scale), int(page.rect.height * scale), ctx.limits)
+            check_pixels(
+                path, int(page.rect.width * scale), int(page.rect.height * scale), ctx.limits
+            )
         except BadDocument as exc:  # one page over the limit: the rest of the file is still read
-            warnings.append(f"page {number} skipped: {exc.message[len(label(path)) + 2:]} ({exc.hint})")
+            warnings.append(
+                f"page {number} skipped: {exc.message[len(label(path)) + 2 :]} ({exc.hint})"
+            )
         else:
             pix = page.get_pixmap(dpi=ctx.ocr_dpi, colorspace="rgb", alpha=False)
             img = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.h, pix.w, 3)[:, :, ::-1]
             try:
-                out[number] = recognise(np.ascontiguousarray(img), ctx.ocr_page_seconds, ctx.threads)
+                out[number] = recognise(
+                    np.ascontiguousarray(img), ctx.ocr_page_seconds, ctx.threads
+                )
             except OverBudget:
                 slow.append(number)
         if ctx.on_page:
             ctx.on_page(i + 1, len(numbers))
     if slow:
-        warnings.append(f"page(s) {page_ranges(slow)} skipped: OCR took over {ctx.ocr_page_seconds:g} s "
-                        "a page (raise the setting ocr_page_seconds, or lower ocr_dpi)")
+        warnings.append(
+            f"page(s) {page_ranges(slow)} skipped: OCR took over {ctx.ocr_page_seconds:g} s "
+            "a page (raise the setting ocr_page_seconds, or lower ocr_dpi)"
+        )
     return out, [f"{label(path)}: {w}" for w in warnings]
 
 
@@ -198,14 +230,21 @@ def _read_image(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[
     from PIL import Image, UnidentifiedImageError
 
     if ctx.ocr == "never":
-        raise bad(path, "image files are read only by OCR, which is off",
-                  'set ocr = "auto" (config.toml or LOCALCRAG_OCR=auto)')
+        raise bad(
+            path,
+            "image files are read only by OCR, which is off",
+            'set ocr = "auto" (config.toml or LOCALCRAG_OCR=auto)',
+        )
     Image.MAX_IMAGE_PIXELS = ctx.limits.max_image_pixels  # Pillow refuses 2x this at open
     try:
         image = Image.open(io.BytesIO(data))
     except Image.DecompressionBombError:
-        raise over_limit(path, "image of more than twice the pixel limit",
-                         f"{ctx.limits.max_image_pixels:,} pixels", "max_image_pixels") from None
+        raise over_limit(
+            path,
+            "image of more than twice the pixel limit",
+            f"{ctx.limits.max_image_pixels:,} pixels",
+            "max_image_pixels",
+        ) from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
         raise _unreadable(path) from None
     frames = getattr(image, "n_frames", 1)
@@ -224,6 +263,10 @@ def _read_image(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[
         if ctx.on_page:
             ctx.on_page(i + 1, frames)
     if slow and not pages:
-        raise bad(path, f"OCR took over {ctx.ocr_page_seconds:g} s", "raise the setting ocr_page_seconds")
-    return pages, [f"{label(path)}: page(s) {page_ranges(slow)} skipped: OCR took over "
-                   f"{ctx.ocr_page_seconds:g} s a page (raise the setting ocr_page_seconds)"] if slow else []
+        raise bad(
+            path, f"OCR took over {ctx.ocr_page_seconds:g} s", "raise the setting ocr_page_seconds"
+        )
+    return pages, [
+        f"{label(path)}: page(s) {page_ranges(slow)} skipped: OCR took over "
+        f"{ctx.ocr_page_seconds:g} s a page (raise the setting ocr_page_seconds)"
+    ] if slow else []

@@ -13,8 +13,9 @@ tables included) in reading order, then its speaker notes ("Notes: ...").
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from localcrag.ingest.files import Paragraphs, RawPage, bad
 from localcrag.ingest.limits import check_zip
@@ -97,7 +98,9 @@ def _shape_texts(shapes: Iterable[Any], skip: Any = None) -> list[str]:
             rows = [[" ".join(c.text.split()) for c in r.cells] for r in shape.table.rows]
             out.extend(t for t, _ in table_rows(rows))
         elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
-            out.extend(p for p in (" ".join(par.text.split()) for par in shape.text_frame.paragraphs) if p)
+            out.extend(
+                p for p in (" ".join(par.text.split()) for par in shape.text_frame.paragraphs) if p
+            )
     return out
 
 
@@ -108,7 +111,9 @@ def read_pptx(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[st
     try:
         deck = Presentation(io.BytesIO(data))
     except Exception:  # PackageNotFoundError, BadZipFile, KeyError, XML errors: all one line
-        raise bad(path, "corrupt or unreadable PowerPoint file (.pptx)", "re-save it from PowerPoint") from None
+        raise bad(
+            path, "corrupt or unreadable PowerPoint file (.pptx)", "re-save it from PowerPoint"
+        ) from None
     pages: list[RawPage] = []
     for number, slide in enumerate(deck.slides, start=1):
         title = slide.shapes.title

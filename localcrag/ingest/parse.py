@@ -15,14 +15,21 @@ from __future__ import annotations
 
 import codecs
 import re
+from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from bisect import bisect_right
 from pathlib import Path
-from typing import Sequence
 
 from localcrag.ingest.files import RawPage, bad, broken_link, label
-from localcrag.ingest.formats import FORMATS, SUPPORTED, ReadContext, check_old_binary, reader, supported_text
+from localcrag.ingest.formats import (
+    FORMATS,
+    SUPPORTED,
+    ReadContext,
+    check_old_binary,
+    reader,
+    supported_text,
+)
 from localcrag.ingest.limits import Limits, check_text_size
 from localcrag.textutil import locator
 from localcrag.textutil.labels import SECTION
@@ -83,8 +90,12 @@ class ParsedDoc:
         j = max(i, bisect_right(self.page_starts, max(start, end - 1)) - 1)
         h = bisect_right(self._heading_offsets, start if at is None else at) - 1
         title = self.headings[h].title if h >= 0 else ""
-        return locator([(p.unit, p.number, title if p.unit == SECTION else p.scope)
-                        for p in self.pages[i:j + 1]])
+        return locator(
+            [
+                (p.unit, p.number, title if p.unit == SECTION else p.scope)
+                for p in self.pages[i : j + 1]
+            ]
+        )
 
     def heading_at(self, offset: int) -> str | None:
         """Heading in force at ``offset``: the innermost one, prefixed by its parent
@@ -97,7 +108,7 @@ class ParsedDoc:
         return None
 
     @classmethod
-    def from_pages(cls, pages: Sequence[Page], path: Path | None = None) -> "ParsedDoc":
+    def from_pages(cls, pages: Sequence[Page], path: Path | None = None) -> ParsedDoc:
         return cls(path, tuple(p for p in pages if p.text))
 
 
@@ -136,8 +147,12 @@ def assemble(path: Path | None, pages: Sequence[tuple], warnings: list[str]) -> 
         if parts:
             texts.append((raw_page, "\n\n".join(parts)))
             offset = pos
-    bare = ParsedDoc(path, tuple(Page(r.number, t, None, r.unit, r.scope) for r, t in texts),
-                     tuple(headings), tuple(warnings))
+    bare = ParsedDoc(
+        path,
+        tuple(Page(r.number, t, None, r.unit, r.scope) for r, t in texts),
+        tuple(headings),
+        tuple(warnings),
+    )
     starts = bare.page_starts
     pages = tuple(replace(p, heading=bare.heading_at(s)) for p, s in zip(bare.pages, starts))
     return ParsedDoc(path, pages, bare.headings, bare.warnings)
@@ -176,8 +191,13 @@ def read_bytes(path: Path) -> bytes:
     return data
 
 
-_BOMS = [(codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
-         (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")]
+_BOMS = [
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+]
 
 
 def decode(path: Path, data: bytes, declared: str | None = None) -> tuple[str, list[str]]:
@@ -187,8 +207,11 @@ def decode(path: Path, data: bytes, declared: str | None = None) -> tuple[str, l
             try:
                 return data.decode(enc), []
             except UnicodeDecodeError:
-                raise bad(path, f"invalid {enc.upper()} text despite its byte-order mark",
-                          "re-save it as UTF-8") from None
+                raise bad(
+                    path,
+                    f"invalid {enc.upper()} text despite its byte-order mark",
+                    "re-save it as UTF-8",
+                ) from None
     try:
         return data.decode("utf-8"), []
     except UnicodeDecodeError:
@@ -199,7 +222,9 @@ def decode(path: Path, data: bytes, declared: str | None = None) -> tuple[str, l
         except (LookupError, UnicodeDecodeError):
             pass
     if b"\x00" in data[:8192]:
-        raise bad(path, "binary data, not text", "check that the file extension matches its content")
+        raise bad(
+            path, "binary data, not text", "check that the file extension matches its content"
+        )
     text = data.decode("utf-8", errors="replace")
     n_bad = text.count("\ufffd")
     if n_bad * 1000 > len(data):
@@ -210,7 +235,9 @@ def decode(path: Path, data: bytes, declared: str | None = None) -> tuple[str, l
 # --- public API ----------------------------------------------------------------------------
 
 
-def parse_document(path: Path, limits: Limits | None = None, ctx: ReadContext | None = None) -> ParsedDoc:
+def parse_document(
+    path: Path, limits: Limits | None = None, ctx: ReadContext | None = None
+) -> ParsedDoc:
     """Parse one file into pages and headings with the reader its type is registered with
     (``formats.FORMATS``); raises BadDocument (one line) if unusable or over a limit."""
     path = Path(path)

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from localcrag.ingest.files import Paragraphs, RawPage, bad, label
-from localcrag.ingest.files import join_lines as _join, page_ranges as _ranges
+from localcrag.ingest.files import join_lines as _join
+from localcrag.ingest.files import page_ranges as _ranges
 from localcrag.ingest.limits import Limits, check_chars, check_pages, check_zip
 
 _NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\.?\s")
@@ -51,6 +52,7 @@ def _blocks(page, flags: int) -> list[list[Line]]:
 
 def _runs(blocks: list[list[Line]], body: float, bold_ok: bool) -> list[Run]:
     """Split blocks where lines switch between body style and heading style."""
+
     def style(line: Line) -> tuple[float, bool]:
         return (line[1] if line[1] >= body * 1.15 else 0.0, line[2] and bold_ok)
 
@@ -67,7 +69,14 @@ def _runs(blocks: list[list[Line]], body: float, bold_ok: bool) -> list[Run]:
 
 
 def _run(group: list[Line]) -> Run:
-    return (_join([g[0] for g in group]), group[0][1], group[0][2], group[0][3], group[-1][4], len(group))
+    return (
+        _join([g[0] for g in group]),
+        group[0][1],
+        group[0][2],
+        group[0][3],
+        group[-1][4],
+        len(group),
+    )
 
 
 def _norm(title: str) -> str:
@@ -104,8 +113,9 @@ def read_epub(path: Path, data: bytes, ctx: Any) -> tuple[list, list[str]]:
     return fitz_pages(path, data, "epub", ctx=ctx)
 
 
-def fitz_pages(path: Path, data: bytes, kind: str, limits: Limits | None = None,
-               ctx: Any = None) -> tuple[list[RawPage], list[str]]:
+def fitz_pages(
+    path: Path, data: bytes, kind: str, limits: Limits | None = None, ctx: Any = None
+) -> tuple[list[RawPage], list[str]]:
     """Parse PDF/EPUB bytes; raises BadDocument for corrupt, locked, text-less or
     over-limit files (pages before the text is read, characters as it is read). PDF pages
     without a text layer (every page with ``ocr = "always"``) are read by OCR
@@ -122,26 +132,38 @@ def fitz_pages(path: Path, data: bytes, kind: str, limits: Limits | None = None,
     try:
         doc = pymupdf.open(stream=data, filetype=kind)
     except Exception:  # FileDataError, RuntimeError...: MuPDF's reasons are not actionable
-        raise bad(path, f"corrupt or unreadable {kind.upper()} file", "re-download or re-export it") from None
+        raise bad(
+            path, f"corrupt or unreadable {kind.upper()} file", "re-download or re-export it"
+        ) from None
     with doc:
         if doc.needs_pass:
-            raise bad(path, "password-protected (encrypted) PDF",
-                      "remove the password first, e.g. qpdf --decrypt")
+            raise bad(
+                path,
+                "password-protected (encrypted) PDF",
+                "remove the password first, e.g. qpdf --decrypt",
+            )
         try:  # an EPUB is laid out (its members inflated) here, not at open
             if doc.is_reflowable:
                 doc.layout(rect=pymupdf.paper_rect("a5"), fontsize=11)
             n_pages = doc.page_count
         except Exception as exc:  # noqa: BLE001 - MuPDF's RuntimeError
-            why = ("a member of the archive does not inflate to the size its directory records "
-                   "(damaged or forged zip; zlib inflate error)" if "inflate" in str(exc)
-                   else f"corrupt or unreadable {kind.upper()} file")
+            why = (
+                "a member of the archive does not inflate to the size its directory records "
+                "(damaged or forged zip; zlib inflate error)"
+                if "inflate" in str(exc)
+                else f"corrupt or unreadable {kind.upper()} file"
+            )
             raise bad(path, why, "re-download or re-export it") from None
         if n_pages == 0:
             raise bad(path, "document has no pages", "re-export it")
         check_pages(path, doc.page_count, limits)
         repaired = kind == "pdf" and doc.is_repaired  # MuPDF rebuilt a damaged/truncated file
         n_chars = 0
-        flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_IMAGES & ~pymupdf.TEXT_PRESERVE_LIGATURES
+        flags = (
+            pymupdf.TEXTFLAGS_DICT
+            & ~pymupdf.TEXT_PRESERVE_IMAGES
+            & ~pymupdf.TEXT_PRESERVE_LIGATURES
+        )
         pages: Pages = []
         unreadable: list[int] = []
         for page in doc:
@@ -167,23 +189,36 @@ def fitz_pages(path: Path, data: bytes, kind: str, limits: Limits | None = None,
     text_pages = [p for p in pages if p[0] not in ocr]
     if not any(blocks for _, blocks, _, _ in text_pages) and not any(ocr.values()):
         if any(img for *_, img in pages) and ctx.ocr == "never":
-            raise bad(path, "no extractable text (image-only/scanned PDF)",
-                      'set ocr = "auto" (config.toml or LOCALCRAG_OCR=auto) to read it with OCR')
+            raise bad(
+                path,
+                "no extractable text (image-only/scanned PDF)",
+                'set ocr = "auto" (config.toml or LOCALCRAG_OCR=auto) to read it with OCR',
+            )
         if any(img for *_, img in pages) and kind == "pdf":
-            raise bad(path, "no text found by OCR on its image-only pages",
-                      "; ".join(w.split(": ", 1)[-1] for w in ocr_warnings) or "check the scan's quality")
+            raise bad(
+                path,
+                "no text found by OCR on its image-only pages",
+                "; ".join(w.split(": ", 1)[-1] for w in ocr_warnings) or "check the scan's quality",
+            )
         raise bad(path, "no extractable text", "the document has no text layer")
     toc_titles = {_norm(t) for _, t, _ in toc} or None
     tried = set(todo) if kind == "pdf" and ctx.ocr != "never" else set()
     warnings = _warnings(path, pages, unreadable, tried) + ocr_warnings
     if repaired:
         n_text = sum(1 for _, blocks, _, _ in pages if blocks)
-        warnings.insert(0, f"{label(path)}: damaged or truncated PDF, repaired by MuPDF: text recovered "
-                           f"from {n_text} of {len(pages)} page(s) (re-download or re-export it for the rest)")
-    read = dict(_paragraphs(text_pages, toc_titles, margins=kind == "pdf")) if any(
-        blocks for _, blocks, _, _ in text_pages) else {}
-    return [RawPage(n, ocr[n], "ocr") if n in ocr else RawPage(n, read.get(n, []))
-            for n, *_ in pages], warnings
+        warnings.insert(
+            0,
+            f"{label(path)}: damaged or truncated PDF, repaired by MuPDF: text recovered "
+            f"from {n_text} of {len(pages)} page(s) (re-download or re-export it for the rest)",
+        )
+    read = (
+        dict(_paragraphs(text_pages, toc_titles, margins=kind == "pdf"))
+        if any(blocks for _, blocks, _, _ in text_pages)
+        else {}
+    )
+    return [
+        RawPage(n, ocr[n], "ocr") if n in ocr else RawPage(n, read.get(n, [])) for n, *_ in pages
+    ], warnings
 
 
 def _paragraphs(pages: Pages, toc: set[str] | None, margins: bool) -> list[tuple[int, Paragraphs]]:
@@ -202,7 +237,9 @@ def _paragraphs(pages: Pages, toc: set[str] | None, margins: bool) -> list[tuple
                 margin[re.sub(r"\d+", "#", r[0])] += 1
     repeated = {t for t, n in margin.items() if n >= max(3, len(pages) // 2)}
     heads = [[_is_heading(r, body, bold_ok, toc) for r in runs] for _, runs, _ in page_runs]
-    levels = _levels({r[1] for (_, runs, _), hs in zip(page_runs, heads) for r, h in zip(runs, hs) if h})
+    levels = _levels(
+        {r[1] for (_, runs, _), hs in zip(page_runs, heads) for r, h in zip(runs, hs) if h}
+    )
     out = []
     for (number, runs, h), hs in zip(page_runs, heads):
         paras: Paragraphs = []
@@ -223,8 +260,10 @@ def _warnings(path: Path, pages: Pages, unreadable: list[int], ocr_tried: set[in
     empty = [n for n, blocks, _, img in pages if not blocks and img and n not in ocr_tried]
     out = []
     if empty:
-        out.append(f"{label(path)}: page(s) {_ranges(empty)} have only images "
-                   '(set ocr = "auto" to read them with OCR)')
+        out.append(
+            f"{label(path)}: page(s) {_ranges(empty)} have only images "
+            '(set ocr = "auto" to read them with OCR)'
+        )
     if unreadable:
         out.append(f"{label(path)}: page(s) {_ranges(unreadable)} could not be read")
     return out

@@ -34,10 +34,13 @@ class IngestReport:
     pages: int = 0  # pages parsed by this run
 
     def to_json(self) -> dict:
-        return {"indexed": self.indexed, "unchanged": self.unchanged, "removed": self.removed,
-                "failed": [{"path": p, "error": e} for p, e in self.failed], "chunks": self.chunks}
-
-
+        return {
+            "indexed": self.indexed,
+            "unchanged": self.unchanged,
+            "removed": self.removed,
+            "failed": [{"path": p, "error": e} for p, e in self.failed],
+            "chunks": self.chunks,
+        }
 
 
 class Rate:
@@ -64,12 +67,19 @@ class Rate:
         return self.files / elapsed, max(self.left, 0) / (self.done / elapsed)
 
 
-def rate_eta(p: "IngestProgress") -> str:
-    """" · 3.2 files/s · ~1 min 40 s left" once measured; "" before."""
+def rate_eta(p: IngestProgress) -> str:
+    """ " · 3.2 files/s · ~1 min 40 s left" once measured; "" before."""
     per_s, eta = getattr(p, "files_per_s", 0.0), getattr(p, "eta_s", None)
     if not per_s or eta is None:
         return ""
-    left = f"{eta:.0f} s" if eta < 90 else f"{eta // 60:.0f} min {eta % 60:.0f} s" if eta < 3600 \
+    left = (
+        f"{eta:.0f} s"
+        if eta < 90
+        else f"{eta // 60:.0f} min {eta % 60:.0f} s"
+        if eta < 3600
         else f"{eta // 3600:.0f} h {eta % 3600 // 60:.0f} min"
-    speed = f"{per_s:.1f} files/s" if per_s >= 0.1 else f"{1 / per_s:.0f} s/file"  # never "0.0 files/s"
+    )
+    speed = (
+        f"{per_s:.1f} files/s" if per_s >= 0.1 else f"{1 / per_s:.0f} s/file"
+    )  # never "0.0 files/s"
     return f" · {speed} · ~{left} left"

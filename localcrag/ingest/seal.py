@@ -99,7 +99,11 @@ def write(store: Any, version: int) -> None:
         for rel, p in _files(_table_dir(store)).items():
             st = p.stat()
             prev = old.get(rel)
-            same = isinstance(prev, list) and len(prev) == 3 and prev[:2] == [st.st_size, st.st_mtime_ns]
+            same = (
+                isinstance(prev, list)
+                and len(prev) == 3
+                and prev[:2] == [st.st_size, st.st_mtime_ns]
+            )
             files[rel] = prev if same else [st.st_size, st.st_mtime_ns, _hash(p)]
         sidecar.write(where, {"version": int(version), "files": files, "at": time.time()})
     except OSError:  # a read-only or full disk: the next writer seals
@@ -133,7 +137,11 @@ def check(store: Any, full: bool = False) -> Findings:
     sealed = body.get("version")
     on_disk = [version_of(p.name) for p in (root / "_versions").glob("*.manifest")]
     newest = max((v for v in on_disk if v is not None), default=-1)
-    if isinstance(sealed, int) and newest < sealed and any(r.startswith("_versions/") for r in out.missing):
+    if (
+        isinstance(sealed, int)
+        and newest < sealed
+        and any(r.startswith("_versions/") for r in out.missing)
+    ):
         out.lost_version = sealed
     return out
 
@@ -146,7 +154,9 @@ def verify(store: Any) -> None:
         return
     found = check(store)
     derived = [c for c in found.changed if c.startswith("_indices/")]  # the full-text index
-    unread = [c for c in found.changed if c.startswith("_transactions/")]  # read by concurrent commits only
+    unread = [
+        c for c in found.changed if c.startswith("_transactions/")
+    ]  # read by concurrent commits only
     if found.lost_version is not None or len(derived) + len(unread) < len(found.changed):
         raise damaged(store.path, found.describe())
     store.fts_damaged = bool(derived)  # rebuilt from the table on the first text search
@@ -157,7 +167,11 @@ def quarantine(store: Any, rels: list[str]) -> Path | None:
     ``<index>/quarantine/<table>-<time>/``; returns that folder."""
     if not rels:
         return None
-    dest = Path(store.location.folder) / "quarantine" / f"{store.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    dest = (
+        Path(store.location.folder)
+        / "quarantine"
+        / f"{store.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    )
     root = _table_dir(store)
     for rel in rels:
         src = root / rel

@@ -16,8 +16,9 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from localcrag.ingest.files import RawPage, bad
 from localcrag.ingest.limits import check_chars, check_zip
@@ -37,7 +38,9 @@ def cell_text(value: Any) -> str:
     return " ".join(str(value).split())
 
 
-def _grid(rows: Iterable[tuple[int, list[str]]], path: Path, ctx: Any) -> tuple[list[list[str]], list[int]]:
+def _grid(
+    rows: Iterable[tuple[int, list[str]]], path: Path, ctx: Any
+) -> tuple[list[list[str]], list[int]]:
     """(row number, cells) -> the rows with values, padded to one width, and their numbers;
     characters are counted as rows stream in, so an oversized sheet stops at the limit."""
     grid: list[list[str]] = []
@@ -61,15 +64,18 @@ def _grid(rows: Iterable[tuple[int, list[str]]], path: Path, ctx: Any) -> tuple[
     return grid, numbers
 
 
-def table_pages(rows: Iterable[tuple[int, list[str]]], sheet: str | None,
-                path: Path, ctx: Any) -> list[RawPage]:
+def table_pages(
+    rows: Iterable[tuple[int, list[str]]], sheet: str | None, path: Path, ctx: Any
+) -> list[RawPage]:
     """(row number, cell texts) of one sheet (``sheet``: its name; None for a CSV) -> one
     page per row, table by table (``tables.find_tables``): each row a sentence naming the
     file, sheet, table title, row and column names (``tables.row_line``)."""
     grid, numbers = _grid(rows, path, ctx)
     pages: list[RawPage] = []
     for table in find_tables(grid, numbers):
-        scope = ", ".join(p for p in (f"sheet {sheet}" if sheet is not None else "", table.title) if p)
+        scope = ", ".join(
+            p for p in (f"sheet {sheet}" if sheet is not None else "", table.title) if p
+        )
         where = ", ".join(p for p in (path.name, scope) if p)
         heads = []
         if sheet is not None and not pages:
@@ -77,10 +83,16 @@ def table_pages(rows: Iterable[tuple[int, list[str]]], sheet: str | None,
         if table.title:
             heads.append((table.title, 2 if sheet is not None else 1))
         if table.header is not None and any(table.header):
-            pages.append(RawPage(table.header_row, heads + [(header_line(table, where), None)], "row", scope))
+            pages.append(
+                RawPage(table.header_row, heads + [(header_line(table, where), None)], "row", scope)
+            )
             heads = []
         for number, cells in table.rows:
-            pages.append(RawPage(number, heads + [(row_line(table, number, cells, where), None)], "row", scope))
+            pages.append(
+                RawPage(
+                    number, heads + [(row_line(table, number, cells, where), None)], "row", scope
+                )
+            )
             heads = []
     return pages
 
@@ -92,13 +104,17 @@ def read_xlsx(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[st
     try:
         book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except Exception:  # InvalidFileException, BadZipFile, KeyError, XML errors: all one line
-        raise bad(path, "corrupt or unreadable Excel file (.xlsx)", "re-save it from Excel") from None
+        raise bad(
+            path, "corrupt or unreadable Excel file (.xlsx)", "re-save it from Excel"
+        ) from None
     pages: list[RawPage] = []
     warnings: list[str] = []
     try:
         for sheet in book.worksheets:
-            rows = ((i, [cell_text(v) for v in r])  # read-only mode fills missing rows: i is the row
-                    for i, r in enumerate(sheet.iter_rows(min_row=1, values_only=True), start=1))
+            rows = (
+                (i, [cell_text(v) for v in r])  # read-only mode fills missing rows: i is the row
+                for i, r in enumerate(sheet.iter_rows(min_row=1, values_only=True), start=1)
+            )
             pages.extend(table_pages(rows, sheet.title, path, ctx))
     finally:
         book.close()

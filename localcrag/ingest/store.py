@@ -12,23 +12,33 @@ from __future__ import annotations
 import os
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import Any, Collection, Sequence
+from typing import Any
 
 import numpy as np
 
 from localcrag.errors import FullTextFailed
 from localcrag.ingest.faults import guard_methods
-from localcrag.ingest.seal import verify as verify_seal
 from localcrag.ingest.location import IndexLocation, as_location, retry_conflicts
 from localcrag.ingest.maintain import ensure_fts, rebuild_fts
-from localcrag.ingest.rows import SourceInfo, arrow_rows, quote as _quote, row_to_chunk as _row_to_chunk
-from localcrag.ingest.rows import schema, table_name  # noqa: F401 - table_name, SourceInfo: re-exported
+from localcrag.ingest.names import FileNames, fuse, held_counts, quiet, workers
+from localcrag.ingest.rows import (  # noqa: F401 - table_name, SourceInfo: re-exported
+    SourceInfo,
+    arrow_rows,
+    schema,
+    table_name,
+)
+from localcrag.ingest.rows import (
+    quote as _quote,
+)
+from localcrag.ingest.rows import (
+    row_to_chunk as _row_to_chunk,
+)
+from localcrag.ingest.seal import verify as verify_seal
 from localcrag.ingest.vcache import VectorCache
 from localcrag.ingest.vectors import centroid
 from localcrag.ingest.vsync import Moved, RamVectors, exact_rerank, live_rowids, rows_by_id
-from localcrag.ingest.names import FileNames, fuse, held_counts, quiet, workers
 from localcrag.textutil import identifiers
 from localcrag.types import Chunk, Hit
 
@@ -37,18 +47,42 @@ os.environ.setdefault("RUST_LOG", "error")
 os.environ.setdefault("LANCEDB_LOG", "error")
 
 RRF_K = 10  # measured: k=10 beats the customary 60 on anthropic-docs and SQuAD (docs/eval.md)
-_COLUMNS = ["chunk_id", "source", "doc_hash", "text", "page_start", "page_end",
-            "char_start", "char_end", "heading", "n_tokens", "doc_pages", "indexed_at", "locator"]
-_HIT_COLUMNS = ["chunk_id", "source", "text", "page_start", "page_end", "char_start", "char_end",
-                "heading", "n_tokens", "locator"]  # what a Hit's Chunk needs: each column costs a read
+_COLUMNS = [
+    "chunk_id",
+    "source",
+    "doc_hash",
+    "text",
+    "page_start",
+    "page_end",
+    "char_start",
+    "char_end",
+    "heading",
+    "n_tokens",
+    "doc_pages",
+    "indexed_at",
+    "locator",
+]
+_HIT_COLUMNS = [
+    "chunk_id",
+    "source",
+    "text",
+    "page_start",
+    "page_end",
+    "char_start",
+    "char_end",
+    "heading",
+    "n_tokens",
+    "locator",
+]  # what a Hit's Chunk needs: each column costs a read
 LOCATOR = "locator"  # the newest column: tables written before it lack it until their next write
 
 ID_POOL = 400  # passages searched for a question's identifiers (checked for holding it verbatim)
 
+
 class LanceStore:
     """LanceDB on disk: vector search, native full-text search, and RRF hybrid."""
 
-    def __init__(self, path: "Path | str | IndexLocation", name: str, dim: int) -> None:
+    def __init__(self, path: Path | str | IndexLocation, name: str, dim: int) -> None:
         self.location = as_location(path)  # a folder, or s3://... (ingest/location.py)
         # the folder is created by the first write: reads work in a read-only home
         self.path: Path | str = self.location.folder or self.location.uri
@@ -57,12 +91,16 @@ class LanceStore:
         self._conn: Any = None  # connecting creates the folder: lazily
         self._table = None
         self._fts_dirty = False
-        self._seen = False  # on object storage: the table was seen once (listing it costs a request)
+        self._seen = (
+            False  # on object storage: the table was seen once (listing it costs a request)
+        )
         self.verify = True  # check the files against the seal on open (ingest/seal.py; doctor: off)
         self.fts_damaged = False  # the seal found the full-text index's files changed
         folder = self.location.folder  # the codes' cache lives beside a local table only
         self._names = FileNames()  # file-name words -> documents, per table version
-        self._ram = RamVectors(dim, VectorCache(Path(folder) / f"{name}.vcache") if folder else None)
+        self._ram = RamVectors(
+            dim, VectorCache(Path(folder) / f"{name}.vcache") if folder else None
+        )
 
     # --- table management --------------------------------------------------------------
 
@@ -76,7 +114,9 @@ class LanceStore:
     def table(self):
         if self._table is None:
             if self.exists():
-                self.verify and verify_seal(self)  # damage since the last write: one line, never a read
+                self.verify and verify_seal(
+                    self
+                )  # damage since the last write: one line, never a read
                 self._table = self._db.open_table(self.name)
             else:
                 self._table = self._create()
@@ -132,12 +172,15 @@ class LanceStore:
 
     # --- writes -------------------------------------------------------------------------
 
-    def replace_file(self, source: str, doc_hash: str, pages: int,
-                     chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
+    def replace_file(
+        self, source: str, doc_hash: str, pages: int, chunks: Sequence[Chunk], vectors: np.ndarray
+    ) -> None:
         """Insert a file's new chunks and delete its old ones in a single commit."""
         self.replace_files([(source, doc_hash, pages, chunks, vectors)])
 
-    def replace_files(self, docs: Sequence[tuple[str, str, int, Sequence[Chunk], np.ndarray]]) -> None:
+    def replace_files(
+        self, docs: Sequence[tuple[str, str, int, Sequence[Chunk], np.ndarray]]
+    ) -> None:
         """Replace several files' chunks in one commit: whole documents only, and one table
         version per batch rather than per file (every version's manifest lists every
         fragment, so a commit per file grew the index quadratically)."""
@@ -145,13 +188,20 @@ class LanceStore:
 
         now = time.time()
         self._add_locator()  # before the cast: an older table gains the column first
-        rows = pa.concat_tables([arrow_rows(self.dim, *d, now) for d in docs]).cast(self.table.schema)
+        rows = pa.concat_tables([arrow_rows(self.dim, *d, now) for d in docs]).cast(
+            self.table.schema
+        )
         sources = ", ".join(_quote(d[0]) for d in docs)
-        retry_conflicts(lambda: (self.table.merge_insert("chunk_id")  # (it retries for 30 s itself)
-                                 .when_matched_update_all()
-                                 .when_not_matched_insert_all()
-                                 .when_not_matched_by_source_delete(f"source IN ({sources})")
-                                 .execute(rows)), self.reopen)
+        retry_conflicts(
+            lambda: (
+                self.table.merge_insert("chunk_id")  # (it retries for 30 s itself)
+                .when_matched_update_all()
+                .when_not_matched_insert_all()
+                .when_not_matched_by_source_delete(f"source IN ({sources})")
+                .execute(rows)
+            ),
+            self.reopen,
+        )
         self._fts_dirty = True
 
     def remove(self, source: str) -> int:
@@ -183,7 +233,11 @@ class LanceStore:
     def columns(self, cols: list[str]) -> dict[str, list]:
         """Whole columns of every row (maintenance, eval): one read of the table."""
         n = self.count()  # 0 when there is no table yet
-        return self.table.search().select(cols).limit(n).to_arrow().to_pydict() if n else {c: [] for c in cols}
+        return (
+            self.table.search().select(cols).limit(n).to_arrow().to_pydict()
+            if n
+            else {c: [] for c in cols}
+        )
 
     def file_hashes(self) -> dict[str, str]:
         d = self.columns(["source", "doc_hash"])
@@ -194,11 +248,34 @@ class LanceStore:
         n = self.count()
         if n == 0:
             return []
-        t = self.table.search().select(["source", "doc_hash", "doc_pages", "indexed_at"]).limit(n).to_arrow()
-        g = t.group_by("source").aggregate([("doc_pages", "max"), ("doc_pages", "count"),
-                                           ("indexed_at", "max"), ("doc_hash", "max")]).sort_by("source")
-        cols = [g[c].to_pylist() for c in ("source", "doc_pages_max", "doc_pages_count",
-                                           "indexed_at_max", "doc_hash_max")]
+        t = (
+            self.table.search()
+            .select(["source", "doc_hash", "doc_pages", "indexed_at"])
+            .limit(n)
+            .to_arrow()
+        )
+        g = (
+            t.group_by("source")
+            .aggregate(
+                [
+                    ("doc_pages", "max"),
+                    ("doc_pages", "count"),
+                    ("indexed_at", "max"),
+                    ("doc_hash", "max"),
+                ]
+            )
+            .sort_by("source")
+        )
+        cols = [
+            g[c].to_pylist()
+            for c in (
+                "source",
+                "doc_pages_max",
+                "doc_pages_count",
+                "indexed_at_max",
+                "doc_hash_max",
+            )
+        ]
         return [SourceInfo(s, int(p), int(k), float(at), h) for s, p, k, at, h in zip(*cols)]
 
     def all_texts(self, at_most: int | None = None) -> list[str]:
@@ -216,7 +293,13 @@ class LanceStore:
     def get(self, chunk_id: str) -> Chunk | None:
         if not self.exists():
             return None
-        rows = self.table.search().where(f"chunk_id = {_quote(chunk_id)}").select(self._cols(_COLUMNS)).limit(1).to_list()
+        rows = (
+            self.table.search()
+            .where(f"chunk_id = {_quote(chunk_id)}")
+            .select(self._cols(_COLUMNS))
+            .limit(1)
+            .to_list()
+        )
         return _row_to_chunk(rows[0]) if rows else None
 
     def _rows(self, rowids: Sequence[int], columns: list[str]) -> dict[int, dict]:
@@ -225,27 +308,51 @@ class LanceStore:
     def _vector(self, vector: np.ndarray, n: int) -> list[dict]:
         snap = self._ram.snapshot(self.table)
         approx = self._ram.top(snap, vector, n + max(n, 20))
-        return [{**r, "_distance": 1.0 - sim} for r, sim in exact_rerank(self.table, approx, vector, n,
-                                                                           self._cols(_HIT_COLUMNS), self.dim)]
+        return [
+            {**r, "_distance": 1.0 - sim}
+            for r, sim in exact_rerank(
+                self.table, approx, vector, n, self._cols(_HIT_COLUMNS), self.dim
+            )
+        ]
 
-    def _fts(self, query: str, n: int, columns: list[str], sources: Sequence[str] = (),
-             healed: bool = False) -> list[dict]:
+    def _fts(
+        self,
+        query: str,
+        n: int,
+        columns: list[str],
+        sources: Sequence[str] = (),
+        healed: bool = False,
+    ) -> list[dict]:
         try:  # (a query of only stop words or symbols gives no hits; it does not raise)
             if self.fts_damaged:
                 raise RuntimeError("its files changed after they were written")
             search = self.table.search(query, query_type="fts")
             if sources:
-                search = search.where(f"source IN ({', '.join(map(_quote, sources))})", prefilter=True)
+                search = search.where(
+                    f"source IN ({', '.join(map(_quote, sources))})", prefilter=True
+                )
             return search.select(columns).limit(n).to_list()
-        except Exception as exc:  # a broken index is an error or a visible fallback, never "no hits"
+        except (
+            Exception
+        ) as exc:  # a broken index is an error or a visible fallback, never "no hits"
             if not healed and rebuild_fts(self):  # missing or broken (a full disk): rebuilt once
                 return self._fts(query, n, columns, sources, healed=True)
-            first = re.sub(r"lance error: |,?\s*/\S*\.(cargo|rs)\S*", "", str(exc).strip().split("\n")[0])
-            raise FullTextFailed(f"full-text search failed ({first[:160]})", "search with --mode vector; "
-                                 "to rebuild it, run `localcrag doctor --repair`") from exc
+            first = re.sub(
+                r"lance error: |,?\s*/\S*\.(cargo|rs)\S*", "", str(exc).strip().split("\n")[0]
+            )
+            raise FullTextFailed(
+                f"full-text search failed ({first[:160]})",
+                "search with --mode vector; to rebuild it, run `localcrag doctor --repair`",
+            ) from exc
 
-    def search(self, query: str, vector: np.ndarray | None, k: int, mode: str = "hybrid",
-               withhold: Collection[str] = ()) -> list[Hit]:
+    def search(
+        self,
+        query: str,
+        vector: np.ndarray | None,
+        k: int,
+        mode: str = "hybrid",
+        withhold: Collection[str] = (),
+    ) -> list[Hit]:
         """Top-k chunks. Hybrid fuses vector and full-text ranks with RRF (k=RRF_K).
         ``withhold``: chunk ids searched as if not indexed, dropped from each ranked list
         before fusion (``localcrag eval --withhold``: on-topic passages without the answer)."""
@@ -257,48 +364,99 @@ class LanceStore:
         except Moved:  # another thread's write compacted the table mid-search
             return self._search(query, vector, k, mode, frozenset(withhold))  # the snapshot reloads
 
-    def _search(self, query: str, vector: np.ndarray | None, k: int, mode: str, drop: frozenset[str]) -> list[Hit]:
+    def _search(
+        self, query: str, vector: np.ndarray | None, k: int, mode: str, drop: frozenset[str]
+    ) -> list[Hit]:
         n = k + len(drop)  # every withheld chunk may rank above the k kept ones
         if mode == "vector" or (mode == "hybrid" and not query.strip()):
             rows = [r for r in self._vector(vector, n) if r["chunk_id"] not in drop][:k]
-            return [Hit(_row_to_chunk(r), 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows)]
+            return [
+                Hit(_row_to_chunk(r), 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows)
+            ]
         try:
             self.ensure_fts()  # before any snapshot: it may compact the table, which moves offsets
         except Exception:  # noqa: BLE001 - rows not yet indexed are still searched (flat); a
             pass  # missing or broken index fails in _fts, which says so
         if mode == "text":
-            rows = [r for r in self._fts(query, n, self._cols(_COLUMNS)) if r["chunk_id"] not in drop][:k]
+            rows = [
+                r for r in self._fts(query, n, self._cols(_COLUMNS)) if r["chunk_id"] not in drop
+            ][:k]
             return [Hit(_row_to_chunk(r), float(r["_score"]), i) for i, r in enumerate(rows)]
         return self._hybrid(query, vector, k, drop)
 
-    def _hybrid(self, query: str, vector: np.ndarray | None, k: int, drop: frozenset[str] = frozenset()) -> list[Hit]:
+    def _hybrid(
+        self, query: str, vector: np.ndarray | None, k: int, drop: frozenset[str] = frozenset()
+    ) -> list[Hit]:
         """RRF over row ids only; full rows are fetched for the k winners alone. The
         full-text half runs on a worker thread while the vector half runs here."""
         pool = max(k * 4, 20)
         snap = self._ram.snapshot(self.table)
-        gone = set(live_rowids(self.table, f"chunk_id IN ({', '.join(map(_quote, drop))})").tolist()) if drop else set()
+        gone = (
+            set(live_rowids(self.table, f"chunk_id IN ({', '.join(map(_quote, drop))})").tolist())
+            if drop
+            else set()
+        )
         text_half = workers().submit(self._fts, query, pool + len(gone), ["_rowid"])
         ids = identifiers(query)
-        id_half = (workers().submit(self._fts, " ".join(ids), ID_POOL + len(gone), ["_rowid", "text"])  # wide:
-                   if ids else None)  # a date's words ("2024", "10") are common; only verbatim holders count
-        named = self._names.named(query, self.table.version, lambda: self.columns(["source"])["source"])
-        name_half = workers().submit(self._fts, query, pool + len(gone), ["_rowid", "text", "source"],
-                                     named) if named else None
+        id_half = (
+            workers().submit(
+                self._fts, " ".join(ids), ID_POOL + len(gone), ["_rowid", "text"]
+            )  # wide:
+            if ids
+            else None
+        )  # a date's words ("2024", "10") are common; only verbatim holders count
+        named = self._names.named(
+            query, self.table.version, lambda: self.columns(["source"])["source"]
+        )
+        name_half = (
+            workers().submit(
+                self._fts, query, pool + len(gone), ["_rowid", "text", "source"], named
+            )
+            if named
+            else None
+        )
         ranked: list[list[int]] = []
         if vector is not None:  # int8 ranks (RRF uses ranks only): no float32 read-back here
-            ranked.append([rid for rid, _ in self._ram.top(snap, vector, pool + len(gone)) if rid not in gone][:pool])
+            ranked.append(
+                [
+                    rid
+                    for rid, _ in self._ram.top(snap, vector, pool + len(gone))
+                    if rid not in gone
+                ][:pool]
+            )
         try:
-            ranked.append([r["_rowid"] for r in text_half.result() if r["_rowid"] not in gone][:pool])
+            ranked.append(
+                [r["_rowid"] for r in text_half.result() if r["_rowid"] not in gone][:pool]
+            )
         except FullTextFailed as exc:
             self.fallback = f"vector only: {exc.message}"
         if name_half is not None:  # the file the question names ("TSLA" -> TSLA.csv): its passages
-            ranked.append([r["_rowid"] for r in quiet(name_half) if r["_rowid"] not in gone][:pool])  # (cached)
-        held = held_counts((quiet(id_half) if id_half else []) + (quiet(name_half) if named else []), ids, gone)
+            ranked.append(
+                [r["_rowid"] for r in quiet(name_half) if r["_rowid"] not in gone][:pool]
+            )  # (cached)
+        held = held_counts(
+            (quiet(id_half) if id_half else []) + (quiet(name_half) if named else []), ids, gone
+        )
         fused, best = fuse(ranked, held, RRF_K, k)
         rows = self._rows(best, _HIT_COLUMNS)
         return [Hit(_row_to_chunk(rows[r]), fused[r], i) for i, r in enumerate(best)]
 
 
-guard_methods(LanceStore, ["replace_files", "remove", "remove_from_other_tables", "count", "file_hashes",
-                           "sources", "all_texts", "centroid", "get", "search", "ensure_fts",
-                           "sources_in", "other_tables"])
+guard_methods(
+    LanceStore,
+    [
+        "replace_files",
+        "remove",
+        "remove_from_other_tables",
+        "count",
+        "file_hashes",
+        "sources",
+        "all_texts",
+        "centroid",
+        "get",
+        "search",
+        "ensure_fts",
+        "sources_in",
+        "other_tables",
+    ],
+)

@@ -29,7 +29,9 @@ Grid = list[list[str]]  # rows of cell texts, padded to one width
 @dataclass
 class Table:
     title: str  # "SUMMARY OUTPUT, ANOVA"; "" for none
-    header: list[str] | None  # the column names (a blank first one: row labels), None: label | value rows
+    header: (
+        list[str] | None
+    )  # the column names (a blank first one: row labels), None: label | value rows
     rows: list[tuple[int, list[str]]] = field(default_factory=list)  # (sheet row number, cells)
     header_row: int = 0  # its sheet row number (0: no header)
     cols: tuple[int, int] = (0, 0)  # first and last+1 column of the grid
@@ -81,7 +83,9 @@ def _is_number(text: str) -> bool:
 def _is_header(cells: list[str]) -> bool:
     """Column names: at least two cells, each text, none a number or a date."""
     named = [c for c in cells if c]
-    return len(named) >= 2 and not any(_is_number(c) or (c[:4].isdigit() and c[4:5] == "-") for c in named)
+    return len(named) >= 2 and not any(
+        _is_number(c) or (c[:4].isdigit() and c[4:5] == "-") for c in named
+    )
 
 
 def find_tables(grid: Grid, numbers: list[int]) -> list[Table]:
@@ -99,8 +103,15 @@ def find_tables(grid: Grid, numbers: list[int]) -> list[Table]:
             i += 1
         header = cut[i] if i < len(cut) - 1 and _is_header(cut[i]) else None
         prev = tables[-1] if tables else None
-        if (prev is not None and prev.rows and not own and header is None and prev.cols == (c0, c1)
-                and prev.header is not None and numbers[r0] - prev.rows[-1][0] <= 2):
+        if (
+            prev is not None
+            and prev.rows
+            and not own
+            and header is None
+            and prev.cols == (c0, c1)
+            and prev.header is not None
+            and numbers[r0] - prev.rows[-1][0] <= 2
+        ):
             prev.rows.extend((numbers[r0 + j], row) for j, row in enumerate(cut))
             continue
         title = ", ".join(t for t in [above.get(c0, "")] + own if t)
@@ -132,10 +143,15 @@ def row_line(table: Table, number: int, cells: list[str], where: str) -> str:
         if len(named) == 1:
             return f"{place}: {named[0]}."
         return f"{place}: {named[0]}: {'; '.join(named[1:])}."
-    names = table.header + [f"column {_letter(table.cols[0] + i)}" for i in range(len(table.header), len(cells))]
+    names = table.header + [
+        f"column {_letter(table.cols[0] + i)}" for i in range(len(table.header), len(cells))
+    ]
     label = cells[0] if not names[0] and cells[0] else ""
-    pairs = [f"{h or 'column ' + _letter(table.cols[0] + i)}: {c}"
-             for i, (h, c) in enumerate(zip(names, cells)) if c and not (i == 0 and label)]
+    pairs = [
+        f"{h or 'column ' + _letter(table.cols[0] + i)}: {c}"
+        for i, (h, c) in enumerate(zip(names, cells))
+        if c and not (i == 0 and label)
+    ]
     if label:
         place += f" ({label})"
     return f"{place}: {'; '.join(pairs)}." if pairs else f"{place}."

@@ -51,8 +51,12 @@ class VectorCache:
                 codes["bits"] = np.array(codes["bits"])  # scanned whole on every query: in RAM
                 codes["q8"] = DiskRows(codes["q8"])
                 segs.append(Segment(state[f"rowids{i}"], state[f"alive{i}"], name=name, **codes))
-            snap = Snapshot(int(meta["version"]), tuple(segs), np.asarray(meta["mean"], np.float32),
-                            int(meta.get("mean_rows", 0)))
+            snap = Snapshot(
+                int(meta["version"]),
+                tuple(segs),
+                np.asarray(meta["mean"], np.float32),
+                int(meta.get("mean_rows", 0)),
+            )
         except Exception:  # noqa: BLE001 - any unreadable cache (zipfile errors too): rebuilt
             return None
         self.saved_rows = sum(len(s.rowids) for s in snap.segments)
@@ -74,8 +78,10 @@ class VectorCache:
         """Save when enough rows are only in RAM (or segments pile up); best effort."""
         total = sum(len(s.rowids) for s in snap.segments)
         unsaved = sum(len(s.rowids) for s in snap.segments if not s.name)
-        if not snap.segments or (unsaved < max(SAVE_MIN_ROWS, SAVE_AFTER_ROWS * total)
-                                 and len(snap.segments) <= MAX_SEGMENTS):
+        if not snap.segments or (
+            unsaved < max(SAVE_MIN_ROWS, SAVE_AFTER_ROWS * total)
+            and len(snap.segments) <= MAX_SEGMENTS
+        ):
             return snap
         try:
             return self.save(snap)
@@ -103,9 +109,16 @@ class VectorCache:
         arrays.update({f"alive{i}": s.alive for i, s in enumerate(out)})
         np.savez(self.folder / state, **arrays)
         files = [state] + [f"{s.name}/{c}.npy" for s in out for c in _CODES]
-        meta = {"format": FORMAT, "dim": int(snap.mean.shape[0]), "version": snap.version,
-                "mean": snap.mean.tolist(), "mean_rows": snap.mean_rows, "segments": [s.name for s in out],
-                "state": state, "files": {f: _stat(self.folder / f) for f in files}}
+        meta = {
+            "format": FORMAT,
+            "dim": int(snap.mean.shape[0]),
+            "version": snap.version,
+            "mean": snap.mean.tolist(),
+            "mean_rows": snap.mean_rows,
+            "segments": [s.name for s in out],
+            "state": state,
+            "files": {f: _stat(self.folder / f) for f in files},
+        }
         sidecar.write(self.folder / "manifest.json", meta)
         self._clean({s.name for s in out} | {state})
         self.saved_rows = sum(len(s.rowids) for s in out)
@@ -172,5 +185,11 @@ def _merge(segs: list[Segment]) -> Segment:
     cat = lambda f: np.concatenate([np.asarray(getattr(s, f))[i] for s, i in zip(segs, live)])  # noqa: E731
     bits = np.concatenate([np.asarray(s.bits)[:, i] for s, i in zip(segs, live)], axis=1)
     rowids = cat("rowids")
-    return Segment(rowids, np.ones(len(rowids), bool), cat("keys"), cat("scale"), cat("q8"),
-                   np.ascontiguousarray(bits))
+    return Segment(
+        rowids,
+        np.ones(len(rowids), bool),
+        cat("keys"),
+        cat("scale"),
+        cat("q8"),
+        np.ascontiguousarray(bits),
+    )

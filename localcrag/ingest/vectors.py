@@ -22,8 +22,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, ContextManager, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +35,7 @@ READ_BATCH = 65_536  # rows of vectors read from Lance per call (bounded memory)
 _BLAS: Any = None
 
 
-def one_blas_thread() -> ContextManager:
+def one_blas_thread() -> AbstractContextManager:
     """BLAS on one thread for a product (hybrid search runs full-text search on the other core
     meanwhile). A no-op without threadpoolctl."""
     global _BLAS
@@ -49,8 +51,14 @@ def one_blas_thread() -> ContextManager:
 
 def key_of(chunk_ids: Sequence[str]) -> np.ndarray:
     """64-bit hashes of chunk ids: how a row moved by compaction is recognised."""
-    return np.fromiter((int.from_bytes(hashlib.blake2b(c.encode(), digest_size=8).digest(), "little")
-                        for c in chunk_ids), dtype=np.uint64, count=len(chunk_ids))
+    return np.fromiter(
+        (
+            int.from_bytes(hashlib.blake2b(c.encode(), digest_size=8).digest(), "little")
+            for c in chunk_ids
+        ),
+        dtype=np.uint64,
+        count=len(chunk_ids),
+    )
 
 
 @dataclass(frozen=True)
@@ -100,10 +108,18 @@ def _bits(centred: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(packed.view(np.uint64).T)
 
 
-def segment(rowids: np.ndarray, chunk_ids: Sequence[str], vectors: np.ndarray, mean: np.ndarray) -> Segment:
+def segment(
+    rowids: np.ndarray, chunk_ids: Sequence[str], vectors: np.ndarray, mean: np.ndarray
+) -> Segment:
     scale, q8, bits = encode(vectors, mean)
-    return Segment(np.asarray(rowids, dtype=np.uint64), np.ones(len(rowids), bool), key_of(chunk_ids),
-                   scale, q8, bits)
+    return Segment(
+        np.asarray(rowids, dtype=np.uint64),
+        np.ones(len(rowids), bool),
+        key_of(chunk_ids),
+        scale,
+        q8,
+        bits,
+    )
 
 
 def rows_of(q8: Any, idx: np.ndarray) -> np.ndarray:
@@ -125,7 +141,9 @@ def hamming(seg: Segment, qbits: np.ndarray) -> np.ndarray:
     return acc
 
 
-def top(snap: Snapshot, vector: np.ndarray, n: int, candidates: int | None = None) -> list[tuple[int, float]]:
+def top(
+    snap: Snapshot, vector: np.ndarray, n: int, candidates: int | None = None
+) -> list[tuple[int, float]]:
     """(row id, approximate cosine) of the n best rows, best first: Hamming candidates
     re-scored in int8 (every live row is re-scored when there are few)."""
     if n <= 0 or not snap.segments:
@@ -162,9 +180,9 @@ def centroid(snap: Snapshot, dim: int, block: int = 65_536) -> np.ndarray:
     total, n = np.zeros(dim, np.float64), 0
     for seg in snap.segments:
         for a in range(0, len(seg.rowids), block):
-            live = np.asarray(seg.alive[a:a + block])
-            q = np.asarray(seg.q8[a:a + block])[live].astype(np.float32)
-            total += (q * np.asarray(seg.scale[a:a + block])[live][:, None]).sum(axis=0)
+            live = np.asarray(seg.alive[a : a + block])
+            q = np.asarray(seg.q8[a : a + block])[live].astype(np.float32)
+            total += (q * np.asarray(seg.scale[a : a + block])[live][:, None]).sum(axis=0)
             n += int(live.sum())
     return (total / max(n, 1)).astype(np.float32)
 

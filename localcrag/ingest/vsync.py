@@ -11,14 +11,25 @@ from __future__ import annotations
 
 import itertools
 import threading
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from localcrag.ingest.faults import BadRows
-from localcrag.ingest.vectors import (CANDIDATES, READ_BATCH, Segment, Snapshot, _bits, _mean, centroid,
-                                      key_of, segment, top)
+from localcrag.ingest.vectors import (
+    CANDIDATES,
+    READ_BATCH,
+    Segment,
+    Snapshot,
+    _bits,
+    _mean,
+    centroid,
+    key_of,
+    segment,
+    top,
+)
 
 
 def live_rowids(table: Any, where: str | None = None) -> np.ndarray:
@@ -33,8 +44,13 @@ def read_rows(table: Any, rowids: np.ndarray, columns: list[str]) -> Any:
     """Columns (+ _rowid) of the given rows, in batches; an Arrow table."""
     import pyarrow as pa
 
-    parts = [table.take_row_ids([int(r) for r in rowids[i:i + READ_BATCH]]).select(columns)
-             .with_row_id().to_arrow() for i in range(0, len(rowids), READ_BATCH)]
+    parts = [
+        table.take_row_ids([int(r) for r in rowids[i : i + READ_BATCH]])
+        .select(columns)
+        .with_row_id()
+        .to_arrow()
+        for i in range(0, len(rowids), READ_BATCH)
+    ]
     return pa.concat_tables(parts) if parts else None
 
 
@@ -79,15 +95,26 @@ def rows_by_id(table: Any, rowids: Sequence[int], columns: list[str], dim: int) 
     return {r["_rowid"]: r for r in rows}
 
 
-def exact_rerank(table: Any, approx: list[tuple[int, float]], vector: np.ndarray, n: int,
-                 columns: list[str], dim: int) -> list[tuple[dict, float]]:
+def exact_rerank(
+    table: Any,
+    approx: list[tuple[int, float]],
+    vector: np.ndarray,
+    n: int,
+    columns: list[str],
+    dim: int,
+) -> list[tuple[dict, float]]:
     """Approximate candidates re-ranked by their float32 vectors (read back by row id): the
     top n by exact cosine, with their rows."""
     rows = rows_by_id(table, [r for r, _ in approx], columns + ["vector"], dim)
     q = np.asarray(vector, dtype=np.float32).reshape(-1)
     q = q / (np.linalg.norm(q) or 1.0)
-    scored = [(rows[rid], float(rows[rid]["vector"] @ q) / (float(np.linalg.norm(rows[rid]["vector"])) or 1.0))
-              for rid, _ in approx]
+    scored = [
+        (
+            rows[rid],
+            float(rows[rid]["vector"] @ q) / (float(np.linalg.norm(rows[rid]["vector"])) or 1.0),
+        )
+        for rid, _ in approx
+    ]
     return sorted(scored, key=lambda t: -t[1])[:n]
 
 
@@ -96,10 +123,17 @@ def full_scan(table: Any, dim: int, mean: np.ndarray) -> Snapshot:
     that centres the sign bits is chosen from the first READ_BATCH rows when not given."""
     n = table.count_rows()
     parts, held, version = [], [], table.version
-    reader = table.search().select(["chunk_id", "vector", "_rowid"]).limit(max(n, 1)).to_batches(READ_BATCH)
+    reader = (
+        table.search()
+        .select(["chunk_id", "vector", "_rowid"])
+        .limit(max(n, 1))
+        .to_batches(READ_BATCH)
+    )
     for batch in itertools.chain(reader, [None]):  # None: flush what is held
         if batch is not None:
-            held.append((batch["_rowid"].to_numpy(), batch["chunk_id"].to_pylist(), matrix(batch, dim)))
+            held.append(
+                (batch["_rowid"].to_numpy(), batch["chunk_id"].to_pylist(), matrix(batch, dim))
+            )
             if not mean.any() and sum(len(h[0]) for h in held) < READ_BATCH:
                 continue
         if held and not mean.any():
@@ -119,8 +153,14 @@ def recentre(snap: Snapshot, dim: int) -> Snapshot:
     mean = centroid(snap, dim)
     segs = []
     for s in snap.segments:
-        bits = [_bits(np.asarray(s.q8[a:a + READ_BATCH], np.float32) * np.asarray(s.scale[a:a + READ_BATCH])[:, None]
-                      - mean) for a in range(0, len(s.rowids), READ_BATCH)]
+        bits = [
+            _bits(
+                np.asarray(s.q8[a : a + READ_BATCH], np.float32)
+                * np.asarray(s.scale[a : a + READ_BATCH])[:, None]
+                - mean
+            )
+            for a in range(0, len(s.rowids), READ_BATCH)
+        ]
         segs.append(replace(s, bits=np.concatenate(bits, axis=1), name=""))
     return Snapshot(snap.version, tuple(segs), mean, snap.count)
 
@@ -128,8 +168,13 @@ def recentre(snap: Snapshot, dim: int) -> Snapshot:
 def concat(parts: list[Segment]) -> Segment:
     if len(parts) == 1:
         return parts[0]
-    return Segment(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("rowids", "alive", "keys", "scale", "q8")),
-                   np.concatenate([p.bits for p in parts], axis=1))
+    return Segment(
+        *(
+            np.concatenate([getattr(p, f) for p in parts])
+            for f in ("rowids", "alive", "keys", "scale", "q8")
+        ),
+        np.concatenate([p.bits for p in parts], axis=1),
+    )
 
 
 def same_table(snap: Snapshot, table: Any, probes: int = 8) -> bool:
@@ -139,7 +184,11 @@ def same_table(snap: Snapshot, table: Any, probes: int = 8) -> bool:
         return False
     s = max(snap.segments, key=lambda seg: len(seg.rowids))
     live = np.flatnonzero(s.alive)
-    pick = live[np.linspace(0, len(live) - 1, min(probes, len(live))).round().astype(int)] if len(live) else live
+    pick = (
+        live[np.linspace(0, len(live) - 1, min(probes, len(live))).round().astype(int)]
+        if len(live)
+        else live
+    )
     if not len(pick):
         return True
     got = read_rows(table, s.rowids[pick], ["chunk_id"])
@@ -178,14 +227,26 @@ def sync(snap: Snapshot | None, table: Any, dim: int) -> Snapshot:
             new, segs = _revive(table, new, segs, np.concatenate(dead_keys), dead_at)
     if len(new):
         data = read_rows(table, new, ["chunk_id", "vector"])
-        segs.append(segment(data["_rowid"].to_numpy(), data["chunk_id"].to_pylist(), matrix(data, dim), snap.mean))
+        segs.append(
+            segment(
+                data["_rowid"].to_numpy(),
+                data["chunk_id"].to_pylist(),
+                matrix(data, dim),
+                snap.mean,
+            )
+        )
     segs = [s for s in segs if s.alive.any()]
     out = Snapshot(version, tuple(segs), snap.mean, snap.mean_rows)
     return recentre(out, dim) if out.count > max(4 * snap.mean_rows, CANDIDATES) else out
 
 
-def _revive(table: Any, new: np.ndarray, segs: list[Segment], dead_keys: np.ndarray,
-            dead_at: list[tuple[int, int]]) -> tuple[np.ndarray, list[Segment]]:
+def _revive(
+    table: Any,
+    new: np.ndarray,
+    segs: list[Segment],
+    dead_keys: np.ndarray,
+    dead_at: list[tuple[int, int]],
+) -> tuple[np.ndarray, list[Segment]]:
     """Rows that only moved (same chunk id under a new row id) keep their codes."""
     data = read_rows(table, new, ["chunk_id"])
     got = data["_rowid"].to_numpy().astype(np.uint64)

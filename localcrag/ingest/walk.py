@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from localcrag.errors import BadDocument
 from localcrag.ingest.files import bad, broken_link
@@ -25,8 +25,9 @@ def _hidden(name: str) -> bool:
     return name.startswith(".")
 
 
-def iter_files(paths: Sequence[Path],
-               skipped: list[Path] | None = None) -> tuple[list[Path], list[tuple[Path, str]]]:
+def iter_files(
+    paths: Sequence[Path], skipped: list[Path] | None = None
+) -> tuple[list[Path], list[tuple[Path, str]]]:
     """Expand files and folders into supported files (absolute, resolved, deduplicated).
 
     Folders are walked recursively in sorted order, skipping hidden entries and skipping
@@ -47,8 +48,18 @@ def iter_files(paths: Sequence[Path],
         try:
             is_dir = given.is_dir()
         except OSError as exc:  # inside a folder we may not enter: one line, not an abort
-            errors.append((given, str(bad(given, f"cannot read ({exc.strerror or exc})",
-                                          "check the permissions of the folders above it"))))
+            errors.append(
+                (
+                    given,
+                    str(
+                        bad(
+                            given,
+                            f"cannot read ({exc.strerror or exc})",
+                            "check the permissions of the folders above it",
+                        )
+                    ),
+                )
+            )
             continue
         if is_dir:
             found = 0
@@ -62,8 +73,11 @@ def iter_files(paths: Sequence[Path],
                         add(p)
                     elif skipped is not None and not _hidden(name) and p.is_file():
                         skipped.append(p)  # counted for the report, not an error
-                    elif not _hidden(name) and (link := broken_link(p)) is not None and (
-                            "loop" in str(link) or p.suffix.lower() in SUPPORTED):
+                    elif (
+                        not _hidden(name)
+                        and (link := broken_link(p)) is not None
+                        and ("loop" in str(link) or p.suffix.lower() in SUPPORTED)
+                    ):
                         errors.append((p, str(link)))  # a loop, or a document whose target is gone
             for exc in walk_errors:
                 where = Path(exc.filename or given)

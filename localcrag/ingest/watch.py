@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from localcrag.ingest.library import IngestReport
 from localcrag.ingest.walk import _hidden, iter_files, wanted
@@ -38,7 +39,9 @@ def _inside(path: Path, roots: Sequence[Path]) -> Path | None:
     return None
 
 
-def plan(changes: Iterable[tuple[Any, str]], roots: Sequence[Path]) -> tuple[list[Path], list[Path]]:
+def plan(
+    changes: Iterable[tuple[Any, str]], roots: Sequence[Path]
+) -> tuple[list[Path], list[Path]]:
     """(files to ingest, paths to remove) for a burst of raw changes. Hidden entries below a
     watched folder are ignored (editor swap files, ``.git``); a folder that appeared (moved
     in) contributes every supported file under it."""
@@ -77,8 +80,13 @@ def apply(library: Any, changes: Iterable[tuple[Any, str]], roots: Sequence[Path
     return report
 
 
-def watch(library: Any, paths: Sequence[Path | str], on_report: Callable[[IngestReport], None],
-          stop: threading.Event | None = None, ready: threading.Event | None = None) -> None:
+def watch(
+    library: Any,
+    paths: Sequence[Path | str],
+    on_report: Callable[[IngestReport], None],
+    stop: threading.Event | None = None,
+    ready: threading.Event | None = None,
+) -> None:
     """Watch ``paths`` until ``stop`` is set: a pruning ingest first, then one ``apply`` per
     burst; every result (even an empty one) goes to ``on_report``; ``ready`` is set once the
     first catch-up ingest is done."""
@@ -86,13 +94,22 @@ def watch(library: Any, paths: Sequence[Path | str], on_report: Callable[[Ingest
 
     import watchfiles
 
-    logging.getLogger("watchfiles").setLevel(logging.ERROR)  # no "KeyboardInterrupt caught" line: Ctrl+C is how it stops
+    logging.getLogger("watchfiles").setLevel(
+        logging.ERROR
+    )  # no "KeyboardInterrupt caught" line: Ctrl+C is how it stops
     roots = [Path(p).expanduser().resolve() for p in paths]
     synced = False
-    for changes in watchfiles.watch(*roots, watch_filter=None, debounce=WATCH_MAX_MS,
-                                    step=WATCH_QUIET_MS, stop_event=stop, rust_timeout=POLL_MS,
-                                    yield_on_timeout=True, raise_interrupt=False,
-                                    ignore_permission_denied=True):
+    for changes in watchfiles.watch(
+        *roots,
+        watch_filter=None,
+        debounce=WATCH_MAX_MS,
+        step=WATCH_QUIET_MS,
+        stop_event=stop,
+        rust_timeout=POLL_MS,
+        yield_on_timeout=True,
+        raise_interrupt=False,
+        ignore_permission_denied=True,
+    ):
         if not synced:  # the OS watch is live from here on: catch up once
             on_report(library.ingest(roots, prune=True))
             synced = True
@@ -132,8 +149,13 @@ class WatchService:
     a folder is added or dropped (the old thread stops at its next poll; the writer lock
     keeps the two from overlapping writes)."""
 
-    def __init__(self, library_of: Callable[[], Any], index_dir: Path,
-                 on_report: Callable[[IngestReport], None], on_error: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        library_of: Callable[[], Any],
+        index_dir: Path,
+        on_report: Callable[[IngestReport], None],
+        on_error: Callable[[str], None],
+    ) -> None:
         self.library_of = library_of  # built in the thread: the first build loads the embedder
         self.index_dir = Path(index_dir)
         self.on_report, self.on_error = on_report, on_error
@@ -144,7 +166,9 @@ class WatchService:
         """Watch ``folder`` (True) or stop watching it (False); the list is saved."""
         folder = Path(folder).expanduser().resolve()
         on = folder not in self.folders
-        self.folders = sorted(set(self.folders) | {folder}) if on else [f for f in self.folders if f != folder]
+        self.folders = (
+            sorted(set(self.folders) | {folder}) if on else [f for f in self.folders if f != folder]
+        )
         save_watched(self.index_dir, self.folders)
         self.start()
         return on

@@ -33,18 +33,66 @@ class CatalogueEntry:
 
 
 CATALOGUE: tuple[CatalogueEntry, ...] = (
-    CatalogueEntry("qwen2.5-0.5b", "Qwen/Qwen2.5-0.5B-Instruct-GGUF", "qwen2.5-0.5b-instruct-q4_k_m.gguf",
-                   "0.5B", 32768, 0.49, 0.7, "smallest; still quotes by default (under 1B)"),
-    CatalogueEntry("qwen2.5-1.5b", "Qwen/Qwen2.5-1.5B-Instruct-GGUF", "qwen2.5-1.5b-instruct-q4_k_m.gguf",
-                   "1.5B", 32768, 1.12, 1.4, "good first upgrade: writes answers"),
-    CatalogueEntry("qwen2.5-3b", "Qwen/Qwen2.5-3B-Instruct-GGUF", "qwen2.5-3b-instruct-q4_k_m.gguf",
-                   "3.1B", 32768, 2.10, 2.4, "best of the list on a laptop; ~2x slower than 1.5B"),
-    CatalogueEntry("llama3.2-1b", "bartowski/Llama-3.2-1B-Instruct-GGUF", "Llama-3.2-1B-Instruct-Q4_K_M.gguf",
-                   "1.2B", 131072, 0.81, 1.1, "Llama 3.2 community licence"),
-    CatalogueEntry("llama3.2-3b", "bartowski/Llama-3.2-3B-Instruct-GGUF", "Llama-3.2-3B-Instruct-Q4_K_M.gguf",
-                   "3.2B", 131072, 2.02, 2.5, "Llama 3.2 community licence"),
-    CatalogueEntry("smollm2-1.7b", "bartowski/SmolLM2-1.7B-Instruct-GGUF", "SmolLM2-1.7B-Instruct-Q4_K_M.gguf",
-                   "1.7B", 8192, 1.06, 1.7, "the bundled model's big sibling (Apache 2.0)"),
+    CatalogueEntry(
+        "qwen2.5-0.5b",
+        "Qwen/Qwen2.5-0.5B-Instruct-GGUF",
+        "qwen2.5-0.5b-instruct-q4_k_m.gguf",
+        "0.5B",
+        32768,
+        0.49,
+        0.7,
+        "smallest; still quotes by default (under 1B)",
+    ),
+    CatalogueEntry(
+        "qwen2.5-1.5b",
+        "Qwen/Qwen2.5-1.5B-Instruct-GGUF",
+        "qwen2.5-1.5b-instruct-q4_k_m.gguf",
+        "1.5B",
+        32768,
+        1.12,
+        1.4,
+        "good first upgrade: writes answers",
+    ),
+    CatalogueEntry(
+        "qwen2.5-3b",
+        "Qwen/Qwen2.5-3B-Instruct-GGUF",
+        "qwen2.5-3b-instruct-q4_k_m.gguf",
+        "3.1B",
+        32768,
+        2.10,
+        2.4,
+        "best of the list on a laptop; ~2x slower than 1.5B",
+    ),
+    CatalogueEntry(
+        "llama3.2-1b",
+        "bartowski/Llama-3.2-1B-Instruct-GGUF",
+        "Llama-3.2-1B-Instruct-Q4_K_M.gguf",
+        "1.2B",
+        131072,
+        0.81,
+        1.1,
+        "Llama 3.2 community licence",
+    ),
+    CatalogueEntry(
+        "llama3.2-3b",
+        "bartowski/Llama-3.2-3B-Instruct-GGUF",
+        "Llama-3.2-3B-Instruct-Q4_K_M.gguf",
+        "3.2B",
+        131072,
+        2.02,
+        2.5,
+        "Llama 3.2 community licence",
+    ),
+    CatalogueEntry(
+        "smollm2-1.7b",
+        "bartowski/SmolLM2-1.7B-Instruct-GGUF",
+        "SmolLM2-1.7B-Instruct-Q4_K_M.gguf",
+        "1.7B",
+        8192,
+        1.06,
+        1.7,
+        "the bundled model's big sibling (Apache 2.0)",
+    ),
 )
 
 
@@ -67,8 +115,10 @@ def parse_spec(spec: str) -> tuple[str, str, CatalogueEntry | None]:
         repo, filename = "/".join(parts[:2]), "/".join(parts[2:])
         return repo, filename, by_filename(parts[-1])
     names = ", ".join(e.name for e in CATALOGUE)
-    raise LocalcragError(f"unknown model {spec!r}",
-                         f"use a short name ({names}) or OWNER/REPO/FILE.gguf from the Hugging Face hub")
+    raise LocalcragError(
+        f"unknown model {spec!r}",
+        f"use a short name ({names}) or OWNER/REPO/FILE.gguf from the Hugging Face hub",
+    )
 
 
 def local_model(name: str, models_dir: Path) -> str:
@@ -86,7 +136,11 @@ def local_model(name: str, models_dir: Path) -> str:
     if entry is not None:
         if (models_dir / entry.filename).is_file():
             return entry.filename
-        raise LocalcragError(f"{entry.name} is not pulled yet ({entry.filename} is not in {models_dir})",
-                             f"run `localcrag models pull {entry.name}` first")
-    raise LocalcragError(f"no model {name!r} in {models_dir}",
-                         "see `localcrag models` for the files there and the catalogue's short names")
+        raise LocalcragError(
+            f"{entry.name} is not pulled yet ({entry.filename} is not in {models_dir})",
+            f"run `localcrag models pull {entry.name}` first",
+        )
+    raise LocalcragError(
+        f"no model {name!r} in {models_dir}",
+        "see `localcrag models` for the files there and the catalogue's short names",
+    )

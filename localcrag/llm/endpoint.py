@@ -38,7 +38,7 @@ class ChatPrompt(str):
 
     messages: tuple[dict[str, str], ...]
 
-    def __new__(cls, messages: list[dict[str, str]]) -> "ChatPrompt":
+    def __new__(cls, messages: list[dict[str, str]]) -> ChatPrompt:
         obj = super().__new__(cls, "\n".join(f"{m['role']}: {m['content']}" for m in messages))
         obj.messages = tuple(dict(m) for m in messages)
         return obj
@@ -62,9 +62,16 @@ class EndpointLLM:
     remote = True  # evidence text leaves the process (the answer style counts it as capable)
     has_chat_template = True  # the server applies the model's own
 
-    def __init__(self, url: str, model: str | None = None, api_key: str | None = None,
-                 n_ctx: int = 2048, read_timeout: float = 60.0, key_env: str | None = None,
-                 extra_body: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        model: str | None = None,
+        api_key: str | None = None,
+        n_ctx: int = 2048,
+        read_timeout: float = 60.0,
+        key_env: str | None = None,
+        extra_body: dict[str, Any] | None = None,
+    ) -> None:
         self.url = url.rstrip("/")
         parts = urlsplit(self.url)
         self._https = parts.scheme == "https"
@@ -74,7 +81,9 @@ class EndpointLLM:
         self._key, self._key_env = api_key, key_env
         self.n_ctx = n_ctx
         self.read_timeout = read_timeout
-        self.extra_body = dict(extra_body or {})  # server-specific options sent with every generation
+        self.extra_body = dict(
+            extra_body or {}
+        )  # server-specific options sent with every generation
         self.finish_reason: str | None = None  # of the last stream: "stop" or "length"
 
     @property
@@ -123,20 +132,26 @@ class EndpointLLM:
             data = json.dumps(body).encode("utf-8")
             headers["Content-Type"] = "application/json"
         why = ""
-        for attempt in (1, 2):
+        for attempt in (1, 2):  # noqa: B007 (read after the loop)
             try:
                 conn = self._connect()
             except OSError as exc:
-                why = _reason(exc) if isinstance(exc, (ConnectionRefusedError, socket.gaierror)) \
+                why = (
+                    _reason(exc)
+                    if isinstance(exc, (ConnectionRefusedError, socket.gaierror))
                     else f"could not connect ({_reason(exc)})"
+                )
                 continue
             try:
                 conn.request(method, self._base + path, body=data, headers=headers)
                 resp = conn.getresponse()
             except (OSError, http.client.HTTPException) as exc:
                 conn.close()
-                why = f"no answer within {self.read_timeout:g} s" if isinstance(exc, TimeoutError) \
+                why = (
+                    f"no answer within {self.read_timeout:g} s"
+                    if isinstance(exc, TimeoutError)
                     else _reason(exc)
+                )
                 continue
             if 200 <= resp.status < 300:
                 return conn, resp
@@ -148,8 +163,10 @@ class EndpointLLM:
             if resp.status < 500:
                 break  # the request itself is wrong: asking again gives the same answer
         retried = "retried once" if attempt == 2 else "not retried"
-        raise EndpointDown(f"model server {self.url} failed: {why} ({retried})",
-                           "check llm_endpoint, or unset it to use the local model")
+        raise EndpointDown(
+            f"model server {self.url} failed: {why} ({retried})",
+            "check llm_endpoint, or unset it to use the local model",
+        )
 
     def check(self) -> None:
         """Ask the server for its models (``GET /models``): is it up, and which model is
@@ -159,11 +176,15 @@ class EndpointLLM:
             try:
                 listed = json.loads(resp.read() or b"{}").get("data") or []
             except (OSError, ValueError, AttributeError, http.client.HTTPException) as exc:
-                raise EndpointDown(f"model server {self.url} sent an unreadable model list: "
-                                   f"{_reason(exc)}", "check llm_endpoint") from exc
+                raise EndpointDown(
+                    f"model server {self.url} sent an unreadable model list: {_reason(exc)}",
+                    "check llm_endpoint",
+                ) from exc
         if not self._model:
             if not listed:
-                raise EndpointDown(f"model server {self.url} lists no models", "set llm_endpoint_model")
+                raise EndpointDown(
+                    f"model server {self.url} lists no models", "set llm_endpoint_model"
+                )
             self._model = str(listed[0].get("id"))
 
     def model_id(self) -> str:
@@ -180,13 +201,20 @@ class EndpointLLM:
                 try:
                     line = resp.readline()
                 except (OSError, http.client.HTTPException) as exc:
-                    why = f"nothing for {self.read_timeout:g} s" if isinstance(exc, TimeoutError) \
+                    why = (
+                        f"nothing for {self.read_timeout:g} s"
+                        if isinstance(exc, TimeoutError)
                         else _reason(exc)
-                    raise EndpointDown(f"model server {self.url} stopped sending: {why}",
-                                       "check the server, or raise llm_endpoint_timeout") from exc
+                    )
+                    raise EndpointDown(
+                        f"model server {self.url} stopped sending: {why}",
+                        "check the server, or raise llm_endpoint_timeout",
+                    ) from exc
                 if not line:  # the connection closed without the closing [DONE]
-                    raise EndpointDown(f"model server {self.url} stopped sending before the end "
-                                       "of the answer", "check the server")
+                    raise EndpointDown(
+                        f"model server {self.url} stopped sending before the end of the answer",
+                        "check the server",
+                    )
                 text = line.decode("utf-8", errors="replace").strip()
                 if not text.startswith("data:"):
                     continue  # blank separators, ": ping" comments, event names
@@ -196,21 +224,34 @@ class EndpointLLM:
                 try:
                     yield json.loads(payload)
                 except ValueError as exc:
-                    raise EndpointDown(f"model server {self.url} sent an unreadable event: "
-                                       f"{payload[:80]!r}", "check the server") from exc
+                    raise EndpointDown(
+                        f"model server {self.url} sent an unreadable event: {payload[:80]!r}",
+                        "check the server",
+                    ) from exc
 
     # --- generation ------------------------------------------------------------------
 
-    def stream(self, prompt: str, max_tokens: int, temperature: float = 0.0,
-               stop: list[str] | None = None, cancel: threading.Event | None = None,
-               repeat_penalty: float = 1.0) -> Iterator[str]:
+    def stream(
+        self,
+        prompt: str,
+        max_tokens: int,
+        temperature: float = 0.0,
+        stop: list[str] | None = None,
+        cancel: threading.Event | None = None,
+        repeat_penalty: float = 1.0,
+    ) -> Iterator[str]:
         """Text pieces as the server streams them: ``/chat/completions`` for a ChatPrompt,
         ``/completions`` for a plain prompt. ``repeat_penalty`` is not sent (not part of the
         OpenAI API, which rejects it; a capable model does not need it): the server's own
         default applies, unless ``extra_body`` names one."""
         chat = isinstance(prompt, ChatPrompt)
-        body: dict[str, Any] = {"model": self.model_id(), "max_tokens": int(max_tokens),
-                                "temperature": float(temperature), "stream": True, "seed": 0}
+        body: dict[str, Any] = {
+            "model": self.model_id(),
+            "max_tokens": int(max_tokens),
+            "temperature": float(temperature),
+            "stream": True,
+            "seed": 0,
+        }
         body.update(self.extra_body)
         if stop:
             body["stop"] = list(stop)
@@ -233,17 +274,29 @@ class EndpointLLM:
         """P(yes) / (P(yes) + P(no)) of the first answer token, from the server's
         ``top_logprobs``; a server that returns none is scored by its greedy word (yes 1,
         no 0, anything else 0.5)."""
-        messages = list(prompt.messages) if isinstance(prompt, ChatPrompt) else \
-            [{"role": "user", "content": str(prompt)}]
-        body = {"model": self.model_id(), "messages": messages, "max_tokens": 1, "temperature": 0.0,
-                "logprobs": True, "top_logprobs": YES_NO_TOP, "seed": 0}
+        messages = (
+            list(prompt.messages)
+            if isinstance(prompt, ChatPrompt)
+            else [{"role": "user", "content": str(prompt)}]
+        )
+        body = {
+            "model": self.model_id(),
+            "messages": messages,
+            "max_tokens": 1,
+            "temperature": 0.0,
+            "logprobs": True,
+            "top_logprobs": YES_NO_TOP,
+            "seed": 0,
+        }
         conn, resp = self._request("POST", "/chat/completions", body)
         with closing(conn):
             try:
                 choice = (json.loads(resp.read()).get("choices") or [{}])[0]
             except (OSError, ValueError, http.client.HTTPException) as exc:
-                raise EndpointDown(f"model server {self.url} sent an unreadable answer: {_reason(exc)}",
-                                   "check the server") from exc
+                raise EndpointDown(
+                    f"model server {self.url} sent an unreadable answer: {_reason(exc)}",
+                    "check the server",
+                ) from exc
         return yes_share(choice)
 
 
@@ -251,7 +304,7 @@ def yes_share(choice: dict) -> float:
     """The yes/no verdict of one chat choice (see ``EndpointLLM.yes_probability``)."""
     import math
 
-    content = ((choice.get("logprobs") or {}).get("content") or [])
+    content = (choice.get("logprobs") or {}).get("content") or []
     mass = {"yes": 0.0, "no": 0.0}
     for alt in (content[0].get("top_logprobs") or []) if content else []:
         word = str(alt.get("token", "")).strip().lower()

@@ -27,20 +27,30 @@ def offline_refusal(settings: Settings) -> str | None:
     machine), else None."""
     url = settings.llm_endpoint
     if url and settings.offline and not is_loopback(url):
-        return (f"offline: llm_endpoint = {url} is not on this machine, and the evidence text "
-                "would be sent to it")
+        return (
+            f"offline: llm_endpoint = {url} is not on this machine, and the evidence text "
+            "would be sent to it"
+        )
     return None
 
 
-def endpoint_generator(settings: Settings, load_local: Callable[[], Any]) -> "FailoverLLM":
+def endpoint_generator(settings: Settings, load_local: Callable[[], Any]) -> FailoverLLM:
     """The configured server with the local model behind it; refused offline (one line)."""
     if why := offline_refusal(settings):
-        raise LocalcragError(why, "unset llm_endpoint, point it at 127.0.0.1, or allow the "
-                                  "network (ask without --offline; eval with --online)")
+        raise LocalcragError(
+            why,
+            "unset llm_endpoint, point it at 127.0.0.1, or allow the "
+            "network (ask without --offline; eval with --online)",
+        )
     env = settings.llm_endpoint_key_env
-    endpoint = EndpointLLM(str(settings.llm_endpoint), settings.llm_endpoint_model,
-                           api_key=os.environ.get(env) if env else None, key_env=env,
-                           n_ctx=settings.n_ctx, read_timeout=settings.llm_endpoint_timeout)
+    endpoint = EndpointLLM(
+        str(settings.llm_endpoint),
+        settings.llm_endpoint_model,
+        api_key=os.environ.get(env) if env else None,
+        key_env=env,
+        n_ctx=settings.n_ctx,
+        read_timeout=settings.llm_endpoint_timeout,
+    )
     return FailoverLLM(endpoint, load_local)
 
 
@@ -95,14 +105,21 @@ class FailoverLLM:
     def _fall_back(self, exc: EndpointDown, mid_answer: bool = False) -> None:
         name = getattr(self.local, "name", "")
         self.failed = str(exc.message)
-        what = ("; it stopped mid-answer: what it wrote is withdrawn, and the local model "
-                f"{name} answers the question again" if mid_answer else
-                f"; answering with the local model {name}")
+        what = (
+            "; it stopped mid-answer: what it wrote is withdrawn, and the local model "
+            f"{name} answers the question again"
+            if mid_answer
+            else f"; answering with the local model {name}"
+        )
         self.notices.append(f"{exc.message}{what}".rstrip())
 
     def _for_local(self, prompt: str) -> str:
         """A prompt rendered for the server, re-rendered with the local chat template."""
-        return self.local.chat_prompt(list(prompt.messages)) if isinstance(prompt, ChatPrompt) else prompt
+        return (
+            self.local.chat_prompt(list(prompt.messages))
+            if isinstance(prompt, ChatPrompt)
+            else prompt
+        )
 
     def chat_prompt(self, messages: list[dict[str, str]]) -> str:
         return self.active.chat_prompt(messages)
@@ -113,9 +130,15 @@ class FailoverLLM:
     def fits(self, prompt_tokens: int, max_tokens: int) -> bool:
         return self.active.fits(prompt_tokens, max_tokens)
 
-    def stream(self, prompt: str, max_tokens: int, temperature: float = 0.0,
-               stop: list[str] | None = None, cancel: threading.Event | None = None,
-               repeat_penalty: float = 1.0) -> Iterator[str]:
+    def stream(
+        self,
+        prompt: str,
+        max_tokens: int,
+        temperature: float = 0.0,
+        stop: list[str] | None = None,
+        cancel: threading.Event | None = None,
+        repeat_penalty: float = 1.0,
+    ) -> Iterator[str]:
         kw = dict(temperature=temperature, stop=stop, cancel=cancel, repeat_penalty=repeat_penalty)
         if not self.failed:
             sent = False

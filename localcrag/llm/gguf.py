@@ -17,7 +17,7 @@ from typing import Any
 from localcrag.errors import LocalcragError, ModelMissing
 from localcrag.llm.models import PROVISION_HINT, require_gguf
 
-_CACHE: dict[tuple[str, int], "LocalLLM"] = {}
+_CACHE: dict[tuple[str, int], LocalLLM] = {}
 _CACHE_LOCK = threading.Lock()
 _LOG_CALLBACK: Any = None  # keep the ctypes callback alive for the life of the process
 _LOG_ERRORS: deque[str] = deque(maxlen=8)  # recent llama.cpp error lines, for load errors
@@ -82,7 +82,7 @@ def without_amx(llama_cpp: Any) -> Iterator[None]:
         llama_cpp.llama_model_default_params = original
 
 
-def load_llm(path: Path, n_ctx: int = 2048, threads: int = 0) -> "LocalLLM":
+def load_llm(path: Path, n_ctx: int = 2048, threads: int = 0) -> LocalLLM:
     """Load (once per process per (path, n_ctx)) a GGUF model; bad files become ModelMissing.
 
     llama.cpp may round n_ctx up (its minimum is 256): ``LocalLLM.n_ctx`` is the real one.
@@ -101,7 +101,7 @@ def load_llm(path: Path, n_ctx: int = 2048, threads: int = 0) -> "LocalLLM":
     return cached
 
 
-def _load(path: Path, n_ctx: int, threads: int) -> "LocalLLM":
+def _load(path: Path, n_ctx: int, threads: int) -> LocalLLM:
     """The one llama.cpp load behind ``load_llm``'s cache."""
     _silence_llama_logs()
     _LOG_ERRORS.clear()
@@ -112,14 +112,23 @@ def _load(path: Path, n_ctx: int, threads: int) -> "LocalLLM":
     n_threads = threads or usable_cores()
     try:
         with without_amx(llama_cpp.llama_cpp):  # the module Llama() reads its defaults from
-            llama = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_batch=min(512, n_ctx),
-                                    n_threads=n_threads, n_threads_batch=n_threads, logits_all=False,
-                                    verbose=False)
+            llama = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_batch=min(512, n_ctx),
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                logits_all=False,
+                verbose=False,
+            )
     except Exception as exc:  # llama.cpp reports load failures as ValueError/RuntimeError
         # the first error line is the cause ("failed to read key-value pairs")
         why = _LOG_ERRORS[0].split(": ", 1)[-1] if _LOG_ERRORS else str(exc)
-        raise ModelMissing(f"{path}: llama.cpp could not load this GGUF file (corrupt, truncated or "
-                           f"unsupported: {' '.join(why.split())})", "replace it, or " + PROVISION_HINT) from exc
+        raise ModelMissing(
+            f"{path}: llama.cpp could not load this GGUF file (corrupt, truncated or "
+            f"unsupported: {' '.join(why.split())})",
+            "replace it, or " + PROVISION_HINT,
+        ) from exc
     llm = LocalLLM(llama, path)
     llm.threads = n_threads
     return llm

@@ -16,7 +16,19 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 # GGUF value types -> struct format (strings and arrays handled apart)
-_SCALAR = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
+_SCALAR = {
+    0: "B",
+    1: "b",
+    2: "H",
+    3: "h",
+    4: "I",
+    5: "i",
+    6: "f",
+    7: "?",
+    10: "Q",
+    11: "q",
+    12: "d",
+}
 _STRING, _ARRAY = 8, 9
 
 
@@ -40,7 +52,7 @@ class GGUFMeta:
 
     @property
     def params_label(self) -> str:
-        """"135M", "1.5B": the parameter count as people write it."""
+        """ "135M", "1.5B": the parameter count as people write it."""
         n = self.n_params
         return f"{n / 1e9:.1f}B" if n >= 1e9 else f"{n / 1e6:.0f}M"
 
@@ -58,7 +70,7 @@ class _Reader:
 
     def _need(self, n: int) -> None:
         if self.pos + n > len(self.buf):
-            self.buf = self.buf[self.pos:] + self.fh.read(max(n, _BLOCK))
+            self.buf = self.buf[self.pos :] + self.fh.read(max(n, _BLOCK))
             self.pos = 0
             if len(self.buf) < n:
                 raise GGUFError("header cut short (truncated file)")
@@ -66,7 +78,7 @@ class _Reader:
     def take(self, n: int) -> bytes:
         self._need(n)
         self.pos += n
-        return self.buf[self.pos - n:self.pos]
+        return self.buf[self.pos - n : self.pos]
 
     def skip(self, n: int) -> None:
         left = len(self.buf) - self.pos

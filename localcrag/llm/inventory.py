@@ -62,8 +62,18 @@ def model_rows(settings: object) -> list[ModelRow]:
                 size = meta.size_bytes
             except (GGUFError, OSError) as exc:
                 error = str(exc)
-        rows.append(ModelRow(m.name, m.path, m.kind, size, meta, _roles(settings, m.name, m.path), error,
-                             by_filename(m.name)))
+        rows.append(
+            ModelRow(
+                m.name,
+                m.path,
+                m.kind,
+                size,
+                meta,
+                _roles(settings, m.name, m.path),
+                error,
+                by_filename(m.name),
+            )
+        )
     return rows
 
 

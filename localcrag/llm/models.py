@@ -71,7 +71,10 @@ def _hint(path: Path, kind: str) -> str:
         names = []
     if not names:
         return PROVISION_HINT
-    return f"choose one of {', '.join(names)} in the settings (see `localcrag models`), or " + PROVISION_HINT
+    return (
+        f"choose one of {', '.join(names)} in the settings (see `localcrag models`), or "
+        + PROVISION_HINT
+    )
 
 
 def require_gguf(path: Path) -> Path:

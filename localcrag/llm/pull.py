@@ -118,14 +118,20 @@ def check_online(offline: bool, probe: Callable[[str], bool], endpoint: str) -> 
     not resolve (the same DNS probe the web search uses)."""
     host = urlsplit(endpoint).hostname or endpoint
     if offline:
-        raise PullError("offline: not pulling (the offline setting or --offline is on)",
-                        "turn offline off to download a model")
+        raise PullError(
+            "offline: not pulling (the offline setting or --offline is on)",
+            "turn offline off to download a model",
+        )
     if not probe(host):
-        raise PullError(f"offline: cannot resolve {host}, so nothing can be downloaded",
-                        "connect to the network and pull again")
+        raise PullError(
+            f"offline: cannot resolve {host}, so nothing can be downloaded",
+            "connect to the network and pull again",
+        )
 
 
-def plan_pull(spec: str, models_dir: Path, *, offline: bool, probe: Callable[[str], bool]) -> PullPlan:
+def plan_pull(
+    spec: str, models_dir: Path, *, offline: bool, probe: Callable[[str], bool]
+) -> PullPlan:
     """Resolve ``spec`` and ask the hub (one HEAD) for the file's size and checksum."""
     repo, filename, entry = parse_spec(spec)
     endpoint = hub_endpoint()
@@ -136,54 +142,86 @@ def plan_pull(spec: str, models_dir: Path, *, offline: bool, probe: Callable[[st
     with hub_allowed(), _hub_errors(f"{repo}/{filename}", endpoint):
         meta = get_hf_file_metadata(url, timeout=15)
     if not meta.commit_hash or not meta.etag:
-        raise PullError(f"{endpoint} did not answer like a Hugging Face hub for {repo}/{filename} "
-                        "(no x-repo-commit or etag header)", "check HF_ENDPOINT")
+        raise PullError(
+            f"{endpoint} did not answer like a Hugging Face hub for {repo}/{filename} "
+            "(no x-repo-commit or etag header)",
+            "check HF_ENDPOINT",
+        )
     etag = meta.etag.lower()
     dest = Path(models_dir) / Path(filename).name
-    return PullPlan(repo, filename, meta.location or url, meta.commit_hash, meta.size,
-                    etag if _SHA256.match(etag) else None, dest, entry)
+    return PullPlan(
+        repo,
+        filename,
+        meta.location or url,
+        meta.commit_hash,
+        meta.size,
+        etag if _SHA256.match(etag) else None,
+        dest,
+        entry,
+    )
 
 
 @contextmanager
 def _hub_errors(what: str, endpoint: str) -> Iterator[None]:
     """huggingface_hub / httpx exceptions as one line naming the file and the URL."""
     import httpx2
-    from huggingface_hub.errors import (HfHubHTTPError, OfflineModeIsEnabled, RemoteEntryNotFoundError,
-                                        RepositoryNotFoundError)
+    from huggingface_hub.errors import (
+        HfHubHTTPError,
+        OfflineModeIsEnabled,
+        RemoteEntryNotFoundError,
+        RepositoryNotFoundError,
+    )
 
     try:
         yield
     except RepositoryNotFoundError:
-        raise PullError(f"{what}: no such repository on {endpoint} (or it is private or gated)",
-                        "check the name; gated models need `hf auth login` first") from None
+        raise PullError(
+            f"{what}: no such repository on {endpoint} (or it is private or gated)",
+            "check the name; gated models need `hf auth login` first",
+        ) from None
     except RemoteEntryNotFoundError:
-        raise PullError(f"{what}: no such file in that repository on {endpoint}",
-                        "check the file name on the repository's page") from None
+        raise PullError(
+            f"{what}: no such file in that repository on {endpoint}",
+            "check the file name on the repository's page",
+        ) from None
     except HfHubHTTPError as exc:
         status = exc.response.status_code
         if status == 404:
-            raise PullError(f"{what}: not found on {endpoint} (HTTP 404)",
-                            "check the repository and file name (`localcrag models` lists the "
-                            "catalogue)") from None
+            raise PullError(
+                f"{what}: not found on {endpoint} (HTTP 404)",
+                "check the repository and file name (`localcrag models` lists the catalogue)",
+            ) from None
         if status in (401, 403):
-            raise PullError(f"{what}: access denied by {endpoint} (HTTP {status}; a gated or "
-                            "private model)", "accept its licence on its page and `hf auth login`") from None
+            raise PullError(
+                f"{what}: access denied by {endpoint} (HTTP {status}; a gated or private model)",
+                "accept its licence on its page and `hf auth login`",
+            ) from None
         later = status == 429 or status >= 500
-        raise PullError(f"{what}: the hub answered {status} ({endpoint})",
-                        "try again later" if later else "check the name and HF_ENDPOINT") from None
-    except (httpx2.ConnectError, httpx2.TimeoutException, httpx2.RemoteProtocolError,
-            OfflineModeIsEnabled) as exc:
-        raise PullError(f"{what}: cannot reach {endpoint} ({type(exc).__name__})",
-                        "check the connection (and HF_ENDPOINT) and pull again; "
-                        "a partial download is resumed") from None
+        raise PullError(
+            f"{what}: the hub answered {status} ({endpoint})",
+            "try again later" if later else "check the name and HF_ENDPOINT",
+        ) from None
+    except (
+        httpx2.ConnectError,
+        httpx2.TimeoutException,
+        httpx2.RemoteProtocolError,
+        OfflineModeIsEnabled,
+    ) as exc:
+        raise PullError(
+            f"{what}: cannot reach {endpoint} ({type(exc).__name__})",
+            "check the connection (and HF_ENDPOINT) and pull again; a partial download is resumed",
+        ) from None
     except OSError as exc:  # disk full while writing, or a size that did not match
         import errno
 
         if exc.errno == errno.ENOSPC:
-            raise PullError(f"{what}: the disk filled up while downloading; the partial file is kept",
-                            "free some space and pull again to resume") from None
-        raise PullError(f"{what}: download failed: {' '.join(str(exc).split())[:200]}",
-                        "pull again") from None
+            raise PullError(
+                f"{what}: the disk filled up while downloading; the partial file is kept",
+                "free some space and pull again to resume",
+            ) from None
+        raise PullError(
+            f"{what}: download failed: {' '.join(str(exc).split())[:200]}", "pull again"
+        ) from None
 
 
 def check_disk(plan: PullPlan) -> None:
@@ -194,8 +232,11 @@ def check_disk(plan: PullPlan) -> None:
     need = max(0, plan.size - have) + DISK_MARGIN
     free = free_bytes(plan.dest.parent)
     if free < need:
-        raise PullError(f"not enough disk space in {plan.dest.parent}: {plan.dest.name} needs "
-                        f"{_gb(need)} more, {_gb(free)} free", "free some space and pull again")
+        raise PullError(
+            f"not enough disk space in {plan.dest.parent}: {plan.dest.name} needs "
+            f"{_gb(need)} more, {_gb(free)} free",
+            "free some space and pull again",
+        )
 
 
 def ram_warning(plan: PullPlan) -> str | None:
@@ -209,8 +250,10 @@ def ram_warning(plan: PullPlan) -> str | None:
     total = total_ram_bytes()
     if total is None or total >= need:
         return None
-    return (f"warning: {plan.dest.name} needs about {_gb(need)} of RAM and this machine has "
-            f"{_gb(total)}: it may be very slow or fail to load")
+    return (
+        f"warning: {plan.dest.name} needs about {_gb(need)} of RAM and this machine has "
+        f"{_gb(total)}: it may be very slow or fail to load"
+    )
 
 
 def _bar_class(on_progress: Callable[[PullProgress], None], cancel: threading.Event | None) -> type:
@@ -221,7 +264,7 @@ def _bar_class(on_progress: Callable[[PullProgress], None], cancel: threading.Ev
             self.n, self.total = initial, total
             on_progress(PullProgress(self.n, self.total, "download"))
 
-        def __enter__(self) -> "Bar":
+        def __enter__(self) -> Bar:
             return self
 
         def __exit__(self, *exc: object) -> bool:
@@ -229,8 +272,9 @@ def _bar_class(on_progress: Callable[[PullProgress], None], cancel: threading.Ev
 
         def update(self, n: int) -> None:
             if cancel is not None and cancel.is_set():
-                raise PullCancelled("pull cancelled; the partial file is kept",
-                                    "pull again to resume")
+                raise PullCancelled(
+                    "pull cancelled; the partial file is kept", "pull again to resume"
+                )
             self.n += n
             on_progress(PullProgress(self.n, self.total, "download"))
 
@@ -262,8 +306,11 @@ def _quiet_hub_log() -> Iterator[None]:
         log.setLevel(before)
 
 
-def download(plan: PullPlan, on_progress: Callable[[PullProgress], None] = lambda p: None,
-             cancel: threading.Event | None = None) -> str:
+def download(
+    plan: PullPlan,
+    on_progress: Callable[[PullProgress], None] = lambda p: None,
+    cancel: threading.Event | None = None,
+) -> str:
     """Fetch (or resume) the file, verify it, give it its name. Returns how it was checked."""
     from huggingface_hub.file_download import http_get
     from huggingface_hub.utils import build_hf_headers
@@ -277,19 +324,32 @@ def download(plan: PullPlan, on_progress: Callable[[PullProgress], None] = lambd
         have = 0
     same_host = urlsplit(plan.url).hostname == urlsplit(endpoint).hostname
     headers = build_hf_headers() if same_host else {}  # no token to a CDN
-    with hub_allowed(), _hub_errors(f"{plan.repo}/{plan.filename}", endpoint), _quiet_hub_log(), \
-            open(part, "ab") as fh:
-        http_get(plan.url, fh, resume_size=have, headers=headers, expected_size=plan.size,
-                 displayed_filename=plan.dest.name, tqdm_class=_bar_class(on_progress, cancel))
+    with (
+        hub_allowed(),
+        _hub_errors(f"{plan.repo}/{plan.filename}", endpoint),
+        _quiet_hub_log(),
+        open(part, "ab") as fh,
+    ):
+        http_get(
+            plan.url,
+            fh,
+            resume_size=have,
+            headers=headers,
+            expected_size=plan.size,
+            displayed_filename=plan.dest.name,
+            tqdm_class=_bar_class(on_progress, cancel),
+        )
     if plan.sha256 is None:
         how = "size checked (the hub gives no sha256 for files outside LFS)"
     else:
         got = sha256_of(part, on_progress)
         if got != plan.sha256:
             part.unlink(missing_ok=True)
-            raise PullError(f"checksum mismatch for {plan.dest.name}: sha256 {got[:12]}..., the hub "
-                            f"says {plan.sha256[:12]}...; the partial file was removed",
-                            "run the same pull again")
+            raise PullError(
+                f"checksum mismatch for {plan.dest.name}: sha256 {got[:12]}..., the hub "
+                f"says {plan.sha256[:12]}...; the partial file was removed",
+                "run the same pull again",
+            )
         how = f"sha256 {plan.sha256[:12]}... verified"
     os.replace(part, plan.dest)
     return how

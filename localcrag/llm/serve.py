@@ -34,8 +34,11 @@ def main() -> int:
     try:
         from llama_cpp.server.__main__ import main as serve
     except ImportError as exc:  # fastapi, uvicorn, sse-starlette, ... missing
-        print(f"llama-cpp-python's server extra is not installed ({exc}): "
-              "pip install 'llama-cpp-python[server]'", file=sys.stderr)
+        print(
+            f"llama-cpp-python's server extra is not installed ({exc}): "
+            "pip install 'llama-cpp-python[server]'",
+            file=sys.stderr,
+        )
         return 1
     stock = STOCK_FLAG in sys.argv  # ours, not llama_cpp.server's: taken out before it parses
     sys.argv = [a for a in sys.argv if a != STOCK_FLAG]
@@ -45,8 +48,11 @@ def main() -> int:
         from localcrag.llm.serve_stream import install
 
         if not install(app):
-            print("this llama-cpp-python's server differs from the one localcrag knows: "
-                  "its own streaming is kept", file=sys.stderr)
+            print(
+                "this llama-cpp-python's server differs from the one localcrag knows: "
+                "its own streaming is kept",
+                file=sys.stderr,
+            )
     with without_amx(llama_cpp.llama_cpp):  # the module Llama() reads its defaults from
         serve()
     return 0
@@ -60,9 +66,17 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(model: Path, *, threads: int, n_ctx: int = 2048, api_key: str | None = None,
-            args: Sequence[str] = (), ready_s: float = 120.0, log: Path | None = None,
-            module: str = "localcrag.llm.serve") -> Iterator[str]:
+def serving(
+    model: Path,
+    *,
+    threads: int,
+    n_ctx: int = 2048,
+    api_key: str | None = None,
+    args: Sequence[str] = (),
+    ready_s: float = 120.0,
+    log: Path | None = None,
+    module: str = "localcrag.llm.serve",
+) -> Iterator[str]:
     """Run this server on 127.0.0.1 (a free port) for the ``with`` block; yields its base URL
     (``.../v1``) once ``GET /v1/models`` answers, and kills it after. For the tests and the
     bench: readiness is polled (each poll waits on the process, so an early exit is seen at
@@ -71,12 +85,29 @@ def serving(model: Path, *, threads: int, n_ctx: int = 2048, api_key: str | None
     from localcrag.llm.endpoint import EndpointDown, EndpointLLM
 
     port = free_port()
-    cmd = [sys.executable, "-m", module, "--model", str(model), "--host", "127.0.0.1",
-           "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads),
-           "--n_threads_batch", str(threads), *(["--api_key", api_key] if api_key else []), *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        module,
+        "--model",
+        str(model),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        str(n_ctx),
+        "--n_threads",
+        str(threads),
+        "--n_threads_batch",
+        str(threads),
+        *(["--api_key", api_key] if api_key else []),
+        *args,
+    ]
     out = open(log, "wb") if log else subprocess.DEVNULL
-    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            env=dict(os.environ))
+    proc = subprocess.Popen(
+        cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=dict(os.environ)
+    )
     url = f"http://127.0.0.1:{port}/v1"
     probe = EndpointLLM(url, api_key=api_key, read_timeout=5.0)
     try:
@@ -84,7 +115,9 @@ def serving(model: Path, *, threads: int, n_ctx: int = 2048, api_key: str | None
         while True:
             try:
                 proc.wait(timeout=0.05)
-                raise RuntimeError(f"the model server exited with {proc.returncode} before it was ready")
+                raise RuntimeError(
+                    f"the model server exited with {proc.returncode} before it was ready"
+                )
             except subprocess.TimeoutExpired:
                 pass
             try:
@@ -92,7 +125,9 @@ def serving(model: Path, *, threads: int, n_ctx: int = 2048, api_key: str | None
                 break
             except EndpointDown:
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"the model server on {url} was not ready in {ready_s:.0f} s")
+                    raise RuntimeError(
+                        f"the model server on {url} was not ready in {ready_s:.0f} s"
+                    ) from None
         yield url
     finally:
         proc.kill()

@@ -21,8 +21,14 @@ from types import ModuleType
 from typing import Any
 
 _END = object()
-NEEDS = ("get_event_publisher", "get_server_settings", "get_llama_proxy", "prepare_request_resources",
-         "llama_outer_lock", "run_in_threadpool")
+NEEDS = (
+    "get_event_publisher",
+    "get_server_settings",
+    "get_llama_proxy",
+    "prepare_request_resources",
+    "llama_outer_lock",
+    "run_in_threadpool",
+)
 
 
 class RunAhead:
@@ -32,7 +38,9 @@ class RunAhead:
         self._loop = asyncio.get_running_loop()
         self._queue: asyncio.Queue[tuple[Any, BaseException | None]] = asyncio.Queue()
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._drain, args=(iterator,), name="llama-stream", daemon=True)
+        self._thread = threading.Thread(
+            target=self._drain, args=(iterator,), name="llama-stream", daemon=True
+        )
         self._thread.start()
 
     def _put(self, item: Any, exc: BaseException | None = None) -> None:
@@ -78,8 +86,14 @@ def install(app: ModuleType) -> bool:
     if not all(hasattr(app, name) for name in NEEDS):
         return False
 
-    async def get_event_publisher(request: Any, inner_send_chan: Any, body: Any, body_model: str | None,
-                                  llama_call: Any, kwargs: dict[str, Any]) -> None:
+    async def get_event_publisher(
+        request: Any,
+        inner_send_chan: Any,
+        body: Any,
+        body_model: str | None,
+        llama_call: Any,
+        kwargs: dict[str, Any],
+    ) -> None:
         import anyio
 
         server_settings = next(app.get_server_settings())

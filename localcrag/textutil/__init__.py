@@ -16,7 +16,12 @@ from localcrag.textutil.sentences import (
     sentences,
     split_sentences,
 )
-from localcrag.textutil.terminal import shown, terminal_safe, terminal_safe_fields, terminal_safe_prefix
+from localcrag.textutil.terminal import (
+    shown,
+    terminal_safe,
+    terminal_safe_fields,
+    terminal_safe_prefix,
+)
 from localcrag.textutil.words import (
     NOT_STATED,
     STOPWORDS,
@@ -34,10 +39,33 @@ from localcrag.textutil.words import (
 )
 
 __all__ = [
-    "NOT_STATED", "STOPWORDS", "TERMINAL", "TERMINATORS", "WORD", "base_form", "content_words", "dehyphenate",
-    "ends_sentence", "holds", "identifiers",
-    "is_refusal", "label_pattern", "locator", "page_label", "sentence_pieces", "sentences", "shown", "source_label",
-    "split_sentences", "states_nothing", "stem", "stems", "term_spans", "terminal_safe", "terminal_safe_fields",
-    "terminal_safe_prefix", "terms",
+    "NOT_STATED",
+    "STOPWORDS",
+    "TERMINAL",
+    "TERMINATORS",
+    "WORD",
+    "base_form",
+    "content_words",
+    "dehyphenate",
+    "ends_sentence",
+    "holds",
+    "identifiers",
+    "is_refusal",
+    "label_pattern",
+    "locator",
+    "page_label",
+    "sentence_pieces",
+    "sentences",
+    "shown",
+    "source_label",
+    "split_sentences",
+    "states_nothing",
+    "stem",
+    "stems",
+    "term_spans",
+    "terminal_safe",
+    "terminal_safe_fields",
+    "terminal_safe_prefix",
+    "terms",
     "words",
 ]

@@ -7,12 +7,12 @@ derived from :func:`source_label`, so a change of format here cannot silently br
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import PurePath
-from typing import Sequence
 
 
 def page_label(page: int, last: int | None = None) -> str:
-    """"p. 5"; "pp. 5–6" for a passage that runs over a page break."""
+    """ "p. 5"; "pp. 5–6" for a passage that runs over a page break."""
     return f"pp. {page}\u2013{last}" if last and last != page else f"p. {page}"
 
 
@@ -59,10 +59,16 @@ def locator(parts: Sequence[tuple[str, int, str]]) -> str | None:
     return "; ".join(out)
 
 
-def source_label(source: str, page: int | None = None, *, url: str | None = None,
-                 last_page: int | None = None, page_first: bool = False,
-                 locator: str | None = None) -> str:
-    """"report.pdf, p. 5"; the URL for web sources; ``page_first`` ("p. 5 report.pdf") where a
+def source_label(
+    source: str,
+    page: int | None = None,
+    *,
+    url: str | None = None,
+    last_page: int | None = None,
+    page_first: bool = False,
+    locator: str | None = None,
+) -> str:
+    """ "report.pdf, p. 5"; the URL for web sources; ``page_first`` ("p. 5 report.pdf") where a
     narrow column may cut the name. ``locator`` ("slide 3", "p. 4 (OCR)") replaces the page."""
     if url:
         return url
@@ -78,7 +84,7 @@ def source_label(source: str, page: int | None = None, *, url: str | None = None
 def label_pattern(name: str = r"[^()\n]{1,140}") -> str:
     """A regex (no groups) for a file label as :func:`source_label` writes it, with ``name``
     as the pattern for the file name and any page number or :func:`locator`."""
-    sample = re.escape(source_label("/NAMEX", locator=f"LOCX")).replace("NAMEX", name)
+    sample = re.escape(source_label("/NAMEX", locator="LOCX")).replace("NAMEX", name)
     page = re.escape(page_label(12345, 12346)).replace("12345", r"\d+").replace("12346", r"\d+")
     one = re.escape(page_label(12345)).replace("12345", r"\d+")
     units = "|".join(w for pair in _UNITS.values() for w in pair)

@@ -10,14 +10,58 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-_STEP2 = (("ational", "ate"), ("tional", "tion"), ("enci", "ence"), ("anci", "ance"), ("izer", "ize"),
-          ("abli", "able"), ("alli", "al"), ("entli", "ent"), ("eli", "e"), ("ousli", "ous"),
-          ("ization", "ize"), ("ation", "ate"), ("ator", "ate"), ("alism", "al"), ("iveness", "ive"),
-          ("fulness", "ful"), ("ousness", "ous"), ("aliti", "al"), ("iviti", "ive"), ("biliti", "ble"))
-_STEP3 = (("icate", "ic"), ("ative", ""), ("alize", "al"), ("iciti", "ic"), ("ical", "ic"),
-          ("ful", ""), ("ness", ""))
-_STEP4 = ("al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ion",
-          "ou", "ism", "ate", "iti", "ous", "ive", "ize")
+_STEP2 = (
+    ("ational", "ate"),
+    ("tional", "tion"),
+    ("enci", "ence"),
+    ("anci", "ance"),
+    ("izer", "ize"),
+    ("abli", "able"),
+    ("alli", "al"),
+    ("entli", "ent"),
+    ("eli", "e"),
+    ("ousli", "ous"),
+    ("ization", "ize"),
+    ("ation", "ate"),
+    ("ator", "ate"),
+    ("alism", "al"),
+    ("iveness", "ive"),
+    ("fulness", "ful"),
+    ("ousness", "ous"),
+    ("aliti", "al"),
+    ("iviti", "ive"),
+    ("biliti", "ble"),
+)
+_STEP3 = (
+    ("icate", "ic"),
+    ("ative", ""),
+    ("alize", "al"),
+    ("iciti", "ic"),
+    ("ical", "ic"),
+    ("ful", ""),
+    ("ness", ""),
+)
+_STEP4 = (
+    "al",
+    "ance",
+    "ence",
+    "er",
+    "ic",
+    "able",
+    "ible",
+    "ant",
+    "ement",
+    "ment",
+    "ent",
+    "ion",
+    "ou",
+    "ism",
+    "ate",
+    "iti",
+    "ous",
+    "ive",
+    "ize",
+)
 
 
 def _cons(w: str, i: int) -> bool:
@@ -49,8 +93,13 @@ def _double(w: str) -> bool:
 
 def _cvc(w: str) -> bool:
     """Consonant-vowel-consonant at the end, the last not w, x or y ("hop", not "snow")."""
-    return (len(w) >= 3 and _cons(w, len(w) - 3) and not _cons(w, len(w) - 2)
-            and _cons(w, len(w) - 1) and w[-1] not in "wxy")
+    return (
+        len(w) >= 3
+        and _cons(w, len(w) - 3)
+        and not _cons(w, len(w) - 2)
+        and _cons(w, len(w) - 1)
+        and w[-1] not in "wxy"
+    )
 
 
 def _replace(w: str, rules: tuple[tuple[str, str], ...], min_m: int) -> str:

@@ -21,7 +21,9 @@ TERMINATORS = r"[.!?\u2026]+|[\u3002\uff01\uff1f]"  # what can end a sentence
 _END = re.compile(  # terminator(s), closing quotes/brackets, then whitespace (CJK: none needed)
     r"(" + TERMINATORS + r")([\"'\u201d\u2019)\]\u00bb]*)(\s+|(?<=[\u3002\uff01\uff1f])(?=\S))"
 )
-_BULLET = re.compile(r"[ \t]*(?:[-*\u2022\u25aa\u25e6\u2023\u2013\u00b7]|\d{1,3}[.)]|[A-Za-z][.)])[ \t]+\S")
+_BULLET = re.compile(
+    r"[ \t]*(?:[-*\u2022\u25aa\u25e6\u2023\u2013\u00b7]|\d{1,3}[.)]|[A-Za-z][.)])[ \t]+\S"
+)
 _ENUM = re.compile(r"\d{1,3}|[A-Za-z]|[ivxIVX]{1,5}")
 TERMINAL = ".!?:;\u2026\u3002\uff01\uff1f\"'\u201d\u2019)"  # a line ending in one of these is done
 _MARKERS = re.compile(r"(?:[ \t]*\[\d+\])+")  # citation markers that follow a sentence end

@@ -16,8 +16,8 @@ import re
 # as 8-bit ESC sequences: 0x9b is CSI, 0x9d OSC).
 _CSI = r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # ESC [ params intermediates final
 _SEQUENCE = re.compile(
-    _CSI +
-    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"  # OSC, DCS, SOS, PM, APC .. BEL/ST
+    _CSI
+    + r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"  # OSC, DCS, SOS, PM, APC .. BEL/ST
     r"|\x1b[ -/]*[0-~]"  # any other escape (ESC c resets the terminal, ESC 7 saves the cursor)
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -52,7 +52,7 @@ def terminal_safe_prefix(text: str) -> tuple[str, str]:
         else:
             finished = _SEQUENCE.match(tail) is not None
         if not finished:
-            return terminal_safe(text[:m.start()]), tail
+            return terminal_safe(text[: m.start()]), tail
     return terminal_safe(text), ""
 
 
@@ -71,7 +71,11 @@ def terminal_safe_fields(value: object) -> object:
     if isinstance(value, (tuple, list)):
         items = [terminal_safe_fields(v) for v in value]
         changed = any(a is not b for a, b in zip(items, value))
-        return (type(value)(items) if not hasattr(value, "_fields") else type(value)(*items)) if changed else value
+        return (
+            (type(value)(items) if not hasattr(value, "_fields") else type(value)(*items))
+            if changed
+            else value
+        )
     if isinstance(value, dict):
         new = {k: terminal_safe_fields(v) for k, v in value.items()}
         return new if any(new[k] is not value[k] for k in value) else value

@@ -8,8 +8,8 @@ stay thin.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 from textual import on, work
 from textual.app import SystemCommand
@@ -31,7 +31,9 @@ from localcrag.tui.screens.library import LibraryScreen
 from localcrag.tui.screens.models import ModelsScreen
 from localcrag.tui.screens.settings import SettingsScreen
 
-NETWORK_POLL_S = 45.0  # a DNS probe this often notices a network that came or went (cheap: one lookup)
+NETWORK_POLL_S = (
+    45.0  # a DNS probe this often notices a network that came or went (cheap: one lookup)
+)
 
 
 def dns_probe() -> bool:
@@ -48,45 +50,87 @@ class LocalcragApp(LibraryApp):
     CSS_PATH = "app.tcss"
     TITLE = "localcrag"
     SUB_TITLE = "Corrective RAG over your documents"
-    MODES = {"chat": ChatScreen, "library": LibraryScreen, "settings": SettingsScreen, "models": ModelsScreen}
+    MODES = {
+        "chat": ChatScreen,
+        "library": LibraryScreen,
+        "settings": SettingsScreen,
+        "models": ModelsScreen,
+    }
     DEFAULT_MODE = "chat"
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False, tooltip="Quit localcrag"),
-        Binding("ctrl+l", "toggle_mode('library')", "Library",
-                tooltip="Library: add, re-index and remove documents (again: back to chat)"),
-        Binding("ctrl+s", "toggle_mode('settings')", "Settings",
-                tooltip="Settings, every one, in groups: " + ", ".join(g.split(" (")[0] for g in GROUPS)),
-        Binding("f3", "toggle_mode('models')", "Models", show=False,
-                tooltip="Models: what is in models/, the catalogue, and pulls from the Hugging Face hub"),
+        Binding(
+            "ctrl+l",
+            "toggle_mode('library')",
+            "Library",
+            tooltip="Library: add, re-index and remove documents (again: back to chat)",
+        ),
+        Binding(
+            "ctrl+s",
+            "toggle_mode('settings')",
+            "Settings",
+            tooltip="Settings, every one, in groups: "
+            + ", ".join(g.split(" (")[0] for g in GROUPS),
+        ),
+        Binding(
+            "f3",
+            "toggle_mode('models')",
+            "Models",
+            show=False,
+            tooltip="Models: what is in models/, the catalogue, and pulls from the Hugging Face hub",
+        ),
         Binding("f1", "help", "Help", tooltip="This list of keys"),
         Binding("f2", "show_mode('chat')", "Chat", show=False, tooltip="Back to the chat"),
-        Binding("ctrl+g", "demo", "Demo docs", show=False,
-                tooltip="Index localcrag's own README and docs/ as a demo library"),
+        Binding(
+            "ctrl+g",
+            "demo",
+            "Demo docs",
+            show=False,
+            tooltip="Index localcrag's own README and docs/ as a demo library",
+        ),
     ]
 
     model_state: reactive[str] = reactive("loading")
     privacy: reactive[str] = reactive("ask")
     conversation_title: reactive[str] = reactive("")
 
-    def __init__(self, settings: Settings | None = None, backend: Backend | None = None, *,
-                 pipeline_factory: PipelineFactory | None = None,
-                 library_factory: LibraryFactory | None = None, history: History | None = None,
-                 browse_root: Path | None = None, settings_error: str | None = None,
-                 network_probe: Callable[[], bool] = dns_probe,
-                 demo_library_factory: DemoLibraryFactory | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        backend: Backend | None = None,
+        *,
+        pipeline_factory: PipelineFactory | None = None,
+        library_factory: LibraryFactory | None = None,
+        history: History | None = None,
+        browse_root: Path | None = None,
+        settings_error: str | None = None,
+        network_probe: Callable[[], bool] = dns_probe,
+        demo_library_factory: DemoLibraryFactory | None = None,
+    ) -> None:
         super().__init__()
         settings = backend.settings if backend else (settings or Settings())
-        self.backend = backend or Backend(settings, library_factory=library_factory,
-                                          pipeline_factory=pipeline_factory, history=history,
-                                          demo_library_factory=demo_library_factory)
+        self.backend = backend or Backend(
+            settings,
+            library_factory=library_factory,
+            pipeline_factory=pipeline_factory,
+            history=history,
+            demo_library_factory=demo_library_factory,
+        )
         self.browse_root = browse_root or Path.cwd()
         self.settings_error = settings_error
         self.model_error: str | None = None
         self.network_down = False  # the last DNS probe (or web step) found no network
         self.network_probe = network_probe
 
-    def notify(self, message: str, *, title: str = "", severity: str = "information",
-               timeout: float | None = None, markup: bool = True) -> None:
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: str = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
         """Never read notifications as markup: paths and errors may contain [brackets]."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
@@ -106,11 +150,16 @@ class LocalcragApp(LibraryApp):
 
     def show_settings_error(self, error: str) -> None:
         """Any unreadable settings file (TOML syntax or a bad value): one dialog, never a crash."""
-        self.push_screen(MessageModal("Settings file is invalid", f"{error}\n\n"
-                                      "localcrag started with the default settings and leaves "
-                                      "the file as it is: a save writes only the settings you "
-                                      "change (keeping a .bak copy), and none is written while "
-                                      "the file is not valid TOML."))
+        self.push_screen(
+            MessageModal(
+                "Settings file is invalid",
+                f"{error}\n\n"
+                "localcrag started with the default settings and leaves "
+                "the file as it is: a save writes only the settings you "
+                "change (keeping a .bak copy), and none is written while "
+                "the file is not valid TOML.",
+            )
+        )
 
     # --- navigation ---------------------------------------------------------------------
 
@@ -130,14 +179,24 @@ class LocalcragApp(LibraryApp):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Chat", "Ask questions (F2)", lambda: self.action_show_mode("chat"))
-        yield SystemCommand("Library", "Add, re-index and remove documents (ctrl+l)",
-                            lambda: self.action_show_mode("library"))
-        yield SystemCommand("Settings", "Models, evaluator, web search, offline (ctrl+s)",
-                            lambda: self.action_show_mode("settings"))
-        yield SystemCommand("Models", "Models in models/, the catalogue, pull a bigger model (F3)",
-                            lambda: self.action_show_mode("models"))
-        yield SystemCommand("Index demo documents", "Index localcrag's own README and docs/",
-                            self.action_demo)
+        yield SystemCommand(
+            "Library",
+            "Add, re-index and remove documents (ctrl+l)",
+            lambda: self.action_show_mode("library"),
+        )
+        yield SystemCommand(
+            "Settings",
+            "Models, evaluator, web search, offline (ctrl+s)",
+            lambda: self.action_show_mode("settings"),
+        )
+        yield SystemCommand(
+            "Models",
+            "Models in models/, the catalogue, pull a bigger model (F3)",
+            lambda: self.action_show_mode("models"),
+        )
+        yield SystemCommand(
+            "Index demo documents", "Index localcrag's own README and docs/", self.action_demo
+        )
 
     # --- models and library state ---------------------------------------------------------
 
@@ -187,7 +246,11 @@ class LocalcragApp(LibraryApp):
         except (LocalcragError, OSError) as exc:
             self.notify(f"Settings not saved: {exc}", severity="error", timeout=12)
             return None
-        kept = f"; the previous file is kept as {backup_path(path).name}" if backup_path(path).exists() else ""
+        kept = (
+            f"; the previous file is kept as {backup_path(path).name}"
+            if backup_path(path).exists()
+            else ""
+        )
         self.notify(f"Saved {', '.join(sorted(keys))} to {path}{kept}", timeout=8)
         return path
 
@@ -222,9 +285,14 @@ class LocalcragApp(LibraryApp):
         self.model_state = "error" if msg.error else "ready"
         if msg.error:
             detail = f"\n\n{msg.details}" if msg.details else ""
-            self.push_screen(MessageModal("Models could not be loaded",
-                                          f"{msg.error}{detail}\n\nPick other models in Settings "
-                                          "(ctrl+s), or provision them with `make models`."))
+            self.push_screen(
+                MessageModal(
+                    "Models could not be loaded",
+                    f"{msg.error}{detail}\n\nPick other models in Settings "
+                    "(ctrl+s), or provision them with `make models`.",
+                )
+            )
+
 
 def load_settings() -> tuple[Settings, str | None]:
     """The settings file, or the defaults and why the file could not be used (any bad value,

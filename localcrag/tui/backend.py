@@ -7,8 +7,9 @@ lazily, in worker threads, the first time they are needed. Nothing here imports 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from localcrag.history import History
 from localcrag.settings import Settings
@@ -22,12 +23,35 @@ DemoLibraryFactory = Callable[[Settings, Any], Any]  # (settings, the user's lib
 # fields of ingest.store.table_name, and where the index lives). strip_sentences sizes the
 # grader's windows and refinement's strips; it is not part of the index. The rest (OCR,
 # limits, web, thresholds) is read from the shared Settings when it is used.
-PIPELINE_FIELDS = {"generator", "grader", "grader_model", "grader_llm", "n_ctx", "threads",
-                   "models_dir", "embedder", "embedder_backend", "chunk_tokens", "chunk_overlap",
-                   "strip_sentences", "llm_endpoint", "llm_endpoint_model", "llm_endpoint_key_env",
-                   "llm_endpoint_timeout"}
-LIBRARY_FIELDS = {"embedder", "embedder_backend", "chunk_tokens", "chunk_overlap", "models_dir", "threads",
-                  "index_uri", "index_storage_options", "index_refresh_seconds"}
+PIPELINE_FIELDS = {
+    "generator",
+    "grader",
+    "grader_model",
+    "grader_llm",
+    "n_ctx",
+    "threads",
+    "models_dir",
+    "embedder",
+    "embedder_backend",
+    "chunk_tokens",
+    "chunk_overlap",
+    "strip_sentences",
+    "llm_endpoint",
+    "llm_endpoint_model",
+    "llm_endpoint_key_env",
+    "llm_endpoint_timeout",
+}
+LIBRARY_FIELDS = {
+    "embedder",
+    "embedder_backend",
+    "chunk_tokens",
+    "chunk_overlap",
+    "models_dir",
+    "threads",
+    "index_uri",
+    "index_storage_options",
+    "index_refresh_seconds",
+}
 
 
 def _real_library(settings: Settings) -> Any:
@@ -76,7 +100,7 @@ class ActiveLibrary:
     """What the pipeline searches: the user's library, or, only while that is empty, the
     demo's own index. Attribute access goes to whichever is active at that moment."""
 
-    def __init__(self, backend: "Backend") -> None:
+    def __init__(self, backend: Backend) -> None:
         self._backend = backend
 
     def __getattr__(self, name: str) -> Any:
@@ -90,10 +114,16 @@ class Backend:
     only while the user's library is empty (``demo_active``), so the demo never shows up in
     answers about the user's files."""
 
-    def __init__(self, settings: Settings, *, library_factory: LibraryFactory | None = None,
-                 pipeline_factory: PipelineFactory | None = None, history: History | None = None,
-                 demo: Callable[[], list[Path]] = demo_paths,
-                 demo_library_factory: DemoLibraryFactory | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        library_factory: LibraryFactory | None = None,
+        pipeline_factory: PipelineFactory | None = None,
+        history: History | None = None,
+        demo: Callable[[], list[Path]] = demo_paths,
+        demo_library_factory: DemoLibraryFactory | None = None,
+    ) -> None:
         self.settings = settings
         self.library_factory = library_factory or _real_library
         self.pipeline_factory = pipeline_factory or _real_pipeline
@@ -165,8 +195,11 @@ class Backend:
 
     def apply(self, new: Settings) -> set[str]:
         """Copy new values into the shared Settings; drop objects built from changed fields."""
-        changed = {name for name in Settings.model_fields
-                   if getattr(new, name) != getattr(self.settings, name)}
+        changed = {
+            name
+            for name in Settings.model_fields
+            if getattr(new, name) != getattr(self.settings, name)
+        }
         with self._lock:
             for name in changed:
                 setattr(self.settings, name, getattr(new, name))

@@ -8,8 +8,9 @@ as messages, and the state every screen shows lives here as reactives.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from textual import on, work
 from textual.app import App
@@ -19,7 +20,6 @@ from localcrag.errors import describe_error
 from localcrag.tui.messages import IngestFinished, IngestUpdate, RefreshSources, SourcesLoaded
 from localcrag.tui.modals import ConfirmModal
 from localcrag.tui.watching import WatchingApp
-
 
 INDEX_POLL_S = 1.0  # how often the app looks at the index's change stamp (one stat): a
 # terminal's ingest or a watched folder shows in the Library within ~1-2 s
@@ -37,7 +37,9 @@ class LibraryApp(WatchingApp, App[int]):
     sources: reactive[tuple] = reactive(())
     ingest_progress: reactive[Any] = reactive(None)
     ingest_report: reactive[Any] = reactive(None, always_update=True)
-    previous_sources: reactive[tuple] = reactive(())  # indexed with other settings, not in this table
+    previous_sources: reactive[tuple] = reactive(
+        ()
+    )  # indexed with other settings, not in this table
     demo_active: reactive[bool] = reactive(False)  # questions go to the demo's own index
     watched: reactive[tuple] = reactive(())  # folders kept in sync (tui/watching.py)
 
@@ -68,8 +70,9 @@ class LibraryApp(WatchingApp, App[int]):
         self.backend.demo_active = not sources and bool(demo)
         try:
             current = {s.source for s in sources}
-            previous = tuple(p for p in getattr(lib, "previous_sources", lambda: [])()
-                             if p not in current)
+            previous = tuple(
+                p for p in getattr(lib, "previous_sources", lambda: [])() if p not in current
+            )
         except Exception:  # noqa: BLE001 - only a hint; never stops the listing
             previous = ()
         return (demo if self.backend.demo_active else sources), previous, demo
@@ -90,10 +93,13 @@ class LibraryApp(WatchingApp, App[int]):
         self.sources = tuple(sources)
         if was_demo and not self.demo_active and self.sources:
             n = len(self.demo_index)
-            self.notify(f"Answers now come from your documents only. The {n} demo document"
-                        f"{'s stay' if n != 1 else ' stays'} in {'their' if n != 1 else 'its'} own index "
-                        "and is no longer searched (ctrl+d in the Library deletes it).",
-                        title="Demo documents", timeout=15)
+            self.notify(
+                f"Answers now come from your documents only. The {n} demo document"
+                f"{'s stay' if n != 1 else ' stays'} in {'their' if n != 1 else 'its'} own index "
+                "and is no longer searched (ctrl+d in the Library deletes it).",
+                title="Demo documents",
+                timeout=15,
+            )
 
     @work(thread=True, group="sources", exit_on_error=False)
     def refresh_sources(self) -> None:
@@ -122,23 +128,33 @@ class LibraryApp(WatchingApp, App[int]):
     def action_demo(self) -> None:
         paths = self.backend.demo_paths()
         if not paths:
-            self.notify("The project's documentation was not found next to the package.",
-                        severity="warning")
+            self.notify(
+                "The project's documentation was not found next to the package.", severity="warning"
+            )
             return
         if self.sources and not self.demo_active:
-            self.notify("The demo is only searched while your library is empty: your documents "
-                        "answer your questions.", severity="warning")
+            self.notify(
+                "The demo is only searched while your library is empty: your documents "
+                "answer your questions.",
+                severity="warning",
+            )
             return
         if self.start_ingest(paths, demo=True):
-            self.notify("Indexing localcrag's own README and docs/ into a demo index of its own — "
-                        "ask a question when it is done.")
+            self.notify(
+                "Indexing localcrag's own README and docs/ into a demo index of its own — "
+                "ask a question when it is done."
+            )
 
-    def start_ingest(self, paths: Sequence[Path], replace: bool = False, demo: bool = False) -> bool:
+    def start_ingest(
+        self, paths: Sequence[Path], replace: bool = False, demo: bool = False
+    ) -> bool:
         """Index in a worker; False when another ingest is still running. ``replace``
         re-embeds unchanged files too (a re-index); old chunks stay until the new ones land."""
         if self.ingesting:
-            self.notify("Indexing is already running; wait for it or stop it in the Library.",
-                        severity="warning")
+            self.notify(
+                "Indexing is already running; wait for it or stop it in the Library.",
+                severity="warning",
+            )
             return False
         self.ingesting = True
         self.ingest_stopped = None
@@ -154,8 +170,10 @@ class LibraryApp(WatchingApp, App[int]):
             self.notify("No documents from other settings to re-index.")
             return False
         if self.start_ingest(paths):
-            self.notify(f"Re-indexing {len(paths)} document{'s' if len(paths) != 1 else ''} "
-                        "with the current settings.")
+            self.notify(
+                f"Re-indexing {len(paths)} document{'s' if len(paths) != 1 else ''} "
+                "with the current settings."
+            )
             return True
         return False
 
@@ -176,7 +194,9 @@ class LibraryApp(WatchingApp, App[int]):
     def demo_sources(self) -> list[str]:
         """The demo's own index, plus demo files indexed into the user's library by older
         versions (those are offered for removal too)."""
-        if getattr(self, "_legacy_of", None) is not self.sources:  # asked on every key (check_action):
+        if (
+            getattr(self, "_legacy_of", None) is not self.sources
+        ):  # asked on every key (check_action):
             self._legacy_of = self.sources  # one pass per list, not 10,000 path checks per key
             self._legacy = [s.source for s in self.sources if self.is_demo(s.source)]
         return [*self.demo_index, *(s for s in self._legacy if s not in self.demo_index)]
@@ -192,9 +212,14 @@ class LibraryApp(WatchingApp, App[int]):
             if yes:
                 self._remove_sources(demo)
 
-        self.push_screen(ConfirmModal(f"Remove the {len(demo)} demo document{'s' if len(demo) != 1 else ''} "
-                                      "(localcrag's own README and docs) from the library?", "Remove"),
-                         confirmed)
+        self.push_screen(
+            ConfirmModal(
+                f"Remove the {len(demo)} demo document{'s' if len(demo) != 1 else ''} "
+                "(localcrag's own README and docs) from the library?",
+                "Remove",
+            ),
+            confirmed,
+        )
 
     @work(thread=True, group="remove", exit_on_error=False)
     def _remove_sources(self, sources: list[str]) -> None:
@@ -202,8 +227,10 @@ class LibraryApp(WatchingApp, App[int]):
             own = set(self.demo_index)
             n = sum(self.backend.demo_library().remove(s) for s in sources if s in own)
             n += sum(self.backend.library().remove(s) for s in sources if s not in own)
-            self.notify(f"Removed {len(sources)} demo document{'s' if len(sources) != 1 else ''} "
-                        f"({n} chunks).")  # notify is thread-safe
+            self.notify(
+                f"Removed {len(sources)} demo document{'s' if len(sources) != 1 else ''} "
+                f"({n} chunks)."
+            )  # notify is thread-safe
         except Exception as exc:  # noqa: BLE001
             self.notify(describe_error(exc)[0], severity="error")
         self.post_message(RefreshSources())
@@ -227,11 +254,16 @@ class LibraryApp(WatchingApp, App[int]):
         report, error, cancelled = None, None, False
         try:
             lib = self.backend.demo_library() if demo else self.backend.library()
-            lib.on_lock_wait = lambda msg: self.notify(f"Indexing waits: {msg}.", severity="warning")
+            lib.on_lock_wait = lambda msg: self.notify(
+                f"Indexing waits: {msg}.", severity="warning"
+            )
             # a re-index replaces each file's chunks in one commit (never remove-then-add:
             # stopping in between would lose the document)
-            report = lib.ingest(paths, on_progress=progress, force=True) if replace else \
-                lib.ingest(paths, on_progress=progress)
+            report = (
+                lib.ingest(paths, on_progress=progress, force=True)
+                if replace
+                else lib.ingest(paths, on_progress=progress)
+            )
         except IngestCancelled:
             cancelled = True
         except Exception as exc:  # noqa: BLE001
@@ -240,8 +272,18 @@ class LibraryApp(WatchingApp, App[int]):
             sources, previous, demo_docs = self._library_state()
         except Exception:  # noqa: BLE001
             sources, previous, demo_docs = None, (), ()
-        self.post_message(IngestFinished(report, sources, error, cancelled, indexed=indexed,
-                                         previous=previous, paths=tuple(paths), demo=demo_docs))
+        self.post_message(
+            IngestFinished(
+                report,
+                sources,
+                error,
+                cancelled,
+                indexed=indexed,
+                previous=previous,
+                paths=tuple(paths),
+                demo=demo_docs,
+            )
+        )
 
     @on(IngestUpdate)
     def _ingest_update(self, msg: IngestUpdate) -> None:
@@ -257,23 +299,39 @@ class LibraryApp(WatchingApp, App[int]):
         self.ingest_stopped = msg.indexed if msg.cancelled else None
         self.ingest_report = msg.report
         if msg.cancelled:
-            self.notify(f"Indexing stopped: indexed {msg.indexed}; the rest unchanged.", severity="warning")
+            self.notify(
+                f"Indexing stopped: indexed {msg.indexed}; the rest unchanged.", severity="warning"
+            )
         elif msg.error:
             self.notify(f"Indexing failed: {msg.error}", severity="error", timeout=10)
         elif msg.report is not None:
             r = msg.report
-            text = (f"Indexed {len(r.indexed)}, unchanged {len(r.unchanged)}, failed {len(r.failed)}; "
-                    f"{r.chunks} chunks in the library.")
-            self.notify(text, severity="warning" if r.failed else "information",
-                        title="Indexing done", timeout=8)
+            text = (
+                f"Indexed {len(r.indexed)}, unchanged {len(r.unchanged)}, failed {len(r.failed)}; "
+                f"{r.chunks} chunks in the library."
+            )
+            self.notify(
+                text,
+                severity="warning" if r.failed else "information",
+                title="Indexing done",
+                timeout=8,
+            )
             self._offer_demo_removal(msg.paths, r)
 
     def _offer_demo_removal(self, paths: Sequence[Path], report: Any) -> None:
         """Demo docs indexed into the user's own library (by an older version) sit next to
         the user's files: offer to drop them."""
         own = [p for p in paths if not self.is_demo(Path(p).expanduser().resolve())]
-        demo = [s.source for s in self.sources if self.is_demo(s.source) and s.source not in self.demo_index]
+        demo = [
+            s.source
+            for s in self.sources
+            if self.is_demo(s.source) and s.source not in self.demo_index
+        ]
         if own and demo and (report.indexed or report.unchanged):
-            self.notify(f"The {len(demo)} demo document{'s' if len(demo) != 1 else ''} (localcrag's "
-                        "own docs) can show up in answers about your files. Press ctrl+d in the "
-                        "Library to remove them.", title="Demo documents", timeout=15)
+            self.notify(
+                f"The {len(demo)} demo document{'s' if len(demo) != 1 else ''} (localcrag's "
+                "own docs) can show up in answers about your files. Press ctrl+d in the "
+                "Library to remove them.",
+                title="Demo documents",
+                timeout=15,
+            )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import queue
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from textual.message import Message
 
@@ -19,8 +20,13 @@ class ModelsLoading(Message):
 
 
 class SourcesLoaded(Message):
-    def __init__(self, sources: Sequence[Any] | None, previous: Sequence[str] = (),
-                 error: str | None = None, demo: Sequence[Any] = ()) -> None:
+    def __init__(
+        self,
+        sources: Sequence[Any] | None,
+        previous: Sequence[str] = (),
+        error: str | None = None,
+        demo: Sequence[Any] = (),
+    ) -> None:
         super().__init__()
         self.sources, self.previous, self.error = sources, previous, error
         self.demo = demo  # the demo index's documents
@@ -33,10 +39,18 @@ class IngestUpdate(Message):
 
 
 class IngestFinished(Message):
-    def __init__(self, report: Any | None, sources: Sequence[Any] | None,
-                 error: str | None = None, cancelled: bool = False, *, indexed: int = 0,
-                 previous: Sequence[str] = (), paths: Sequence[Any] = (),
-                 demo: Sequence[Any] = ()) -> None:
+    def __init__(
+        self,
+        report: Any | None,
+        sources: Sequence[Any] | None,
+        error: str | None = None,
+        cancelled: bool = False,
+        *,
+        indexed: int = 0,
+        previous: Sequence[str] = (),
+        paths: Sequence[Any] = (),
+        demo: Sequence[Any] = (),
+    ) -> None:
         super().__init__()
         self.report, self.sources, self.error, self.cancelled = report, sources, error, cancelled
         self.indexed = indexed  # files indexed before a stop
@@ -49,6 +63,7 @@ class RefreshSources(Message):
 
 # --- chat: one question's run ------------------------------------------------------------
 
+
 class PipelineEvent(Message):
     """One event the pipeline yielded for run ``run_id``."""
 
@@ -60,7 +75,7 @@ class PipelineEvent(Message):
 class ConsentRequest(Message):
     """The pipeline wants to search the web: show ``query``, answer through ``answers``."""
 
-    def __init__(self, query: str, answers: "queue.Queue[str | None]") -> None:
+    def __init__(self, query: str, answers: queue.Queue[str | None]) -> None:
         super().__init__()
         self.query, self.answers = query, answers
 
@@ -68,15 +83,22 @@ class ConsentRequest(Message):
 class ShowPassage(Message):
     """A chunk was looked up off the UI thread; show it."""
 
-    def __init__(self, evidence: Any, chunk: Any, style: str | None = None, quoted: list[str] | None = None) -> None:
+    def __init__(
+        self, evidence: Any, chunk: Any, style: str | None = None, quoted: list[str] | None = None
+    ) -> None:
         super().__init__()
         self.evidence, self.chunk, self.style = evidence, chunk, style
         self.quoted = quoted or []  # the sentences a quoted answer took from this passage
 
 
 class RunEnded(Message):
-    def __init__(self, run_id: int, error: str | None = None, details: str | None = None,
-                 empty_index: bool = False) -> None:
+    def __init__(
+        self,
+        run_id: int,
+        error: str | None = None,
+        details: str | None = None,
+        empty_index: bool = False,
+    ) -> None:
         super().__init__()
         self.run_id, self.error, self.details = run_id, error, details
         self.empty_index = empty_index  # nothing to search: say which keys fix it

@@ -30,8 +30,12 @@ HIGHLIGHT = "bold #000000 on #d7af5f"
 class WebConsentModal(ModalScreen[str | None]):
     """Shows the exact query before anything leaves the machine: once / always / never."""
 
-    BINDINGS = [Binding("y", "choose('once')", "Allow once"), Binding("a", "choose('always')", "Always"),
-                Binding("n", "choose('never')", "Never"), Binding("escape", "choose(None)", "Not now")]
+    BINDINGS = [
+        Binding("y", "choose('once')", "Allow once"),
+        Binding("a", "choose('always')", "Always"),
+        Binding("n", "choose('never')", "Never"),
+        Binding("escape", "choose(None)", "Not now"),
+    ]
 
     def __init__(self, query: str) -> None:
         super().__init__(classes="modal")
@@ -40,8 +44,10 @@ class WebConsentModal(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="web-consent"):
             yield Label("Search the web?", classes="dialog-title")
-            yield Static("Your documents do not answer this well enough. localcrag can ask "
-                         "DuckDuckGo — only this exact query leaves your machine:")
+            yield Static(
+                "Your documents do not answer this well enough. localcrag can ask "
+                "DuckDuckGo — only this exact query leaves your machine:"
+            )
             yield Static(Text(self.query_text, style="bold"), id="web-query")
             with Horizontal(classes="buttons"):
                 yield Button("Allow once (y)", id="once", variant="primary")
@@ -83,12 +89,14 @@ def passage_view(chunk: Chunk, excerpt: str, label: str) -> tuple[str | None, Te
     title = heading.rsplit(" > ", 1)[-1]
     m = re.match(r"\s*" + re.escape(title) + r"\s*(?:\n|$)\s*", chunk.text)
     if m and m.end() < len(chunk.text):
-        body = body[m.end():]
+        body = body[m.end() :]
     return (None if f'"{heading}"' in label else heading), body, found
 
 
-_USED = {"extractive": "the text the answer quotes from (no model read it)",
-         "generative": "the part given to the model"}
+_USED = {
+    "extractive": "the text the answer quotes from (no model read it)",
+    "generative": "the part given to the model",
+}
 QUOTED = "the sentences the answer quotes (no model read them)"
 
 
@@ -97,8 +105,13 @@ class PassageModal(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q,enter", "dismiss", "Close")]
 
-    def __init__(self, evidence: Evidence, chunk: Chunk | None, style: str | None = None,
-                 quoted: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        evidence: Evidence,
+        chunk: Chunk | None,
+        style: str | None = None,
+        quoted: Sequence[str] = (),
+    ) -> None:
         super().__init__(classes="modal")
         # the passage as stored, shown without its escape sequences or control characters
         self.evidence, self.chunk = terminal_safe_fields(evidence), terminal_safe_fields(chunk)
@@ -113,15 +126,25 @@ class PassageModal(ModalScreen[None]):
                 yield Static(Text(e.url or e.source, style="underline #90caf9"))
                 body, found = Text(e.text), True
             else:
-                label = (source_label(e.source, c.page_start, last_page=c.page_end, locator=c.locator) if c
-                         else source_label(e.source, e.page, locator=e.locator))
+                label = (
+                    source_label(e.source, c.page_start, last_page=c.page_end, locator=c.locator)
+                    if c
+                    else source_label(e.source, e.page, locator=e.locator)
+                )
                 yield Label(Text(f"[{e.n}] {label}"), classes="dialog-title")
                 yield Static(Text(e.source, style="dim"))
-                heading, body, found = passage_view(c, e.text, label) if c else (None, Text(e.text, style=HIGHLIGHT), True)
+                heading, body, found = (
+                    passage_view(c, e.text, label)
+                    if c
+                    else (None, Text(e.text, style=HIGHLIGHT), True)
+                )
                 if self.quoted:  # a quoted answer: only its sentences, where they are found
                     joined = "…".join(self.quoted)
-                    q_heading, q_body, q_found = (passage_view(c, joined, label) if c
-                                                  else (None, *highlight_passage(e.text, joined)))
+                    q_heading, q_body, q_found = (
+                        passage_view(c, joined, label)
+                        if c
+                        else (None, *highlight_passage(e.text, joined))
+                    )
                     if q_found:
                         heading, body, self.used = q_heading, q_body, QUOTED
                 if heading:
@@ -189,8 +212,11 @@ class ConversationChoice:
 class ConversationsModal(ModalScreen[ConversationChoice]):
     """Switch conversation (Enter), start a new one (n) or delete one (d)."""
 
-    BINDINGS = [Binding("n", "new", "New"), Binding("d,delete", "delete", "Delete"),
-                Binding("escape", "close", "Close")]
+    BINDINGS = [
+        Binding("n", "new", "New"),
+        Binding("d,delete", "delete", "Delete"),
+        Binding("escape", "close", "Close"),
+    ]
 
     def __init__(self, history: History, current: str | None) -> None:
         super().__init__(classes="modal")
@@ -214,13 +240,24 @@ class ConversationsModal(ModalScreen[ConversationChoice]):
         convs, damaged = self.history.scan()
         self.damaged = {d.id: d for d in damaged}
         for conv in convs:
-            listing.add_option(Option(_conversation_label(conv, conv.id == self.current), id=conv.id))
+            listing.add_option(
+                Option(_conversation_label(conv, conv.id == self.current), id=conv.id)
+            )
         for bad in self.damaged.values():  # shown, never hidden: the user can delete or fix it
-            listing.add_option(Option(Text.assemble(("⚠ ", "#fdd835"), (bad.path.name, "bold"),
-                                                    ("  damaged: cannot be read · d deletes it", "dim")),
-                                      id=bad.id))
+            listing.add_option(
+                Option(
+                    Text.assemble(
+                        ("⚠ ", "#fdd835"),
+                        (bad.path.name, "bold"),
+                        ("  damaged: cannot be read · d deletes it", "dim"),
+                    ),
+                    id=bad.id,
+                )
+            )
         if not listing.option_count:
-            listing.add_option(Option(Text("No saved conversations yet", style="dim"), disabled=True))
+            listing.add_option(
+                Option(Text("No saved conversations yet", style="dim"), disabled=True)
+            )
         ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
         if self.current in ids:  # start on the open chat, so the first Down goes to another one
             listing.highlighted = ids.index(self.current)
@@ -251,6 +288,11 @@ class ConversationsModal(ModalScreen[ConversationChoice]):
 
 
 def _conversation_label(conv: Conversation, current: bool) -> Text:
-    when = dt.datetime.fromtimestamp(conv.updated).strftime("%Y-%m-%d %H:%M") if conv.updated else ""
-    return Text.assemble(("● " if current else "  ", "#66bb6a"), (conv.title or "(empty)", "bold"),
-                         (f"  {len(conv.turns)} turn{'s' if len(conv.turns) != 1 else ''} · {when}", "dim"))
+    when = (
+        dt.datetime.fromtimestamp(conv.updated).strftime("%Y-%m-%d %H:%M") if conv.updated else ""
+    )
+    return Text.assemble(
+        ("● " if current else "  ", "#66bb6a"),
+        (conv.title or "(empty)", "bold"),
+        (f"  {len(conv.turns)} turn{'s' if len(conv.turns) != 1 else ''} · {when}", "dim"),
+    )

@@ -24,8 +24,12 @@ class WatchingApp:
 
     def start_watching(self) -> None:
         """Resume watching the folders saved by an earlier session (none: no thread)."""
-        self.watcher = WatchService(self.backend.library, self.backend.settings.index_dir,
-                                    self._watch_report, self._watch_error)
+        self.watcher = WatchService(
+            self.backend.library,
+            self.backend.settings.index_dir,
+            self._watch_report,
+            self._watch_error,
+        )
         self.watched = tuple(str(f) for f in self.watcher.folders)
         self.watcher.start()
 
@@ -39,9 +43,12 @@ class WatchingApp:
         on = self.watcher.toggle(folder)
         self.watched = tuple(str(f) for f in self.watcher.folders)
         if on:
-            self.notify(f"Watching {folder}: files created, changed, moved or deleted in it are "
-                        "indexed within seconds, now and whenever the app runs (w again stops).",
-                        title="Watched folder", timeout=8)
+            self.notify(
+                f"Watching {folder}: files created, changed, moved or deleted in it are "
+                "indexed within seconds, now and whenever the app runs (w again stops).",
+                title="Watched folder",
+                timeout=8,
+            )
         else:
             self.notify(f"Stopped watching {folder}; its documents stay in the library.")
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from localcrag.errors import exc_summary
 from localcrag.types import Chunk, Grade
@@ -43,7 +44,7 @@ class Logistic:
     bias: float
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Logistic":
+    def from_dict(cls, d: Mapping[str, Any]) -> Logistic:
         feats = tuple(d["features"])
         weights = tuple(float(w) for w in d["weights"])
         if len(feats) != len(weights):
@@ -88,13 +89,17 @@ class BaseGrader:
     # qa-pairs --exclude-trained`` drops them, and the report marks them in-sample.
     trained_on: tuple[str, ...] = ()
 
-    def _score_batch(self, question: str, texts: Sequence[str]) -> list[tuple[float, dict[str, float]]]:
+    def _score_batch(
+        self, question: str, texts: Sequence[str]
+    ) -> list[tuple[float, dict[str, float]]]:
         raise NotImplementedError
 
     def _fallback(self, question: str, text: str) -> tuple[float, dict[str, float]]:
         raise RuntimeError(f"{self.name} grader has no fallback score")
 
-    def _score_all(self, question: str, texts: Sequence[str]) -> list[tuple[float, dict[str, float], str | None]]:
+    def _score_all(
+        self, question: str, texts: Sequence[str]
+    ) -> list[tuple[float, dict[str, float], str | None]]:
         if not texts:
             return []
         try:
@@ -107,13 +112,15 @@ class BaseGrader:
         out = []
         for text in texts:
             try:
-                (s, sig), = self._score_batch(question, [text])
+                ((s, sig),) = self._score_batch(question, [text])
                 out.append((_clip(s), sig, None))
             except Exception as exc:
                 out.append(self._recover(question, text, exc))
         return out
 
-    def _recover(self, question: str, text: str, exc: BaseException) -> tuple[float, dict[str, float], str]:
+    def _recover(
+        self, question: str, text: str, exc: BaseException
+    ) -> tuple[float, dict[str, float], str]:
         error = exc_summary(exc)
         try:
             s, sig = self._fallback(question, text)
@@ -127,8 +134,10 @@ class BaseGrader:
         scored = self._score_all(question, [c.text for c in chunks])
         if bad := next((err for s, _, err in scored if math.isnan(s)), None):
             raise GradingFailed(bad)
-        return [Grade(c, s, self.name if err is None else self.fallback_name, dict(sig), err)
-                for c, (s, sig, err) in zip(chunks, scored)]
+        return [
+            Grade(c, s, self.name if err is None else self.fallback_name, dict(sig), err)
+            for c, (s, sig, err) in zip(chunks, scored)
+        ]
 
     @property
     def fallback_name(self) -> str:
@@ -151,8 +160,9 @@ def _clip(x: float) -> float:
     return min(1.0, max(0.0, x))
 
 
-def grade_or_rank(grader: Grader, question: str, chunks: Sequence[Chunk], upper: float,
-                  lower: float) -> tuple[list[Grade], str | None]:
+def grade_or_rank(
+    grader: Grader, question: str, chunks: Sequence[Chunk], upper: float, lower: float
+) -> tuple[list[Grade], str | None]:
     """(grades, None); or, when the grader fails as a whole, scores from retrieval rank and
     the reason: a score of 0.0 would be a verdict ("irrelevant") nobody made."""
     try:
@@ -172,8 +182,12 @@ def named_cells(question: str, grades: list[Grade], upper: float) -> list[Grade]
     from localcrag.crag.cells import cell_answer
     from localcrag.crag.grounding import evidence_sentences
 
-    return [replace(g, score=upper) if g.score < upper and cell_answer(question, evidence_sentences(g.chunk.text))
-            else g for g in grades]
+    return [
+        replace(g, score=upper)
+        if g.score < upper and cell_answer(question, evidence_sentences(g.chunk.text))
+        else g
+        for g in grades
+    ]
 
 
 LLMLoader = Callable[[Any], Any]

@@ -21,10 +21,11 @@ technical one). Measured held-out by article in docs/evaluator.md.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from localcrag.crag.graders.text import NEGATIONS
-from localcrag.textutil import STOPWORDS, base_form as stem
+from localcrag.textutil import STOPWORDS
+from localcrag.textutil import base_form as stem
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _DIGITS = re.compile(r"\d+")

@@ -8,16 +8,30 @@ when a factory asks for them, so the lexical grader never embeds anything.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from localcrag.crag.graders.base import BaseGrader, Grader, Logistic, calibration, load_params, trained_on_families
+from localcrag.crag.graders.base import (
+    BaseGrader,
+    Grader,
+    Logistic,
+    calibration,
+    load_params,
+    trained_on_families,
+)
 from localcrag.crag.graders.fast import FeatureGrader, LexicalGrader
 from localcrag.crag.graders.features import FeatureExtractor
 from localcrag.crag.graders.llm import LazyModel, LLMGrader
-from localcrag.crag.graders.reader import MODEL_FILE, ReaderGrader, ReaderModel, packaged, read_sidecar
+from localcrag.crag.graders.reader import (
+    MODEL_FILE,
+    ReaderGrader,
+    ReaderModel,
+    packaged,
+    read_sidecar,
+)
 from localcrag.crag.graders.text import CorpusStats
 from localcrag.errors import LocalcragError
 from localcrag.settings import Settings
@@ -33,19 +47,29 @@ class GraderContext:
 
     @cached_property
     def lexical(self) -> LexicalGrader:
-        return declared(LexicalGrader(calibration("lexical", self.params), self.corpus_stats), self.params)
+        return declared(
+            LexicalGrader(calibration("lexical", self.params), self.corpus_stats), self.params
+        )
 
     @cached_property
     def extractor(self) -> FeatureExtractor:
-        fx = FeatureExtractor(self.embedder, self.corpus_stats, self.settings.strip_sentences,
-                              default_background=self.params.get("background_default", 0.2))
+        fx = FeatureExtractor(
+            self.embedder,
+            self.corpus_stats,
+            self.settings.strip_sentences,
+            default_background=self.params.get("background_default", 0.2),
+        )
         fx.prepare()  # embeds the corpus sample once, here (warm-up) rather than mid-answer
         return fx
 
     @cached_property
     def fusion(self) -> FeatureGrader:
-        return declared(FeatureGrader("fusion", self.extractor, calibration("fusion", self.params), self.lexical),
-                        self.params)
+        return declared(
+            FeatureGrader(
+                "fusion", self.extractor, calibration("fusion", self.params), self.lexical
+            ),
+            self.params,
+        )
 
     def gguf(self, name: str) -> LazyModel:
         """A GGUF from models/, loaded on first use."""
@@ -63,13 +87,17 @@ class GraderContext:
         return LazyModel(load)
 
 
-def declared(grader: BaseGrader, meta: dict[str, Any], where: Path | str = "the shipped params") -> Any:
+def declared(
+    grader: BaseGrader, meta: dict[str, Any], where: Path | str = "the shipped params"
+) -> Any:
     """``grader`` with the qa-pairs families its file declares it was trained on
     (``trained_on_families``, read by ``localcrag eval qa-pairs --exclude-trained``)."""
     try:
         grader.trained_on = trained_on_families(meta)
     except (ValueError, TypeError) as exc:
-        raise LocalcragError(f"{where}: {exc}", 'write e.g. "trained_on_families": ["squad_v2.0"]') from None
+        raise LocalcragError(
+            f"{where}: {exc}", 'write e.g. "trained_on_families": ["squad_v2.0"]'
+        ) from None
     return grader
 
 
@@ -78,8 +106,12 @@ def lexical(ctx: GraderContext) -> Grader:
 
 
 def embedding(ctx: GraderContext) -> Grader:
-    return declared(FeatureGrader("embedding", ctx.extractor, calibration("embedding", ctx.params), ctx.lexical),
-                    ctx.params)
+    return declared(
+        FeatureGrader(
+            "embedding", ctx.extractor, calibration("embedding", ctx.params), ctx.lexical
+        ),
+        ctx.params,
+    )
 
 
 def fusion(ctx: GraderContext) -> Grader:
@@ -93,9 +125,11 @@ def fusion(ctx: GraderContext) -> Grader:
         params = json.loads(path.read_text(encoding="utf-8"))
         calib = calibration("fusion", params)
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise LocalcragError(f"{path}: not a fusion params file ({type(exc).__name__}: {exc})",
-                             "give a .json written by scripts/fit_grader.py or scripts/fit_withheld.py, "
-                             "or unset grader_model") from None
+        raise LocalcragError(
+            f"{path}: not a fusion params file ({type(exc).__name__}: {exc})",
+            "give a .json written by scripts/fit_grader.py or scripts/fit_withheld.py, "
+            "or unset grader_model",
+        ) from None
     return declared(FeatureGrader("fusion", ctx.extractor, calib, ctx.lexical), params, path)
 
 
@@ -111,6 +145,15 @@ def reader(ctx: GraderContext) -> Grader:
     s = ctx.settings
     model = s.model_path(s.grader_model) if s.grader_model else packaged(MODEL_FILE)
     meta = read_sidecar(model)
-    calib = Logistic.from_dict(meta["calibration"]) if "calibration" in meta else Logistic(("reader",), (1.0,), 0.0)
-    return ReaderGrader(ReaderModel(model, threads=s.threads), calib, lambda: ctx.fusion,
-                        trained_on=meta.get("trained_on_families", ()), span_margin=float(meta.get("span_margin", 0.0)))
+    calib = (
+        Logistic.from_dict(meta["calibration"])
+        if "calibration" in meta
+        else Logistic(("reader",), (1.0,), 0.0)
+    )
+    return ReaderGrader(
+        ReaderModel(model, threads=s.threads),
+        calib,
+        lambda: ctx.fusion,
+        trained_on=meta.get("trained_on_families", ()),
+        span_margin=float(meta.get("span_margin", 0.0)),
+    )

@@ -7,7 +7,7 @@ Correct/Incorrect thresholds mean the same thing whichever of them is chosen.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from localcrag.crag.graders.base import BaseGrader, Logistic
 from localcrag.crag.graders.features import FeatureExtractor
@@ -23,7 +23,9 @@ class LexicalGrader(BaseGrader):
         self.model = model
         self.stats = corpus_stats or CorpusStats()
 
-    def _score_batch(self, question: str, texts: Sequence[str]) -> list[tuple[float, dict[str, float]]]:
+    def _score_batch(
+        self, question: str, texts: Sequence[str]
+    ) -> list[tuple[float, dict[str, float]]]:
         out = []
         for text in texts:
             sig = {"lex": idf_coverage(question, text, self.stats)}
@@ -37,8 +39,13 @@ class FeatureGrader(BaseGrader):
     When a chunk cannot be embedded, it falls back to the lexical grader's score.
     """
 
-    def __init__(self, name: str, extractor: FeatureExtractor, model: Logistic,
-                 fallback: BaseGrader | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        extractor: FeatureExtractor,
+        model: Logistic,
+        fallback: BaseGrader | None = None,
+    ) -> None:
         self.name = name
         self.extractor = extractor
         self.model = model
@@ -47,7 +54,9 @@ class FeatureGrader(BaseGrader):
     def signals(self, question: str, texts: Sequence[str]) -> list[dict[str, float]]:
         return self.extractor.features(question, texts)
 
-    def _score_batch(self, question: str, texts: Sequence[str]) -> list[tuple[float, dict[str, float]]]:
+    def _score_batch(
+        self, question: str, texts: Sequence[str]
+    ) -> list[tuple[float, dict[str, float]]]:
         return [(self.model(f), f) for f in self.signals(question, texts)]
 
     @property
@@ -57,5 +66,5 @@ class FeatureGrader(BaseGrader):
     def _fallback(self, question: str, text: str) -> tuple[float, dict[str, float]]:
         if self.fallback is None:
             return 0.0, {}
-        (score, sig), = self.fallback._score_batch(question, [text])
+        ((score, sig),) = self.fallback._score_batch(question, [text])
         return score, sig

@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -97,17 +98,26 @@ def entity_coverage(q: QuestionInfo, found: set[str]) -> float:
     if not q.entities:
         return 1.0
     idf = dict(zip(q.terms, q.idf_weights))
-    return weighted_coverage(list(q.entities), [idf.get(e, 1.0) for e in q.entities], found) \
-        if sum(idf.get(e, 1.0) for e in q.entities) > 0 else 1.0
+    return (
+        weighted_coverage(list(q.entities), [idf.get(e, 1.0) for e in q.entities], found)
+        if sum(idf.get(e, 1.0) for e in q.entities) > 0
+        else 1.0
+    )
 
 
 class FeatureExtractor:
     """Computes the signals above; thread-safe; shares one embedding memo per instance."""
 
-    def __init__(self, embedder: Any, corpus_stats: CorpusStats | None = None,
-                 strip_sentences: int = 2, cache_size: int = 4096,
-                 default_background: float = DEFAULT_BACKGROUND, stride: int | None = None,
-                 chunk_cosine: bool = False) -> None:
+    def __init__(
+        self,
+        embedder: Any,
+        corpus_stats: CorpusStats | None = None,
+        strip_sentences: int = 2,
+        cache_size: int = 4096,
+        default_background: float = DEFAULT_BACKGROUND,
+        stride: int | None = None,
+        chunk_cosine: bool = False,
+    ) -> None:
         """``stride``: sentences between window starts (default ``strip_sentences``:
         non-overlapping, the strips refinement scores). ``chunk_cosine``: also embed whole
         chunks for the ``cos_chunk`` signal (the fusion does not use it)."""
@@ -132,7 +142,9 @@ class FeatureExtractor:
         if missing:
             vecs = np.asarray(self.embedder.embed(missing), dtype=np.float32)
             if vecs.shape[0] != len(missing):
-                raise ValueError(f"embedder returned {vecs.shape[0]} vectors for {len(missing)} texts")
+                raise ValueError(
+                    f"embedder returned {vecs.shape[0]} vectors for {len(missing)} texts"
+                )
             norms = np.linalg.norm(vecs, axis=1, keepdims=True)
             vecs = vecs / np.where(norms > 0, norms, 1.0)
             with self._lock:
@@ -193,13 +205,25 @@ class FeatureExtractor:
         qv = vecs[0]
         imp = [max(0.0, 1.0 - float(v @ qv)) for v in vecs[1 : 1 + len(uniq)]]
         first = len(question) - len(question.lstrip())  # the opening word is capitalised anyway
-        ents = tuple(dict.fromkeys(
-            t for t, a, b in spans
-            if t in uniq and a != first
-            and (question[a].isupper() or any(ch.isdigit() for ch in question[a:b]))
-        ))
-        info = QuestionInfo(question, qv, tuple(uniq), tuple(self.stats.idf(t) for t in uniq),
-                            tuple(imp), has_negation(question), ents, self.background(qv))
+        ents = tuple(
+            dict.fromkeys(
+                t
+                for t, a, b in spans
+                if t in uniq
+                and a != first
+                and (question[a].isupper() or any(ch.isdigit() for ch in question[a:b]))
+            )
+        )
+        info = QuestionInfo(
+            question,
+            qv,
+            tuple(uniq),
+            tuple(self.stats.idf(t) for t in uniq),
+            tuple(imp),
+            has_negation(question),
+            ents,
+            self.background(qv),
+        )
         with self._lock:
             self._questions[question] = info
             while len(self._questions) > 64:
@@ -245,7 +269,9 @@ class FeatureExtractor:
     def centroid_pending(self) -> bool:
         return self._centroid is None and bool(self.stats.sample)
 
-    def _signals(self, q: QuestionInfo, text: str, wins: list[str], wv: np.ndarray) -> dict[str, float]:
+    def _signals(
+        self, q: QuestionInfo, text: str, wins: list[str], wv: np.ndarray
+    ) -> dict[str, float]:
         sims = wv @ q.vector
         best = int(np.argmax(sims))
         chunk_terms = set(terms(text))
@@ -260,8 +286,9 @@ class FeatureExtractor:
             "lex": weighted_coverage(q.terms, q.idf_weights, chunk_terms),
             "key": weighted_coverage(q.terms, key_w, chunk_terms),
             "key_strip": weighted_coverage(q.terms, key_w, best_terms),
-            "ent_strip": (sum(e in best_terms for e in q.entities) / len(q.entities)
-                          if q.entities else 1.0),
+            "ent_strip": (
+                sum(e in best_terms for e in q.entities) / len(q.entities) if q.entities else 1.0
+            ),
             "ent_idf": entity_coverage(q, best_terms),
             "neg_ok": 0.0 if q.negated and not has_negation(wins[best]) else 1.0,
             **cue_signals(q.text, strip, sentences),

@@ -8,7 +8,8 @@ falls back to the fusion score with ``Grade.error`` set.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from localcrag.crag.graders.base import BaseGrader
 from localcrag.crag.graders.fast import FeatureGrader
@@ -76,7 +77,9 @@ class LLMGrader(BaseGrader):
     def score_texts(self, question: str, texts: Sequence[str]) -> list[float]:
         return self.base.score_texts(question, texts)
 
-    def _score_batch(self, question: str, texts: Sequence[str]) -> list[tuple[float, dict[str, float]]]:
+    def _score_batch(
+        self, question: str, texts: Sequence[str]
+    ) -> list[tuple[float, dict[str, float]]]:
         llm = self.model.get()
         out = []
         for text in texts:

@@ -21,10 +21,11 @@ import json
 import math
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -74,10 +75,17 @@ def read_sidecar(model: Path) -> dict[str, Any]:
 class ReaderModel:
     """The ONNX reader: ``read(question, texts)`` -> one :class:`Reading` per text."""
 
-    def __init__(self, model_path: Path | None = None, tokenizer_path: Path | None = None,
-                 threads: int = 0, max_tokens: int = MAX_TOKENS) -> None:
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+        threads: int = 0,
+        max_tokens: int = MAX_TOKENS,
+    ) -> None:
         self.model_path = Path(model_path) if model_path else packaged(MODEL_FILE)
-        self.tokenizer_path = Path(tokenizer_path) if tokenizer_path else self.model_path.with_name(TOKENIZER_FILE)
+        self.tokenizer_path = (
+            Path(tokenizer_path) if tokenizer_path else self.model_path.with_name(TOKENIZER_FILE)
+        )
         self.threads = threads
         self.max_tokens = max_tokens
         self._session: Any = None
@@ -102,7 +110,9 @@ class ReaderModel:
             so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
             so.intra_op_num_threads = self.threads
             so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            self._session = ort.InferenceSession(str(self.model_path), so, providers=["CPUExecutionProvider"])
+            self._session = ort.InferenceSession(
+                str(self.model_path), so, providers=["CPUExecutionProvider"]
+            )
             self._tok = tok
 
     def windows(self, question: str, text: str) -> list[tuple[int, int]]:
@@ -124,7 +134,7 @@ class ReaderModel:
                 units.append((a, b, len(toks)))
                 continue
             for k in range(0, len(toks), budget):  # an over-long sentence: cut by tokens
-                part = toks[k:k + budget]
+                part = toks[k : k + budget]
                 units.append((offs[part[0]][0], offs[part[-1]][1], len(part)))
         out: list[tuple[int, int]] = []
         i = 0
@@ -154,13 +164,19 @@ class ReaderModel:
         ids = [cls_id] + q_ids + [sep_id] + p_ids + [sep_id]
         types = [0] * (len(q_ids) + 2) + [1] * (len(p_ids) + 1)
         arr = np.array([ids], dtype=np.int64)
-        logit, start, end = self._session.run(None, {
-            "input_ids": arr, "attention_mask": np.ones_like(arr), "token_type_ids": np.array([types], dtype=np.int64)})
+        logit, start, end = self._session.run(
+            None,
+            {
+                "input_ids": arr,
+                "attention_mask": np.ones_like(arr),
+                "token_type_ids": np.array([types], dtype=np.int64),
+            },
+        )
         start, end = np.asarray(start[0], dtype=np.float64), np.asarray(end[0], dtype=np.float64)
         first = len(q_ids) + 2
         null = start[0] + end[0]
         best, where = -math.inf, None
-        s_pass, e_pass = start[first:first + len(p_ids)], end[first:first + len(p_ids)]
+        s_pass, e_pass = start[first : first + len(p_ids)], end[first : first + len(p_ids)]
         for i in np.argsort(-s_pass)[:10]:
             stop = min(len(p_ids), i + MAX_SPAN)
             j = i + int(np.argmax(e_pass[i:stop]))
@@ -192,8 +208,15 @@ class ReaderGrader(BaseGrader):
 
     name = "reader"
 
-    def __init__(self, model: ReaderModel, calib: Logistic, fusion: Callable[[], BaseGrader] | None = None,
-                 trained_on: Sequence[str] = (), span_margin: float = 0.0, cache_size: int = 2048) -> None:
+    def __init__(
+        self,
+        model: ReaderModel,
+        calib: Logistic,
+        fusion: Callable[[], BaseGrader] | None = None,
+        trained_on: Sequence[str] = (),
+        span_margin: float = 0.0,
+        cache_size: int = 2048,
+    ) -> None:
         """``fusion``: builds the fusion grader on first need (fallback, or features the
         calibration names). ``trained_on``: the qa-pairs source families the weights saw
         (``localcrag eval --exclude-trained`` reports only the others). ``span_margin``:
@@ -210,7 +233,9 @@ class ReaderGrader(BaseGrader):
         try:
             model.load()
         except Exception as exc:  # noqa: BLE001 - any load failure means: use the fallback, visibly
-            self._load_error = f"reader unavailable ({type(exc).__name__}: {exc}); fusion score used"
+            self._load_error = (
+                f"reader unavailable ({type(exc).__name__}: {exc}); fusion score used"
+            )
 
     @property
     def fusion(self) -> BaseGrader | None:
@@ -244,9 +269,14 @@ class ReaderGrader(BaseGrader):
             reads = self.readings(question, texts)
         except Exception:  # noqa: BLE001 - no reader, no spans: the answer quotes sentences
             return [None for _ in texts]
-        return [r.span if r.span is not None and r.span.margin >= self.span_margin else None for r in reads]
+        return [
+            r.span if r.span is not None and r.span.margin >= self.span_margin else None
+            for r in reads
+        ]
 
-    def _score_batch(self, question: str, texts: Sequence[str]) -> list[tuple[float, dict[str, float]]]:
+    def _score_batch(
+        self, question: str, texts: Sequence[str]
+    ) -> list[tuple[float, dict[str, float]]]:
         reads = self.readings(question, texts)
         extra = self._fusion_signals(question, texts)
         out = []
@@ -264,9 +294,11 @@ class ReaderGrader(BaseGrader):
     def _fallback(self, question: str, text: str) -> tuple[float, dict[str, float]]:
         if self.fusion is None:
             return 0.0, {}
-        (score, sig), = self.fusion._score_batch(question, [text])
+        ((score, sig),) = self.fusion._score_batch(question, [text])
         return score, sig
 
-    def _recover(self, question: str, text: str, exc: BaseException) -> tuple[float, dict[str, float], str]:
+    def _recover(
+        self, question: str, text: str, exc: BaseException
+    ) -> tuple[float, dict[str, float], str]:
         score, sig, error = super()._recover(question, text, exc)
         return score, sig, (self._load_error or error)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -50,8 +50,9 @@ class CorpusStats:
     centroid: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def from_texts(cls, texts: Iterable[str], vectors: np.ndarray | None = None,
-                   sample_size: int = SAMPLE_SIZE) -> "CorpusStats":
+    def from_texts(
+        cls, texts: Iterable[str], vectors: np.ndarray | None = None, sample_size: int = SAMPLE_SIZE
+    ) -> CorpusStats:
         df: Counter[str] = Counter()
         kept: list[str] = []
         for text in texts:
@@ -77,7 +78,9 @@ class CorpusStats:
         return max(0.0, math.log((self.n_docs + 1) / (self.df.get(term, 0) + 0.5)))
 
 
-def weighted_coverage(q_terms: Sequence[str], weights: Sequence[float], text_terms: set[str]) -> float:
+def weighted_coverage(
+    q_terms: Sequence[str], weights: Sequence[float], text_terms: set[str]
+) -> float:
     """Share of the question's term weight found in ``text_terms`` (0 when no weight)."""
     total = sum(weights)
     if total <= 0:

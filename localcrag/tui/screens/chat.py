@@ -34,10 +34,15 @@ from localcrag.tui.widgets.trace import TracePanel
 
 ONLINE_SKIPS = {SKIP_DECLINED, SKIP_EMPTY}  # skipped after the DNS check passed
 
-STAGE_TEXT = {"load": "loading the models…", "rewrite": "reading the follow-up in context…",
-              "retrieve": "searching your documents…", "grade": "grading the passages…",
-              "refine": "keeping the relevant sentences…", "web": "searching the web…",
-              "generate": "writing the answer…"}
+STAGE_TEXT = {
+    "load": "loading the models…",
+    "rewrite": "reading the follow-up in context…",
+    "retrieve": "searching your documents…",
+    "grade": "grading the passages…",
+    "refine": "keeping the relevant sentences…",
+    "web": "searching the web…",
+    "generate": "writing the answer…",
+}
 _ids = itertools.count(1)
 
 
@@ -57,13 +62,36 @@ class Run:
 
 class ChatScreen(TranscriptScreen):
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel", tooltip="Cancel the answer being written (or go back to the question box)"),
+        Binding(
+            "escape",
+            "cancel",
+            "Cancel",
+            tooltip="Cancel the answer being written (or go back to the question box)",
+        ),
         Binding("ctrl+n", "new_conversation", "New", tooltip="Start a new conversation"),
-        Binding("ctrl+o", "conversations", "Chats", tooltip="Switch to, or delete, a saved conversation"),
-        Binding("ctrl+r", "sources", "Sources", tooltip="Go to the latest answer's sources (Enter opens one)"),
-        Binding("ctrl+t", "toggle_trace", "Trace", show=False, tooltip="Show or hide the CRAG trace panel"),
-        Binding("ctrl+z", "undo_rewrite", "As typed", show=False,
-                tooltip="Ask the last question again as typed, without the follow-up rewrite"),
+        Binding(
+            "ctrl+o", "conversations", "Chats", tooltip="Switch to, or delete, a saved conversation"
+        ),
+        Binding(
+            "ctrl+r",
+            "sources",
+            "Sources",
+            tooltip="Go to the latest answer's sources (Enter opens one)",
+        ),
+        Binding(
+            "ctrl+t",
+            "toggle_trace",
+            "Trace",
+            show=False,
+            tooltip="Show or hide the CRAG trace panel",
+        ),
+        Binding(
+            "ctrl+z",
+            "undo_rewrite",
+            "As typed",
+            show=False,
+            tooltip="Ask the last question again as typed, without the follow-up rewrite",
+        ),
     ]
 
     def __init__(self) -> None:
@@ -77,8 +105,9 @@ class ChatScreen(TranscriptScreen):
         with Horizontal(id="chat-main"):
             with Vertical(id="chat-pane"):
                 yield VerticalScroll(id="conversation")
-                yield Input(placeholder="Ask about your documents (Enter asks, Esc cancels)",
-                            id="question")
+                yield Input(
+                    placeholder="Ask about your documents (Enter asks, Esc cancels)", id="question"
+                )
             yield TracePanel(id="trace")
         yield StatusBar()
         yield Footer()
@@ -89,8 +118,10 @@ class ChatScreen(TranscriptScreen):
         try:
             await self.show_conversation(self.app.backend.history.current())
         except Exception as exc:  # noqa: BLE001 - a damaged history never stops the app
-            self.notify(f"The last conversation could not be reopened: {describe_error(exc)[0]}",
-                        severity="warning")
+            self.notify(
+                f"The last conversation could not be reopened: {describe_error(exc)[0]}",
+                severity="warning",
+            )
             await self.show_conversation(None)
         self.query_one("#question", Input).focus()
 
@@ -105,8 +136,10 @@ class ChatScreen(TranscriptScreen):
 
     def _busy(self) -> bool:
         if self.run is not None:
-            self.notify("An answer is still being written; press Esc to cancel it first.",
-                        severity="warning")
+            self.notify(
+                "An answer is still being written; press Esc to cancel it first.",
+                severity="warning",
+            )
             return True
         return False
 
@@ -147,9 +180,13 @@ class ChatScreen(TranscriptScreen):
                     return
             if backend.sync_index():  # ingested from outside since the last look: see it now
                 self.app.post_message(RefreshSources())
-            events = backend.pipeline().run(run.question, history=run.history or None,
-                                            confirm_web=lambda q: self._confirm_web(q, run.cancel),
-                                            cancel=run.cancel, rewrite=run.rewrite)
+            events = backend.pipeline().run(
+                run.question,
+                history=run.history or None,
+                confirm_web=lambda q: self._confirm_web(q, run.cancel),
+                cancel=run.cancel,
+                rewrite=run.rewrite,
+            )
             for event in events:
                 self.post_message(PipelineEvent(run.id, event))
             self.post_message(RunEnded(run.id))
@@ -193,7 +230,9 @@ class ChatScreen(TranscriptScreen):
         run = self.run
         if run is None or msg.run_id != run.id:
             return
-        event = terminal_safe_fields(msg.event)  # no escape sequence from a document reaches the screen
+        event = terminal_safe_fields(
+            msg.event
+        )  # no escape sequence from a document reaches the screen
         self.query_one(TracePanel).add(event)
         if isinstance(event, ev.Token):
             await run.view.write(event.text)
@@ -207,12 +246,15 @@ class ChatScreen(TranscriptScreen):
             self.last_rewrite = (run.question, run.view)
             run.view.set_status(STAGE_TEXT["retrieve"])
         elif isinstance(event, ev.WebError):
-            self.notify(f"Web search failed: {event.error}. Answering from your documents only.",
-                        severity="warning")
+            self.notify(
+                f"Web search failed: {event.error}. Answering from your documents only.",
+                severity="warning",
+            )
         elif isinstance(event, ev.WebSkipped) and event.reason == SKIP_DNS:
             self.app.set_network(down=True)
         elif isinstance(event, (ev.WebQuery, ev.WebResults)) or (
-                isinstance(event, ev.WebSkipped) and event.reason in ONLINE_SKIPS):
+            isinstance(event, ev.WebSkipped) and event.reason in ONLINE_SKIPS
+        ):
             self.app.set_network(down=False)  # the DNS check passed
         elif isinstance(event, ev.AnswerDone):
             await self._finish(run, event)
@@ -223,15 +265,30 @@ class ChatScreen(TranscriptScreen):
         cancelled = run.cancel.is_set()
         record = self.query_one(TracePanel).state  # the run's RunRecord, AnswerDone folded in
         searched = record.searched["text"] if record.claims_nothing and record.searched else ""
-        await run.view.finish(done.answer.text, done.evidence, [c.n for c in record.sources],
-                              done.answer.action, refused=done.answer.refused, cancelled=cancelled,
-                              style=done.answer.style, dropped=done.answer.dropped_sentences,
-                              searched=searched, inferred=record.sources_inferred)
+        await run.view.finish(
+            done.answer.text,
+            done.evidence,
+            [c.n for c in record.sources],
+            done.answer.action,
+            refused=done.answer.refused,
+            cancelled=cancelled,
+            style=done.answer.style,
+            dropped=done.answer.dropped_sentences,
+            searched=searched,
+            inferred=record.sources_inferred,
+        )
         if cancelled:
             self.query_one(TracePanel).set_note("Cancelled: the partial answer is kept.")
-        turn = Turn.from_answer(done.answer, done.evidence, rewritten=run.rewritten, cancelled=cancelled,
-                                model=run.view.model, sources=record.sources, searched=searched,
-                                inferred=record.sources_inferred)
+        turn = Turn.from_answer(
+            done.answer,
+            done.evidence,
+            rewritten=run.rewritten,
+            cancelled=cancelled,
+            model=run.view.model,
+            sources=record.sources,
+            searched=searched,
+            inferred=record.sources_inferred,
+        )
         history = self.app.backend.history
         try:
             if self.conversation is None:
@@ -240,7 +297,9 @@ class ChatScreen(TranscriptScreen):
             self.conversation = history.append(self.conversation.id, turn)
             self.app.conversation_title = self.conversation.title
         except Exception as exc:  # noqa: BLE001 - the answer is still on screen
-            self.notify(f"Could not save the conversation: {describe_error(exc)[0]}", severity="warning")
+            self.notify(
+                f"Could not save the conversation: {describe_error(exc)[0]}", severity="warning"
+            )
 
     @on(RunEnded)
     async def _ended(self, msg: RunEnded) -> None:
@@ -264,10 +323,14 @@ class ChatScreen(TranscriptScreen):
     def empty_index_text(self) -> str:
         n = len(self.app.previous_sources)
         if n:
-            return (f"{n} document{'s were' if n != 1 else ' was'} indexed with other settings: "
-                    "press ctrl+l, then ctrl+r to re-index them with the current ones")
-        return ("no documents indexed yet: press ctrl+l to add your documents, "
-                "or ctrl+g to index localcrag's own docs as a demo")
+            return (
+                f"{n} document{'s were' if n != 1 else ' was'} indexed with other settings: "
+                "press ctrl+l, then ctrl+r to re-index them with the current ones"
+            )
+        return (
+            "no documents indexed yet: press ctrl+l to add your documents, "
+            "or ctrl+g to index localcrag's own docs as a demo"
+        )
 
     async def action_undo_rewrite(self) -> None:
         """The follow-up rewrite got it wrong: ask the same words again, as typed."""

@@ -14,12 +14,14 @@ ABOUT = (
     "localcrag answers from your documents with Corrective RAG: it retrieves passages, grades "
     "each one, and decides. CORRECT: the documents answer it (irrelevant sentences are filtered "
     "out). AMBIGUOUS: documents plus a web search. INCORRECT: the web only, or an honest \"I don't "
-    "know\". The web is never used without your consent, and never when offline."
+    'know". The web is never used without your consent, and never when offline.'
 )
 
 
 def _keys(binding: Binding) -> str:
-    return " / ".join(k.replace("escape", "esc").replace("delete", "del") for k in binding.key.split(","))
+    return " / ".join(
+        k.replace("escape", "esc").replace("delete", "del") for k in binding.key.split(",")
+    )
 
 
 def binding_rows(app_class: type) -> list[tuple[str, list[tuple[str, str]]]]:
@@ -32,17 +34,27 @@ def binding_rows(app_class: type) -> list[tuple[str, list[tuple[str, str]]]]:
     from localcrag.tui.screens.library import LibraryScreen
     from localcrag.tui.screens.settings import SettingsScreen
 
-    sections = [("Everywhere", app_class), ("Chat", ChatScreen), ("Library", LibraryScreen),
-                ("Settings", SettingsScreen), ("Web search dialog", WebConsentModal),
-                ("Passage", PassageModal), ("Conversations", ConversationsModal)]
+    sections = [
+        ("Everywhere", app_class),
+        ("Chat", ChatScreen),
+        ("Library", LibraryScreen),
+        ("Settings", SettingsScreen),
+        ("Web search dialog", WebConsentModal),
+        ("Passage", PassageModal),
+        ("Conversations", ConversationsModal),
+    ]
     out = []
     for title, cls in sections:
-        rows = [(_keys(b), b.tooltip or b.description) for b in cls.BINDINGS if isinstance(b, Binding)]
+        rows = [
+            (_keys(b), b.tooltip or b.description) for b in cls.BINDINGS if isinstance(b, Binding)
+        ]
         if cls is app_class:
             rows += [("ctrl+p", "Command palette"), ("tab / shift+tab", "Move between panes")]
         if cls is ChatScreen:
-            rows += [("enter", "Ask (in the question box)"),
-                     ("enter", "Open the highlighted source (in a sources list)")]
+            rows += [
+                ("enter", "Ask (in the question box)"),
+                ("enter", "Open the highlighted source (in a sources list)"),
+            ]
         out.append((title, rows))
     return out
 

@@ -19,39 +19,98 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, DataTable, DirectoryTree, Footer, Header, Input, Label, ProgressBar, Static
+from textual.widgets import (
+    Button,
+    DataTable,
+    DirectoryTree,
+    Footer,
+    Header,
+    Input,
+    Label,
+    ProgressBar,
+    Static,
+)
 
 from localcrag.errors import describe_error
 from localcrag.tui.messages import RefreshSources
 from localcrag.tui.modals import ConfirmModal
-from localcrag.tui.widgets.documents import (PAGE_ROWS, DocTree, changed_on_disk, failures, library_summary,
-                                             page_note, page_of, progress_text, row_cells)
+from localcrag.tui.widgets.documents import (
+    PAGE_ROWS,
+    DocTree,
+    changed_on_disk,
+    failures,
+    library_summary,
+    page_note,
+    page_of,
+    progress_text,
+    row_cells,
+)
 from localcrag.tui.widgets.status import StatusBar
-
 
 TABLE_ONLY = {"reindex", "update_all", "remove", "stop"}  # letters that act only in the table
 
 
 class LibraryScreen(Screen):
     BINDINGS = [
-        Binding("escape", "app.show_mode('chat')", "Chat", tooltip="Back to the chat (indexing continues)"),
-        Binding("a", "add", "Add", tooltip="Add the typed path, or the file/folder highlighted in the "
-                "browser (in the table or browser)"),
-        Binding("r", "reindex", "Re-index", tooltip="Parse and embed the selected document again "
-                "(in the documents table)"),
-        Binding("u", "update_all", "Update all", tooltip="Re-index every document that changed on disk "
-                "(in the documents table)"),
-        Binding("delete,x", "remove", "Remove", tooltip="Remove the selected document from the library "
-                "(in the documents table)"),
-        Binding("s", "stop", "Stop", tooltip="Stop indexing after the current file (in the documents "
-                "table; or the Stop button)"),
-        Binding("w", "watch", "Watch", tooltip="Watch the folder of the selected document (in the table) "
-                "or the highlighted folder (in the browser): kept in sync while the app runs; w again stops"),
-        Binding("ctrl+r", "reindex_previous", "Re-index other",
-                tooltip="Re-index the documents indexed with other settings (embedder, chunking) "
-                "into the current ones"),
-        Binding("ctrl+d", "remove_demo", "Remove demo", priority=True,
-                tooltip="Remove the demo documents (localcrag's own README and docs)"),
+        Binding(
+            "escape",
+            "app.show_mode('chat')",
+            "Chat",
+            tooltip="Back to the chat (indexing continues)",
+        ),
+        Binding(
+            "a",
+            "add",
+            "Add",
+            tooltip="Add the typed path, or the file/folder highlighted in the "
+            "browser (in the table or browser)",
+        ),
+        Binding(
+            "r",
+            "reindex",
+            "Re-index",
+            tooltip="Parse and embed the selected document again (in the documents table)",
+        ),
+        Binding(
+            "u",
+            "update_all",
+            "Update all",
+            tooltip="Re-index every document that changed on disk (in the documents table)",
+        ),
+        Binding(
+            "delete,x",
+            "remove",
+            "Remove",
+            tooltip="Remove the selected document from the library (in the documents table)",
+        ),
+        Binding(
+            "s",
+            "stop",
+            "Stop",
+            tooltip="Stop indexing after the current file (in the documents "
+            "table; or the Stop button)",
+        ),
+        Binding(
+            "w",
+            "watch",
+            "Watch",
+            tooltip="Watch the folder of the selected document (in the table) "
+            "or the highlighted folder (in the browser): kept in sync while the app runs; w again stops",
+        ),
+        Binding(
+            "ctrl+r",
+            "reindex_previous",
+            "Re-index other",
+            tooltip="Re-index the documents indexed with other settings (embedder, chunking) "
+            "into the current ones",
+        ),
+        Binding(
+            "ctrl+d",
+            "remove_demo",
+            "Remove demo",
+            priority=True,
+            tooltip="Remove the demo documents (localcrag's own README and docs)",
+        ),
     ]
 
     def compose(self) -> ComposeResult:
@@ -61,8 +120,10 @@ class LibraryScreen(Screen):
             yield Input(placeholder="Filter documents: part of a name or folder", id="doc-filter")
             yield DataTable(id="documents", cursor_type="row", zebra_stripes=True)
             with Horizontal(id="add-row"):
-                yield Input(placeholder="Path of a file or folder to add (Enter), or pick one below",
-                            id="path")
+                yield Input(
+                    placeholder="Path of a file or folder to add (Enter), or pick one below",
+                    id="path",
+                )
                 yield Button("Add", id="add", variant="primary")
                 yield Button("Re-index", id="reindex")
                 yield Button("Remove", id="remove", variant="error")
@@ -79,8 +140,13 @@ class LibraryScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one("#documents", DataTable)
-        for label, key in (("Document", "name"), ("Length", "pages"), ("Chunks", "chunks"),
-                           ("Indexed", "when"), ("Folder", "folder")):
+        for label, key in (
+            ("Document", "name"),
+            ("Length", "pages"),
+            ("Chunks", "chunks"),
+            ("Indexed", "when"),
+            ("Folder", "folder"),
+        ):
             table.add_column(label, key=key)
         tree = self.query_one(DocTree)
         tree.root.set_label(tree.path.name or str(tree.path))
@@ -129,7 +195,9 @@ class LibraryScreen(Screen):
         table = self.query_one("#documents", DataTable)
         table.clear()
         demo, sources = 0, self.app.sources
-        if not getattr(self, "_typing", False):  # a filter keystroke re-uses the last stat of the list
+        if not getattr(
+            self, "_typing", False
+        ):  # a filter keystroke re-uses the last stat of the list
             self._stale = changed_on_disk(sources)
         stale, self._typing = self._stale, False
         box = self.query_one("#doc-filter", Input)  # hidden (app.tcss) until a library is large
@@ -138,9 +206,18 @@ class LibraryScreen(Screen):
         for s in shown:
             is_demo = self.app.is_demo(s.source)
             demo += is_demo
-            table.add_row(*row_cells(s, is_demo, stale.get(s.source), self.app.is_watched(s.source)), key=s.source)
-        summary = library_summary(sources, demo, self.app.library_ready,
-                                  len(self.app.previous_sources), stale, len(self.app.watched))
+            table.add_row(
+                *row_cells(s, is_demo, stale.get(s.source), self.app.is_watched(s.source)),
+                key=s.source,
+            )
+        summary = library_summary(
+            sources,
+            demo,
+            self.app.library_ready,
+            len(self.app.previous_sources),
+            stale,
+            len(self.app.watched),
+        )
         summary.append(page_note(len(shown), matching, len(sources), box.value), style="#90caf9")
         self.query_one("#library-summary", Static).update(summary)
         self.refresh_bindings()
@@ -157,8 +234,14 @@ class LibraryScreen(Screen):
         bar.display = p is not None or self.app.ingesting
         self.query_one("#stop", Button).display = self.app.ingesting
         if p is not None:
-            part = p.chunks_done / p.chunks_total if p.stage == "embedding" and getattr(p, "chunks_total", 0) else 0
-            bar.update(total=max(p.total, 1), progress=min(p.done + part, p.total))  # moves while embedding
+            part = (
+                p.chunks_done / p.chunks_total
+                if p.stage == "embedding" and getattr(p, "chunks_total", 0)
+                else 0
+            )
+            bar.update(
+                total=max(p.total, 1), progress=min(p.done + part, p.total)
+            )  # moves while embedding
             status.update(Text.assemble((f"{p.done}/{p.total} files ", "bold"), progress_text(p)))
         elif self.app.ingesting:
             bar.update(total=None)
@@ -179,9 +262,13 @@ class LibraryScreen(Screen):
         bar.update(total=1, progress=1)
         bar.display = True
         skipped = len(getattr(r, "skipped", ()))
-        status.update(Text(f"Done: indexed {len(r.indexed)}, unchanged {len(r.unchanged)}, "
-                           f"failed {len(r.failed)}"
-                           + (f"; skipped {skipped} file(s) of unsupported types." if skipped else ".")))
+        status.update(
+            Text(
+                f"Done: indexed {len(r.indexed)}, unchanged {len(r.unchanged)}, "
+                f"failed {len(r.failed)}"
+                + (f"; skipped {skipped} file(s) of unsupported types." if skipped else ".")
+            )
+        )
         self.query_one("#failures", Static).update(failures(r.failed))
 
     # --- actions ------------------------------------------------------------------------
@@ -240,7 +327,10 @@ class LibraryScreen(Screen):
         existing = [Path(s.source) for s in self.app.sources if Path(s.source).exists()]
         missing = len(self.app.sources) - len(existing)
         if missing:
-            self.notify(f"{missing} indexed file(s) no longer exist; remove them with x.", severity="warning")
+            self.notify(
+                f"{missing} indexed file(s) no longer exist; remove them with x.",
+                severity="warning",
+            )
         if existing:
             self.app.start_ingest(existing, demo=self.app.demo_active)
 
@@ -255,8 +345,13 @@ class LibraryScreen(Screen):
             if yes:
                 self._remove(source)
 
-        self.app.push_screen(ConfirmModal(f"Remove {Path(source).name} from the library?\n"
-                                          "(The file itself is not touched.)", "Remove"), confirmed)
+        self.app.push_screen(
+            ConfirmModal(
+                f"Remove {Path(source).name} from the library?\n(The file itself is not touched.)",
+                "Remove",
+            ),
+            confirmed,
+        )
 
     @work(thread=True, group="remove", exit_on_error=False)
     def _remove(self, source: str) -> None:
@@ -271,7 +366,9 @@ class LibraryScreen(Screen):
     def action_stop(self) -> None:
         if self.app.ingesting:
             self.app.cancel_ingest()
-            self.query_one("#ingest-status", Static).update(Text("Stopping after the current file…"))
+            self.query_one("#ingest-status", Static).update(
+                Text("Stopping after the current file…")
+            )
         else:
             self.notify("Nothing is being indexed.")
 
@@ -283,8 +380,10 @@ class LibraryScreen(Screen):
         elif (source := self._selected()) is not None:
             folder = Path(source).parent
         else:
-            self.notify("Select a document in the table, or a folder in the browser, to watch its "
-                        "folder.", severity="warning")
+            self.notify(
+                "Select a document in the table, or a folder in the browser, to watch its folder.",
+                severity="warning",
+            )
             return
         self.app.toggle_watch(folder)
 

@@ -9,22 +9,25 @@ pull continues; ``c`` stops it, keeping the partial file for the next pull.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.message import Message
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar, Static
 
 from localcrag.tui.widgets.status import StatusBar
 
-PRIVACY = ("A pull sends the repository and file name to the Hugging Face hub ($HF_ENDPOINT, "
-           "default huggingface.co) and nothing about your documents; nothing is fetched "
-           "unless you ask here or with `localcrag models pull`.")
+PRIVACY = (
+    "A pull sends the repository and file name to the Hugging Face hub ($HF_ENDPOINT, "
+    "default huggingface.co) and nothing about your documents; nothing is fetched "
+    "unless you ask here or with `localcrag models pull`."
+)
 
 
 class PullUpdate(Message):
@@ -47,8 +50,12 @@ def default_probe(host: str) -> bool:
 
 class ModelsScreen(Screen):
     BINDINGS = [
-        Binding("escape", "app.show_mode('chat')", "Chat", tooltip="Back to the chat (a pull goes on)"),
-        Binding("p", "pull_selected", "Pull", tooltip="Download the catalogue model under the cursor"),
+        Binding(
+            "escape", "app.show_mode('chat')", "Chat", tooltip="Back to the chat (a pull goes on)"
+        ),
+        Binding(
+            "p", "pull_selected", "Pull", tooltip="Download the catalogue model under the cursor"
+        ),
         Binding("c", "cancel_pull", "Stop pull", tooltip="Stop the pull; the next pull resumes it"),
     ]
     probe: Callable[[str], bool] = staticmethod(default_probe)  # tests use the fake hub's
@@ -63,11 +70,16 @@ class ModelsScreen(Screen):
         with VerticalScroll(id="models-body"):
             yield Label("In models/", classes="section-title")
             yield DataTable(id="local-models", cursor_type="row", zebra_stripes=True)
-            yield Label("Catalogue (p pulls the selected row; sizes and RAM approximate)",
-                        classes="section-title")
+            yield Label(
+                "Catalogue (p pulls the selected row; sizes and RAM approximate)",
+                classes="section-title",
+            )
             yield DataTable(id="catalogue", cursor_type="row", zebra_stripes=True)
-            yield Input(placeholder="or type a short name or OWNER/REPO/FILE.gguf and press Enter",
-                        id="pull-spec", select_on_focus=False)  # typing on the list goes on here
+            yield Input(
+                placeholder="or type a short name or OWNER/REPO/FILE.gguf and press Enter",
+                id="pull-spec",
+                select_on_focus=False,
+            )  # typing on the list goes on here
             yield ProgressBar(id="pull-progress", show_eta=False)
             yield Static("", id="pull-status")
             yield Static(Text(PRIVACY, style="dim"), id="pull-privacy")
@@ -77,7 +89,9 @@ class ModelsScreen(Screen):
     def on_mount(self) -> None:
         local = self.query_one("#local-models", DataTable)
         local.add_columns("name", "kind", "size", "params", "context", "chat", "in use")
-        self.query_one("#catalogue", DataTable).add_columns("name", "params", "file", "RAM", "state", "repository")
+        self.query_one("#catalogue", DataTable).add_columns(
+            "name", "params", "file", "RAM", "state", "repository"
+        )
         self.query_one("#pull-progress", ProgressBar).display = False
         self.refresh_lists()
         self.query_one("#catalogue", DataTable).focus()
@@ -98,16 +112,31 @@ class ModelsScreen(Screen):
             rows = []
             self._status(f"cannot read {s.models_dir}: {exc}", error=True)
         for r in rows:
-            local.add_row(Text(r.name), r.kind, human_size(r.size_bytes), r.params, r.context, r.chat,
-                          ", ".join(r.roles), key=r.name)
+            local.add_row(
+                Text(r.name),
+                r.kind,
+                human_size(r.size_bytes),
+                r.params,
+                r.context,
+                r.chat,
+                ", ".join(r.roles),
+                key=r.name,
+            )
         cat = self.query_one("#catalogue", DataTable)
         cat.clear()
         needle = self.query_one("#pull-spec", Input).value.strip().lower()
         for e, present in catalogue_rows(s.models_dir):
             if needle and needle not in f"{e.name} {e.repo}".lower():
                 continue  # filtered as the name is typed
-            cat.add_row(e.name, e.params, f"{e.size_gb:.2f} GB", f"{e.ram_gb:.1f} GB",
-                        "pulled" if present else "", Text(e.repo), key=e.name)
+            cat.add_row(
+                e.name,
+                e.params,
+                f"{e.size_gb:.2f} GB",
+                f"{e.ram_gb:.1f} GB",
+                "pulled" if present else "",
+                Text(e.repo),
+                key=e.name,
+            )
 
     def _status(self, line: str, error: bool = False) -> None:
         self.query_one("#pull-status", Static).update(Text(line, style="#ef5350" if error else ""))
@@ -130,7 +159,12 @@ class ModelsScreen(Screen):
         the screen's own keys (p, c) keep their meaning."""
         field = self.query_one("#pull-spec", Input)
         keys = {b.key for b in self.BINDINGS if isinstance(b, Binding)}
-        if event.is_printable and event.character and not field.has_focus and event.character not in keys:
+        if (
+            event.is_printable
+            and event.character
+            and not field.has_focus
+            and event.character not in keys
+        ):
             field.focus()
             field.insert_text_at_cursor(event.character)
             event.stop()
@@ -169,14 +203,22 @@ class ModelsScreen(Screen):
                 return
             check_disk(plan)
             warning = ram_warning(plan) or ""
-            how = download(plan, lambda p: self.post_message(PullUpdate(p.done, p.total, p.stage)),
-                           cancel=self._cancel)
+            how = download(
+                plan,
+                lambda p: self.post_message(PullUpdate(p.done, p.total, p.stage)),
+                cancel=self._cancel,
+            )
         except Exception as exc:  # noqa: BLE001 - every failure is one line on the screen
             self.post_message(PullFinished(describe_error(exc)[0], True))
             return
         size = human_size(plan.size) if plan.size else ""
-        self.post_message(PullFinished(f"saved {plan.dest.name} ({size}, {how}); choose it as "
-                                       f"generator in Settings (ctrl+s). {warning}".strip(), False))
+        self.post_message(
+            PullFinished(
+                f"saved {plan.dest.name} ({size}, {how}); choose it as "
+                f"generator in Settings (ctrl+s). {warning}".strip(),
+                False,
+            )
+        )
 
     def on_pull_update(self, msg: PullUpdate) -> None:
         bar = self.query_one("#pull-progress", ProgressBar)

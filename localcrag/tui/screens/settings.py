@@ -22,17 +22,32 @@ from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Sele
 from localcrag.settings import Settings
 from localcrag.settings_groups import grouped
 from localcrag.tui.modals import ConfirmModal
-from localcrag.tui.widgets.fields import EDITORS, NOT_SET, Editor, kind_of, literal_choices, options, unwrap
+from localcrag.tui.widgets.fields import (
+    EDITORS,
+    NOT_SET,
+    Editor,
+    kind_of,
+    literal_choices,
+    options,
+    unwrap,
+)
 from localcrag.tui.widgets.status import StatusBar
 
-HIDDEN: dict[str, str] = {}  # field -> why the screen does not show it (none so far: all are the user's)
-SECTIONS: dict[str, list[str]] = {title: [n for n in names if n not in HIDDEN]
-                                  for title, names in grouped(Settings.model_fields).items()}
-MODEL_KIND = {"generator": "gguf", "grader_llm": "gguf",
-              "embedder": "sentence-transformers"}
-BLANK = {"grader_llm": "(same as generator)", "grader_model": "(the one shipped in the package)",
-         "llm_endpoint": "(not set: the local generator)", "llm_endpoint_model": "(the first one it lists)",
-         "index_uri": "(not set: the local data dir)"}  # what an empty optional field means
+HIDDEN: dict[
+    str, str
+] = {}  # field -> why the screen does not show it (none so far: all are the user's)
+SECTIONS: dict[str, list[str]] = {
+    title: [n for n in names if n not in HIDDEN]
+    for title, names in grouped(Settings.model_fields).items()
+}
+MODEL_KIND = {"generator": "gguf", "grader_llm": "gguf", "embedder": "sentence-transformers"}
+BLANK = {
+    "grader_llm": "(same as generator)",
+    "grader_model": "(the one shipped in the package)",
+    "llm_endpoint": "(not set: the local generator)",
+    "llm_endpoint_model": "(the first one it lists)",
+    "index_uri": "(not set: the local data dir)",
+}  # what an empty optional field means
 
 
 def _choices(name: str, models: list[Any]) -> list[str] | None:
@@ -43,7 +58,9 @@ def _choices(name: str, models: list[Any]) -> list[str] | None:
 
 def editor(name: str) -> Editor:
     """The editor of a field: a list of model files, else the one its type picks."""
-    return EDITORS["choice" if name in MODEL_KIND else kind_of(Settings.model_fields[name].annotation)]
+    return EDITORS[
+        "choice" if name in MODEL_KIND else kind_of(Settings.model_fields[name].annotation)
+    ]
 
 
 def optional(name: str) -> bool:
@@ -53,9 +70,20 @@ def optional(name: str) -> bool:
 class SettingsScreen(Screen):
     _errors: dict[str, str] = {}  # field -> why, from the last validate()
     BINDINGS = [
-        Binding("escape", "leave", "Chat", tooltip="Back to the chat (valid unsaved edits stay here; "
-                "invalid ones: you are asked to discard them or keep editing)"),
-        Binding("ctrl+s", "save", "Save", priority=True, tooltip="Validate and save to the settings file"),
+        Binding(
+            "escape",
+            "leave",
+            "Chat",
+            tooltip="Back to the chat (valid unsaved edits stay here; "
+            "invalid ones: you are asked to discard them or keep editing)",
+        ),
+        Binding(
+            "ctrl+s",
+            "save",
+            "Save",
+            priority=True,
+            tooltip="Validate and save to the settings file",
+        ),
         Binding("ctrl+r", "revert", "Revert", tooltip="Discard edits: back to the saved settings"),
     ]
 
@@ -70,9 +98,16 @@ class SettingsScreen(Screen):
         self._models_found = [(m.name, m.kind) for m in models]
         yield Header(icon="◆")
         with VerticalScroll(id="settings-form"):
-            yield Static(Text.assemble(("Settings", "bold"), (
-                f"  ·  {len(models)} models found in {s.models_dir.name}/  ·  ctrl+s saves, Esc goes back",
-                "dim")), id="settings-intro")
+            yield Static(
+                Text.assemble(
+                    ("Settings", "bold"),
+                    (
+                        f"  ·  {len(models)} models found in {s.models_dir.name}/  ·  ctrl+s saves, Esc goes back",
+                        "dim",
+                    ),
+                ),
+                id="settings-intro",
+            )
             for section, names in SECTIONS.items():
                 yield Label(section, classes="section-title")
                 for name in names:
@@ -91,7 +126,9 @@ class SettingsScreen(Screen):
         with Vertical(classes="field"):
             with Horizontal(classes="field-row"):
                 yield Label(name, classes="field-name")
-                yield ed.make(f"field-{name}", ed.show(getattr(s, name)), _choices(name, models), blank)
+                yield ed.make(
+                    f"field-{name}", ed.show(getattr(s, name)), _choices(name, models), blank
+                )
             yield Static(Text(Settings.model_fields[name].description or ""), classes="field-help")
             yield Static("", id=f"error-{name}", classes="field-error")
 
@@ -183,8 +220,10 @@ class SettingsScreen(Screen):
         name = next(n for n in [*self._names(), *self._errors] if n in self._errors)
         why = self._errors[name]
         more = f" (and {len(self._errors) - 1} more marked in red)" if len(self._errors) > 1 else ""
-        return (f"Not saved: {name} = {str(self._content(name))!r}: {why}{more}. "
-                "Fix it, or ctrl+r to go back to the saved settings.")
+        return (
+            f"Not saved: {name} = {str(self._content(name))!r}: {why}{more}. "
+            "Fix it, or ctrl+r to go back to the saved settings."
+        )
 
     def _show_choices(self, s: Settings) -> None:
         """What the selected generator will be used for, and why (from its GGUF header)."""
@@ -235,9 +274,15 @@ class SettingsScreen(Screen):
             else:
                 self.query_one(".invalid-field").focus()
 
-        self.app.push_screen(ConfirmModal("Some edits are invalid (marked in red) and were not saved. "
-                                          "Discard them and go back to the chat, or keep editing?",
-                                          "Discard edits", cancel="Keep editing"), chosen)
+        self.app.push_screen(
+            ConfirmModal(
+                "Some edits are invalid (marked in red) and were not saved. "
+                "Discard them and go back to the chat, or keep editing?",
+                "Discard edits",
+                cancel="Keep editing",
+            ),
+            chosen,
+        )
 
     @on(Button.Pressed, "#revert")
     def action_revert(self) -> None:

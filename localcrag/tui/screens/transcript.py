@@ -51,10 +51,18 @@ class TranscriptScreen(Screen):
             view = TurnView(turn.question, rewritten=turn.rewritten)
             view.model = turn.model
             await box.mount(view)
-            await view.finish(turn.answer, turn.evidence_items(), [c["n"] for c in turn.citations],
-                              Action(turn.action) if turn.action else None, refused=turn.refused,
-                              cancelled=turn.cancelled, style=turn.style, dropped=turn.dropped,
-                              searched=turn.searched, inferred=turn.inferred)
+            await view.finish(
+                turn.answer,
+                turn.evidence_items(),
+                [c["n"] for c in turn.citations],
+                Action(turn.action) if turn.action else None,
+                refused=turn.refused,
+                cancelled=turn.cancelled,
+                style=turn.style,
+                dropped=turn.dropped,
+                searched=turn.searched,
+                inferred=turn.inferred,
+            )
         self.call_after_refresh(self._follow)
         last = conv.turns[-1]
         trace.reset(last.question)
@@ -107,13 +115,20 @@ class TranscriptScreen(Screen):
         style = msg.turn.style
         quoted = quotes_by_n(msg.turn.text).get(msg.n, []) if style == "extractive" else []
         if evidence.chunk_id:
-            self._lookup(evidence, evidence.chunk_id, style, quoted)  # the exact passage, from the library
+            self._lookup(
+                evidence, evidence.chunk_id, style, quoted
+            )  # the exact passage, from the library
         else:  # web results, and conversations saved before chunk ids were stored
             self.app.push_screen(PassageModal(evidence, None, style, quoted), self._passage_closed)
 
     @work(thread=True, group="lookup", exit_on_error=False)
-    def _lookup(self, evidence: Evidence, chunk_id: str, style: str | None = None,
-                quoted: list[str] | None = None) -> None:
+    def _lookup(
+        self,
+        evidence: Evidence,
+        chunk_id: str,
+        style: str | None = None,
+        quoted: list[str] | None = None,
+    ) -> None:
         try:
             chunk = self.app.backend.library().get_chunk(chunk_id)
         except Exception:  # noqa: BLE001 - the stored evidence text is still shown
@@ -122,7 +137,9 @@ class TranscriptScreen(Screen):
 
     @on(ShowPassage)
     def _show_passage(self, msg: ShowPassage) -> None:
-        self.app.push_screen(PassageModal(msg.evidence, msg.chunk, msg.style, msg.quoted), self._passage_closed)
+        self.app.push_screen(
+            PassageModal(msg.evidence, msg.chunk, msg.style, msg.quoted), self._passage_closed
+        )
 
     def _passage_closed(self, _: None = None) -> None:
         """Back to the question box: typing goes there, and Enter does not reopen the passage."""

@@ -8,7 +8,7 @@ turned into a link, and the cited passages are listed below it as a selectable l
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from rich.text import Text
 from textual import on
@@ -54,7 +54,7 @@ def quoted_from(text: str) -> dict[int, str]:
 class CitationSelected(Message):
     """The user picked citation ``n`` of ``turn`` (from the answer text or the sources list)."""
 
-    def __init__(self, turn: "TurnView", n: int) -> None:
+    def __init__(self, turn: TurnView, n: int) -> None:
         super().__init__()
         self.turn, self.n = turn, n
 
@@ -73,10 +73,14 @@ class TurnView(Vertical):
         self.done = False
         self._stream: MarkdownStream | None = None
         self.model = ""  # the generator's name, from StyleChosen
-        self.style: str | None = None  # "extractive" / "generative" once known (the passage view says which)
+        self.style: str | None = (
+            None  # "extractive" / "generative" once known (the passage view says which)
+        )
 
     def compose(self) -> ComposeResult:
-        yield Static(Text.assemble(("❯ ", "bold #90caf9"), (self.question, "bold")), classes="question")
+        yield Static(
+            Text.assemble(("❯ ", "bold #90caf9"), (self.question, "bold")), classes="question"
+        )
         yield Static("", classes="turn-status")
         yield Static("", classes="answer-style")
         yield Markdown("", open_links=False, classes="answer")
@@ -109,11 +113,14 @@ class TurnView(Vertical):
             self.model = event.model
             self.set_style(event.style)
         else:
-            self.set_status(f"{event.detail}…" if event.detail else
-                            stage_text.get(event.stage, f"{event.stage}…"))
+            self.set_status(
+                f"{event.detail}…"
+                if event.detail
+                else stage_text.get(event.stage, f"{event.stage}…")
+            )
 
     def set_style(self, style: str | None, web: bool = False, dropped: int = 0) -> None:
-        """"Quoted from your documents" / "Written by <model>, checked against ..." (or nothing)."""
+        """ "Quoted from your documents" / "Written by <model>, checked against ..." (or nothing)."""
         self.style = style or self.style
         label = style_label(style, self.model, web) if style else ""
         if label and dropped:
@@ -135,10 +142,20 @@ class TurnView(Vertical):
         self.text = ""
         await self.query_one(".answer", Markdown).update("")
 
-    async def finish(self, text: str, evidence: Sequence[Evidence], cited: Sequence[int],
-                     action: Action | None, *, refused: bool = False, cancelled: bool = False,
-                     style: str | None = None, dropped: int = 0, searched: str = "",
-                     inferred: bool = False) -> None:
+    async def finish(
+        self,
+        text: str,
+        evidence: Sequence[Evidence],
+        cited: Sequence[int],
+        action: Action | None,
+        *,
+        refused: bool = False,
+        cancelled: bool = False,
+        style: str | None = None,
+        dropped: int = 0,
+        searched: str = "",
+        inferred: bool = False,
+    ) -> None:
         """Show the final text with linked citations and list the cited passages (``cited``:
         ``RunRecord.sources``, ``inferred`` when that is the closest evidence, not a [n] in
         the text); under an answer that claims nothing, ``searched`` says what was searched
@@ -147,14 +164,20 @@ class TurnView(Vertical):
             await self._stream.stop()
             self._stream = None
         self.done = True
-        text, evidence = terminal_safe(text), terminal_safe_fields(tuple(evidence))  # a saved turn too
+        text, evidence = (
+            terminal_safe(text),
+            terminal_safe_fields(tuple(evidence)),
+        )  # a saved turn too
         self.text = text or self.text
         self.evidence = {e.n: e for e in evidence}
         body = self.text if self.text.strip() else "_(no answer was written)_"
         await self.query_one(".answer", Markdown).update(link_citations(body, self.evidence))
         nothing = refused or states_nothing(self.text)
-        self._fill_sources([] if nothing else sorted({n for n in cited if n in self.evidence}),
-                           quoted_from(self.text) if style == "extractive" else {}, inferred)
+        self._fill_sources(
+            [] if nothing else sorted({n for n in cited if n in self.evidence}),
+            quoted_from(self.text) if style == "extractive" else {},
+            inferred,
+        )
         line = self.query_one(".searched", Static)
         line.update(Text(searched, style="dim"))
         line.display = bool(nothing and searched)
@@ -162,7 +185,9 @@ class TurnView(Vertical):
         web = any(e.kind == "web" for n, e in self.evidence.items() if n in cited)
         self.set_style(None if refused or not style else style, web, dropped)
 
-    def _fill_sources(self, cited: list[int], quotes: dict[int, str], inferred: bool = False) -> None:
+    def _fill_sources(
+        self, cited: list[int], quotes: dict[int, str], inferred: bool = False
+    ) -> None:
         listing = self.query_one(".sources", OptionList)
         shown = cited
         options = []
@@ -172,13 +197,21 @@ class TurnView(Vertical):
             at = snippet.find(quotes.get(n) or "\0")
             snippet = snippet[at:] if at >= 0 else snippet  # a quoted answer: from its quote
             snippet = snippet if len(snippet) <= 90 else snippet[:89].rstrip() + "…"
-            label = Text.assemble((f"[{n}] ", "bold #90caf9"), (source_label(e.source, e.page, url=e.url, locator=e.locator), "bold"),
-                                  ("  " + snippet, "dim"), no_wrap=True, overflow="ellipsis")
+            label = Text.assemble(
+                (f"[{n}] ", "bold #90caf9"),
+                (source_label(e.source, e.page, url=e.url, locator=e.locator), "bold"),
+                ("  " + snippet, "dim"),
+                no_wrap=True,
+                overflow="ellipsis",
+            )
             options.append(Option(label, id=str(n)))
         listing.clear_options()
         listing.add_options(options)
-        listing.border_title = ("Source: not cited in the text, the passage it shares most words with (Enter opens)"
-                                if inferred else "Sources (Enter opens)")
+        listing.border_title = (
+            "Source: not cited in the text, the passage it shares most words with (Enter opens)"
+            if inferred
+            else "Sources (Enter opens)"
+        )
         listing.display = bool(options)
 
     @on(Markdown.LinkClicked)
@@ -205,6 +238,8 @@ def _status(action: Action | None, refused: bool, cancelled: bool, cited: int) -
     elif refused:
         text.append("no answer from your documents", style="#ef9a9a")
     else:
-        text.append(f"{cited} source{'s' if cited != 1 else ''} cited" if cited else "no citations",
-                    style="dim")
+        text.append(
+            f"{cited} source{'s' if cited != 1 else ''} cited" if cited else "no citations",
+            style="dim",
+        )
     return text

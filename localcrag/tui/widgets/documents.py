@@ -6,8 +6,9 @@ Pure functions of the app's state, so the screen only places them (and tests can
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from rich.text import Text
 from textual.widgets import DirectoryTree
@@ -35,7 +36,7 @@ def failure_text(path: str, error: str) -> str:
     """The error without the file name or path it often starts with (the line shows the name)."""
     for prefix in (str(path), Path(path).name):
         if prefix and error.startswith(prefix + ":"):
-            return error[len(prefix) + 1:].strip()
+            return error[len(prefix) + 1 :].strip()
     return error
 
 
@@ -72,8 +73,13 @@ def row_cells(s: Any, demo: bool, stale: str | None, watched: bool) -> tuple[Tex
         name.append(f"  {stale}", style="italic #ffb74d")
     if watched:
         folder.append("  watched", style="italic #81c784")
-    return (name, Text(count_text(s.source, s.pages), justify="right"), Text(str(s.chunks), justify="right"),
-            when(s.indexed_at), folder)
+    return (
+        name,
+        Text(count_text(s.source, s.pages), justify="right"),
+        Text(str(s.chunks), justify="right"),
+        when(s.indexed_at),
+        folder,
+    )
 
 
 def page_note(shown: int, matching: int, total: int, needle: str) -> str:
@@ -97,8 +103,14 @@ def changed_on_disk(sources: Sequence[Any]) -> dict[str, str]:
     return out
 
 
-def library_summary(sources: Sequence[Any], demo: int, ready: bool, previous: int,
-                    stale: dict[str, str] | None = None, watched: int = 0) -> Text:
+def library_summary(
+    sources: Sequence[Any],
+    demo: int,
+    ready: bool,
+    previous: int,
+    stale: dict[str, str] | None = None,
+    watched: int = 0,
+) -> Text:
     """The line above the documents table: counts, the keys, and what needs re-indexing."""
     docs, chunks = len(sources), sum(s.chunks for s in sources)
     summary = Text(style="bold")
@@ -107,25 +119,40 @@ def library_summary(sources: Sequence[Any], demo: int, ready: bool, previous: in
     elif docs:
         summary.append(f"{docs} document{'s' if docs != 1 else ''}, {chunks} chunks")
         if demo:
-            summary.append(f"  ·  {demo} demo document{'s' if demo != 1 else ''} (ctrl+d removes "
-                           f"{'them' if demo != 1 else 'it'})", style="not bold #fdd835")
+            summary.append(
+                f"  ·  {demo} demo document{'s' if demo != 1 else ''} (ctrl+d removes "
+                f"{'them' if demo != 1 else 'it'})",
+                style="not bold #fdd835",
+            )
         changed = sum(v == "changed" for v in (stale or {}).values())
         if changed:
-            summary.append(f"  ·  {changed} changed on disk since indexed (u in the table "
-                           f"re-indexes {'them' if changed != 1 else 'it'})", style="not bold #ffb74d")
+            summary.append(
+                f"  ·  {changed} changed on disk since indexed (u in the table "
+                f"re-indexes {'them' if changed != 1 else 'it'})",
+                style="not bold #ffb74d",
+            )
         if watched:
-            summary.append(f"  ·  watching {watched} folder{'s' if watched != 1 else ''}",
-                           style="not bold #81c784")
-        summary.append("  ·  in the table: r re-index, x remove, u update all", style="not bold dim")
+            summary.append(
+                f"  ·  watching {watched} folder{'s' if watched != 1 else ''}",
+                style="not bold #81c784",
+            )
+        summary.append(
+            "  ·  in the table: r re-index, x remove, u update all", style="not bold dim"
+        )
     elif not previous:
-        summary.append("No documents yet. Type or pick a file or folder below and press Enter, "
-                       "or press ctrl+g to index localcrag's own docs as a demo.")
+        summary.append(
+            "No documents yet. Type or pick a file or folder below and press Enter, "
+            "or press ctrl+g to index localcrag's own docs as a demo."
+        )
     if ready and previous:
         if summary.plain:
             summary.append("\n")
-        summary.append(f"{previous} document{'s were' if previous != 1 else ' was'} indexed with "
-                       "other settings (embedder or chunking): press ctrl+r to re-index "
-                       f"{'them' if previous != 1 else 'it'} with the current ones.", style="#fdd835")
+        summary.append(
+            f"{previous} document{'s were' if previous != 1 else ' was'} indexed with "
+            "other settings (embedder or chunking): press ctrl+r to re-index "
+            f"{'them' if previous != 1 else 'it'} with the current ones.",
+            style="#fdd835",
+        )
     return summary
 
 

@@ -64,8 +64,14 @@ class Choice(Editor):
     """A list; a saved value that is not among the choices stays, marked "(not found)"."""
 
     def make(self, wid: str, content: Any, choices: list[str] | None, blank: str) -> Widget:
-        return Select(options(choices or [], content), value=content, allow_blank=bool(blank),
-                      prompt=blank or "Select", id=wid, compact=True)
+        return Select(
+            options(choices or [], content),
+            value=content,
+            allow_blank=bool(blank),
+            prompt=blank or "Select",
+            id=wid,
+            compact=True,
+        )
 
     def show(self, value: Any) -> Any:
         return Select.NULL if value is None else str(value)
@@ -86,20 +92,30 @@ class Table(Editor):
             return None
         value = read_value(text)
         if not isinstance(value, dict):
-            raise ValueError('write an inline TOML table such as {endpoint = "http://minio:9000", '
-                             'allow_http = true}, or leave it empty')
+            raise ValueError(
+                'write an inline TOML table such as {endpoint = "http://minio:9000", '
+                "allow_http = true}, or leave it empty"
+            )
         return value
 
 
-EDITORS: dict[str, Editor] = {"switch": Switch(), "choice": Choice(), "integer": Integer(),
-                              "number": Number(), "table": Table(), "text": Editor()}
+EDITORS: dict[str, Editor] = {
+    "switch": Switch(),
+    "choice": Choice(),
+    "integer": Integer(),
+    "number": Number(),
+    "table": Table(),
+    "text": Editor(),
+}
 
 
 def unwrap(annotation: Any) -> tuple[Any, bool]:
     """(the type without None, whether None is allowed): ``str | None`` -> (str, True)."""
     if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
-        return (args[0] if len(args) == 1 else annotation), len(args) < len(typing.get_args(annotation))
+        return (args[0] if len(args) == 1 else annotation), len(args) < len(
+            typing.get_args(annotation)
+        )
     return annotation, False
 
 

@@ -18,8 +18,14 @@ MODEL_STATES = {
 class StatusBar(Static):
     """Watches the app's reactive state and redraws one line."""
 
-    WATCHED = ("model_state", "sources", "ingest_progress", "privacy", "conversation_title",
-               "library_ready")
+    WATCHED = (
+        "model_state",
+        "sources",
+        "ingest_progress",
+        "privacy",
+        "conversation_title",
+        "library_ready",
+    )
 
     def on_mount(self) -> None:
         for name in self.WATCHED:
@@ -62,7 +68,7 @@ class StatusBar(Static):
 
 
 def _model_server(app: object) -> str:
-    """"model server: gpu-box:8080" when answers are written by ``llm_endpoint``: the
+    """ "model server: gpu-box:8080" when answers are written by ``llm_endpoint``: the
     question and the evidence text are sent there, so it is always in view."""
     from urllib.parse import urlsplit
 

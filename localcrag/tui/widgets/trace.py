@@ -21,10 +21,16 @@ from localcrag.record import RunRecord
 from localcrag.settings import LOWER_THRESHOLD, UPPER_THRESHOLD
 from localcrag.textutil import source_label
 from localcrag.tui.widgets.labels import BADGE
+from localcrag.types import Grade
 
 BAR = 10
-STAGE_LABEL = {"retrieve": "retrieving", "grade": "grading", "refine": "refining",
-               "web": "searching the web", "generate": "writing"}
+STAGE_LABEL = {
+    "retrieve": "retrieving",
+    "grade": "grading",
+    "refine": "refining",
+    "web": "searching the web",
+    "generate": "writing",
+}
 
 
 @dataclass
@@ -69,8 +75,9 @@ def _score_style(score: float, upper: float, lower: float) -> str:
 def render_trace(state: TraceState, upper: float, lower: float) -> RenderableType:
     """The whole panel as one Rich renderable."""
     if not state.question:
-        return Text("Ask a question: each step of Corrective RAG shows up here as it happens.",
-                    style="dim")
+        return Text(
+            "Ask a question: each step of Corrective RAG shows up here as it happens.", style="dim"
+        )
     if state.decision is not None:
         upper, lower = state.decision.upper, state.decision.lower
     parts: list[RenderableType] = [Text("Question", style="bold"), _sub(state.question)]
@@ -81,8 +88,12 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
         if state.retrieval_fallback:
             parts.append(_sub(f"⚠ {state.retrieval_fallback}", style="#fdd835"))
         grid = Table.grid(padding=(0, 1), expand=True)
-        for col in ({"width": 2, "justify": "right"}, {"width": BAR, "min_width": BAR},
-                    {"width": 4, "min_width": 4}, {"ratio": 1}):
+        for col in (
+            {"width": 2, "justify": "right"},
+            {"width": BAR, "min_width": BAR},
+            {"width": 4, "min_width": 4},
+            {"ratio": 1},
+        ):
             grid.add_column(no_wrap=True, overflow="ellipsis", **col)
         top = max((h.score for h in state.hits), default=1.0) or 1.0
         for i, hit in enumerate(state.hits):
@@ -91,7 +102,9 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
                 score, style = grade.score, _score_style(grade.score, upper, lower)
             else:
                 score, style = hit.score / top, "#5c6bc0"
-            label = source_label(hit.chunk.source, hit.chunk.page, page_first=True, locator=hit.chunk.locator)
+            label = source_label(
+                hit.chunk.source, hit.chunk.page, page_first=True, locator=hit.chunk.locator
+            )
             cell = Text(label + (" ⚠" if grade is not None and grade.error else ""))
             if ns := state.evidence_n.get(i):
                 cell = Text.assemble((" ".join(f"[{n}]" for n in ns) + " ", "bold #90caf9"), cell)
@@ -99,31 +112,57 @@ def render_trace(state: TraceState, upper: float, lower: float) -> RenderableTyp
         parts.append(grid)
         if state.grades:
             by = next(iter(state.grades.values())).grader
-            parts.append(_sub((f"bars: {by}, not graded" if by == RANK_GRADER else
-                               f"bars: relevance graded by {by}")
-                              + (f" in {fmt_ms(state.timings['grade'])}" if "grade" in state.timings else "")
-                              + ("; [n]: its number in the answer" if state.evidence_n else ""),
-                              style="dim"))
+            parts.append(
+                _sub(
+                    (
+                        f"bars: {by}, not graded"
+                        if by == RANK_GRADER
+                        else f"bars: relevance graded by {by}"
+                    )
+                    + (f" in {fmt_ms(state.timings['grade'])}" if "grade" in state.timings else "")
+                    + ("; [n]: its number in the answer" if state.evidence_n else ""),
+                    style="dim",
+                )
+            )
             parts.extend(_grade_errors(state.grades))
     if state.decision is not None:
         d = state.decision
         label, style = BADGE[d.action]
-        parts.append(Text.assemble(("\nDecision  ", "bold"), (f" {label} ", style),
-                                   (f"  best {d.best_score:.2f}", "dim")))
+        parts.append(
+            Text.assemble(
+                ("\nDecision  ", "bold"),
+                (f" {label} ", style),
+                (f"  best {d.best_score:.2f}", "dim"),
+            )
+        )
         parts.append(_sub(d.reason, style="dim"))
         if d.basis != "settings":  # calibrated on the corpus (or why not): say which thresholds
             parts.append(_sub(f"thresholds {d.lower:.2f} / {d.upper:.2f}: {d.basis}", style="dim"))
     if state.refined is not None:
         kept, considered = state.refined
-        parts.append(_heading(f"Refinement kept {kept} of {considered} strips", state.timings.get("refine")))
+        parts.append(
+            _heading(f"Refinement kept {kept} of {considered} strips", state.timings.get("refine"))
+        )
     parts.extend(_web_parts(state))
     if state.generator_fallback:
         parts.append(_sub(f"⚠ {state.generator_fallback}", style="#fdd835"))
     if state.trimmed:
-        parts.append(Text(f"Dropped {len(state.trimmed)} evidence item(s) to fit the context", style="#fdd835"))
+        parts.append(
+            Text(
+                f"Dropped {len(state.trimmed)} evidence item(s) to fit the context", style="#fdd835"
+            )
+        )
     if state.style is not None:
-        parts.append(_heading("Answer " + ("quoted" if state.style.style == "extractive" else
-                                           "written, each sentence checked")))
+        parts.append(
+            _heading(
+                "Answer "
+                + (
+                    "quoted"
+                    if state.style.style == "extractive"
+                    else "written, each sentence checked"
+                )
+            )
+        )
         parts.append(_sub(state.style.reason, style="dim"))
     for sentence, reason in state.dropped:
         short = sentence if len(sentence) <= 70 else sentence[:69] + "…"
@@ -161,8 +200,10 @@ def _grade_errors(grades: dict[int, Grade]) -> list[RenderableType]:
     for g in grades.values():
         if g.error:
             errors[g.error] = errors.get(g.error, 0) + 1
-    return [_sub(f"⚠ grading failed for {n} of {len(grades)}: {err}", style="#fdd835")
-            for err, n in errors.items()]
+    return [
+        _sub(f"⚠ grading failed for {n} of {len(grades)}: {err}", style="#fdd835")
+        for err, n in errors.items()
+    ]
 
 
 def _web_parts(state: TraceState) -> list[RenderableType]:
@@ -199,8 +240,9 @@ class TracePanel(VerticalScroll):
         self.border_title = "CRAG trace"
         self.redraw()
 
-    def reset(self, question: str = "", upper: float = UPPER_THRESHOLD,
-              lower: float = LOWER_THRESHOLD) -> None:
+    def reset(
+        self, question: str = "", upper: float = UPPER_THRESHOLD, lower: float = LOWER_THRESHOLD
+    ) -> None:
         self.state = TraceState(question=question)
         self.upper, self.lower = upper, lower
         self.redraw()
@@ -216,4 +258,6 @@ class TracePanel(VerticalScroll):
 
     def redraw(self) -> None:
         if self.is_mounted:
-            self.query_one("#trace-body", Static).update(render_trace(self.state, self.upper, self.lower))
+            self.query_one("#trace-body", Static).update(
+                render_trace(self.state, self.upper, self.lower)
+            )

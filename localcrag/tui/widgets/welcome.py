@@ -12,28 +12,38 @@ def welcome_markdown(app: Any) -> str:
     if not app.library_ready:
         return "## Welcome to localcrag\n\nOpening your library…"
     if app.library_error:
-        return (f"## The library could not be opened\n\n{app.library_error}\n\n"
-                "Check the models in Settings (**ctrl+s**), or run `make models`.")
+        return (
+            f"## The library could not be opened\n\n{app.library_error}\n\n"
+            "Check the models in Settings (**ctrl+s**), or run `make models`."
+        )
     previous = len(getattr(app, "previous_sources", ()))
     if not app.sources and previous:
-        return (f"## Your documents need re-indexing\n\n{previous} document{'s were' if previous != 1 else ' was'} "
-                "indexed with other settings (embedder or chunking), so the current index is empty.\n\n"
-                "* Press **ctrl+l** to open the Library, then **ctrl+r** to re-index "
-                f"{'them' if previous != 1 else 'it'} with the current settings.\n"
-                "* Or change the settings back (**ctrl+s**).\n\n**F1** lists every key.")
+        return (
+            f"## Your documents need re-indexing\n\n{previous} document{'s were' if previous != 1 else ' was'} "
+            "indexed with other settings (embedder or chunking), so the current index is empty.\n\n"
+            "* Press **ctrl+l** to open the Library, then **ctrl+r** to re-index "
+            f"{'them' if previous != 1 else 'it'} with the current settings.\n"
+            "* Or change the settings back (**ctrl+s**).\n\n**F1** lists every key."
+        )
     if not app.sources:
-        return ("## Welcome to localcrag\n\nYour library is empty, so there is nothing to ask about yet.\n\n"
-                "* Press **ctrl+g** to index localcrag's own documentation (README and docs/) as a "
-                "demo, then ask e.g. *What does the retrieval evaluator decide?*\n"
-                "* Or press **ctrl+l** to open the Library and add your own files or folders "
-                f"({supported_text()}).\n\nEverything runs on this machine; **F1** lists every key.")
+        return (
+            "## Welcome to localcrag\n\nYour library is empty, so there is nothing to ask about yet.\n\n"
+            "* Press **ctrl+g** to index localcrag's own documentation (README and docs/) as a "
+            "demo, then ask e.g. *What does the retrieval evaluator decide?*\n"
+            "* Or press **ctrl+l** to open the Library and add your own files or folders "
+            f"({supported_text()}).\n\nEverything runs on this machine; **F1** lists every key."
+        )
     n = len(app.sources)
     if getattr(app, "demo_active", False):
-        return (f"## Ask about the {n} demo document{'s' if n != 1 else ''}\n\n"
-                "localcrag's own README and docs/ sit in an index of their own. Try *What does the "
-                "retrieval evaluator decide?* Add your own files with **ctrl+l**: from then on only "
-                "they are searched. **F1** lists every key.")
-    return (f"## Ask about your {n} document{'s' if n != 1 else ''}\n\n"
-            "Type a question below and press **Enter**. The answer cites passages as [n]: "
-            "select one (click, or **ctrl+r** then Enter) to read it. The CRAG trace on the right "
-            "shows what was retrieved, how it was graded and what was decided. **F1** lists every key.")
+        return (
+            f"## Ask about the {n} demo document{'s' if n != 1 else ''}\n\n"
+            "localcrag's own README and docs/ sit in an index of their own. Try *What does the "
+            "retrieval evaluator decide?* Add your own files with **ctrl+l**: from then on only "
+            "they are searched. **F1** lists every key."
+        )
+    return (
+        f"## Ask about your {n} document{'s' if n != 1 else ''}\n\n"
+        "Type a question below and press **Enter**. The answer cites passages as [n]: "
+        "select one (click, or **ctrl+r** then Enter) to read it. The CRAG trace on the right "
+        "shows what was retrieved, how it was graded and what was decided. **F1** lists every key."
+    )
