@@ -12,6 +12,7 @@ import pytest
 from bench.identifiers import notes, questions
 from localcrag.crag.retrieve import Retriever
 from localcrag.ingest.library import Library
+from localcrag.ingest.names import FileNames, held_counts
 from localcrag.settings import Settings
 from tests.fakes import FakeEmbedder
 from tests.tablefiles import make_stock_csv
@@ -60,3 +61,28 @@ def test_a_word_of_a_file_name_reaches_that_file(library: Library) -> None:
     file's name brings its passages over the one that explains closing prices."""
     hits = Retriever(Settings(), library).search("What was the TATAGLOBAL closing price?")
     assert Path(hits[0].chunk.source).name == "NSE-TATAGLOBAL11.csv"
+
+
+def test_an_identifier_many_documents_hold_identifies_nothing() -> None:
+    """ "API" across a library of API docs is held by every document: it must not put the
+    passages that merely say it first; a code held by one document still wins."""
+    rows = [
+        {"_rowid": i, "text": f"The API call {i}.", "source": f"/docs/d{i}.md"} for i in range(8)
+    ]
+    rows.append({"_rowid": 99, "text": "Item DOC0042 uses the API.", "source": "/docs/x.md"})
+    held = held_counts(rows, ["API", "DOC0042"], gone=set())
+    assert held == {99: 1}
+    assert held_counts(rows[:3], ["API"], gone=set()) == {0: 1, 1: 1, 2: 1}
+
+
+def test_a_name_word_the_texts_use_throughout_names_no_file() -> None:
+    """A word of a file's name that the texts of many documents hold is already searched by the
+    text half ("prompt" in prompt-engineering.md); a word only the name holds names the file."""
+    names = FileNames()
+    sources = ["/d/prompt-engineering.md", "/d/NSE-TATAGLOBAL11.csv", "/d/other.md"]
+    in_text = {"prompt": [f"/d/{i}.md" for i in range(9)], "tataglobal": []}
+    named = names.named(
+        "prompt tips for the TATAGLOBAL close", 1, lambda: sources, lambda w: in_text.get(w, [])
+    )
+    assert named == ["/d/NSE-TATAGLOBAL11.csv"]
+    assert names.named("prompt tips", 1, lambda: sources) == ["/d/prompt-engineering.md"]

@@ -345,6 +345,14 @@ class LanceStore:
                 "search with --mode vector; to rebuild it, run `localcrag doctor --repair`",
             ) from exc
 
+    def _text_sources(self, word: str) -> list[str]:
+        """The sources of the passages whose text holds ``word`` (the first ``ID_POOL``); a
+        failing full-text index is reported by the main list, not here."""
+        try:
+            return [r["source"] for r in self._fts(word, ID_POOL, ["source"])]
+        except FullTextFailed:
+            return []
+
     def search(
         self,
         query: str,
@@ -400,13 +408,16 @@ class LanceStore:
         ids = identifiers(query)
         id_half = (
             workers().submit(
-                self._fts, " ".join(ids), ID_POOL + len(gone), ["_rowid", "text"]
+                self._fts, " ".join(ids), ID_POOL + len(gone), ["_rowid", "text", "source"]
             )  # wide:
             if ids
             else None
         )  # a date's words ("2024", "10") are common; only verbatim holders count
         named = self._names.named(
-            query, self.table.version, lambda: self.columns(["source"])["source"]
+            query,
+            self.table.version,
+            lambda: self.columns(["source"])["source"],
+            self._text_sources,
         )
         name_half = (
             workers().submit(
