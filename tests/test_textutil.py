@@ -66,6 +66,13 @@ def test_porter_stemmer_matches_the_paper(word: str, expected: str) -> None:
     assert stem(word) == expected  # examples from Porter (1980)
 
 
+def test_short_words_keep_their_letters() -> None:
+    # Porter's reference implementation leaves words of one or two letters alone; the
+    # Snowball algorithm alone would make "is", "as", "us" into "i", "a", "u"
+    assert [stem(w) for w in ("is", "as", "us", "s", "vs")] == ["is", "as", "us", "s", "vs"]
+    assert stem("was") == "wa" and stem("this") == "thi"  # Porter, not Porter2
+
+
 def test_stems_join_word_families_a_prefix_cut_confused() -> None:
     assert stem("retrieve") == stem("retrieval") and stem("evaluator") == stem("evaluation")
     assert stem("robots") == stem("robotic")

@@ -6,7 +6,6 @@ shaping, eval, the TUI) can use the same definitions instead of its own copy.
 """
 
 from localcrag.textutil.labels import label_pattern, locator, page_label, source_label
-from localcrag.textutil.porter import stem
 from localcrag.textutil.sentences import (
     TERMINAL,
     TERMINATORS,
@@ -16,6 +15,7 @@ from localcrag.textutil.sentences import (
     sentences,
     split_sentences,
 )
+from localcrag.textutil.stemmer import stem
 from localcrag.textutil.terminal import (
     shown,
     terminal_safe,
