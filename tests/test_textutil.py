@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from localcrag.crag.generate import REFUSAL
 from localcrag.textutil import (
+    BE_FORMS,
+    NUMBER_WORDS,
     STOPWORDS,
     base_form,
     content_words,
     ends_sentence,
     is_refusal,
     label_pattern,
+    lexicon,
     locator,
+    number_words,
     page_label,
     sentence_pieces,
     sentences,
@@ -64,6 +69,13 @@ def test_terms_skip_stop_words_and_contractions_of_them() -> None:
 )
 def test_porter_stemmer_matches_the_paper(word: str, expected: str) -> None:
     assert stem(word) == expected  # examples from Porter (1980)
+
+
+def test_short_words_keep_their_letters() -> None:
+    # Porter's reference implementation leaves words of one or two letters alone; the
+    # Snowball algorithm alone would make "is", "as", "us" into "i", "a", "u"
+    assert [stem(w) for w in ("is", "as", "us", "s", "vs")] == ["is", "as", "us", "s", "vs"]
+    assert stem("was") == "wa" and stem("this") == "thi"  # Porter, not Porter2
 
 
 def test_stems_join_word_families_a_prefix_cut_confused() -> None:
@@ -154,3 +166,24 @@ def test_is_refusal_any_case_quotes_and_contractions() -> None:
         "I don’t have enough information"
     )
     assert not is_refusal("Cobots work next to people [1].")
+
+
+def test_number_words_have_their_values_and_a_range_is_a_slice() -> None:
+    assert NUMBER_WORDS["twelve"] == 12 and NUMBER_WORDS["ninety"] == 90
+    assert NUMBER_WORDS["million"] == 10**6
+    assert list(number_words(2, 5)) == ["two", "three", "four", "five"]
+    assert {"am", "is", "are", "was", "were", "be", "been", "being"} == BE_FORMS
+
+
+def test_each_word_list_is_declared_once() -> None:
+    # a module needing a narrower set builds it from textutil's list, never restates one
+    root = Path(lexicon.__file__).parents[1]
+    names = ("ARTICLES", "BE_FORMS", "DO_FORMS", "WH_WORDS", "PRONOUNS", "NUMBER_WORDS")
+    declared = re.compile(r"^(?:" + "|".join(names) + r")\s*[:=]", re.M)
+    again = [
+        str(p.relative_to(root))
+        for p in root.rglob("*.py")
+        if p.name != "lexicon.py"
+        and (declared.search(p.read_text()) or "seventeen" in p.read_text())
+    ]
+    assert again == []

@@ -491,6 +491,8 @@ def test_an_elliptical_follow_up_is_completed_by_grammar_without_the_model(
             "How does LanceDB store vectors?",
             "And the index?",
         ),  # no noun phrase of its kind to replace
+        ("Who was the king of the Normans?", "And him?"),  # a pronoun points elsewhere
+        ("Who was the king of the Normans?", "And being?"),  # a verb: a clause
     ],
 )
 def test_a_follow_up_that_is_not_an_ellipsis_still_goes_to_the_model(

@@ -29,27 +29,29 @@ from __future__ import annotations
 
 import re
 
-from localcrag.textutil import STOPWORDS, stem
+from localcrag.textutil import (
+    ARTICLES,
+    BE_FORMS,
+    DO_FORMS,
+    PRONOUNS,
+    STOPWORDS,
+    WH_WORDS,
+    stem,
+)
 
 OPENER = re.compile(r"^(?:and|but|also|then|what about|how about)\b[\s,]*(?:also\b\s*)?", re.I)
 PREPOSITIONS = frozenset(
     "about after at before by during for from in into of on over to under with without".split()
 )
-DETERMINERS = frozenset("the a an".split())
-BE_FORMS = frozenset("is are was were".split())
-DO_FORMS = frozenset("do does did".split())
+DETERMINERS = ARTICLES
 # a verb that ends a subject's run of words itself ("does the encoder have")
-VERBS = BE_FORMS | DO_FORMS | frozenset("be been has have had will would can could should".split())
-WH = frozenset("what who which".split())
+VERBS = BE_FORMS | DO_FORMS | frozenset("has have had will would can could should".split())
+# the question words after which "is/was" introduces the topic ("what is label smoothing")
+WH = WH_WORDS & frozenset("what who which".split())
 # pronouns beside which a lone "it" is not resolved: "they" would need number agreement, "its" a possessive
 OTHER_PRONOUNS = frozenset("its they them their this that these those".split())
 # a phrase holding one of these is a clause or points elsewhere: not an ellipsis
-CLAUSE_WORDS = (
-    VERBS
-    | WH
-    | OTHER_PRONOUNS
-    | frozenset("whom whose when where why how it he she his her".split())
-)
+CLAUSE_WORDS = VERBS | WH_WORDS | PRONOUNS
 MAX_WORDS = 6
 _TOKEN = re.compile(r"[\w'’.-]*\w|[^\w\s]")
 
@@ -161,6 +163,8 @@ def resolve_it(follow_up: str, previous: str) -> str | None:
         a -= 1
     phrase = " ".join(base[a:b])
     m = _IT.search(text)
+    if m is None:  # counted once above
+        return None
     if m.start() == 0:
         phrase = phrase[0].upper() + phrase[1:]
     return text[: m.start()] + phrase + text[m.end() :]

@@ -48,7 +48,16 @@ from localcrag.crag.emphasis import (
     with_frequencies,
 )
 from localcrag.crag.grounding import evidence_sentences, lead_lines
-from localcrag.textutil import NOT_STATED, STOPWORDS, TERMINAL, base_form, content_words, stem
+from localcrag.textutil import (
+    NOT_STATED,
+    STOPWORDS,
+    TERMINAL,
+    WH_WORDS,
+    base_form,
+    content_words,
+    number_words,
+    stem,
+)
 from localcrag.types import Evidence
 
 ReadSpans = Callable[
@@ -62,13 +71,14 @@ LIST_NEAR = 0.70  # ... or this close when the question asks for several things
 # A question that asks for several things, by English grammar: a count before a plural
 # noun ("two ways", "three key metrics"), or a quantifier that asks for a list ("what are
 # some", "several", "a few"), or "list"/"name" as the verb. Not from any data set.
-_COUNTS = {"two": 2, "three": 3, "four": 3, "five": 3, "2": 2, "3": 3, "4": 3, "5": 3}
+_COUNTS = number_words(2, 5)
+_WH = "|".join(sorted(WH_WORDS))
+_FINAL_STOP = re.compile(r"[.!?:]*$")
 _LIST = re.compile(
-    r"\b(?:(?P<n>two|three|four|five|[2-5])\s+(?:\w+\s+){0,2}?\w+s\b"
+    r"\b(?:(?P<n>" + "|".join(_COUNTS) + r"|[2-5])\s+(?:\w+\s+){0,2}?\w+s\b"
     r"|(?:some|several|a few|various|multiple)\s+(?:\w+\s+){0,2}?\w+s\b"
     r"|^(?:list|name|enumerate)\b"
-    r"|\b(?:what|how|why|who|when|where|which)\b.+\band (?P<two>what|how|why|who|when|"
-    r"where|which)\b)",
+    r"|\b(?:" + _WH + r")\b.+\band (?P<two>" + _WH + r")\b)",
     re.I,
 )  # two questions in one: "what is X and why ..."
 
@@ -143,7 +153,8 @@ def asked_items(question: str) -> int:
         return 1
     if m.group("two"):
         return 2
-    return _COUNTS.get((m.group("n") or "").lower(), MAX_SENTENCES)
+    n = (m.group("n") or "").lower()
+    return min(int(n) if n.isdigit() else _COUNTS.get(n, MAX_SENTENCES), MAX_SENTENCES)
 
 
 def _key(sentence: str) -> str:
@@ -406,9 +417,8 @@ def extractive_answer(
             sentence, span = _emphasise(
                 sentence, question, shape, file_words(e.source for e in evidence)
             )
-        end = re.search(
-            r"[.!?:]*$", sentence
-        ).start()  # the marker goes before the full stop (or colon)
+        stop = _FINAL_STOP.search(sentence)  # the marker goes before the full stop (or colon)
+        end = stop.start() if stop else len(sentence)
         parts.append(f"{sentence[:end]} [{n}]{sentence[end:]}")
     cited = tuple(dict.fromkeys(cands[i][0] for i in chosen))
     return Extract(" ".join(parts), cited, tuple(cands[i][2] for i in chosen), span)

@@ -34,6 +34,7 @@ from localcrag.textutil import (
     base_form,
     dehyphenate,
     label_pattern,
+    number_words,
     split_sentences,
     stem,
     stems,
@@ -73,12 +74,9 @@ _UNFINISHED = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
-_NUMBER_WORDS = (
-    "zero one two three four five six seven eight nine ten eleven twelve "
-    "thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
-).split()
 # "one" is left out: far more often a pronoun ("the best one") than a count
-_WORD_NUMBER = re.compile(r"\b(" + "|".join(_NUMBER_WORDS[2:]) + r")\b", re.IGNORECASE)
+_NUMBER_WORDS = number_words(2, 20)
+_WORD_NUMBER = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
 _CAP = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|the|de|von|van|and|&)?\s*[A-Z][\w'’-]*)*")
 # a short line without closing punctuation before a capitalised line: a heading, not a wrap
 _HEADING_LINE = re.compile(r"(^|\n)([^\n.!?:;,]{1,60}(?<![,\-–]))[ \t]*\n(?=[ \t]*[A-Z])")
@@ -172,7 +170,7 @@ def _known(word: str, known: set[str]) -> bool:
 def _numbers(text: str) -> set[str]:
     """Numbers as digits ("1,000" -> "1000"); number words become digits too."""
     found = {m.group(0).replace(",", "").rstrip(".") for m in _NUMBER.finditer(text)}
-    found |= {str(_NUMBER_WORDS.index(m.group(1).lower())) for m in _WORD_NUMBER.finditer(text)}
+    found |= {str(_NUMBER_WORDS[m.group(1).lower()]) for m in _WORD_NUMBER.finditer(text)}
     return found
 
 
@@ -212,7 +210,7 @@ def lead_lines(evidence: Sequence[Evidence]) -> set[str]:
 
 def evidence_sentences(text: str) -> list[str]:
     """The sentences of one evidence text (refinement's "…" gaps break too), de-hyphenated."""
-    out = []
+    out: list[str] = []
     text = _GLUED_STOP.sub(" ", _HEADING_LINE.sub(_heading_break, dehyphenate(text)))
     for part in text.split("…"):
         for a, b in split_sentences(part):

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from localcrag.crag.ellipsis import complete, resolve_it
-from localcrag.textutil import STOPWORDS, content_words, stem
+from localcrag.textutil import BE_FORMS, PRONOUNS, STOPWORDS, content_words, stem
 
 # Words of asking, chit-chat and "the document" itself: no use in a web query or as a topic.
 ASKING = frozenset(
@@ -27,10 +27,8 @@ STOP_WORDS = STOPWORDS | ASKING
 AUXILIARIES = frozenset(
     "is are was were has have had will would does did".split()
 )  # sentence, not query
-PRONOUNS = frozenset(
-    "it its it's they them their theirs this that these those he she him her his hers "
-    "there former latter same one ones".split()
-)
+# what can point back to an earlier question: the pronouns, and words that stand for a noun
+REFERRING = PRONOUNS | frozenset("it's there former latter same one ones".split())
 # A question whose only content word is one of these asks about the earlier topic.
 GENERIC_FOLLOW_UPS = frozenset(
     "details detail example examples explain explanation elaborate more else reason reasons "
@@ -202,7 +200,6 @@ CLAUSE_BREAK = re.compile(
     r"if|when|whenever|then|which|where|why|how|what|who)\b",
     re.I,
 )
-BE_FORMS = frozenset("is are was were be been".split())
 
 
 def _unresolved_pronoun(question: str) -> bool:
@@ -223,7 +220,7 @@ def _unresolved_pronoun(question: str) -> bool:
         clause = low[start:end]
         words = [_clean_word(w) for w in WORD.findall(clause)]
         for i, w in enumerate(words):
-            if w not in PRONOUNS:
+            if w not in REFERRING:
                 continue
             before, after = words[i - 1] if i else "", words[i + 1] if i + 1 < len(words) else ""
             if w == "there" and (before in BE_FORMS or after in BE_FORMS):

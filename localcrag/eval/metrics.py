@@ -14,9 +14,9 @@ from collections.abc import Collection, Hashable, Iterable, Sequence
 
 import numpy as np
 
-from localcrag.textutil import dehyphenate, stem, term_spans
+from localcrag.textutil import ARTICLES, NUMBER_WORDS, dehyphenate, stem, term_spans
 
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_ARTICLES = re.compile(r"\b(" + "|".join(sorted(ARTICLES)) + r")\b")
 _PUNCT = str.maketrans("", "", string.punctuation + "\u2018\u2019\u201c\u201d")
 
 
@@ -200,7 +200,7 @@ def trust_table(cells: Iterable[tuple[bool, str]]) -> dict:
     answers shown, how many are wrong), ``wrong_refusal_rate`` = wrong refusals / refusals
     (of the refusals shown, how many had an answer in the references). None when there is
     nothing to divide by."""
-    out = {"answerable": Counter(), "unanswerable": Counter()}
+    out: dict[str, Counter[str]] = {"answerable": Counter(), "unanswerable": Counter()}
     for answerable, cell in cells:
         out["answerable" if answerable else "unanswerable"][cell] += 1
     both = out["answerable"] + out["unanswerable"]
@@ -254,7 +254,7 @@ def unsupported_words(answer: str, evidence: Sequence[str]) -> list[str]:
 # --- unsupported claims ----------------------------------------------------------------------
 # Written apart from the product's grounding check (crag/grounding.py) on purpose: a
 # measurement must not grade itself. Rules are general English orthography, not words
-# taken from any data set.
+# taken from any data set; the English word lists (number words, articles) are textutil's.
 
 _CITATION = re.compile(r"\[\d+(?:\s*[,-]\s*\d+)*\]")
 _LINE_BREAK_HYPHEN = re.compile(r"(\w)-\s*\n\s*(\w)")
@@ -262,29 +262,9 @@ _NUM = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 _TOKEN = re.compile(r"\w+(?:['\u2019-]\w+)*")
 _POSSESSIVE = re.compile(r"'s$")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?:;])[\"')\u201d\u2019]*\s+|\n+")
-# English number words two..twenty and the big units; "one" is left out (mostly a pronoun:
-# "one of the", "the best one"), "a" too.
-_NUMBER_WORDS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen twenty".split()
-    )
-    if w != "one"
-}
-_NUMBER_WORDS.update(
-    thirty=30,
-    forty=40,
-    fifty=50,
-    sixty=60,
-    seventy=70,
-    eighty=80,
-    ninety=90,
-    hundred=100,
-    thousand=1000,
-    million=10**6,
-    billion=10**9,
-)
+# English number words (textutil's one table) but "one": mostly a pronoun ("one of the",
+# "the best one"); "a" is not one either.
+_NUMBER_WORDS = {w: n for w, n in NUMBER_WORDS.items() if w != "one"}
 
 
 def _numbers_in(text: str, words: dict[str, int] = _NUMBER_WORDS) -> set[str]:
@@ -335,9 +315,7 @@ def unsupported_terms(answer: str, evidence: Sequence[str]) -> list[str]:
         _POSSESSIVE.sub("", t.lower().replace("\u2019", "'")) for t in _TOKEN.findall(ev_text)
     }
     ev_tokens |= {part for t in ev_tokens for part in t.split("-")}
-    ev_numbers = _numbers_in(
-        ev_text, {**_NUMBER_WORDS, "one": 1}
-    )  # the evidence's "one" supports a 1
+    ev_numbers = _numbers_in(ev_text, NUMBER_WORDS)  # the evidence's "one" supports a 1
     missing = [n for n in sorted(_numbers_in(text)) if n not in ev_numbers]
     for name in _names_in(text):
         low = _POSSESSIVE.sub("", name.lower().replace("\u2019", "'"))

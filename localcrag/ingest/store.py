@@ -62,18 +62,8 @@ _COLUMNS = [
     "indexed_at",
     "locator",
 ]
-_HIT_COLUMNS = [
-    "chunk_id",
-    "source",
-    "text",
-    "page_start",
-    "page_end",
-    "char_start",
-    "char_end",
-    "heading",
-    "n_tokens",
-    "locator",
-]  # what a Hit's Chunk needs: each column costs a read
+# what a Hit's Chunk needs (each column costs a read): all but the document's own fields
+_HIT_COLUMNS = [c for c in _COLUMNS if c not in ("doc_hash", "doc_pages", "indexed_at")]
 LOCATOR = "locator"  # the newest column: tables written before it lack it until their next write
 
 ID_POOL = 400  # passages searched for a question's identifiers (checked for holding it verbatim)
@@ -150,11 +140,11 @@ class LanceStore:
         if self.location.remote:  # a listing on object storage: remember a table once seen
             self._seen = self._seen or self.name in self._db.list_tables().tables
             return self._seen
-        return self.path.is_dir() and self.name in self._db.list_tables().tables
+        return Path(self.path).is_dir() and self.name in self._db.list_tables().tables
 
     def other_tables(self) -> list[str]:
         """Tables built with another embedder or chunking: reported, never mixed."""
-        here = self.location.remote or self.path.is_dir()
+        here = self.location.remote or Path(self.path).is_dir()
         return [t for t in self._db.list_tables().tables if t != self.name] if here else []
 
     def sources_in(self, table: str) -> list[str]:
@@ -377,6 +367,8 @@ class LanceStore:
     ) -> list[Hit]:
         n = k + len(drop)  # every withheld chunk may rank above the k kept ones
         if mode == "vector" or (mode == "hybrid" and not query.strip()):
+            if vector is None:
+                raise ValueError("a vector search needs the question's vector")
             rows = [r for r in self._vector(vector, n) if r["chunk_id"] not in drop][:k]
             return [
                 Hit(_row_to_chunk(r), 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows)
@@ -446,7 +438,9 @@ class LanceStore:
                 [r["_rowid"] for r in quiet(name_half) if r["_rowid"] not in gone][:pool]
             )  # (cached)
         held = held_counts(
-            (quiet(id_half) if id_half else []) + (quiet(name_half) if named else []), ids, gone
+            (quiet(id_half) if id_half else []) + (quiet(name_half) if name_half else []),
+            ids,
+            gone,
         )
         fused, best = fuse(ranked, held, RRF_K, k)
         rows = self._rows(best, _HIT_COLUMNS)

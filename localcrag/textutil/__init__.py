@@ -1,4 +1,4 @@
-"""One text toolkit: words, stop words, stems, sentences, source labels, refusals, and
+"""One text toolkit: words, stop words, closed word classes (lexicon), stems, sentences, source labels, refusals, and
 text made safe to show on a terminal.
 
 Imports nothing from localcrag, so every layer (ingest, grading, rewriting, citations,
@@ -6,7 +6,15 @@ shaping, eval, the TUI) can use the same definitions instead of its own copy.
 """
 
 from localcrag.textutil.labels import label_pattern, locator, page_label, source_label
-from localcrag.textutil.porter import stem
+from localcrag.textutil.lexicon import (
+    ARTICLES,
+    BE_FORMS,
+    DO_FORMS,
+    NUMBER_WORDS,
+    PRONOUNS,
+    WH_WORDS,
+    number_words,
+)
 from localcrag.textutil.sentences import (
     TERMINAL,
     TERMINATORS,
@@ -16,6 +24,7 @@ from localcrag.textutil.sentences import (
     sentences,
     split_sentences,
 )
+from localcrag.textutil.stemmer import stem
 from localcrag.textutil.terminal import (
     shown,
     terminal_safe,
@@ -39,6 +48,13 @@ from localcrag.textutil.words import (
 )
 
 __all__ = [
+    "ARTICLES",
+    "BE_FORMS",
+    "DO_FORMS",
+    "NUMBER_WORDS",
+    "PRONOUNS",
+    "WH_WORDS",
+    "number_words",
     "NOT_STATED",
     "STOPWORDS",
     "TERMINAL",

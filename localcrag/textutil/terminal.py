@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 
 # Whole sequences first (so their parameters do not show up as stray text), then any control
 # character left: C0 but tab and newline, DEL, and C1 (0x80-0x9f, which some terminals read
 # as 8-bit ESC sequences: 0x9b is CSI, 0x9d OSC).
-_CSI = r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # ESC [ params intermediates final
+_CSI_TEXT = r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # ESC [ params intermediates final
 _SEQUENCE = re.compile(
-    _CSI
+    _CSI_TEXT
     + r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)"  # OSC, DCS, SOS, PM, APC .. BEL/ST
     r"|\x1b[ -/]*[0-~]"  # any other escape (ESC c resets the terminal, ESC 7 saves the cursor)
 )
@@ -32,7 +33,7 @@ def terminal_safe(text: str) -> str:
     return _CONTROL.sub("", _SEQUENCE.sub("", text))
 
 
-_CSI = re.compile(_CSI)
+_CSI = re.compile(_CSI_TEXT)
 _STRING_START = re.compile(r"\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f]")  # OSC and kin: end at BEL/ST
 _LAST_START = re.compile(r"[\x1b\x90\x98\x9b\x9d\x9e\x9f][^\x1b\x90\x98\x9b\x9d\x9e\x9f]*\Z")
 _HOLD = 512  # a longer unfinished "sequence" is text, not a sequence: let it go
@@ -70,12 +71,10 @@ def terminal_safe_fields(value: object) -> object:
         return terminal_safe(value)
     if isinstance(value, (tuple, list)):
         items = [terminal_safe_fields(v) for v in value]
-        changed = any(a is not b for a, b in zip(items, value))
-        return (
-            (type(value)(items) if not hasattr(value, "_fields") else type(value)(*items))
-            if changed
-            else value
-        )
+        if not any(a is not b for a, b in zip(items, value)):
+            return value
+        kind: Any = type(value)  # a named tuple takes its fields one by one
+        return kind(*items) if hasattr(value, "_fields") else kind(items)
     if isinstance(value, dict):
         new = {k: terminal_safe_fields(v) for k, v in value.items()}
         return new if any(new[k] is not value[k] for k in value) else value
@@ -84,8 +83,8 @@ def terminal_safe_fields(value: object) -> object:
         for f in dataclasses.fields(value):
             if f.init:
                 old = getattr(value, f.name)
-                new = terminal_safe_fields(old)
-                if new is not old:
-                    changes[f.name] = new
+                cleaned = terminal_safe_fields(old)
+                if cleaned is not old:
+                    changes[f.name] = cleaned
         return dataclasses.replace(value, **changes) if changes else value
     return value

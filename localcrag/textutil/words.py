@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from localcrag.textutil.porter import stem
+from localcrag.textutil.stemmer import stem
 
 # English function words: articles, pronouns, prepositions, conjunctions, auxiliaries and
 # modals, question words, quantifiers. Written for this project's relevance grader (the

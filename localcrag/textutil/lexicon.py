@@ -1,0 +1,44 @@
+"""Closed classes of English words, each declared once: the forms of "be" and "do",
+question words, articles, third-person and demonstrative pronouns, number words.
+
+General English grammar, not words read from any data set. A module that needs a narrower
+set for its own purpose builds it from these (and says why) instead of restating one.
+"""
+
+from __future__ import annotations
+
+ARTICLES = frozenset("a an the".split())
+BE_FORMS = frozenset("am is are was were be been being".split())
+DO_FORMS = frozenset("do does did".split())
+WH_WORDS = frozenset("what which who whom whose when where why how".split())
+# third person and demonstratives: what can point back to something said earlier
+PRONOUNS = frozenset(
+    "it its they them their theirs he him his she her hers this that these those".split()
+)
+# English number words and their values. "one" is in it; a check that takes number words as
+# claims leaves it out where it is mostly a pronoun ("one of the", "the best one").
+NUMBER_WORDS: dict[str, int] = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+NUMBER_WORDS.update(
+    thirty=30,
+    forty=40,
+    fifty=50,
+    sixty=60,
+    seventy=70,
+    eighty=80,
+    ninety=90,
+    hundred=100,
+    thousand=1000,
+    million=10**6,
+    billion=10**9,
+)
+
+
+def number_words(low: int, high: int) -> dict[str, int]:
+    """The number words whose values lie in [low, high] ("two".."twenty": 2, 20)."""
+    return {w: n for w, n in NUMBER_WORDS.items() if low <= n <= high}
