@@ -200,7 +200,7 @@ def trust_table(cells: Iterable[tuple[bool, str]]) -> dict:
     answers shown, how many are wrong), ``wrong_refusal_rate`` = wrong refusals / refusals
     (of the refusals shown, how many had an answer in the references). None when there is
     nothing to divide by."""
-    out = {"answerable": Counter(), "unanswerable": Counter()}
+    out: dict[str, Counter[str]] = {"answerable": Counter(), "unanswerable": Counter()}
     for answerable, cell in cells:
         out["answerable" if answerable else "unanswerable"][cell] += 1
     both = out["answerable"] + out["unanswerable"]
