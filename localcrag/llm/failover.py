@@ -139,7 +139,9 @@ class FailoverLLM:
         cancel: threading.Event | None = None,
         repeat_penalty: float = 1.0,
     ) -> Iterator[str]:
-        kw = dict(temperature=temperature, stop=stop, cancel=cancel, repeat_penalty=repeat_penalty)
+        kw: dict[str, Any] = dict(
+            temperature=temperature, stop=stop, cancel=cancel, repeat_penalty=repeat_penalty
+        )
         if not self.failed:
             sent = False
             try:

@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from localcrag.errors import LocalcragError, ModelMissing
 from localcrag.llm.models import PROVISION_HINT, require_gguf
@@ -209,6 +209,7 @@ class LocalLLM:
                 "set `generator` to a chat GGUF such as SmolLM2-135M-Instruct",
             )
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+        from llama_cpp.llama_types import ChatCompletionRequestMessage
 
         model = self._llm._model
         fmt = Jinja2ChatFormatter(
@@ -217,7 +218,8 @@ class LocalLLM:
             bos_token=model.token_get_text(self._bos) if self._bos >= 0 else "",
             add_generation_prompt=True,
         )
-        return fmt(messages=messages).prompt
+        # role/content dicts are what llama_cpp's message TypedDicts describe
+        return fmt(messages=cast(list[ChatCompletionRequestMessage], messages)).prompt
 
     # --- generation --------------------------------------------------------------------
 

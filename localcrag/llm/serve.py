@@ -132,7 +132,7 @@ def serving(
     finally:
         proc.kill()
         proc.wait()
-        if log:
+        if not isinstance(out, int):  # a log file, not subprocess.DEVNULL
             out.close()
 
 
