@@ -150,11 +150,11 @@ class LanceStore:
         if self.location.remote:  # a listing on object storage: remember a table once seen
             self._seen = self._seen or self.name in self._db.list_tables().tables
             return self._seen
-        return self.path.is_dir() and self.name in self._db.list_tables().tables
+        return Path(self.path).is_dir() and self.name in self._db.list_tables().tables
 
     def other_tables(self) -> list[str]:
         """Tables built with another embedder or chunking: reported, never mixed."""
-        here = self.location.remote or self.path.is_dir()
+        here = self.location.remote or Path(self.path).is_dir()
         return [t for t in self._db.list_tables().tables if t != self.name] if here else []
 
     def sources_in(self, table: str) -> list[str]:
@@ -369,6 +369,8 @@ class LanceStore:
     ) -> list[Hit]:
         n = k + len(drop)  # every withheld chunk may rank above the k kept ones
         if mode == "vector" or (mode == "hybrid" and not query.strip()):
+            if vector is None:  # only "text" search goes without the query's vector
+                raise ValueError(f"{mode} search needs the query's vector")
             rows = [r for r in self._vector(vector, n) if r["chunk_id"] not in drop][:k]
             return [
                 Hit(_row_to_chunk(r), 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows)
@@ -435,7 +437,10 @@ class LanceStore:
                 [r["_rowid"] for r in quiet(name_half) if r["_rowid"] not in gone][:pool]
             )  # (cached)
         held = held_counts(
-            (quiet(id_half) if id_half else []) + (quiet(name_half) if named else []), ids, gone
+            (quiet(id_half) if id_half else [])
+            + (quiet(name_half) if name_half is not None else []),
+            ids,
+            gone,
         )
         fused, best = fuse(ranked, held, RRF_K, k)
         rows = self._rows(best, _HIT_COLUMNS)
