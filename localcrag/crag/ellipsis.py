@@ -161,6 +161,8 @@ def resolve_it(follow_up: str, previous: str) -> str | None:
         a -= 1
     phrase = " ".join(base[a:b])
     m = _IT.search(text)
+    if m is None:  # checked above: exactly one "it"
+        return None
     if m.start() == 0:
         phrase = phrase[0].upper() + phrase[1:]
     return text[: m.start()] + phrase + text[m.end() :]

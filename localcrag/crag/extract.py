@@ -36,6 +36,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from localcrag.crag.cells import cell_answer
 from localcrag.crag.emphasis import (
@@ -51,8 +52,11 @@ from localcrag.crag.grounding import evidence_sentences, lead_lines
 from localcrag.textutil import NOT_STATED, STOPWORDS, TERMINAL, base_form, content_words, stem
 from localcrag.types import Evidence
 
+if TYPE_CHECKING:
+    from localcrag.crag.graders.reader import Span
+
 ReadSpans = Callable[
-    [str, Sequence[str]], list
+    [str, Sequence[str]], "list[Span | None]"
 ]  # the reader's answer_spans: one Span or None per text
 MAX_WORDS = 60  # a quote longer than this is no longer an answer at a glance
 MAX_SENTENCES = 3
@@ -406,9 +410,7 @@ def extractive_answer(
             sentence, span = _emphasise(
                 sentence, question, shape, file_words(e.source for e in evidence)
             )
-        end = re.search(
-            r"[.!?:]*$", sentence
-        ).start()  # the marker goes before the full stop (or colon)
+        end = len(sentence.rstrip(".!?:"))  # the marker goes before the full stop (or colon)
         parts.append(f"{sentence[:end]} [{n}]{sentence[end:]}")
     cited = tuple(dict.fromkeys(cands[i][0] for i in chosen))
     return Extract(" ".join(parts), cited, tuple(cands[i][2] for i in chosen), span)

@@ -192,7 +192,7 @@ def _names(sentence: str) -> list[str]:
     return out
 
 
-def _heading_break(m: re.Match) -> str:
+def _heading_break(m: re.Match[str]) -> str:
     """A heading line keeps a paragraph of its own; a line ending "... built by" is a wrap."""
     last = m.group(2).split()[-1].lower() if m.group(2).split() else ""
     return m.group(0) if last in STOPWORDS else f"{m.group(1)}{m.group(2)}\n\n"
@@ -212,7 +212,7 @@ def lead_lines(evidence: Sequence[Evidence]) -> set[str]:
 
 def evidence_sentences(text: str) -> list[str]:
     """The sentences of one evidence text (refinement's "…" gaps break too), de-hyphenated."""
-    out = []
+    out: list[str] = []
     text = _GLUED_STOP.sub(" ", _HEADING_LINE.sub(_heading_break, dehyphenate(text)))
     for part in text.split("…"):
         for a, b in split_sentences(part):
