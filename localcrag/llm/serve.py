@@ -54,7 +54,7 @@ def main() -> int:
                 file=sys.stderr,
             )
     with without_amx(llama_cpp.llama_cpp):  # the module Llama() reads its defaults from
-        serve()
+        serve()  # type: ignore[no-untyped-call]  # llama_cpp.server's main is unannotated
     return 0
 
 
