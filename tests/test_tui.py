@@ -23,6 +23,7 @@ from tui_fakes import (
     answer_events,
     ask,
     chat,  # noqa: E402,F401
+    home,  # noqa: F401 - a pytest fixture, named as an argument
     make_app,
     settle,
     until,

@@ -18,6 +18,7 @@ from tui_fakes import (
     FakePipeline,
     ask,
     demo_sources,  # noqa: E402,F401
+    home,  # noqa: F401 - a pytest fixture, named as an argument
     make_app,
     settle,
     until,

@@ -15,6 +15,7 @@ from tui_fakes import (
     SIZE,
     FakePipeline,
     ask,
+    home,  # noqa: F401 - a pytest fixture, named as an argument
     make_app,
     settle,  # noqa: E402,F401
     until,
