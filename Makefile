@@ -18,7 +18,7 @@ export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
 help:
 	@echo "make run    - install if needed, provision models, start localcrag"
-	@echo "make lint   - ruff (lint + format check) and the import contracts"
+	@echo "make lint   - ruff (lint + format check), mypy and the import contracts"
 	@echo "make test   - install if needed, make lint, run the test suite"
 	@echo "make bench  - run the benchmarks and rewrite BENCHMARKS.md and BENCHMARKS.json"
 
@@ -44,6 +44,7 @@ run: $(MODELS)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
 test: $(MODELS) lint

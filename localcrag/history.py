@@ -8,6 +8,7 @@ and reported as a one-line LocalcragError when opened.
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 import secrets
@@ -187,7 +188,7 @@ class History:
         """Every readable conversation, most recently updated first."""
         return self.scan()[0]
 
-    def scan(self) -> tuple[list[Conversation], list[Damaged]]:
+    def scan(self) -> tuple[builtins.list[Conversation], builtins.list[Damaged]]:
         """(readable conversations, most recent first; damaged files, by name): a file that
         cannot be read is shown as damaged, never silently left out."""
         if not self.root.is_dir():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from localcrag import events as ev
 from localcrag.textutil import content_words, source_label, states_nothing
@@ -191,14 +192,14 @@ class RunRecord:
         return bool(self.sources) and not (self.answer and self.answer.citations)
 
     @property
-    def searched(self) -> dict | None:
+    def searched(self) -> dict[str, Any] | None:
         """What the run searched, for a refusal to say: passages retrieved, the files they
         came from, and the closest one (the best grade in CRAG, the top hit otherwise). None
         before retrieval finished."""
         if self.answer is None and not self.hits:
             return None
         files = list(dict.fromkeys(h.chunk.source for h in self.hits))
-        closest = None
+        closest: dict[str, Any] | None = None
         if self.hits:
             graded = self.graded
             best = max(graded, key=lambda g: g.score).chunk if graded else self.hits[0].chunk

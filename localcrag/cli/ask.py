@@ -219,7 +219,7 @@ def to_json(r: RunRecord) -> dict:
 
 def grade_errors(r: RunRecord) -> list[str]:
     """Each distinct grading failure once, with how many chunks it hit and who scored them."""
-    counts: dict[tuple[str, str], int] = {}
+    counts: dict[tuple[str | None, str], int] = {}  # Grade.error is set on every one
     for g in r.grade_errors:
         counts[(g.error, g.grader)] = counts.get((g.error, g.grader), 0) + 1
     return [

@@ -38,7 +38,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     after = doctor.check(lib.store) if fixed else None
     if args.json:
         out = {"index": str(lib.store.path), **up.to_json()}
-        if fixed:
+        if fixed and after is not None:
             out["repair"] = {
                 **fixed.to_json(),
                 "ok_after": after.ok,
@@ -55,7 +55,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             print("the index is healthy")
         else:
             print("problems found: run `localcrag doctor --repair`")
-    final = after if fixed else up
+    final = after if after is not None else up
     return 0 if final.ok and not (fixed and fixed.unrecoverable) else 1
 
 

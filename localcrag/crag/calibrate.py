@@ -140,7 +140,8 @@ def measure(
 def load_reference() -> dict[str, Any]:
     """The reference corpus's anchors (package data) for the grader named in it."""
     text = resources.files("localcrag").joinpath("data", REFERENCE_FILE).read_text(encoding="utf-8")
-    return json.loads(text)
+    reference: dict[str, Any] = json.loads(text)
+    return reference
 
 
 def _inverse(t: float, corpus: tuple[float, float], ref: tuple[float, float]) -> float:
@@ -166,7 +167,7 @@ def calibrated(settings: Any, stats: ProbeStats, reference: dict[str, Any]) -> T
         why = f"too few probes ({len(stats.own)} own, {len(stats.foreign)} foreign; need {MIN_PROBES})"
     elif not (0.0 < anchors[0] < anchors[1] < 1.0):
         why = f"probe scores do not separate (foreign {anchors[0]:.2f}, own {anchors[1]:.2f})"
-    if why:
+    if why or anchors is None:  # (why says so when anchors is None)
         return Thresholds(base.upper, base.lower, base.strip, f"settings ({why})", False)
     r = (float(ref["foreign"]), float(ref["own"]))
     up, lo, st = (_inverse(t, anchors, r) for t in (base.upper, base.lower, base.strip))

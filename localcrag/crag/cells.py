@@ -60,7 +60,7 @@ def parse_row(sentence: str) -> Row | None:
     if not cells:
         return None
     label = m.group("label") or (cells[0][0] if len(cells) == 1 else cells[0][1])
-    return Row(m.group("where"), int(m.group("n")), label, cells)  # type: ignore[arg-type]
+    return Row(m.group("where"), int(m.group("n")), label, cells)
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def cell_answer(question: str, sentences: Sequence[str]) -> Cell | None:
     for _, row in rows:
         for name, _value in row.cells:
             filled[(row.where, name)] = filled.get((row.where, name), 0) + 1
-    best: tuple[tuple, Cell] | None = None
+    best: tuple[tuple[int, float, float, float, int], Cell] | None = None
     for index, row in rows:
         own = [i for i in ids if i not in row.where.lower()]
         body = sentences[index].lower()[len(row.where) :]

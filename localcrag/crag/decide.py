@@ -66,7 +66,7 @@ def apart(score: float, bound: float) -> tuple[str, str]:
         a, b = f"{score:.{digits}f}", f"{bound:.{digits}f}"
         if (a == b) == (score == bound):
             return a, b
-    return a, b
+    return f"{score:.4f}", f"{bound:.4f}"
 
 
 def _partly_graded(

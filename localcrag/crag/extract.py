@@ -36,6 +36,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from localcrag.crag.cells import cell_answer
 from localcrag.crag.emphasis import (
@@ -60,8 +61,11 @@ from localcrag.textutil import (
 )
 from localcrag.types import Evidence
 
+if TYPE_CHECKING:
+    from localcrag.crag.graders.reader import Span
+
 ReadSpans = Callable[
-    [str, Sequence[str]], list
+    [str, Sequence[str]], "list[Span | None]"
 ]  # the reader's answer_spans: one Span or None per text
 MAX_WORDS = 60  # a quote longer than this is no longer an answer at a glance
 MAX_SENTENCES = 3

@@ -71,7 +71,7 @@ def build_messages(
 
 def _prompt_tokens(llm: Any, question: str, evidence: Sequence[Evidence]) -> int:
     # +1: the model may add a BOS token that count_tokens does not see
-    return llm.count_tokens(llm.chat_prompt(build_messages(question, evidence))) + 1
+    return int(llm.count_tokens(llm.chat_prompt(build_messages(question, evidence)))) + 1
 
 
 def _renumber(evidence: Sequence[Evidence]) -> list[Evidence]:

@@ -68,6 +68,7 @@ def make_grader(
     from localcrag.crag.graders.factories import GraderContext
 
     module, func = spec.factory.split(":")
-    return getattr(import_module(module), func)(
+    grader: Grader = getattr(import_module(module), func)(
         GraderContext(settings, embedder, corpus_stats, llm_loader)
     )
+    return grader

@@ -190,7 +190,7 @@ def _names(sentence: str) -> list[str]:
     return out
 
 
-def _heading_break(m: re.Match) -> str:
+def _heading_break(m: re.Match[str]) -> str:
     """A heading line keeps a paragraph of its own; a line ending "... built by" is a wrap."""
     last = m.group(2).split()[-1].lower() if m.group(2).split() else ""
     return m.group(0) if last in STOPWORDS else f"{m.group(1)}{m.group(2)}\n\n"

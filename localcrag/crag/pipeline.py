@@ -75,14 +75,15 @@ class Pipeline:
         self._spans = spans if spans is not None else (False if grader is not None else None)
         self._generator = generator
         self.web = web  # a web.WebSearch; None means DuckDuckGo
-        self._stats_key: tuple | None = None
-        self._thresholds: tuple[tuple | None, Any] = (None, None)  # (grader key, Thresholds)
+        self._stats_key: tuple[Any, ...] | None = None
+        # (grader key, Thresholds)
+        self._thresholds: tuple[tuple[Any, ...] | None, Thresholds | None] = (None, None)
         self._lock = threading.Lock()
 
     # --- lazily built backends -----------------------------------------------------------
 
     @property
-    def library(self):
+    def library(self) -> Any:  # a Library, or the one a caller passed in
         if self._library is None:
             from localcrag.ingest.library import Library
 
@@ -123,7 +124,7 @@ class Pipeline:
         for message in getattr(self._generator, "take_notices", lambda: [])():
             yield ev.GeneratorFellBack(getattr(self._generator, "url", ""), message)
 
-    def _index_key(self) -> tuple:
+    def _index_key(self) -> tuple[Any, ...]:
         """The grader's corpus statistics follow the index: its size and change stamp (an
         ingest from another process, seen after Library.refresh)."""
         return self.library.count(), getattr(self.library, "change_stamp", lambda: "")()
@@ -141,7 +142,7 @@ class Pipeline:
         return self._spans or None
 
     @property
-    def grader(self):
+    def grader(self) -> Any:  # a Grader, or the one a caller passed in
         if self._grader_stale():
             key = self._index_key()
             count = key[0]
@@ -172,12 +173,11 @@ class Pipeline:
         from localcrag.crag.calibrate import corpus_thresholds
 
         grader = self.grader
-        if self._thresholds[0] != self._stats_key or self._thresholds[1] is None:
-            self._thresholds = (
-                self._stats_key,
-                corpus_thresholds(self.settings, self.library, grader),
-            )
-        return self._thresholds[1]
+        key, thresholds = self._thresholds
+        if key != self._stats_key or thresholds is None:
+            thresholds = corpus_thresholds(self.settings, self.library, grader)
+            self._thresholds = (self._stats_key, thresholds)
+        return thresholds
 
     def warm_up(self) -> None:
         """Load every model now (slow: call it off the UI thread)."""

@@ -74,7 +74,8 @@ def refine(
     scored = [Strip(s.text, s.chunk, float(sc), s.order) for s, sc in zip(candidates, scores)]
     by_score = sorted(scored, key=lambda s: -s.score)
     passing = [s for s in by_score if s.score >= threshold] or by_score[:MIN_STRIPS]
-    chosen, used = [], 0
+    chosen: list[Strip] = []
+    used = 0
     for s in passing:
         cost = count_tokens(s.text)
         if used + cost > budget_tokens and chosen:

@@ -22,9 +22,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from localcrag.crag.citations import Attributor, CitationFilter, is_refusal
+from localcrag.crag.citations import Attributor, CitationFilter
 from localcrag.crag.grounding import check_sentence, clean_prose, sentence_key, split_answer
-from localcrag.textutil import terminal_safe, terminal_safe_prefix
+from localcrag.textutil import is_refusal, terminal_safe, terminal_safe_prefix
 from localcrag.types import Evidence
 
 

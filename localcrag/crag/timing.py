@@ -21,7 +21,7 @@ class Stage:
     def __init__(self, name: str, timings: dict[str, float], detail: str = "") -> None:
         self.name, self.timings = name, timings
         self.started = ev.StageStarted(name, detail)
-        self.finished: ev.StageFinished | None = None
+        self._finished: ev.StageFinished | None = None
 
     def __enter__(self) -> Stage:
         self.t = time.perf_counter()
@@ -30,7 +30,14 @@ class Stage:
     def __exit__(self, *exc: object) -> None:
         ms = round((time.perf_counter() - self.t) * 1000, 1)
         self.timings[self.name] = ms
-        self.finished = ev.StageFinished(self.name, ms)
+        self._finished = ev.StageFinished(self.name, ms)
+
+    @property
+    def finished(self) -> ev.StageFinished:
+        """The finished event, once the ``with`` block has ended."""
+        if self._finished is None:
+            raise RuntimeError(f"stage {self.name!r} is still running")
+        return self._finished
 
 
 def timed(

@@ -73,7 +73,8 @@ def _call_with_deadline(fn: Callable[[], T], seconds: float) -> T:
         raise TimeoutError(f"no answer after {seconds:g} s")
     if "error" in box:
         raise box["error"]
-    return box["value"]
+    value: T = box["value"]
+    return value
 
 
 def _one_line(text: str, limit: int = 120) -> str:
@@ -164,7 +165,8 @@ class DDGSearch:
             ) from None
 
         def run() -> list[dict[str, Any]]:
-            client = ddgs.DDGS(timeout=self.timeout)
+            # ddgs annotates an int, but its HTTP client and its wait() take float seconds
+            client = ddgs.DDGS(timeout=self.timeout)  # type: ignore[arg-type]
             return client.text(
                 query, region=self.region, max_results=max_results, backend=self.backend
             )

@@ -140,6 +140,10 @@ def run_eval(
     for column, mode, style in columns(opts.modes, opts.styles):
         summary: dict = {}
         if want("answers"):
+
+            def answered(done: int, total: int, detail: str, _c: str = column) -> None:
+                progress(Progress(_c, done, total, detail))
+
             summary, items_a[column] = run_answers(
                 pipe,
                 ds,
@@ -147,7 +151,7 @@ def run_eval(
                 mode,
                 k,
                 settings.offline,
-                lambda done, total, detail, _c=column: progress(Progress(_c, done, total, detail)),
+                answered,
                 style,
             )
         main = (retrieval or {}).get("by_mode", {}).get(settings.retrieval_mode, {})

@@ -241,7 +241,8 @@ def _pack(units: list[Unit], budget: int, overlap: int) -> list[list[Unit]]:
     for u in units:
         para_tok[u[3]] = para_tok.get(u[3], 0) + u[2]
     out: list[list[Unit]] = []
-    cur, tot = [], 0
+    cur: list[Unit] = []
+    tot = 0
     for u in units:
         soft = (
             bool(cur) and u[3] != cur[-1][3] and 2 * tot >= budget and tot + para_tok[u[3]] > budget

@@ -10,7 +10,7 @@ import hashlib
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -45,7 +45,7 @@ class SentenceTransformerEmbedder:
         self.name = self.path.name
         self.device = device
         self.threads = threads
-        self._model = None
+        self._model: Any = None  # a SentenceTransformer, loaded on first use
         self._lock = threading.Lock()
 
     @property

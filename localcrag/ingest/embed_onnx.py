@@ -18,9 +18,12 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:  # loaded on first use
+    from tokenizers import Tokenizer
 
 ONNX_NAME = "model_int8.onnx"
 # One sequence per run, everywhere (ingest, queries, graders). The int8 model quantises
@@ -138,7 +141,8 @@ class OnnxEmbedder:
                 "word_embedding_dimension"
             ]
         )
-        self._tok = self._cut = None
+        self._tok: Tokenizer | None = None
+        self._cut: Tokenizer | None = None
         self._sessions: dict[object, Any] = {}
         self._lock = threading.Lock()
 

@@ -58,7 +58,7 @@ _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
 _READ_ONLY_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
 
 
-def not_writable(folder: Path) -> IndexNotWritable:
+def not_writable(folder: Path | str) -> IndexNotWritable:
     return IndexNotWritable(
         f"cannot write the index in {folder}: the folder is read-only",
         "make it writable (chmod -R u+w), or point LOCALCRAG_HOME at a "
@@ -66,7 +66,7 @@ def not_writable(folder: Path) -> IndexNotWritable:
     )
 
 
-def disk_full(folder: Path, done: str = "") -> DiskFull:
+def disk_full(folder: Path | str, done: str = "") -> DiskFull:
     return DiskFull(
         f"the disk holding {folder} is full{done}",
         "free some space, then run the same ingest again: finished documents are kept "
@@ -74,7 +74,7 @@ def disk_full(folder: Path, done: str = "") -> DiskFull:
     )
 
 
-def damaged(folder: Path, what: str = "a data file is missing or unreadable") -> IndexDamaged:
+def damaged(folder: Path | str, what: str = "a data file is missing or unreadable") -> IndexDamaged:
     return IndexDamaged(
         f"the index in {folder} is damaged: {what}", "run `localcrag doctor --repair`"
     )
@@ -133,7 +133,7 @@ def guarded(method: Callable) -> Callable:
                 return method(self, *args, **kwargs)
             except (OSError, RuntimeError, ValueError) as exc:
                 mapped = translate(exc, self.path)
-                if mapped is None or mapped is exc:
+                if mapped is None or isinstance(exc, LocalcragError):  # ours already
                     raise
                 if attempt == 0 and isinstance(mapped, IndexDamaged):
                     self.reopen()

@@ -118,7 +118,7 @@ class ReadContext:
         )
 
 
-def _limits() -> type:
+def _limits() -> type[Limits]:
     from localcrag.ingest.limits import Limits
 
     return Limits

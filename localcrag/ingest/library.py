@@ -17,6 +17,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from localcrag.errors import LocalcragError
 from localcrag.ingest import stamp
@@ -64,6 +65,7 @@ class Library:
         )
         self.max_tokens = min(settings.chunk_tokens, self.embedder.max_tokens)
         if store is None:
+            assert location is not None  # computed above whenever no store is given
             name = table_name(
                 self.embedder.fingerprint(),
                 self.max_tokens,
@@ -174,8 +176,8 @@ class Library:
         )
         if not chunks:
             raise LocalcragError(f"{path.name}: no text to index", "is the file empty?")
-        n_pages = max((p.number for p in getattr(parsed, "pages", parsed)), default=0)
-        return _Pending(source, doc_hash, n_pages, chunks, tuple(getattr(parsed, "warnings", ())))
+        n_pages = max((p.number for p in parsed.pages), default=0)
+        return _Pending(source, doc_hash, n_pages, chunks, tuple(parsed.warnings))
 
     def _embed(self, pending: list[_Pending], progress: Callable[..., None]):  # noqa: ANN202
         """Embed a round's chunks a slice at a time, saying which file and how fast: a round
@@ -277,7 +279,7 @@ class Library:
         total = len(files)
         done = 0
 
-        def progress(path: str, stage: str, **extra: float) -> None:
+        def progress(path: str, stage: str, **extra: Any) -> None:
             nonlocal done
             if stage in ("indexed", "unchanged", "failed"):
                 done += 1
@@ -317,8 +319,8 @@ class Library:
         self._flush(pending, report, progress)
         hashes = {**known, **{p.source: p.doc_hash for p in self._committed}}
         for source in report.unchanged + [p.source for p in self._committed]:
-            if seen.get(source):
-                stats.record(source, seen[source], hashes[source])
+            if (st := seen.get(source)) is not None:
+                stats.record(source, st, hashes[source])
         self._committed = []
         if prune:
             report.removed = self._prune(roots, known)

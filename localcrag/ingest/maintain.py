@@ -106,7 +106,8 @@ def rebuild_fts(store: Any, locked: bool = False) -> bool:
         return False
     lock = WriterLock(Path(folder))
     try:
-        locked or lock.acquire(wait=False)
+        if not locked:
+            lock.acquire(wait=False)
     except Exception:  # noqa: BLE001 - busy, read-only or full: the caller falls back, visibly
         return False
     try:
@@ -117,7 +118,8 @@ def rebuild_fts(store: Any, locked: bool = False) -> bool:
     except Exception:  # noqa: BLE001 - e.g. the disk is still full
         return False
     finally:
-        locked or lock.release()
+        if not locked:
+            lock.release()
 
 
 def duplicates(store: Any) -> tuple[int, list[str]]:

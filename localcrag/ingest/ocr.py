@@ -89,7 +89,8 @@ def _no_spinning() -> None:
         return opts
 
     options.localcrag_no_spin = True  # type: ignore[attr-defined]
-    OrtInferSession._init_sess_opts = staticmethod(options)
+    # patching RapidOCR's session options: it has no setting for this
+    OrtInferSession._init_sess_opts = staticmethod(options)  # type: ignore[method-assign]
 
 
 def recognise(img: np.ndarray, budget: float, threads: int = 0) -> Paragraphs:

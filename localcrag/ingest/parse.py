@@ -154,8 +154,8 @@ def assemble(path: Path | None, pages: Sequence[tuple], warnings: list[str]) -> 
         tuple(warnings),
     )
     starts = bare.page_starts
-    pages = tuple(replace(p, heading=bare.heading_at(s)) for p, s in zip(bare.pages, starts))
-    return ParsedDoc(path, pages, bare.headings, bare.warnings)
+    headed = tuple(replace(p, heading=bare.heading_at(s)) for p, s in zip(bare.pages, starts))
+    return ParsedDoc(path, headed, bare.headings, bare.warnings)
 
 
 # --- errors and reading -----------------------------------------------------------------

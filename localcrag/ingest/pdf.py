@@ -166,7 +166,7 @@ def fitz_pages(
         )
         pages: Pages = []
         unreadable: list[int] = []
-        for page in doc:
+        for page in doc.pages():
             try:
                 blocks = _blocks(page, flags)
                 images = not blocks and bool(page.get_images())
@@ -222,7 +222,8 @@ def fitz_pages(
 
 
 def _paragraphs(pages: Pages, toc: set[str] | None, margins: bool) -> list[tuple[int, Paragraphs]]:
-    sizes, bold_chars = Counter(), Counter()
+    sizes: Counter[float] = Counter()
+    bold_chars: Counter[float] = Counter()
     for _, blocks, _, _ in pages:
         for line in (ln for b in blocks for ln in b):
             sizes[line[1]] += len(line[0])
@@ -230,7 +231,7 @@ def _paragraphs(pages: Pages, toc: set[str] | None, margins: bool) -> list[tuple
     body = sizes.most_common(1)[0][0]
     bold_ok = bold_chars[body] < 0.5 * sizes[body]  # bold marks headings unless body is bold
     page_runs = [(n, _runs(blocks, body, bold_ok), h) for n, blocks, h, _ in pages]
-    margin = Counter()
+    margin: Counter[str] = Counter()
     for _, runs, h in page_runs:
         for r in runs:
             if r[4] < 0.08 * h or r[3] > 0.92 * h:

@@ -104,9 +104,8 @@ class LanceStore:
     def table(self):
         if self._table is None:
             if self.exists():
-                self.verify and verify_seal(
-                    self
-                )  # damage since the last write: one line, never a read
+                if self.verify:  # damage since the last write: one line, never a read
+                    verify_seal(self)
                 self._table = self._db.open_table(self.name)
             else:
                 self._table = self._create()

@@ -107,7 +107,7 @@ class VectorCache:
         state = f"state-{snap.version}-{uuid.uuid4().hex[:6]}.npz"
         arrays = {f"rowids{i}": s.rowids for i, s in enumerate(out)}
         arrays.update({f"alive{i}": s.alive for i, s in enumerate(out)})
-        np.savez(self.folder / state, **arrays)
+        np.savez(self.folder / state, allow_pickle=True, **arrays)  # named: no array fills it
         files = [state] + [f"{s.name}/{c}.npy" for s in out for c in _CODES]
         meta = {
             "format": FORMAT,
@@ -152,10 +152,12 @@ class DiskRows:
     brought all 384 MB of a 1M-row table into the process's RSS after one query; read, the
     codes stay in the OS page cache and the process holds 65 B per row."""
 
-    def __init__(self, mapped: np.ndarray) -> None:
+    def __init__(self, mapped: np.memmap) -> None:
         self.mapped = mapped  # for whole-file reads (merge, centroid), rare
         self.shape = mapped.shape
         self.row = int(mapped.shape[1]) * mapped.dtype.itemsize
+        if mapped.filename is None:  # np.load(..., mmap_mode="r") always names its file
+            raise ValueError("DiskRows reads a memory-mapped file")
         self.fd = os.open(mapped.filename, os.O_RDONLY)
 
     def __len__(self) -> int:

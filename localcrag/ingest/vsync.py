@@ -168,13 +168,11 @@ def recentre(snap: Snapshot, dim: int) -> Snapshot:
 def concat(parts: list[Segment]) -> Segment:
     if len(parts) == 1:
         return parts[0]
-    return Segment(
-        *(
-            np.concatenate([getattr(p, f) for p in parts])
-            for f in ("rowids", "alive", "keys", "scale", "q8")
-        ),
-        np.concatenate([p.bits for p in parts], axis=1),
+    rowids, alive, keys, scale, q8 = (
+        np.concatenate([getattr(p, f) for p in parts])
+        for f in ("rowids", "alive", "keys", "scale", "q8")
     )
+    return Segment(rowids, alive, keys, scale, q8, np.concatenate([p.bits for p in parts], axis=1))
 
 
 def same_table(snap: Snapshot, table: Any, probes: int = 8) -> bool:

@@ -79,9 +79,9 @@ def iter_files(
                         and ("loop" in str(link) or p.suffix.lower() in SUPPORTED)
                     ):
                         errors.append((p, str(link)))  # a loop, or a document whose target is gone
-            for exc in walk_errors:
-                where = Path(exc.filename or given)
-                errors.append((where, str(bad(where, f"cannot read folder ({exc.strerror})"))))
+            for err in walk_errors:
+                where = Path(err.filename or given)
+                errors.append((where, str(bad(where, f"cannot read folder ({err.strerror})"))))
             if not found and not walk_errors:
                 hint = "supported: " + ", ".join(sorted(SUPPORTED))
                 errors.append((given, str(bad(given, "folder has no supported files", hint))))

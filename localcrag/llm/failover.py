@@ -122,13 +122,16 @@ class FailoverLLM:
         )
 
     def chat_prompt(self, messages: list[dict[str, str]]) -> str:
-        return self.active.chat_prompt(messages)
+        prompt: str = self.active.chat_prompt(messages)  # a ChatPrompt from the server's side
+        return prompt
 
     def count_tokens(self, text: str) -> int:
-        return self.active.count_tokens(text)
+        n: int = self.active.count_tokens(text)
+        return n
 
     def fits(self, prompt_tokens: int, max_tokens: int) -> bool:
-        return self.active.fits(prompt_tokens, max_tokens)
+        fits: bool = self.active.fits(prompt_tokens, max_tokens)
+        return fits
 
     def stream(
         self,
@@ -139,7 +142,9 @@ class FailoverLLM:
         cancel: threading.Event | None = None,
         repeat_penalty: float = 1.0,
     ) -> Iterator[str]:
-        kw = dict(temperature=temperature, stop=stop, cancel=cancel, repeat_penalty=repeat_penalty)
+        kw: dict[str, Any] = dict(
+            temperature=temperature, stop=stop, cancel=cancel, repeat_penalty=repeat_penalty
+        )
         if not self.failed:
             sent = False
             try:
@@ -165,7 +170,8 @@ class FailoverLLM:
                 return self.endpoint.yes_probability(prompt)
             except EndpointDown as exc:
                 self._fall_back(exc)
-        return self.local.yes_probability(self._for_local(prompt))
+        p: float = self.local.yes_probability(self._for_local(prompt))
+        return p
 
     def take_notices(self) -> list[str]:
         out, self.notices = self.notices, []

@@ -12,10 +12,13 @@ from collections import deque
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from localcrag.errors import LocalcragError, ModelMissing
 from localcrag.llm.models import PROVISION_HINT, require_gguf
+
+if TYPE_CHECKING:
+    from localcrag.llm.scoring import Scorer
 
 _CACHE: dict[tuple[str, int], LocalLLM] = {}
 _CACHE_LOCK = threading.Lock()
@@ -34,7 +37,7 @@ def _silence_llama_logs() -> None:
 
     import llama_cpp
 
-    @llama_cpp.llama_log_callback
+    @llama_cpp.llama_log_callback  # type: ignore[untyped-decorator]  # a ctypes CFUNCTYPE
     def _quiet(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
         if level == 4:  # GGML_LOG_LEVEL_ERROR in the ggml bundled with 0.3.36
             line = text.decode("utf-8", errors="replace").strip()
@@ -160,7 +163,7 @@ class LocalLLM:
         self.n_params: int | None = _n_params(llama)
         self._bos: int = llama.token_bos()
         self._add_bos: bool = bool(llama._model.add_bos_token())
-        self._scoring: Any = None
+        self._scoring: Scorer | None = None
 
     def set_threads(self, n: int) -> None:
         """Threads for the next prompt and generation (``localcrag.llm.cpu`` picks them)."""
@@ -185,7 +188,8 @@ class LocalLLM:
         return len(self.tokenize(text))
 
     def detokenize(self, tokens: list[int]) -> str:
-        return self._llm.detokenize(list(tokens)).decode("utf-8", errors="replace")
+        data: bytes = self._llm.detokenize(list(tokens))
+        return data.decode("utf-8", errors="replace")
 
     def prompt_tokens(self, prompt: str) -> list[int]:
         """Tokens exactly as ``stream`` feeds them: model BOS (once) + prompt with specials."""
@@ -209,6 +213,7 @@ class LocalLLM:
                 "set `generator` to a chat GGUF such as SmolLM2-135M-Instruct",
             )
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+        from llama_cpp.llama_types import ChatCompletionRequestMessage
 
         model = self._llm._model
         fmt = Jinja2ChatFormatter(
@@ -217,7 +222,8 @@ class LocalLLM:
             bos_token=model.token_get_text(self._bos) if self._bos >= 0 else "",
             add_generation_prompt=True,
         )
-        return fmt(messages=messages).prompt
+        # role/content dicts are what llama_cpp's message TypedDicts describe
+        return fmt(messages=cast(list[ChatCompletionRequestMessage], messages)).prompt
 
     # --- generation --------------------------------------------------------------------
 
@@ -283,7 +289,7 @@ class LocalLLM:
 
     # --- scoring (see scoring.py) ------------------------------------------------------
 
-    def _scorer(self) -> Any:
+    def _scorer(self) -> Scorer:
         if self._scoring is None:
             from localcrag.llm.scoring import Scorer
 

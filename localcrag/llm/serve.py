@@ -54,7 +54,7 @@ def main() -> int:
                 file=sys.stderr,
             )
     with without_amx(llama_cpp.llama_cpp):  # the module Llama() reads its defaults from
-        serve()
+        serve()  # type: ignore[no-untyped-call]  # llama_cpp.server's main is unannotated
     return 0
 
 
@@ -132,7 +132,7 @@ def serving(
     finally:
         proc.kill()
         proc.wait()
-        if log:
+        if not isinstance(out, int):  # a log file, not subprocess.DEVNULL
             out.close()
 
 

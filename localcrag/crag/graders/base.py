@@ -60,7 +60,8 @@ class Logistic:
 def load_params() -> dict[str, Any]:
     """The shipped fit (package data ``localcrag/data/grader_fusion.json``)."""
     text = resources.files("localcrag").joinpath("data", PARAMS_FILE).read_text(encoding="utf-8")
-    return json.loads(text)
+    params: dict[str, Any] = json.loads(text)
+    return params
 
 
 def trained_on_families(meta: Mapping[str, Any]) -> tuple[str, ...]:
@@ -109,7 +110,7 @@ class BaseGrader:
             return [(_clip(s), sig, None) for s, sig in batch]
         except Exception:  # retry one by one so only the bad item falls back
             pass
-        out = []
+        out: list[tuple[float, dict[str, float], str | None]] = []
         for text in texts:
             try:
                 ((s, sig),) = self._score_batch(question, [text])

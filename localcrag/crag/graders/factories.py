@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from localcrag.crag.graders.base import (
     BaseGrader,
@@ -87,9 +87,10 @@ class GraderContext:
         return LazyModel(load)
 
 
-def declared(
-    grader: BaseGrader, meta: dict[str, Any], where: Path | str = "the shipped params"
-) -> Any:
+G = TypeVar("G", bound=BaseGrader)
+
+
+def declared(grader: G, meta: dict[str, Any], where: Path | str = "the shipped params") -> G:
     """``grader`` with the qa-pairs families its file declares it was trained on
     (``trained_on_families``, read by ``localcrag eval qa-pairs --exclude-trained``)."""
     try:

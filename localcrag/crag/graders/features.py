@@ -146,7 +146,7 @@ class FeatureExtractor:
                     f"embedder returned {vecs.shape[0]} vectors for {len(missing)} texts"
                 )
             norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-            vecs = vecs / np.where(norms > 0, norms, 1.0)
+            vecs = (vecs / np.where(norms > 0, norms, 1.0)).astype(np.float32, copy=False)
             with self._lock:
                 for t, v in zip(missing, vecs):
                     self._cache[t] = v

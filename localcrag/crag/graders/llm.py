@@ -29,7 +29,7 @@ def yesno_prompt(llm: Any, question: str, passage: str) -> str:
     """The relevance question, in the model's chat template when it has one."""
     if getattr(llm, "has_chat_template", False):
         user = YESNO_USER.format(passage=passage.strip(), question=question.strip())
-        return llm.chat_prompt([{"role": "user", "content": user}])
+        return str(llm.chat_prompt([{"role": "user", "content": user}]))
     return YESNO_BASE.format(passage=passage.strip(), question=question.strip())
 
 

@@ -67,7 +67,8 @@ class Reading:
 def read_sidecar(model: Path) -> dict[str, Any]:
     """``<model>.json`` ({} when missing or unreadable: the grader then uses the raw logit)."""
     try:
-        return json.loads(model.with_suffix(".json").read_text(encoding="utf-8"))
+        meta: dict[str, Any] = json.loads(model.with_suffix(".json").read_text(encoding="utf-8"))
+        return meta
     except (OSError, ValueError):
         return {}
 
