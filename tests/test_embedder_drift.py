@@ -12,12 +12,15 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
+
+from tests.scriptload import load_script
 
 REFERENCE = Path(__file__).parent / "data" / "embedder_reference.json"
 TOLERANCE = 0.999
 
 
-def cosines(reference: list[list[float]], vectors: np.ndarray) -> list[float]:
+def cosines(reference: list[list[float]] | np.ndarray, vectors: np.ndarray) -> list[float]:
     ref = np.asarray(reference, dtype=np.float64)
     got = np.asarray(vectors, dtype=np.float64)
     return [float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b))) for a, b in zip(ref, got)]
@@ -41,3 +44,48 @@ def test_the_provisioned_embedder_has_not_drifted(real_embedder) -> None:  # noq
         f"written with onnxruntime {ref['onnxruntime']} on {ref['written_on']}): "
         "re-measure the README's retrieval figures, then run scripts/embedder_reference.py"
     )
+
+
+def _onnx(real_embedder):  # noqa: ANN001, ANN202
+    from localcrag.ingest.embed_onnx import OnnxEmbedder
+
+    if not isinstance(real_embedder, OnnxEmbedder):
+        pytest.skip("the embedder runs on torch here (no int8 ONNX copy)")
+    return real_embedder
+
+
+def test_every_session_asks_for_exact_int8_sums(real_embedder) -> None:  # noqa: ANN001
+    from localcrag.ingest.embed_onnx import PRECISE_INT8
+
+    emb = _onnx(real_embedder)
+    for kind in (True, False, "stream"):
+        options = emb._session(kind).get_session_options()
+        assert options.get_session_config_entry(PRECISE_INT8) == "1", kind
+
+
+def test_the_shipped_model_sums_exactly_and_the_check_catches_the_other_kernel(
+    real_embedder,  # noqa: ANN001
+) -> None:
+    """scripts/int8_paths.py computes each x86 int8 kernel path in plain ONNX ops. The shipped
+    session gives the exact-int32 path's vectors on this CPU whatever its instruction set (on
+    AVX2 without VNNI only because of PRECISE_INT8), and the saturating path such a CPU would
+    take by default moves a reference vector past TOLERANCE, so the drift test catches it."""
+    import onnxruntime as ort
+
+    from localcrag.ingest.embed_onnx import OnnxEmbedder
+
+    emb = _onnx(real_embedder)
+    paths = load_script("int8_paths")
+    ref = json.loads(REFERENCE.read_text(encoding="utf-8"))
+    emb._load()
+    rows = [e.ids for e in emb._cut.encode_batch(ref["texts"])]
+    shipped = np.concatenate([emb._run(emb._session(False), [r]) for r in rows])
+    got = {}
+    for saturate in (False, True):
+        model = paths.emulated(emb.onnx_path, saturate=saturate).SerializeToString()
+        sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+        got[saturate] = cosines(
+            shipped, np.concatenate([OnnxEmbedder._run(sess, [r]) for r in rows])
+        )
+    assert min(got[False]) > 0.99999, got[False]
+    assert min(got[True]) < TOLERANCE, got[True]

@@ -41,6 +41,16 @@ BATCH = 1
 # a busy process beside, one query 6.0 vs 2.2 ms); it spins only with streams() == 1.
 BULK = 64
 
+# The int8 MatMuls multiply u8 activations by s8 weights. With VNNI (AVX512-VNNI, AVX-VNNI)
+# or AMX, onnxruntime sums the products exactly in int32; on AVX2 or AVX-512 without VNNI its
+# u8s8 kernel (vpmaddubsw) adds each adjacent pair into a saturating int16 first (255 x 127 x 2
+# > 32,767; 10.5% of this model's weights exceed 63), so the same model gave other vectors
+# there: 232 anthropic-docs chunks, mean cosine 0.9918 (min 0.9875) to this one, and the
+# README's hybrid recall@3 / MRR@3 0.773 / 0.880 read 0.743 / 0.857 (issue 25; emulated
+# bit-exactly by scripts/int8_paths.py). This option makes onnxruntime use its exact u8u8
+# kernel on such CPUs (it changes nothing where the sums are exact already: same bits here).
+PRECISE_INT8 = "session.x64quantprecision"
+
 
 def export_int8(model_dir: Path, out: Path) -> Path:
     """Export + quantize (slow, ~20 s, once). Raises ImportError without ``onnx``.
@@ -165,6 +175,8 @@ class OnnxEmbedder:
 
                 so = ort.SessionOptions()
                 so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+                # The same int8 sums on every x86 CPU (see PRECISE_INT8).
+                so.add_session_config_entry(PRECISE_INT8, "1")
                 if kind == "stream":
                     so.intra_op_num_threads = 1
                 elif self.threads:

@@ -1,0 +1,180 @@
+"""The shipped int8 embedder under each x86 int8 kernel path, on this machine (issue 25).
+
+    python scripts/int8_paths.py                       # cosine table, 232 anthropic-docs chunks
+    python scripts/int8_paths.py --out /tmp/paths      # and the two emulated models
+
+onnxruntime runs the int8 MatMuls (u8 activations x s8 weights) with the kernel the CPU
+offers: with VNNI (AVX512-VNNI, AVX-VNNI) or AMX every product is summed exactly in int32;
+without it (AVX2, AVX-512 without VNNI) ``vpmaddubsw`` first adds each pair of adjacent
+products into a *saturating* int16 (255 x 127 x 2 = 64,770 > 32,767), so vectors differ by
+CPU. A machine can only run its own path, so this script writes two copies of the shipped
+model in which every MatMulInteger is replaced by plain ONNX ops that compute one path
+bit-exactly on any CPU:
+
+- ``exact/``: sum of u8 x s8 in int32 (the VNNI / AMX result, and the result of the U8U8
+  kernel that ``session.x64quantprecision=1`` selects on a machine without VNNI);
+- ``saturating/``: each adjacent pair (k, k+1) summed and clipped to int16 first, as
+  ``vpmaddubsw`` does on AVX2 / AVX-512BW without VNNI.
+
+Each folder is a models directory (the embedder folder linked, the model as
+``all-MiniLM-L6-v2.int8.onnx``), so ``LOCALCRAG_MODELS_DIR=<out>/saturating localcrag eval
+...`` measures a figure as such a machine would. The table compares the shipped model as run
+here, both emulations and the fp32 sentence-transformers model over the first ``--texts``
+anthropic-docs chunks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+DOCS = REPO.parent / "shared" / "data" / "anthropic-docs" / "anthropic_docs.json"
+
+
+def emulated(src: Path, saturate: bool) -> Any:
+    """The int8 model at ``src`` with every MatMulInteger computing one kernel path in int32
+    ONNX ops (an ``onnx.ModelProto``; ``InferenceSession(model.SerializeToString())`` runs it)."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    model = onnx.load(str(src))
+    graph = model.graph
+    inits = {i.name: i for i in graph.initializer}
+    nodes: list[onnx.NodeProto] = []
+    extra: list[onnx.TensorProto] = []
+
+    def const(name: str, value: np.ndarray) -> str:
+        extra.append(numpy_helper.from_array(value, name))
+        return name
+
+    for i, node in enumerate(graph.node):
+        if node.op_type != "MatMulInteger":
+            nodes.append(node)
+            continue
+        a, b, a_zp = node.input[0], node.input[1], node.input[2]
+        w = numpy_helper.to_array(inits[b]).astype(np.int32)  # (K, N) s8 weights
+        if len(node.input) > 3 and node.input[3]:
+            assert not numpy_helper.to_array(inits[node.input[3]]).any(), "symmetric weights"
+        p = f"emu{i}_"
+        a32 = p + "a32"
+        nodes.append(helper.make_node("Cast", [a], [a32], to=onnx.TensorProto.INT32))
+        zp32 = p + "zp32"
+        nodes.append(helper.make_node("Cast", [a_zp], [zp32], to=onnx.TensorProto.INT32))
+        # MLAS sums raw u8 x s8 and subtracts zero_point(A) x column sums of B afterwards
+        colsum = const(p + "colsum", w.sum(0).astype(np.int32))
+        raw = p + "raw"
+        if saturate:
+            axes = const(p + "axes", np.array([-1], dtype=np.int64))
+            big = const(p + "big", np.array([1 << 30], dtype=np.int64))
+            sums = []
+            for j, name in enumerate(("even", "odd")):
+                start = const(p + name + "_start", np.array([j], dtype=np.int64))
+                step = const(p + name + "_step", np.array([2], dtype=np.int64))
+                half = p + name
+                nodes.append(helper.make_node("Slice", [a32, start, big, axes, step], [half]))
+                col = p + name + "_col"
+                nodes.append(helper.make_node("Unsqueeze", [half, axes], [col]))
+                prod = p + name + "_prod"
+                wj = const(p + name + "_w", np.ascontiguousarray(w[j::2]))
+                nodes.append(helper.make_node("Mul", [col, wj], [prod]))
+                sums.append(prod)
+            pair = p + "pair"
+            nodes.append(helper.make_node("Add", sums, [pair]))
+            lo = const(p + "lo", np.array(-32768, dtype=np.int32))
+            hi = const(p + "hi", np.array(32767, dtype=np.int32))
+            clipped = p + "clipped"
+            nodes.append(helper.make_node("Clip", [pair, lo, hi], [clipped]))
+            red = const(p + "red", np.array([-2], dtype=np.int64))
+            nodes.append(helper.make_node("ReduceSum", [clipped, red], [raw], keepdims=0))
+        else:
+            nodes.append(helper.make_node("MatMul", [a32, const(p + "w", w)], [raw]))
+        corr = p + "corr"
+        nodes.append(helper.make_node("Mul", [zp32, colsum], [corr]))
+        nodes.append(helper.make_node("Sub", [raw, corr], [node.output[0]]))
+    used = {name for n in nodes for name in n.input}
+    kept = [i for i in graph.initializer if i.name in used]
+    del graph.node[:], graph.initializer[:]
+    graph.node.extend(nodes)
+    graph.initializer.extend(kept + extra)
+    return model
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", type=Path, help="write the two emulated models there")
+    ap.add_argument("--texts", type=int, default=232, help="anthropic-docs chunks compared")
+    args = ap.parse_args(argv)
+
+    from localcrag.ingest.embed import load_embedder
+    from localcrag.ingest.embed_onnx import PRECISE_INT8, OnnxEmbedder, onnx_path_for
+    from localcrag.settings import Settings, default_models_dir
+
+    folder = default_models_dir() / str(Settings.model_fields["embedder"].default)
+    shipped = onnx_path_for(folder)
+    texts = [c["text"] for c in json.loads(DOCS.read_text(encoding="utf-8"))][: args.texts]
+    vecs: dict[str, np.ndarray] = {}
+    speed: dict[str, float] = {}
+    import onnx
+    import onnxruntime as ort
+
+    emb = OnnxEmbedder(folder, shipped, threads=1)
+    emb._load()
+    assert emb._cut is not None
+    ids = [e.ids for e in emb._cut.encode_batch(texts)]
+
+    def run(model: Path | bytes, precise: bool) -> tuple[np.ndarray, float]:
+        """One text per run on one thread, as ingest's streams; chunks/s after a warm-up."""
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = 1
+        if precise:
+            so.add_session_config_entry(PRECISE_INT8, "1")
+        sess = ort.InferenceSession(
+            model if isinstance(model, bytes) else str(model),
+            so,
+            providers=["CPUExecutionProvider"],
+        )
+        OnnxEmbedder._run(sess, ids[:1])
+        t = time.perf_counter()
+        out = np.concatenate([OnnxEmbedder._run(sess, [row]) for row in ids])
+        return out, len(ids) / (time.perf_counter() - t)
+
+    for name, precise in (("shipped", False), ("shipped, precise", True)):
+        vecs[name], speed[name] = run(shipped, precise)
+    for name in ("exact", "saturating"):
+        model = emulated(shipped, saturate=name == "saturating")
+        if args.out:
+            path = args.out / name / shipped.name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            onnx.save(model, str(path))
+            link = args.out / name / folder.name
+            if not link.exists():
+                link.symlink_to(folder.resolve(), target_is_directory=True)
+        vecs[name] = run(model.SerializeToString(), False)[0]
+    vecs["fp32 (torch)"] = np.asarray(load_embedder(folder, backend="torch").embed(texts))
+
+    def cos(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return (x * y).sum(1) / (np.linalg.norm(x, axis=1) * np.linalg.norm(y, axis=1))
+
+    names = list(vecs)
+    print(f"{len(texts)} anthropic-docs chunks; cosine mean / min (max |diff|)")
+    for i, x in enumerate(names):
+        for y in names[i + 1 :]:
+            c = cos(vecs[x], vecs[y])
+            d = float(np.abs(vecs[x] - vecs[y]).max())
+            print(f"  {x:>16} vs {y:<16} {c.mean():.6f} / {c.min():.6f} ({d:.1e})")
+    for name, v in speed.items():
+        print(f"  {name}: {v:.1f} chunks/s (one thread, one text per run)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
