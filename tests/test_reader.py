@@ -177,3 +177,12 @@ def test_the_shipped_reader_finds_the_answer_span(shipped_grader) -> None:  # no
     spans = shipped_grader.reader.read(QUESTION, [PARAGRAPH])
     span = spans[0].span
     assert span is not None and "Rollo" in PARAGRAPH[span.start : span.end]
+
+
+def test_the_reader_asks_for_exact_int8_sums() -> None:
+    """Its int8 MatMuls would saturate on x86 without VNNI as the embedder's did (issue 25)."""
+    from localcrag.ingest.embed_onnx import PRECISE_INT8
+
+    model = ReaderModel()
+    model.load()
+    assert model._session.get_session_options().get_session_config_entry(PRECISE_INT8) == "1"
