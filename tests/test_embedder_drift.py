@@ -1,10 +1,12 @@
 """The provisioned embedder gives the vectors it gave when the reference was written.
 
-Tolerance: cosine >= 0.999 for every fixed text (the int8 copy sits at ~0.995 from fp32; a
-drift of a fifth of that gap would already move retrieval figures in the third decimal, as
-the README's anthropic-docs recall did between two machines, issue 25). Reference:
-``tests/data/embedder_reference.json``, written by ``scripts/embedder_reference.py``.
-"""
+Tolerance: cosine >= 0.997 for every fixed text, set between two measured spreads
+(docs/eval.md, "Embedder vectors across machines"): the int8 kernel of an x86 CPU without
+VNNI, which moved the README's anthropic-docs figure (issue 25), puts these five texts at
+0.9885-0.9940 from the exact sums (scripts/int8_paths.py), so every one fails; a difference
+of one float32 ulp in the layer norms, as another instruction set's float kernels may give,
+puts one of them at 0.998 in 2 of 5 noise seeds (the others do not move), which passes.
+Reference: ``tests/data/embedder_reference.json``, written by ``scripts/embedder_reference.py``."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import pytest
 from tests.scriptload import load_script
 
 REFERENCE = Path(__file__).parent / "data" / "embedder_reference.json"
-TOLERANCE = 0.999
+TOLERANCE = 0.997
 
 
 def cosines(reference: list[list[float]] | np.ndarray, vectors: np.ndarray) -> list[float]:
