@@ -1,6 +1,6 @@
 """The shipped int8 embedder under each x86 int8 kernel path, on this machine (issue 25).
 
-    python scripts/int8_paths.py                       # cosine table, 232 anthropic-docs chunks
+    python scripts/int8_paths.py                       # cosine table, 100 anthropic-docs chunks
     python scripts/int8_paths.py --out /tmp/paths      # and the two emulated models
 
 onnxruntime runs the int8 MatMuls (u8 activations x s8 weights) with the kernel the CPU
@@ -16,11 +16,13 @@ bit-exactly on any CPU:
 - ``saturating/``: each adjacent pair (k, k+1) summed and clipped to int16 first, as
   ``vpmaddubsw`` does on AVX2 / AVX-512BW without VNNI.
 
-Each folder is a models directory (the embedder folder linked, the model as
-``all-MiniLM-L6-v2.int8.onnx``), so ``LOCALCRAG_MODELS_DIR=<out>/saturating localcrag eval
-...`` measures a figure as such a machine would. The table compares the shipped model as run
-here, both emulations and the fp32 sentence-transformers model over the first ``--texts``
-anthropic-docs chunks.
+It also writes ``ln1``..``ln3``: the shipped model with one float32 ulp of seeded noise on
+its layer norms (``ulp_noise``), the size of difference another instruction set's float
+kernels can make once the int8 sums are exact. Each folder is a models directory (the
+embedder folder linked, the model as ``all-MiniLM-L6-v2.int8.onnx``), so
+``LOCALCRAG_MODELS_DIR=<out>/saturating localcrag eval ...`` measures a figure as such a
+machine would. The table compares them over the first ``--texts`` anthropic-docs chunks and
+the drift test's five texts, with the fp32 sentence-transformers model.
 """
 
 from __future__ import annotations
@@ -108,11 +110,48 @@ def emulated(src: Path, saturate: bool) -> Any:
     return model
 
 
+def ulp_noise(src: Path, seed: int, eps: float = 2.0**-24) -> Any:
+    """The int8 model at ``src`` with every LayerNormalization output multiplied by 1 + u,
+    u uniform in [-eps, eps] (seeded; eps = 2**-24 moves about half the values by one float32
+    ulp): what a machine whose float kernels round one ulp differently would feed the int8
+    MatMuls. ``eps=0`` gives the same graph without noise, the baseline to compare with."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    model = onnx.load(str(src))
+    nodes = []
+    for i, node in enumerate(model.graph.node):
+        nodes.append(node)
+        if node.op_type != "LayerNormalization":
+            continue
+        y, raw = node.output[0], f"ulp{i}_raw"
+        node.output[0] = raw
+        nodes += [
+            helper.make_node(
+                "RandomUniformLike",
+                [raw],
+                [f"ulp{i}_u"],
+                low=-eps,
+                high=eps,
+                seed=seed * 1000.0 + i,
+            ),
+            helper.make_node("Add", [f"ulp{i}_u", "ulp_one"], [f"ulp{i}_f"]),
+            helper.make_node("Mul", [raw, f"ulp{i}_f"], [y]),
+        ]
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
+    model.graph.initializer.append(numpy_helper.from_array(np.array(1.0, np.float32), "ulp_one"))
+    return model
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", type=Path, help="write the two emulated models there")
-    ap.add_argument("--texts", type=int, default=232, help="anthropic-docs chunks compared")
+    ap.add_argument("--out", type=Path, help="write the emulated and noisy models there")
+    ap.add_argument("--texts", type=int, default=100, help="anthropic-docs chunks compared")
     args = ap.parse_args(argv)
+
+    import onnx
+    import onnxruntime as ort
 
     from localcrag.ingest.embed import load_embedder
     from localcrag.ingest.embed_onnx import PRECISE_INT8, OnnxEmbedder, onnx_path_for
@@ -120,37 +159,28 @@ def main(argv: list[str] | None = None) -> int:
 
     folder = default_models_dir() / str(Settings.model_fields["embedder"].default)
     shipped = onnx_path_for(folder)
-    texts = [c["text"] for c in json.loads(DOCS.read_text(encoding="utf-8"))][: args.texts]
-    vecs: dict[str, np.ndarray] = {}
-    speed: dict[str, float] = {}
-    import onnx
-    import onnxruntime as ort
-
+    reference = json.loads((REPO / "tests" / "data" / "embedder_reference.json").read_text())
+    chunks = [c["text"] for c in json.loads(DOCS.read_text(encoding="utf-8"))][: args.texts]
+    texts = chunks + reference["texts"]  # the drift test's five last
     emb = OnnxEmbedder(folder, shipped, threads=1)
     emb._load()
     assert emb._cut is not None
     ids = [e.ids for e in emb._cut.encode_batch(texts)]
 
-    def run(model: Path | bytes, precise: bool) -> tuple[np.ndarray, float]:
+    def run(model: Path | Any, precise: bool = True) -> tuple[np.ndarray, float]:
         """One text per run on one thread, as ingest's streams; chunks/s after a warm-up."""
         so = ort.SessionOptions()
         so.intra_op_num_threads = 1
         if precise:
             so.add_session_config_entry(PRECISE_INT8, "1")
-        sess = ort.InferenceSession(
-            model if isinstance(model, bytes) else str(model),
-            so,
-            providers=["CPUExecutionProvider"],
-        )
+        source = str(model) if isinstance(model, Path) else model.SerializeToString()
+        sess = ort.InferenceSession(source, so, providers=["CPUExecutionProvider"])
         OnnxEmbedder._run(sess, ids[:1])
         t = time.perf_counter()
         out = np.concatenate([OnnxEmbedder._run(sess, [row]) for row in ids])
         return out, len(ids) / (time.perf_counter() - t)
 
-    for name, precise in (("shipped", False), ("shipped, precise", True)):
-        vecs[name], speed[name] = run(shipped, precise)
-    for name in ("exact", "saturating"):
-        model = emulated(shipped, saturate=name == "saturating")
+    def save(name: str, model: Any) -> None:
         if args.out:
             path = args.out / name / shipped.name
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -158,21 +188,41 @@ def main(argv: list[str] | None = None) -> int:
             link = args.out / name / folder.name
             if not link.exists():
                 link.symlink_to(folder.resolve(), target_is_directory=True)
-        vecs[name] = run(model.SerializeToString(), False)[0]
+
+    vecs: dict[str, np.ndarray] = {}
+    speed: dict[str, float] = {}
+    vecs["default"], speed["default"] = run(shipped, precise=False)
+    vecs["shipped"], speed["shipped"] = run(shipped)
+    for name in ("exact", "saturating"):
+        model = emulated(shipped, saturate=name == "saturating")
+        save(name, model)
+        vecs[name] = run(model)[0]
+    vecs["no noise"] = run(ulp_noise(shipped, 0, eps=0.0))[0]
+    for seed in (1, 2, 3):
+        model = ulp_noise(shipped, seed)
+        save(f"ln{seed}", model)
+        vecs[f"ln ulp, seed {seed}"] = run(model)[0]
     vecs["fp32 (torch)"] = np.asarray(load_embedder(folder, backend="torch").embed(texts))
 
     def cos(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return (x * y).sum(1) / (np.linalg.norm(x, axis=1) * np.linalg.norm(y, axis=1))
 
-    names = list(vecs)
-    print(f"{len(texts)} anthropic-docs chunks; cosine mean / min (max |diff|)")
-    for i, x in enumerate(names):
-        for y in names[i + 1 :]:
-            c = cos(vecs[x], vecs[y])
-            d = float(np.abs(vecs[x] - vecs[y]).max())
-            print(f"  {x:>16} vs {y:<16} {c.mean():.6f} / {c.min():.6f} ({d:.1e})")
+    pairs = [
+        ("default", "shipped"),
+        ("exact", "shipped"),
+        ("saturating", "shipped"),
+        *[(f"ln ulp, seed {s}", "no noise") for s in (1, 2, 3)],
+        ("shipped", "fp32 (torch)"),
+        ("saturating", "fp32 (torch)"),
+    ]
+    n = len(chunks)
+    print(f"cosine: {n} anthropic-docs chunks mean / min; the drift test's 5 texts min")
+    for x, y in pairs:
+        c = cos(vecs[x], vecs[y])
+        print(f"  {x:>16} vs {y:<12} {c[:n].mean():.6f} / {c[:n].min():.6f}; {c[n:].min():.6f}")
+    print("default: the session without " + PRECISE_INT8 + "; shipped: with it")
     for name, v in speed.items():
-        print(f"  {name}: {v:.1f} chunks/s (one thread, one text per run)")
+        print(f"  {name}: {v:.1f} texts/s (one thread, one text per run)")
     return 0
 
 
