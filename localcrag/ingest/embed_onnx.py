@@ -46,13 +46,13 @@ BULK = 64
 # by the CPU: with AVX512-VNNI, AVX-VNNI (without AVX-512) or AMX it sums the products exactly
 # in int32; with AVX2 or AVX-512 without VNNI (and SSE4.1) it adds each adjacent pair into a
 # saturating int16 first (vpmaddubsw: 255 x 127 x 2 > 32,767; 10.5% of this model's weights
-# exceed 63). The same model then gave other vectors there (100 anthropic-docs chunks: mean
-# cosine 0.992 to the exact sums) and the README's anthropic-docs retrieval figure moved
-# (issue 25; docs/eval.md, "Embedder vectors across machines"; scripts/int8_paths.py
-# emulates both kernels bit-exactly). On such a CPU this option makes onnxruntime convert the
-# weights to u8 and use its exact u8u8 kernel. It is set only there: onnxruntime would also
-# apply it on a VNNI CPU, where it changes no bit and costs 28% of the speed (this CPU,
-# 60 chunks, one thread: 42 vs 58 chunks per CPU second).
+# exceed 63). The same model then gave other vectors there (20 anthropic-docs chunks: mean
+# cosine 0.9918, min 0.9875 to the exact sums) and the README's anthropic-docs retrieval
+# figure moved (issue 25; docs/eval.md, "Embedder vectors across machines";
+# scripts/int8_paths.py emulates both kernels bit-exactly). On such a CPU this option makes
+# onnxruntime convert the weights to u8 and use its exact u8u8 kernel. It is set only there:
+# onnxruntime would also apply it on a VNNI CPU, where it changes no bit and costs 28% of the
+# speed (this CPU, 60 chunks, one thread: 42 vs 58 chunks per CPU second).
 PRECISE_INT8 = "session.x64quantprecision"
 
 
