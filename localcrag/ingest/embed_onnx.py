@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import platform
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -43,6 +44,55 @@ BATCH = 1
 # threads do not spin (spinning cost small calls: 20 refinement strips 81 ms vs 35 ms; with
 # a busy process beside, one query 6.0 vs 2.2 ms); it spins only with streams() == 1.
 BULK = 64
+
+# The int8 MatMuls multiply u8 activations by s8 weights. onnxruntime's u8s8 kernel is chosen
+# by the CPU: with AVX512-VNNI, AVX-VNNI (without AVX-512) or AMX it sums the products exactly
+# in int32; with AVX2 or AVX-512 without VNNI (and SSE4.1) it adds each adjacent pair into a
+# saturating int16 first (vpmaddubsw: 255 x 127 x 2 > 32,767; 10.5% of this model's weights
+# exceed 63). The same model then gave other vectors there (20 anthropic-docs chunks: mean
+# cosine 0.9918, min 0.9875 to the exact sums) and the README's anthropic-docs retrieval
+# figure moved (issue 25; docs/eval.md, "Embedder vectors across machines";
+# scripts/int8_paths.py emulates both kernels bit-exactly). On such a CPU this option makes
+# onnxruntime convert the weights to u8 and use its exact u8u8 kernel. It is set only there:
+# onnxruntime would also apply it on a VNNI CPU, where it changes no bit and costs 28% of the
+# speed (this CPU, 60 chunks, one thread: 42 vs 58 chunks per CPU second).
+PRECISE_INT8 = "session.x64quantprecision"
+
+
+def saturating_int8(flags: set[str] | None = None, machine: str | None = None) -> bool:
+    """Whether onnxruntime's u8s8 kernel saturates on this CPU (its MLAS kernel choice, from
+    the CPU flags in /proc/cpuinfo; ``flags``/``machine`` stand in for them in tests). An x86
+    CPU whose flags cannot be read counts as saturating: the exact kernel is then chosen."""
+    arch = (machine or platform.machine()).lower()
+    if arch not in {"x86_64", "amd64", "i386", "i686", "x86"}:
+        return False  # ARM and others: exact dot-product kernels; the option does nothing
+    if flags is None:
+        flags = _cpu_flags()
+    if flags is None:
+        return True
+    if {"amx_tile", "amx_int8"} <= flags:
+        return False
+    if {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= flags:  # MLAS's AVX-512 core kernel
+        return "avx512_vnni" not in flags
+    return "avx_vnni" not in flags
+
+
+def _cpu_flags() -> set[str] | None:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.partition(":")[2].split())
+    except OSError:
+        pass
+    return None
+
+
+def exact_int8(options: Any) -> Any:
+    """Ask an onnxruntime ``SessionOptions`` for exact int8 sums where the CPU needs it."""
+    if saturating_int8():
+        options.add_session_config_entry(PRECISE_INT8, "1")
+    return options
 
 
 def export_int8(model_dir: Path, out: Path) -> Path:
@@ -169,6 +219,7 @@ class OnnxEmbedder:
 
                 so = ort.SessionOptions()
                 so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+                exact_int8(so)  # the same int8 sums on every x86 CPU (see PRECISE_INT8)
                 if kind == "stream":
                     so.intra_op_num_threads = 1
                 elif self.threads:

@@ -31,6 +31,7 @@ import numpy as np
 
 from localcrag.crag.graders.base import BaseGrader, Logistic
 from localcrag.ingest.chunking import split_sentences
+from localcrag.ingest.embed_onnx import exact_int8
 
 MODEL_FILE = "reader_int8.onnx"
 TOKENIZER_FILE = "reader_tokenizer.json"
@@ -111,6 +112,7 @@ class ReaderModel:
             so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
             so.intra_op_num_threads = self.threads
             so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            exact_int8(so)  # the same int8 sums on every x86 CPU (ingest/embed_onnx.py)
             self._session = ort.InferenceSession(
                 str(self.model_path), so, providers=["CPUExecutionProvider"]
             )
