@@ -33,7 +33,7 @@ def _start(tmp_path: Path, home: Path, toml: str):  # noqa: ANN202
     config_path().write_text(toml, encoding="utf-8")
     settings, error = load_settings()
     assert error
-    settings.models_dir = tmp_path / "models"
+    settings.models.models_dir = tmp_path / "models"
     pipe = FakePipeline(web_query="history of artificial intelligence")
     app, _, _ = make_app(tmp_path, pipeline=pipe, settings=settings, settings_error=error)
     return app
@@ -61,7 +61,7 @@ async def test_web_choice_after_a_toml_error_leaves_the_file_alone(
         assert any(str(config_path()) in n and "not saved" in n and "fix it" in n for n in notes), (
             notes
         )
-        assert app.settings.web_search == "always"  # for this session
+        assert app.settings.web.web_search == "always"  # for this session
 
 
 async def test_web_choice_after_a_bad_value_saves_only_that_key(tmp_path: Path, home: Path) -> None:

@@ -13,8 +13,8 @@ user's real files. Every setting has a description: the TUI settings screen and
 
 from localcrag.registry import GRADERS, GraderSpec
 from localcrag.settings.model import (
-    Settings,
     SettingField,
+    Settings,
     describe,
     field,
     fields,

@@ -10,7 +10,7 @@ to exactly one setting.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -18,7 +18,10 @@ from localcrag.registry import GRADERS
 from localcrag.settings.paths import default_models_dir
 from localcrag.settings.thresholds import LOWER_THRESHOLD, STRIP_THRESHOLD, UPPER_THRESHOLD
 
-GraderName = Literal[tuple(GRADERS)]  # type: ignore[valid-type]
+if TYPE_CHECKING:
+    GraderName = str
+else:  # the registry's names, checked by pydantic: a new grader is one registry entry
+    GraderName = Literal[tuple(GRADERS)]
 
 
 class Group(BaseModel):
@@ -30,15 +33,15 @@ class Group(BaseModel):
 
 class ModelSettings(Group):
     generator: str = Field(
-        "SmolLM2-135M-Instruct.Q4_1.gguf",
+        default="SmolLM2-135M-Instruct.Q4_1.gguf",
         description="Chat GGUF in models/ that writes answers and web queries (needs a chat template).",
     )
     embedder: str = Field(
-        "all-MiniLM-L6-v2",
+        default="all-MiniLM-L6-v2",
         description="Sentence-transformers folder in models/ used to embed chunks and questions.",
     )
     embedder_backend: Literal["auto", "onnx", "torch"] = Field(
-        "auto",
+        default="auto",
         description=(
             "How the embedder runs: 'onnx' = the int8 ONNX copy that provisioning exports "
             "beside the folder (~2.7x faster, no torch import); 'torch' = "
@@ -47,7 +50,7 @@ class ModelSettings(Group):
         ),
     )
     grader_llm: str | None = Field(
-        None,
+        default=None,
         description="GGUF used by the 'llm' yes/no grader; defaults to the generator.",
     )
     models_dir: Path = Field(
@@ -60,7 +63,7 @@ class EndpointSettings(Group):
     """An OpenAI-compatible server that writes instead of the local generator."""
 
     llm_endpoint: str | None = Field(
-        None,
+        default=None,
         description=(
             "Base URL of an OpenAI-compatible model server (llama.cpp server, vLLM, "
             "Ollama; e.g. http://gpu-box:8080/v1) that writes answers, web queries and "
@@ -71,18 +74,18 @@ class EndpointSettings(Group):
         ),
     )
     llm_endpoint_model: str | None = Field(
-        None,
+        default=None,
         description="Model name sent to llm_endpoint (default: the first one it lists).",
     )
     llm_endpoint_key_env: str | None = Field(
-        None,
+        default=None,
         description=(
             "Name of the environment variable that holds llm_endpoint's API key, sent "
             "as a Bearer token (the key itself is never stored in the settings)."
         ),
     )
     llm_endpoint_timeout: float = Field(
-        60.0,
+        default=60.0,
         gt=0.0,
         le=600.0,
         description=(
@@ -109,13 +112,13 @@ class EvaluatorSettings(Group):
     """The retrieval evaluator and the CRAG decision it drives."""
 
     grader: GraderName = Field(
-        next(iter(GRADERS)),
+        default=next(iter(GRADERS)),
         description="Retrieval evaluator: "
         + "; ".join(f"{k} = {v.description}" for k, v in GRADERS.items())
         + ".",
     )
     grader_model: str | None = Field(
-        None,
+        default=None,
         description=(
             "ONNX file for the 'reader' grader (with its fitted calibration in the same name + "
             ".json, as scripts/fit_reader.py writes), or params file (.json, as "
@@ -124,32 +127,32 @@ class EvaluatorSettings(Group):
         ),
     )
     upper_threshold: float = Field(
-        UPPER_THRESHOLD,
+        default=UPPER_THRESHOLD,
         ge=0.0,
         le=1.0,
         description="A chunk scoring at or above this makes the action Correct.",
     )
     lower_threshold: float = Field(
-        LOWER_THRESHOLD,
+        default=LOWER_THRESHOLD,
         ge=0.0,
         le=1.0,
         description="When every chunk scores below this the action is Incorrect.",
     )
     strip_threshold: float = Field(
-        STRIP_THRESHOLD,
+        default=STRIP_THRESHOLD,
         ge=0.0,
         le=1.0,
         description="Knowledge refinement keeps strips scoring at or above this.",
     )
     strip_sentences: int = Field(
-        2,
+        default=2,
         ge=1,
         le=5,
         description="Sentences per strip in knowledge refinement and per window the grader scores "
         "(not part of the index: no re-indexing).",
     )
     calibrate: bool = Field(
-        False,
+        default=False,
         description=(
             "Carry the three thresholds over to your library: grade probe questions made from "
             "its own chunks (and from an unrelated text) once per index version and map the "
@@ -168,32 +171,33 @@ class EvaluatorSettings(Group):
 
 
 class RetrievalSettings(Group):
-    top_k: int = Field(5, ge=1, le=50, description="Chunks retrieved per question.")
+    top_k: int = Field(default=5, ge=1, le=50, description="Chunks retrieved per question.")
     retrieval_mode: Literal["hybrid", "vector", "text"] = Field(
-        "hybrid", description="Vector, full-text, or both fused with reciprocal-rank fusion."
+        default="hybrid",
+        description="Vector, full-text, or both fused with reciprocal-rank fusion.",
     )
 
 
 class WebSettings(Group):
     web_search: Literal["ask", "always", "never"] = Field(
-        "ask",
+        default="ask",
         description="Web fallback on Incorrect/Ambiguous: ask before each query, always, or never.",
     )
     offline: bool = Field(
-        False, description="Guarantee no network access at all (web search is skipped)."
+        default=False, description="Guarantee no network access at all (web search is skipped)."
     )
     web_timeout: float = Field(
-        5.0, gt=0.0, le=5.0, description="Seconds a web search may take (at most 5)."
+        default=5.0, gt=0.0, le=5.0, description="Seconds a web search may take (at most 5)."
     )
-    web_results: int = Field(4, ge=1, le=10, description="Web results kept per search.")
-    web_region: str = Field("wt-wt", description="DuckDuckGo region code.")
+    web_results: int = Field(default=4, ge=1, le=10, description="Web results kept per search.")
+    web_region: str = Field(default="wt-wt", description="DuckDuckGo region code.")
 
 
 class GenerationSettings(Group):
     """How answers are written."""
 
     answer_style: Literal["auto", "extractive", "generative"] = Field(
-        "auto",
+        default="auto",
         description=(
             "How answers are written: 'extractive' quotes the evidence sentences that "
             "answer (cited, answer in bold); 'generative' lets the generator write, and "
@@ -203,28 +207,28 @@ class GenerationSettings(Group):
         ),
     )
     max_answer_tokens: int = Field(
-        256, ge=16, le=4096, description="Longest answer the generator may write."
+        default=256, ge=16, le=4096, description="Longest answer the generator may write."
     )
     temperature: float = Field(
-        0.0, ge=0.0, le=2.0, description="Sampling temperature; 0 is deterministic."
+        default=0.0, ge=0.0, le=2.0, description="Sampling temperature; 0 is deterministic."
     )
     repeat_penalty: float = Field(
-        1.15,
+        default=1.15,
         ge=1.0,
         le=2.0,
         description="Penalty on repeated tokens; small models loop without it (1.0 = off).",
     )
     n_ctx: int = Field(
-        2048, ge=256, le=131072, description="Context window given to the generator."
+        default=2048, ge=256, le=131072, description="Context window given to the generator."
     )
     evidence_tokens: int = Field(
-        900,
+        default=900,
         ge=100,
         le=8000,
         description="Token budget for refined evidence in the answer prompt.",
     )
     threads: int = Field(
-        0,
+        default=0,
         ge=0,
         le=256,
         description=(
@@ -237,13 +241,13 @@ class GenerationSettings(Group):
 
 class IndexingSettings(Group):
     chunk_tokens: int = Field(
-        200,
+        default=200,
         ge=32,
         le=512,
         description="Largest chunk in embedder tokens (capped at the embedder's maximum).",
     )
     chunk_overlap: int = Field(
-        1, ge=0, le=5, description="Sentences repeated between neighbouring chunks."
+        default=1, ge=0, le=5, description="Sentences repeated between neighbouring chunks."
     )
 
 
@@ -255,7 +259,7 @@ class StorageSettings(Group):
     """Where the index lives and how long its old versions are kept."""
 
     index_uri: str | None = Field(
-        None,
+        default=None,
         description=(
             "Where the index lives: not set = the local data dir; 's3://bucket/prefix' = one index shared "
             "by a team on S3 or an S3-compatible store (credentials from the environment, e.g. "
@@ -263,14 +267,14 @@ class StorageSettings(Group):
         ),
     )
     index_storage_options: dict[str, str | bool | int] | None = Field(
-        None,
+        default=None,
         description=(
             'Object-store options for index_uri, e.g. {endpoint = "http://minio:9000", region = '
             '"us-east-1", allow_http = true}; credentials are refused here: use the environment.'
         ),
     )
     index_refresh_seconds: float = Field(
-        5.0,
+        default=5.0,
         ge=0.0,
         le=3600.0,
         description=(
@@ -279,7 +283,7 @@ class StorageSettings(Group):
         ),
     )
     index_keep_minutes: float = Field(
-        60.0,
+        default=60.0,
         ge=0.0,
         le=7 * 24 * 60,
         description=(
@@ -326,17 +330,17 @@ class OcrSettings(Group):
     """How scanned pages and images are read (``ingest/ocr.py``)."""
 
     ocr: Literal["auto", "always", "never"] = Field(
-        "auto",
+        default="auto",
         description=(
             "OCR (RapidOCR, on the CPU) for images and PDF pages: 'auto' = pages "
             "without a text layer; 'always' = every PDF page; 'never'."
         ),
     )
     ocr_dpi: int = Field(
-        96, ge=50, le=400, description="Resolution PDF pages are rendered at for OCR."
+        default=96, ge=50, le=400, description="Resolution PDF pages are rendered at for OCR."
     )
     ocr_page_seconds: float = Field(
-        60.0,
+        default=60.0,
         gt=0.0,
         le=3600.0,
         description="Seconds OCR may take on one page; a slower page is "
@@ -349,7 +353,7 @@ class LimitSettings(Group):
     time; each, when hit, is one line naming the file, the limit and this setting's name."""
 
     max_file_chars: int = Field(
-        5_000_000,
+        default=5_000_000,
         ge=1_000,
         description=(
             "Largest document in characters of text (~1,250 pages; indexing runs at "
@@ -357,17 +361,17 @@ class LimitSettings(Group):
         ),
     )
     max_pages: int = Field(
-        5_000,
+        default=5_000,
         ge=1,
         description="Largest PDF or EPUB in pages; a longer one is skipped.",
     )
     max_image_pixels: int = Field(
-        50_000_000,
+        default=50_000_000,
         ge=1_000_000,
         description="Largest image (width x height) read for OCR; a bigger one is skipped.",
     )
     max_archive_bytes: int = Field(
-        200_000_000,
+        default=200_000_000,
         ge=1_000_000,
         description=(
             "Largest total uncompressed size of a zip-based document (EPUB, .docx, "
@@ -375,7 +379,7 @@ class LimitSettings(Group):
         ),
     )
     max_archive_ratio: float = Field(
-        100.0,
+        default=100.0,
         ge=2.0,
         description=(
             "Largest uncompressed/compressed size ratio of a zip-based document: "

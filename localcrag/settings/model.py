@@ -13,6 +13,7 @@ import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -253,13 +254,14 @@ class SettingField:
         return self.info.get_default(call_default_factory=True)
 
 
-def fields(cls: type[BaseModel] = Settings) -> list[SettingField]:
+@lru_cache(maxsize=8)
+def fields(cls: type[BaseModel] = Settings) -> tuple[SettingField, ...]:
     """Every setting, group by group, in the model's declared order."""
-    return [
+    return tuple(
         SettingField(group, name, cls.model_fields[group].title or group, info)
         for group, kind in groups_of(cls).items()
         for name, info in kind.model_fields.items()
-    ]
+    )
 
 
 def field(name: str) -> SettingField:

@@ -256,4 +256,3 @@ def load_error(cls: type[BaseModel], exc: ValidationError, path: Path) -> Localc
             "fix or unset the variable",
         )
     return bad_file(path, exc)
-

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from importlib import resources
 from typing import Any, Protocol, runtime_checkable
 
 from localcrag.errors import exc_summary
+from localcrag.settings.thresholds import shipped_grader_params as load_params
 from localcrag.types import Chunk, Grade
 
-PARAMS_FILE = "grader_fusion.json"
 RANK_GRADER = "retrieval order"  # Grade.grader when the grader failed as a whole
 
 
@@ -54,13 +51,6 @@ class Logistic:
     def __call__(self, signals: Mapping[str, float]) -> float:
         z = self.bias + sum(w * float(signals[f]) for f, w in zip(self.features, self.weights))
         return sigmoid(z)
-
-
-@lru_cache(maxsize=1)
-def load_params() -> dict[str, Any]:
-    """The shipped fit (package data ``localcrag/data/grader_fusion.json``)."""
-    text = resources.files("localcrag").joinpath("data", PARAMS_FILE).read_text(encoding="utf-8")
-    return json.loads(text)
 
 
 def trained_on_families(meta: Mapping[str, Any]) -> tuple[str, ...]:
