@@ -106,11 +106,12 @@ async def test_new_fields_save_only_what_changed(tmp_path: Path, home: Path) -> 
         await settle(pilot)
         saved = tomllib.loads(config_path().read_text(encoding="utf-8"))
         assert saved == {
-            "llm_endpoint": "http://127.0.0.1:8080/v1",
-            "ocr": "never",
-            "ocr_dpi": 150,
-            "index_storage_options": {"endpoint": "http://127.0.0.1:9000", "allow_http": "true"},
-            "max_archive_ratio": 20.0,
+            "endpoint": {"llm_endpoint": "http://127.0.0.1:8080/v1"},
+            "storage": {
+                "index_storage_options": {"endpoint": "http://127.0.0.1:9000", "allow_http": "true"}
+            },
+            "scans": {"ocr": "never", "ocr_dpi": 150},
+            "limits": {"max_archive_ratio": 20.0},
         }
         assert (
             app.settings.endpoint.llm_endpoint == "http://127.0.0.1:8080/v1"
@@ -127,7 +128,7 @@ async def test_new_fields_save_only_what_changed(tmp_path: Path, home: Path) -> 
         await pilot.pause()
         await pilot.press("ctrl+s")
         await settle(pilot)
-        assert "llm_endpoint" not in tomllib.loads(config_path().read_text(encoding="utf-8"))
+        assert "endpoint" not in tomllib.loads(config_path().read_text(encoding="utf-8"))
         assert app.settings.endpoint.llm_endpoint is None
 
 
@@ -214,7 +215,7 @@ async def test_a_new_models_dir_offers_its_files_once_saved(tmp_path: Path, home
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert tomllib.loads(config_path().read_text(encoding="utf-8")) == {
-            "models_dir": str(other)
+            "models": {"models_dir": str(other)}
         }
         assert "c.gguf" in {str(o[1]) for o in generator._options}
         assert not screen.dirty()
