@@ -53,6 +53,11 @@ from localcrag.settings.sources import (
 _LOADING: ContextVar[Path | None] = ContextVar("localcrag_settings_file", default=None)
 
 
+def _group(kind: type[BaseModel], title: str, description: str) -> Any:
+    """A group field: its defaults, and the heading it shows under (``title``)."""
+    return Field(default_factory=kind, title=title, description=description)
+
+
 class Settings(BaseSettings):
     """Everything a user can change. Defaults are the embedded ones `make run` starts with."""
 
@@ -64,55 +69,45 @@ class Settings(BaseSettings):
         validate_assignment=True,
     )
 
-    models: ModelSettings = Field(
-        default_factory=ModelSettings,
-        title="Models",
-        description="Which local models generate, embed and grade.",
+    models: ModelSettings = _group(
+        ModelSettings, "Models", "Which local models generate, embed and grade."
     )
-    endpoint: EndpointSettings = Field(
-        default_factory=EndpointSettings,
-        title="Model server (instead of the local generator)",
-        description="An OpenAI-compatible server that writes instead of the local generator.",
+    endpoint: EndpointSettings = _group(
+        EndpointSettings,
+        "Model server (instead of the local generator)",
+        "An OpenAI-compatible server that writes instead of the local generator.",
     )
-    evaluator: EvaluatorSettings = Field(
-        default_factory=EvaluatorSettings,
-        title="Retrieval evaluator",
-        description="The grader and the thresholds of the CRAG decision.",
+    evaluator: EvaluatorSettings = _group(
+        EvaluatorSettings,
+        "Retrieval evaluator",
+        "The grader and the thresholds of the CRAG decision.",
     )
-    retrieval: RetrievalSettings = Field(
-        default_factory=RetrievalSettings,
-        title="Retrieval",
-        description="How many chunks are fetched per question, and how.",
+    retrieval: RetrievalSettings = _group(
+        RetrievalSettings, "Retrieval", "How many chunks are fetched per question, and how."
     )
-    web: WebSettings = Field(
-        default_factory=WebSettings,
-        title="Web search and privacy",
-        description="The web fallback and the offline guarantee.",
+    web: WebSettings = _group(
+        WebSettings, "Web search and privacy", "The web fallback and the offline guarantee."
     )
-    generation: GenerationSettings = Field(
-        default_factory=GenerationSettings,
-        title="Generation",
-        description="How answers are written.",
+    generation: GenerationSettings = _group(
+        GenerationSettings, "Generation", "How answers are written."
     )
-    indexing: IndexingSettings = Field(
-        default_factory=IndexingSettings,
-        title="Indexing (changing these re-indexes into a new table)",
-        description="How documents are cut into chunks.",
+    indexing: IndexingSettings = _group(
+        IndexingSettings,
+        "Indexing (changing these re-indexes into a new table)",
+        "How documents are cut into chunks.",
     )
-    storage: StorageSettings = Field(
-        default_factory=StorageSettings,
-        title="Index location and versions",
-        description="Where the index lives and how long old versions are kept.",
+    storage: StorageSettings = _group(
+        StorageSettings,
+        "Index location and versions",
+        "Where the index lives and how long old versions are kept.",
     )
-    scans: OcrSettings = Field(
-        default_factory=OcrSettings,
-        title="OCR (scanned pages and images)",
-        description="How scanned pages and images are read.",
+    scans: OcrSettings = _group(
+        OcrSettings, "OCR (scanned pages and images)", "How scanned pages and images are read."
     )
-    limits: LimitSettings = Field(
-        default_factory=LimitSettings,
-        title="Limits per file (hostile or broken inputs)",
-        description="Bounds on one file, so one file never exhausts memory or time.",
+    limits: LimitSettings = _group(
+        LimitSettings,
+        "Limits per file (hostile or broken inputs)",
+        "Bounds on one file, so one file never exhausts memory or time.",
     )
 
     def __init__(self, **values: Any) -> None:
