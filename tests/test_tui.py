@@ -16,13 +16,15 @@ import pytest
 pytest.importorskip("textual")
 
 from textual.widgets import Checkbox, Input, Markdown, OptionList, Select  # noqa: E402
-from tui_fakes import (
+from tui_fakes import (  # noqa: F401 (pytest fixtures used by name)
     SIZE,
     FakeLibrary,
     FakePipeline,
     answer_events,
+    anyio_backend,
     ask,
     chat,  # noqa: E402,F401
+    home,
     make_app,
     settle,
     until,

@@ -11,13 +11,15 @@ import pytest
 pytest.importorskip("textual")
 
 from textual.widgets import DataTable, Input, Markdown, ProgressBar, Static  # noqa: E402
-from tui_fakes import (
+from tui_fakes import (  # noqa: F401 (pytest fixtures used by name)
     FROZEN,
     SIZE,
     FakeLibrary,
     FakePipeline,
+    anyio_backend,
     ask,
     demo_sources,  # noqa: E402,F401
+    home,
     make_app,
     settle,
     until,

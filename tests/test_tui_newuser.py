@@ -9,12 +9,14 @@ import pytest
 pytest.importorskip("textual")
 
 from rich.console import Console  # noqa: E402
-from tui_fakes import (
+from tui_fakes import (  # noqa: F401 (pytest fixtures used by name)
     SIZE,
     FakePipeline,
     answer_events,
+    anyio_backend,
     ask,
     chat,  # noqa: E402,F401
+    home,
     make_app,
     settle,
     until,

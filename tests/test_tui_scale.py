@@ -12,11 +12,13 @@ pytest.importorskip("textual")
 import asyncio  # noqa: E402
 
 from textual.widgets import DataTable, Input, Static  # noqa: E402
-from tui_fakes import (
+from tui_fakes import (  # noqa: F401 (pytest fixtures used by name)
     FROZEN,
     SIZE,
     FakeLibrary,
+    anyio_backend,
     ask,
+    home,
     make_app,
     settle,  # noqa: E402,F401
     until,

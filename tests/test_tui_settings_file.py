@@ -11,10 +11,12 @@ import pytest
 pytest.importorskip("textual")
 
 from textual.widgets import Input  # noqa: E402
-from tui_fakes import (
+from tui_fakes import (  # noqa: F401 (pytest fixtures used by name)
     SIZE,
     FakePipeline,
+    anyio_backend,
     ask,
+    home,
     make_app,
     settle,  # noqa: E402,F401
     until,
