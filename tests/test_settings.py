@@ -312,3 +312,14 @@ def test_the_thresholds_have_one_source_the_shipped_grader_fit() -> None:
         fusion["lower"],
     )
     assert load_params()["thresholds"] == fusion  # the CRAG layer reads the same loader
+
+
+def test_a_whole_group_variable_reads_as_json_and_a_bad_one_is_one_line(monkeypatch) -> None:
+    monkeypatch.setenv("LOCALCRAG_RETRIEVAL", '{"top_k": 7}')
+    assert Settings.load().retrieval.top_k == 7
+    for value, expected in [("{bad", "error parsing value"), ("5", "LOCALCRAG_RETRIEVAL='5'")]:
+        monkeypatch.setenv("LOCALCRAG_RETRIEVAL", value)
+        with pytest.raises(LocalcragError) as err:
+            Settings.load()
+        msg = str(err.value)
+        assert expected in msg and "environment" in msg and "\n" not in msg, msg

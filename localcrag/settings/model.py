@@ -19,7 +19,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 from pydantic.fields import FieldInfo
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+)
 
 from localcrag.errors import LocalcragError
 from localcrag.settings.files import write_private
@@ -140,6 +145,11 @@ class Settings(BaseSettings):
             return cls()
         except ValidationError as exc:
             raise load_error(cls, exc, path) from None
+        except SettingsError as exc:  # a variable pydantic-settings cannot decode (JSON)
+            raise LocalcragError(
+                f"invalid settings from the environment: {one_line(exc)}",
+                "fix or unset the variable; a whole group or a table setting takes JSON",
+            ) from None
         finally:
             _LOADING.reset(token)
 

@@ -66,6 +66,12 @@ def env_value(group: str, name: str) -> tuple[str, str] | None:
     return None
 
 
+def group_env(group: str) -> tuple[str, str] | None:
+    """(``LOCALCRAG_<GROUP>``, its value): a whole group as one JSON table, if set."""
+    var = ENV_PREFIX + group.upper()
+    return (var, os.environ[var]) if os.environ.get(var, "").strip() else None
+
+
 def nest(cls: type[BaseModel], raw: Mapping[str, Any]) -> dict[str, Any]:
     """``raw`` with each flat setting name moved into its group's table. A grouped value
     beats a flat one for the same setting; names that are neither stay where they are."""
@@ -247,7 +253,7 @@ def load_error(cls: type[BaseModel], exc: ValidationError, path: Path) -> Localc
         if not loc or loc[0] not in groups:
             continue
         names = loc[1:2] or list(groups[loc[0]].model_fields)  # a check across the group
-        found = [env_value(loc[0], n) for n in names]
+        found = [group_env(loc[0]), *(env_value(loc[0], n) for n in names)]
         env += [f"{var}={value!r}" for var, value in filter(None, found)]
     if env:
         return LocalcragError(
