@@ -55,7 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     from localcrag.settings import Settings
 
     s = Settings.load()
-    models = {"Embedder": s.embedder, "Generator": s.generator, "Default grader": s.grader}
+    models = {
+        "Embedder": s.models.embedder,
+        "Generator": s.models.generator,
+        "Default grader": s.evaluator.grader,
+    }
     header = machine(models)
     t0 = time.perf_counter()
     sections: list[Section] = []

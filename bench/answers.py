@@ -64,7 +64,7 @@ def measure(questions: list[str], reps: int) -> dict[str, list[dict]]:
     from localcrag.settings import Settings
 
     s = Settings.load()
-    s.offline = True
+    s.web.offline = True
     pipe = Pipeline(s)
     pipe.warm_up()
     for style in STYLES:  # first runs build lazy state (grader statistics, FTS index)

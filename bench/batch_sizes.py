@@ -94,9 +94,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     settings = Settings.load()
-    folder = settings.model_path(settings.embedder)
+    folder = settings.model_path(settings.models.embedder)
     onnx = load_embedder(folder, args.threads, "onnx")
-    st = SentenceTransformerEmbedder(folder, threads=settings.threads)
+    st = SentenceTransformerEmbedder(folder, threads=settings.generation.threads)
     texts = pdf_chunks(onnx)
     ref = st.embed(texts)
     fns: dict[str, Callable[[], object]] = {}

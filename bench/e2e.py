@@ -37,8 +37,10 @@ def _generating_pipeline() -> object:
     from localcrag.settings import Settings
 
     s = Settings.load()
-    s.offline = True
-    s.answer_style = "generative"  # both modes generate: the ratio compares prompts, not quoting
+    s.web.offline = True
+    s.generation.answer_style = (
+        "generative"  # both modes generate: the ratio compares prompts, not quoting
+    )
     return Pipeline(s)
 
 

@@ -120,7 +120,7 @@ def run(quick: bool) -> Section:
 
     sec = Section("11. Model server (`llm_endpoint`) vs in-process, same model")
     s = Settings.load()
-    model = s.model_path(s.generator)
+    model = s.model_path(s.models.generator)
     chats = prompts(4 if quick else 6)
     reps = 1 if quick else 3
     log(

@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     from localcrag.settings import Settings
 
     s = Settings.load()
-    model = s.model_path(s.generator)
+    model = s.model_path(s.models.generator)
     tmp = Path(tempfile.mkdtemp(prefix="lcprobe-"))
     servers = {
         "endpoint": [],

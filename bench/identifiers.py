@@ -91,7 +91,7 @@ def run(quick: bool) -> Section:
     sec.tables.append(
         (
             "401 similar notes, 200 questions naming a code, supplier reference or date "
-            f"({settings.embedder})",
+            f"({settings.models.embedder})",
             [Row(mode, {"holding note first": f"{n} of 200"}) for mode, n in first.items()],
         )
     )

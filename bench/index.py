@@ -53,7 +53,7 @@ def _one(folder: Path, embedder: object, keep: float | None) -> dict:
             "index_mb": size / 1e6,
             "ratio": size / rows,
             "versions": len(lib.store.table.list_versions()),
-            "keep_minutes": s.index_keep_minutes,
+            "keep_minutes": s.storage.index_keep_minutes,
         }
 
 
@@ -92,7 +92,9 @@ def run(quick: bool) -> Section:
     n, runs = (300, 3) if quick else (2000, 20)
     settings = Settings.load()
     emb = load_embedder(
-        settings.model_path(settings.embedder), settings.threads, settings.embedder_backend
+        settings.model_path(settings.models.embedder),
+        settings.generation.threads,
+        settings.models.embedder_backend,
     )
     emb.embed(["warm up"])
     with tempfile.TemporaryDirectory(prefix="lcbench-files-") as d:

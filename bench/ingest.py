@@ -56,14 +56,14 @@ def run(quick: bool) -> Section:
     pdfs = PDFS[:1] if quick else PDFS  # quick: AI_Information.pdf only (15 pages)
     reps = 3 if quick else 5
     settings = Settings.load()
-    model_dir = settings.model_path(settings.embedder)
+    model_dir = settings.model_path(settings.models.embedder)
     product = load_embedder(
-        model_dir, settings.threads, settings.embedder_backend
+        model_dir, settings.generation.threads, settings.models.embedder_backend
     )  # `localcrag ingest`
     st = (
         product
         if isinstance(product, SentenceTransformerEmbedder)
-        else SentenceTransformerEmbedder(model_dir, threads=settings.threads)
+        else SentenceTransformerEmbedder(model_dir, threads=settings.generation.threads)
     )
     for e in {id(product): product, id(st): st}.values():
         e.embed(["warm up"])

@@ -88,7 +88,7 @@ def run(quick: bool) -> Section:
         scan = image_only_pdf(
             SOURCE, Path(d) / "AI_Information-scan.pdf", pages=[0, 1, 2] if quick else None
         )
-        log(f"ocr: parsing {scan.name} at {settings.ocr_dpi} dpi")
+        log(f"ocr: parsing {scan.name} at {settings.scans.ocr_dpi} dpi")
         ctx = ReadContext.from_settings(settings)
         cpu, wall = time.process_time(), time.perf_counter()
         doc = parse_document(scan, ctx=ctx)
@@ -98,11 +98,11 @@ def run(quick: bool) -> Section:
         with pymupdf.open(scan) as pdf:
             n = pdf.page_count  # pages OCR'd, text found on them or not
         per_cpu, per_wall = cpu / max(n, 1), wall / max(n, 1)
-        threads = settings.threads or "all"
+        threads = settings.generation.threads or "all"
         sec.tables.append(
             (
                 f"OCR of {n} image-only pages ({len(doc.pages)} with text found) rendered "
-                f"at {settings.ocr_dpi} dpi (`ocr_dpi`), threads: {threads}",
+                f"at {settings.scans.ocr_dpi} dpi (`ocr_dpi`), threads: {threads}",
                 [
                     Row("per page", {"CPU s": fmt(per_cpu), "wall s": fmt(per_wall)}),
                     Row("whole file", {"CPU s": fmt(cpu, 1), "wall s": fmt(wall, 1)}),
@@ -116,7 +116,7 @@ def run(quick: bool) -> Section:
                 per_cpu <= 3.0,
             )
         )
-        sec.data.update(ocr_pages=n, ocr_cpu_s=cpu, ocr_wall_s=wall, dpi=settings.ocr_dpi)
+        sec.data.update(ocr_pages=n, ocr_cpu_s=cpu, ocr_wall_s=wall, dpi=settings.scans.ocr_dpi)
         if quick:
             sec.notes.append("--quick: 3 pages OCR'd; the search target runs without --quick")
             return sec

@@ -87,7 +87,9 @@ def run(quick: bool) -> Section:
 
     sec = Section("13. Scale (10,000 documents)")
     s = Settings.load()
-    emb = load_embedder(s.model_path(s.embedder), s.threads, s.embedder_backend)
+    emb = load_embedder(
+        s.model_path(s.models.embedder), s.generation.threads, s.models.embedder_backend
+    )
     tune, report = questions()
     if quick:
         tune, report = tune[:12], report[:16]

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from localcrag.errors import LocalcragError
-from localcrag.settings_io import private_dir, write_private
+from localcrag.settings.files import private_dir, write_private
 from localcrag.types import Answer, Citation, Evidence
 
 FORMAT = 1

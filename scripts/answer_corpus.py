@@ -148,7 +148,11 @@ def main(argv: list[str] | None = None) -> int:
     from localcrag.settings import Settings
 
     s = Settings.load()
-    llm = RecordingLLM(load_llm(s.model_path(s.generator), n_ctx=s.n_ctx, threads=s.threads))
+    llm = RecordingLLM(
+        load_llm(
+            s.model_path(s.models.generator), n_ctx=s.generation.n_ctx, threads=s.generation.threads
+        )
+    )
     sz = lambda n: max(1, round(n * args.scale))  # noqa: E731
     d = args.data
     with tempfile.TemporaryDirectory() as tmp:
@@ -164,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     corpus = {
         "about": "Raw streamed outputs of the bundled generator with the evidence it was shown "
         "(labels as in the prompt). Regenerate: scripts/answer_corpus.py.",
-        "generator": s.generator,
+        "generator": s.models.generator,
         "temperature": 0.0,
         "seed": args.seed,
         "items": items,

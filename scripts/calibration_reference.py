@@ -39,14 +39,14 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=REPO / "localcrag" / "data" / REFERENCE_FILE)
     args = ap.parse_args()
     ds = load_dataset(args.dataset)
-    base = Settings.load().model_copy(update={"grader": args.grader, "calibrate": False})
+    base = Settings.load().merged({"grader": args.grader, "calibrate": False})
     s = eval_settings(base, workdir_for(ds) / "index", True)
     pipe = Pipeline(s)
     _ingest(pipe, ds, workdir_for(ds), lambda p: None)
     retriever = Retriever(s, pipe.library)
     stats = measure(
         pipe.grader,
-        lambda q: [h.chunk for h in retriever.search(q, k=s.top_k)],
+        lambda q: [h.chunk for h in retriever.search(q, k=s.retrieval.top_k)],
         pipe.library.store.all_texts(),
         N_PROBES,
     )
@@ -64,10 +64,10 @@ def main() -> None:
             "n_own": len(stats.own),
             "n_foreign": len(stats.foreign),
             "own_missed": stats.own_missed,
-            "embedder": s.embedder,
-            "top_k": s.top_k,
-            "retrieval_mode": s.retrieval_mode,
-            "chunk_tokens": s.chunk_tokens,
+            "embedder": s.models.embedder,
+            "top_k": s.retrieval.top_k,
+            "retrieval_mode": s.retrieval.retrieval_mode,
+            "chunk_tokens": s.indexing.chunk_tokens,
             "seconds": stats.seconds,
         },
     }

@@ -35,12 +35,12 @@ def main() -> int:
     from localcrag.settings import Settings
 
     s = Settings()
-    emb = load_embedder(s.model_path(s.embedder))
+    emb = load_embedder(s.model_path(s.models.embedder))
     vecs = [[round(float(x), 6) for x in emb.embed([t])[0]] for t in TEXTS]
     OUT.write_text(
         json.dumps(
             {
-                "embedder": f"{s.embedder} ({type(emb).__name__})",
+                "embedder": f"{s.models.embedder} ({type(emb).__name__})",
                 "written_on": platform.processor() or platform.machine(),
                 "onnxruntime": onnxruntime.__version__,
                 "texts": TEXTS,

@@ -413,7 +413,7 @@ def main() -> int:
         "--backend",
         choices=("auto", "onnx", "torch"),
         default="auto",
-        help="embedder backend, as settings.embedder_backend (auto = int8 ONNX when present)",
+        help="embedder backend, as settings.models.embedder_backend (auto = int8 ONNX when present)",
     )
     ap.add_argument(
         "--threads", type=int, default=1, help="embedder threads (1 is fastest on a busy machine)"

@@ -227,7 +227,7 @@ def main() -> int:
     texts = [p.passage for g in (dev, evals) for rows in g.values() for p in rows]
     ctx = GraderContext(
         s,
-        load_embedder(s.model_path(s.embedder), threads=args.threads),
+        load_embedder(s.model_path(s.models.embedder), threads=args.threads),
         CorpusStats.from_texts(texts),
     )
     fusion = ctx.fusion

@@ -82,7 +82,7 @@ def open_eval(path: Path):  # noqa: ANN201
     wd = workdir_for(ds)
     pipe = Pipeline(
         eval_settings(
-            Settings(**{**Settings.load().model_dump(), "grader": "fusion", "grader_model": None}),
+            Settings.load().merged({"grader": "fusion", "grader_model": None}),
             wd / "index",
             True,
         )

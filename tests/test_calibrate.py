@@ -116,12 +116,16 @@ def test_calibrated_thresholds_follow_the_corpus_scale() -> None:
     ref = {"graders": {"fusion": {"own": 0.95, "foreign": 0.2}}}
     th = cal.calibrated(s, _stats(0.95, 0.2), ref)
     assert th.calibrated and (th.upper, th.lower, th.strip) == pytest.approx(
-        (s.upper_threshold, s.lower_threshold, s.strip_threshold)
+        (s.evaluator.upper_threshold, s.evaluator.lower_threshold, s.evaluator.strip_threshold)
     )
     low = cal.calibrated(s, _stats(0.8, 0.1), ref)  # everything scores lower here
-    assert low.calibrated and low.lower < s.lower_threshold and low.upper < s.upper_threshold
+    assert (
+        low.calibrated
+        and low.lower < s.evaluator.lower_threshold
+        and low.upper < s.evaluator.upper_threshold
+    )
     assert low.lower <= low.upper and "calibrated on this corpus" in low.basis
-    expected = 0.1 + (0.8 - 0.1) * (s.lower_threshold - 0.2) / (0.95 - 0.2)
+    expected = 0.1 + (0.8 - 0.1) * (s.evaluator.lower_threshold - 0.2) / (0.95 - 0.2)
     assert low.lower == pytest.approx(expected)
 
 
@@ -135,14 +139,14 @@ def test_calibrated_thresholds_follow_the_corpus_scale() -> None:
 def test_no_calibration_without_enough_evidence(stats: cal.ProbeStats, reason: str) -> None:
     s = Settings(calibrate=True)
     th = cal.calibrated(s, stats, {"graders": {"fusion": {"own": 0.95, "foreign": 0.2}}})
-    assert not th.calibrated and reason in th.basis and th.lower == s.lower_threshold
+    assert not th.calibrated and reason in th.basis and th.lower == s.evaluator.lower_threshold
     none = cal.calibrated(s, _stats(0.9, 0.2), {"graders": {}})
     assert not none.calibrated and "no reference calibration" in none.basis
 
 
 def test_shipped_reference_names_the_default_grader() -> None:
     ref = cal.load_reference()
-    entry = ref["graders"][Settings().grader]
+    entry = ref["graders"][Settings().evaluator.grader]
     assert 0.0 < entry["foreign"] < entry["own"] < 1.0 and "no question" in ref["corpus"]
 
 
@@ -163,9 +167,13 @@ def test_cache_is_keyed_by_index_version(tmp_path: Path) -> None:
 
 def test_off_by_default_uses_the_settings() -> None:
     s = Settings()
-    th = cal.corpus_thresholds(s, library=None, grader=None) if not s.calibrate else None
+    th = cal.corpus_thresholds(s, library=None, grader=None) if not s.evaluator.calibrate else None
     if th is not None:
-        assert (th.upper, th.lower, th.basis) == (s.upper_threshold, s.lower_threshold, "settings")
+        assert (th.upper, th.lower, th.basis) == (
+            s.evaluator.upper_threshold,
+            s.evaluator.lower_threshold,
+            "settings",
+        )
 
 
 def test_pipeline_uses_and_reports_the_thresholds_it_decided_with(library) -> None:  # noqa: F811

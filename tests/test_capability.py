@@ -99,7 +99,7 @@ def test_a_capable_model_writes_and_keeps_the_fusion_grader_until_measured(tmp_p
         and "lone 'it'" not in model_choices(s, big)[1].why
     )
     llm = Settings(models_dir=tmp_path, grader="llm")
-    assert model_choices(llm, big)[2].choice == f"llm yes/no with {llm.generator}"
+    assert model_choices(llm, big)[2].choice == f"llm yes/no with {llm.models.generator}"
     forced = Settings(models_dir=tmp_path, answer_style="extractive")
     assert model_choices(forced, big)[0].why == "answer_style = extractive"
 

@@ -115,10 +115,12 @@ def test_config_prints_lines_that_paste_into_the_toml(isolated_home: Path) -> No
     body = "\n".join(line for line in out.stdout.splitlines() if not line.startswith("#"))
     parsed = tomllib.loads(body)
     assert (
-        parsed["top_k"] == 5
-        and parsed["offline"] is False
-        and isinstance(parsed["models_dir"], str)
+        parsed["retrieval"]["top_k"] == 5
+        and parsed["web"]["offline"] is False
+        and isinstance(parsed["models"]["models_dir"], str)
     )
+    (isolated_home / "config.toml").write_text(body, encoding="utf-8")  # pasted whole: loads
+    assert _cli("config", home=isolated_home).stdout == out.stdout
 
 
 def test_a_removed_setting_in_the_file_is_one_warning_line(isolated_home: Path) -> None:
@@ -191,10 +193,10 @@ def test_sources_count_each_document_in_its_formats_unit(
 
 
 def test_config_lists_settings_in_their_declared_groups(isolated_home: Path, capsys) -> None:
-    """Not pydantic's order (the mixins' model-server, OCR and limit fields first): the
-    groups of settings_groups.py, each under its title, as on the settings screen."""
+    """The model's groups in its order, each under its title and its TOML table header (so
+    the output pastes into config.toml), as on the settings screen."""
     from localcrag.cli.main import main
-    from localcrag.settings_groups import GROUPS
+    from localcrag.settings import fields, grouped
 
     assert main(["config"]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -206,9 +208,11 @@ def test_config_lists_settings_in_their_declared_groups(isolated_home: Path, cap
     names = [
         line.removeprefix("# ").split(" = ")[0] for line in lines if " = " in line.split("  # ")[0]
     ]
-    assert titles == list(GROUPS)
-    assert names == [n for group in GROUPS.values() for n in group]
+    assert titles == [title for title, _ in grouped()]
+    assert names == [f.name for f in fields()]
     assert names[0] == "generator" and names[-1] == "max_archive_ratio"
+    tables = [line for line in lines if line.startswith("[")]
+    assert tables == [f"[{group[0].group}]" for _, group in grouped()]
 
 
 def test_an_empty_search_is_a_one_line_error(isolated_home: Path) -> None:

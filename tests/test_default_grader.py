@@ -61,10 +61,12 @@ def decisions(
         )
         grader = make_grader(s, real_embedder, stats)
         th = corpus_thresholds(s, lib, grader)
-        assert th.calibrated == s.calibrate, th.basis  # on: the probes supported a map here
+        assert th.calibrated == s.evaluator.calibrate, (
+            th.basis
+        )  # on: the probes supported a map here
         out = {}
         for q in answerable[:2] + unanswerable[:2]:
-            hits = Retriever(s, lib).search(q, k=s.top_k)
+            hits = Retriever(s, lib).search(q, k=s.retrieval.top_k)
             grades = grader.grade(q, [h.chunk for h in hits])
             assert not any(g.error for g in grades), [g.error for g in grades]
             out[q] = (q in answerable, decide(grades, th.upper, th.lower, th.basis))

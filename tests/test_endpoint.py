@@ -384,7 +384,7 @@ def test_settings_check_the_url_and_come_from_the_environment(monkeypatch) -> No
     with pytest.raises(LocalcragError, match="LOCALCRAG_LLM_ENDPOINT='gpu-box:8080'.*http://"):
         Settings.load()
     monkeypatch.setenv("LOCALCRAG_LLM_ENDPOINT", "http://gpu-box:8080/v1/")
-    assert Settings.load().llm_endpoint == "http://gpu-box:8080/v1"
+    assert Settings.load().endpoint.llm_endpoint == "http://gpu-box:8080/v1"
 
 
 def test_ask_offline_refuses_a_remote_server_in_one_line(monkeypatch, capsys) -> None:

@@ -102,7 +102,10 @@ def test_json_shape_with_fakes(fake_pipelines, generic: Path, capsys, isolated_h
     # the index is the evaluation's own, under LOCALCRAG_HOME/eval/, never the user's
     index = Path(res["index"]["dir"])
     assert index.is_relative_to(isolated_home / "eval") and res["index"]["indexed"] == 2
-    assert fake_pipelines[0].settings.offline and fake_pipelines[0].settings.temperature == 0.0
+    assert (
+        fake_pipelines[0].settings.web.offline
+        and fake_pipelines[0].settings.generation.temperature == 0.0
+    )
     assert [it["crag"]["action"] for it in res["items"]][2] == "incorrect"  # offline: refused
     assert res["items"][2]["crag"]["refused"] is True
     assert res["items"][2]["crag"]["outcome"] == "right_refusal"

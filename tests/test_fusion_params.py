@@ -54,7 +54,12 @@ def test_eval_takes_a_params_file_and_its_thresholds(tmp_path: Path) -> None:
     path.write_text(json.dumps(params), encoding="utf-8")
     args = argparse.Namespace(grader="fusion", grader_model=path, calibrate=None, generator=None)
     s = _settings(args, Settings())
-    assert (s.grader, s.grader_model, s.lower_threshold, s.upper_threshold) == (
+    assert (
+        s.evaluator.grader,
+        s.evaluator.grader_model,
+        s.evaluator.lower_threshold,
+        s.evaluator.upper_threshold,
+    ) == (
         "fusion",
         str(path.resolve()),
         0.63,
@@ -88,16 +93,21 @@ def test_without_grader_the_file_says_which_grader_it_belongs_to(tmp_path: Path)
         encoding="utf-8",
     )
     f, r = picked(fusion), picked(onnx)
-    assert (f.grader, f.lower_threshold, f.upper_threshold, f.strip_threshold) == (
+    assert (
+        f.evaluator.grader,
+        f.evaluator.lower_threshold,
+        f.evaluator.upper_threshold,
+        f.evaluator.strip_threshold,
+    ) == (
         "fusion",
         0.5,
         0.7,
         0.4,
     )
-    assert (r.grader, r.grader_model, r.lower_threshold) == (
+    assert (r.evaluator.grader, r.evaluator.grader_model, r.evaluator.lower_threshold) == (
         "reader",
         str(onnx.resolve()),
-        Settings().lower_threshold,
+        Settings().evaluator.lower_threshold,
     )
     with pytest.raises(LocalcragError, match="head.json: neither a reader model"):
         picked(other)

@@ -250,7 +250,7 @@ def test_llm_yes_no_grader_uses_grader_llm_or_generator(stats: CorpusStats) -> N
     assert isinstance(g, LLMGrader)
     grades = g.grade("What is a cobot?", CHUNKS[:2])
     assert [gr.score for gr in grades] == [0.7, 0.7] and grades[0].signals == {"p_yes": 0.7}
-    assert seen == [Settings().generator]
+    assert seen == [Settings().models.generator]
     calls = llm.calls
     g.score_texts("What is a cobot?", TEXTS)  # refinement strips: the fast fusion, no LLM
     assert llm.calls == calls

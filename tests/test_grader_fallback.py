@@ -39,7 +39,9 @@ def test_a_failed_grader_answers_from_retrieval_order_and_says_so(library: Libra
     assert all(g.grader == RANK_GRADER and "grader exploded" in g.error for g in grades)
     scores = [g.score for g in grades]
     assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)  # rank order
-    assert all(s.lower_threshold < x < s.upper_threshold for x in scores)  # no verdict either way
+    assert all(
+        s.evaluator.lower_threshold < x < s.evaluator.upper_threshold for x in scores
+    )  # no verdict either way
     decision = next(e for e in evs if isinstance(e, ev.DecisionMade)).decision
     assert decision.action is Action.AMBIGUOUS
     assert "could not be graded" in decision.reason and "grader exploded" in decision.reason

@@ -85,7 +85,7 @@ def test_unanswerable_question_offline_is_refused(pipeline: Pipeline) -> None:
     record = _record(evs)
     assert record.claims_nothing and record.sources == ()
     n = len(record.hits)
-    assert n == pipeline.settings.top_k
+    assert n == pipeline.settings.retrieval.top_k
     assert record.searched["text"].startswith(
         f"Searched {n} passages from 1 file; closest: AI_Information.pdf, p. "
     )
@@ -94,7 +94,7 @@ def test_unanswerable_question_offline_is_refused(pipeline: Pipeline) -> None:
 def test_web_fallback_with_a_fake_backend(pipeline: Pipeline) -> None:
     web = FakeWeb()
     online = Pipeline(
-        pipeline.settings.model_copy(update={"offline": False, "web_search": "always"}),
+        pipeline.settings.merged({"offline": False, "web_search": "always"}),
         library=pipeline.library,
         grader=pipeline.grader,
         generator=pipeline.generator,
@@ -130,7 +130,7 @@ def test_web_fallback_with_the_network_absent(
     monkeypatch.setattr(socket, "getaddrinfo", no_dns)
     web.clear_online_cache()
     online = Pipeline(
-        pipeline.settings.model_copy(update={"offline": False, "web_search": "always"}),
+        pipeline.settings.merged({"offline": False, "web_search": "always"}),
         library=pipeline.library,
         grader=pipeline.grader,
         generator=pipeline.generator,

@@ -52,7 +52,7 @@ def test_env_overrides_the_setting_and_a_bad_value_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("LOCALCRAG_ANSWER_STYLE", "generative")
-    assert Settings.load(tmp_path / "none.toml").answer_style == "generative"
+    assert Settings.load(tmp_path / "none.toml").generation.answer_style == "generative"
     monkeypatch.setenv("LOCALCRAG_ANSWER_STYLE", "poetic")
     with pytest.raises(LocalcragError, match="LOCALCRAG_ANSWER_STYLE"):
         Settings.load(tmp_path / "none.toml")

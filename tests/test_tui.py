@@ -32,7 +32,7 @@ from tui_fakes import (  # noqa: F401 (pytest fixtures used by name)
 
 from localcrag import events as ev  # noqa: E402
 from localcrag.errors import EmptyIndex, LocalcragError, ModelMissing  # noqa: E402
-from localcrag.settings import Settings  # noqa: E402
+from localcrag.settings import Settings, field  # noqa: E402
 from localcrag.tui.app import LocalcragApp  # noqa: E402
 from localcrag.tui.modals import (
     ConversationsModal,
@@ -148,7 +148,7 @@ async def test_web_consent_modal_shows_the_query_and_remembers_always(
         await until(pilot, lambda: isinstance(app.screen, WebConsentModal))
         await pilot.press("y")  # allow once
         await settle(pilot)
-        assert app.settings.web_search == "ask"
+        assert app.settings.web.web_search == "ask"
         await ask(pilot, "q3")
         await until(pilot, lambda: isinstance(app.screen, WebConsentModal))
         await pilot.press("a")  # always: saved, not asked again
@@ -156,7 +156,7 @@ async def test_web_consent_modal_shows_the_query_and_remembers_always(
         await ask(pilot, "q4")
         await settle(pilot)
         assert pipe.web_allowed == [False, True, True, True]
-        assert Settings.load().web_search == "always"
+        assert Settings.load().web.web_search == "always"
         assert app.privacy == "always"
 
 
@@ -264,7 +264,7 @@ async def test_settings_validate_inline_and_save_to_toml(tmp_path: Path) -> None
         assert error.display and "greater than or equal to 1" in str(error.render())
         await pilot.press("ctrl+s")  # refused: stays on settings with the error
         await pilot.pause()
-        assert not Settings.load().top_k == 0
+        assert not Settings.load().retrieval.top_k == 0
         top_k.value = "8"
         screen.query_one("#field-lower_threshold", Input).value = "0.9"
         await pilot.pause()
@@ -277,15 +277,20 @@ async def test_settings_validate_inline_and_save_to_toml(tmp_path: Path) -> None
         await pilot.press("ctrl+s")
         await settle(pilot)
         saved = Settings.load()
-        assert (saved.top_k, saved.lower_threshold, saved.web_search, saved.offline) == (
+        assert (
+            saved.retrieval.top_k,
+            saved.evaluator.lower_threshold,
+            saved.web.web_search,
+            saved.web.offline,
+        ) == (
             8,
             0.3,
             "never",
             True,
         )
-        assert app.settings.top_k == 8 and app.privacy == "offline"
+        assert app.settings.retrieval.top_k == 8 and app.privacy == "offline"
         descriptions = [str(s.render()) for s in screen.query(".field-help")]
-        assert Settings.model_fields["top_k"].description in descriptions
+        assert field("top_k").info.description in descriptions
 
 
 async def test_changing_the_generator_reloads_models(tmp_path: Path) -> None:
@@ -305,7 +310,7 @@ async def test_changing_the_generator_reloads_models(tmp_path: Path) -> None:
         select.value = "b.gguf"
         await pilot.press("ctrl+s")
         await settle(pilot)
-        assert pipe.warmed == 2 and Settings.load().generator == "b.gguf"
+        assert pipe.warmed == 2 and Settings.load().models.generator == "b.gguf"
 
 
 async def test_missing_models_show_what_to_do_and_the_app_survives(tmp_path: Path) -> None:
@@ -590,4 +595,7 @@ def test_strip_sentences_rebuilds_the_grader_and_is_not_an_index_setting(tmp_pat
 
 def test_trace_thresholds_before_a_question_are_the_settings_defaults() -> None:
     panel = TracePanel()
-    assert (panel.upper, panel.lower) == (Settings().upper_threshold, Settings().lower_threshold)
+    assert (panel.upper, panel.lower) == (
+        Settings().evaluator.upper_threshold,
+        Settings().evaluator.lower_threshold,
+    )

@@ -242,7 +242,7 @@ async def test_esc_with_invalid_settings_asks_discard_or_keep_editing(tmp_path: 
         await until(pilot, lambda: isinstance(app.screen, ConfirmModal))
         await pilot.press("y")  # discard
         await until(pilot, lambda: app.current_mode == "chat")
-        assert app.settings.top_k == 5
+        assert app.settings.retrieval.top_k == 5
         await pilot.press("ctrl+s")
         await until(pilot, lambda: isinstance(app.screen, SettingsScreen))
         assert app.screen.query_one("#field-top_k", Input).value == "5"  # the bad edit is gone

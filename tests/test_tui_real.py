@@ -33,8 +33,8 @@ async def test_real_models_ingest_ask_and_cite(
     monkeypatch.setenv("LOCALCRAG_HOME", str(tmp_path / "home"))
     settings = Settings(offline=True)  # the guarantee under test too: nothing leaves the machine
     if (
-        not settings.model_path(settings.embedder).exists()
-        or not settings.model_path(settings.generator).exists()
+        not settings.model_path(settings.models.embedder).exists()
+        or not settings.model_path(settings.models.generator).exists()
     ):
         pytest.skip("models/ not provisioned (run `make models`)")
     app = LocalcragApp(settings, browse_root=tmp_path)

@@ -14,8 +14,7 @@ pytest.importorskip("textual")
 from textual.widgets import Input, Select  # noqa: E402
 from tui_fakes import SIZE, anyio_backend, home, make_app, settle  # noqa: E402,F401
 
-from localcrag.settings import Settings, config_path  # noqa: E402
-from localcrag.settings_groups import GROUPS  # noqa: E402
+from localcrag.settings import Settings, config_path, field, fields, grouped  # noqa: E402
 from localcrag.tui.screens.settings import HIDDEN, SECTIONS, SettingsScreen, editor  # noqa: E402
 from localcrag.tui.widgets.fields import Choice, Integer, Number, Switch, Table  # noqa: E402
 
@@ -61,15 +60,17 @@ async def test_every_setting_is_on_the_screen_or_hidden_with_a_reason(
         titles = [str(label.render()) for label in screen.query(".section-title")]
         help_texts = {str(s.render()) for s in screen.query(".field-help")}
     assert all(reason.strip() for reason in HIDDEN.values())
-    missing = set(Settings.model_fields) - shown - set(HIDDEN)
+    missing = {f.name for f in fields()} - shown - set(HIDDEN)
     assert not missing, (
         f"neither on the settings screen nor in HIDDEN (with a reason): {sorted(missing)}"
     )
     assert NEW <= shown and not shown & set(HIDDEN)
     assert (
-        titles == list(SECTIONS) == [t for t in GROUPS if any(n not in HIDDEN for n in GROUPS[t])]
+        titles
+        == list(SECTIONS)
+        == [t for t, group in grouped() if any(f.name not in HIDDEN for f in group)]
     )
-    assert {Settings.model_fields[n].description for n in shown} <= help_texts
+    assert {field(n).info.description for n in shown} <= help_texts
 
 
 def test_each_field_gets_the_editor_its_type_picks() -> None:
@@ -105,14 +106,16 @@ async def test_new_fields_save_only_what_changed(tmp_path: Path, home: Path) -> 
         await settle(pilot)
         saved = tomllib.loads(config_path().read_text(encoding="utf-8"))
         assert saved == {
-            "llm_endpoint": "http://127.0.0.1:8080/v1",
-            "ocr": "never",
-            "ocr_dpi": 150,
-            "index_storage_options": {"endpoint": "http://127.0.0.1:9000", "allow_http": "true"},
-            "max_archive_ratio": 20.0,
+            "endpoint": {"llm_endpoint": "http://127.0.0.1:8080/v1"},
+            "storage": {
+                "index_storage_options": {"endpoint": "http://127.0.0.1:9000", "allow_http": "true"}
+            },
+            "scans": {"ocr": "never", "ocr_dpi": 150},
+            "limits": {"max_archive_ratio": 20.0},
         }
         assert (
-            app.settings.llm_endpoint == "http://127.0.0.1:8080/v1" and app.settings.ocr_dpi == 150
+            app.settings.endpoint.llm_endpoint == "http://127.0.0.1:8080/v1"
+            and app.settings.scans.ocr_dpi == 150
         )
         # shown as saved (the table as stored, the URL without its slash): nothing left to save
         assert (
@@ -125,8 +128,8 @@ async def test_new_fields_save_only_what_changed(tmp_path: Path, home: Path) -> 
         await pilot.pause()
         await pilot.press("ctrl+s")
         await settle(pilot)
-        assert "llm_endpoint" not in tomllib.loads(config_path().read_text(encoding="utf-8"))
-        assert app.settings.llm_endpoint is None
+        assert "endpoint" not in tomllib.loads(config_path().read_text(encoding="utf-8"))
+        assert app.settings.endpoint.llm_endpoint is None
 
 
 @pytest.mark.parametrize(
@@ -156,7 +159,7 @@ async def test_a_bad_value_is_one_line_naming_the_field_and_nothing_is_saved(
         app.clear_notifications()
         await pilot.press("ctrl+s")
         await settle(pilot)
-        assert not config_path().exists() and app.settings.web_results == 4
+        assert not config_path().exists() and app.settings.web.web_results == 4
         notes = [n.message for n in app._notifications]
         assert len(notes) == 1 and "\n" not in notes[0], notes
         assert notes[0].startswith(f"Not saved: {name} = {typed!r}: ") and why in notes[0]
@@ -212,7 +215,7 @@ async def test_a_new_models_dir_offers_its_files_once_saved(tmp_path: Path, home
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert tomllib.loads(config_path().read_text(encoding="utf-8")) == {
-            "models_dir": str(other)
+            "models": {"models_dir": str(other)}
         }
         assert "c.gguf" in {str(o[1]) for o in generator._options}
         assert not screen.dirty()

@@ -35,7 +35,7 @@ def _start(tmp_path: Path, home: Path, toml: str):  # noqa: ANN202
     config_path().write_text(toml, encoding="utf-8")
     settings, error = load_settings()
     assert error
-    settings.models_dir = tmp_path / "models"
+    settings.models.models_dir = tmp_path / "models"
     pipe = FakePipeline(web_query="history of artificial intelligence")
     app, _, _ = make_app(tmp_path, pipeline=pipe, settings=settings, settings_error=error)
     return app
@@ -63,7 +63,7 @@ async def test_web_choice_after_a_toml_error_leaves_the_file_alone(
         assert any(str(config_path()) in n and "not saved" in n and "fix it" in n for n in notes), (
             notes
         )
-        assert app.settings.web_search == "always"  # for this session
+        assert app.settings.web.web_search == "always"  # for this session
 
 
 async def test_web_choice_after_a_bad_value_saves_only_that_key(tmp_path: Path, home: Path) -> None:
@@ -72,7 +72,11 @@ async def test_web_choice_after_a_bad_value_saves_only_that_key(tmp_path: Path, 
     async with app.run_test(size=SIZE) as pilot:
         await _always(app, pilot)
         data = tomllib.loads(config_path().read_text(encoding="utf-8"))
-        assert data == {"top_k": "five", "threads": 2, "web_search": "always"}
+        assert data == {  # the older file's flat keys moved into their tables, values kept
+            "retrieval": {"top_k": "five"},
+            "web": {"web_search": "always"},
+            "generation": {"threads": 2},
+        }
         assert backup_path(config_path()).read_text(encoding="utf-8") == invalid
         notes = [n.message for n in app._notifications]
         assert any("Saved web_search to" in n and "config.toml.bak" in n for n in notes), notes
@@ -91,4 +95,4 @@ async def test_settings_screen_saves_only_the_changed_fields(tmp_path: Path, hom
         await pilot.press("ctrl+s")
         await settle(pilot)
         data = tomllib.loads(config_path().read_text(encoding="utf-8"))
-        assert data == {"top_k": "five", "web_results": 6}
+        assert data == {"retrieval": {"top_k": "five"}, "web": {"web_results": 6}}

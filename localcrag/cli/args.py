@@ -30,5 +30,5 @@ def with_generator(settings, name: str | None):
         return settings
     from localcrag.llm.catalogue import local_model
 
-    settings.generator = local_model(name, settings.models_dir)
+    settings.models.generator = local_model(name, settings.models.models_dir)
     return settings

@@ -74,9 +74,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     settings = with_generator(Settings.load(), getattr(args, "generator", None))
     if args.offline:
-        settings.offline = True
+        settings.web.offline = True
     if args.web:
-        settings.web_search = "always"
+        settings.web.web_search = "always"
     pipe = Pipeline(settings)
     record = RunRecord(args.question, args.mode)
     stream = sys.stdout.isatty() and not args.json

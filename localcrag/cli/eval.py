@@ -211,8 +211,10 @@ def _settings(args: argparse.Namespace, base: Any) -> Any:
     if getattr(args, "generator", None):
         from localcrag.cli.args import with_generator
 
-        update["generator"] = with_generator(base.model_copy(), args.generator).generator
-    return type(base)(**{**base.model_dump(), **update}) if update else base  # validated
+        update["generator"] = with_generator(
+            base.model_copy(deep=True), args.generator
+        ).models.generator
+    return base.merged(update) if update else base  # validated
 
 
 THRESHOLDS = ("lower_threshold", "upper_threshold", "strip_threshold")  # the ones a file may fit

@@ -21,7 +21,7 @@ def _settings(args: argparse.Namespace):
 
     s = Settings.load()
     if getattr(args, "offline", False):
-        s.offline = True
+        s.web.offline = True
     return s
 
 
@@ -209,27 +209,28 @@ def score_kind(mode: str, query: str) -> tuple[str, str]:
 
 
 def cmd_config(args: argparse.Namespace) -> int:
-    """Every setting as a line you can paste into the TOML file, with its description, in
-    the settings' declared groups (settings_groups.py, as on the settings screen)."""
-    from localcrag.settings import Settings, config_path, data_dir
-    from localcrag.settings_groups import grouped
-    from localcrag.settings_io import env_name, env_overrides, toml_value
+    """Every setting as a line you can paste into the TOML file under its group's table,
+    with its description, group by group in the model's order (as on the settings screen)."""
+    from localcrag.settings import Settings, config_path, data_dir, grouped
+    from localcrag.settings.sources import env_value
+    from localcrag.settings.values import toml_value
 
     s = Settings.load()
     print(f"# config file: {config_path()}\n# data dir: {data_dir()}")
     print(
-        "# every setting can also come from the environment as LOCALCRAG_<NAME> (upper case, e.g. "
-        "LOCALCRAG_TOP_K=8 or LOCALCRAG_GENERATOR=my-model.gguf); it beats the file"
+        "# every setting can also come from the environment as LOCALCRAG_<GROUP>__<NAME> (e.g. "
+        "LOCALCRAG_RETRIEVAL__TOP_K=8) or LOCALCRAG_<NAME> (LOCALCRAG_TOP_K=8); either beats "
+        "the file, and the grouped name wins if both are set"
     )
-    from_env = env_overrides(Settings.model_fields)
-    values = s.model_dump(mode="json")
-    for title, names in grouped(Settings.model_fields).items():
-        print(f"\n# --- {title} ---")
-        for name in names:
-            info, value = Settings.model_fields[name], values.get(name)
-            source = f"  [from {env_name(name)}]" if name in from_env else ""
-            line = f"# {name} = (not set)" if value is None else f"{name} = {toml_value(value)}"
-            print(f"{line}  # {info.description}{source}")
+    for title, group in grouped():
+        print(f"\n# --- {title} ---\n[{group[0].group}]")
+        values = getattr(s, group[0].group).model_dump(mode="json")
+        for f in group:
+            value = values[f.name]
+            env = env_value(f.group, f.name)
+            source = f"  [from {env[0]}]" if env else ""
+            line = f"# {f.name} = (not set)" if value is None else f"{f.name} = {toml_value(value)}"
+            print(f"{line}  # {f.info.description}{source}")
     return 0
 
 

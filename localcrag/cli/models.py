@@ -39,7 +39,7 @@ def _settings(args: argparse.Namespace):
 
     s = Settings.load()
     if getattr(args, "offline", False):
-        s.offline = True
+        s.web.offline = True
     return s
 
 
@@ -49,7 +49,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     settings = _settings(args)
     rows = model_rows(settings)
     if not rows:
-        print(f"No models in {settings.models_dir} (run `make models`)")
+        print(f"No models in {settings.models.models_dir} (run `make models`)")
     else:
         print(f"{'':2}{'kind':<22}{'size':>9}  {'params':>6}  {'context':>7}  {'chat':<4}  name")
     for r in rows:
@@ -72,14 +72,14 @@ def cmd_models(args: argparse.Namespace) -> int:
     if any("generator" in r.roles for r in rows):
         from localcrag.crag.capability import model_choices
 
-        print(f"\nWith generator = {settings.generator}:")
+        print(f"\nWith generator = {settings.models.generator}:")
         for choice in model_choices(settings):
             print(f"  {choice.line()}")
     print(
         "\nCatalogue (`localcrag models pull NAME`; sizes and RAM approximate, "
         "read from the hub when pulling):"
     )
-    for entry, present in catalogue_rows(settings.models_dir):
+    for entry, present in catalogue_rows(settings.models.models_dir):
         state = "pulled" if present else ""
         print(
             f"  {entry.name:<14}{entry.params:>5}  {entry.size_gb:>5.2f} GB file  "
@@ -94,7 +94,9 @@ def cmd_pull(args: argparse.Namespace) -> int:
     from localcrag.llm.pull import check_disk, download, hub_endpoint, plan_pull, ram_warning
 
     settings = _settings(args)
-    plan = plan_pull(args.name, settings.models_dir, offline=settings.offline, probe=is_online)
+    plan = plan_pull(
+        args.name, settings.models.models_dir, offline=settings.web.offline, probe=is_online
+    )
     size = human_size(plan.size) if plan.size else "size unknown"
     print(
         f"pulling {plan.repo}/{plan.filename} ({size}) from {hub_endpoint()} into {plan.dest.parent}"

@@ -67,7 +67,7 @@ def command_session() -> Iterator[None]:
     """Around every command: files created private (0700 data home, 0600 files, whatever the
     umask), and stdout/stderr cleaned."""
     from localcrag.settings import data_dir
-    from localcrag.settings_io import private_files
+    from localcrag.settings.files import private_files
 
     private_files(data_dir())
     with safe_output():

@@ -154,12 +154,12 @@ def _write(
     from localcrag.crag.generate import build_messages, fit_evidence
     from localcrag.crag.shaping import SentenceGate
 
-    kept, dropped = fit_evidence(llm, q, evidence, s.max_answer_tokens)
+    kept, dropped = fit_evidence(llm, q, evidence, s.generation.max_answer_tokens)
     if dropped:
         yield ev.EvidenceTrimmed(tuple(dropped), llm.n_ctx)
     spans = read_spans(q, [e.text for e in kept]) if read_spans else None
     prompt = llm.chat_prompt(build_messages(q, kept, spans))
-    if s.threads == 0 and meter is not None and hasattr(llm, "set_threads"):
+    if s.generation.threads == 0 and meter is not None and hasattr(llm, "set_threads"):
         llm.set_threads(threads_for(usable_cores(), meter.others_busy()))  # cores left free
     gate = SentenceGate(kept, q)
     reported = 0
@@ -171,7 +171,11 @@ def _write(
         reported = len(gate.dropped)
 
     for piece in llm.stream(
-        prompt, s.max_answer_tokens, s.temperature, cancel=cancel, repeat_penalty=s.repeat_penalty
+        prompt,
+        s.generation.max_answer_tokens,
+        s.generation.temperature,
+        cancel=cancel,
+        repeat_penalty=s.generation.repeat_penalty,
     ):
         if isinstance(piece, Restart):  # the server died mid-answer: the local model starts over
             gate, reported = SentenceGate(kept, q), 0

@@ -66,7 +66,11 @@ class Thresholds:
 
 
 def from_settings(settings: Any) -> Thresholds:
-    return Thresholds(settings.upper_threshold, settings.lower_threshold, settings.strip_threshold)
+    return Thresholds(
+        settings.evaluator.upper_threshold,
+        settings.evaluator.lower_threshold,
+        settings.evaluator.strip_threshold,
+    )
 
 
 @dataclass(frozen=True)
@@ -159,10 +163,10 @@ def calibrated(settings: Any, stats: ProbeStats, reference: dict[str, Any]) -> T
     when the probes cannot support a map."""
     base = from_settings(settings)
     anchors = stats.anchors()
-    ref = reference.get("graders", {}).get(getattr(settings, "grader", ""))
+    ref = reference.get("graders", {}).get(settings.evaluator.grader)
     why = None
     if ref is None:
-        why = f"no reference calibration for grader {settings.grader!r}"
+        why = f"no reference calibration for grader {settings.evaluator.grader!r}"
     elif anchors is None:
         why = f"too few probes ({len(stats.own)} own, {len(stats.foreign)} foreign; need {MIN_PROBES})"
     elif not (0.0 < anchors[0] < anchors[1] < 1.0):
@@ -196,10 +200,10 @@ def cached(path: Path, key: str, compute: Callable[[], ProbeStats]) -> ProbeStat
 
 
 def corpus_thresholds(settings: Any, library: Any, grader: Any) -> Thresholds:
-    """The thresholds for this library: the settings' own unless ``settings.calibrate``;
+    """The thresholds for this library: the settings' own unless ``settings.evaluator.calibrate``;
     then calibrated on the indexed chunks, measured once per index version (cached in the
     index folder as ``calibration-<grader>.json``)."""
-    if not getattr(settings, "calibrate", False):
+    if not settings.evaluator.calibrate:
         return from_settings(settings)
     from localcrag.crag.retrieve import Retriever
 
@@ -212,12 +216,12 @@ def corpus_thresholds(settings: Any, library: Any, grader: Any) -> Thresholds:
         for x in (
             count,
             library.change_stamp(),
-            s.grader,
-            s.grader_model,
-            s.embedder,
-            s.chunk_tokens,
-            s.top_k,
-            s.retrieval_mode,
+            s.evaluator.grader,
+            s.evaluator.grader_model,
+            s.models.embedder,
+            s.indexing.chunk_tokens,
+            s.retrieval.top_k,
+            s.retrieval.retrieval_mode,
         )
     )
     retriever = Retriever(s, library)
@@ -225,8 +229,11 @@ def corpus_thresholds(settings: Any, library: Any, grader: Any) -> Thresholds:
     def compute() -> ProbeStats:
         texts = library.store.all_texts()
         return measure(
-            grader, lambda q: [h.chunk for h in retriever.search(q, k=s.top_k)], texts, key=key
+            grader,
+            lambda q: [h.chunk for h in retriever.search(q, k=s.retrieval.top_k)],
+            texts,
+            key=key,
         )
 
-    stats = cached(Path(s.index_dir) / f"calibration-{s.grader}.json", key, compute)
+    stats = cached(Path(s.index_dir) / f"calibration-{s.evaluator.grader}.json", key, compute)
     return calibrated(s, stats, load_reference())

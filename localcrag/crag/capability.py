@@ -46,14 +46,14 @@ class Choice:
 def generator_facts(settings: Any) -> Any:
     """What ``model_size`` needs (n_params, size_label, path, name), read from the header;
     with ``llm_endpoint``, the model server (``remote``: counted as capable)."""
-    if url := getattr(settings, "llm_endpoint", None):
+    if url := settings.endpoint.llm_endpoint:
         from localcrag.llm.endpoint import EndpointLLM
 
-        server = EndpointLLM(url, settings.llm_endpoint_model)
+        server = EndpointLLM(url, settings.endpoint.llm_endpoint_model)
         return SimpleNamespace(
             remote=True, url=url, name=server.name, n_params=None, size_label=None, path=None
         )
-    path = settings.model_path(settings.generator)
+    path = settings.model_path(settings.models.generator)
     try:
         stat = path.stat()
         key = (str(path), stat.st_mtime_ns, stat.st_size)
@@ -78,7 +78,7 @@ def model_choices(settings: Any, generator: Any = None) -> list[Choice]:
     """The answer style, the rewriter and the grader this generator gets, each with why."""
     gen = generator if generator is not None else generator_facts(settings)
     name = model_name(gen)
-    style, why = resolve_style(settings.answer_style, gen)
+    style, why = resolve_style(settings.generation.answer_style, gen)
     out = [
         Choice(
             "answers",
@@ -113,8 +113,8 @@ def model_choices(settings: Any, generator: Any = None) -> list[Choice]:
                 "the keyword rules replace any rewrite that fails the check" + grammar,
             )
         )
-    if settings.grader == "llm":
-        judge = settings.grader_llm or (name if remote else settings.generator)
+    if settings.evaluator.grader == "llm":
+        judge = settings.models.grader_llm or (name if remote else settings.models.generator)
         out.append(Choice("grader", f"llm yes/no with {judge}", "grader = llm"))
     elif is_capable(gen):
         measure = (
@@ -125,11 +125,11 @@ def model_choices(settings: Any, generator: Any = None) -> list[Choice]:
         out.append(
             Choice(
                 "grader",
-                settings.grader,
-                f"the llm grader is not used until it scores better than {settings.grader} "
+                settings.evaluator.grader,
+                f"the llm grader is not used until it scores better than {settings.evaluator.grader} "
                 f"with this model: measure with `{measure}",
             )
         )
     else:
-        out.append(Choice("grader", settings.grader, MEASURED_AT_CHANCE))
+        out.append(Choice("grader", settings.evaluator.grader, MEASURED_AT_CHANCE))
     return out

@@ -1,6 +1,6 @@
 """The retrieval evaluator (CRAG's "is this chunk relevant?"), behind the Grader protocol.
 
-Strategies (``settings.grader``; the registry is ``localcrag.registry.GRADERS``):
+Strategies (``settings.evaluator.grader``; the registry is ``localcrag.registry.GRADERS``):
 
 * ``fusion`` (default): a calibrated logistic model over cheap signals, namely question/chunk
   cosine, best two-sentence window cosine, and coverage of the question's key terms
@@ -55,16 +55,18 @@ def make_grader(
     corpus_stats: CorpusStats | None = None,
     llm_loader: Callable[[Path], Any] | None = None,
 ) -> Grader:
-    """The evaluator ``settings.grader`` names, built by its registry factory
+    """The evaluator ``settings.evaluator.grader`` names, built by its registry factory
     (``localcrag.registry.GRADERS``). GGUF models load lazily, on first grade.
 
     ``corpus_stats``: document frequencies over the indexed chunks (build once with
     ``CorpusStats.from_texts(store.all_texts())``); without them every term weighs 1.
     ``llm_loader``: ``path -> LocalLLM``; defaults to ``localcrag.llm.gguf.load_llm``.
     """
-    spec = GRADERS.get(settings.grader)
+    spec = GRADERS.get(settings.evaluator.grader)
     if spec is None:
-        raise ValueError(f"unknown grader {settings.grader!r}; choose one of {', '.join(GRADERS)}")
+        raise ValueError(
+            f"unknown grader {settings.evaluator.grader!r}; choose one of {', '.join(GRADERS)}"
+        )
     from localcrag.crag.graders.factories import GraderContext
 
     module, func = spec.factory.split(":")

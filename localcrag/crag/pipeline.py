@@ -100,9 +100,13 @@ class Pipeline:
             s = self.settings
 
             def local() -> Any:
-                return load_llm(s.model_path(s.generator), n_ctx=s.n_ctx, threads=s.threads)
+                return load_llm(
+                    s.model_path(s.models.generator),
+                    n_ctx=s.generation.n_ctx,
+                    threads=s.generation.threads,
+                )
 
-            if s.llm_endpoint:
+            if s.endpoint.llm_endpoint:
                 from localcrag.llm.failover import endpoint_generator
 
                 self._generator = endpoint_generator(s, local)
@@ -114,10 +118,17 @@ class Pipeline:
         """{"kind": "local" | "endpoint", "url", "model"}: where the evidence goes to be
         written up (``ask --json``), without loading anything."""
         s, gen = self.settings, self._generator
-        if url := getattr(gen, "url", None) if gen is not None else s.llm_endpoint:
-            name = getattr(getattr(gen, "endpoint", None), "model", None) or s.llm_endpoint_model
+        if url := getattr(gen, "url", None) if gen is not None else s.endpoint.llm_endpoint:
+            name = (
+                getattr(getattr(gen, "endpoint", None), "model", None)
+                or s.endpoint.llm_endpoint_model
+            )
             return {"kind": "endpoint", "url": url, "model": name}
-        return {"kind": "local", "url": None, "model": getattr(gen, "name", None) or s.generator}
+        return {
+            "kind": "local",
+            "url": None,
+            "model": getattr(gen, "name", None) or s.models.generator,
+        }
 
     def _fallbacks(self) -> Iterator[ev.Event]:
         """A GeneratorFellBack for each line the model server's failover has not reported."""
@@ -154,12 +165,12 @@ class Pipeline:
             stats = CorpusStats.from_texts(store.all_texts(STATS_TEXTS)) if count else None
             if stats is not None and hasattr(store, "centroid"):  # from the search's int8 codes
                 stats = replace(stats, centroid=store.centroid())
-            generator_path = s.model_path(s.generator)
+            generator_path = s.model_path(s.models.generator)
 
             def llm_loader(p: Path) -> Any:  # the `llm` grader asks the generator: maybe the server
-                if s.llm_endpoint and Path(p) == generator_path:
+                if s.endpoint.llm_endpoint and Path(p) == generator_path:
                     return self.generator
-                return load_llm(Path(p), n_ctx=s.n_ctx, threads=s.threads)
+                return load_llm(Path(p), n_ctx=s.generation.n_ctx, threads=s.generation.threads)
 
             self._grader = make_grader(s, self.library.embedder, stats, llm_loader=llm_loader)
             self._stats_key = key
@@ -224,8 +235,8 @@ class Pipeline:
                 list(history or []) if rewrite else [],
                 confirm_web,
                 cancel or threading.Event(),
-                k or self.settings.top_k,
-                style or self.settings.answer_style,
+                k or self.settings.retrieval.top_k,
+                style or self.settings.generation.answer_style,
                 t0,
             )
 
@@ -312,8 +323,8 @@ class Pipeline:
                         grades,
                         lower=th.lower,
                         threshold=th.strip,
-                        sentences_per_strip=s.strip_sentences,
-                        budget_tokens=s.evidence_tokens,
+                        sentences_per_strip=s.evaluator.strip_sentences,
+                        budget_tokens=s.generation.evidence_tokens,
                         score_texts=grader.score_texts,
                         count_tokens=self.generator.count_tokens,
                     )
@@ -381,12 +392,12 @@ class Pipeline:
         outcome = search_web(
             lambda: rewrite_for_web(q, llm=self.generator) or q,
             searcher=self.web,
-            offline=s.offline,
-            policy=s.web_search,
+            offline=s.web.offline,
+            policy=s.web.web_search,
             confirm=confirm,
-            timeout=s.web_timeout,
-            max_results=s.web_results,
-            region=s.web_region,
+            timeout=s.web.web_timeout,
+            max_results=s.web.web_results,
+            region=s.web.web_region,
         )
         found = [
             Evidence(

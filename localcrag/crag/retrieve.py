@@ -40,8 +40,8 @@ class Retriever:
     ) -> list[Hit]:
         """Top-k distinct chunks; ``withhold`` = chunk ids searched as if not indexed (eval)."""
         self.check_ready()
-        k = k or self.settings.top_k
-        mode = mode or self.settings.retrieval_mode
+        k = k or self.settings.retrieval.top_k
+        mode = mode or self.settings.retrieval.retrieval_mode
         vector = None if mode == "text" else self.library.embedder.embed([query])[0]
         hits = self.library.store.search(query, vector, 2 * k, mode, withhold)
         self.fallback = getattr(self.library.store, "fallback", None)

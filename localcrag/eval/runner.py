@@ -20,7 +20,7 @@ from localcrag.eval.answers import columns, run_answers
 from localcrag.eval.datasets import Dataset, Pair, Question, select
 from localcrag.eval.decisions import run_decisions, thresholds_of
 from localcrag.eval.withhold import goal, run_withheld
-from localcrag.settings import Settings, data_dir
+from localcrag.settings import Settings, data_dir, field
 from localcrag.types import Chunk
 
 STYLES = ("extractive", "generative")
@@ -34,7 +34,7 @@ class EvalOptions:
     limit: int | None = None
     seed: int = 0
     only: str | None = None  # one of PARTS, or None for every part that applies
-    k: int | None = None  # default: settings.top_k
+    k: int | None = None  # default: settings.retrieval.top_k
     article: str | None = None  # SQuAD: only this article's questions (held-out reporting)
     rerank: int = 0  # > 0: also rank the main mode's first N chunks by the grader ("<mode>+rerank")
     offline: bool = True
@@ -71,11 +71,9 @@ class EvalSettings(Settings):
 def eval_settings(base: Settings, index_dir: Path, offline: bool) -> Settings:
     """A copy of the user's settings (same models and thresholds) with its own index,
     deterministic decoding, and the network off unless asked."""
-    fields = base.model_dump()
+    changed = {"temperature": 0.0, "offline": offline or base.web.offline, "index_uri": None}
+    fields = base.merged(changed).model_dump()  # eval: always local
     fields.pop("eval_index_dir", None)
-    fields.update(
-        temperature=0.0, offline=offline or base.offline, index_uri=None
-    )  # eval: always local
     return EvalSettings(**fields, eval_index_dir=index_dir)
 
 
@@ -103,7 +101,7 @@ def run_eval(
     check_options(ds, opts)
     wd = workdir_for(ds)
     settings = eval_settings(base, wd / "index", opts.offline)
-    k = opts.k or settings.top_k
+    k = opts.k or settings.retrieval.top_k
     pipe = (pipeline_factory or _default_factory)(settings)
     questions = select(_of_article(ds, opts.article), opts.limit, opts.seed)
     index = _ingest(pipe, ds, wd, progress)
@@ -114,7 +112,7 @@ def run_eval(
     retrieval = items_r = None
     if want("retrieval") and any(q.gold for q in questions):
         retrieval, items_r = _retrieval(
-            pipe, ds, questions, k, settings.retrieval_mode, progress, opts.rerank
+            pipe, ds, questions, k, settings.retrieval.retrieval_mode, progress, opts.rerank
         )
     evaluator = None
     if want("evaluator") and ds.evaluate is not None:  # a dataset that brings its own (qa-pairs)
@@ -150,11 +148,11 @@ def run_eval(
                 questions,
                 mode,
                 k,
-                settings.offline,
+                settings.web.offline,
                 answered,
                 style,
             )
-        main = (retrieval or {}).get("by_mode", {}).get(settings.retrieval_mode, {})
+        main = (retrieval or {}).get("by_mode", {}).get(settings.retrieval.retrieval_mode, {})
         modes[column] = {
             **_empty_mode(),
             **summary,
@@ -172,7 +170,7 @@ def run_eval(
         "only": opts.only,
         "article": opts.article,
         "settings": {
-            f: getattr(settings, f)
+            f: field(f).get(settings)  # flat names: the results' format stays as it was
             for f in (
                 "embedder",
                 "generator",

@@ -110,11 +110,11 @@ class ReadContext:
     ) -> ReadContext:
         return cls(
             _limits().from_settings(settings),
-            settings.ocr,
-            settings.ocr_dpi,
-            settings.ocr_page_seconds,
+            settings.scans.ocr,
+            settings.scans.ocr_dpi,
+            settings.scans.ocr_page_seconds,
             on_page,
-            settings.threads,
+            settings.generation.threads,
         )
 
 

@@ -61,15 +61,17 @@ class Library:
             index_location(settings) if store is None else None
         )  # offline + S3: refused first
         self.embedder = embedder or load_embedder(
-            settings.model_path(settings.embedder), settings.threads, settings.embedder_backend
+            settings.model_path(settings.models.embedder),
+            settings.generation.threads,
+            settings.models.embedder_backend,
         )
-        self.max_tokens = min(settings.chunk_tokens, self.embedder.max_tokens)
+        self.max_tokens = min(settings.indexing.chunk_tokens, self.embedder.max_tokens)
         if store is None:
             assert location is not None  # computed above whenever no store is given
             name = table_name(
                 self.embedder.fingerprint(),
                 self.max_tokens,
-                settings.chunk_overlap,
+                settings.indexing.chunk_overlap,
                 CHUNKER_VERSION,
             )
             store = LanceStore(location, name, self.embedder.dim)
@@ -92,7 +94,7 @@ class Library:
         try:
             yield
             if outer and self._changed:
-                compact(self.store, self.settings.index_keep_minutes)
+                compact(self.store, self.settings.storage.index_keep_minutes)
                 save_documents(self.store)
                 stamp.touch(self.store)  # other processes (a running app) see the change
         finally:
@@ -170,7 +172,7 @@ class Library:
             parsed,
             count,
             self.max_tokens,
-            self.settings.chunk_overlap,
+            self.settings.indexing.chunk_overlap,
             doc_id=doc_id,
             source=source,
         )

@@ -16,7 +16,7 @@ from typing import Any
 
 from localcrag.errors import BadDocument
 from localcrag.ingest.files import bad
-from localcrag.settings_limits import LimitSettings
+from localcrag.settings.groups import LimitSettings
 
 _DEFAULTS = LimitSettings()
 RATIO_FLOOR = 10_000_000  # an archive expanding to less is harmless whatever its ratio
@@ -32,9 +32,9 @@ class Limits:
 
     @classmethod
     def from_settings(cls, settings: Any) -> Limits:
-        return cls(
-            **{f: getattr(settings, f, getattr(_DEFAULTS, f)) for f in cls.__dataclass_fields__}
-        )
+        """The ``limits`` group of ``settings`` (defaults for an object without one)."""
+        group = getattr(settings, "limits", _DEFAULTS)
+        return cls(**{f: getattr(group, f) for f in cls.__dataclass_fields__})
 
 
 def over_limit(path: Path, what: str, limit: str, setting: str) -> BadDocument:
@@ -42,7 +42,7 @@ def over_limit(path: Path, what: str, limit: str, setting: str) -> BadDocument:
     return bad(
         path,
         f"{what}, over the limit of {limit}",
-        f"skipped; raise the setting {setting} (config.toml or LOCALCRAG_{setting.upper()}) "
+        f"skipped; raise the setting limits.{setting} (config.toml or LOCALCRAG_{setting.upper()}) "
         "to index it",
     )
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from localcrag.errors import LocalcragError
-from localcrag.settings_io import REMOTE_SCHEMES
+from localcrag.settings.groups import REMOTE_SCHEMES
 
 T = TypeVar("T")
 CONFLICT_RETRIES = (
@@ -110,15 +110,14 @@ def index_location(settings: Any) -> IndexLocation:
     """The user's index: ``index_uri`` when set, else the local data dir (the demo and eval
     indexes are always local: their own folders). Offline, an index on object storage is
     refused here, before LanceDB could resolve a name or open a connection."""
-    uri = getattr(settings, "index_uri", None)
+    storage = settings.storage
+    uri = storage.index_uri
     if not uri:
         return IndexLocation(str(settings.index_dir))
     location = IndexLocation(
-        uri,
-        dict(getattr(settings, "index_storage_options", None) or {}),
-        float(getattr(settings, "index_refresh_seconds", 5.0)),
+        uri, dict(storage.index_storage_options or {}), float(storage.index_refresh_seconds)
     )
-    if location.remote and getattr(settings, "offline", False):
+    if location.remote and settings.web.offline:
         raise OfflineIndex(
             f"offline: index_uri = {uri} is on object storage, which needs the "
             "network (the offline setting or --offline is on)",

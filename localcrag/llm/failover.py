@@ -25,8 +25,8 @@ from localcrag.settings import Settings
 def offline_refusal(settings: Settings) -> str | None:
     """Why ``settings`` may not use its endpoint (offline, and the server is not this
     machine), else None."""
-    url = settings.llm_endpoint
-    if url and settings.offline and not is_loopback(url):
+    url = settings.endpoint.llm_endpoint
+    if url and settings.web.offline and not is_loopback(url):
         return (
             f"offline: llm_endpoint = {url} is not on this machine, and the evidence text "
             "would be sent to it"
@@ -42,14 +42,14 @@ def endpoint_generator(settings: Settings, load_local: Callable[[], Any]) -> Fai
             "unset llm_endpoint, point it at 127.0.0.1, or allow the "
             "network (ask without --offline; eval with --online)",
         )
-    env = settings.llm_endpoint_key_env
+    env = settings.endpoint.llm_endpoint_key_env
     endpoint = EndpointLLM(
-        str(settings.llm_endpoint),
-        settings.llm_endpoint_model,
+        str(settings.endpoint.llm_endpoint),
+        settings.endpoint.llm_endpoint_model,
         api_key=os.environ.get(env) if env else None,
         key_env=env,
-        n_ctx=settings.n_ctx,
-        read_timeout=settings.llm_endpoint_timeout,
+        n_ctx=settings.generation.n_ctx,
+        read_timeout=settings.endpoint.llm_endpoint_timeout,
     )
     return FailoverLLM(endpoint, load_local)
 

@@ -42,18 +42,19 @@ class ModelRow:
 
 def _roles(settings: object, name: str, path: Path) -> tuple[str, ...]:
     out = []
+    models = settings.models  # type: ignore[attr-defined]
     for role in ("generator", "embedder", "grader_llm"):
-        value = getattr(settings, role, None)
+        value = getattr(models, role, None)
         if value and (value == name or Path(str(value)).expanduser() == path):
             out.append(role)
     return tuple(out)
 
 
 def model_rows(settings: object) -> list[ModelRow]:
-    """Every model in ``settings.models_dir`` with size, parameters, context, chat template and
+    """Every model in ``settings.models.models_dir`` with size, parameters, context, chat template and
     the settings that use it."""
     rows = []
-    for m in discover(settings.models_dir):  # type: ignore[attr-defined]
+    for m in discover(settings.models.models_dir):  # type: ignore[attr-defined]
         meta, error = None, ""
         size = int(m.size_mb * 1e6)
         if m.kind == "gguf":

@@ -19,8 +19,7 @@ from textual.screen import Screen
 
 from localcrag.errors import describe_error
 from localcrag.history import History
-from localcrag.settings import Settings
-from localcrag.settings_groups import GROUPS
+from localcrag.settings import Settings, grouped
 from localcrag.tui.backend import Backend, DemoLibraryFactory, LibraryFactory, PipelineFactory
 from localcrag.tui.library_app import INDEX_POLL_S, LibraryApp
 from localcrag.tui.messages import ModelsLoaded, ModelsLoading
@@ -70,7 +69,7 @@ class LocalcragApp(LibraryApp):
             "toggle_mode('settings')",
             "Settings",
             tooltip="Settings, every one, in groups: "
-            + ", ".join(g.split(" (")[0] for g in GROUPS),
+            + ", ".join(title.split(" (")[0] for title, _ in grouped()),
         ),
         Binding(
             "f3",
@@ -202,12 +201,14 @@ class LocalcragApp(LibraryApp):
 
     def update_privacy(self) -> None:
         s = self.settings
-        if s.offline:
+        if s.web.offline:
             self.privacy = "offline"
-        elif s.web_search != "never" and self.network_down:
+        elif s.web.web_search != "never" and self.network_down:
             self.privacy = "offline (no network)"
         else:
-            self.privacy = {"ask": "ask first", "always": "always", "never": "never"}[s.web_search]
+            self.privacy = {"ask": "ask first", "always": "always", "never": "never"}[
+                s.web.web_search
+            ]
 
     def set_network(self, down: bool) -> None:
         """What the last probe or web step found out about the network (until the next check)."""
@@ -220,7 +221,7 @@ class LocalcragApp(LibraryApp):
         """Probe DNS off the UI thread, at start-up and every NETWORK_POLL_S. Never when offline
         or web search is "never": then nothing may touch the network, not even DNS."""
         s = self.settings
-        if s.offline or s.web_search == "never":
+        if s.web.offline or s.web.web_search == "never":
             return
         try:
             up = bool(self.network_probe())
@@ -230,7 +231,7 @@ class LocalcragApp(LibraryApp):
 
     def remember_web_choice(self, choice: str) -> None:
         """The consent dialog's "always"/"never", saved so it is not asked again."""
-        self.settings.web_search = choice
+        self.settings.web.web_search = choice
         self.update_privacy()
         if self.save_settings({"web_search"}) is None:
             self.notify(f"Web search set to '{choice}' until localcrag closes")
@@ -310,7 +311,7 @@ def load_settings() -> tuple[Settings, str | None]:
 def run() -> int:
     """Entry point for `localcrag` with no arguments (and `make run`)."""
     from localcrag.settings import data_dir
-    from localcrag.settings_io import private_files
+    from localcrag.settings.files import private_files
 
     private_files(data_dir())  # 0700 data home, 0600 files, whatever the umask
     settings, error = load_settings()

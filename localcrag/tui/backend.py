@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from localcrag.history import History
-from localcrag.settings import Settings
+from localcrag.settings import Settings, fields
 
 LibraryFactory = Callable[[Settings], Any]
 PipelineFactory = Callable[[Settings, Any], Any]
@@ -194,15 +194,13 @@ class Backend:
             self.ready.set()
 
     def apply(self, new: Settings) -> set[str]:
-        """Copy new values into the shared Settings; drop objects built from changed fields."""
-        changed = {
-            name
-            for name in Settings.model_fields
-            if getattr(new, name) != getattr(self.settings, name)
-        }
+        """Copy new values into the shared Settings; drop objects built from changed fields.
+        Returns the names of the settings that changed."""
+        diff = [f for f in fields() if f.get(new) != f.get(self.settings)]
+        changed = {f.name for f in diff}
         with self._lock:
-            for name in changed:
-                setattr(self.settings, name, getattr(new, name))
+            for group in dict.fromkeys(f.group for f in diff):  # whole groups: checked as one
+                setattr(self.settings, group, getattr(new, group).model_copy(deep=True))
             if changed & LIBRARY_FIELDS:
                 self._library = self._demo_library = None
             if changed & PIPELINE_FIELDS:

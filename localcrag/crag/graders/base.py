@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from importlib import resources
 from typing import Any, Protocol, runtime_checkable
 
 from localcrag.errors import exc_summary
+from localcrag.settings.thresholds import shipped_grader_params
 from localcrag.types import Chunk, Grade
 
-PARAMS_FILE = "grader_fusion.json"
+load_params = shipped_grader_params  # the one loader of the shipped fit (settings read it too)
+
 RANK_GRADER = "retrieval order"  # Grade.grader when the grader failed as a whole
 
 
@@ -54,14 +53,6 @@ class Logistic:
     def __call__(self, signals: Mapping[str, float]) -> float:
         z = self.bias + sum(w * float(signals[f]) for f, w in zip(self.features, self.weights))
         return sigmoid(z)
-
-
-@lru_cache(maxsize=1)
-def load_params() -> dict[str, Any]:
-    """The shipped fit (package data ``localcrag/data/grader_fusion.json``)."""
-    text = resources.files("localcrag").joinpath("data", PARAMS_FILE).read_text(encoding="utf-8")
-    params: dict[str, Any] = json.loads(text)
-    return params
 
 
 def trained_on_families(meta: Mapping[str, Any]) -> tuple[str, ...]:

@@ -56,7 +56,7 @@ class GraderContext:
         fx = FeatureExtractor(
             self.embedder,
             self.corpus_stats,
-            self.settings.strip_sentences,
+            self.settings.evaluator.strip_sentences,
             default_background=self.params.get("background_default", 0.2),
         )
         fx.prepare()  # embeds the corpus sample once, here (warm-up) rather than mid-answer
@@ -82,7 +82,7 @@ class GraderContext:
         def load() -> Any:
             from localcrag.llm.gguf import load_llm
 
-            return load_llm(path, n_ctx=s.n_ctx, threads=s.threads)
+            return load_llm(path, n_ctx=s.generation.n_ctx, threads=s.generation.threads)
 
         return LazyModel(load)
 
@@ -119,9 +119,9 @@ def fusion(ctx: GraderContext) -> Grader:
     """The shipped fusion, or the one in ``grader_model`` (a params file in the format of
     ``localcrag/data/grader_fusion.json``, e.g. written by ``scripts/fit_withheld.py``)."""
     s = ctx.settings
-    if not s.grader_model:
+    if not s.evaluator.grader_model:
         return ctx.fusion
-    path = s.model_path(s.grader_model)
+    path = s.model_path(s.evaluator.grader_model)
     try:
         params = json.loads(path.read_text(encoding="utf-8"))
         calib = calibration("fusion", params)
@@ -136,7 +136,7 @@ def fusion(ctx: GraderContext) -> Grader:
 
 def llm(ctx: GraderContext) -> Grader:
     s = ctx.settings
-    return LLMGrader(ctx.fusion, ctx.gguf(s.grader_llm or s.generator))
+    return LLMGrader(ctx.fusion, ctx.gguf(s.models.grader_llm or s.models.generator))
 
 
 def reader(ctx: GraderContext) -> Grader:
@@ -144,7 +144,9 @@ def reader(ctx: GraderContext) -> Grader:
     the fusion is its fallback (visibly) and, when the calibration names fusion signals,
     its stacked features. ``grader_model`` may name another reader .onnx."""
     s = ctx.settings
-    model = s.model_path(s.grader_model) if s.grader_model else packaged(MODEL_FILE)
+    model = (
+        s.model_path(s.evaluator.grader_model) if s.evaluator.grader_model else packaged(MODEL_FILE)
+    )
     meta = read_sidecar(model)
     calib = (
         Logistic.from_dict(meta["calibration"])
@@ -152,7 +154,7 @@ def reader(ctx: GraderContext) -> Grader:
         else Logistic(("reader",), (1.0,), 0.0)
     )
     return ReaderGrader(
-        ReaderModel(model, threads=s.threads),
+        ReaderModel(model, threads=s.generation.threads),
         calib,
         lambda: ctx.fusion,
         trained_on=meta.get("trained_on_families", ()),

@@ -165,7 +165,9 @@ class ChatScreen(TranscriptScreen):
         ready = self.app.backend.ready.is_set()
         view.set_status(STAGE_TEXT["retrieve"] if ready else "waiting for the models to load…")
         s = self.app.settings
-        self.query_one(TracePanel).reset(question, s.upper_threshold, s.lower_threshold)
+        self.query_one(TracePanel).reset(
+            question, s.evaluator.upper_threshold, s.evaluator.lower_threshold
+        )
         history = self.conversation.pairs(limit=6) if self.conversation else []
         self.run = Run(question, view, history, rewrite=rewrite)
         self._ask(self.run)
@@ -202,10 +204,10 @@ class ChatScreen(TranscriptScreen):
         modal's callback answers through a queue, and cancel (Esc, quit) means deny.
         """
         s = self.app.settings
-        if s.offline:
+        if s.web.offline:
             return False
-        if s.web_search != "ask":
-            return s.web_search == "always"
+        if s.web.web_search != "ask":
+            return s.web.web_search == "always"
         answers: queue.Queue[str | None] = queue.Queue(maxsize=1)
         if not self.post_message(ConsentRequest(query, answers)):
             return False

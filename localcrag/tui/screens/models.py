@@ -110,7 +110,7 @@ class ModelsScreen(Screen):
             rows = model_rows(s)
         except OSError as exc:
             rows = []
-            self._status(f"cannot read {s.models_dir}: {exc}", error=True)
+            self._status(f"cannot read {s.models.models_dir}: {exc}", error=True)
         for r in rows:
             local.add_row(
                 Text(r.name),
@@ -125,7 +125,7 @@ class ModelsScreen(Screen):
         cat = self.query_one("#catalogue", DataTable)
         cat.clear()
         needle = self.query_one("#pull-spec", Input).value.strip().lower()
-        for e, present in catalogue_rows(s.models_dir):
+        for e, present in catalogue_rows(s.models.models_dir):
             if needle and needle not in f"{e.name} {e.repo}".lower():
                 continue  # filtered as the name is typed
             cat.add_row(
@@ -197,7 +197,9 @@ class ModelsScreen(Screen):
         from localcrag.llm.pull import check_disk, download, plan_pull, ram_warning
 
         try:
-            plan = plan_pull(spec, settings.models_dir, offline=settings.offline, probe=self.probe)
+            plan = plan_pull(
+                spec, settings.models.models_dir, offline=settings.web.offline, probe=self.probe
+            )
             if plan.dest.is_file() and plan.size == plan.dest.stat().st_size:
                 self.post_message(PullFinished(f"{plan.dest.name} is already in models/", False))
                 return

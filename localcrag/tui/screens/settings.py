@@ -1,6 +1,6 @@
 """Settings: a form generated from the pydantic model, validated live, saved to the TOML file.
 
-Every field of ``Settings`` is on it, in the declared groups (``settings_groups``) unless
+Every setting is on it, group by group in the model's order (``settings.grouped``), unless
 ``HIDDEN`` names it with a reason; its editor follows from its type (``widgets/fields``),
 its help is its description, and pydantic's errors appear under the field they concern.
 Model choices come from ``models.discover``.
@@ -19,8 +19,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, Static
 
-from localcrag.settings import Settings
-from localcrag.settings_groups import grouped
+from localcrag.settings import Settings, field, grouped
 from localcrag.tui.modals import ConfirmModal
 from localcrag.tui.widgets.fields import (
     EDITORS,
@@ -37,8 +36,7 @@ HIDDEN: dict[
     str, str
 ] = {}  # field -> why the screen does not show it (none so far: all are the user's)
 SECTIONS: dict[str, list[str]] = {
-    title: [n for n in names if n not in HIDDEN]
-    for title, names in grouped(Settings.model_fields).items()
+    title: [f.name for f in group if f.name not in HIDDEN] for title, group in grouped()
 }
 MODEL_KIND = {"generator": "gguf", "grader_llm": "gguf", "embedder": "sentence-transformers"}
 BLANK = {
@@ -53,18 +51,16 @@ BLANK = {
 def _choices(name: str, models: list[Any]) -> list[str] | None:
     if name in MODEL_KIND:
         return [m.name for m in models if m.kind == MODEL_KIND[name]]
-    return literal_choices(unwrap(Settings.model_fields[name].annotation)[0])
+    return literal_choices(unwrap(field(name).info.annotation)[0])
 
 
 def editor(name: str) -> Editor:
     """The editor of a field: a list of model files, else the one its type picks."""
-    return EDITORS[
-        "choice" if name in MODEL_KIND else kind_of(Settings.model_fields[name].annotation)
-    ]
+    return EDITORS["choice" if name in MODEL_KIND else kind_of(field(name).info.annotation)]
 
 
 def optional(name: str) -> bool:
-    return unwrap(Settings.model_fields[name].annotation)[1]
+    return unwrap(field(name).info.annotation)[1]
 
 
 class SettingsScreen(Screen):
@@ -92,7 +88,7 @@ class SettingsScreen(Screen):
 
         s = self.app.settings
         try:
-            models = discover(s.models_dir)
+            models = discover(s.models.models_dir)
         except OSError:
             models = []
         self._models_found = [(m.name, m.kind) for m in models]
@@ -102,7 +98,7 @@ class SettingsScreen(Screen):
                 Text.assemble(
                     ("Settings", "bold"),
                     (
-                        f"  ·  {len(models)} models found in {s.models_dir.name}/  ·  ctrl+s saves, Esc goes back",
+                        f"  ·  {len(models)} models found in {s.models.models_dir.name}/  ·  ctrl+s saves, Esc goes back",
                         "dim",
                     ),
                 ),
@@ -127,9 +123,9 @@ class SettingsScreen(Screen):
             with Horizontal(classes="field-row"):
                 yield Label(name, classes="field-name")
                 yield ed.make(
-                    f"field-{name}", ed.show(getattr(s, name)), _choices(name, models), blank
+                    f"field-{name}", ed.show(field(name).get(s)), _choices(name, models), blank
                 )
-            yield Static(Text(Settings.model_fields[name].description or ""), classes="field-help")
+            yield Static(Text(field(name).info.description or ""), classes="field-help")
             yield Static("", id=f"error-{name}", classes="field-error")
 
     def on_mount(self) -> None:
@@ -147,7 +143,7 @@ class SettingsScreen(Screen):
         from localcrag.llm.models import discover
 
         try:
-            models = discover(self.app.settings.models_dir)
+            models = discover(self.app.settings.models.models_dir)
         except OSError:
             return
         found = [(m.name, m.kind) for m in models]
@@ -164,7 +160,7 @@ class SettingsScreen(Screen):
     def dirty(self) -> bool:
         """Any widget holding something else than the saved value shows."""
         s = self.app.settings
-        return any(self._content(n) != editor(n).show(getattr(s, n)) for n in self._names())
+        return any(self._content(n) != editor(n).show(field(n).get(s)) for n in self._names())
 
     # --- form <-> settings --------------------------------------------------------------
 
@@ -177,7 +173,7 @@ class SettingsScreen(Screen):
     def _load(self, s: Settings) -> None:
         with self.prevent(Input.Changed, Select.Changed, Checkbox.Changed):
             for name in self._names():
-                self.query_one(f"#field-{name}").value = editor(name).show(getattr(s, name))
+                self.query_one(f"#field-{name}").value = editor(name).show(field(name).get(s))
         self.validate()
 
     def _read(self) -> tuple[dict[str, Any], dict[str, str]]:
@@ -199,11 +195,12 @@ class SettingsScreen(Screen):
         values, errors = self._read()
         new = None
         try:
-            new = Settings(**{**self.app.settings.model_dump(), **values})
+            new = self.app.settings.merged(values)
         except ValidationError as exc:
             for err in exc.errors():
-                # a model-level error (threshold order) belongs under lower_threshold
-                name = str(err["loc"][0]) if err["loc"] else "lower_threshold"
+                # loc is (group, name); a group-level error (threshold order) belongs under
+                # lower_threshold
+                name = str(err["loc"][1]) if len(err["loc"]) > 1 else "lower_threshold"
                 errors.setdefault(name, str(err["msg"]).removeprefix("Value error, "))
         self._errors = errors
         for name in self._names():

@@ -17,7 +17,7 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Input, Select
 
-from localcrag.settings_io import read_value, toml_value
+from localcrag.settings.values import read_value, toml_value
 from localcrag.tui.widgets.checkbox import PlainCheckbox
 
 NOT_SET = "(not set)"

@@ -72,5 +72,6 @@ def _model_server(app: object) -> str:
     question and the evidence text are sent there, so it is always in view."""
     from urllib.parse import urlsplit
 
-    url = getattr(getattr(app, "settings", None), "llm_endpoint", None)
+    settings = getattr(app, "settings", None)
+    url = settings.endpoint.llm_endpoint if settings is not None else None
     return f"model server: {urlsplit(url).netloc or url}" if url else ""
