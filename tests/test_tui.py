@@ -16,13 +16,15 @@ import pytest
 pytest.importorskip("textual")
 
 from textual.widgets import Checkbox, Input, Markdown, OptionList, Select  # noqa: E402
-from tui_fakes import (
+from tui_fakes import (  # noqa: E402
     SIZE,
     FakeLibrary,
     FakePipeline,
     answer_events,
+    anyio_backend,  # noqa: F401 - pytest fixtures, used by name
     ask,
-    chat,  # noqa: E402,F401
+    chat,
+    home,  # noqa: F401 - pytest fixtures, used by name
     make_app,
     settle,
     until,

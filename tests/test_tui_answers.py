@@ -9,12 +9,13 @@ import pytest
 pytest.importorskip("textual")
 
 from textual.widgets import Markdown, OptionList, Static  # noqa: E402
-from tui_fakes import (
+from tui_fakes import (  # noqa: E402
     SIZE,
     FakePipeline,
     answer_events,
+    anyio_backend,  # noqa: F401 - pytest fixtures, used by name
     ask,
-    make_app,  # noqa: E402,F401
+    make_app,
     settle,
 )
 

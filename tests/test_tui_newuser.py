@@ -9,12 +9,14 @@ import pytest
 pytest.importorskip("textual")
 
 from rich.console import Console  # noqa: E402
-from tui_fakes import (
+from tui_fakes import (  # noqa: E402
     SIZE,
     FakePipeline,
     answer_events,
+    anyio_backend,  # noqa: F401 - pytest fixtures, used by name
     ask,
-    chat,  # noqa: E402,F401
+    chat,
+    home,  # noqa: F401 - pytest fixtures, used by name
     make_app,
     settle,
     until,

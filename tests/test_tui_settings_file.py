@@ -11,12 +11,14 @@ import pytest
 pytest.importorskip("textual")
 
 from textual.widgets import Input  # noqa: E402
-from tui_fakes import (
+from tui_fakes import (  # noqa: E402
     SIZE,
     FakePipeline,
+    anyio_backend,  # noqa: F401 - pytest fixtures, used by name
     ask,
+    home,  # noqa: F401 - pytest fixtures, used by name
     make_app,
-    settle,  # noqa: E402,F401
+    settle,
     until,
 )
 
