@@ -146,7 +146,7 @@ async def test_the_status_bar_knows_there_is_no_network_before_the_first_questio
 async def test_an_ingest_from_another_terminal_is_seen_before_the_next_question(
     tmp_path: Path,
 ) -> None:
-    from localcrag.tui.library_app import INDEX_POLL_S
+    from localcrag.tui.library import INDEX_POLL_S
 
     app, pipe, lib = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
