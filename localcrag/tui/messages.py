@@ -19,13 +19,7 @@ class Host(Protocol):
     def post_message(self, message: Message) -> bool: ...
 
     def notify(
-        self,
-        message: str,
-        *,
-        title: str = "",
-        severity: SeverityLevel = "information",
-        timeout: float | None = None,
-        markup: bool = True,
+        self, message: str, *, title: str = "", severity: SeverityLevel = ..., timeout: float = ...
     ) -> None: ...
 
     def run_worker(
