@@ -16,15 +16,15 @@ import pytest
 pytest.importorskip("textual")
 
 from textual.widgets import Checkbox, Input, Markdown, OptionList, Select  # noqa: E402
-from tui_fakes import (  # noqa: F401 (pytest fixtures used by name)
+from tui_fakes import (  # noqa: E402
     SIZE,
     FakeLibrary,
     FakePipeline,
     answer_events,
-    anyio_backend,
+    anyio_backend,  # noqa: F401 - a pytest fixture, used by name
     ask,
     chat,  # noqa: E402,F401
-    home,
+    home,  # noqa: F401 - a pytest fixture, used by name
     make_app,
     settle,
     until,

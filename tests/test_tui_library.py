@@ -11,15 +11,15 @@ import pytest
 pytest.importorskip("textual")
 
 from textual.widgets import DataTable, Input, Markdown, ProgressBar, Static  # noqa: E402
-from tui_fakes import (  # noqa: F401 (pytest fixtures used by name)
+from tui_fakes import (  # noqa: E402
     FROZEN,
     SIZE,
     FakeLibrary,
     FakePipeline,
-    anyio_backend,
+    anyio_backend,  # noqa: F401 - a pytest fixture, used by name
     ask,
     demo_sources,  # noqa: E402,F401
-    home,
+    home,  # noqa: F401 - a pytest fixture, used by name
     make_app,
     settle,
     until,

@@ -9,14 +9,14 @@ import pytest
 pytest.importorskip("textual")
 
 from rich.console import Console  # noqa: E402
-from tui_fakes import (  # noqa: F401 (pytest fixtures used by name)
+from tui_fakes import (  # noqa: E402
     SIZE,
     FakePipeline,
     answer_events,
-    anyio_backend,
+    anyio_backend,  # noqa: F401 - a pytest fixture, used by name
     ask,
     chat,  # noqa: E402,F401
-    home,
+    home,  # noqa: F401 - a pytest fixture, used by name
     make_app,
     settle,
     until,
@@ -146,7 +146,7 @@ async def test_the_status_bar_knows_there_is_no_network_before_the_first_questio
 async def test_an_ingest_from_another_terminal_is_seen_before_the_next_question(
     tmp_path: Path,
 ) -> None:
-    from localcrag.tui.library_app import INDEX_POLL_S
+    from localcrag.tui.library import INDEX_POLL_S
 
     app, pipe, lib = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:

@@ -12,13 +12,13 @@ pytest.importorskip("textual")
 import asyncio  # noqa: E402
 
 from textual.widgets import DataTable, Input, Static  # noqa: E402
-from tui_fakes import (  # noqa: F401 (pytest fixtures used by name)
+from tui_fakes import (  # noqa: E402
     FROZEN,
     SIZE,
     FakeLibrary,
-    anyio_backend,
+    anyio_backend,  # noqa: F401 - a pytest fixture, used by name
     ask,
-    home,
+    home,  # noqa: F401 - a pytest fixture, used by name
     make_app,
     settle,  # noqa: E402,F401
     until,

@@ -11,12 +11,12 @@ import pytest
 pytest.importorskip("textual")
 
 from textual.widgets import Input  # noqa: E402
-from tui_fakes import (  # noqa: F401 (pytest fixtures used by name)
+from tui_fakes import (  # noqa: E402
     SIZE,
     FakePipeline,
-    anyio_backend,
+    anyio_backend,  # noqa: F401 - a pytest fixture, used by name
     ask,
-    home,
+    home,  # noqa: F401 - a pytest fixture, used by name
     make_app,
     settle,  # noqa: E402,F401
     until,

@@ -21,7 +21,7 @@ from tui_fakes import (
     SIZE,
     FakePipeline,
     answer_events,
-    anyio_backend,  # noqa: F401 (pytest fixtures used by name)
+    anyio_backend,  # noqa: F401 - a pytest fixture, used by name
     ask,
     make_app,  # noqa: E402,F401
     settle,

@@ -1,19 +1,24 @@
 """The localcrag desktop app: chat, library and settings as modes over one shared Backend.
 
-The app owns the state every screen shows (model state, documents, ingest progress,
-privacy) as reactives, and the long jobs that outlive a screen (model loading,
-ingestion, in `library_app.py`) as thread workers that report back with messages. Screens
-stay thin.
+``LocalcragApp`` is the one App. It owns the state every screen shows (model state,
+documents, ingest progress, watched folders, privacy) as reactives, navigation, the model
+loading and the network probe. The library's long jobs and the watched folders are two
+helpers it owns and calls: ``self.library`` (``LibraryController``: listing, ingesting,
+removing, in thread workers) and ``self.watcher`` (``FolderWatcher``). They report back
+only with messages (``tui/messages.py``), which the app's handlers turn into reactives.
+Screens stay thin: they read the reactives and call the app or its helpers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any, Literal
 
 from textual import on, work
-from textual.app import SystemCommand
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import Screen
 
@@ -21,14 +26,22 @@ from localcrag.errors import describe_error
 from localcrag.history import History
 from localcrag.settings import Settings, grouped
 from localcrag.tui.backend import Backend, DemoLibraryFactory, LibraryFactory, PipelineFactory
-from localcrag.tui.library_app import INDEX_POLL_S, LibraryApp
-from localcrag.tui.messages import ModelsLoaded, ModelsLoading
+from localcrag.tui.library import INDEX_POLL_S, LibraryController
+from localcrag.tui.messages import (
+    IngestFinished,
+    IngestUpdate,
+    ModelsLoaded,
+    ModelsLoading,
+    RefreshSources,
+    SourcesLoaded,
+)
 from localcrag.tui.modals import MessageModal
 from localcrag.tui.screens.chat import ChatScreen
 from localcrag.tui.screens.help import HelpScreen
 from localcrag.tui.screens.library import LibraryScreen
 from localcrag.tui.screens.models import ModelsScreen
 from localcrag.tui.screens.settings import SettingsScreen
+from localcrag.tui.watcher import FolderWatcher
 
 NETWORK_POLL_S = (
     45.0  # a DNS probe this often notices a network that came or went (cheap: one lookup)
@@ -42,7 +55,7 @@ def dns_probe() -> bool:
     return is_online()
 
 
-class LocalcragApp(LibraryApp):
+class LocalcragApp(App[int]):
     """``LocalcragApp(settings, backend=...)`` or ``LocalcragApp(settings, pipeline_factory=...,
     library_factory=...)``: tests inject fakes, ``run()`` uses the real core."""
 
@@ -92,6 +105,13 @@ class LocalcragApp(LibraryApp):
     model_state: reactive[str] = reactive("loading")
     privacy: reactive[str] = reactive("ask")
     conversation_title: reactive[str] = reactive("")
+    library_ready: reactive[bool] = reactive(False)
+    sources: reactive[tuple] = reactive(())
+    ingest_progress: reactive[Any] = reactive(None)
+    ingest_report: reactive[Any] = reactive(None, always_update=True)
+    previous_sources: reactive[tuple] = reactive(())  # indexed with other settings only
+    demo_active: reactive[bool] = reactive(False)  # questions go to the demo's own index
+    watched: reactive[tuple] = reactive(())  # folders kept in sync (self.watcher)
 
     def __init__(
         self,
@@ -120,13 +140,16 @@ class LocalcragApp(LibraryApp):
         self.model_error: str | None = None
         self.network_down = False  # the last DNS probe (or web step) found no network
         self.network_probe = network_probe
+        self.library_error: str | None = None  # why the last listing failed
+        self.library = LibraryController(self, self.backend)
+        self.watcher = FolderWatcher(self, self.backend)
 
     def notify(
         self,
         message: str,
         *,
         title: str = "",
-        severity: str = "information",
+        severity: SeverityLevel = "information",
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
@@ -143,9 +166,14 @@ class LocalcragApp(LibraryApp):
         self.check_network()
         self.set_interval(NETWORK_POLL_S, self.check_network, name="network")
         self.set_interval(INDEX_POLL_S, self.check_index, name="index")
-        self.start_watching()  # folders watched in an earlier session (none: no thread)
+        self.watcher.start()  # folders watched in an earlier session (none: no thread)
+        self.watched = self.watcher.folders
         if self.settings_error:
             self.show_settings_error(self.settings_error)
+
+    def on_unmount(self) -> None:
+        self.library.close()
+        self.watcher.stop()
 
     def show_settings_error(self, error: str) -> None:
         """Any unreadable settings file (TOML syntax or a bad value): one dialog, never a crash."""
@@ -229,7 +257,7 @@ class LocalcragApp(LibraryApp):
             up = False
         self.call_from_thread(self.set_network, not up)
 
-    def remember_web_choice(self, choice: str) -> None:
+    def remember_web_choice(self, choice: Literal["always", "never"]) -> None:
         """The consent dialog's "always"/"never", saved so it is not asked again."""
         self.settings.web.web_search = choice
         self.update_privacy()
@@ -268,7 +296,7 @@ class LocalcragApp(LibraryApp):
     def load_models(self) -> None:
         """Open the library (fast), then load every model (slow) behind the loading state."""
         self.post_message(ModelsLoading())
-        self._list_sources()
+        self.library.list_sources()
         try:
             self.backend.warm_up()
         except Exception as exc:  # noqa: BLE001 - reported, never raised into the UI
@@ -293,6 +321,95 @@ class LocalcragApp(LibraryApp):
                     "(ctrl+s), or provision them with `make models`.",
                 )
             )
+
+    # --- the library (its jobs run in self.library; results come back as messages) -------
+
+    @property
+    def ingesting(self) -> bool:
+        return self.library.ingesting
+
+    def refresh_sources(self) -> None:
+        self.library.refresh()
+
+    def check_index(self) -> None:
+        """The index poll (every INDEX_POLL_S): re-list when another process changed it."""
+        self.library.poll()
+
+    def start_ingest(
+        self, paths: Sequence[Path], replace: bool = False, demo: bool = False
+    ) -> bool:
+        """Index ``paths`` in the library's worker; False (and a warning) when another ingest
+        is still running. ``replace`` re-embeds unchanged files too (a re-index)."""
+        if not self.library.ingest(paths, replace=replace, demo=demo):
+            return False
+        self.ingest_report = None
+        return True
+
+    def action_demo(self) -> None:
+        paths = self.backend.demo_paths()
+        if not paths:
+            self.notify(
+                "The project's documentation was not found next to the package.", severity="warning"
+            )
+            return
+        if self.sources and not self.demo_active:
+            self.notify(
+                "The demo is only searched while your library is empty: your documents "
+                "answer your questions.",
+                severity="warning",
+            )
+            return
+        if self.start_ingest(paths, demo=True):
+            self.notify(
+                "Indexing localcrag's own README and docs/ into a demo index of its own — "
+                "ask a question when it is done."
+            )
+
+    def toggle_watch(self, folder: Path) -> None:
+        self.watcher.toggle(folder)
+        self.watched = self.watcher.folders
+
+    def _show_state(self, sources: Any, previous: Sequence[str], demo: Sequence[Any]) -> None:
+        """Show a listing; say so once when the user's own documents replace the demo."""
+        was_demo = self.demo_active
+        self.library.listed(demo)
+        self.demo_active = self.backend.demo_active
+        self.previous_sources = tuple(previous)
+        self.sources = tuple(sources)
+        if was_demo and not self.demo_active and self.sources:
+            n = len(self.library.demo_index)
+            self.notify(
+                f"Answers now come from your documents only. The {n} demo document"
+                f"{'s stay' if n != 1 else ' stays'} in {'their' if n != 1 else 'its'} own index "
+                "and is no longer searched (ctrl+d in the Library deletes it).",
+                title="Demo documents",
+                timeout=15,
+            )
+
+    @on(RefreshSources)
+    def _refresh_requested(self) -> None:
+        self.refresh_sources()
+
+    @on(SourcesLoaded)
+    def _sources_loaded(self, msg: SourcesLoaded) -> None:
+        self.library_error = msg.error  # the models dialog that follows says what to do
+        if msg.sources is not None:
+            self._show_state(msg.sources, msg.previous, msg.demo)
+        self.library_ready = True
+
+    @on(IngestUpdate)
+    def _ingest_update(self, msg: IngestUpdate) -> None:
+        if self.ingesting:
+            self.ingest_progress = msg.progress
+
+    @on(IngestFinished)
+    def _ingest_finished(self, msg: IngestFinished) -> None:
+        self.library.finished(msg)
+        self.ingest_progress = None
+        if msg.sources is not None:
+            self._show_state(msg.sources, msg.previous, msg.demo)
+        self.ingest_report = msg.report
+        self.library.announce(msg, self.sources)
 
 
 def load_settings() -> tuple[Settings, str | None]:

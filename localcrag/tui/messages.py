@@ -1,12 +1,38 @@
-"""Messages from worker threads back to the UI (posting a message is thread-safe)."""
+"""Messages from worker threads back to the UI (posting a message is thread-safe), and
+``Host``: what the app's helpers (the library controller, the folder watcher) may call on it."""
 
 from __future__ import annotations
 
 import queue
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from textual.message import Message
+from textual.notifications import SeverityLevel
+from textual.worker import Worker
+
+
+class Host(Protocol):
+    """The app as its helpers see it: post a message (from any thread), notify (from any
+    thread), run a worker. A helper never reaches for a widget or a reactive."""
+
+    def post_message(self, message: Message) -> bool: ...
+
+    def notify(
+        self, message: str, *, title: str = "", severity: SeverityLevel = ..., timeout: float = ...
+    ) -> None: ...
+
+    def run_worker(
+        self,
+        work: Callable[[], Any],
+        name: str | None = "",
+        group: str = "default",
+        description: str = "",
+        exit_on_error: bool = True,
+        start: bool = True,
+        exclusive: bool = False,
+        thread: bool = False,
+    ) -> Worker[Any]: ...
 
 
 class ModelsLoaded(Message):

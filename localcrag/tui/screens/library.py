@@ -1,7 +1,8 @@
 """The library: what is indexed, and adding, re-indexing and removing documents.
 
-Ingestion itself runs in the app's worker (so it continues when you go back to chat);
-this screen watches its progress and report through the app's reactives.
+Ingestion and removal run in the app's library controller (``app.library``, thread
+workers, so indexing continues when you go back to chat); this screen watches its
+progress and report through the app's reactives.
 
 The path box has focus when the screen opens, and the single-letter keys (re-index,
 remove, ...) only act in the documents table, so a typed path never triggers them.
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -31,8 +32,7 @@ from textual.widgets import (
     Static,
 )
 
-from localcrag.errors import describe_error
-from localcrag.tui.messages import RefreshSources
+from localcrag.tui.library import plural
 from localcrag.tui.modals import ConfirmModal
 from localcrag.tui.widgets.documents import (
     PAGE_ROWS,
@@ -180,7 +180,7 @@ class LibraryScreen(Screen):
         if action == "reindex_previous":
             return bool(self.app.previous_sources)
         if action == "remove_demo":
-            return bool(self.app.demo_sources())
+            return bool(self.app.library.demo_sources(self.app.sources))
         return True
 
     def on_descendant_focus(self) -> None:
@@ -204,10 +204,10 @@ class LibraryScreen(Screen):
         box.display = box.display or len(sources) > PAGE_ROWS
         shown, matching = page_of(sources, box.value)
         for s in shown:
-            is_demo = self.app.is_demo(s.source)
+            is_demo = self.app.library.is_demo(s.source)
             demo += is_demo
             table.add_row(
-                *row_cells(s, is_demo, stale.get(s.source), self.app.is_watched(s.source)),
+                *row_cells(s, is_demo, stale.get(s.source), self.app.watcher.watching(s.source)),
                 key=s.source,
             )
         summary = library_summary(
@@ -251,7 +251,7 @@ class LibraryScreen(Screen):
     def _report(self) -> None:
         r = self.app.ingest_report
         self.query_one("#stop", Button).display = self.app.ingesting
-        stopped: Any = self.app.ingest_stopped
+        stopped: Any = self.app.library.stopped
         if r is None and (self.app.ingesting or stopped is None):
             return
         bar = self.query_one("#progress", ProgressBar)
@@ -343,7 +343,7 @@ class LibraryScreen(Screen):
 
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self._remove(source)
+                self.app.library.remove([source])
 
         self.app.push_screen(
             ConfirmModal(
@@ -353,19 +353,10 @@ class LibraryScreen(Screen):
             confirmed,
         )
 
-    @work(thread=True, group="remove", exit_on_error=False)
-    def _remove(self, source: str) -> None:
-        try:
-            n = self.app.backend.library().remove(source)
-            self.notify(f"Removed {Path(source).name} ({n} chunks).")  # notify is thread-safe
-        except Exception as exc:  # noqa: BLE001
-            self.notify(describe_error(exc)[0], severity="error")
-        self.app.post_message(RefreshSources())
-
     @on(Button.Pressed, "#stop")
     def action_stop(self) -> None:
         if self.app.ingesting:
-            self.app.cancel_ingest()
+            self.app.library.cancel()
             self.query_one("#ingest-status", Static).update(
                 Text("Stopping after the current file…")
             )
@@ -388,7 +379,29 @@ class LibraryScreen(Screen):
         self.app.toggle_watch(folder)
 
     def action_reindex_previous(self) -> None:
-        self.app.reindex_previous()
+        """Index the documents indexed with other settings into the current table."""
+        paths = [Path(p) for p in self.app.previous_sources if Path(p).exists()]
+        if not paths:
+            self.notify("No documents from other settings to re-index.")
+        elif self.app.start_ingest(paths):
+            self.notify(f"Re-indexing {plural(len(paths), 'document')} with the current settings.")
 
     def action_remove_demo(self) -> None:
-        self.app.remove_demo()
+        """Ask, then remove every demo document (the files are not touched)."""
+        demo = self.app.library.demo_sources(self.app.sources)
+        if not demo:
+            self.notify("No demo documents in the library.")
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.app.library.remove(demo, demo=True)
+
+        self.app.push_screen(
+            ConfirmModal(
+                f"Remove the {plural(len(demo), 'demo document')} "
+                "(localcrag's own README and docs) from the library?",
+                "Remove",
+            ),
+            confirmed,
+        )
