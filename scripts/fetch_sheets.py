@@ -11,7 +11,7 @@ PyPI packages and downloaded with ``pip download PKG==VERSION --no-deps``:
   of five tickers 2000-2010), ``iris.json`` (Fisher's iris measurements).
 * statsmodels 0.15.0 (BSD-3-Clause; datasets public domain / as stated in each module):
   ``longley.csv``, ``statecrime.csv``, ``stackloss.csv`` and, written as Markdown beside
-  each CSV, the dataset's own description from its ``data.py`` (TITLE, SOURCE, DESCRLONG,
+  each CSV (as plain text: it is reStructuredText, not Markdown), the dataset's own description from its ``data.py`` (TITLE, SOURCE, DESCRLONG,
   NOTE with the variable definitions) copied verbatim.
 
 No public file found holds an Excel Analysis ToolPak output, so three workbooks are built the
@@ -67,13 +67,13 @@ def _description(source: str) -> str:
             for target in node.targets:
                 if isinstance(target, ast.Name) and isinstance(node.value.value, str):
                     values[target.id] = node.value.value
-    parts = [f"# {values['TITLE'].strip()}"]
+    parts = [values["TITLE"].strip()]
     for key, head in (("DESCRLONG", "Description"), ("NOTE", "Notes"), ("SOURCE", "Source")):
         text = values.get(key, "").strip()
         if text:
-            parts.append(f"## {head}\n\n{textwrap.dedent(values[key].replace('::', '')).strip()}")
+            parts.append(f"{head}\n\n{textwrap.dedent(values[key].replace('::', '')).strip()}")
     if values.get("COPYRIGHT"):
-        parts.append(f"## Copyright\n\n{values['COPYRIGHT'].strip()}")
+        parts.append(f"Copyright\n\n{values['COPYRIGHT'].strip()}")
     return "\n\n".join(parts) + "\n"
 
 
@@ -234,8 +234,8 @@ def build(out: Path, wheels: dict[str, Path]) -> list[str]:
             if name != "stackloss":
                 (out / f"{name}.csv").write_bytes(raw)
                 desc = z.read(f"statsmodels/datasets/{name}/data.py").decode("utf-8")
-                (out / f"{name}.md").write_text(_description(desc), encoding="utf-8")
-                written += [f"{name}.csv", f"{name}.md"]
+                (out / f"{name}.txt").write_text(_description(desc), encoding="utf-8")
+                written += [f"{name}.csv", f"{name}.txt"]
     stack = tables["stackloss"]
     book = openpyxl.Workbook()
     _regression(book, [[float(v) for v in r] for r in stack[1:]], stack[0])

@@ -187,3 +187,49 @@ def test_a_passage_holding_the_named_cell_reaches_the_upper_threshold_whatever_i
         "What was Tesla's closing price on 2011-06-29?", [Grade(chunk, 0.09, "g")], 0.76
     )
     assert other[0].score == 0.09  # no such row: the grade stands
+
+
+MONTHLY = [
+    "stocks.csv, row 2: symbol: GOOG; date: Dec 1 2007; price: 691.48.",
+    "stocks.csv, row 3: symbol: GOOG; date: Jan 1 2008; price: 564.3.",
+    "stocks.csv, row 4: symbol: AAPL; date: Jan 1 2008; price: 135.36.",
+    "longley.csv, row 5: Obs: 4; TOTEMP: 61187; GNPDEFL: 89.5; YEAR: 1950.",
+    "ttest.xlsx, sheet t-Test, row 9 (t Stat): setosa: 9.45.",
+    "ttest.xlsx, sheet t-Test, row 12 (t Critical two-tail): setosa: 1.98.",
+    "ttest.xlsx, sheet t-Test, row 13 (P(T<=t) two-tail): setosa: 1.8e-15.",
+    "ttest.xlsx, sheet t-Test, row 5 (Variance): setosa: 0.14; versicolor: 0.098.",
+    "ttest.xlsx, sheet t-Test, row 7 (Pooled Variance): setosa: 0.12.",
+]
+
+
+@pytest.mark.parametrize(
+    "question, cell",
+    [
+        # a date is one key however it is written, and the whole date names the row
+        ("What was GOOG's price on Jan 1 2008?", "price on GOOG, Jan 1 2008: **564.3**"),
+        ("What was the GOOG price on 2008-01-01?", "price on GOOG, Jan 1 2008: **564.3**"),
+        ("What was AAPL's price on 1 January 2008?", "price on AAPL, Jan 1 2008: **135.36**"),
+        # the row named by the key it holds, not by the row's first value
+        ("What was TOTEMP in 1950?", "TOTEMP of 1950: **61187**"),
+        # a label with parentheses of its own; the label naming more of the question
+        (
+            "What is the two-tail p-value P(T<=t) for setosa?",
+            "P(T<=t) two-tail (setosa): **1.8e-15**",
+        ),
+        ("What is the pooled variance of setosa?", "Pooled Variance (setosa): **0.12**"),
+    ],
+)
+def test_a_cell_is_named_by_its_whole_key(question: str, cell: str) -> None:
+    found = cell_answer(question, MONTHLY)
+    assert found is not None and found.text.startswith(cell), found
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does GNPDEFL mean?",  # a column's name is no row's key: the meaning is elsewhere
+        "What was GOOG's price on Feb 1 2008?",  # the year alone does not name a row
+    ],
+)
+def test_a_column_name_or_part_of_a_date_names_no_row(question: str) -> None:
+    assert cell_answer(question, MONTHLY) is None

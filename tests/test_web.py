@@ -472,6 +472,12 @@ def test_ask_with_nobody_to_ask_touches_no_network(monkeypatch: pytest.MonkeyPat
         ("Who approved the travel budget?", "And the hotel?", "Who approved the hotel?"),
         ("What is a cobot?", "And an exoskeleton?", "What is an exoskeleton?"),
         ("What are transformers?", "And RNNs?", "What are RNNs?"),
+        ("How does the LanceDB index work?", "And Chroma?", "How does the Chroma index work?"),
+        (
+            "What is the F statistic of the regression?",
+            "What about the ANOVA regression?",
+            "What is the F statistic of the ANOVA regression?",
+        ),
     ],
 )
 def test_an_elliptical_follow_up_is_completed_by_grammar_without_the_model(
@@ -491,6 +497,10 @@ def test_an_elliptical_follow_up_is_completed_by_grammar_without_the_model(
             "How does LanceDB store vectors?",
             "And the index?",
         ),  # no noun phrase of its kind to replace
+        # two phrases it could replace ("What is the t Stat of the two-tail p-value?" was
+        # the guess): grammar cannot tell which, so it does not guess
+        ("What is the t Stat of the sepalWidth t-test?", "What about the two-tail p-value?"),
+        ("What is the t Stat of the t-test?", "And the P-value?"),
     ],
 )
 def test_a_follow_up_that_is_not_an_ellipsis_still_goes_to_the_model(

@@ -42,6 +42,8 @@ from localcrag.crag.emphasis import (
     MONTH as _MONTH,
 )
 from localcrag.crag.emphasis import (
+    counted,
+    counts,
     file_words,
     order_spans,
     plausible,
@@ -261,6 +263,8 @@ def _emphasise(
     """Bold the answer-shaped span nearest to the question's terms (two when the question
     asks for two things: "How long and at what temperature ..."); never a header or file name."""
     spans = [s for s in answer_spans(sentence, question, shape) if plausible(sentence, s, avoid)]
+    if shape == "number" and (nouns := counted(question)):
+        spans = [s for s in spans if counts(sentence, s, nouns)]  # an exact type match only
     if not spans:
         return sentence, None
     asked = _stems(question)
