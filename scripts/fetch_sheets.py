@@ -105,7 +105,7 @@ def _regression(book, rows: list[list[float]], names: list[str]) -> None:
     for r in rows:
         sheet.append(r)
     col = len(names) + 2
-    out = [
+    out: list[list] = [
         ["SUMMARY OUTPUT"],
         [],
         ["Regression Statistics"],
