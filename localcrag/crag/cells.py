@@ -27,6 +27,7 @@ _ROW = re.compile(
     r"^(?P<where>[^\n]+?), row (?P<n>\d+)"
     r"(?: \((?P<label>(?:[^()\n]|\([^()\n]*\))*)\))?: (?P<body>.+?)\.?$"
 )
+_HEADER = re.compile(r"^[^\n]+?, columns: (.+)$")  # ingest/tables.header_line
 _MONTHS = {
     m: i
     for i, names in enumerate(
@@ -177,3 +178,14 @@ def cell_answer(question: str, sentences: Sequence[str]) -> Cell | None:
             if best is None or rank > best[0]:
                 best = (rank, Cell(index, text, value))
     return best[1] if best else None
+
+
+def column_only(question: str, sentence: str) -> bool:
+    """Is ``sentence`` a table row (or header) that the question names only by a column ("What does
+    TOTEMP mean?" against "longley.csv, row 2: TOTEMP: 60323; ...")? When no cell is
+    answered, such a row says what a value is, never what the column means."""
+    row = parse_row(sentence)
+    if row is not None:
+        return any(holds(question, name) for name, _ in row.cells)
+    head = _HEADER.match(sentence.strip())  # the header line: "longley.csv, columns: Obs | TOTEMP"
+    return head is not None and any(holds(question, n) for n in head.group(1).split(" | "))

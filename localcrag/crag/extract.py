@@ -37,7 +37,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from localcrag.crag.cells import cell_answer
+from localcrag.crag.cells import cell_answer, column_only
 from localcrag.crag.emphasis import (
     MONTH as _MONTH,
 )
@@ -343,6 +343,7 @@ def extractive_answer(
             (cands[cell.index][2],),
             cell.value,
         )
+    cands = [c for c in cands if not column_only(question, c[2])] or cands
     weights = _weights(question, [s for _, _, s in cands])
     lexical = [_score(question, s, 0.0, shape, weights) for _, _, s in cands]
     top = sorted(range(len(cands)), key=lambda i: -lexical[i])[:CANDIDATES]

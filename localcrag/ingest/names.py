@@ -47,10 +47,26 @@ class FileNames:
         return sorted({s for w in words for s in self._by_word.get(w, ())})
 
 
+# A table row's column names ("; TOTEMP: 60323") and a header line's ("columns: A | B"), as
+# ingest/tables writes them: a code there names a column of every row, not a row.
+_ROW_LINE = re.compile(r"^.+?, row \d+(?: \(.*?\))?: .*$", re.M)
+_COLUMN_NAME = re.compile(r"(?:(?<=: )|(?<=; ))[^:;\n]{1,80}?(?=: )")
+_HEADER_LINE = re.compile(r"^(.+?, columns: ).*$", re.M)
+
+
+def values_only(text: str) -> str:
+    """``text`` without the column names of its table rows and header lines, so an
+    identifier that only names a column ("What does TOTEMP mean?") is not held by every
+    row of the table, and the passage that defines it can come first."""
+    text = _HEADER_LINE.sub(lambda m: m.group(1), text)
+    return _ROW_LINE.sub(lambda m: _COLUMN_NAME.sub("", m.group(0)), text)
+
+
 def held_counts(rows: list[dict], ids: list[str], gone: Collection[int]) -> dict[int, int]:
     """Row id -> how many of the question's identifiers the row holds (> 0): verbatim in its
-    text, or as a word of its file's name when the row has a ``source`` ("TATAGLOBAL" is a
-    word of NSE-TATAGLOBAL11.csv)."""
+    text (a table row's values, not its column names: ``values_only``), or as a word of its
+    file's name when the row has a ``source`` ("TATAGLOBAL" is a word of
+    NSE-TATAGLOBAL11.csv)."""
     out: dict[int, int] = {}
     for r in rows:
         name = (
@@ -59,7 +75,7 @@ def held_counts(rows: list[dict], ids: list[str], gone: Collection[int]) -> dict
             else set()
         )
         if r["_rowid"] not in gone and (
-            n := sum(holds(r["text"], i) or i.lower() in name for i in ids)
+            n := sum(holds(values_only(r["text"]), i) or i.lower() in name for i in ids)
         ):
             out[r["_rowid"]] = max(n, out.get(r["_rowid"], 0))
     return out
