@@ -283,3 +283,13 @@ def test_a_plain_text_definition_list_is_a_paragraph_per_term() -> None:
     assert "hs_grad: Percent of population having graduated." in paras
     assert "TOTEMP - Total Employment" in paras and "GNP - GNP" in paras
     assert "Plain prose wrapped\nover two lines stays one paragraph." in paras
+
+
+def test_a_key_that_names_several_rows_answers_no_cell() -> None:
+    """'Tesla' is no ticker of stocks.csv; the date alone names a row of each ticker."""
+    rows = [
+        "stocks.csv, row 2: symbol: GOOG; date: Jan 1 2008; price: 564.3.",
+        "stocks.csv, row 3: symbol: AAPL; date: Jan 1 2008; price: 135.36.",
+    ]
+    assert cell_answer("What was Tesla's price on Jan 1 2008?", rows) is None
+    assert cell_answer("What was AAPL's price on Jan 1 2008?", rows) is not None

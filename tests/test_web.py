@@ -514,6 +514,20 @@ def test_a_follow_up_that_is_not_an_ellipsis_still_goes_to_the_model(
     assert good.prompts
 
 
+def test_an_ellipsis_grammar_cannot_place_gets_keywords_from_a_small_model_not_a_guess() -> None:
+    """'What about the two-tail p-value?' after a t Stat question was rewritten 'What is the t
+    Stat of the two-tail p-value?' (issue 26); the 135M model wrote 'What is the t-stat test?
+    And what about the two-tailed p-value?'. Neither is asked: the follow-up's phrase and the
+    earlier topic's keywords are searched."""
+    previous = "What is the t Stat of the sepalWidth t-test?"
+    small = FakeLLM("What is the t Stat of the two-tail p-value?")
+    out = standalone_question(
+        "What about the two-tail p-value?", [(previous, "")], small, rules_first=True
+    )
+    assert out == "What about the two-tail p-value (Stat sepalWidth t-test)?"
+    assert small.prompts == []
+
+
 def test_a_lone_it_is_resolved_by_grammar_for_a_small_model_and_asked_of_a_capable_one() -> None:
     history = [("Who approved the travel budget?", "")]
     small = FakeLLM("never used")

@@ -135,6 +135,7 @@ def cell_answer(question: str, sentences: Sequence[str]) -> Cell | None:
             names.add(name.lower())
     ids = [i for i in ids if i not in names]
     best: tuple[tuple, Cell] | None = None
+    rivals: set[tuple[str, int]] = set()  # the rows of the best rank
     for index, row in rows:
         where = row.where.lower()
         own = [i for i in ids if i not in where]
@@ -177,7 +178,12 @@ def cell_answer(question: str, sentences: Sequence[str]) -> Cell | None:
                 text = f"{name} {joint} {label}: **{value}** {place}"
             if best is None or rank > best[0]:
                 best = (rank, Cell(index, text, value))
-    return best[1] if best else None
+                rivals = set()
+            if rank == best[0]:
+                rivals.add((row.where, row.number))
+    # the key names more than one row ("Jan 1 2005" of five tickers, "Tesla" none of them):
+    # which row is meant is not known, so no cell is the answer
+    return best[1] if best and len(rivals) == 1 else None
 
 
 def column_only(question: str, sentence: str) -> bool:

@@ -117,8 +117,9 @@ def _outer(
     ]
 
 
-def complete(follow_up: str, previous: str) -> str | None:
-    """The standalone question an elliptical ``follow_up`` of ``previous`` stands for."""
+def elliptical(follow_up: str) -> list[str] | None:
+    """The phrase of an elliptical follow-up ("And the decoder?" -> ["the", "decoder"]), or
+    None: no "and / what about" opener, or a clause, a pronoun or more than a few words."""
     m = OPENER.match(follow_up.strip())
     if m is None:
         return None
@@ -131,6 +132,15 @@ def complete(follow_up: str, previous: str) -> str | None:
         or not all(w[0].isalnum() for w in phrase)
     ):
         return None
+    return phrase
+
+
+def complete(follow_up: str, previous: str) -> str | None:
+    """The standalone question an elliptical ``follow_up`` of ``previous`` stands for."""
+    phrase = elliptical(follow_up)
+    if phrase is None:
+        return None
+    low = [w.lower() for w in phrase]
     base = _TOKEN.findall(previous.strip().rstrip("?!. "))
     if len(base) < 2:
         return None
