@@ -39,13 +39,14 @@ class Lines:
     a busy machine a batch can take longer than ``EVERY_S`` (7-13 s for 128 chunks at load
     12 on 2 cores), so ``tick`` (called every second by a heartbeat thread that
     ``ingest_progress`` starts) repeats the latest state once ``EVERY_S`` passed without a
-    line: "[0/14] embedding 128/2,000 chunks (14/s) · big.csv · still working"."""
+    line: "[0/14] embedding 128/2,000 chunks (14/s) · big.csv · still working". Before
+    the first event (the process starting, the index and the embedder opening: about 9 s at
+    load 12) there is nothing to say, and nothing is said."""
 
     def __init__(self, out: TextIO, clock: Callable[[], float] = time.monotonic) -> None:
         self.out, self.clock = out, clock
         self.last = clock()
         self.latest: object | None = None  # the last event not yet finished
-        self.said = False  # any line written yet
         self.lock = threading.Lock()
         self.stop = threading.Event()
 
@@ -67,7 +68,7 @@ class Lines:
 
     def _print(self, line: str) -> None:
         print(line, file=self.out, flush=True)
-        self.last, self.said = self.clock(), True
+        self.last = self.clock()
 
     def tick(self) -> None:
         """Repeat the latest unfinished state when ``EVERY_S`` passed without a line."""
@@ -76,8 +77,6 @@ class Lines:
                 return
             if self.latest is not None:
                 self._print(self._state(self.latest) + " · still working")
-            elif not self.said:  # nothing yet: the index and the embedder are opening
-                self._print("starting: opening the index and loading the embedder")
 
     def beat(self) -> Callable[[], None]:
         """Start the heartbeat thread; returns the function that stops it."""
