@@ -27,6 +27,7 @@ SECTIONS = (
     "ocr",
     "scale",
     "identifiers",
+    "mixed",
 )
 
 

@@ -78,3 +78,29 @@ def make_stock_csv(path: Path, days: int = 60) -> Path:
     lines[2] = "2010-06-29,19.00,25.00,17.54,23.83,18766300"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def make_table_pdf(path: Path) -> Path:
+    """A PDF page with prose, a caption "Table 2: ANOVA of net sales" and the ANOVA table
+    above drawn as a ruled grid (lines, then each cell's text), and prose after it."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "Quarterly report", fontsize=16)
+    page.insert_text(
+        (72, 100), "Sales rose in every region. The table gives the regression output."
+    )
+    page.insert_text((72, 130), "Table 2: ANOVA of net sales")
+    rows = [[str(v) if v != "" else "" for v in r] for r in ANOVA]
+    x0, y0, w, h = 72, 140, 80, 20
+    for i in range(len(rows) + 1):
+        page.draw_line((x0, y0 + i * h), (x0 + w * len(rows[0]), y0 + i * h))
+    for j in range(len(rows[0]) + 1):
+        page.draw_line((x0 + j * w, y0), (x0 + j * w, y0 + h * len(rows)))
+    for i, r in enumerate(rows):
+        for j, c in enumerate(r):
+            page.insert_text((x0 + j * w + 4, y0 + i * h + 14), c, fontsize=9)
+    page.insert_text((72, 260), "The model explains most of the variance in net sales.")
+    doc.save(path)
+    return path

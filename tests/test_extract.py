@@ -353,3 +353,21 @@ def test_a_sentence_case_title_is_never_the_whole_answer() -> None:
     )
     found = extractive_answer("Who chaired the stats team meeting?", [note])
     assert "Stats team meeting notes" not in found.text and "Priya Nair" in found.text
+
+
+@pytest.mark.parametrize(
+    "sentence, bold",
+    [
+        # a flattened ANOVA summary row: the nearest number (529, a sum) is not a count
+        ("Groups Count Sum Average Variance Diet A 20 529 26.45 12.3", None),
+        ("There were 529 participants in total, split into groups.", None),
+        ("SS between groups was 529 and each group had 20 observations.", "20 observations"),
+        ("The number of observations was 20 and the sum 529.", "20"),
+    ],
+)
+def test_a_how_many_question_emphasises_only_a_number_of_what_it_counts(
+    sentence: str, bold: str | None
+) -> None:
+    out = extractive_answer("How many observations per group?", [ev(1, sentence)])
+    assert out.span == bold, out.text
+    assert ("**" in out.text) == (bold is not None)

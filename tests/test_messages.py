@@ -43,6 +43,38 @@ def test_without_a_terminal_each_file_is_a_line_and_a_long_file_a_line_every_few
     ]
 
 
+def test_a_batch_slower_than_the_interval_still_gets_a_line_every_few_seconds() -> None:
+    """The heartbeat's tick repeats the latest state once EVERY_S passed without a line
+    (an embedding batch took 7-13 s on a busy machine), and says nothing before the first
+    event nor once a file has ended."""
+    now = [0.0]
+    out = io.StringIO()
+    lines = Lines(out, clock=lambda: now[0])
+    now[0] = EVERY_S  # no event yet: nothing to repeat
+    lines.tick()
+    now[0] = EVERY_S + 1
+    batch = IngestProgress(
+        0, 2, "/d/big.csv", "embedding", chunks_done=128, chunks_total=1024, rate=14.0
+    )
+    lines(batch)  # EVERY_S since the start: its line
+    now[0] = EVERY_S + 2
+    lines.tick()  # under EVERY_S since that line: nothing
+    now[0] = 2 * EVERY_S + 1
+    lines.tick()  # the next batch is slow: the state again
+    now[0] = 2 * EVERY_S + 2
+    lines.tick()  # a line was just written
+    now[0] = 3 * EVERY_S
+    lines(IngestProgress(1, 2, "/d/big.csv", "indexed"))
+    now[0] = 5 * EVERY_S
+    lines.tick()  # nothing is being worked on
+    state = "[0/2] embedding 128/1,024 chunks (14/s) · big.csv"
+    assert out.getvalue().splitlines() == [
+        state,
+        f"{state} · still working",
+        "[1/2] indexed big.csv",
+    ]
+
+
 def test_quiet_and_json_print_no_progress(capsys) -> None:
     for as_json, quiet in ((True, False), (False, True)):
         callback, close = ingest_progress(as_json, quiet)

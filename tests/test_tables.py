@@ -187,3 +187,109 @@ def test_a_passage_holding_the_named_cell_reaches_the_upper_threshold_whatever_i
         "What was Tesla's closing price on 2011-06-29?", [Grade(chunk, 0.09, "g")], 0.76
     )
     assert other[0].score == 0.09  # no such row: the grade stands
+
+
+MONTHLY = [
+    "stocks.csv, row 2: symbol: GOOG; date: Dec 1 2007; price: 691.48.",
+    "stocks.csv, row 3: symbol: GOOG; date: Jan 1 2008; price: 564.3.",
+    "stocks.csv, row 4: symbol: AAPL; date: Jan 1 2008; price: 135.36.",
+    "longley.csv, row 5: Obs: 4; TOTEMP: 61187; GNPDEFL: 89.5; YEAR: 1950.",
+    "ttest.xlsx, sheet t-Test, row 9 (t Stat): setosa: 9.45.",
+    "ttest.xlsx, sheet t-Test, row 12 (t Critical two-tail): setosa: 1.98.",
+    "ttest.xlsx, sheet t-Test, row 13 (P(T<=t) two-tail): setosa: 1.8e-15.",
+    "ttest.xlsx, sheet t-Test, row 5 (Variance): setosa: 0.14; versicolor: 0.098.",
+    "ttest.xlsx, sheet t-Test, row 7 (Pooled Variance): setosa: 0.12.",
+]
+
+
+@pytest.mark.parametrize(
+    "question, cell",
+    [
+        # a date is one key however it is written, and the whole date names the row
+        ("What was GOOG's price on Jan 1 2008?", "price on GOOG, Jan 1 2008: **564.3**"),
+        ("What was the GOOG price on 2008-01-01?", "price on GOOG, Jan 1 2008: **564.3**"),
+        ("What was AAPL's price on 1 January 2008?", "price on AAPL, Jan 1 2008: **135.36**"),
+        # the row named by the key it holds, not by the row's first value
+        ("What was TOTEMP in 1950?", "TOTEMP of 1950: **61187**"),
+        # a label with parentheses of its own; the label naming more of the question
+        (
+            "What is the two-tail p-value P(T<=t) for setosa?",
+            "P(T<=t) two-tail (setosa): **1.8e-15**",
+        ),
+        ("What is the pooled variance of setosa?", "Pooled Variance (setosa): **0.12**"),
+    ],
+)
+def test_a_cell_is_named_by_its_whole_key(question: str, cell: str) -> None:
+    found = cell_answer(question, MONTHLY)
+    assert found is not None and found.text.startswith(cell), found
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What does GNPDEFL mean?",  # a column's name is no row's key: the meaning is elsewhere
+        "What was GOOG's price on Feb 1 2008?",  # the year alone does not name a row
+    ],
+)
+def test_a_column_name_or_part_of_a_date_names_no_row(question: str) -> None:
+    assert cell_answer(question, MONTHLY) is None
+
+
+def test_a_pdf_table_is_indexed_like_a_sheet_and_its_cell_answered(tmp_path: Path) -> None:
+    from tests.tablefiles import make_table_pdf
+
+    doc = parse_document(make_table_pdf(tmp_path / "report.pdf"))
+    text = doc.text
+    where = "report.pdf, p. 1, Table 2: ANOVA of net sales"
+    assert f"{where}, columns: df | SS | MS | F | Significance F" in text
+    assert f"{where}, row 1 (Regression): df: 1; SS: 64281.3; MS: 64281.3; F: 191.22;" in text
+    assert f"{where}, row 2 (Residual): df: 18; SS: 6051.2; MS: 336.2." in text
+    # the cells are read once, as the table: not also as a run of unlabelled words
+    assert "Regression 1 64281.3" not in " ".join(text.split())
+    assert "The model explains most of the variance in net sales." in text
+    found = cell_answer("What is the Significance F in the ANOVA of net sales?", text.split("\n\n"))
+    assert found is not None and found.text.startswith(
+        f"Significance F of Regression: **4.8e-11** ({where}, row 1)"
+    ), found
+
+
+def test_a_code_that_names_a_column_is_held_by_no_row() -> None:
+    """'What does TOTEMP mean?': every row of longley.csv holds TOTEMP as a column name; the
+    passage that defines it must be able to come first (ingest/names.held_counts)."""
+    from localcrag.ingest.names import held_counts
+
+    rows = [
+        {"_rowid": 1, "text": "longley.csv, columns: Obs | TOTEMP | GNP"},
+        {"_rowid": 2, "text": "longley.csv, row 2: Obs: 1; TOTEMP: 60323; GNP: 234289."},
+        {"_rowid": 3, "text": "Variable name definitions\nTOTEMP - Total Employment"},
+        {"_rowid": 4, "text": "stocks.csv, row 5: symbol: GOOG; date: Jan 1 2008; price: 564.3."},
+    ]
+    assert held_counts(rows, ["TOTEMP"], ()) == {3: 1}
+    assert held_counts(rows, ["GOOG"], ()) == {4: 1}  # a value is held
+
+
+def test_a_plain_text_definition_list_is_a_paragraph_per_term() -> None:
+    from localcrag.ingest.markup import text_pages
+
+    text = (
+        "Variable name definitions:\n\n"
+        "state\n    All 50 states plus DC.\nmurder\n    Rate of murders / 100,000\n"
+        "    population.\nhs_grad\n    Percent of population having graduated.\n\n"
+        "Variables\n\n    TOTEMP - Total Employment\n    GNPDEFL - GNP deflator\n"
+        "    GNP - GNP\n\nPlain prose wrapped\nover two lines stays one paragraph.\n"
+    )
+    paras = [p.strip() for _, page in text_pages(text) for p, _ in page]
+    assert "murder: Rate of murders / 100,000 population." in paras
+    assert "hs_grad: Percent of population having graduated." in paras
+    assert "TOTEMP - Total Employment" in paras and "GNP - GNP" in paras
+    assert "Plain prose wrapped\nover two lines stays one paragraph." in paras
+
+
+def test_a_key_that_names_several_rows_answers_no_cell() -> None:
+    """'Tesla' is no ticker of stocks.csv; the date alone names a row of each ticker."""
+    rows = [
+        "stocks.csv, row 2: symbol: GOOG; date: Jan 1 2008; price: 564.3.",
+        "stocks.csv, row 3: symbol: AAPL; date: Jan 1 2008; price: 135.36.",
+    ]
+    assert cell_answer("What was Tesla's price on Jan 1 2008?", rows) is None
+    assert cell_answer("What was AAPL's price on Jan 1 2008?", rows) is not None

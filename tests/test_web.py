@@ -472,6 +472,12 @@ def test_ask_with_nobody_to_ask_touches_no_network(monkeypatch: pytest.MonkeyPat
         ("Who approved the travel budget?", "And the hotel?", "Who approved the hotel?"),
         ("What is a cobot?", "And an exoskeleton?", "What is an exoskeleton?"),
         ("What are transformers?", "And RNNs?", "What are RNNs?"),
+        ("How does the LanceDB index work?", "And Chroma?", "How does the Chroma index work?"),
+        (
+            "What is the F statistic of the regression?",
+            "What about the ANOVA regression?",
+            "What is the F statistic of the ANOVA regression?",
+        ),
     ],
 )
 def test_an_elliptical_follow_up_is_completed_by_grammar_without_the_model(
@@ -493,6 +499,10 @@ def test_an_elliptical_follow_up_is_completed_by_grammar_without_the_model(
         ),  # no noun phrase of its kind to replace
         ("Who was the king of the Normans?", "And him?"),  # a pronoun points elsewhere
         ("Who was the king of the Normans?", "And being?"),  # a verb: a clause
+        # two phrases it could replace ("What is the t Stat of the two-tail p-value?" was
+        # the guess): grammar cannot tell which, so it does not guess
+        ("What is the t Stat of the sepalWidth t-test?", "What about the two-tail p-value?"),
+        ("What is the t Stat of the t-test?", "And the P-value?"),
     ],
 )
 def test_a_follow_up_that_is_not_an_ellipsis_still_goes_to_the_model(
@@ -504,6 +514,20 @@ def test_a_follow_up_that_is_not_an_ellipsis_still_goes_to_the_model(
     good = FakeLLM(f"{follow_up.rstrip('?')} regarding {previous.rstrip('?').split()[-1]}?")
     standalone_question(follow_up, [(previous, "")], good)
     assert good.prompts
+
+
+def test_an_ellipsis_grammar_cannot_place_gets_keywords_from_a_small_model_not_a_guess() -> None:
+    """'What about the two-tail p-value?' after a t Stat question was rewritten 'What is the t
+    Stat of the two-tail p-value?' (issue 26); the 135M model wrote 'What is the t-stat test?
+    And what about the two-tailed p-value?'. Neither is asked: the follow-up's phrase and the
+    earlier topic's keywords are searched."""
+    previous = "What is the t Stat of the sepalWidth t-test?"
+    small = FakeLLM("What is the t Stat of the two-tail p-value?")
+    out = standalone_question(
+        "What about the two-tail p-value?", [(previous, "")], small, rules_first=True
+    )
+    assert out == "What about the two-tail p-value (Stat sepalWidth t-test)?"
+    assert small.prompts == []
 
 
 def test_a_lone_it_is_resolved_by_grammar_for_a_small_model_and_asked_of_a_capable_one() -> None:

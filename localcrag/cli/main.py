@@ -33,14 +33,17 @@ def _print_json(obj: object) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    from localcrag.cli.progress import ingest_progress
     from localcrag.ingest.library import Library
 
-    lib = Library(_settings(args))
+    callback, close = ingest_progress(args.json, getattr(args, "quiet", False))
+    try:
+        lib = Library(_settings(args))
+    except BaseException:
+        close()
+        raise
     lib.wait_for_lock = not getattr(args, "no_wait", False)
     lib.on_lock_wait = lambda msg: print(f"localcrag: {msg}", file=sys.stderr)
-    from localcrag.cli.progress import ingest_progress
-
-    callback, close = ingest_progress(args.json, getattr(args, "quiet", False))
     try:
         report = lib.ingest(
             args.paths, prune=args.prune, on_progress=callback, force=getattr(args, "force", False)

@@ -10,6 +10,7 @@ a big file. ``--quiet`` prints none of it; ``--json`` only the final object.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,23 +33,60 @@ def _inside(p) -> str:  # noqa: ANN001 - an IngestProgress
 
 
 class Lines:
-    """Plain progress lines for a log."""
+    """Plain progress lines for a log.
+
+    Events come when a file starts, a batch of chunks is embedded or an OCR page is read; on
+    a busy machine a batch can take longer than ``EVERY_S`` (7-13 s for 128 chunks at load
+    12 on 2 cores), so ``tick`` (called every second by a heartbeat thread that
+    ``ingest_progress`` starts) repeats the latest state once ``EVERY_S`` passed without a
+    line: "[0/14] embedding 128/2,000 chunks (14/s) · big.csv · still working". Before
+    the first event (the process starting, the index and the embedder opening: about 9 s at
+    load 12) there is nothing to say, and nothing is said."""
 
     def __init__(self, out: TextIO, clock: Callable[[], float] = time.monotonic) -> None:
         self.out, self.clock = out, clock
         self.last = clock()
+        self.latest: object | None = None  # the last event not yet finished
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
 
     def __call__(self, p) -> None:  # noqa: ANN001 - an IngestProgress
         name = Path(p.path).name
-        if p.stage in _DONE:
-            line = f"[{p.done}/{p.total}] {p.stage} {name}{rate_eta(p)}"
-        elif self.clock() - self.last >= EVERY_S:
-            inside = _inside(p) or ("reading" if p.stage == "reading" else p.stage)
-            line = f"[{p.done}/{p.total}] {inside} · {name}{rate_eta(p)}"
-        else:
-            return
+        with self.lock:
+            self.latest = None if p.stage in _DONE else p
+            if p.stage in _DONE:
+                line = f"[{p.done}/{p.total}] {p.stage} {name}{rate_eta(p)}"
+            elif self.clock() - self.last >= EVERY_S:
+                line = self._state(p)
+            else:
+                return
+            self._print(line)
+
+    def _state(self, p) -> str:  # noqa: ANN001 - an IngestProgress
+        inside = _inside(p) or ("reading" if p.stage == "reading" else p.stage)
+        return f"[{p.done}/{p.total}] {inside} · {Path(p.path).name}{rate_eta(p)}"
+
+    def _print(self, line: str) -> None:
         print(line, file=self.out, flush=True)
         self.last = self.clock()
+
+    def tick(self) -> None:
+        """Repeat the latest unfinished state when ``EVERY_S`` passed without a line."""
+        with self.lock:
+            if self.clock() - self.last < EVERY_S:
+                return
+            if self.latest is not None:
+                self._print(self._state(self.latest) + " · still working")
+
+    def beat(self) -> Callable[[], None]:
+        """Start the heartbeat thread; returns the function that stops it."""
+
+        def loop() -> None:
+            while not self.stop.wait(1.0):
+                self.tick()
+
+        threading.Thread(target=loop, name="ingest-progress", daemon=True).start()
+        return self.stop.set
 
 
 def ingest_progress(as_json: bool, quiet: bool) -> tuple[Callable, Callable[[], None]]:
@@ -56,7 +94,8 @@ def ingest_progress(as_json: bool, quiet: bool) -> tuple[Callable, Callable[[], 
     if as_json or quiet:
         return (lambda p: None), (lambda: None)
     if not sys.stderr.isatty():
-        return Lines(sys.stderr), (lambda: None)
+        lines = Lines(sys.stderr)
+        return lines, lines.beat()
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 

@@ -22,9 +22,53 @@ from dataclasses import dataclass
 from localcrag.textutil import STOPWORDS, base_form, holds, identifiers, stem
 
 # Written by ingest/tables.row_line: "<where>, row <n>[ (<label>)]: <name>: <value>; ...".
+# A label may hold one level of parentheses of its own ("P(T<=t) two-tail").
 _ROW = re.compile(
-    r"^(?P<where>[^\n]+?), row (?P<n>\d+)(?: \((?P<label>[^)\n]*)\))?: (?P<body>.+?)\.?$"
+    r"^(?P<where>[^\n]+?), row (?P<n>\d+)"
+    r"(?: \((?P<label>(?:[^()\n]|\([^()\n]*\))*)\))?: (?P<body>.+?)\.?$"
 )
+_HEADER = re.compile(r"^[^\n]+?, columns: (.+)$")  # ingest/tables.header_line
+_MONTHS = {
+    m: i
+    for i, names in enumerate(
+        (
+            "jan january",
+            "feb february",
+            "mar march",
+            "apr april",
+            "may",
+            "jun june",
+            "jul july",
+            "aug august",
+            "sep sept september",
+            "oct october",
+            "nov november",
+            "dec december",
+        ),
+        1,
+    )
+    for m in names.split()
+}
+_MONTH = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DATES = (
+    re.compile(r"\b(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b"),
+    re.compile(r"\b" + _MONTH + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>\d{4})\b", re.I),
+    re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH + r",?\s+(?P<y>\d{4})\b", re.I),
+)
+
+
+def dates(text: str) -> dict[tuple[int, int, int], str]:
+    """The calendar dates a text writes out, as (year, month, day) -> the text that wrote it:
+    "2012/01/04", "2012-01-04", "Jan 1 2008", "1 January 2008", "March 3, 2008". A date is one
+    key however it is written, so a question's "2008-01-01" names the row "Jan 1 2008"."""
+    out: dict[tuple[int, int, int], str] = {}
+    for pattern in _DATES:
+        for m in pattern.finditer(text):
+            g = m.groupdict()
+            month = _MONTHS[g["mon"].lower()] if g.get("mon") else int(g["m"])
+            if 1 <= month <= 12 and 1 <= int(g["d"]) <= 31:
+                out.setdefault((int(g["y"]), month, int(g["d"])), m.group(0))
+    return out
 
 
 def _terms(text: str) -> set[str]:
@@ -73,27 +117,43 @@ class Cell:
 def cell_answer(question: str, sentences: Sequence[str]) -> Cell | None:
     """The cell of the row and column ``question`` names among ``sentences``, or None.
 
-    A row is named when it holds every identifier of the question that is not in its place
-    (the file name "TSLA" is), or, for a question without one, by its label's words, or as
-    the only row of its table with a value in the column the question names ("the F")."""
+    A row is named when its values hold every identifier of the question that is not in its
+    place (the file name "TSLA" is) nor a column's name ("What does GNPDEFL mean?" names a
+    column, no row), and every date the question writes (in any of the forms ``dates``
+    reads); or, for a question without one, by its label's words, or as the only row of its
+    table with a value in the column the question names ("the F")."""
     asked = _terms(question)
-    ids = [i.lower() for i in identifiers(question)]
+    when = dates(question)
+    in_dates = " ".join(when.values()).lower()
+    ids = [i.lower() for i in identifiers(question) if i.lower() not in in_dates]
     rows = [(i, r) for i, r in enumerate(map(parse_row, sentences)) if r is not None]
     filled: dict[tuple[str, str], int] = {}
+    names: set[str] = set()
     for _, row in rows:
         for name, _value in row.cells:
             filled[(row.where, name)] = filled.get((row.where, name), 0) + 1
-    best: tuple[tuple[int, float, float, float, int], Cell] | None = None
+            names.add(name.lower())
+    ids = [i for i in ids if i not in names]
+    best: tuple[tuple[float, ...], Cell] | None = None
+    rivals: set[tuple[str, int]] = set()  # the rows of the best rank
     for index, row in rows:
-        own = [i for i in ids if i not in row.where.lower()]
-        body = sentences[index].lower()[len(row.where) :]
-        held = sum(holds(body, i) for i in own)
-        if own and held < len(own):
-            continue
+        where = row.where.lower()
+        own = [i for i in ids if i not in where]
+        days = [d for d in when if d not in dates(row.where)]
         keyed = len(row.cells) == 1 and row.label == row.cells[0][0]  # "R Square: 0.91"
+        values = [row.label] * (keyed or row.label not in [v for _, v in row.cells]) + [
+            v for _, v in row.cells
+        ]
+        keys = [v for v in values if any(holds(v, i) for i in own) or set(dates(v)) & set(days)]
+        held = sum(any(holds(v, i) for v in values) for i in own)
+        held_days = sum(any(d in dates(v) for v in values) for d in days)
+        if held < len(own) or held_days < len(days):
+            continue
+        held += held_days
         by_label = _covered(row.label, asked)
+        matched = len(_terms(row.label) & asked)
         for col, (name, value) in enumerate(row.cells):
-            if value.lower() in ids or (col == 0 and value == row.label):
+            if value in keys or (col == 0 and value == row.label):
                 continue  # the key the question gives is not its answer
             named = by_label if keyed else _covered(name, asked)
             alone = filled[(row.where, name)] == 1 and _covered(row.where, asked) > 0
@@ -103,14 +163,35 @@ def cell_answer(question: str, sentences: Sequence[str]) -> Cell | None:
                 held,
                 named,
                 by_label,
+                matched,  # the label that names more of the question: "Pooled Variance"
                 _covered(row.where, asked),
                 len(_terms(name)),
             )  # the fuller name
+            place = f"({row.where}, row {row.number})"
             if keyed:
-                text = f"{name}: **{value}** ({row.where}, row {row.number})"
+                text = f"{name}: **{value}** {place}"
+            elif len(row.cells) == 1:  # one value in the row: its label names it
+                text = f"{row.label} ({name}): **{value}** {place}"
             else:
-                joint = "on" if re.fullmatch(r"\d{4}-\d\d-\d\d.*", row.label) else "of"
-                text = f"{name} {joint} {row.label}: **{value}** ({row.where}, row {row.number})"
+                label = ", ".join(keys) if held else row.label
+                joint = "on" if dates(label) or re.fullmatch(r"\d{4}-\d\d-\d\d.*", label) else "of"
+                text = f"{name} {joint} {label}: **{value}** {place}"
             if best is None or rank > best[0]:
                 best = (rank, Cell(index, text, value))
-    return best[1] if best else None
+                rivals = set()
+            if rank == best[0]:
+                rivals.add((row.where, row.number))
+    # the key names more than one row ("Jan 1 2005" of five tickers, "Tesla" none of them):
+    # which row is meant is not known, so no cell is the answer
+    return best[1] if best and len(rivals) == 1 else None
+
+
+def column_only(question: str, sentence: str) -> bool:
+    """Is ``sentence`` a table row (or header) that the question names only by a column ("What does
+    TOTEMP mean?" against "longley.csv, row 2: TOTEMP: 60323; ...")? When no cell is
+    answered, such a row says what a value is, never what the column means."""
+    row = parse_row(sentence)
+    if row is not None:
+        return any(holds(question, name) for name, _ in row.cells)
+    head = _HEADER.match(sentence.strip())  # the header line: "longley.csv, columns: Obs | TOTEMP"
+    return head is not None and any(holds(question, n) for n in head.group(1).split(" | "))

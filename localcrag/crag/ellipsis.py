@@ -15,7 +15,12 @@ bundled 135M model mostly repeats the earlier question, and loading it costs sec
   layers does the encoder have?" + "And the decoder?" -> "... does the decoder have?").
 
 Anything else (a clause with its own verb or question word, a pronoun, more than a few
-words) is not an ellipsis, and ``complete`` returns None.
+words) is not an ellipsis, and ``complete`` returns None. So is a phrase that could replace
+either of two earlier ones of its kind when neither shares its head noun: "What is the t Stat
+of the t-test?" + "What about the two-tail p-value?" may mean the p-value of the t-test or
+(less likely, but grammar cannot tell) the t Stat of a p-value; end focus would choose the
+latter ("What is the t Stat of the two-tail p-value?"), so the choice is left to the model
+or the keyword fallback rather than guessed.
 
 ``resolve_it`` puts the earlier question's last noun phrase in place of a lone "it" ("Who
 approved the travel budget?" + "How much did it cost?" -> "How much did the travel budget
@@ -57,7 +62,12 @@ _TOKEN = re.compile(r"[\w'’.-]*\w|[^\w\s]")
 
 
 def _is_content(word: str) -> bool:
-    return word[0].isalnum() and word.lower() not in STOPWORDS and word.lower() not in CLAUSE_WORDS
+    """A word that can be part of a noun phrase; a lone letter is a symbol ("the t Stat",
+    "the F statistic"), except the article "a" and "I"."""
+    low = word.lower()
+    if len(word) == 1 and word.isalpha():
+        return low not in ("a", "i")
+    return word[0].isalnum() and low not in STOPWORDS and low not in CLAUSE_WORDS
 
 
 def _participle(word: str) -> bool:
@@ -100,8 +110,18 @@ def _noun_phrases(words: list[str]) -> list[tuple[int, int, bool | None]]:
     return spans
 
 
-def complete(follow_up: str, previous: str) -> str | None:
-    """The standalone question an elliptical ``follow_up`` of ``previous`` stands for."""
+def _outer(
+    spans: list[tuple[int, int, bool | None]],
+) -> list[tuple[int, int, bool | None]]:
+    """The phrases not inside a longer one ("explainable AI", not its "AI")."""
+    return [
+        s for s in spans if not any(t[:2] != s[:2] and t[0] <= s[0] and s[1] <= t[1] for t in spans)
+    ]
+
+
+def elliptical(follow_up: str) -> list[str] | None:
+    """The phrase of an elliptical follow-up ("And the decoder?" -> ["the", "decoder"]), or
+    None: no "and / what about" opener, or a clause, a pronoun or more than a few words."""
     m = OPENER.match(follow_up.strip())
     if m is None:
         return None
@@ -114,6 +134,15 @@ def complete(follow_up: str, previous: str) -> str | None:
         or not all(w[0].isalnum() for w in phrase)
     ):
         return None
+    return phrase
+
+
+def complete(follow_up: str, previous: str) -> str | None:
+    """The standalone question an elliptical ``follow_up`` of ``previous`` stands for."""
+    phrase = elliptical(follow_up)
+    if phrase is None:
+        return None
+    low = [w.lower() for w in phrase]
     base = _TOKEN.findall(previous.strip().rstrip("?!. "))
     if len(base) < 2:
         return None
@@ -127,10 +156,14 @@ def complete(follow_up: str, previous: str) -> str | None:
         name = noun[0][0].isupper()
         head = stem(noun[-1].lower())
         spans = _noun_phrases(base)
+        # a capitalised head of a longer phrase is not a name of its own ("the t Stat")
+        spans = [s for s in spans if not any(t[0] < s[0] and t[1] == s[1] for t in spans)]
         same = [s for s in spans if stem(base[s[1] - 1].lower()) == head]
         kind = [s for s in spans if s[2] in (name, None)]
         if not (same or kind):
             return None
+        if not same and len(_outer(kind)) > 1:
+            return None  # "the t Stat of the t-test" + "the p-value": either could be meant
         a, b, _ = (same or kind)[-1]
         if low[0] in DETERMINERS:  # its own determiner replaces the earlier one ("an exoskeleton")
             a -= bool(a and base[a - 1].lower() in DETERMINERS)
@@ -151,11 +184,7 @@ def resolve_it(follow_up: str, previous: str) -> str | None:
     if len(_IT.findall(text)) != 1 or _OTHER.search(text):
         return None
     base = _TOKEN.findall(previous.strip().rstrip("?!. "))
-    spans = _noun_phrases(base)
-    # the last phrase not inside a longer one: "explainable AI", not its "AI"
-    outer = [
-        s for s in spans if not any(t[:2] != s[:2] and t[0] <= s[0] and s[1] <= t[1] for t in spans)
-    ]
+    outer = _outer(_noun_phrases(base))  # the last one: "explainable AI", not its "AI"
     if not outer:
         return None
     a, b, _ = outer[-1]

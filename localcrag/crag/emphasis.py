@@ -18,6 +18,11 @@ before distance (none taken from any data set):
 
 Only the bold markers depend on this order, never which sentences are quoted.
 
+A how-many question names what it counts ("How many observations per group"): a number is
+emphasised only when that noun stands beside it ("20 observations", "Observations 21",
+"h = 8 parallel attention layers"), an exact match of the type asked; "Diet A 20 529 26.45"
+has no bold, where the nearest number (529, a sum) would have been invented (``counts``).
+
 Some spans are never emphasised (``plausible``): a column header (a label before its colon,
 "Date:") and a word of an evidence file's name ("**Budget**" from budget.md), which look
 like answers but only say where the text is.
@@ -28,6 +33,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import PurePath
+
+from localcrag.textutil import stem
 
 MONTH = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|"
@@ -104,6 +111,41 @@ def order_spans(
             min((abs(s[0] - a) for a in anchors), default=s[0]),
         ),
     )
+
+
+_COUNTED = re.compile(r"\bhow many\s+((?:[A-Za-z][\w'-]*\s*){1,3})", re.I)
+_NOT_NOUN = frozenset(
+    "is are was were be been do does did have has had can could will would should may might "
+    "in on of per for at by with from to into over under during between among about there the "
+    "a an each every".split()
+)
+
+
+def counted(question: str) -> frozenset[str]:
+    """Stems of what a how-many question counts: the words after "how many" up to a verb or
+    preposition ("How many attention heads does ..." -> attention, head); none for "How many
+    were sold?"."""
+    m = _COUNTED.search(question)
+    if m is None:
+        return frozenset()
+    words = []
+    for w in m.group(1).lower().split():
+        if w in _NOT_NOUN:
+            break
+        words.append(stem(w))
+    return frozenset(words)
+
+
+def counts(sentence: str, span: tuple[int, int], nouns: frozenset[str]) -> bool:
+    """Does one of ``nouns`` stand in the span, within five words after it or two before it, with no
+    other number between ("529 and each group had 20 observations": the 20 counts them)?"""
+    words = r"[A-Za-z][\w'-]*|\d"
+    after = re.findall(words, sentence[span[1] :])[:5]
+    before = re.findall(words, sentence[: span[0]])[-2:]
+    after = after[: next((i for i, w in enumerate(after) if w.isdigit()), len(after))]
+    before = before[next((i + 1 for i, w in reversed(list(enumerate(before))) if w.isdigit()), 0) :]
+    inside = re.findall(words, sentence[span[0] : span[1]])  # "20 observations" is one span
+    return any(stem(w.lower()) in nouns for w in inside + after + before)
 
 
 def file_words(sources: Iterable[str]) -> frozenset[str]:

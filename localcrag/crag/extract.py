@@ -38,11 +38,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from localcrag.crag.cells import cell_answer
+from localcrag.crag.cells import cell_answer, column_only
 from localcrag.crag.emphasis import (
     MONTH as _MONTH,
 )
 from localcrag.crag.emphasis import (
+    counted,
+    counts,
     file_words,
     order_spans,
     plausible,
@@ -276,6 +278,8 @@ def _emphasise(
     """Bold the answer-shaped span nearest to the question's terms (two when the question
     asks for two things: "How long and at what temperature ..."); never a header or file name."""
     spans = [s for s in answer_spans(sentence, question, shape) if plausible(sentence, s, avoid)]
+    if shape == "number" and (nouns := counted(question)):
+        spans = [s for s in spans if counts(sentence, s, nouns)]  # an exact type match only
     if not spans:
         return sentence, None
     asked = _stems(question)
@@ -354,6 +358,7 @@ def extractive_answer(
             (cands[cell.index][2],),
             cell.value,
         )
+    cands = [c for c in cands if not column_only(question, c[2])] or cands
     weights = _weights(question, [s for _, _, s in cands])
     lexical = [_score(question, s, 0.0, shape, weights) for _, _, s in cands]
     top = sorted(range(len(cands)), key=lambda i: -lexical[i])[:CANDIDATES]

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from localcrag.crag.ellipsis import complete, resolve_it
+from localcrag.crag.ellipsis import complete, elliptical, resolve_it
 from localcrag.textutil import BE_FORMS, PRONOUNS, STOPWORDS, content_words, stem
 
 # Words of asking, chit-chat and "the document" itself: no use in a web query or as a topic.
@@ -311,6 +311,11 @@ def standalone_question(
         return whole  # "And the decoder?": grammar completes it, no model needed
     if rules_first and (whole := resolve_it(question, previous[0])) is not None:
         return whole  # a small model: "it" is the earlier question's last noun phrase
+    if rules_first and elliptical(question) is not None:
+        # a phrase grammar could not place (two earlier phrases it might replace): a small
+        # model guesses worse ("What is the t-stat test? And what about the two-tailed
+        # p-value?"); the keywords keep the follow-up's own phrase and the earlier topic
+        return _fallback_standalone(question, previous)
     if llm is not None:
         shown = "\n".join(f"- {q.strip()}" for q in reversed(previous[:3]))
         user = f"Earlier questions:\n{shown}\nFollow-up: {question}"

@@ -52,11 +52,43 @@ def load_qapairs(path: Path) -> Dataset:
     )
 
 
+# --- a fetched set: questions in the repository, documents fetched into a cache -------------
+
+
+def _fetched(p: Path) -> Path | None:
+    return (
+        p
+        if p.is_dir() and (p / "questions.jsonl").is_file() and (p / "fetch.json").is_file()
+        else None
+    )
+
+
+def load_fetched(folder: Path) -> Dataset:
+    """A folder with ``questions.jsonl`` and ``fetch.json`` ({"name", "docs", "fetch"}): the
+    documents are public files a script fetches (``docs``, relative to the folder) because
+    they may not be copied into the repository (tests/data/sheets: ``scripts/fetch_sheets.py``)."""
+    try:
+        spec = json.loads((folder / "fetch.json").read_text(encoding="utf-8"))
+        docs = (folder / str(spec["docs"])).resolve()
+        name, fetch = str(spec["name"]), str(spec["fetch"])
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        raise LocalcragError(
+            f"{folder / 'fetch.json'}: not a fetch description ({exc})",
+            'write {"name": ..., "docs": "relative/folder", "fetch": "command"}',
+        ) from exc
+    if not docs.is_dir() or not any(docs.iterdir()):
+        raise LocalcragError(
+            f"{folder}: its documents are not fetched yet ({docs})", f"run {fetch}"
+        )
+    return load_generic(folder, docs, name)
+
+
 # --- recognition ------------------------------------------------------------------------------
 
 EXPECTED = (
     "expected val.json (ai-information), a SQuAD 2.0 JSON (e.g. small.json), the "
-    "anthropic-docs folder, a folder with questions.jsonl and docs/, or the qa-pairs "
+    "anthropic-docs folder, a folder with questions.jsonl and docs/ (or fetch.json: "
+    "tests/data/sheets), or the qa-pairs "
     "folder (pairs.jsonl.gz)"
 )
 
@@ -117,6 +149,7 @@ ADAPTERS: tuple[Adapter, ...] = (
         load_anthropic,
     ),
     Adapter("generic", _has("questions.jsonl", "docs/"), load_generic),
+    Adapter("fetched", _fetched, load_fetched),
     Adapter("qa-pairs", qapairs.pairs_file, load_qapairs),
     Adapter("squad2", _is_squad, load_squad),
     Adapter("ai-information", _is_ai_information, load_ai_information),

@@ -297,9 +297,10 @@ def load_anthropic(folder: Path) -> Dataset:
     )
 
 
-def load_generic(folder: Path) -> Dataset:
-    """`questions.jsonl` ({question, answer?, answerable?, gold_sources?}) + `docs/`."""
-    docs = (folder / "docs").resolve()
+def load_generic(folder: Path, docs: Path | None = None, name: str = "generic") -> Dataset:
+    """`questions.jsonl` ({question, answer?, answerable?, gold_sources?}) + `docs/` (or the
+    folder ``docs`` a fetched set names)."""
+    docs = (docs or folder / "docs").resolve()
     questions = []
     for n, line in enumerate(
         (folder / "questions.jsonl").read_text(encoding="utf-8").splitlines(), 1
@@ -329,9 +330,9 @@ def load_generic(folder: Path) -> Dataset:
         return (p.relative_to(docs).as_posix(),) if p.is_relative_to(docs) else ()
 
     return Dataset(
-        "generic",
+        name,
         folder,
-        dataset_key(folder.name or "generic", folder),
+        dataset_key(folder.name or name, folder),
         questions,
         lambda workdir: [docs],
         units,

@@ -38,11 +38,50 @@ def _title_like(para: str, following: str | None) -> bool:
     )
 
 
+_GLOSS = re.compile(r"^\s*[\w.()-]{1,30}\s+(?:-|–|:|=)\s+\S")  # "TERM - meaning"
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _definitions(para: str) -> list[str]:
+    """A definition list laid out by indentation (a term on its own line, its definition
+    indented under it, as reStructuredText and many READMEs write variables) -> one
+    paragraph per term, "hs_grad: Percent of population ...", so a definition is never read
+    into the sentence before it; a glossary of "TERM - meaning" lines is a paragraph a line;
+    any other paragraph is returned whole."""
+    lines = [ln for ln in para.split("\n") if ln.strip()]
+    if len(lines) >= 3 and all(_GLOSS.match(ln) for ln in lines):
+        return [ln.strip() for ln in lines]  # "TOTEMP - Total Employment", one a line
+    terms = [
+        i
+        for i, ln in enumerate(lines[:-1])
+        if _indent(lines[i + 1]) > _indent(ln) and len(ln.split()) <= 4
+    ]
+    if len(terms) < 2:
+        return [para]
+    out, i = [], 0
+    while i < len(lines):
+        if i in terms:
+            j = i + 1
+            while j < len(lines) and _indent(lines[j]) > _indent(lines[i]):
+                j += 1
+            body = " ".join(ln.strip() for ln in lines[i + 1 : j])
+            out.append(f"{lines[i].strip().rstrip(':')}: {body}")
+            i = j
+        else:
+            out.append(lines[i].strip())
+            i += 1
+    return out
+
+
 def text_pages(text: str) -> list[tuple[int, Paragraphs]]:
-    """Form feeds separate pages; short title-like lines before a paragraph are headings."""
+    """Form feeds separate pages; short title-like lines before a paragraph are headings;
+    a definition list is a paragraph per term (``_definitions``)."""
     out = []
     for number, page in enumerate(_newlines(text).split("\f"), start=1):
-        paras = [p for p in _BLANK.split(page) if p.strip()]
+        paras = [d for p in _BLANK.split(page) if p.strip() for d in _definitions(p)]
         nxt = paras[1:] + [None]
         out.append((number, [(p, 1 if _title_like(p, n) else None) for p, n in zip(paras, nxt)]))
     return out

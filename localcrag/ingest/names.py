@@ -70,10 +70,25 @@ class FileNames:
         return sorted({s for w in naming for s in self._by_word[w]})
 
 
+# A table row's column names ("; TOTEMP: 60323") and a header line's ("columns: A | B"), as
+# ingest/tables writes them: a code there names a column of every row, not a row.
+_ROW_LINE = re.compile(r"^.+?, row \d+(?: \(.*?\))?: .*$", re.M)
+_COLUMN_NAME = re.compile(r"(?:(?<=: )|(?<=; ))[^:;\n]{1,80}?(?=: )")
+_HEADER_LINE = re.compile(r"^(.+?, columns: ).*$", re.M)
+
+
+def values_only(text: str) -> str:
+    """``text`` without the column names of its table rows and header lines, so an
+    identifier that only names a column ("What does TOTEMP mean?") is not held by every
+    row of the table, and the passage that defines it can come first."""
+    text = _HEADER_LINE.sub(lambda m: m.group(1), text)
+    return _ROW_LINE.sub(lambda m: _COLUMN_NAME.sub("", m.group(0)), text)
+
+
 def held_counts(rows: list[dict], ids: list[str], gone: Collection[int]) -> dict[int, int]:
     """Row id -> how many of the question's identifying identifiers the row holds (> 0):
-    verbatim in its text, or as a word of its file's name ("TATAGLOBAL" is a word of
-    NSE-TATAGLOBAL11.csv). An identifier held by more than ``MAX_NAMED`` documents among
+    verbatim in its text (a table row's values, not its column names: ``values_only``), or as
+    a word of its file's name ("TATAGLOBAL" is a word of NSE-TATAGLOBAL11.csv). An identifier held by more than ``MAX_NAMED`` documents among
     ``rows`` identifies nothing and is not counted ("API" across a library of API docs)."""
     holding: dict[int, set[str]] = {}
     docs: dict[str, set[str]] = {i: set() for i in ids}
@@ -81,8 +96,9 @@ def held_counts(rows: list[dict], ids: list[str], gone: Collection[int]) -> dict
         if r["_rowid"] in gone:
             continue
         name = set(re.findall(r"[a-z]{3,}", Path(r.get("source") or "").stem.lower()))
+        text = values_only(r["text"])
         for i in ids:
-            if holds(r["text"], i) or i.lower() in name:
+            if holds(text, i) or i.lower() in name:
                 holding.setdefault(r["_rowid"], set()).add(i)
                 docs[i].add(r.get("source") or str(r["_rowid"]))
     identifying = {i for i in ids if len(docs[i]) <= MAX_NAMED}

@@ -22,6 +22,7 @@ from localcrag.ingest.files import Paragraphs, RawPage, bad, label
 from localcrag.ingest.files import join_lines as _join
 from localcrag.ingest.files import page_ranges as _ranges
 from localcrag.ingest.limits import Limits, check_chars, check_pages, check_zip
+from localcrag.ingest.pdftables import page_tables
 
 _NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\.?\s")
 _PAGE_NO = re.compile(r"(?:page\s*)?[\divxlc]{1,6}(?:\s*(?:of|/)\s*\d+)?", re.I)
@@ -31,14 +32,21 @@ Run = tuple[str, float, bool, float, float, int]  # text, size, bold, y0, y1, n_
 Pages = list[tuple[int, list[list[Line]], float, bool]]  # number, blocks, height, has images
 
 
-def _blocks(page, flags: int) -> list[list[Line]]:
-    """Text blocks as styled lines; rotated lines (margin stamps) are dropped."""
+def _inside(box: tuple, rects: list) -> bool:
+    """Is the centre of ``box`` inside one of ``rects`` (a table's cells)?"""
+    x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return any(r[0] <= x <= r[2] and r[1] <= y <= r[3] for r in rects)
+
+
+def _blocks(page, flags: int, skip: list | None = None) -> list[list[Line]]:
+    """Text blocks as styled lines; rotated lines (margin stamps) and the lines inside
+    ``skip`` (the tables read as tables) are dropped."""
     blocks: list[list[Line]] = []
     for block in page.get_text("dict", flags=flags)["blocks"]:
         lines: list[Line] = []
         for line in block.get("lines", ()):
             spans = [s for s in line["spans"] if s["text"].strip()]
-            if not spans or abs(line["dir"][1]) > 0.5:
+            if not spans or abs(line["dir"][1]) > 0.5 or (skip and _inside(line["bbox"], skip)):
                 continue
             n = sum(len(s["text"]) for s in spans)
             size = round(sum(s["size"] * len(s["text"]) for s in spans) / n * 2) / 2
@@ -166,9 +174,12 @@ def fitz_pages(
         )
         pages: Pages = []
         unreadable: list[int] = []
+        tables: dict[int, Paragraphs] = {}  # page number -> its tables' lines
         for page in doc.pages():
             try:
-                blocks = _blocks(page, flags)
+                found = page_tables(page, path.name) if kind == "pdf" else []
+                tables[page.number + 1] = [p for _, paras in found for p in paras]
+                blocks = _blocks(page, flags, [box for box, _ in found])
                 images = not blocks and bool(page.get_images())
             except Exception:  # one broken page should not lose the whole document
                 blocks, images = [], False
@@ -187,7 +198,11 @@ def fitz_pages(
             has_text = {n for n, blocks, _, _ in pages if blocks}  # "always": keep a text layer
             ocr = {n: paras for n, paras in ocr.items() if paras or n not in has_text}  # OCR missed
     text_pages = [p for p in pages if p[0] not in ocr]
-    if not any(blocks for _, blocks, _, _ in text_pages) and not any(ocr.values()):
+    if (
+        not any(blocks for _, blocks, _, _ in text_pages)
+        and not any(ocr.values())
+        and not any(tables.values())
+    ):
         if any(img for *_, img in pages) and ctx.ocr == "never":
             raise bad(
                 path,
@@ -217,7 +232,8 @@ def fitz_pages(
         else {}
     )
     return [
-        RawPage(n, ocr[n], "ocr") if n in ocr else RawPage(n, read.get(n, [])) for n, *_ in pages
+        RawPage(n, ocr[n], "ocr") if n in ocr else RawPage(n, read.get(n, []) + tables.get(n, []))
+        for n, *_ in pages
     ], warnings
 
 

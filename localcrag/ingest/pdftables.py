@@ -1,0 +1,111 @@
+"""Tables on a PDF page through PyMuPDF's table finder, indexed like a sheet's tables.
+
+``page.find_tables()`` reads a table from its ruling lines (a grid, or the horizontal
+rules of a booktabs table) and returns its cells. Each table is indexed the way a
+spreadsheet's table is (``ingest/tables``): one sentence per row naming the file, the page,
+the table's caption and each value's column, "report.pdf, p. 3, Table 2: Results, row 2
+(Regression): df: 1; F: 85.2.", so ``crag/cells`` answers a cell of it as of a sheet. The
+text the table's cells hold is taken off the page's running text, where it would be read as
+a run of unlabelled words.
+
+The finder costs about a second a page, so it runs only on a page drawn with at least three
+horizontal rules (a ruled table has them; most text pages have none: reading the drawings
+costs milliseconds). A cell holding several lines where each cell of the row holds as many
+is a booktabs block of rows without rules between them, and is read as that many rows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from localcrag.ingest.files import Paragraphs
+from localcrag.ingest.tables import Table, _is_header, header_line, row_line
+
+MIN_RULES = 3  # horizontal rules on a page before the table finder is tried
+Rect = tuple[float, float, float, float]
+
+
+def _rules(page: Any) -> int:
+    """Horizontal lines (or hairline rectangles) at least 20 pt long drawn on the page."""
+    n = 0
+    for drawing in page.get_cdrawings():
+        for item in drawing.get("items", ()):
+            if item[0] == "l":
+                (x0, y0), (x1, y1) = item[1][:2], item[2][:2]
+                n += abs(y0 - y1) < 1 and abs(x0 - x1) > 20
+            elif item[0] == "re":
+                x0, y0, x1, y1 = item[1][:4]
+                n += abs(y1 - y0) < 2 and abs(x1 - x0) > 20
+    return n
+
+
+def _text(cell: str | None) -> str:
+    return " ".join((cell or "").split())
+
+
+def _rows(raw: list[list[str | None]]) -> list[list[str]]:
+    """Rows of cell texts; a row whose filled cells all hold the same number (> 1) of lines
+    is that many rows (a booktabs block without rules between its rows)."""
+    out: list[list[str]] = []
+    for row in raw:
+        parts = [(c or "").split("\n") for c in row]
+        counts = {len(p) for p, c in zip(parts, row) if c}
+        if len(counts) == 1 and (k := counts.pop()) > 1:
+            out.extend([_text(p[i]) if len(p) == k else "" for p in parts] for i in range(k))
+        else:
+            out.append([_text(c) for c in row])
+    return [r for r in out if any(r)]
+
+
+def _caption(lines: list[tuple[str, Rect]], box: Rect) -> str:
+    """The nearest line starting "Table" within 40 pt above (or below) the table."""
+    near = [
+        (min(abs(box[1] - r[3]), abs(r[1] - box[3])), text)
+        for text, r in lines
+        if text.lower().startswith("table")
+        and (box[1] - 40 <= r[3] <= box[1] + 2 or box[3] - 2 <= r[1] <= box[3] + 40)
+    ]
+    return " ".join(min(near)[1].split())[:120].rstrip(" .:") if near else ""
+
+
+def page_tables(page: Any, name: str) -> list[tuple[Rect, Paragraphs]]:
+    """The ruled tables of a PDF page: (its box, its lines as paragraphs), top to bottom.
+    ``name``: the file's name, which starts each row's sentence."""
+    if _rules(page) < MIN_RULES:
+        return []
+    try:
+        found = page.find_tables().tables
+    except Exception:  # noqa: BLE001 - a table the finder cannot read stays running text
+        return []
+    lines = [
+        ("".join(s["text"] for s in line["spans"]), tuple(line["bbox"]))
+        for block in page.get_text("dict")["blocks"]
+        for line in block.get("lines", ())
+    ]
+    out: list[tuple[Rect, Paragraphs]] = []
+    for tab in sorted(found, key=lambda t: (t.bbox[1], t.bbox[0])):
+        # each cell's own text (the finder's extract() can move a full stop out of a
+        # number: "64281.3" read as "642813 .")
+        raw = [
+            [page.get_text("text", clip=c).strip() if c else None for c in row.cells]
+            for row in tab.rows
+        ]
+        if tab.header.external:  # the finder found the header above the ruled part
+            first, body = [_text(n) for n in tab.header.names], _rows(raw)
+        else:
+            first, body = [_text(c) for c in raw[0]] if raw else [], _rows(raw[1:])
+        header: list[str] | None = first if _is_header(first) else None
+        if header is None and any(first):
+            body.insert(0, first)
+        if not body or len(first) < 2:
+            continue  # a ruled box around text is no table
+        box: Rect = tuple(tab.bbox)
+        title = _caption(lines, box)
+        table = Table(title, header, [(i, r) for i, r in enumerate(body, start=1)], 0, (0, 0))
+        where = ", ".join(p for p in (name, f"p. {page.number + 1}", title) if p)
+        paras: Paragraphs = []
+        if header is not None and any(header):
+            paras.append((header_line(table, where), None))
+        paras += [(row_line(table, n, cells, where), None) for n, cells in table.rows]
+        out.append((box, paras))
+    return out
