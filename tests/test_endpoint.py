@@ -199,6 +199,51 @@ def test_connection_refused(monkeypatch) -> None:
     assert url in str(err.value)
 
 
+def test_no_openai_or_proxy_variable_changes_the_request(fake, monkeypatch) -> None:
+    """Everything is passed explicitly: OPENAI_* variables (a key, a base URL, extra headers,
+    an organisation) and proxy variables are not read, so the request goes to the URL set,
+    with the key set or none."""
+    script, url = fake
+    script.plan["/v1/chat/completions"] = [(200, ["ok"])]
+    env = {
+        "OPENAI_API_KEY": "sk-from-env",
+        "OPENAI_BASE_URL": closed_url(),
+        "OPENAI_CUSTOM_HEADERS": "Authorization: Bearer leaked\nX-Extra: 1",
+        "OPENAI_ORG_ID": "org-x",
+        "OPENAI_PROJECT_ID": "proj-x",
+        "OPENAI_LOG": "debug",
+        "HTTP_PROXY": closed_url(),
+        "ALL_PROXY": closed_url(),
+    }
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("http_proxy", closed_url())
+    monkeypatch.delenv("NO_PROXY")  # set by conftest's no_network for every test
+    monkeypatch.delenv("no_proxy")
+    llm = EndpointLLM(url)
+    assert llm.complete(llm.chat_prompt(MESSAGES), 4) == "ok"
+    for _path, headers, _body in script.seen:
+        sent = {k.lower() for k in headers}
+        assert not sent & {"authorization", "x-extra", "openai-organization", "openai-project"}
+    assert [p for p, _, _ in script.seen] == ["/v1/models", "/v1/chat/completions"]
+
+
+def test_cancel_stops_the_stream_and_a_json_answer_is_not_a_stream(fake) -> None:
+    script, url = fake
+    script.plan["/v1/chat/completions"] = [(200, ["a", "b", "c"])]
+    llm = EndpointLLM(url, model="m")
+    cancel = threading.Event()
+    got = []
+    for piece in llm.stream(llm.chat_prompt(MESSAGES), 8, cancel=cancel):
+        got.append(piece)
+        cancel.set()
+    assert got == ["a"]
+    script.plan["/v1/chat/completions"] = [(200, {"choices": []})]  # JSON, not events
+    with pytest.raises(EndpointDown, match=r"did not stream: .*'application/json'") as err:
+        llm.complete(llm.chat_prompt(MESSAGES), 8)
+    assert "\n" not in str(err.value)
+
+
 def test_a_stream_cut_before_done_is_an_error(fake) -> None:
     script, url = fake
     script.plan["/v1/chat/completions"] = [(200, ["One.", None])]

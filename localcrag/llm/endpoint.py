@@ -4,24 +4,33 @@
 ``stream``, ``count_tokens``, ``fits``, ``yes_probability``), so answers, rewrites and the
 ``llm`` grader need no change. The server applies its own chat template, so
 ``chat_prompt`` returns a ``ChatPrompt``: the messages, which as a string are only what the
-token estimate counts. HTTP is the standard library's (httpx is not a dependency): a
-connect and a read timeout, one retry on a failure before the first piece, then
-``EndpointDown`` with one line naming the URL.
+token estimate counts.
+
+HTTP is httpx2's (a dependency of huggingface_hub and of the ``openai`` SDK): one pooled
+client per server, keep-alive, its ``EventSource`` for the streamed answers; a connect and a
+read timeout (the read one is ``llm_endpoint_timeout``, the longest wait for each piece),
+one retry at once for a failure that may pass (no connection, a timeout, a 5xx; never a 4xx),
+then ``EndpointDown`` with one line naming the URL. Everything is explicit: the key comes
+from the variable ``llm_endpoint_key_env`` names, and no environment variable (``OPENAI_*``,
+proxies) changes a request. Not the ``openai`` SDK for that reason: it adds the headers of
+``OPENAI_CUSTOM_HEADERS`` (an Authorization one too) to every request, with no way to say no.
 """
 
 from __future__ import annotations
 
-import http.client
 import ipaddress
 import json
 import socket
 import threading
 from collections.abc import Iterator
 from contextlib import closing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from localcrag.errors import LocalcragError
+
+if TYPE_CHECKING:
+    import httpx2
 
 CONNECT_TIMEOUT = 5.0  # seconds to open the connection (the read timeout is a setting)
 BYTES_PER_TOKEN = 3  # token estimate: English BPE runs ~4 bytes per token, so this errs long
@@ -74,9 +83,9 @@ class EndpointLLM:
     ) -> None:
         self.url = url.rstrip("/")
         parts = urlsplit(self.url)
-        self._https = parts.scheme == "https"
         self._host, self._port = parts.hostname or "", parts.port
-        self._base = parts.path.rstrip("/")
+        self._client: httpx2.Client | None = None
+        self._lock = threading.Lock()
         self._model = model
         self._key, self._key_env = api_key, key_env
         self.n_ctx = n_ctx
@@ -114,53 +123,50 @@ class EndpointLLM:
 
     # --- HTTP ------------------------------------------------------------------------
 
-    def _connect(self) -> http.client.HTTPConnection:
-        cls = http.client.HTTPSConnection if self._https else http.client.HTTPConnection
-        conn = cls(self._host, self._port, timeout=min(CONNECT_TIMEOUT, self.read_timeout))
-        conn.connect()
-        conn.sock.settimeout(self.read_timeout)  # from now on: the wait for each piece
-        return conn
+    def _http(self) -> httpx2.Client:
+        """The connection pool, made on first use (building an ``EndpointLLM`` opens nothing);
+        ``trust_env=False``: no proxy, netrc or certificate variable applies."""
+        import httpx2
 
-    def _request(self, method: str, path: str, body: dict | None = None) -> tuple[Any, Any]:
-        """(connection, response) for a 2xx answer; EndpointDown otherwise, after one retry
-        for a failure that may pass (no connection, a timeout, a 5xx)."""
-        headers = {"Accept": "application/json, text/event-stream"}
-        if self._key:
-            headers["Authorization"] = f"Bearer {self._key}"
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode("utf-8")
-            headers["Content-Type"] = "application/json"
+        with self._lock:
+            if self._client is None:
+                headers = {"Accept": "application/json, text/event-stream"}
+                if self._key:
+                    headers["Authorization"] = f"Bearer {self._key}"
+                connect = min(CONNECT_TIMEOUT, self.read_timeout)
+                self._client = httpx2.Client(
+                    base_url=self.url + "/",
+                    headers=headers,
+                    timeout=httpx2.Timeout(self.read_timeout, connect=connect),
+                    trust_env=False,
+                )
+            return self._client
+
+    def _send(self, method: str, path: str, body: dict | None = None) -> httpx2.Response:
+        """The open (streamed) response to a 2xx answer; EndpointDown otherwise, after one
+        retry for a failure that may pass (no connection, a timeout, a 5xx)."""
+        import httpx2
+
+        client = self._http()
         why = ""
         for attempt in (1, 2):  # noqa: B007 (read after the loop)
+            request = client.build_request(method, path, json=body)
             try:
-                conn = self._connect()
-            except OSError as exc:
-                why = (
-                    _reason(exc)
-                    if isinstance(exc, (ConnectionRefusedError, socket.gaierror))
-                    else f"could not connect ({_reason(exc)})"
-                )
+                resp = client.send(request, stream=True)
+            except httpx2.TransportError as exc:
+                why = _reason(exc, self.read_timeout)
                 continue
+            if resp.is_success:
+                return resp
             try:
-                conn.request(method, self._base + path, body=data, headers=headers)
-                resp = conn.getresponse()
-            except (OSError, http.client.HTTPException) as exc:
-                conn.close()
-                why = (
-                    f"no answer within {self.read_timeout:g} s"
-                    if isinstance(exc, TimeoutError)
-                    else _reason(exc)
-                )
-                continue
-            if 200 <= resp.status < 300:
-                return conn, resp
-            detail = _error_detail(resp)
-            conn.close()
-            why = f"HTTP {resp.status}{': ' + detail if detail else ''}"
-            if resp.status == 401 and self._key_env and not self._key:
+                detail = _error_detail(resp.read().decode("utf-8", errors="replace"))
+            except httpx2.TransportError:
+                detail = ""
+            resp.close()
+            why = f"HTTP {resp.status_code}{': ' + detail if detail else ''}"
+            if resp.status_code == 401 and self._key_env and not self._key:
                 why += f" (the key is read from ${self._key_env}, which is not set)"
-            if resp.status < 500:
+            if resp.status_code < 500:
                 break  # the request itself is wrong: asking again gives the same answer
         retried = "retried once" if attempt == 2 else "not retried"
         raise EndpointDown(
@@ -168,20 +174,26 @@ class EndpointLLM:
             "check llm_endpoint, or unset it to use the local model",
         )
 
+    def _json(self, path: str, body: dict | None, what: str) -> dict:
+        """The JSON object answered to ``path`` (GET without a body, POST with one)."""
+        import httpx2
+
+        with closing(self._send("GET" if body is None else "POST", path, body)) as resp:
+            try:
+                data = json.loads(resp.read() or b"{}")
+            except (httpx2.TransportError, ValueError) as exc:
+                why = _reason(exc, self.read_timeout)
+                raise EndpointDown(
+                    f"model server {self.url} sent an unreadable {what}: {why}", "check the server"
+                ) from None
+        return data if isinstance(data, dict) else {}
+
     def check(self) -> None:
         """Ask the server for its models (``GET /models``): is it up, and which model is
         meant when ``llm_endpoint_model`` is unset (the first one listed)."""
-        conn, resp = self._request("GET", "/models")
-        with closing(conn):
-            try:
-                listed = json.loads(resp.read() or b"{}").get("data") or []
-            except (OSError, ValueError, AttributeError, http.client.HTTPException) as exc:
-                raise EndpointDown(
-                    f"model server {self.url} sent an unreadable model list: {_reason(exc)}",
-                    "check llm_endpoint",
-                ) from exc
+        listed = self._json("models", None, "model list").get("data") or []
         if not self._model:
-            if not listed:
+            if not listed or not isinstance(listed[0], dict):
                 raise EndpointDown(
                     f"model server {self.url} lists no models", "set llm_endpoint_model"
                 )
@@ -194,40 +206,39 @@ class EndpointLLM:
         return str(self._model)
 
     def _events(self, path: str, body: dict, cancel: threading.Event | None) -> Iterator[dict]:
-        """The JSON objects of a server-sent event stream, until ``[DONE]``."""
-        conn, resp = self._request("POST", path, body)
-        with closing(conn):
-            while not (cancel is not None and cancel.is_set()):
-                try:
-                    line = resp.readline()
-                except (OSError, http.client.HTTPException) as exc:
-                    why = (
-                        f"nothing for {self.read_timeout:g} s"
-                        if isinstance(exc, TimeoutError)
-                        else _reason(exc)
-                    )
-                    raise EndpointDown(
-                        f"model server {self.url} stopped sending: {why}",
-                        "check the server, or raise llm_endpoint_timeout",
-                    ) from exc
-                if not line:  # the connection closed without the closing [DONE]
-                    raise EndpointDown(
-                        f"model server {self.url} stopped sending before the end of the answer",
-                        "check the server",
-                    )
-                text = line.decode("utf-8", errors="replace").strip()
-                if not text.startswith("data:"):
-                    continue  # blank separators, ": ping" comments, event names
-                payload = text[5:].strip()
-                if payload == "[DONE]":
-                    return
-                try:
-                    yield json.loads(payload)
-                except ValueError as exc:
-                    raise EndpointDown(
-                        f"model server {self.url} sent an unreadable event: {payload[:80]!r}",
-                        "check the server",
-                    ) from exc
+        """The JSON objects of a server-sent event stream (httpx2's ``EventSource``), until
+        ``[DONE]``; a stream that ends without it is an error (the answer was cut)."""
+        import httpx2
+
+        with closing(self._send("POST", path, body)) as resp:
+            try:
+                for event in httpx2.EventSource(resp):
+                    if event.data == "[DONE]" or (cancel is not None and cancel.is_set()):
+                        return
+                    try:
+                        data = json.loads(event.data)
+                    except ValueError:
+                        raise EndpointDown(
+                            f"model server {self.url} sent an unreadable event: "
+                            f"{event.data[:80]!r}",
+                            "check the server",
+                        ) from None
+                    yield data
+            except httpx2.SSEError as exc:
+                raise EndpointDown(
+                    f"model server {self.url} did not stream: {_reason(exc, self.read_timeout)}",
+                    "check that llm_endpoint is an OpenAI-compatible server",
+                ) from None
+            except httpx2.TransportError as exc:
+                raise EndpointDown(
+                    f"model server {self.url} stopped sending: "
+                    f"{_reason(exc, self.read_timeout, 'nothing for')}",
+                    "check the server, or raise llm_endpoint_timeout",
+                ) from None
+        raise EndpointDown(
+            f"model server {self.url} stopped sending before the end of the answer",
+            "check the server",
+        )
 
     # --- generation ------------------------------------------------------------------
 
@@ -255,12 +266,12 @@ class EndpointLLM:
         body.update(self.extra_body)
         if stop:
             body["stop"] = list(stop)
-        if chat:
+        if isinstance(prompt, ChatPrompt):
             body["messages"] = list(prompt.messages)
         else:
             body["prompt"] = str(prompt)
         self.finish_reason = None
-        for event in self._events("/chat/completions" if chat else "/completions", body, cancel):
+        for event in self._events("chat/completions" if chat else "completions", body, cancel):
             for choice in event.get("choices") or []:
                 self.finish_reason = choice.get("finish_reason") or self.finish_reason
                 piece = (choice.get("delta") or {}).get("content") if chat else choice.get("text")
@@ -288,15 +299,8 @@ class EndpointLLM:
             "top_logprobs": YES_NO_TOP,
             "seed": 0,
         }
-        conn, resp = self._request("POST", "/chat/completions", body)
-        with closing(conn):
-            try:
-                choice = (json.loads(resp.read()).get("choices") or [{}])[0]
-            except (OSError, ValueError, http.client.HTTPException) as exc:
-                raise EndpointDown(
-                    f"model server {self.url} sent an unreadable answer: {_reason(exc)}",
-                    "check the server",
-                ) from exc
+        choices = self._json("chat/completions", body, "answer").get("choices") or [{}]
+        choice = choices[0] if isinstance(choices[0], dict) else {}
         return yes_share(choice)
 
 
@@ -316,27 +320,32 @@ def yes_share(choice: dict) -> float:
     return 1.0 if said.startswith("yes") else 0.0 if said.startswith("no") else 0.5
 
 
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, (socket.timeout, TimeoutError)):
-        return "timed out"
-    if isinstance(exc, ConnectionRefusedError):
+def _reason(exc: BaseException, timeout: float, waited: str = "no answer within") -> str:
+    """One line for an httpx2 error: the OS error under it when there is one."""
+    import httpx2
+
+    if isinstance(exc, httpx2.ConnectTimeout):
+        return "could not connect (timed out)"
+    if isinstance(exc, httpx2.TimeoutException):
+        return f"{waited} {timeout:g} s"
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, OSError):
+        cause = cause.__cause__ or cause.__context__
+    if isinstance(cause, ConnectionRefusedError):
         return "connection refused"
-    if isinstance(exc, socket.gaierror):
+    if isinstance(cause, socket.gaierror):
         return "unknown host"
-    return " ".join(str(exc).split()) or type(exc).__name__
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return f"could not connect ({text})" if isinstance(exc, httpx2.ConnectError) else text
 
 
-def _error_detail(resp: Any) -> str:
+def _error_detail(raw: str) -> str:
     """The server's own error message, short (OpenAI's {"error": {"message": ...}} or FastAPI's
     {"detail": ...}), else the start of the body."""
-    try:
-        raw = resp.read(2000).decode("utf-8", errors="replace")
-    except (OSError, http.client.HTTPException):
-        return ""
     try:
         data = json.loads(raw)
         err = data.get("error") if isinstance(data, dict) else None
         msg = (err.get("message") if isinstance(err, dict) else err) or data.get("detail")
         return " ".join(str(msg).split())[:200]
     except (ValueError, AttributeError):
-        return " ".join(raw.split())[:200]
+        return " ".join(raw[:2000].split())[:200]

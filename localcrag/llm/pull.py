@@ -5,13 +5,14 @@ for ``{endpoint}/{repo}/resolve/main/{file}`` (the repository and file name), pl
 huggingface_hub's user agent and the HF token when one is configured. ``HF_ENDPOINT``
 points it at a mirror (the tests use a fake hub on 127.0.0.1).
 
-huggingface_hub does the HTTP: ``get_hf_file_metadata`` (size, commit, sha256 from the
-``x-linked-etag`` of LFS files) and ``http_get`` (Range resume, retries on a dropped
-connection). ``hf_hub_download`` itself is not used because in huggingface_hub 2.x it
-writes to a per-process temporary file and deletes it on any failure, so a download cut
-by Ctrl-C or a lost connection would start again from zero; here the partial file
-(``models/.FILE.part``) survives and the next pull resumes it with a Range request.
-The sha256 is checked before the file gets its real name; a mismatch removes it.
+huggingface_hub's public API does the HTTP: ``hf_hub_url`` and ``get_hf_file_metadata``
+(size, commit, sha256 from the ``x-linked-etag`` of LFS files), then ``http_stream_backoff``
+(its client and retries) with ``hf_raise_for_status`` (its typed errors) for the GET. Only
+the loop that appends to the partial file and resumes it with a Range request is ours:
+``hf_hub_download`` (2.4) downloads to a per-process temporary file and deletes it on any
+failure, so a pull cut by Ctrl-C or a lost connection would start again from zero; here
+the partial file (``models/.FILE.part``) survives and the next pull resumes it. The sha256
+is checked before the file gets its real name; a mismatch removes it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 from urllib.parse import urlsplit
 
 from localcrag.errors import LocalcragError
@@ -32,6 +34,8 @@ from localcrag.llm.catalogue import CatalogueEntry, parse_spec
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 DISK_MARGIN = 50_000_000  # keep this much free after the download
+CHUNK = 1 << 20  # bytes written (and reported) at a time; a drop resumes from the last whole one
+RESUMES = 5  # a dropped connection is resumed this many times in a row without progress
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -256,31 +260,6 @@ def ram_warning(plan: PullPlan) -> str | None:
     )
 
 
-def _bar_class(on_progress: Callable[[PullProgress], None], cancel: threading.Event | None) -> type:
-    """A tqdm stand-in for http_get that reports to ``on_progress`` and stops on ``cancel``."""
-
-    class Bar:
-        def __init__(self, total: int | None = None, initial: int = 0, **_: object) -> None:
-            self.n, self.total = initial, total
-            on_progress(PullProgress(self.n, self.total, "download"))
-
-        def __enter__(self) -> Bar:
-            return self
-
-        def __exit__(self, *exc: object) -> bool:
-            return False
-
-        def update(self, n: int) -> None:
-            if cancel is not None and cancel.is_set():
-                raise PullCancelled(
-                    "pull cancelled; the partial file is kept", "pull again to resume"
-                )
-            self.n += n
-            on_progress(PullProgress(self.n, self.total, "download"))
-
-    return Bar
-
-
 def sha256_of(path: Path, on_progress: Callable[[PullProgress], None] | None = None) -> str:
     h, done, total = hashlib.sha256(), 0, path.stat().st_size
     with open(path, "rb") as fh:
@@ -306,22 +285,72 @@ def _quiet_hub_log() -> Iterator[None]:
         log.setLevel(before)
 
 
+def _fetch(
+    plan: PullPlan,
+    fh: BinaryIO,
+    headers: dict[str, str],
+    on_progress: Callable[[PullProgress], None],
+    cancel: threading.Event | None,
+) -> None:
+    """Append the rest of the file to ``fh`` (opened for append on ``plan.part``): a GET with
+    ``Range: bytes=N-`` from what the part file holds, again from where it stopped when the
+    connection drops (up to ``RESUMES`` times in a row without a byte), by huggingface_hub's
+    ``http_stream_backoff`` (its client, its retries on 408/429) and ``hf_raise_for_status``
+    (its typed errors, turned into one line by ``_hub_errors``)."""
+    import httpx2
+    from huggingface_hub import constants
+    from huggingface_hub.utils import hf_raise_for_status, http_stream_backoff
+
+    have, stalls = fh.tell(), 0
+    while plan.size is None or have < plan.size:
+        ranged = {**headers, "Range": f"bytes={have}-"} if have else headers
+        before = have
+        try:
+            with http_stream_backoff(
+                "GET",
+                plan.url,
+                headers=ranged,
+                timeout=constants.HF_HUB_DOWNLOAD_TIMEOUT,
+                retry_on_exceptions=(),
+                retry_on_status_codes=(408, 429),
+            ) as resp:
+                hf_raise_for_status(resp)
+                if have and resp.status_code == 200:  # the server ignored the Range: anew
+                    fh.seek(0)
+                    fh.truncate()
+                    have = before = 0
+                on_progress(PullProgress(have, plan.size, "download"))
+                for chunk in resp.iter_bytes(CHUNK):
+                    if cancel is not None and cancel.is_set():
+                        raise PullCancelled(
+                            "pull cancelled; the partial file is kept", "pull again to resume"
+                        )
+                    fh.write(chunk)
+                    have += len(chunk)
+                    on_progress(PullProgress(have, plan.size, "download"))
+            break
+        except (httpx2.ConnectError, httpx2.TimeoutException, httpx2.RemoteProtocolError):
+            fh.flush()
+            stalls = 0 if have > before else stalls + 1
+            if stalls > RESUMES:
+                raise
+    if plan.size is not None and have != plan.size:
+        raise OSError(f"got {have} bytes where the hub announced {plan.size}")
+
+
 def download(
     plan: PullPlan,
     on_progress: Callable[[PullProgress], None] = lambda p: None,
     cancel: threading.Event | None = None,
 ) -> str:
     """Fetch (or resume) the file, verify it, give it its name. Returns how it was checked."""
-    from huggingface_hub.file_download import http_get
     from huggingface_hub.utils import build_hf_headers
 
     endpoint = hub_endpoint()
     plan.dest.parent.mkdir(parents=True, exist_ok=True)
     part = plan.part
-    have = part.stat().st_size if part.is_file() else 0
-    if plan.size is not None and have > plan.size:
+    if plan.size is not None and part.is_file() and part.stat().st_size > plan.size:
         part.unlink()  # not a prefix of this file
-        have = 0
     same_host = urlsplit(plan.url).hostname == urlsplit(endpoint).hostname
     headers = build_hf_headers() if same_host else {}  # no token to a CDN
     with (
@@ -330,15 +359,7 @@ def download(
         _quiet_hub_log(),
         open(part, "ab") as fh,
     ):
-        http_get(
-            plan.url,
-            fh,
-            resume_size=have,
-            headers=headers,
-            expected_size=plan.size,
-            displayed_filename=plan.dest.name,
-            tqdm_class=_bar_class(on_progress, cancel),
-        )
+        _fetch(plan, fh, headers, on_progress, cancel)
     if plan.sha256 is None:
         how = "size checked (the hub gives no sha256 for files outside LFS)"
     else:
