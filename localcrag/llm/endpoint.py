@@ -142,7 +142,7 @@ class EndpointLLM:
                 )
             return self._client
 
-    def _send(self, method: str, path: str, body: dict | None = None) -> httpx2.Response:
+    def _send(self, method: str, path: str, body: dict[str, Any] | None = None) -> httpx2.Response:
         """The open (streamed) response to a 2xx answer; EndpointDown otherwise, after one
         retry for a failure that may pass (no connection, a timeout, a 5xx)."""
         import httpx2
@@ -174,7 +174,7 @@ class EndpointLLM:
             "check llm_endpoint, or unset it to use the local model",
         )
 
-    def _json(self, path: str, body: dict | None, what: str) -> dict:
+    def _json(self, path: str, body: dict[str, Any] | None, what: str) -> dict[str, Any]:
         """The JSON object answered to ``path`` (GET without a body, POST with one)."""
         import httpx2
 
@@ -205,7 +205,9 @@ class EndpointLLM:
             self.check()
         return str(self._model)
 
-    def _events(self, path: str, body: dict, cancel: threading.Event | None) -> Iterator[dict]:
+    def _events(
+        self, path: str, body: dict[str, Any], cancel: threading.Event | None
+    ) -> Iterator[dict[str, Any]]:
         """The JSON objects of a server-sent event stream (httpx2's ``EventSource``), until
         ``[DONE]``; a stream that ends without it is an error (the answer was cut)."""
         import httpx2
@@ -304,7 +306,7 @@ class EndpointLLM:
         return yes_share(choice)
 
 
-def yes_share(choice: dict) -> float:
+def yes_share(choice: dict[str, Any]) -> float:
     """The yes/no verdict of one chat choice (see ``EndpointLLM.yes_probability``)."""
     import math
 
