@@ -581,7 +581,7 @@ def _trust(mode: str) -> Figure:
         if m is None:
             return "–"
         t = m["trust"]
-        rates = f"**{_num(t['wrong_answer_rate'], 2)}** / **{_num(t['wrong_refusal_rate'], 2)}**"
+        rates = f"**{_num(t['wrong_answer_rate'])}** / **{_num(t['wrong_refusal_rate'])}**"
         return (
             f"{rates} ({t['right_answer']} / {t['wrong_answer']} / {t['right_refusal']} / "
             f"{t['wrong_refusal']})"
@@ -671,7 +671,7 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         "–",
     ),
     EvalRow(
-        "anthropic-docs (100 questions, k = 3)",
+        "anthropic-docs ({retrieval_questions} questions, k = 3)",
         "retrieval recall@3 / MRR@3: hybrid",
         "anthropic-retrieval",
         _retrieval("hybrid"),
@@ -687,7 +687,7 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         "–",
     ),
     EvalRow(
-        "SQuAD 2.0 subset (k = 3)",
+        "SQuAD 2.0 subset ({retrieval_questions} answerable questions, k = 3)",
         "retrieval recall@3 / MRR@3: hybrid",
         "squad-retrieval",
         _retrieval("hybrid"),
@@ -797,6 +797,17 @@ def _when(run: dict[str, Any]) -> str:
     return text + (f", load {load[0]}" if load else "")
 
 
+def _label(dataset: str, stored: dict[str, Any] | None) -> str:
+    """``dataset`` with ``{questions}`` / ``{retrieval_questions}`` read from the first run."""
+    runs = _runs_of(stored or {})
+    res = runs[0] if runs else {}
+    fields = {
+        "questions": res.get("questions", "?"),
+        "retrieval_questions": (res.get("retrieval") or {}).get("questions", "?"),
+    }
+    return dataset.format(**fields)
+
+
 def eval_table(root: Path = RESULTS) -> str:
     """The README's "Measured results" table and, under it, each run's command and date."""
     lines = [
@@ -818,7 +829,7 @@ def eval_table(root: Path = RESULTS) -> str:
         except Missing:
             crag, rag, spread = NOT_MEASURED, "", ""
         lines.append(
-            f"| {row.dataset} | {row.figure} | {crag} | {rag} | {spread} | {row.chosen_on} | "
+            f"| {_label(row.dataset, stored)} | {row.figure} | {crag} | {rag} | {spread} | {row.chosen_on} | "
             f"[{row.result}](#runs) |"
         )
     lines += [
