@@ -582,9 +582,10 @@ def _trust(mode: str) -> Figure:
             return "–"
         t = m["trust"]
         rates = f"**{_num(t['wrong_answer_rate'])}** / **{_num(t['wrong_refusal_rate'])}**"
+        unans = (t.get("unanswerable") or {}).get("wrong_answer", 0)
+        wrong = f"{t['wrong_answer']}" + (f" ({unans} unanswerable)" if unans else "")
         return (
-            f"{rates} ({t['right_answer']} / {t['wrong_answer']} / {t['right_refusal']} / "
-            f"{t['wrong_refusal']})"
+            f"{rates} ({t['right_answer']} / {wrong} / {t['right_refusal']} / {t['wrong_refusal']})"
         )
 
     return fn
