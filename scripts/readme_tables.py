@@ -92,6 +92,8 @@ class Bench:
         if self.data.get("commit"):
             c = str(self.data["commit"])
             parts.append(f"commit {c[:7]}" + ("+dirty" if c.endswith("+dirty") else ""))
+        else:
+            parts.append("commit not recorded")
         if m:
             parts.append(f"load average {m.group(1)} at the start")
         return ", ".join(parts)
