@@ -14,13 +14,14 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: install models run lint test bench bench-quick clean-venv help
+.PHONY: install models run lint test bench bench-quick readme readme-tables clean-venv help
 
 help:
 	@echo "make run    - install if needed, provision models, start localcrag"
-	@echo "make lint   - ruff (lint + format check), mypy and the import contracts"
+	@echo "make lint   - ruff (lint + format check), mypy, the import contracts, README figures up to date"
 	@echo "make test   - install if needed, make lint, run the test suite"
 	@echo "make bench  - run the benchmarks and rewrite BENCHMARKS.md and BENCHMARKS.json"
+	@echo "make readme - re-run README's eval commands into docs/results/, re-render README's tables"
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -46,15 +47,26 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/cog --check -I scripts --check-fail-msg 'run make readme (or cog -r -I scripts README.md)' README.md
 
 test: $(MODELS) lint
 	$(PY) -m pytest -q
 
 bench: $(MODELS)
 	$(PY) -m bench
+	$(MAKE) readme-tables
 
 bench-quick: $(MODELS)
 	$(PY) -m bench --quick
+
+# README's tables are cog blocks rendered by scripts/readme_tables.py from BENCHMARKS.json
+# (make bench) and docs/results/*.json (written here by re-running README's eval commands).
+readme: $(MODELS)
+	$(PY) scripts/readme_evals.py
+	$(MAKE) readme-tables
+
+readme-tables: $(STAMP)
+	$(VENV)/bin/cog -r -I scripts README.md
 
 clean-venv:
 	rm -rf $(VENV) $(MODELS)

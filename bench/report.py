@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import os
 import platform
+import subprocess
 import time
 from pathlib import Path
 
-from bench import Row, Section
+from bench import ROOT, Row, Section
 
 
 def _cpu() -> str:
@@ -137,6 +138,19 @@ def target_names(s: Section) -> list[str]:
     return out
 
 
+def commit() -> str:
+    """The checked-out commit (``+dirty`` with uncommitted changes), for README's tables."""
+
+    def git(*args: str) -> str:
+        r = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
+        return r.stdout.strip()
+
+    head = git("rev-parse", "HEAD")
+    return head + (
+        "+dirty" if head and git("status", "--porcelain", "--untracked-files=no") else ""
+    )
+
+
 def to_json(
     sections: list[Section], models: dict[str, str], quick: bool, header_lines: list[str]
 ) -> str:
@@ -147,6 +161,7 @@ def to_json(
         json.dumps(
             {
                 "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "commit": commit(),
                 "machine": [line.removeprefix("- ") for line in header_lines],
                 "targets": [
                     {"name": n, "section": s.title, "target": t, "measured": m, "pass": ok}
