@@ -133,6 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     home = Path(os.environ.get("LOCALCRAG_HOME") or work / "home")
     for name in only:  # one at a time: they share the cores
         ev = by_name[name]
+        if ev.prepare:
+            cmd = [sys.executable if ev.prepare[0] == "python" else ev.prepare[0], *ev.prepare[1:]]
+            subprocess.run(cmd, cwd=REPO, check=True)
         runs = [run_once(ev, work / f"{name}-{i + 1}", home) for i in range(args.runs or ev.runs)]
         print(store(name, ev.command, runs), flush=True)
     return 0

@@ -520,6 +520,7 @@ class Eval:
     name: str
     args: tuple[str, ...]
     runs: int = 2
+    prepare: tuple[str, ...] = ()  # a command run once before (fetching the set's files)
 
     @property
     def command(self) -> str:
@@ -541,6 +542,11 @@ EVALS: tuple[Eval, ...] = (
     ),
     Eval(
         "anthropic-answers", ("../shared/data/anthropic-docs", "--only", "answers", "--limit", "40")
+    ),
+    Eval(
+        "sheets",
+        ("tests/data/sheets", "--mode", "crag"),
+        prepare=("python", "scripts/fetch_sheets.py"),
     ),
 )
 
@@ -763,6 +769,16 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         _mode("crag", "answer_f1", "answer_recall"),
         _mode("rag", "answer_f1", "answer_recall"),
         f"{_SQUAD_FIT} for CRAG's decisions; the extractive mix: not chosen on it",
+    ),
+    EvalRow(
+        "sheets: public CSVs and ToolPak-style workbooks ({questions} questions: "
+        "row lookups, summary-table values, column meanings; `docs/eval.md`)",
+        "**wrong answer rate** / **wrong refusal rate** (right / wrong answers, right / wrong "
+        "refusals)",
+        "sheets",
+        _trust("crag"),
+        _same("–"),
+        "cell answers and table reading were fixed while measuring this set: **in-sample**",
     ),
 )
 
