@@ -21,6 +21,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar, Static
 
+from localcrag.tui.host import AppHost, app_host
 from localcrag.tui.widgets.status import StatusBar
 
 PRIVACY = (
@@ -59,6 +60,11 @@ class ModelsScreen(Screen):
         Binding("c", "cancel_pull", "Stop pull", tooltip="Stop the pull; the next pull resumes it"),
     ]
     probe: Callable[[str], bool] = staticmethod(default_probe)  # tests use the fake hub's
+
+    @property
+    def host(self) -> AppHost:
+        """The app, with its localcrag members typed (``tui/host.py``)."""
+        return app_host(self)
 
     def __init__(self) -> None:
         super().__init__()
@@ -103,7 +109,7 @@ class ModelsScreen(Screen):
     def refresh_lists(self) -> None:
         from localcrag.llm.inventory import catalogue_rows, human_size, model_rows
 
-        s = self.app.settings
+        s = self.host.settings
         local = self.query_one("#local-models", DataTable)
         local.clear()
         try:
@@ -184,7 +190,7 @@ class ModelsScreen(Screen):
         bar.update(total=None, progress=0)
         bar.display = True
         self._status(f"pulling {spec}…")
-        self._pull(spec, self.app.settings)
+        self._pull(spec, self.host.settings)
 
     def action_cancel_pull(self) -> None:
         if self.pulling:
