@@ -26,7 +26,6 @@ from localcrag import events as ev
 from localcrag.crag.web import SKIP_DECLINED, SKIP_DNS, SKIP_EMPTY
 from localcrag.errors import EmptyIndex, describe_error
 from localcrag.history import Conversation, Turn
-from localcrag.textutil import terminal_safe_fields
 from localcrag.tui.host import AppHost, app_host
 from localcrag.tui.messages import (
     ConsentRequest,
@@ -42,6 +41,7 @@ from localcrag.tui.modals import (
     WebConsentModal,
 )
 from localcrag.tui.widgets.answer import CitationSelected, TurnView, quotes_by_n
+from localcrag.tui.widgets.labels import safe_fields
 from localcrag.tui.widgets.status import StatusBar
 from localcrag.tui.widgets.trace import TracePanel
 from localcrag.tui.widgets.welcome import welcome_markdown
@@ -365,8 +365,9 @@ class ChatScreen(Screen):
     @on(ConsentRequest)
     def _ask_consent(self, msg: ConsentRequest) -> None:
         def chosen(choice: str | None) -> None:
-            if choice in ("always", "never"):
-                self.host.remember_web_choice(choice)
+            match choice:  # a match narrows the button id to the Literal the setting takes
+                case "always" | "never":
+                    self.host.remember_web_choice(choice)
             msg.answers.put(choice)
 
         self.app.push_screen(WebConsentModal(msg.query), chosen)
@@ -376,9 +377,7 @@ class ChatScreen(Screen):
         run = self.run
         if run is None or msg.run_id != run.id:
             return
-        event = terminal_safe_fields(
-            msg.event
-        )  # no escape sequence from a document reaches the screen
+        event = safe_fields(msg.event)  # no escape sequence from a document reaches the screen
         self.query_one(TracePanel).add(event)
         if isinstance(event, ev.Token):
             await run.view.write(event.text)

@@ -155,7 +155,8 @@ class LibraryScreen(Screen):
         ):
             table.add_column(label, key=key)
         tree = self.query_one(DocTree)
-        tree.root.set_label(tree.path.name or str(tree.path))
+        root = Path(tree.path)  # DirectoryTree.path is typed str | Path
+        tree.root.set_label(root.name or str(root))
         tree.border_title = "Browse (Enter picks)"
         self.query_one("#progress", ProgressBar).display = False
         self.query_one("#stop", Button).display = False
@@ -241,9 +242,7 @@ class LibraryScreen(Screen):
         self.query_one("#stop", Button).display = self.host.ingesting
         if p is not None:
             part = (
-                p.chunks_done / p.chunks_total
-                if p.stage == "embedding" and getattr(p, "chunks_total", 0)
-                else 0
+                p.chunks_done / p.chunks_total if p.stage == "embedding" and p.chunks_total else 0
             )
             bar.update(
                 total=max(p.total, 1), progress=min(p.done + part, p.total)
@@ -284,7 +283,7 @@ class LibraryScreen(Screen):
         if not table.row_count:
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
-        return key.value if key is not None else None
+        return key.value
 
     @on(DirectoryTree.FileSelected)
     @on(DirectoryTree.DirectorySelected)

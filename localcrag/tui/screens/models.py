@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events, on, work
@@ -23,6 +23,9 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar
 
 from localcrag.tui.host import AppHost, app_host
 from localcrag.tui.widgets.status import StatusBar
+
+if TYPE_CHECKING:
+    from localcrag.llm.pull import PullProgress
 
 PRIVACY = (
     "A pull sends the repository and file name to the Hugging Face hub ($HF_ENDPOINT, "
@@ -211,11 +214,7 @@ class ModelsScreen(Screen):
                 return
             check_disk(plan)
             warning = ram_warning(plan) or ""
-            how = download(
-                plan,
-                lambda p: self.post_message(PullUpdate(p.done, p.total, p.stage)),
-                cancel=self._cancel,
-            )
+            how = download(plan, self._pulled, cancel=self._cancel)
         except Exception as exc:  # noqa: BLE001 - every failure is one line on the screen
             self.post_message(PullFinished(describe_error(exc)[0], True))
             return
@@ -227,6 +226,10 @@ class ModelsScreen(Screen):
                 False,
             )
         )
+
+    def _pulled(self, p: PullProgress) -> None:
+        """The download's progress callback (in the pull's thread): to the UI as a message."""
+        self.post_message(PullUpdate(p.done, p.total, p.stage))
 
     def on_pull_update(self, msg: PullUpdate) -> None:
         bar = self.query_one("#pull-progress", ProgressBar)

@@ -173,13 +173,21 @@ class SettingsScreen(Screen):
     def _names(self) -> list[str]:
         return [n for names in SECTIONS.values() for n in names]
 
+    def _editor(self, name: str) -> Input | Select[str] | Checkbox:
+        """The widget that edits setting ``name`` (``Editor.make``: an Input, a Select or a
+        Checkbox; each has a ``value``)."""
+        widget = self.query_one(f"#field-{name}")
+        if not isinstance(widget, (Input, Select, Checkbox)):
+            raise TypeError(f"#field-{name} is a {type(widget).__name__}, not a settings editor")
+        return widget
+
     def _content(self, name: str) -> Any:
-        return self.query_one(f"#field-{name}").value  # Input, Select and Checkbox alike
+        return self._editor(name).value
 
     def _load(self, s: Settings) -> None:
         with self.prevent(Input.Changed, Select.Changed, Checkbox.Changed):
             for name in self._names():
-                self.query_one(f"#field-{name}").value = editor(name).show(field(name).get(s))
+                self._editor(name).value = editor(name).show(field(name).get(s))
         self.validate()
 
     def _read(self) -> tuple[dict[str, Any], dict[str, str]]:
