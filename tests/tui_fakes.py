@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.worker import WorkerCancelled
 
 from localcrag import events as ev
 from localcrag.history import History
@@ -333,7 +334,10 @@ async def settle(pilot: Any) -> None:
     for _ in range(3):
         ours = [w for w in pilot.app.workers if w.group != "_loader"]
         if ours:  # an empty list would mean "all workers"
-            await pilot.app.workers.wait_for_complete(ours)
+            try:
+                await pilot.app.workers.wait_for_complete(ours)
+            except WorkerCancelled:  # an exclusive worker (the index poll) replaced by a newer one
+                pass
         await pilot.pause()
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -26,6 +26,7 @@ from localcrag.errors import describe_error
 from localcrag.history import History
 from localcrag.settings import Settings, grouped
 from localcrag.tui.backend import Backend, DemoLibraryFactory, LibraryFactory, PipelineFactory
+from localcrag.tui.host import AppHost
 from localcrag.tui.library import INDEX_POLL_S, LibraryController
 from localcrag.tui.messages import (
     IngestFinished,
@@ -435,3 +436,10 @@ def run() -> int:
     app = LocalcragApp(settings, settings_error=error)
     app.run()
     return int(app.return_code or 0)
+
+
+if TYPE_CHECKING:
+
+    def _is_a_host(app: LocalcragApp) -> AppHost:
+        """mypy checks here that LocalcragApp is what ``app_host`` promises the screens."""
+        return app

@@ -21,7 +21,8 @@ from textual.widgets import Button, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from localcrag.history import Conversation, Damaged, History
-from localcrag.textutil import source_label, terminal_safe, terminal_safe_fields
+from localcrag.textutil import source_label, terminal_safe
+from localcrag.tui.widgets.labels import safe_fields
 from localcrag.types import Chunk, Evidence
 
 HIGHLIGHT = "bold #000000 on #d7af5f"
@@ -114,7 +115,7 @@ class PassageModal(ModalScreen[None]):
     ) -> None:
         super().__init__(classes="modal")
         # the passage as stored, shown without its escape sequences or control characters
-        self.evidence, self.chunk = terminal_safe_fields(evidence), terminal_safe_fields(chunk)
+        self.evidence, self.chunk = safe_fields(evidence), safe_fields(chunk)
         self.quoted = [terminal_safe(q) for q in quoted]
         self.used = _USED.get(style or "", "the evidence the answer was drawn from")
 

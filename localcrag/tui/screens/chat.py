@@ -26,7 +26,7 @@ from localcrag import events as ev
 from localcrag.crag.web import SKIP_DECLINED, SKIP_DNS, SKIP_EMPTY
 from localcrag.errors import EmptyIndex, describe_error
 from localcrag.history import Conversation, Turn
-from localcrag.textutil import terminal_safe_fields
+from localcrag.tui.host import AppHost, app_host
 from localcrag.tui.messages import (
     ConsentRequest,
     PipelineEvent,
@@ -41,6 +41,7 @@ from localcrag.tui.modals import (
     WebConsentModal,
 )
 from localcrag.tui.widgets.answer import CitationSelected, TurnView, quotes_by_n
+from localcrag.tui.widgets.labels import safe_fields
 from localcrag.tui.widgets.status import StatusBar
 from localcrag.tui.widgets.trace import TracePanel
 from localcrag.tui.widgets.welcome import welcome_markdown
@@ -108,6 +109,11 @@ class ChatScreen(Screen):
         ),
     ]
 
+    @property
+    def host(self) -> AppHost:
+        """The app, with its localcrag members typed (``tui/host.py``)."""
+        return app_host(self)
+
     def __init__(self) -> None:
         super().__init__()
         self.run: Run | None = None
@@ -130,7 +136,7 @@ class ChatScreen(Screen):
         for name in ("sources", "library_ready", "previous_sources", "demo_active"):
             self.watch(self.app, name, self._refresh_welcome, init=False)
         try:
-            await self.show_conversation(self.app.backend.history.current())
+            await self.show_conversation(self.host.backend.history.current())
         except Exception as exc:  # noqa: BLE001 - a damaged history never stops the app
             self.notify(
                 f"The last conversation could not be reopened: {describe_error(exc)[0]}",
@@ -159,15 +165,15 @@ class ChatScreen(Screen):
         (ctrl+z) applies to the latest turn on screen: not to one of another conversation."""
         self.last_rewrite = None
         self.conversation = conv
-        self.app.conversation_title = conv.title if conv else ""
-        self.app.backend.history.set_current(conv.id if conv else None)
+        self.host.conversation_title = conv.title if conv else ""
+        self.host.backend.history.set_current(conv.id if conv else None)
         box = self.query_one("#conversation", VerticalScroll)
         box.anchor(False)
         await box.remove_children()
         trace = self.query_one(TracePanel)
         trace.reset()
         if conv is None or not conv.turns:
-            await box.mount(Markdown(welcome_markdown(self.app), id="welcome"))
+            await box.mount(Markdown(welcome_markdown(self.host), id="welcome"))
             return
         for turn in conv.turns:
             view = TurnView(turn.question, rewritten=turn.rewritten)
@@ -193,7 +199,7 @@ class ChatScreen(Screen):
 
     async def _refresh_welcome(self) -> None:
         for welcome in self.query("#welcome").results(Markdown):
-            await welcome.update(welcome_markdown(self.app))
+            await welcome.update(welcome_markdown(self.host))
 
     def action_new_conversation(self) -> None:
         if self._busy():
@@ -205,7 +211,7 @@ class ChatScreen(Screen):
         if self._busy():
             return
         current = self.conversation.id if self.conversation else None
-        self.app.push_screen(ConversationsModal(self.app.backend.history, current), self._chosen)
+        self.app.push_screen(ConversationsModal(self.host.backend.history, current), self._chosen)
 
     async def _chosen(self, choice: ConversationChoice | None) -> None:
         if choice is None:
@@ -215,7 +221,7 @@ class ChatScreen(Screen):
             await self.show_conversation(None)
         elif choice.open_id and choice.open_id != current:
             try:
-                await self.show_conversation(self.app.backend.history.load(choice.open_id))
+                await self.show_conversation(self.host.backend.history.load(choice.open_id))
             except Exception as exc:  # noqa: BLE001 - a damaged file is one line
                 self.notify(describe_error(exc)[0], severity="error")
 
@@ -252,7 +258,7 @@ class ChatScreen(Screen):
         quoted: list[str] | None = None,
     ) -> None:
         try:
-            chunk = self.app.backend.library().get_chunk(chunk_id)
+            chunk = self.host.backend.library().get_chunk(chunk_id)
         except Exception:  # noqa: BLE001 - the stored evidence text is still shown
             chunk = None
         self.post_message(ShowPassage(evidence, chunk, style, quoted))
@@ -300,9 +306,9 @@ class ChatScreen(Screen):
         view = TurnView(question)
         await box.mount(view)
         box.scroll_end(animate=False)
-        ready = self.app.backend.ready.is_set()
+        ready = self.host.backend.ready.is_set()
         view.set_status(STAGE_TEXT["retrieve"] if ready else "waiting for the models to load…")
-        s = self.app.settings
+        s = self.host.settings
         self.query_one(TracePanel).reset(
             question, s.evaluator.upper_threshold, s.evaluator.lower_threshold
         )
@@ -312,7 +318,7 @@ class ChatScreen(Screen):
 
     @work(thread=True, group="ask", exit_on_error=False)
     def _ask(self, run: Run) -> None:
-        backend = self.app.backend
+        backend = self.host.backend
         try:
             while not backend.ready.wait(0.1):
                 if run.cancel.is_set():
@@ -341,7 +347,7 @@ class ChatScreen(Screen):
         The request goes to the UI as a message (never blocking on the event loop), the
         modal's callback answers through a queue, and cancel (Esc, quit) means deny.
         """
-        s = self.app.settings
+        s = self.host.settings
         if s.web.offline:
             return False
         if s.web.web_search != "ask":
@@ -359,8 +365,9 @@ class ChatScreen(Screen):
     @on(ConsentRequest)
     def _ask_consent(self, msg: ConsentRequest) -> None:
         def chosen(choice: str | None) -> None:
-            if choice in ("always", "never"):
-                self.app.remember_web_choice(choice)
+            match choice:  # a match narrows the button id to the Literal the setting takes
+                case "always" | "never":
+                    self.host.remember_web_choice(choice)
             msg.answers.put(choice)
 
         self.app.push_screen(WebConsentModal(msg.query), chosen)
@@ -370,9 +377,7 @@ class ChatScreen(Screen):
         run = self.run
         if run is None or msg.run_id != run.id:
             return
-        event = terminal_safe_fields(
-            msg.event
-        )  # no escape sequence from a document reaches the screen
+        event = safe_fields(msg.event)  # no escape sequence from a document reaches the screen
         self.query_one(TracePanel).add(event)
         if isinstance(event, ev.Token):
             await run.view.write(event.text)
@@ -391,11 +396,11 @@ class ChatScreen(Screen):
                 severity="warning",
             )
         elif isinstance(event, ev.WebSkipped) and event.reason == SKIP_DNS:
-            self.app.set_network(down=True)
+            self.host.set_network(down=True)
         elif isinstance(event, (ev.WebQuery, ev.WebResults)) or (
             isinstance(event, ev.WebSkipped) and event.reason in ONLINE_SKIPS
         ):
-            self.app.set_network(down=False)  # the DNS check passed
+            self.host.set_network(down=False)  # the DNS check passed
         elif isinstance(event, ev.AnswerDone):
             await self._finish(run, event)
         self.call_after_refresh(self._follow)
@@ -429,13 +434,13 @@ class ChatScreen(Screen):
             searched=searched,
             inferred=record.sources_inferred,
         )
-        history = self.app.backend.history
+        history = self.host.backend.history
         try:
             if self.conversation is None:
                 self.conversation = history.create()
                 history.set_current(self.conversation.id)
             self.conversation = history.append(self.conversation.id, turn)
-            self.app.conversation_title = self.conversation.title
+            self.host.conversation_title = self.conversation.title
         except Exception as exc:  # noqa: BLE001 - the answer is still on screen
             self.notify(
                 f"Could not save the conversation: {describe_error(exc)[0]}", severity="warning"
@@ -461,7 +466,7 @@ class ChatScreen(Screen):
             self.query_one(TracePanel).set_note("Cancelled before the answer started.")
 
     def empty_index_text(self) -> str:
-        n = len(self.app.previous_sources)
+        n = len(self.host.previous_sources)
         if n:
             return (
                 f"{n} document{'s were' if n != 1 else ' was'} indexed with other settings: "

@@ -7,6 +7,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
@@ -24,7 +25,7 @@ def _keys(binding: Binding) -> str:
     )
 
 
-def binding_rows(app_class: type) -> list[tuple[str, list[tuple[str, str]]]]:
+def binding_rows(app_class: type[DOMNode]) -> list[tuple[str, list[tuple[str, str]]]]:
     """(section, [(keys, description)]) for the app, each screen and the dialogs.
 
     The app passes its own class in, so this module never imports the app (no import circle).
@@ -34,7 +35,7 @@ def binding_rows(app_class: type) -> list[tuple[str, list[tuple[str, str]]]]:
     from localcrag.tui.screens.library import LibraryScreen
     from localcrag.tui.screens.settings import SettingsScreen
 
-    sections = [
+    sections: list[tuple[str, type[DOMNode]]] = [
         ("Everywhere", app_class),
         ("Chat", ChatScreen),
         ("Library", LibraryScreen),

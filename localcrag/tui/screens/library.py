@@ -32,6 +32,7 @@ from textual.widgets import (
     Static,
 )
 
+from localcrag.tui.host import AppHost, app_host
 from localcrag.tui.library import plural
 from localcrag.tui.modals import ConfirmModal
 from localcrag.tui.widgets.documents import (
@@ -113,6 +114,11 @@ class LibraryScreen(Screen):
         ),
     ]
 
+    @property
+    def host(self) -> AppHost:
+        """The app, with its localcrag members typed (``tui/host.py``)."""
+        return app_host(self)
+
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
         with Vertical(id="library-main"):
@@ -128,7 +134,7 @@ class LibraryScreen(Screen):
                 yield Button("Re-index", id="reindex")
                 yield Button("Remove", id="remove", variant="error")
             with Horizontal(id="library-lower"):
-                yield DocTree(self.app.browse_root, id="browser")
+                yield DocTree(self.host.browse_root, id="browser")
                 with Vertical(id="ingest-pane"):
                     yield Label("Indexing", classes="pane-title")
                     yield ProgressBar(id="progress", show_eta=False)
@@ -149,7 +155,8 @@ class LibraryScreen(Screen):
         ):
             table.add_column(label, key=key)
         tree = self.query_one(DocTree)
-        tree.root.set_label(tree.path.name or str(tree.path))
+        root = Path(tree.path)  # DirectoryTree.path is typed str | Path
+        tree.root.set_label(root.name or str(root))
         tree.border_title = "Browse (Enter picks)"
         self.query_one("#progress", ProgressBar).display = False
         self.query_one("#stop", Button).display = False
@@ -178,9 +185,9 @@ class LibraryScreen(Screen):
         if action in ("add", "watch"):
             return None if isinstance(self.focused, Input) else True
         if action == "reindex_previous":
-            return bool(self.app.previous_sources)
+            return bool(self.host.previous_sources)
         if action == "remove_demo":
-            return bool(self.app.library.demo_sources(self.app.sources))
+            return bool(self.host.library.demo_sources(self.host.sources))
         return True
 
     def on_descendant_focus(self) -> None:
@@ -194,7 +201,7 @@ class LibraryScreen(Screen):
     def _fill_table(self) -> None:
         table = self.query_one("#documents", DataTable)
         table.clear()
-        demo, sources = 0, self.app.sources
+        demo, sources = 0, self.host.sources
         if not getattr(
             self, "_typing", False
         ):  # a filter keystroke re-uses the last stat of the list
@@ -204,19 +211,19 @@ class LibraryScreen(Screen):
         box.display = box.display or len(sources) > PAGE_ROWS
         shown, matching = page_of(sources, box.value)
         for s in shown:
-            is_demo = self.app.library.is_demo(s.source)
+            is_demo = self.host.library.is_demo(s.source)
             demo += is_demo
             table.add_row(
-                *row_cells(s, is_demo, stale.get(s.source), self.app.watcher.watching(s.source)),
+                *row_cells(s, is_demo, stale.get(s.source), self.host.watcher.watching(s.source)),
                 key=s.source,
             )
         summary = library_summary(
             sources,
             demo,
-            self.app.library_ready,
-            len(self.app.previous_sources),
+            self.host.library_ready,
+            len(self.host.previous_sources),
             stale,
-            len(self.app.watched),
+            len(self.host.watched),
         )
         summary.append(page_note(len(shown), matching, len(sources), box.value), style="#90caf9")
         self.query_one("#library-summary", Static).update(summary)
@@ -228,31 +235,29 @@ class LibraryScreen(Screen):
         self._fill_table()
 
     def _progress(self) -> None:
-        p = self.app.ingest_progress
+        p = self.host.ingest_progress
         bar = self.query_one("#progress", ProgressBar)
         status = self.query_one("#ingest-status", Static)
-        bar.display = p is not None or self.app.ingesting
-        self.query_one("#stop", Button).display = self.app.ingesting
+        bar.display = p is not None or self.host.ingesting
+        self.query_one("#stop", Button).display = self.host.ingesting
         if p is not None:
             part = (
-                p.chunks_done / p.chunks_total
-                if p.stage == "embedding" and getattr(p, "chunks_total", 0)
-                else 0
+                p.chunks_done / p.chunks_total if p.stage == "embedding" and p.chunks_total else 0
             )
             bar.update(
                 total=max(p.total, 1), progress=min(p.done + part, p.total)
             )  # moves while embedding
             status.update(Text.assemble((f"{p.done}/{p.total} files ", "bold"), progress_text(p)))
-        elif self.app.ingesting:
+        elif self.host.ingesting:
             bar.update(total=None)
             status.update(Text("Starting…"))
             self.query_one("#failures", Static).update(Text())
 
     def _report(self) -> None:
-        r = self.app.ingest_report
-        self.query_one("#stop", Button).display = self.app.ingesting
-        stopped: Any = self.app.library.stopped
-        if r is None and (self.app.ingesting or stopped is None):
+        r = self.host.ingest_report
+        self.query_one("#stop", Button).display = self.host.ingesting
+        stopped: Any = self.host.library.stopped
+        if r is None and (self.host.ingesting or stopped is None):
             return
         bar = self.query_one("#progress", ProgressBar)
         status = self.query_one("#ingest-status", Static)
@@ -278,7 +283,7 @@ class LibraryScreen(Screen):
         if not table.row_count:
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
-        return key.value if key is not None else None
+        return key.value
 
     @on(DirectoryTree.FileSelected)
     @on(DirectoryTree.DirectorySelected)
@@ -297,7 +302,7 @@ class LibraryScreen(Screen):
         if not path.exists():
             self.notify(f"{path} does not exist.", severity="error")
             return
-        if self.app.start_ingest([path]):
+        if self.host.start_ingest([path]):
             self.query_one("#path", Input).value = ""
             self.query_one("#path", Input).focus()  # ready for the next path (never the table)
 
@@ -318,21 +323,21 @@ class LibraryScreen(Screen):
         elif not Path(source).exists():
             self.notify(f"{source} no longer exists; remove it instead.", severity="error")
         else:
-            self.app.start_ingest([Path(source)], replace=True, demo=self.app.demo_active)
+            self.host.start_ingest([Path(source)], replace=True, demo=self.host.demo_active)
 
     def action_update_all(self) -> None:
-        if not self.app.sources:
+        if not self.host.sources:
             self.notify("Nothing indexed yet.", severity="warning")
             return
-        existing = [Path(s.source) for s in self.app.sources if Path(s.source).exists()]
-        missing = len(self.app.sources) - len(existing)
+        existing = [Path(s.source) for s in self.host.sources if Path(s.source).exists()]
+        missing = len(self.host.sources) - len(existing)
         if missing:
             self.notify(
                 f"{missing} indexed file(s) no longer exist; remove them with x.",
                 severity="warning",
             )
         if existing:
-            self.app.start_ingest(existing, demo=self.app.demo_active)
+            self.host.start_ingest(existing, demo=self.host.demo_active)
 
     @on(Button.Pressed, "#remove")
     def action_remove(self) -> None:
@@ -343,7 +348,7 @@ class LibraryScreen(Screen):
 
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self.app.library.remove([source])
+                self.host.library.remove([source])
 
         self.app.push_screen(
             ConfirmModal(
@@ -355,8 +360,8 @@ class LibraryScreen(Screen):
 
     @on(Button.Pressed, "#stop")
     def action_stop(self) -> None:
-        if self.app.ingesting:
-            self.app.library.cancel()
+        if self.host.ingesting:
+            self.host.library.cancel()
             self.query_one("#ingest-status", Static).update(
                 Text("Stopping after the current file…")
             )
@@ -376,26 +381,26 @@ class LibraryScreen(Screen):
                 severity="warning",
             )
             return
-        self.app.toggle_watch(folder)
+        self.host.toggle_watch(folder)
 
     def action_reindex_previous(self) -> None:
         """Index the documents indexed with other settings into the current table."""
-        paths = [Path(p) for p in self.app.previous_sources if Path(p).exists()]
+        paths = [Path(p) for p in self.host.previous_sources if Path(p).exists()]
         if not paths:
             self.notify("No documents from other settings to re-index.")
-        elif self.app.start_ingest(paths):
+        elif self.host.start_ingest(paths):
             self.notify(f"Re-indexing {plural(len(paths), 'document')} with the current settings.")
 
     def action_remove_demo(self) -> None:
         """Ask, then remove every demo document (the files are not touched)."""
-        demo = self.app.library.demo_sources(self.app.sources)
+        demo = self.host.library.demo_sources(self.host.sources)
         if not demo:
             self.notify("No demo documents in the library.")
             return
 
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self.app.library.remove(demo, demo=True)
+                self.host.library.remove(demo, demo=True)
 
         self.app.push_screen(
             ConfirmModal(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events, on, work
@@ -21,7 +21,11 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar, Static
 
+from localcrag.tui.host import AppHost, app_host
 from localcrag.tui.widgets.status import StatusBar
+
+if TYPE_CHECKING:
+    from localcrag.llm.pull import PullProgress
 
 PRIVACY = (
     "A pull sends the repository and file name to the Hugging Face hub ($HF_ENDPOINT, "
@@ -59,6 +63,11 @@ class ModelsScreen(Screen):
         Binding("c", "cancel_pull", "Stop pull", tooltip="Stop the pull; the next pull resumes it"),
     ]
     probe: Callable[[str], bool] = staticmethod(default_probe)  # tests use the fake hub's
+
+    @property
+    def host(self) -> AppHost:
+        """The app, with its localcrag members typed (``tui/host.py``)."""
+        return app_host(self)
 
     def __init__(self) -> None:
         super().__init__()
@@ -103,7 +112,7 @@ class ModelsScreen(Screen):
     def refresh_lists(self) -> None:
         from localcrag.llm.inventory import catalogue_rows, human_size, model_rows
 
-        s = self.app.settings
+        s = self.host.settings
         local = self.query_one("#local-models", DataTable)
         local.clear()
         try:
@@ -184,7 +193,7 @@ class ModelsScreen(Screen):
         bar.update(total=None, progress=0)
         bar.display = True
         self._status(f"pulling {spec}…")
-        self._pull(spec, self.app.settings)
+        self._pull(spec, self.host.settings)
 
     def action_cancel_pull(self) -> None:
         if self.pulling:
@@ -205,11 +214,7 @@ class ModelsScreen(Screen):
                 return
             check_disk(plan)
             warning = ram_warning(plan) or ""
-            how = download(
-                plan,
-                lambda p: self.post_message(PullUpdate(p.done, p.total, p.stage)),
-                cancel=self._cancel,
-            )
+            how = download(plan, self._pulled, cancel=self._cancel)
         except Exception as exc:  # noqa: BLE001 - every failure is one line on the screen
             self.post_message(PullFinished(describe_error(exc)[0], True))
             return
@@ -221,6 +226,10 @@ class ModelsScreen(Screen):
                 False,
             )
         )
+
+    def _pulled(self, p: PullProgress) -> None:
+        """The download's progress callback (in the pull's thread): to the UI as a message."""
+        self.post_message(PullUpdate(p.done, p.total, p.stage))
 
     def on_pull_update(self, msg: PullUpdate) -> None:
         bar = self.query_one("#pull-progress", ProgressBar)

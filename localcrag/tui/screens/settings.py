@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Footer, Header, Input, Label, Select, Static
 
 from localcrag.settings import Settings, field, grouped
+from localcrag.tui.host import AppHost, app_host
 from localcrag.tui.modals import ConfirmModal
 from localcrag.tui.widgets.fields import (
     EDITORS,
@@ -83,10 +84,15 @@ class SettingsScreen(Screen):
         Binding("ctrl+r", "revert", "Revert", tooltip="Discard edits: back to the saved settings"),
     ]
 
+    @property
+    def host(self) -> AppHost:
+        """The app, with its localcrag members typed (``tui/host.py``)."""
+        return app_host(self)
+
     def compose(self) -> ComposeResult:
         from localcrag.llm.models import discover
 
-        s = self.app.settings
+        s = self.host.settings
         try:
             models = discover(s.models.models_dir)
         except OSError:
@@ -135,7 +141,7 @@ class SettingsScreen(Screen):
         """Show changes made elsewhere (e.g. "always" in the web dialog) unless edits are pending."""
         self._refresh_model_options()
         if not self.dirty():
-            self._load(self.app.settings)
+            self._load(self.host.settings)
 
     def _refresh_model_options(self) -> None:
         """A model pulled (Models screen) or dropped into models/ since this screen was built
@@ -143,7 +149,7 @@ class SettingsScreen(Screen):
         from localcrag.llm.models import discover
 
         try:
-            models = discover(self.app.settings.models.models_dir)
+            models = discover(self.host.settings.models.models_dir)
         except OSError:
             return
         found = [(m.name, m.kind) for m in models]
@@ -159,7 +165,7 @@ class SettingsScreen(Screen):
 
     def dirty(self) -> bool:
         """Any widget holding something else than the saved value shows."""
-        s = self.app.settings
+        s = self.host.settings
         return any(self._content(n) != editor(n).show(field(n).get(s)) for n in self._names())
 
     # --- form <-> settings --------------------------------------------------------------
@@ -167,13 +173,21 @@ class SettingsScreen(Screen):
     def _names(self) -> list[str]:
         return [n for names in SECTIONS.values() for n in names]
 
+    def _editor(self, name: str) -> Input | Select[str] | Checkbox:
+        """The widget that edits setting ``name`` (``Editor.make``: an Input, a Select or a
+        Checkbox; each has a ``value``)."""
+        widget = self.query_one(f"#field-{name}")
+        if not isinstance(widget, (Input, Select, Checkbox)):
+            raise TypeError(f"#field-{name} is a {type(widget).__name__}, not a settings editor")
+        return widget
+
     def _content(self, name: str) -> Any:
-        return self.query_one(f"#field-{name}").value  # Input, Select and Checkbox alike
+        return self._editor(name).value
 
     def _load(self, s: Settings) -> None:
         with self.prevent(Input.Changed, Select.Changed, Checkbox.Changed):
             for name in self._names():
-                self.query_one(f"#field-{name}").value = editor(name).show(field(name).get(s))
+                self._editor(name).value = editor(name).show(field(name).get(s))
         self.validate()
 
     def _read(self) -> tuple[dict[str, Any], dict[str, str]]:
@@ -195,7 +209,7 @@ class SettingsScreen(Screen):
         values, errors = self._read()
         new = None
         try:
-            new = self.app.settings.merged(values)
+            new = self.host.settings.merged(values)
         except ValidationError as exc:
             for err in exc.errors():
                 # loc is (group, name); a group-level error (threshold order) belongs under
@@ -246,28 +260,28 @@ class SettingsScreen(Screen):
         if new is None:
             self.notify(self.refusal(), severity="error", timeout=12)
             return
-        changed = self.app.backend.apply(new)
+        changed = self.host.backend.apply(new)
         self._refresh_model_options()  # a new models_dir: its files to choose from
-        self._load(self.app.settings)  # shown as saved: "http://x/v1/" as "http://x/v1", say
+        self._load(self.host.settings)  # shown as saved: "http://x/v1/" as "http://x/v1", say
         if not changed:
             self.notify("Nothing changed: the settings file was not touched.")
             return
-        self.app.save_settings(changed)  # says what it wrote, or why it could not
-        self.app.settings_changed(changed)
-        if self.app.backend.needs_warm_up(changed):
+        self.host.save_settings(changed)  # says what it wrote, or why it could not
+        self.host.settings_changed(changed)
+        if self.host.backend.needs_warm_up(changed):
             self.notify("Reloading models…")
 
     def action_leave(self) -> None:
         """Esc: back to the chat, unless invalid edits are pending: then ask (discard them, or
         keep editing) rather than leave settings that cannot be saved behind silently."""
         if self.validate() is not None:
-            self.app.action_show_mode("chat")
+            self.host.action_show_mode("chat")
             return
 
         def chosen(discard: bool | None) -> None:
             if discard:
-                self._load(self.app.settings)
-                self.app.action_show_mode("chat")
+                self._load(self.host.settings)
+                self.host.action_show_mode("chat")
             else:
                 self.query_one(".invalid-field").focus()
 
@@ -283,5 +297,5 @@ class SettingsScreen(Screen):
 
     @on(Button.Pressed, "#revert")
     def action_revert(self) -> None:
-        self._load(self.app.settings)
+        self._load(self.host.settings)
         self.notify("Reverted to the saved settings.")

@@ -21,8 +21,8 @@ from textual.widgets.option_list import Option
 
 from localcrag import events as ev
 from localcrag.crag.style import style_label
-from localcrag.textutil import source_label, states_nothing, terminal_safe, terminal_safe_fields
-from localcrag.tui.widgets.labels import BADGE
+from localcrag.textutil import source_label, states_nothing, terminal_safe
+from localcrag.tui.widgets.labels import BADGE, safe_fields
 from localcrag.types import Action, Evidence
 
 _CITE = re.compile(r"\[(\d{1,3})\]")
@@ -166,7 +166,7 @@ class TurnView(Vertical):
         self.done = True
         text, evidence = (
             terminal_safe(text),
-            terminal_safe_fields(tuple(evidence)),
+            safe_fields(tuple(evidence)),
         )  # a saved turn too
         self.text = text or self.text
         self.evidence = {e.n: e for e in evidence}

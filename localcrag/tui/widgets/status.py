@@ -6,6 +6,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from localcrag.tui.host import AppHost, app_host
 from localcrag.tui.widgets.documents import progress_text
 
 MODEL_STATES = {
@@ -33,7 +34,7 @@ class StatusBar(Static):
         self._changed()
 
     def _changed(self) -> None:
-        app = self.app
+        app = app_host(self)
         left = Text()
         label, style = MODEL_STATES.get(app.model_state, (app.model_state, ""))
         left.append(label, style=style)
@@ -67,11 +68,10 @@ class StatusBar(Static):
         self.update(grid)
 
 
-def _model_server(app: object) -> str:
+def _model_server(app: AppHost) -> str:
     """ "model server: gpu-box:8080" when answers are written by ``llm_endpoint``: the
     question and the evidence text are sent there, so it is always in view."""
     from urllib.parse import urlsplit
 
-    settings = getattr(app, "settings", None)
-    url = settings.endpoint.llm_endpoint if settings is not None else None
+    url = app.settings.endpoint.llm_endpoint
     return f"model server: {urlsplit(url).netloc or url}" if url else ""

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from localcrag.ingest.formats import supported_text
+from localcrag.tui.host import AppHost
 
 
-def welcome_markdown(app: Any) -> str:
+def welcome_markdown(app: AppHost) -> str:
     """Markdown for an empty conversation (the app's reactives say what state we are in)."""
     if not app.library_ready:
         return "## Welcome to localcrag\n\nOpening your library…"
@@ -16,7 +15,7 @@ def welcome_markdown(app: Any) -> str:
             f"## The library could not be opened\n\n{app.library_error}\n\n"
             "Check the models in Settings (**ctrl+s**), or run `make models`."
         )
-    previous = len(getattr(app, "previous_sources", ()))
+    previous = len(app.previous_sources)
     if not app.sources and previous:
         return (
             f"## Your documents need re-indexing\n\n{previous} document{'s were' if previous != 1 else ' was'} "
