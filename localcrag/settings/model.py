@@ -47,11 +47,9 @@ from localcrag.settings.sources import (
     ConfigFile,
     FlatEnv,
     drop_obsolete,
-    flat_env,
     groups_of,
     load_error,
     nest,
-    nested_env,
     one_line,
 )
 
@@ -239,32 +237,19 @@ class SettingField:
         """``retrieval.top_k``: the TOML table and key."""
         return f"{self.group}.{self.name}"
 
-    @property
-    def env(self) -> str:
-        """``LOCALCRAG_RETRIEVAL__TOP_K``."""
-        return nested_env(self.group, self.name)
-
-    @property
-    def flat_env(self) -> str:
-        """``LOCALCRAG_TOP_K``: the name from before the groups, still read."""
-        return flat_env(self.name)
-
     def get(self, settings: BaseModel) -> Any:
         return getattr(getattr(settings, self.group), self.name)
-
-    def set(self, settings: BaseModel, value: Any) -> None:
-        setattr(getattr(settings, self.group), self.name, value)
 
     def default(self) -> Any:
         return self.info.get_default(call_default_factory=True)
 
 
-@lru_cache(maxsize=8)
-def fields(cls: type[BaseModel] = Settings) -> tuple[SettingField, ...]:
+@lru_cache(maxsize=1)
+def fields() -> tuple[SettingField, ...]:
     """Every setting, group by group, in the model's declared order."""
     return tuple(
-        SettingField(group, name, cls.model_fields[group].title or group, info)
-        for group, kind in groups_of(cls).items()
+        SettingField(group, name, Settings.model_fields[group].title or group, info)
+        for group, kind in groups_of(Settings).items()
         for name, info in kind.model_fields.items()
     )
 
