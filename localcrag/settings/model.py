@@ -174,8 +174,9 @@ class Settings(BaseSettings):
             data, _ = drop_obsolete(type(self), nest(type(self), raw))
             shutil.copy2(path, backup_path(path))
         chosen = fields() if keys is None else [field(k) for k in keys]
+        dumped = self.model_dump(mode="json")
         for f in chosen:
-            value = getattr(self, f.group).model_dump(mode="json")[f.name]
+            value = dumped[f.group][f.name]
             table = data.setdefault(f.group, {})
             if value is None:
                 table.pop(f.name, None)
