@@ -33,9 +33,8 @@ from localcrag.tui.widgets.fields import (
 )
 from localcrag.tui.widgets.status import StatusBar
 
-HIDDEN: dict[
-    str, str
-] = {}  # field -> why the screen does not show it (none so far: all are the user's)
+# field -> why the screen does not show it (none so far: all are the user's)
+HIDDEN: dict[str, str] = {}
 SECTIONS: dict[str, list[str]] = {
     title: [f.name for f in group if f.name not in HIDDEN] for title, group in grouped()
 }
