@@ -467,9 +467,8 @@ def perf_table(rows: Sequence[PerfRow], bench: Bench | None = None) -> str:
     ]
     body = []
     for r in rows:
-        spread = _try(r.spread, b) if r.spread is not None else "–"
         body.append(
-            f"| {r.what} | {_try(r.measured, b)} | {spread or '–'} | "
+            f"| {r.what} | {_try(r.measured, b)} | {_try(r.spread, b) or '–'} | "
             f"{_verdict(b, r.targets) or '–'} | {r.chosen_on} | {r.command} |"
         )
     src = f"From BENCHMARKS.json ({b.when()}), `make bench` or the row's command:"
@@ -581,14 +580,18 @@ def _num(x: Any, digits: int = 3) -> str:
     return str(x)
 
 
-def _mode(mode: str, *keys: str, digits: int = 3, sep: str = " / ") -> Figure:
+def _of_mode(mode: str, figure: Callable[[dict[str, Any]], str]) -> Figure:
+    """``figure`` of the run's ``mode`` results; "–" when the run has no such mode."""
+
     def fn(res: dict[str, Any]) -> str:
         m = res["modes"].get(mode)
-        if m is None:
-            return "–"
-        return sep.join(_num(_dig(m, k), digits) for k in keys)
+        return "–" if m is None else figure(m)
 
     return fn
+
+
+def _mode(mode: str, *keys: str, digits: int = 3, sep: str = " / ") -> Figure:
+    return _of_mode(mode, lambda m: sep.join(_num(_dig(m, k), digits) for k in keys))
 
 
 def _dig(d: Any, dotted: str) -> Any:
@@ -600,10 +603,7 @@ def _dig(d: Any, dotted: str) -> Any:
 
 
 def _trust(mode: str) -> Figure:
-    def fn(res: dict[str, Any]) -> str:
-        m = res["modes"].get(mode)
-        if m is None:
-            return "–"
+    def fn(m: dict[str, Any]) -> str:
         t = m["trust"]
         rates = f"**{_num(t['wrong_answer_rate'])}** / **{_num(t['wrong_refusal_rate'])}**"
         unans = (t.get("unanswerable") or {}).get("wrong_answer", 0)
@@ -612,7 +612,7 @@ def _trust(mode: str) -> Figure:
             f"{rates} ({t['right_answer']} / {wrong} / {t['right_refusal']} / {t['wrong_refusal']})"
         )
 
-    return fn
+    return _of_mode(mode, fn)
 
 
 def _retrieval(*modes: str) -> Figure:
@@ -626,15 +626,11 @@ def _retrieval(*modes: str) -> Figure:
 
 
 def _refused(mode: str) -> Figure:
-    def fn(res: dict[str, Any]) -> str:
-        m = res["modes"].get(mode)
-        if m is None:
-            return "–"
+    def fn(m: dict[str, Any]) -> str:
         t = m["trust"]
-        refusals = t["right_refusal"] + t["wrong_refusal"]
-        return f"{refusals} of {m['n']}"
+        return f"{t['right_refusal'] + t['wrong_refusal']} of {m['n']}"
 
-    return fn
+    return _of_mode(mode, fn)
 
 
 def _same(text: str) -> Figure:
@@ -805,10 +801,9 @@ def _cells(row: EvalRow, stored: dict[str, Any]) -> tuple[str, str, str]:
     spread = _agree([f"{c} | {g}" for c, g in zip(crag, rag)])
     if spread.startswith("runs: "):  # say which column moved
         moved = [
-            f"{name} {lo}–{hi}" if _numeric(vals) else f"{name}: " + "; ".join(vals)
+            f"{name} {_range(vals)}" if _numeric(vals) else f"{name}: " + "; ".join(vals)
             for name, vals in (("CRAG", crag), ("RAG", rag))
             if len(set(vals)) > 1
-            for lo, hi in [_range(vals)]
         ]
         spread = f"{len(runs)} runs: " + ", ".join(moved)
     return crag[0], rag[0], spread
@@ -818,11 +813,10 @@ def _numeric(vals: list[str]) -> bool:
     return all(re.fullmatch(r"-?[\d.]+", v) for v in vals)
 
 
-def _range(vals: list[str]) -> tuple[str, str]:
-    if _numeric(vals):
-        nums = sorted(vals, key=float)
-        return nums[0], nums[-1]
-    return vals[0], vals[-1]
+def _range(vals: list[str]) -> str:
+    """``lo–hi`` of numeric figures, each as written."""
+    nums = sorted(vals, key=float)
+    return f"{nums[0]}–{nums[-1]}"
 
 
 def _when(run: dict[str, Any]) -> str:

@@ -25,6 +25,7 @@ from localcrag.tui.messages import (
     RefreshSources,
     SourcesLoaded,
 )
+from localcrag.tui.widgets.labels import plural
 
 INDEX_POLL_S = 1.0  # how often the app looks at the index's change stamp (one stat): a
 # terminal's ingest or a watched folder shows in the Library within ~1-2 s
@@ -33,10 +34,6 @@ INDEX_POLL_S = 1.0  # how often the app looks at the index's change stamp (one s
 class IngestCancelled(BaseException):
     """Raised from the progress callback to stop Library.ingest between files (not an Exception,
     so the library's per-file error handling does not swallow it)."""
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
 
 
 class LibraryController:

@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 
 from localcrag.history import Conversation, Damaged, History
 from localcrag.textutil import source_label, terminal_safe
-from localcrag.tui.widgets.labels import safe_fields
+from localcrag.tui.widgets.labels import plural, safe_fields
 from localcrag.types import Chunk, Evidence
 
 HIGHLIGHT = "bold #000000 on #d7af5f"
@@ -295,5 +295,5 @@ def _conversation_label(conv: Conversation, current: bool) -> Text:
     return Text.assemble(
         ("● " if current else "  ", "#66bb6a"),
         (conv.title or "(empty)", "bold"),
-        (f"  {len(conv.turns)} turn{'s' if len(conv.turns) != 1 else ''} · {when}", "dim"),
+        (f"  {plural(len(conv.turns), 'turn')} · {when}", "dim"),
     )

@@ -33,7 +33,6 @@ from textual.widgets import (
 )
 
 from localcrag.tui.host import AppHost, app_host
-from localcrag.tui.library import plural
 from localcrag.tui.modals import ConfirmModal
 from localcrag.tui.widgets.documents import (
     PAGE_ROWS,
@@ -46,6 +45,7 @@ from localcrag.tui.widgets.documents import (
     progress_text,
     row_cells,
 )
+from localcrag.tui.widgets.labels import plural
 from localcrag.tui.widgets.status import StatusBar
 
 TABLE_ONLY = {"reindex", "update_all", "remove", "stop"}  # letters that act only in the table

@@ -200,9 +200,6 @@ class SettingsScreen(Screen):
                 errors[name] = str(exc)
         return values, errors
 
-    def form_values(self) -> dict[str, Any]:
-        return self._read()[0]
-
     def validate(self) -> Settings | None:
         """Build Settings from the form; show each error under its field. None when invalid."""
         values, errors = self._read()

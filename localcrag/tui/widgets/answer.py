@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 from localcrag import events as ev
 from localcrag.crag.style import style_label
 from localcrag.textutil import source_label, states_nothing, terminal_safe
-from localcrag.tui.widgets.labels import BADGE, safe_fields
+from localcrag.tui.widgets.labels import BADGE, plural, safe_fields
 from localcrag.types import Action, Evidence
 
 _CITE = re.compile(r"\[(\d{1,3})\]")
@@ -124,7 +124,7 @@ class TurnView(Vertical):
         self.style = style or self.style
         label = style_label(style, self.model, web) if style else ""
         if label and dropped:
-            label += f" · {dropped} unsupported sentence{'s' if dropped != 1 else ''} not shown"
+            label += f" · {plural(dropped, 'unsupported sentence')} not shown"
         self.query_one(".answer-style", Static).update(Text(label, style="italic #a5d6a7"))
 
     async def write(self, fragment: str) -> None:
@@ -239,7 +239,7 @@ def _status(action: Action | None, refused: bool, cancelled: bool, cited: int) -
         text.append("no answer from your documents", style="#ef9a9a")
     else:
         text.append(
-            f"{cited} source{'s' if cited != 1 else ''} cited" if cited else "no citations",
+            f"{plural(cited, 'source')} cited" if cited else "no citations",
             style="dim",
         )
     return text

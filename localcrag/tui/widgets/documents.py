@@ -15,6 +15,7 @@ from textual.widgets import DirectoryTree
 
 from localcrag.ingest.formats import count_text
 from localcrag.textutil import shown
+from localcrag.tui.widgets.labels import plural
 
 
 class DocTree(DirectoryTree):
@@ -117,10 +118,10 @@ def library_summary(
     if not ready:
         summary.append("Opening the library…")
     elif docs:
-        summary.append(f"{docs} document{'s' if docs != 1 else ''}, {chunks} chunks")
+        summary.append(f"{plural(docs, 'document')}, {chunks} chunks")
         if demo:
             summary.append(
-                f"  ·  {demo} demo document{'s' if demo != 1 else ''} (ctrl+d removes "
+                f"  ·  {plural(demo, 'demo document')} (ctrl+d removes "
                 f"{'them' if demo != 1 else 'it'})",
                 style="not bold #fdd835",
             )
@@ -133,7 +134,7 @@ def library_summary(
             )
         if watched:
             summary.append(
-                f"  ·  watching {watched} folder{'s' if watched != 1 else ''}",
+                f"  ·  watching {plural(watched, 'folder')}",
                 style="not bold #81c784",
             )
         summary.append(

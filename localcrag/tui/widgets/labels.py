@@ -1,5 +1,6 @@
-"""Decision badges shared by the answer and trace widgets (labels: localcrag.textutil), and
-``safe_fields``, the typed form of ``terminal_safe_fields`` that the widgets and modals use."""
+"""Decision badges shared by the answer and trace widgets (labels: localcrag.textutil),
+``safe_fields``, the typed form of ``terminal_safe_fields`` that the widgets and modals use,
+and ``plural``, the one way the TUI writes a count and its noun."""
 
 from __future__ import annotations
 
@@ -15,6 +16,11 @@ BADGE = {
     Action.AMBIGUOUS: ("AMBIGUOUS", "bold #000000 on #f9a825"),
     Action.INCORRECT: ("INCORRECT", "bold #ffffff on #c62828"),
 }
+
+
+def plural(n: int, word: str) -> str:
+    """``1 document``, ``2 documents``: a count and its noun, as every TUI line writes it."""
+    return f"{n} {word}{'s' if n != 1 else ''}"
 
 
 def safe_fields(value: T) -> T:

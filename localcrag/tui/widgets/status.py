@@ -8,6 +8,7 @@ from textual.widgets import Static
 
 from localcrag.tui.host import AppHost, app_host
 from localcrag.tui.widgets.documents import progress_text
+from localcrag.tui.widgets.labels import plural
 
 MODEL_STATES = {
     "loading": ("◌ loading models…", "#fdd835"),
@@ -43,7 +44,7 @@ class StatusBar(Static):
             left.append("opening library…", style="dim")
         else:
             docs, chunks = len(app.sources), sum(s.chunks for s in app.sources)
-            left.append(f"{docs} document{'s' if docs != 1 else ''} · {chunks} chunks")
+            left.append(f"{plural(docs, 'document')} · {chunks} chunks")
         p = app.ingest_progress
         if p is not None:
             left.append("  │  ", style="dim")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from localcrag.ingest.formats import supported_text
 from localcrag.tui.host import AppHost
+from localcrag.tui.widgets.labels import plural
 
 
 def welcome_markdown(app: AppHost) -> str:
@@ -35,13 +36,13 @@ def welcome_markdown(app: AppHost) -> str:
     n = len(app.sources)
     if getattr(app, "demo_active", False):
         return (
-            f"## Ask about the {n} demo document{'s' if n != 1 else ''}\n\n"
+            f"## Ask about the {plural(n, 'demo document')}\n\n"
             "localcrag's own README and docs/ sit in an index of their own. Try *What does the "
             "retrieval evaluator decide?* Add your own files with **ctrl+l**: from then on only "
             "they are searched. **F1** lists every key."
         )
     return (
-        f"## Ask about your {n} document{'s' if n != 1 else ''}\n\n"
+        f"## Ask about your {plural(n, 'document')}\n\n"
         "Type a question below and press **Enter**. The answer cites passages as [n]: "
         "select one (click, or **ctrl+r** then Enter) to read it. The CRAG trace on the right "
         "shows what was retrieved, how it was graded and what was decided. **F1** lists every key."
