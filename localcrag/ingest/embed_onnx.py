@@ -17,11 +17,13 @@ import json
 import os
 import platform
 import threading
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from localcrag.llm.cpu import cpu_flags
 
 if TYPE_CHECKING:  # loaded on first use
     from tokenizers import Tokenizer
@@ -59,7 +61,7 @@ BULK = 64
 PRECISE_INT8 = "session.x64quantprecision"
 
 
-def saturating_int8(flags: set[str] | None = None, machine: str | None = None) -> bool:
+def saturating_int8(flags: Set[str] | None = None, machine: str | None = None) -> bool:
     """Whether onnxruntime's u8s8 kernel saturates on this CPU (its MLAS kernel choice, from
     the CPU flags in /proc/cpuinfo; ``flags``/``machine`` stand in for them in tests). An x86
     CPU whose flags cannot be read counts as saturating: the exact kernel is then chosen."""
@@ -67,7 +69,7 @@ def saturating_int8(flags: set[str] | None = None, machine: str | None = None) -
     if arch not in {"x86_64", "amd64", "i386", "i686", "x86"}:
         return False  # ARM and others: exact dot-product kernels; the option does nothing
     if flags is None:
-        flags = _cpu_flags()
+        flags = cpu_flags()
     if flags is None:
         return True
     if {"amx_tile", "amx_int8"} <= flags:
@@ -75,17 +77,6 @@ def saturating_int8(flags: set[str] | None = None, machine: str | None = None) -
     if {"avx512f", "avx512bw", "avx512dq", "avx512vl"} <= flags:  # MLAS's AVX-512 core kernel
         return "avx512_vnni" not in flags
     return "avx_vnni" not in flags
-
-
-def _cpu_flags() -> set[str] | None:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.partition(":")[2].split())
-    except OSError:
-        pass
-    return None
 
 
 def exact_int8(options: Any) -> Any:
