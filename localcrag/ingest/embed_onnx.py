@@ -79,11 +79,21 @@ def saturating_int8(flags: Set[str] | None = None, machine: str | None = None) -
     return "avx_vnni" not in flags
 
 
-def exact_int8(options: Any) -> Any:
-    """Ask an onnxruntime ``SessionOptions`` for exact int8 sums where the CPU needs it."""
-    if saturating_int8():
-        options.add_session_config_entry(PRECISE_INT8, "1")
-    return options
+def cpu_session(path: Path, threads: int, spin: bool) -> Any:
+    """An onnxruntime CPU session of the embedder's and the reader's shape: full graph
+    optimisation, exact int8 sums where the CPU needs them (see PRECISE_INT8), ``threads``
+    intra-op threads (0: onnxruntime's choice) whose idle ones sleep unless ``spin``."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if saturating_int8():  # the same int8 sums on every x86 CPU
+        so.add_session_config_entry(PRECISE_INT8, "1")
+    if threads:
+        so.intra_op_num_threads = threads
+    if not spin:  # idle threads sleep instead of spinning: kinder to a busy machine
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
 
 
 def export_int8(model_dir: Path, out: Path) -> Path:
@@ -206,22 +216,8 @@ class OnnxEmbedder:
         intra-op threads, or "stream": one thread, run from several Python threads at once."""
         with self._lock:
             if kind not in self._sessions:
-                import onnxruntime as ort
-
-                so = ort.SessionOptions()
-                so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-                exact_int8(so)  # the same int8 sums on every x86 CPU (see PRECISE_INT8)
-                if kind == "stream":
-                    so.intra_op_num_threads = 1
-                elif self.threads:
-                    so.intra_op_num_threads = self.threads
-                if (
-                    kind is False
-                ):  # idle threads sleep instead of spinning: kinder to a busy machine
-                    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-                self._sessions[kind] = ort.InferenceSession(
-                    str(self.onnx_path), so, providers=["CPUExecutionProvider"]
-                )
+                threads = 1 if kind == "stream" else self.threads
+                self._sessions[kind] = cpu_session(self.onnx_path, threads, spin=kind is not False)
             return self._sessions[kind]
 
     def streams(self) -> int:
