@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import platform
 import threading
 from collections.abc import Sequence, Set
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from localcrag.llm.cpu import cpu_flags
+from localcrag.llm.cpu import cpu_flags, usable_cores
 
 if TYPE_CHECKING:  # loaded on first use
     from tokenizers import Tokenizer
@@ -222,12 +221,7 @@ class OnnxEmbedder:
 
     def streams(self) -> int:
         """Runs side by side for a bulk call: the thread setting, else the usable cores."""
-        if self.threads:
-            return self.threads
-        try:
-            return len(os.sched_getaffinity(0))
-        except AttributeError:  # not on Linux
-            return os.cpu_count() or 1
+        return self.threads or usable_cores()
 
     @property
     def dim(self) -> int:
