@@ -100,7 +100,7 @@ def test_non_x86_cpus_need_nothing_and_unreadable_flags_take_the_exact_kernel(mo
     from localcrag.ingest import embed_onnx
 
     assert embed_onnx.saturating_int8(set(), "aarch64") is False
-    monkeypatch.setattr(embed_onnx, "_cpu_flags", lambda: None)
+    monkeypatch.setattr(embed_onnx, "cpu_flags", lambda: None)
     assert embed_onnx.saturating_int8(None, "x86_64") is True
 
 

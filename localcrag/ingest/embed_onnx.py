@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import platform
 import threading
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from localcrag.llm.cpu import cpu_flags, usable_cores
 
 if TYPE_CHECKING:  # loaded on first use
     from tokenizers import Tokenizer
@@ -59,7 +60,7 @@ BULK = 64
 PRECISE_INT8 = "session.x64quantprecision"
 
 
-def saturating_int8(flags: set[str] | None = None, machine: str | None = None) -> bool:
+def saturating_int8(flags: Set[str] | None = None, machine: str | None = None) -> bool:
     """Whether onnxruntime's u8s8 kernel saturates on this CPU (its MLAS kernel choice, from
     the CPU flags in /proc/cpuinfo; ``flags``/``machine`` stand in for them in tests). An x86
     CPU whose flags cannot be read counts as saturating: the exact kernel is then chosen."""
@@ -67,7 +68,7 @@ def saturating_int8(flags: set[str] | None = None, machine: str | None = None) -
     if arch not in {"x86_64", "amd64", "i386", "i686", "x86"}:
         return False  # ARM and others: exact dot-product kernels; the option does nothing
     if flags is None:
-        flags = _cpu_flags()
+        flags = cpu_flags()
     if flags is None:
         return True
     if {"amx_tile", "amx_int8"} <= flags:
@@ -77,22 +78,21 @@ def saturating_int8(flags: set[str] | None = None, machine: str | None = None) -
     return "avx_vnni" not in flags
 
 
-def _cpu_flags() -> set[str] | None:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.partition(":")[2].split())
-    except OSError:
-        pass
-    return None
+def cpu_session(path: Path, threads: int, spin: bool) -> Any:
+    """An onnxruntime CPU session of the embedder's and the reader's shape: full graph
+    optimisation, exact int8 sums where the CPU needs them (see PRECISE_INT8), ``threads``
+    intra-op threads (0: onnxruntime's choice) whose idle ones sleep unless ``spin``."""
+    import onnxruntime as ort
 
-
-def exact_int8(options: Any) -> Any:
-    """Ask an onnxruntime ``SessionOptions`` for exact int8 sums where the CPU needs it."""
-    if saturating_int8():
-        options.add_session_config_entry(PRECISE_INT8, "1")
-    return options
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    if saturating_int8():  # the same int8 sums on every x86 CPU
+        so.add_session_config_entry(PRECISE_INT8, "1")
+    if threads:
+        so.intra_op_num_threads = threads
+    if not spin:  # idle threads sleep instead of spinning: kinder to a busy machine
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
 
 
 def export_int8(model_dir: Path, out: Path) -> Path:
@@ -215,32 +215,13 @@ class OnnxEmbedder:
         intra-op threads, or "stream": one thread, run from several Python threads at once."""
         with self._lock:
             if kind not in self._sessions:
-                import onnxruntime as ort
-
-                so = ort.SessionOptions()
-                so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-                exact_int8(so)  # the same int8 sums on every x86 CPU (see PRECISE_INT8)
-                if kind == "stream":
-                    so.intra_op_num_threads = 1
-                elif self.threads:
-                    so.intra_op_num_threads = self.threads
-                if (
-                    kind is False
-                ):  # idle threads sleep instead of spinning: kinder to a busy machine
-                    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-                self._sessions[kind] = ort.InferenceSession(
-                    str(self.onnx_path), so, providers=["CPUExecutionProvider"]
-                )
+                threads = 1 if kind == "stream" else self.threads
+                self._sessions[kind] = cpu_session(self.onnx_path, threads, spin=kind is not False)
             return self._sessions[kind]
 
     def streams(self) -> int:
         """Runs side by side for a bulk call: the thread setting, else the usable cores."""
-        if self.threads:
-            return self.threads
-        try:
-            return len(os.sched_getaffinity(0))
-        except AttributeError:  # not on Linux
-            return os.cpu_count() or 1
+        return self.threads or usable_cores()
 
     @property
     def dim(self) -> int:

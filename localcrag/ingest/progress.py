@@ -79,7 +79,6 @@ def rate_eta(p: IngestProgress) -> str:
         if eta < 3600
         else f"{eta // 3600:.0f} h {eta % 3600 // 60:.0f} min"
     )
-    speed = (
-        f"{per_s:.1f} files/s" if per_s >= 0.1 else f"{1 / per_s:.0f} s/file"
-    )  # never "0.0 files/s"
+    # never "0.0 files/s"
+    speed = f"{per_s:.1f} files/s" if per_s >= 0.1 else f"{1 / per_s:.0f} s/file"
     return f" · {speed} · ~{left} left"

@@ -10,6 +10,7 @@ arrived and gives llama.cpp only the cores they leave free.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import resource
@@ -24,6 +25,20 @@ def usable_cores() -> int:
         return len(os.sched_getaffinity(0)) or 1
     except AttributeError:  # macOS, Windows
         return os.cpu_count() or 1
+
+
+@functools.cache
+def cpu_flags() -> frozenset[str] | None:
+    """The CPU's feature flags as Linux's /proc/cpuinfo lists them (read once a process);
+    None where they cannot be read (not Linux)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return frozenset(line.partition(":")[2].split())
+    except OSError:
+        pass
+    return None
 
 
 def _busy_seconds() -> float | None:

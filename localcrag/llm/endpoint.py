@@ -90,9 +90,8 @@ class EndpointLLM:
         self._key, self._key_env = api_key, key_env
         self.n_ctx = n_ctx
         self.read_timeout = read_timeout
-        self.extra_body = dict(
-            extra_body or {}
-        )  # server-specific options sent with every generation
+        # server-specific options sent with every generation
+        self.extra_body = dict(extra_body or {})
         self.finish_reason: str | None = None  # of the last stream: "stop" or "length"
 
     @property

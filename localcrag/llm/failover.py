@@ -161,7 +161,10 @@ class FailoverLLM:
     def complete(self, prompt: str, max_tokens: int, **kwargs: Any) -> str:
         out: list[str] = []
         for piece in self.stream(prompt, max_tokens, **kwargs):
-            out = [] if isinstance(piece, Restart) else [*out, piece]
+            if isinstance(piece, Restart):
+                out.clear()
+            else:
+                out.append(piece)
         return "".join(out)
 
     def yes_probability(self, prompt: str) -> float:

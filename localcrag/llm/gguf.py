@@ -51,11 +51,9 @@ def _silence_llama_logs() -> None:
 
 def amx_cpu() -> bool:
     """Whether this CPU advertises AMX tiles (Linux /proc/cpuinfo; False when unknown)."""
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as fh:
-            return any(line.startswith("flags") and " amx_int8" in line for line in fh)
-    except OSError:
-        return False
+    from localcrag.llm.cpu import cpu_flags
+
+    return "amx_int8" in (cpu_flags() or ())
 
 
 @contextmanager

@@ -31,7 +31,7 @@ import numpy as np
 
 from localcrag.crag.graders.base import BaseGrader, Logistic
 from localcrag.ingest.chunking import split_sentences
-from localcrag.ingest.embed_onnx import exact_int8
+from localcrag.ingest.embed_onnx import cpu_session
 
 MODEL_FILE = "reader_int8.onnx"
 TOKENIZER_FILE = "reader_tokenizer.json"
@@ -102,20 +102,12 @@ class ReaderModel:
             for p in (self.model_path, self.tokenizer_path):
                 if not p.is_file():
                     raise FileNotFoundError(f"reader model file missing: {p}")
-            import onnxruntime as ort
             from tokenizers import Tokenizer
 
             tok = Tokenizer.from_file(str(self.tokenizer_path))
             tok.no_padding()
             tok.no_truncation()
-            so = ort.SessionOptions()
-            so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-            so.intra_op_num_threads = self.threads
-            so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            exact_int8(so)  # the same int8 sums on every x86 CPU (ingest/embed_onnx.py)
-            self._session = ort.InferenceSession(
-                str(self.model_path), so, providers=["CPUExecutionProvider"]
-            )
+            self._session = cpu_session(self.model_path, self.threads, spin=False)
             self._tok = tok
 
     def windows(self, question: str, text: str) -> list[tuple[int, int]]:
