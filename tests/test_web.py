@@ -342,6 +342,22 @@ def test_rewrite_for_web_uses_valid_llm_output() -> None:
     )
 
 
+def test_a_rewrite_keeps_none_of_a_fragment_the_dying_server_sent() -> None:
+    """FailoverLLM yields RESTART when the server dies mid-reply and the local model starts
+    over: the rewrite is the local model's reply alone, as an answer's is."""
+    from localcrag.llm.failover import RESTART
+
+    class Dying:
+        def chat_prompt(self, messages: list[dict[str, str]]) -> str:
+            return "prompt"
+
+        def stream(self, prompt: str, **kwargs: object) -> Iterator[str]:
+            yield from ["Eiffel Tower ", RESTART, "Eiffel Tower ", "tall metres"]
+
+    question = "How tall is the Eiffel Tower in metres?"
+    assert rewrite_for_web(question, Dying()) == "Eiffel Tower tall metres"
+
+
 @pytest.mark.parametrize(
     "reply",
     [

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from localcrag.crag.ellipsis import complete, elliptical, resolve_it
+from localcrag.llm.failover import joined
 from localcrag.textutil import BE_FORMS, PRONOUNS, STOPWORDS, content_words, stem
 
 # Words of asking, chit-chat and "the document" itself: no use in a web query or as a topic.
@@ -168,7 +169,7 @@ def _ask(llm: Any, system: str, shots: list[tuple[str, str]], user: str, max_tok
     parts = llm.stream(
         llm.chat_prompt(messages), max_tokens=max_tokens, temperature=0.0, stop=["\n\n"]
     )
-    return "".join(parts)
+    return joined(parts)  # a server that died mid-rewrite: its fragment is withdrawn
 
 
 WEB_SYSTEM = (

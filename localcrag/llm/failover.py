@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from localcrag.errors import LocalcragError
@@ -59,6 +59,17 @@ class Restart(str):
 
 
 RESTART = Restart("")
+
+
+def joined(pieces: Iterable[str]) -> str:
+    """A streamed completion as one text: what came before a ``RESTART`` was withdrawn."""
+    out: list[str] = []
+    for piece in pieces:
+        if isinstance(piece, Restart):
+            out.clear()
+        else:
+            out.append(piece)
+    return "".join(out)
 
 
 class FailoverLLM:
@@ -159,13 +170,7 @@ class FailoverLLM:
         yield from self.local.stream(self._for_local(prompt), max_tokens, **kw)
 
     def complete(self, prompt: str, max_tokens: int, **kwargs: Any) -> str:
-        out: list[str] = []
-        for piece in self.stream(prompt, max_tokens, **kwargs):
-            if isinstance(piece, Restart):
-                out.clear()
-            else:
-                out.append(piece)
-        return "".join(out)
+        return joined(self.stream(prompt, max_tokens, **kwargs))
 
     def yes_probability(self, prompt: str) -> float:
         if not self.failed:
