@@ -90,9 +90,8 @@ class Row:
     where: str
     number: int
     label: str  # the row label: the parenthesised one, else the first value
-    cells: tuple[
-        tuple[str, str], ...
-    ]  # (column name, value); a label | value row: ((label, value),)
+    # (column name, value); a label | value row: ((label, value),)
+    cells: tuple[tuple[str, str], ...]
 
 
 def parse_row(sentence: str) -> Row | None:
