@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from localcrag.textutil import STOPWORDS, base_form, holds, identifiers, stem
+from localcrag.textutil import MONTHS, STOPWORDS, base_form, holds, identifiers, stem
 
 # Written by ingest/tables.row_line: "<where>, row <n>[ (<label>)]: <name>: <value>; ...".
 # A label may hold one level of parentheses of its own ("P(T<=t) two-tail").
@@ -28,28 +28,7 @@ _ROW = re.compile(
     r"(?: \((?P<label>(?:[^()\n]|\([^()\n]*\))*)\))?: (?P<body>.+?)\.?$"
 )
 _HEADER = re.compile(r"^[^\n]+?, columns: (.+)$")  # ingest/tables.header_line
-_MONTHS = {
-    m: i
-    for i, names in enumerate(
-        (
-            "jan january",
-            "feb february",
-            "mar march",
-            "apr april",
-            "may",
-            "jun june",
-            "jul july",
-            "aug august",
-            "sep sept september",
-            "oct october",
-            "nov november",
-            "dec december",
-        ),
-        1,
-    )
-    for m in names.split()
-}
-_MONTH = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_MONTH = r"(?P<mon>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _DATES = (
     re.compile(r"\b(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b"),
     re.compile(r"\b" + _MONTH + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>\d{4})\b", re.I),
@@ -65,7 +44,7 @@ def dates(text: str) -> dict[tuple[int, int, int], str]:
     for pattern in _DATES:
         for m in pattern.finditer(text):
             g = m.groupdict()
-            month = _MONTHS[g["mon"].lower()] if g.get("mon") else int(g["m"])
+            month = MONTHS[g["mon"].lower()] if g.get("mon") else int(g["m"])
             if 1 <= month <= 12 and 1 <= int(g["d"]) <= 31:
                 out.setdefault((int(g["y"]), month, int(g["d"])), m.group(0))
     return out
@@ -90,9 +69,8 @@ class Row:
     where: str
     number: int
     label: str  # the row label: the parenthesised one, else the first value
-    cells: tuple[
-        tuple[str, str], ...
-    ]  # (column name, value); a label | value row: ((label, value),)
+    # (column name, value); a label | value row: ((label, value),)
+    cells: tuple[tuple[str, str], ...]
 
 
 def parse_row(sentence: str) -> Row | None:

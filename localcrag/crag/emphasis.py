@@ -34,12 +34,9 @@ import re
 from collections.abc import Iterable, Sequence
 from pathlib import PurePath
 
-from localcrag.textutil import stem
+from localcrag.textutil import MONTH_NAMES, stem
 
-MONTH = (
-    r"(?:January|February|March|April|May|June|July|August|September|October|November|"
-    r"December)"
-)
+MONTH = "(?:" + "|".join(m.capitalize() for m in MONTH_NAMES) + ")"  # "(?:January|...)"
 DURATION = re.compile(
     r"\bhow long\b|\bhow much time\b|\b(?:what|which) (?:\w+ )?(?:duration|period)\b", re.I
 )

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import lru_cache
 from pathlib import Path
 
 from localcrag.errors import FullTextFailed
@@ -28,6 +29,14 @@ from localcrag.textutil import STOPWORDS, holds
 
 _POOL: ThreadPoolExecutor | None = None
 MAX_NAMED = 5  # a word naming more documents than this ("report", "notes") names none
+_NAME_WORD = re.compile(r"[a-z]{3,}")  # a word of a question or a file name: 3+ letters
+
+
+@lru_cache(maxsize=4096)  # pure; every hybrid search asks it for each candidate passage's file
+def name_words(source: str) -> frozenset[str]:
+    """The words of a file's name, lower case, 3+ letters, digits aside ("NSE-TATAGLOBAL11.csv":
+    nse, tataglobal)."""
+    return frozenset(_NAME_WORD.findall(Path(source).stem.lower()))
 
 
 class FileNames:
@@ -50,13 +59,13 @@ class FileNames:
         files and, where ``in_text`` (word -> the sources of passages holding it) is given,
         is not in the text of more than ``MAX_NAMED`` documents: a word the texts use
         throughout is already searched by the text half and names nothing."""
-        words = {w for w in re.findall(r"[a-z]{3,}", query.lower()) if w not in STOPWORDS}
+        words = {w for w in _NAME_WORD.findall(query.lower()) if w not in STOPWORDS}
         if not words:
             return []
         if version != self._version:
             by_word: dict[str, set[str]] = {}
             for source in set(sources()):
-                for w in re.findall(r"[a-z]{3,}", Path(source).stem.lower()):
+                for w in name_words(source):
                     by_word.setdefault(w, set()).add(source)
             self._by_word = {w: s for w, s in by_word.items() if len(s) <= MAX_NAMED}
             self._in_text = {}
@@ -95,7 +104,7 @@ def held_counts(rows: list[dict], ids: list[str], gone: Collection[int]) -> dict
     for r in rows:
         if r["_rowid"] in gone:
             continue
-        name = set(re.findall(r"[a-z]{3,}", Path(r.get("source") or "").stem.lower()))
+        name = name_words(r.get("source") or "")
         text = values_only(r["text"])
         for i in ids:
             if holds(text, i) or i.lower() in name:

@@ -77,6 +77,8 @@ def page_tables(page: Any, name: str) -> list[tuple[Rect, Paragraphs]]:
         found = page.find_tables().tables
     except Exception:  # noqa: BLE001 - a table the finder cannot read stays running text
         return []
+    if not found:  # the page's lines (for captions) are read only for a page with a table
+        return []
     lines = [
         ("".join(s["text"] for s in line["spans"]), tuple(line["bbox"]))
         for block in page.get_text("dict")["blocks"]

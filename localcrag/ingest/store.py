@@ -81,9 +81,8 @@ class LanceStore:
         self._conn: Any = None  # connecting creates the folder: lazily
         self._table = None
         self._fts_dirty = False
-        self._seen = (
-            False  # on object storage: the table was seen once (listing it costs a request)
-        )
+        # on object storage: the table was seen once (listing it costs a request)
+        self._seen = False
         self.verify = True  # check the files against the seal on open (ingest/seal.py; doctor: off)
         self.fts_damaged = False  # the seal found the full-text index's files changed
         folder = self.location.folder  # the codes' cache lives beside a local table only
@@ -321,9 +320,8 @@ class LanceStore:
                     f"source IN ({', '.join(map(_quote, sources))})", prefilter=True
                 )
             return search.select(columns).limit(n).to_list()
-        except (
-            Exception
-        ) as exc:  # a broken index is an error or a visible fallback, never "no hits"
+        # a broken index is an error or a visible fallback, never "no hits"
+        except Exception as exc:
             if not healed and rebuild_fts(self):  # missing or broken (a full disk): rebuilt once
                 return self._fts(query, n, columns, sources, healed=True)
             first = re.sub(
@@ -397,13 +395,14 @@ class LanceStore:
         )
         text_half = workers().submit(self._fts, query, pool + len(gone), ["_rowid"])
         ids = identifiers(query)
+        # wide: a date's words ("2024", "10") are common; only verbatim holders count
         id_half = (
             workers().submit(
                 self._fts, " ".join(ids), ID_POOL + len(gone), ["_rowid", "text", "source"]
-            )  # wide:
+            )
             if ids
             else None
-        )  # a date's words ("2024", "10") are common; only verbatim holders count
+        )
         named = self._names.named(
             query,
             self.table.version,
@@ -432,15 +431,10 @@ class LanceStore:
             )
         except FullTextFailed as exc:
             self.fallback = f"vector only: {exc.message}"
+        named_rows = quiet(name_half) if name_half else []
         if name_half is not None:  # the file the question names ("TSLA" -> TSLA.csv): its passages
-            ranked.append(
-                [r["_rowid"] for r in quiet(name_half) if r["_rowid"] not in gone][:pool]
-            )  # (cached)
-        held = held_counts(
-            (quiet(id_half) if id_half else []) + (quiet(name_half) if name_half else []),
-            ids,
-            gone,
-        )
+            ranked.append([r["_rowid"] for r in named_rows if r["_rowid"] not in gone][:pool])
+        held = held_counts((quiet(id_half) if id_half else []) + named_rows, ids, gone)
         fused, best = fuse(ranked, held, RRF_K, k)
         rows = self._rows(best, _HIT_COLUMNS)
         return [Hit(_row_to_chunk(rows[r]), fused[r], i) for i, r in enumerate(best)]

@@ -29,9 +29,8 @@ Grid = list[list[str]]  # rows of cell texts, padded to one width
 @dataclass
 class Table:
     title: str  # "SUMMARY OUTPUT, ANOVA"; "" for none
-    header: (
-        list[str] | None
-    )  # the column names (a blank first one: row labels), None: label | value rows
+    # the column names (a blank first one: row labels), None: label | value rows
+    header: list[str] | None
     rows: list[tuple[int, list[str]]] = field(default_factory=list)  # (sheet row number, cells)
     header_row: int = 0  # its sheet row number (0: no header)
     cols: tuple[int, int] = (0, 0)  # first and last+1 column of the grid

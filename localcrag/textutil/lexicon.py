@@ -1,5 +1,5 @@
 """Closed classes of English words, each declared once: the forms of "be" and "do",
-question words, articles, third-person and demonstrative pronouns, number words.
+question words, articles, third-person and demonstrative pronouns, number words, months.
 
 General English grammar, not words read from any data set. A module that needs a narrower
 set for its own purpose builds it from these (and says why) instead of restating one.
@@ -42,3 +42,13 @@ NUMBER_WORDS.update(
 def number_words(low: int, high: int) -> dict[str, int]:
     """The number words whose values lie in [low, high] ("two".."twenty": 2, 20)."""
     return {w: n for w, n in NUMBER_WORDS.items() if low <= n <= high}
+
+
+MONTH_NAMES = (
+    "january february march april may june july august september october november december"
+).split()
+# month names and their abbreviations ("jan", "sept") -> the month's number
+MONTHS: dict[str, int] = {
+    name: i for i, full in enumerate(MONTH_NAMES, 1) for name in (full[:3], full)
+}
+MONTHS["sept"] = 9
