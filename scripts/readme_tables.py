@@ -697,7 +697,8 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         "anthropic-retrieval",
         _retrieval("hybrid"),
         _same("same retriever"),
-        f"{_RRF}: **in-sample**",
+        f"{_RRF}; the identifiers-identify rule (cc8a7fc) was found on these questions: "
+        "**in-sample**",
     ),
     EvalRow(
         "",
