@@ -27,7 +27,8 @@ def test_without_a_terminal_each_file_is_a_line_and_a_long_file_a_line_every_few
             0, 3, "/d/big.csv", "embedding", chunks_done=128, chunks_total=1024, rate=64.0
         )
     )
-    assert out.getvalue() == ""  # under EVERY_S: nothing yet
+    # the first event says the run started; the batch after it, under EVERY_S: nothing
+    assert out.getvalue().splitlines() == ["[0/3] reading big.csv"]
     now[0] = 2.0 + EVERY_S
     lines(
         IngestProgress(
@@ -37,6 +38,7 @@ def test_without_a_terminal_each_file_is_a_line_and_a_long_file_a_line_every_few
     lines(IngestProgress(1, 3, "/d/big.csv", "indexed", files_per_s=0.1, eta_s=20.0))
     lines(IngestProgress(2, 3, "/d/old.txt", "unchanged"))
     assert out.getvalue().splitlines() == [
+        "[0/3] reading big.csv",
         "[0/3] embedding 512/1,024 chunks (70/s) · big.csv",
         "[1/3] indexed big.csv · 0.1 files/s · ~20 s left",
         "[2/3] unchanged old.txt",
@@ -56,7 +58,7 @@ def test_a_batch_slower_than_the_interval_still_gets_a_line_every_few_seconds() 
     batch = IngestProgress(
         0, 2, "/d/big.csv", "embedding", chunks_done=128, chunks_total=1024, rate=14.0
     )
-    lines(batch)  # EVERY_S since the start: its line
+    lines(batch)  # the first event: its line
     now[0] = EVERY_S + 2
     lines.tick()  # under EVERY_S since that line: nothing
     now[0] = 2 * EVERY_S + 1
