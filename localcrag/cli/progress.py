@@ -18,7 +18,8 @@ from typing import TextIO
 
 from localcrag.ingest.progress import rate_eta
 
-EVERY_S = 5.0  # the longest a log goes without a line while events arrive
+EVERY_S = 4.0  # a line repeats after this long without one: with the heartbeat's
+TICK_S = 0.5  # granularity, a log is never silent 5 s while a file is being worked on
 _DONE = {"indexed", "unchanged", "failed", "removed"}
 
 
@@ -37,7 +38,7 @@ class Lines:
 
     Events come when a file starts, a batch of chunks is embedded or an OCR page is read; on
     a busy machine a batch can take longer than ``EVERY_S`` (7-13 s for 128 chunks at load
-    12 on 2 cores), so ``tick`` (called every second by a heartbeat thread that
+    12 on 2 cores), so ``tick`` (called every ``TICK_S`` by a heartbeat thread that
     ``ingest_progress`` starts) repeats the latest state once ``EVERY_S`` passed without a
     line: "[0/14] embedding 128/2,000 chunks (14/s) · big.csv · still working". The first
     event is always printed ("[0/14] reading big.csv"), so a log shows the run has started
@@ -85,7 +86,7 @@ class Lines:
         """Start the heartbeat thread; returns the function that stops it."""
 
         def loop() -> None:
-            while not self.stop.wait(1.0):
+            while not self.stop.wait(TICK_S):
                 self.tick()
 
         threading.Thread(target=loop, name="ingest-progress", daemon=True).start()
