@@ -50,6 +50,7 @@ from localcrag.crag.emphasis import (
     plausible,
     with_frequencies,
 )
+from localcrag.crag.glossary import definition_answer
 from localcrag.crag.grounding import evidence_sentences, lead_lines
 from localcrag.textutil import (
     NOT_STATED,
@@ -344,6 +345,15 @@ def extractive_answer(
             if len(s.split()) >= 3 and key not in seen:
                 seen.add(key)
                 cands.append((e.n, i, s))
+    if defined := definition_answer(question, [e.text for e in evidence]):
+        # "What does GNPDEFL mean?": the line that defines it ("GNPDEFL - GNP deflator"),
+        # which is short and capitalised like a heading, is the answer (crag/glossary)
+        lines = defined[:2]  # two sources may define it differently: both are shown
+        return Extract(
+            " ".join(f"{line.rstrip('.')} [{evidence[i].n}]." for i, line in lines),
+            tuple(dict.fromkeys(evidence[i].n for i, _ in lines)),
+            tuple(line for _, line in lines),
+        )
     cands = [
         c for c in cands if not (is_heading(c[2]) or c[2] in lead_lines(evidence))
     ] or cands  # titles

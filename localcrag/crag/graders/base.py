@@ -158,7 +158,10 @@ def grade_or_rank(
     """(grades, None); or, when the grader fails as a whole, scores from retrieval rank and
     the reason: a score of 0.0 would be a verdict ("irrelevant") nobody made."""
     try:
-        return named_cells(question, list(grader.grade(question, chunks)), upper), None
+        from localcrag.crag.glossary import defining_passages
+
+        grades = named_cells(question, list(grader.grade(question, chunks)), upper)
+        return defining_passages(question, grades, upper), None
     except Exception as exc:  # noqa: BLE001 - any grader bug: answer ungraded, and say so
         error = exc_summary(exc)
     n = len(chunks)  # strictly between the thresholds, best first: no verdict either way

@@ -1,0 +1,102 @@
+"""A term's definition as the answer: codebooks, data dictionaries and glossaries.
+
+"What does GNPDEFL mean?" is answered by the line that defines the term ("GNPDEFL - GNP
+deflator", "murder: Rate of murders / 100,000 population."), not by the table rows that
+hold GNPDEFL as a column name: a row says what a value is, never what its column means.
+The grader cannot tell the two apart (both hold the rare term; the rows hold the file's
+name too), so the definition line is read structurally, as ``crag/cells`` reads a cell:
+
+* the question asks what a term means (``asked_term``: "what does X mean / stand for /
+  measure / represent / refer to / denote", "the meaning / definition of X", "what is the X
+  variable / column / field / abbreviation / acronym");
+* a line of a retrieved chunk starts with that term and a definition mark (":", "-", "–",
+  "=", "means", "stands for", "refers to", "denotes", "is defined as") followed by words.
+
+A retrieved chunk holding such a line counts as relevant whatever its grade
+(``defining_passages`` raises its score to the upper threshold, beside the chunks holding a
+named cell), and the quote is that line (``definition_answer``). The patterns are English grammar for asking
+and for writing a definition, written from the issue's "column meanings" before any
+question of the sheets set was run through them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from localcrag.textutil import STOPWORDS
+from localcrag.types import Grade
+
+_VERBS = r"mean|stand for|measure|represent|refer to|denote|indicate|signify"
+_KINDS = r"variable|column|field|abbreviation|acronym"
+_ASKS = (
+    re.compile(rf"\bwhat (?:does|do|did) (?P<t>.+?) (?:{_VERBS})\b", re.I),
+    re.compile(
+        r"\bwhat (?:is|are|was) (?:the |an? )?(?:\w+ )?(?:meaning|definition) of (?P<t>.+?)"
+        r"(?:\s+(?:in|for|from) .*)?[?.!]?$",
+        re.I,
+    ),
+    re.compile(
+        rf"\bwhat (?:is|are) (?:the )?(?P<t>\S+) (?:{_KINDS})(?:\s+(?:in|of|for|from)\b.*)?\?*$",
+        re.I,
+    ),
+    re.compile(r"^\s*define (?P<t>.+?)[?.!]?$", re.I),
+)
+_NOISE = re.compile(rf"^(?:the|a|an|word|term)\s+|\s+(?:{_KINDS})s?$", re.I)
+# ":" or "=" after the term; a dash with a space after it ("GNPDEFL - GNP deflator", never
+# "murder-suicide"); or a defining verb
+_MARK = (
+    r"(?:\s*[:=]|\s*[\u2013\u2014]|\s+-\s|\s+(?:means|stands for|refers to|denotes|"
+    r"is defined as)\b)\s*"
+)
+
+
+def asked_term(question: str) -> str | None:
+    """The term whose meaning ``question`` asks for, or None: "What does the murder variable
+    mean in the crime data?" -> "murder"."""
+    for pattern in _ASKS:
+        if m := pattern.search(question.strip()):
+            term = m.group("t").strip(" \"'`\u201c\u201d\u2018\u2019")
+            while (bare := _NOISE.sub("", term)) != term:
+                term = bare
+            if term and len(term.split()) <= 4 and term.lower() not in STOPWORDS:
+                return term
+    return None
+
+
+def definition_lines(term: str, text: str) -> list[str]:
+    """The lines of ``text`` that define ``term`` (it starts them, then a definition mark,
+    then a word of two letters or more: "GNPDEFL: 116.9" is a value, not a definition)."""
+    line = re.compile(
+        rf"^[ \t]*(?:the\s+)?{re.escape(term)}{_MARK}(?=[^\n]*[^\W\d_]{{2}})(?P<body>.+)$",
+        re.I | re.M,
+    )
+    return [" ".join(m.group(0).split()) for m in line.finditer(text)]
+
+
+def defining_passages(question: str, grades: list[Grade], upper: float) -> list[Grade]:
+    """``grades`` with every chunk that defines the asked term raised to ``upper``, as
+    ``graders.base.named_cells`` raises a chunk holding the cell a question names."""
+    term = asked_term(question)
+    if term is None:
+        return grades
+    return [
+        replace(g, score=upper) if g.score < upper and definition_lines(term, g.chunk.text) else g
+        for g in grades
+    ]
+
+
+def definition_answer(question: str, texts: Sequence[str]) -> list[tuple[int, str]]:
+    """(index of the text, line) of each distinct definition of the asked term, in order."""
+    term = asked_term(question)
+    if term is None:
+        return []
+    seen: set[str] = set()
+    out = []
+    for i, text in enumerate(texts):
+        for line in definition_lines(term, text):
+            if line.lower() not in seen:
+                seen.add(line.lower())
+                out.append((i, line))
+    return out

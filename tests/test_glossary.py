@@ -1,0 +1,111 @@
+"""A column's meaning is answered from the line that defines it, not from the rows that hold it
+(issue 26: "What does TOTEMP stand for?" quoted rows of longley.csv)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from localcrag.crag.extract import extractive_answer
+from localcrag.crag.glossary import asked_term, defining_passages, definition_lines
+from localcrag.crag.pipeline import Pipeline
+from localcrag.ingest.library import Library
+from localcrag.record import RunRecord
+from localcrag.settings import Settings
+from localcrag.types import Chunk, Evidence, Grade
+from tests.fakes import FakeEmbedder, FakeGrader
+
+ROWS = (
+    "longley.csv, row 2: Obs: 1; TOTEMP: 60323; GNPDEFL: 83; YEAR: 1947.\n\n"
+    "longley.csv, row 3: Obs: 2; TOTEMP: 61122; GNPDEFL: 88.5; YEAR: 1948."
+)
+NOTES = (
+    "Variable name definitions\n\nTOTEMP - Total Employment\n\nGNPDEFL - GNP deflator\n\n"
+    "murder: Rate of murders / 100,000 population."
+)
+
+
+@pytest.mark.parametrize(
+    "question, term",
+    [
+        ("What does TOTEMP stand for in the Longley dataset?", "TOTEMP"),
+        ("What does the murder variable mean in the crime data?", "murder"),
+        ("What is the ARMED variable in the Longley data?", "ARMED"),
+        ("What is the definition of hs_grad?", "hs_grad"),
+        ("Define GNP.", "GNP"),
+        ("What was TOTEMP in 1950?", None),  # a value, not a meaning
+        ("What is the term for a problem that a computer can solve?", None),
+        ("Who provided a definition of linear bounded automata in 1960?", None),  # a who
+        ("What are two fields of theoretical computer science?", None),
+    ],
+)
+def test_the_term_a_question_asks_the_meaning_of(question: str, term: str | None) -> None:
+    assert asked_term(question) == term
+
+
+def test_a_definition_line_starts_with_the_term_and_a_mark_then_words() -> None:
+    assert definition_lines("GNPDEFL", NOTES) == ["GNPDEFL - GNP deflator"]
+    assert definition_lines("murder", NOTES) == ["murder: Rate of murders / 100,000 population."]
+    assert definition_lines("TOTEMP", ROWS) == []  # "TOTEMP: 60323" is a value
+    assert definition_lines("murder", "murder-suicide rates rose in 2009.") == []
+    assert definition_lines("urban", "urban: % of population in Urbanized Areas") != []
+
+
+def _chunk(cid: str, source: str, text: str) -> Chunk:
+    return Chunk(cid, source, text, 1, 1, 0, len(text), None, 30)
+
+
+def test_the_defining_passage_is_relevant_whatever_its_grade_and_the_rows_are_not_promoted() -> (
+    None
+):
+    rows, notes = _chunk("r", "/d/longley.csv", ROWS), _chunk("n", "/d/longley.txt", NOTES)
+    grades = [Grade(rows, 0.73, "g"), Grade(notes, 0.41, "g")]
+    raised = defining_passages("What does GNPDEFL mean?", grades, 0.76)
+    assert [g.score for g in raised] == [0.73, 0.76]
+    assert defining_passages("What was GNPDEFL in 1947?", grades, 0.76) == grades
+
+
+def test_the_quote_is_the_definition_not_a_row() -> None:
+    evidence = [
+        Evidence(1, ROWS, "/d/longley.csv", score=0.73),
+        Evidence(2, NOTES, "/d/longley.txt", score=0.76),
+    ]
+    got = extractive_answer("What does TOTEMP stand for in the Longley dataset?", evidence)
+    assert got.text == "TOTEMP - Total Employment [2]."
+    assert got.cited == (2,)
+
+
+def test_a_column_meaning_is_answered_end_to_end_from_the_notes(tmp_path: Path) -> None:
+    """The rows score higher with the grader than the notes; the answer is still the notes'."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "longley.csv").write_text(
+        "Obs,TOTEMP,GNPDEFL,YEAR\n"
+        + "".join(f"{i},{60000 + 97 * i},{83 + i / 2},{1946 + i}\n" for i in range(1, 17)),
+        encoding="utf-8",
+    )
+    (docs / "longley.txt").write_text(
+        "Longley dataset\n\nNotes\n\nVariable name definitions\n\n"
+        "        TOTEMP - Total Employment\n        GNPDEFL - GNP deflator\n",
+        encoding="utf-8",
+    )
+    lib = Library(Settings(), embedder=FakeEmbedder())
+    assert not lib.ingest([docs]).failed
+    settings = Settings(
+        offline=True,
+        upper_threshold=0.9,
+        lower_threshold=0.5,
+        strip_threshold=0.1,
+        answer_style="extractive",
+    )
+    question = "What does GNPDEFL mean in the Longley data?"
+    record = RunRecord(question, "crag")
+    for event in Pipeline(settings, library=lib, grader=FakeGrader(), generator=None).run(
+        question, k=20
+    ):
+        record.add(event)
+    assert record.answer is not None and not record.answer.refused, record.answer
+    assert record.answer.text.startswith("GNPDEFL - GNP deflator ["), record.answer.text
+    cited = {Path(c.source).name for c in record.answer.citations}
+    assert cited == {"longley.txt"}
