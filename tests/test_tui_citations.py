@@ -262,3 +262,47 @@ async def test_a_refusal_lists_what_was_searched_under_it(tmp_path: Path) -> Non
     async with app2.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         assert str(app2.screen.query_one(".searched", Static).render()) == want
+
+
+async def test_a_table_answer_shows_its_cell_and_cites_the_row(tmp_path: Path) -> None:
+    """Issue 26: a lookup by date is answered with the cell, its column, row and file, and the
+    citation opens the chunk holding that row (the real pipeline and index; fake embedder and
+    grader)."""
+    from localcrag.crag.pipeline import Pipeline
+    from localcrag.ingest.library import Library
+    from localcrag.settings import Settings
+    from localcrag.tui.widgets.answer import TurnView
+    from tests.fakes import FakeEmbedder, FakeGenerator, FakeGrader
+    from tests.tablefiles import make_stock_csv
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    make_stock_csv(docs / "TSLA.csv", days=400)
+    settings = Settings(
+        models_dir=tmp_path / "models",
+        offline=True,
+        upper_threshold=0.3,
+        lower_threshold=0.1,
+        strip_threshold=0.1,
+        answer_style="extractive",
+    )
+    library = Library(settings, embedder=FakeEmbedder())
+    assert not library.ingest([docs]).failed
+    # the quote is written without the model: a fake stands for the GGUF the app warms up
+    pipeline = Pipeline(settings, library=library, grader=FakeGrader(), generator=FakeGenerator())
+    app, _, _ = make_app(tmp_path, pipeline=pipeline, library=library, settings=settings)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await ask(pilot, "What was the closing price of TSLA on 2010-06-29?")
+        await settle(pilot)
+        view = app.screen.query_one(TurnView)
+        assert view.done
+        assert view.text.startswith("Close on 2010-06-29: **23.83** (TSLA.csv, row 3) [1]."), (
+            view.text
+        )
+        await pilot.press("ctrl+r", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, PassageModal)
+        chunk = app.screen.chunk
+        assert chunk is not None and Path(chunk.source).name == "TSLA.csv"
+        assert "TSLA.csv, row 3: Date: 2010-06-29;" in chunk.text
