@@ -10,6 +10,7 @@ import pytest
 from localcrag.crag.extract import extractive_answer
 from localcrag.crag.glossary import asked_term, defining_passages, definition_lines
 from localcrag.crag.pipeline import Pipeline
+from localcrag.crag.retrieve import Retriever
 from localcrag.ingest.library import Library
 from localcrag.record import RunRecord
 from localcrag.settings import Settings
@@ -50,6 +51,9 @@ def test_a_definition_line_starts_with_the_term_and_a_mark_then_words() -> None:
     assert definition_lines("TOTEMP", ROWS) == []  # "TOTEMP: 60323" is a value
     assert definition_lines("murder", "murder-suicide rates rose in 2009.") == []
     assert definition_lines("urban", "urban: % of population in Urbanized Areas") != []
+    listed = "Attributes:\n        - CRIM     per capita crime rate by town\n        - ZN       proportion"
+    assert definition_lines("CRIM", listed) == ["CRIM per capita crime rate by town"]
+    assert definition_lines("CRIM", "CRIM  12.5  3.1") == []  # a fixed-width row of values
 
 
 def _chunk(cid: str, source: str, text: str) -> Chunk:
@@ -109,3 +113,51 @@ def test_a_column_meaning_is_answered_end_to_end_from_the_notes(tmp_path: Path) 
     assert record.answer.text.startswith("GNPDEFL - GNP deflator ["), record.answer.text
     cited = {Path(c.source).name for c in record.answer.citations}
     assert cited == {"longley.txt"}
+
+
+def test_a_code_in_every_row_of_a_big_table_still_finds_the_passage_that_defines_it(
+    tmp_path: Path,
+) -> None:
+    """'What does CRIM mean?' over a 506-row CSV and its description: the rows hold CRIM as a
+    column name and, being short, filled the identifier search's pool of 400 before the long
+    description; that search now also runs among passages that are not table rows."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    head = "CRIM,ZN,INDUS,CHAS,NOX,RM,AGE,DIS,RAD,TAX,PTRATIO,B,LSTAT,MEDV\n"
+    (docs / "boston.csv").write_text(
+        head
+        + "".join(
+            ",".join(f"{(i * 7 + j) % 97 / 9:.3f}" for j in range(14)) + "\n" for i in range(506)
+        ),
+        encoding="utf-8",
+    )
+    attrs = [
+        ("CRIM", "per capita crime rate by town"),
+        ("ZN", "proportion of residential land zoned for lots over 25,000 sq.ft."),
+        ("INDUS", "proportion of non-retail business acres per town"),
+        ("PTRATIO", "pupil-teacher ratio by town"),
+        ("LSTAT", "% lower status of the population"),
+    ]
+    (docs / "boston_description.txt").write_text(
+        "Boston house prices dataset\n\n**Data Set Characteristics:**\n\n"
+        "    :Number of Instances: 506\n\n    :Attribute Information (in order):\n"
+        + "".join(f"        - {name:<8} {meaning}\n" for name, meaning in attrs)
+        + "\n    :Missing Attribute Values: None\n\nThis is a copy of UCI ML housing dataset.\n",
+        encoding="utf-8",
+    )
+    lib = Library(Settings(), embedder=FakeEmbedder())
+    assert not lib.ingest([docs]).failed
+    hits = Retriever(Settings(), lib).search("What does CRIM mean?", k=3)
+    assert Path(hits[0].chunk.source).name == "boston_description.txt", [
+        h.chunk.locator for h in hits
+    ]
+    settings = Settings(
+        offline=True, upper_threshold=0.9, lower_threshold=0.5, answer_style="extractive"
+    )
+    record = RunRecord("What does CRIM mean?", "crag")
+    for event in Pipeline(settings, library=lib, grader=FakeGrader(), generator=None).run(
+        "What does CRIM mean?"
+    ):
+        record.add(event)
+    assert record.answer is not None
+    assert record.answer.text == "CRIM per capita crime rate by town [1].", record.answer.text

@@ -9,8 +9,10 @@ name too), so the definition line is read structurally, as ``crag/cells`` reads 
 * the question asks what a term means (``asked_term``: "what does X mean / stand for /
   measure / represent / refer to / denote", "the meaning / definition of X", "what is the X
   variable / column / field / abbreviation / acronym");
-* a line of a retrieved chunk starts with that term and a definition mark (":", "-", "–",
-  "=", "means", "stands for", "refers to", "denotes", "is defined as") followed by words.
+* a line of a retrieved chunk (or a list item: "- CRIM     per capita crime rate by town")
+  starts with that term and a definition mark (":", " - ", "–", "=", "means", "stands for",
+  "refers to", "denotes", "is defined as", or two spaces or more: a fixed-width column)
+  followed by words.
 
 A retrieved chunk holding such a line counts as relevant whatever its grade
 (``defining_passages`` raises its score to the upper threshold, beside the chunks holding a
@@ -69,10 +71,11 @@ def definition_lines(term: str, text: str) -> list[str]:
     """The lines of ``text`` that define ``term`` (it starts them, then a definition mark,
     then a word of two letters or more: "GNPDEFL: 116.9" is a value, not a definition)."""
     line = re.compile(
-        rf"^[ \t]*(?:the\s+)?{re.escape(term)}{_MARK}(?=[^\n]*[^\W\d_]{{2}})(?P<body>.+)$",
+        rf"^[ \t]*(?:[-*\u2022][ \t]+)?(?P<line>(?:the\s+)?{re.escape(term)}"
+        rf"(?:{_MARK}|[ \t]{{2,}})(?=[^\n]*[^\W\d_]{{2}}).+)$",
         re.I | re.M,
     )
-    return [" ".join(m.group(0).split()) for m in line.finditer(text)]
+    return [" ".join(m.group("line").split()) for m in line.finditer(text)]
 
 
 def defining_passages(question: str, grades: list[Grade], upper: float) -> list[Grade]:

@@ -67,6 +67,12 @@ _HIT_COLUMNS = [c for c in _COLUMNS if c not in ("doc_hash", "doc_pages", "index
 LOCATOR = "locator"  # the newest column: tables written before it lack it until their next write
 
 ID_POOL = 400  # passages searched for a question's identifiers (checked for holding it verbatim)
+# passages that are not rows of a table (sheets and CSVs: locator "rows 2–9", "row 5",
+# "sheet Sales, rows 2–14"); prose and plain pages have no locator or another one
+NOT_ROWS = (
+    "(locator IS NULL OR NOT (locator LIKE 'row %' OR locator LIKE 'rows %' "
+    "OR locator LIKE '%, row %' OR locator LIKE '%, rows %'))"
+)
 
 
 class LanceStore:
@@ -310,20 +316,23 @@ class LanceStore:
         columns: list[str],
         sources: Sequence[str] = (),
         healed: bool = False,
+        where: str | None = None,
     ) -> list[dict]:
         try:  # (a query of only stop words or symbols gives no hits; it does not raise)
             if self.fts_damaged:
                 raise RuntimeError("its files changed after they were written")
             search = self.table.search(query, query_type="fts")
             if sources:
-                search = search.where(
-                    f"source IN ({', '.join(map(_quote, sources))})", prefilter=True
+                where = " AND ".join(
+                    w for w in (f"source IN ({', '.join(map(_quote, sources))})", where) if w
                 )
+            if where:
+                search = search.where(where, prefilter=True)
             return search.select(columns).limit(n).to_list()
         # a broken index is an error or a visible fallback, never "no hits"
         except Exception as exc:
             if not healed and rebuild_fts(self):  # missing or broken (a full disk): rebuilt once
-                return self._fts(query, n, columns, sources, healed=True)
+                return self._fts(query, n, columns, sources, healed=True, where=where)
             first = re.sub(
                 r"lance error: |,?\s*/\S*\.(cargo|rs)\S*", "", str(exc).strip().split("\n")[0]
             )
@@ -403,6 +412,20 @@ class LanceStore:
             if ids
             else None
         )
+        # and among passages that are not table rows: a code that names a column ("What does
+        # CRIM mean?") is in every row of its table, whose short rows fill the pool above
+        # before the long passage that defines it
+        prose_half = (
+            workers().submit(
+                self._fts,
+                " ".join(ids),
+                ID_POOL + len(gone),
+                ["_rowid", "text", "source"],
+                where=NOT_ROWS,
+            )
+            if ids
+            else None
+        )
         named = self._names.named(
             query,
             self.table.version,
@@ -434,7 +457,8 @@ class LanceStore:
         named_rows = quiet(name_half) if name_half else []
         if name_half is not None:  # the file the question names ("TSLA" -> TSLA.csv): its passages
             ranked.append([r["_rowid"] for r in named_rows if r["_rowid"] not in gone][:pool])
-        held = held_counts((quiet(id_half) if id_half else []) + named_rows, ids, gone)
+        id_rows = (quiet(id_half) if id_half else []) + (quiet(prose_half) if prose_half else [])
+        held = held_counts(list({r["_rowid"]: r for r in id_rows}.values()) + named_rows, ids, gone)
         fused, best = fuse(ranked, held, RRF_K, k)
         rows = self._rows(best, _HIT_COLUMNS)
         return [Hit(_row_to_chunk(rows[r]), fused[r], i) for i, r in enumerate(best)]
