@@ -2,7 +2,8 @@
 
 The folder (bench/mixed.py ``folder``: seven .docx guides, two .xlsx workbooks with
 regression output beside the data, two price CSVs, a meeting note, a French note and a
-PNG read by OCR) is built from a seed, so each question's right answer is known from
+PNG read by OCR; plus a 506-row CSV with a description laid out as scikit-learn's Boston
+DESCR) is built from a seed, so each question's right answer is known from
 how the file was written. Each question is asked as a new user would, with
 ``localcrag ask --offline --json`` and the default settings, into a fresh
 ``LOCALCRAG_HOME``; an answer is *right* when it holds the expected text, *refused* when
@@ -34,6 +35,26 @@ def _close(csv: Path, day: str) -> str:
     raise KeyError(day)
 
 
+def _boston(docs: Path) -> None:
+    """A 506-row CSV and a description in the layout of scikit-learn's Boston DESCR (the
+    issue's "What does CRIM mean?"); the values are made up, the attribute list is DESCR's."""
+    names = "CRIM ZN INDUS CHAS NOX RM AGE DIS RAD TAX PTRATIO B LSTAT MEDV".split()
+    rows = (",".join(f"{(i * 7 + j) % 97 / 9:.3f}" for j in range(14)) for i in range(506))
+    (docs / "boston.csv").write_text(",".join(names) + "\n" + "\n".join(rows) + "\n")
+    attrs = {
+        "CRIM": "per capita crime rate by town",
+        "ZN": "proportion of residential land zoned for lots over 25,000 sq.ft.",
+        "PTRATIO": "pupil-teacher ratio by town",
+        "LSTAT": "% lower status of the population",
+        "MEDV": "Median value of owner-occupied homes in $1000's",
+    }
+    (docs / "boston_description.txt").write_text(
+        "Boston house prices dataset\n---------------------------\n\n"
+        "    :Number of Instances: 506\n\n    :Attribute Information (in order):\n"
+        + "".join(f"        - {k:<8} {v}\n" for k, v in attrs.items())
+    )
+
+
 def situations(docs: Path) -> list[tuple[str, str | None]]:
     """(question, text a right answer holds; None: the documents do not say)."""
     tsla, tata = docs / "TSLA.csv", docs / "NSE-TATAGLOBAL11.csv"
@@ -52,6 +73,8 @@ def situations(docs: Path) -> list[tuple[str, str | None]]:
         ("What will Priya send by Friday?", "revised forecast"),
         ("What was Tesla's price on Jan 1 2005?", None),
         ("Who is the CEO of the company in the sales workbook?", None),
+        ("What does CRIM mean?", "per capita crime rate by town"),
+        ("What does PTRATIO stand for?", "pupil-teacher ratio"),
     ]
 
 
@@ -61,6 +84,7 @@ def main() -> int:
     env = dict(os.environ)
     with tempfile.TemporaryDirectory(prefix="lc-situations-") as d:
         docs = folder(Path(d) / "docs")
+        _boston(docs)
         env["LOCALCRAG_HOME"] = str(Path(d) / "home")
         run = [sys.executable, "-m", "localcrag"]
         subprocess.run([*run, "ingest", "--quiet", str(docs)], env=env, check=True, cwd=ROOT)
