@@ -16,6 +16,7 @@ is a booktabs block of rows without rules between them, and is read as that many
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from localcrag.ingest.files import Paragraphs
@@ -24,6 +25,21 @@ from localcrag.ingest.tables import Table, _is_header, header_line, row_line
 MIN_RULES = 3  # horizontal rules on a page before the table finder is tried
 Rect = tuple[float, float, float, float]
 Rule = tuple[float, float, float]  # x0, y, x1 of a horizontal rule
+
+
+def load_pymupdf() -> Any:
+    """``import pymupdf`` without its layout model. PyMuPDF 2 imports ``pymupdf.layout``
+    (the pymupdf-layout package, one of its dependencies) when it is imported, and that
+    loads an ONNX model: 0.45 CPU s and 53 MB of peak RSS per process that reads a PDF
+    (measured in a process with onnxruntime already imported), for a model localcrag never
+    runs (``find_tables(use_layout=False)``). Blocked only if PyMuPDF is not yet imported."""
+    if "pymupdf" not in sys.modules:
+        sys.modules.setdefault("pymupdf.layout", None)  # type: ignore[arg-type]
+    import pymupdf
+
+    if hasattr(pymupdf, "no_recommend_layout"):
+        pymupdf.no_recommend_layout()  # else find_tables prints "Consider using ... layout"
+    return pymupdf
 
 
 def _rules(page: Any) -> list[Rule]:
@@ -126,13 +142,16 @@ def _find(page: Any, rules: list[Rule]) -> list[Any]:
     boxes it finds). The layout model (``use_layout``, pymupdf-layout) is not run: it
     costs about 0.6 CPU s a page against the line finder's 0.1 s, and finds no more
     tables on the ruled pages measured (module docstring)."""
-    import pymupdf
+    pymupdf = load_pymupdf()
     from pymupdf import table as ft
 
-    finder = page.find_tables(use_layout=False)
+    try:
+        finder = page.find_tables(use_layout=False)
+    except TypeError:  # a PyMuPDF before the layout model (< 1.26.6) has no use_layout
+        finder = page.find_tables()
     found = list(finder.tables)
     left = [r for r in rules if not any(_inside(r, t.bbox) for t in found)]
-    if len(left) < 2:
+    if len(left) < 2 or not hasattr(ft, "make_table_from_bbox"):
         return found
     boxes = _booktabs(left, _lines(page))
     if not boxes:
