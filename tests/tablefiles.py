@@ -155,3 +155,26 @@ def make_ruled_prose_pdf(path: Path) -> Path:
     page.draw_line((72, y), (520, y))
     doc.save(path)
     return path
+
+
+def make_two_column_pdf(path: Path) -> Path:
+    """A journal page: a running header over a full-width rule, two columns of prose, a
+    footnote under a short rule and a full-width rule over the page number (three rules,
+    the header's and the footer's as wide as each other: no table)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((50, 55), "Journal of Examples, vol. 3", fontsize=8)
+    page.draw_line((50, 60), (562, 60))
+    words = "the quick brown fox jumps over the lazy dog while the model reads every line".split()
+    for col, x in enumerate((50, 316)):
+        for i in range(40):
+            line = " ".join(words[(i + col) % 5 :][:8])
+            page.insert_text((x, 94 + 14 * i), f"{line} {col}-{i}.", fontsize=9)
+    page.draw_line((50, 680), (150, 680))
+    page.insert_text((50, 692), "1 A footnote.", fontsize=8)
+    page.draw_line((50, 740), (562, 740))
+    page.insert_text((300, 752), "3", fontsize=8)
+    doc.save(path)
+    return path

@@ -270,12 +270,15 @@ def test_a_booktabs_pdf_table_is_read_from_its_rules_and_the_text_alignment(
 
 
 def test_prose_between_horizontal_rules_is_no_table(tmp_path: Path) -> None:
-    from tests.tablefiles import make_ruled_prose_pdf
+    from tests.tablefiles import make_ruled_prose_pdf, make_two_column_pdf
 
     text = parse_document(make_ruled_prose_pdf(tmp_path / "note.pdf")).text
     assert "note.pdf, p. 1" not in text
     for k in range(3):
         assert f"Paragraph {k}, line 3: plain prose that runs across the page." in text
+    text = parse_document(make_two_column_pdf(tmp_path / "journal.pdf")).text
+    assert "journal.pdf, p. 1" not in text  # two columns between two rules: no 2-column table
+    assert all(f" {col}-{i}." in text for col in (0, 1) for i in range(40))
 
 
 def test_the_attention_papers_four_booktabs_and_grid_tables_are_read(shared_data: Path) -> None:

@@ -1,17 +1,25 @@
 """Tables on a PDF page through PyMuPDF's table finder, indexed like a sheet's tables.
 
-``page.find_tables()`` reads a table from its ruling lines (a grid, or the horizontal
-rules of a booktabs table) and returns its cells. Each table is indexed the way a
-spreadsheet's table is (``ingest/tables``): one sentence per row naming the file, the page,
-the table's caption and each value's column, "report.pdf, p. 3, Table 2: Results, row 2
-(Regression): df: 1; F: 85.2.", so ``crag/cells`` answers a cell of it as of a sheet. The
-text the table's cells hold is taken off the page's running text, where it would be read as
-a run of unlabelled words.
+Two readers, both without PyMuPDF's layout model: ``page.find_tables(use_layout=False)``
+reads a grid table from its ruling lines; a booktabs table (horizontal rules only, which
+that finder cannot read) is read in the box its rules span, its columns found by MuPDF from
+the text's alignment (``fz_find_table_within_bounds``: what PyMuPDF's layout path runs on
+the table boxes its model finds). Each table is indexed the way a spreadsheet's table is
+(``ingest/tables``): one sentence per row naming the file, the page, the table's caption
+and each value's column, "report.pdf, p. 3, Table 2: Results, row 2 (Regression): df: 1;
+F: 85.2.", so ``crag/cells`` answers a cell of it as of a sheet. The text the table's cells
+hold is taken off the page's running text, where it would be read as a run of unlabelled
+words.
 
-The finder costs about a second a page, so it runs only on a page drawn with at least three
-horizontal rules (a ruled table has them; most text pages have none: reading the drawings
-costs milliseconds). A cell holding several lines where each cell of the row holds as many
-is a booktabs block of rows without rules between them, and is read as that many rows.
+The readers run only on a page drawn with at least three horizontal rules (a ruled table
+has them; most text pages have none: reading the drawings costs milliseconds). Cost
+(``python -m bench.pdf_tables``, process CPU seconds, 2026-12-01): 0.17 s per ruled page
+of the attention paper (4 ruled pages, its 4 tables found), 0.06 s for AI_Information.pdf's
+one ruled page (no table); with the layout model (``find_tables()``, PyMuPDF's default;
+``--layout``) 0.78 s and 0.34 s, and the same tables found. PyMuPDF is imported without
+the layout model (``load_pymupdf``): loading it cost 0.45 CPU s and 53 MB of RSS a
+process. A cell holding several lines where each cell of the row holds as many is a
+booktabs block of rows without rules between them, and is read as that many rows.
 """
 
 from __future__ import annotations
@@ -23,6 +31,9 @@ from localcrag.ingest.files import Paragraphs
 from localcrag.ingest.tables import Table, _is_header, header_line, row_line
 
 MIN_RULES = 3  # horizontal rules on a page before the table finder is tried
+# mean words per text line from which the text between two rules is prose, not a booktabs
+# table (the attention paper's Tables 1 and 2: 1.9 and 2.1; a page of prose: 9 to 13)
+PROSE_WORDS = 5
 Rect = tuple[float, float, float, float]
 Rule = tuple[float, float, float]  # x0, y, x1 of a horizontal rule
 
@@ -63,13 +74,19 @@ def _booktabs(rules: list[Rule], lines: list[tuple[str, Rect]]) -> list[Rect]:
     """The boxes of booktabs tables among ``rules`` (the rules no grid table explains): a
     run of at least two rules, each as wide as the widest within 10%, with no text line
     between them sticking out of their span and no caption ("Table 3") between them; a
-    narrower rule (a cmidrule, a footnote's rule) neither starts nor ends one."""
+    narrower rule (a cmidrule, a footnote's rule) neither starts nor ends one. Text lines
+    of prose between them (PROSE_WORDS words a line or more on average: a page of one or
+    two columns between a running header's and a footer's rules) are no table."""
     out: list[Rect] = []
     run: list[Rule] = []
 
     def close() -> None:
-        if len(run) >= 2:
-            out.append((min(r[0] for r in run), run[0][1], max(r[2] for r in run), run[-1][1]))
+        if len(run) < 2:
+            return
+        box = (min(r[0] for r in run), run[0][1], max(r[2] for r in run), run[-1][1])
+        words = [len(t.split()) for t, b in lines if box[1] < (b[1] + b[3]) / 2 < box[3]]
+        if words and sum(words) / len(words) < PROSE_WORDS:
+            out.append(box)
 
     for rule in rules:
         if run:
@@ -140,8 +157,7 @@ def _find(page: Any, rules: list[Rule]) -> list[Any]:
     its rules span, its columns found by MuPDF from the text's alignment
     (``fz_find_table_within_bounds``, what PyMuPDF's layout model uses for the table
     boxes it finds). The layout model (``use_layout``, pymupdf-layout) is not run: it
-    costs about 0.6 CPU s a page against the line finder's 0.1 s, and finds no more
-    tables on the ruled pages measured (module docstring)."""
+    costs several times as much a page and found no more tables (module docstring)."""
     pymupdf = load_pymupdf()
     from pymupdf import table as ft
 
