@@ -151,25 +151,27 @@ def _inside(rule: Rule, box: Rect) -> bool:
     )
 
 
-def _find(page: Any, rules: list[Rule]) -> list[Any]:
+def _find(page: Any, rules: list[Rule], lines: list[tuple[str, Rect]]) -> list[Any]:
     """The page's tables: the line finder's (a grid: ruled rows and columns), then a
     booktabs table (horizontal rules only, which the line finder cannot read) in the box
     its rules span, its columns found by MuPDF from the text's alignment
     (``fz_find_table_within_bounds``, what PyMuPDF's layout model uses for the table
     boxes it finds). The layout model (``use_layout``, pymupdf-layout) is not run: it
-    costs several times as much a page and found no more tables (module docstring)."""
+    costs several times as much a page and found no more tables (module docstring).
+    ``lines``: the page's text lines, filled here when the booktabs pass reads them."""
     pymupdf = load_pymupdf()
     from pymupdf import table as ft
 
     try:
         finder = page.find_tables(use_layout=False)
-    except TypeError:  # a PyMuPDF before the layout model (< 1.26.6) has no use_layout
+    except TypeError:  # a PyMuPDF older than its layout model has no use_layout
         finder = page.find_tables()
     found = list(finder.tables)
     left = [r for r in rules if not any(_inside(r, t.bbox) for t in found)]
     if len(left) < 2 or not hasattr(ft, "make_table_from_bbox"):
         return found
-    boxes = _booktabs(left, _lines(page))
+    lines += _lines(page)
+    boxes = _booktabs(left, lines)
     if not boxes:
         return found
     chars = list(ft.CHARS)  # the page's characters, as the line finder just read them
@@ -190,13 +192,14 @@ def page_tables(page: Any, name: str) -> list[tuple[Rect, Paragraphs]]:
     rules = _rules(page)
     if len(rules) < MIN_RULES:
         return []
+    lines: list[tuple[str, Rect]] = []
     try:
-        found = _find(page, rules)
+        found = _find(page, rules, lines)
     except Exception:  # noqa: BLE001 - a table the finder cannot read stays running text
         return []
     if not found:
         return []
-    lines = _lines(page)
+    lines = lines or _lines(page)
     out: list[tuple[Rect, Paragraphs]] = []
     for tab in sorted(found, key=lambda t: (t.bbox[1], t.bbox[0])):
         # each cell's own text (the finder's extract() can move a full stop out of a
