@@ -70,6 +70,20 @@ def _rules(page: Any) -> list[Rule]:
     return sorted(out, key=lambda r: (r[1], r[0]))
 
 
+def _upright(page: Any) -> bool:
+    """Is anything drawn on the page that gives the line finder a vertical edge (a vertical
+    line, a box, a curve)? Reading a page's characters is most of the finder's cost, and a
+    page of horizontal rules only (booktabs tables) has no table it can find."""
+    for drawing in page.get_cdrawings():
+        for item in drawing.get("items", ()):
+            if item[0] == "l":
+                if abs(item[1][1] - item[2][1]) >= 1:
+                    return True
+            elif item[0] != "re" or abs(item[1][3] - item[1][1]) >= 2:
+                return True
+    return False
+
+
 def _booktabs(rules: list[Rule], lines: list[tuple[str, Rect]]) -> list[Rect]:
     """The boxes of booktabs tables among ``rules`` (the rules no grid table explains): a
     run of at least two rules, each as wide as the widest within 10%, with no text line
@@ -162,11 +176,15 @@ def _find(page: Any, rules: list[Rule], lines: list[tuple[str, Rect]]) -> list[A
     pymupdf = load_pymupdf()
     from pymupdf import table as ft
 
-    try:
-        finder = page.find_tables(use_layout=False)
-    except TypeError:  # a PyMuPDF older than its layout model has no use_layout
-        finder = page.find_tables()
-    found = list(finder.tables)
+    found: list[Any] = []
+    chars: list[dict] = []  # the page's characters, as the line finder read them
+    textpage = None
+    if _upright(page):  # else the line finder, which needs vertical edges, finds nothing
+        try:
+            finder = page.find_tables(use_layout=False)
+        except TypeError:  # a PyMuPDF older than its layout model has no use_layout
+            finder = page.find_tables()
+        found, chars, textpage = list(finder.tables), list(ft.CHARS), finder.textpage
     left = [r for r in rules if not any(_inside(r, t.bbox) for t in found)]
     if len(left) < 2 or not hasattr(ft, "make_table_from_bbox"):
         return found
@@ -174,14 +192,14 @@ def _find(page: Any, rules: list[Rule], lines: list[tuple[str, Rect]]) -> list[A
     boxes = _booktabs(left, lines)
     if not boxes:
         return found
-    chars = list(ft.CHARS)  # the page's characters, as the line finder just read them
     grid = page.get_textpage(flags=ft.TABLE_DETECTOR_FLAGS)
-    words = [pymupdf.Rect(w[:4]) for w in finder.textpage.extractWORDS()]
+    textpage = textpage or page.get_textpage(flags=ft.FLAGS)
+    words = [pymupdf.Rect(w[:4]) for w in textpage.extractWORDS()]
     for box in boxes:
         cells = ft.make_table_from_bbox(grid, words, pymupdf.Rect(box))
         if cells:
             tab = ft.Table(page, cells)
-            tab.textpage, tab._chars = finder.textpage, chars
+            tab.textpage, tab._chars = textpage, chars
             found.append(tab)
     return found
 
