@@ -12,14 +12,17 @@ hold is taken off the page's running text, where it would be read as a run of un
 words.
 
 The readers run only on a page drawn with at least three horizontal rules (a ruled table
-has them; most text pages have none: reading the drawings costs milliseconds). Cost
-(``python -m bench.pdf_tables``, process CPU seconds, 2026-12-01): 0.17 s per ruled page
-of the attention paper (4 ruled pages, its 4 tables found), 0.06 s for AI_Information.pdf's
-one ruled page (no table); with the layout model (``find_tables()``, PyMuPDF's default;
-``--layout``) 0.78 s and 0.34 s, and the same tables found. PyMuPDF is imported without
-the layout model (``load_pymupdf``): loading it cost 0.45 CPU s and 53 MB of RSS a
-process. A cell holding several lines where each cell of the row holds as many is a
-booktabs block of rows without rules between them, and is read as that many rows.
+has them; most text pages have none: reading the drawings costs milliseconds), the line
+finder only on one that also draws a vertical edge (it reads every character of the page
+first, most of its cost). Cost (``python -m bench.pdf_tables``, process CPU seconds, the
+minimum of 3 runs, 2026-12-01): 0.07-0.08 s per ruled page of the attention paper (4 ruled
+pages, its 4 tables found: 2 booktabs, 2 grids), 0.01 s for AI_Information.pdf's one ruled
+page (no table); PyMuPDF's ``find_tables()`` with its layout model (``--layout``; what this
+module ran before) 0.58-0.62 s and 0.28 s, the same tables found. PyMuPDF is imported
+without the layout model (``load_pymupdf``): loading it costs 0.4 CPU s and 53 MB of RSS
+a process, and running it 250 MB more (peak RSS 381-387 MB against 130 MB). A cell holding
+several lines where each cell of the row holds as many is a booktabs block of rows without
+rules between them, and is read as that many rows.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ Rule = tuple[float, float, float]  # x0, y, x1 of a horizontal rule
 def load_pymupdf() -> Any:
     """``import pymupdf`` without its layout model. PyMuPDF 2 imports ``pymupdf.layout``
     (the pymupdf-layout package, one of its dependencies) when it is imported, and that
-    loads an ONNX model: 0.45 CPU s and 53 MB of peak RSS per process that reads a PDF
+    loads an ONNX model: about 0.4 CPU s and 53 MB of peak RSS per process that reads a PDF
     (measured in a process with onnxruntime already imported), for a model localcrag never
     runs (``find_tables(use_layout=False)``). Blocked only if PyMuPDF is not yet imported."""
     if "pymupdf" not in sys.modules:
