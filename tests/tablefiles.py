@@ -104,3 +104,77 @@ def make_table_pdf(path: Path) -> Path:
     page.insert_text((72, 260), "The model explains most of the variance in net sales.")
     doc.save(path)
     return path
+
+
+def make_booktabs_pdf(path: Path) -> Path:
+    """A PDF page with a booktabs table: a caption "Table 3: Scores of the three models",
+    three horizontal rules (top, under the header, bottom) and no vertical ones, its columns
+    set by the text's alignment alone; prose before and after it."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "Results", fontsize=16)
+    page.insert_text((72, 100), "The models were trained on the same data; the table scores them.")
+    page.insert_text((150, 130), "Table 3: Scores of the three models", fontsize=10)
+    rows = [["Model", "BLEU", "Params"], ["Baseline", "25.8", "65M"], ["Wide", "26.4", "213M"]]
+    rows.append(["Deep", "26.0", "168M"])
+    xs, y = (120, 300, 420), 145
+    page.draw_line((110, y), (500, y), width=0.8)
+    for i, row in enumerate(rows):
+        y += 14
+        for x, cell in zip(xs, row):
+            page.insert_text((x, y), cell, fontsize=10)
+        if i == 0:
+            y += 5
+            page.draw_line((110, y), (500, y), width=0.5)
+    page.draw_line((110, y + 6), (500, y + 6), width=0.8)
+    page.insert_text((72, y + 36), "The wide model scores best but has three times the parameters.")
+    doc.save(path)
+    return path
+
+
+def make_ruled_prose_pdf(path: Path) -> Path:
+    """A PDF page of three paragraphs of prose, each between two full-width horizontal rules
+    (four rules in all): no table."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 100
+    for k in range(3):
+        page.draw_line((72, y), (520, y))
+        for i in range(4):
+            y += 14
+            page.insert_text(
+                (72, y),
+                f"Paragraph {k}, line {i}: plain prose that runs across the page.",
+                fontsize=10,
+            )
+        y += 10
+    page.draw_line((72, y), (520, y))
+    doc.save(path)
+    return path
+
+
+def make_two_column_pdf(path: Path) -> Path:
+    """A journal page: a running header over a full-width rule, two columns of prose, a
+    footnote under a short rule and a full-width rule over the page number (three rules,
+    the header's and the footer's as wide as each other: no table)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((50, 55), "Journal of Examples, vol. 3", fontsize=8)
+    page.draw_line((50, 60), (562, 60))
+    words = "the quick brown fox jumps over the lazy dog while the model reads every line".split()
+    for col, x in enumerate((50, 316)):
+        for i in range(40):
+            line = " ".join(words[(i + col) % 5 :][:8])
+            page.insert_text((x, 94 + 14 * i), f"{line} {col}-{i}.", fontsize=9)
+    page.draw_line((50, 680), (150, 680))
+    page.insert_text((50, 692), "1 A footnote.", fontsize=8)
+    page.draw_line((50, 740), (562, 740))
+    page.insert_text((300, 752), "3", fontsize=8)
+    doc.save(path)
+    return path

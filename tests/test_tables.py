@@ -253,6 +253,53 @@ def test_a_pdf_table_is_indexed_like_a_sheet_and_its_cell_answered(tmp_path: Pat
     ), found
 
 
+def test_a_booktabs_pdf_table_is_read_from_its_rules_and_the_text_alignment(
+    tmp_path: Path,
+) -> None:
+    """A booktabs table has horizontal rules only: the line finder (PyMuPDF's find_tables
+    without its layout model) finds no table there; it is read in the box its rules span."""
+    from tests.tablefiles import make_booktabs_pdf
+
+    text = parse_document(make_booktabs_pdf(tmp_path / "scores.pdf")).text
+    where = "scores.pdf, p. 1, Table 3: Scores of the three models"
+    assert f"{where}, columns: Model | BLEU | Params" in text
+    assert f"{where}, row 2: Model: Wide; BLEU: 26.4; Params: 213M." in text
+    assert f"{where}, row 3: Model: Deep; BLEU: 26.0; Params: 168M." in text
+    assert "Wide 26.4 213M" not in " ".join(text.split())  # read once, as the table
+    assert "The wide model scores best but has three times the parameters." in text
+
+
+def test_prose_between_horizontal_rules_is_no_table(tmp_path: Path) -> None:
+    from tests.tablefiles import make_ruled_prose_pdf, make_two_column_pdf
+
+    text = parse_document(make_ruled_prose_pdf(tmp_path / "note.pdf")).text
+    assert "note.pdf, p. 1" not in text
+    for k in range(3):
+        assert f"Paragraph {k}, line 3: plain prose that runs across the page." in text
+    text = parse_document(make_two_column_pdf(tmp_path / "journal.pdf")).text
+    assert "journal.pdf, p. 1" not in text  # two columns between two rules: no 2-column table
+    assert all(f" {col}-{i}." in text for col in (0, 1) for i in range(40))
+
+
+def test_the_attention_papers_four_booktabs_and_grid_tables_are_read(shared_data: Path) -> None:
+    """Tables 1 and 2 of the paper are booktabs (horizontal rules only), 3 and 4 ruled grids."""
+    doc = parse_document(shared_data / "ai-information" / "attention_is_all_you_need.pdf")
+    text = doc.text
+    assert (
+        "Table 1: Maximum path lengths, per-layer complexity and minimum number of sequential "
+        "operations, row 2: Layer Type: Recurrent; Complexity per Layer: O(n · d2); "
+        "Sequential Operations: O(n); Maximum Path Length: O(n)."
+    ) in text
+    assert "row 5: Model: Transformer (big); BLEU EN-DE EN-FR: 28.4;" in text  # Table 2
+    assert "p. 9, row 7 (big): N dmodel dff h dk dv Pdrop ϵls train steps: 6 1024" in text
+    assert (
+        "row 10: Parser: Transformer (4 layers); Training: semi-supervised; WSJ 23 F1: 92.7."
+        in text
+    )
+    tables = {p.number for p in doc.pages for line in p.text.split("\n\n") if ", columns: " in line}
+    assert tables == {6, 8, 9, 10}
+
+
 def test_a_code_that_names_a_column_is_held_by_no_row() -> None:
     """'What does TOTEMP mean?': every row of longley.csv holds TOTEMP as a column name; the
     passage that defines it must be able to come first (ingest/names.held_counts)."""

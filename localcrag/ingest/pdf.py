@@ -22,7 +22,7 @@ from localcrag.ingest.files import Paragraphs, RawPage, bad, label
 from localcrag.ingest.files import join_lines as _join
 from localcrag.ingest.files import page_ranges as _ranges
 from localcrag.ingest.limits import Limits, check_chars, check_pages, check_zip
-from localcrag.ingest.pdftables import page_tables
+from localcrag.ingest.pdftables import load_pymupdf, page_tables
 
 _NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\.?\s")
 _PAGE_NO = re.compile(r"(?:page\s*)?[\divxlc]{1,6}(?:\s*(?:of|/)\s*\d+)?", re.I)
@@ -128,9 +128,9 @@ def fitz_pages(
     over-limit files (pages before the text is read, characters as it is read). PDF pages
     without a text layer (every page with ``ocr = "always"``) are read by OCR
     (``ctx``: a ``formats.ReadContext``), unless ``ocr = "never"``."""
-    import pymupdf
-
     from localcrag.ingest.formats import ReadContext
+
+    pymupdf = load_pymupdf()
 
     ctx = ctx or ReadContext(limits or Limits())
     limits = ctx.limits

@@ -1,42 +1,128 @@
 """Tables on a PDF page through PyMuPDF's table finder, indexed like a sheet's tables.
 
-``page.find_tables()`` reads a table from its ruling lines (a grid, or the horizontal
-rules of a booktabs table) and returns its cells. Each table is indexed the way a
-spreadsheet's table is (``ingest/tables``): one sentence per row naming the file, the page,
-the table's caption and each value's column, "report.pdf, p. 3, Table 2: Results, row 2
-(Regression): df: 1; F: 85.2.", so ``crag/cells`` answers a cell of it as of a sheet. The
-text the table's cells hold is taken off the page's running text, where it would be read as
-a run of unlabelled words.
+Two readers, both without PyMuPDF's layout model: ``page.find_tables(use_layout=False)``
+reads a grid table from its ruling lines; a booktabs table (horizontal rules only, which
+that finder cannot read) is read in the box its rules span, its columns found by MuPDF from
+the text's alignment (``fz_find_table_within_bounds``: what PyMuPDF's layout path runs on
+the table boxes its model finds). Each table is indexed the way a spreadsheet's table is
+(``ingest/tables``): one sentence per row naming the file, the page, the table's caption
+and each value's column, "report.pdf, p. 3, Table 2: Results, row 2 (Regression): df: 1;
+F: 85.2.", so ``crag/cells`` answers a cell of it as of a sheet. The text the table's cells
+hold is taken off the page's running text, where it would be read as a run of unlabelled
+words.
 
-The finder costs about a second a page, so it runs only on a page drawn with at least three
-horizontal rules (a ruled table has them; most text pages have none: reading the drawings
-costs milliseconds). A cell holding several lines where each cell of the row holds as many
-is a booktabs block of rows without rules between them, and is read as that many rows.
+The readers run only on a page drawn with at least three horizontal rules (a ruled table
+has them; most text pages have none: reading the drawings costs milliseconds), the line
+finder only on one that also draws a vertical edge (it reads every character of the page
+first, most of its cost). Cost (``python -m bench.pdf_tables``, process CPU seconds, the
+minimum of 3 runs, 2026-12-01): 0.07-0.08 s per ruled page of the attention paper (4 ruled
+pages, its 4 tables found: 2 booktabs, 2 grids), 0.01 s for AI_Information.pdf's one ruled
+page (no table); PyMuPDF's ``find_tables()`` with its layout model (``--layout``; what this
+module ran before) 0.58-0.62 s and 0.28 s, the same tables found. PyMuPDF is imported
+without the layout model (``load_pymupdf``): loading it costs 0.4 CPU s and 53 MB of RSS
+a process, and running it 250 MB more (peak RSS 381-387 MB against 130 MB). A cell holding
+several lines where each cell of the row holds as many is a booktabs block of rows without
+rules between them, and is read as that many rows.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from localcrag.ingest.files import Paragraphs
 from localcrag.ingest.tables import Table, _is_header, header_line, row_line
 
 MIN_RULES = 3  # horizontal rules on a page before the table finder is tried
+# mean words per text line from which the text between two rules is prose, not a booktabs
+# table (the attention paper's Tables 1 and 2: 1.9 and 2.1; a page of prose: 9 to 13)
+PROSE_WORDS = 5
 Rect = tuple[float, float, float, float]
+Rule = tuple[float, float, float]  # x0, y, x1 of a horizontal rule
 
 
-def _rules(page: Any) -> int:
-    """Horizontal lines (or hairline rectangles) at least 20 pt long drawn on the page."""
-    n = 0
+def load_pymupdf() -> Any:
+    """``import pymupdf`` without its layout model. PyMuPDF 2 imports ``pymupdf.layout``
+    (the pymupdf-layout package, one of its dependencies) when it is imported, and that
+    loads an ONNX model: about 0.4 CPU s and 53 MB of peak RSS per process that reads a PDF
+    (measured in a process with onnxruntime already imported), for a model localcrag never
+    runs (``find_tables(use_layout=False)``). Blocked only if PyMuPDF is not yet imported."""
+    if "pymupdf" not in sys.modules:
+        sys.modules.setdefault("pymupdf.layout", None)  # type: ignore[arg-type]
+    import pymupdf
+
+    if hasattr(pymupdf, "no_recommend_layout"):
+        pymupdf.no_recommend_layout()  # else find_tables prints "Consider using ... layout"
+    return pymupdf
+
+
+def _rules(page: Any) -> list[Rule]:
+    """Horizontal lines (or hairline rectangles) at least 20 pt long drawn on the page, as
+    (x0, y, x1), top to bottom."""
+    out: list[Rule] = []
     for drawing in page.get_cdrawings():
         for item in drawing.get("items", ()):
             if item[0] == "l":
                 (x0, y0), (x1, y1) = item[1][:2], item[2][:2]
-                n += abs(y0 - y1) < 1 and abs(x0 - x1) > 20
+                if abs(y0 - y1) < 1 and abs(x0 - x1) > 20:
+                    out.append((min(x0, x1), (y0 + y1) / 2, max(x0, x1)))
             elif item[0] == "re":
                 x0, y0, x1, y1 = item[1][:4]
-                n += abs(y1 - y0) < 2 and abs(x1 - x0) > 20
-    return n
+                if abs(y1 - y0) < 2 and abs(x1 - x0) > 20:
+                    out.append((min(x0, x1), (y0 + y1) / 2, max(x0, x1)))
+    return sorted(out, key=lambda r: (r[1], r[0]))
+
+
+def _upright(page: Any) -> bool:
+    """Is anything drawn on the page that gives the line finder a vertical edge (a vertical
+    line, a box, a curve)? Reading a page's characters is most of the finder's cost, and a
+    page of horizontal rules only (booktabs tables) has no table it can find."""
+    for drawing in page.get_cdrawings():
+        for item in drawing.get("items", ()):
+            if item[0] == "l":
+                if abs(item[1][1] - item[2][1]) >= 1:
+                    return True
+            elif item[0] != "re" or abs(item[1][3] - item[1][1]) >= 2:
+                return True
+    return False
+
+
+def _booktabs(rules: list[Rule], lines: list[tuple[str, Rect]]) -> list[Rect]:
+    """The boxes of booktabs tables among ``rules`` (the rules no grid table explains): a
+    run of at least two rules, each as wide as the widest within 10%, with no text line
+    between them sticking out of their span and no caption ("Table 3") between them; a
+    narrower rule (a cmidrule, a footnote's rule) neither starts nor ends one. Text lines
+    of prose between them (PROSE_WORDS words a line or more on average: a page of one or
+    two columns between a running header's and a footer's rules) are no table."""
+    out: list[Rect] = []
+    run: list[Rule] = []
+
+    def close() -> None:
+        if len(run) < 2:
+            return
+        box = (min(r[0] for r in run), run[0][1], max(r[2] for r in run), run[-1][1])
+        words = [len(t.split()) for t, b in lines if box[1] < (b[1] + b[3]) / 2 < box[3]]
+        if words and sum(words) / len(words) < PROSE_WORDS:
+            out.append(box)
+
+    for rule in rules:
+        if run:
+            x0, x1 = min(run[0][0], rule[0]), max(run[0][2], rule[2])
+            width = max(r[2] - r[0] for r in run)
+            if rule[2] - rule[0] < 0.9 * width:
+                continue  # a cmidrule or a footnote's rule
+            between = [
+                (t, b) for t, b in lines if run[-1][1] < (b[1] + b[3]) / 2 < rule[1] and t.strip()
+            ]
+            if (rule[2] - rule[0]) * 0.9 > width or any(
+                b[0] < x0 - 5 or b[2] > x1 + 5 or t.lstrip().lower().startswith("table")
+                for t, b in between
+            ):
+                close()
+                run = []
+        run.append(rule)
+    close()
+    return out
 
 
 def _text(cell: str | None) -> str:
@@ -68,22 +154,73 @@ def _caption(lines: list[tuple[str, Rect]], box: Rect) -> str:
     return " ".join(min(near)[1].split())[:120].rstrip(" .:") if near else ""
 
 
-def page_tables(page: Any, name: str) -> list[tuple[Rect, Paragraphs]]:
-    """The ruled tables of a PDF page: (its box, its lines as paragraphs), top to bottom.
-    ``name``: the file's name, which starts each row's sentence."""
-    if _rules(page) < MIN_RULES:
-        return []
-    try:
-        found = page.find_tables().tables
-    except Exception:  # noqa: BLE001 - a table the finder cannot read stays running text
-        return []
-    if not found:  # the page's lines (for captions) are read only for a page with a table
-        return []
-    lines = [
+def _lines(page: Any) -> list[tuple[str, Rect]]:
+    return [
         ("".join(s["text"] for s in line["spans"]), tuple(line["bbox"]))
         for block in page.get_text("dict")["blocks"]
         for line in block.get("lines", ())
     ]
+
+
+def _inside(rule: Rule, box: Rect) -> bool:
+    return (
+        box[0] - 3 <= (rule[0] + rule[2]) / 2 <= box[2] + 3 and box[1] - 3 <= rule[1] <= box[3] + 3
+    )
+
+
+def _find(page: Any, rules: list[Rule], lines: list[tuple[str, Rect]]) -> list[Any]:
+    """The page's tables: the line finder's (a grid: ruled rows and columns), then a
+    booktabs table (horizontal rules only, which the line finder cannot read) in the box
+    its rules span, its columns found by MuPDF from the text's alignment
+    (``fz_find_table_within_bounds``, what PyMuPDF's layout model uses for the table
+    boxes it finds). The layout model (``use_layout``, pymupdf-layout) is not run: it
+    costs several times as much a page and found no more tables (module docstring).
+    ``lines``: the page's text lines, filled here when the booktabs pass reads them."""
+    pymupdf = load_pymupdf()
+    from pymupdf import table as ft
+
+    found: list[Any] = []
+    chars: list[dict] = []  # the page's characters, as the line finder read them
+    textpage = None
+    if _upright(page):  # else the line finder, which needs vertical edges, finds nothing
+        try:
+            finder = page.find_tables(use_layout=False)
+        except TypeError:  # a PyMuPDF older than its layout model has no use_layout
+            finder = page.find_tables()
+        found, chars, textpage = list(finder.tables), list(ft.CHARS), finder.textpage
+    left = [r for r in rules if not any(_inside(r, t.bbox) for t in found)]
+    if len(left) < 2 or not hasattr(ft, "make_table_from_bbox"):
+        return found
+    lines += _lines(page)
+    boxes = _booktabs(left, lines)
+    if not boxes:
+        return found
+    grid = page.get_textpage(flags=ft.TABLE_DETECTOR_FLAGS)
+    textpage = textpage or page.get_textpage(flags=ft.FLAGS)
+    words = [pymupdf.Rect(w[:4]) for w in textpage.extractWORDS()]
+    for box in boxes:
+        cells = ft.make_table_from_bbox(grid, words, pymupdf.Rect(box))
+        if cells:
+            tab = ft.Table(page, cells)
+            tab.textpage, tab._chars = textpage, chars
+            found.append(tab)
+    return found
+
+
+def page_tables(page: Any, name: str) -> list[tuple[Rect, Paragraphs]]:
+    """The ruled tables of a PDF page: (its box, its lines as paragraphs), top to bottom.
+    ``name``: the file's name, which starts each row's sentence."""
+    rules = _rules(page)
+    if len(rules) < MIN_RULES:
+        return []
+    lines: list[tuple[str, Rect]] = []
+    try:
+        found = _find(page, rules, lines)
+    except Exception:  # noqa: BLE001 - a table the finder cannot read stays running text
+        return []
+    if not found:
+        return []
+    lines = lines or _lines(page)
     out: list[tuple[Rect, Paragraphs]] = []
     for tab in sorted(found, key=lambda t: (t.bbox[1], t.bbox[0])):
         # each cell's own text (the finder's extract() can move a full stop out of a
