@@ -24,7 +24,12 @@ from localcrag.errors import BadDocument, LocalcragError
 from localcrag.ingest.files import Paragraphs, RawPage, bad, join_lines, label, page_ranges
 from localcrag.ingest.limits import check_pixels, over_limit
 
-REC_BATCH = 12  # text lines recognised between two looks at the clock
+REC_PIXELS = 100_000  # recogniser input a batch (~870 MB a megapixel while it runs)
+DET_STRIP_PIXELS = 300_000  # detector input a strip (~230 MB a megapixel while it runs)
+DET_OVERLAP = 96  # rows (detector pixels) two strips share: taller than a tall text line
+EDGE = 2  # a box this close to an inner strip edge was cut by it
+DET_SCALE_RULE = "long"
+DET_MIN_LONG_SIDE = 736  # a picture with both sides under this is enlarged for detection
 _MODELS = {
     "Det.model_path": "PP-OCRv6_det_small.onnx",
     "Rec.model_path": "PP-OCRv6_rec_small.onnx",
@@ -64,7 +69,7 @@ def engine(threads: int = 0) -> Any:
         "Global.use_cls": False,
         "EngineConfig.onnxruntime.intra_op_num_threads": threads,
         "EngineConfig.onnxruntime.inter_op_num_threads": 1,
-        "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
+        "EngineConfig.onnxruntime.enable_cpu_mem_arena": False,
     }  # measured ~10% less CPU a page
     _no_spinning()
     eng = RapidOCR(params=params)
@@ -95,29 +100,128 @@ def _no_spinning() -> None:
 
 def recognise(img: np.ndarray, budget: float, threads: int = 0) -> Paragraphs:
     """Paragraphs read from one BGR image; raises OverBudget past ``budget`` seconds."""
+    from rapidocr.utils.process_img import apply_vertical_padding
+
     eng = engine(threads)
     t0 = time.perf_counter()
-    small, record = eng.preprocess_img(img)
-    try:
-        crops, det = eng.detect_and_crop(small, record)
-    except Exception as exc:  # RapidOCRError "...detection result is empty": a page without text
-        if type(exc).__name__ == "RapidOCRError":
-            return []
-        raise
-    # narrowest first: a batch is padded to its widest line, so like widths batch together
-    order = sorted(range(len(crops)), key=lambda i: crops[i].shape[1] / max(crops[i].shape[0], 1))
+    small, record = eng.preprocess_img(img)  # RapidOCR's bounds: sides within 30..2000 px
+    if eng.cfg.Global.use_vertical_padding:  # a single wide line gets room above and below
+        small, _ = apply_vertical_padding(small, record, eng.width_height_ratio, eng.min_height)
+    boxes = detect(eng._load_det_model(), small)
+    if not len(boxes):
+        return []
+    crops = eng.crop_text_regions(small, boxes)
     lines: list[tuple[np.ndarray, str]] = []
-    for at in range(0, len(order), REC_BATCH):
+    for batch in rec_batches([c.shape[1] / max(c.shape[0], 1) for c in crops]):
         if time.perf_counter() - t0 > budget:
             raise OverBudget
-        batch = order[at : at + REC_BATCH]
         rec = eng.recognize_txt([crops[i] for i in batch])
         for i, text, score in zip(batch, rec.txts, rec.scores):
             if text.strip() and score >= eng.text_score:
-                lines.append((np.asarray(det.boxes[i]), text.strip()))
+                lines.append((boxes[i], text.strip()))
     if time.perf_counter() - t0 > budget:
         raise OverBudget
     return layout(lines)
+
+
+def rec_batches(ratios: list[float]) -> list[list[int]]:
+    """Indices of the crops (width/height ``ratios``) recognised together: narrowest first,
+    since a batch is padded to its widest line, at most 6 (RapidOCR's batch) and at most
+    REC_PIXELS of recogniser input (48 px high lines; one line alone whatever its width):
+    the recogniser takes ~870 MB a megapixel of input while it runs."""
+    batches: list[list[int]] = []
+    for i in sorted(range(len(ratios)), key=lambda i: ratios[i]):
+        widest = max(ratios[i], 320 / 48)  # RapidOCR pads a line to at least 48 x 320
+        if (
+            batches
+            and len(batches[-1]) < 6
+            and (len(batches[-1]) + 1) * 48 * 48 * widest <= REC_PIXELS
+        ):
+            batches[-1].append(i)
+        else:
+            batches.append([i])
+    return batches
+
+
+def det_scale(h: int, w: int) -> float:
+    """The factor the page is resized by for detection (DET_SCALE_RULE)."""
+    if DET_SCALE_RULE == "rapidocr":  # RapidOCR's own: the short side up to 736 px
+        return max(1.0, 736 / min(h, w))
+    return max(1.0, DET_MIN_LONG_SIDE / max(h, w))  # only a small picture is enlarged
+
+
+def strips(height: int, width: int) -> list[tuple[int, int]]:
+    """(top, bottom) rows of the detection strips of a ``height`` x ``width`` image (sides
+    multiples of 32): each holds at most ~DET_STRIP_PIXELS pixels (but at least 3 overlaps
+    high), and neighbours share DET_OVERLAP rows, so any line up to that tall lies whole in
+    one of them."""
+    rows = max(3 * DET_OVERLAP, DET_STRIP_PIXELS // width // 32 * 32)
+    if height <= rows:
+        return [(0, height)]
+    tops = list(range(0, height - rows, rows - DET_OVERLAP)) + [height - rows]
+    return [(top, top + rows) for top in tops]
+
+
+def detect(det: Any, img: np.ndarray) -> np.ndarray:
+    """Text line boxes (n x 4 x 2, float32, in ``img`` pixels) found by RapidOCR's detector
+    run strip by strip over the page scaled by ``det_scale``, so its memory (~230 MB a
+    megapixel of input) is bounded by one strip's, whatever the page's size. A box touching
+    an inner strip edge was cut by it: it is kept only when no box from a neighbouring
+    strip covers it (a line taller than the overlap); boxes found twice in an overlap are
+    kept once."""
+    import cv2
+    from rapidocr.ch_ppocr_det.utils import DetPreProcess
+
+    h, w = img.shape[:2]
+    scale = det_scale(h, w)
+    height, width = max(32, round(h * scale / 32) * 32), max(32, round(w * scale / 32) * 32)
+    scaled = cv2.resize(img, (width, height)) if (height, width) != (h, w) else img
+    prep = DetPreProcess(10**9, "max", det.mean, det.std)  # sizes are multiples of 32: no resize
+    found: list[tuple[np.ndarray, bool]] = []  # (box in scaled pixels, cut by a strip edge)
+    for top, bottom in strips(height, width):
+        preds = det.session(prep(scaled[top:bottom]))
+        boxes, _ = det.postprocess_op(preds, (bottom - top, width))
+        for box in boxes:
+            y0, y1 = box[:, 1].min(), box[:, 1].max()
+            cut = (top > 0 and y0 <= EDGE) or (bottom < height and y1 >= bottom - top - 1 - EDGE)
+            found.append((box + np.array([0, top], dtype=np.float32), cut))
+    kept = _merge(found)
+    if not kept:
+        return np.zeros((0, 4, 2), dtype=np.float32)
+    out = np.array(kept, dtype=np.float32)
+    out[:, :, 0] *= w / width
+    out[:, :, 1] *= h / height
+    return det.sorted_boxes(out)
+
+
+def _merge(found: list[tuple[np.ndarray, bool]]) -> list[np.ndarray]:
+    """Whole boxes, each once; a cut piece only where no whole box covers it, pieces of one
+    line (taller than the overlap, cut in every strip) joined into their bounding box."""
+    kept: list[np.ndarray] = []
+    for box, cut in found:
+        if not cut and not any(_inside(box, k) > 0.5 and _inside(k, box) > 0.5 for k in kept):
+            kept.append(box)
+    pieces: list[np.ndarray] = []
+    for box, cut in found:
+        if not cut or any(_inside(box, k) > 0.3 for k in kept):
+            continue
+        for i, piece in enumerate(pieces):
+            if _inside(box, piece) > 0:
+                x0, y0 = np.minimum(box.min(0), piece.min(0))
+                x1, y1 = np.maximum(box.max(0), piece.max(0))
+                pieces[i] = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+                break
+        else:
+            pieces.append(box)
+    return kept + pieces
+
+
+def _inside(a: np.ndarray, b: np.ndarray) -> float:
+    """The share of box a's bounding rectangle that lies in box b's."""
+    (ax0, ay0), (ax1, ay1) = a.min(0), a.max(0)
+    (bx0, by0), (bx1, by1) = b.min(0), b.max(0)
+    inter = max(0.0, min(ax1, bx1) - max(ax0, bx0)) * max(0.0, min(ay1, by1) - max(ay0, by0))
+    return float(inter / max((ax1 - ax0) * (ay1 - ay0), 1.0))
 
 
 def layout(lines: list[tuple[np.ndarray, str]]) -> Paragraphs:
