@@ -3,9 +3,24 @@
 Nothing is downloaded: the model files are named explicitly from the installed package, so
 RapidOCR's own fetch-on-first-use path is never taken, and a missing file is one line.
 Used for PDF pages without a text layer (``pdf.read_pdf``) and for image files (PNG, JPEG,
-TIFF; a multi-frame TIFF is one page per frame). Text lines are detected once per page,
-then recognised in batches so the per-page time budget (``ocr_page_seconds``) is checked
-between batches: a page over budget is skipped with one warning line, not half-read.
+TIFF; a multi-frame TIFF is one page per frame).
+
+Memory is bounded whatever a page's size. The text detector takes ~230 MB a megapixel of
+its input while it runs, and RapidOCR feeds it the whole page (a 150 dpi A4 page: 2.2
+megapixels; a small picture is first enlarged until its short side is 736 px, so the
+bench's 1400 x 420 PNG became 1.8 megapixels): one page cost 0.4-0.8 GB. Here the
+detector runs on horizontal strips of ~0.3 megapixels that share DET_OVERLAP rows (more
+than a tall text line), so every line lies whole in some strip; a box cut by a strip edge
+is taken from the strip that holds it whole and a line found twice in an overlap is kept
+once (``detect``). The recogniser takes ~870 MB a megapixel of input (lines 48 px high,
+padded to the batch's widest), so its batches are bounded by REC_PIXELS, not by count.
+Lines are cropped from the whole page with RapidOCR's own crop function. A page is read
+at most MAX_PIXELS big (RapidOCR's 2,000 px long side, as an area: a tall picture keeps
+its text size) and a picture is enlarged for detection only when both sides are under
+DET_MIN_LONG_SIDE.
+
+Recognition runs in batches so the per-page time budget (``ocr_page_seconds``) is checked
+between them: a page over budget is skipped with one warning line, not half-read.
 Lines become paragraphs by vertical gaps; taller short lines become headings.
 """
 
@@ -24,6 +39,7 @@ from localcrag.errors import BadDocument, LocalcragError
 from localcrag.ingest.files import Paragraphs, RawPage, bad, join_lines, label, page_ranges
 from localcrag.ingest.limits import check_pixels, over_limit
 
+MAX_PIXELS = 2000 * 1414  # a page is read at most this big (A4 at 300 dpi: 2,000 px high)
 REC_PIXELS = 100_000  # recogniser input a batch (~870 MB a megapixel while it runs)
 DET_STRIP_PIXELS = 300_000  # detector input a strip (~230 MB a megapixel while it runs)
 DET_OVERLAP = 96  # rows (detector pixels) two strips share: taller than a tall text line
@@ -104,9 +120,9 @@ def recognise(img: np.ndarray, budget: float, threads: int = 0) -> Paragraphs:
 
     eng = engine(threads)
     t0 = time.perf_counter()
-    small, record = eng.preprocess_img(img)  # RapidOCR's bounds: sides within 30..2000 px
-    if eng.cfg.Global.use_vertical_padding:  # a single wide line gets room above and below
-        small, _ = apply_vertical_padding(small, record, eng.width_height_ratio, eng.min_height)
+    small, _ = apply_vertical_padding(  # as RapidOCR: a single wide line gets room around it
+        bounded(img), {}, eng.width_height_ratio, eng.min_height
+    )
     boxes = detect(eng._load_det_model(), small)
     if not len(boxes):
         return []
@@ -122,6 +138,21 @@ def recognise(img: np.ndarray, budget: float, threads: int = 0) -> Paragraphs:
     if time.perf_counter() - t0 > budget:
         raise OverBudget
     return layout(lines)
+
+
+def bounded(img: np.ndarray) -> np.ndarray:
+    """The page scaled down to at most MAX_PIXELS (and up to a 30 px short side). RapidOCR
+    caps the long side at 2,000 px instead, which is the same for an A4 page but shrinks
+    a tall picture (a long screenshot, a receipt) until its text is unreadable; detection
+    in strips and bounded recognition batches keep memory bounded whatever the shape."""
+    import cv2
+
+    h, w = img.shape[:2]
+    scale = min(1.0, (MAX_PIXELS / (h * w)) ** 0.5)
+    scale = max(scale, 30 / min(h, w))
+    if scale == 1.0:
+        return img
+    return cv2.resize(img, (max(1, round(w * scale)), max(1, round(h * scale))))
 
 
 def rec_batches(ratios: list[float]) -> list[list[int]]:

@@ -1,0 +1,69 @@
+"""Detection in strips (``ocr.detect``): a tall page is read whole, each line once, lines
+lying across a strip edge included. Pictures are drawn at test time."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from localcrag.ingest import ocr
+
+WIDTH, HEIGHT = 800, 3200  # multiples of 32 under MAX_PIXELS: detected at this very size
+NAMES = ["amber", "birch", "cedar", "delta", "ember", "fjord", "grove", "harbor", "iris"]
+
+
+def _page(centres: list[int]) -> tuple[np.ndarray, list[str]]:
+    from PIL import Image, ImageDraw, ImageFont
+
+    img = Image.new("RGB", (WIDTH, HEIGHT), "white")
+    draw = ImageDraw.Draw(img)
+    try:
+        font = ImageFont.truetype("DejaVuSans.ttf", 30)
+    except OSError:
+        font = ImageFont.load_default(size=30)
+    lines = []
+    for n, y in enumerate(centres):
+        text = f"Line {n + 1} names the {NAMES[n % len(NAMES)]} at row {y}."
+        draw.text((40, y), text, fill="black", font=font, anchor="lm")
+        lines.append(text)
+    return np.ascontiguousarray(np.asarray(img)[:, :, ::-1]), lines
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def _edges() -> list[int]:
+    """Rows where a strip ends or the next begins, inside the page."""
+    cuts = ocr.strips(HEIGHT, WIDTH)
+    assert len(cuts) > 3, "the page must span several strips for this test to mean anything"
+    return sorted({b for _, b in cuts[:-1]} | {t for t, _ in cuts[1:]})
+
+
+def test_a_tall_page_is_read_whole_each_line_once_across_strip_edges() -> None:
+    edges = _edges()
+    centres = [e for e in edges if e < HEIGHT - 80][:8]  # every line lies across an edge
+    img, lines = _page(centres)
+    paras = ocr.recognise(img, 900.0)
+    assert _words(" ".join(p for p, _ in paras)) == _words(" ".join(lines))
+
+
+def test_strips_bound_the_detector_input_and_overlap_by_a_tall_line() -> None:
+    cuts = ocr.strips(HEIGHT, WIDTH)
+    assert cuts[0][0] == 0 and cuts[-1][1] == HEIGHT
+    for (t0, b0), (t1, b1) in zip(cuts, cuts[1:]):
+        assert b0 - t1 >= ocr.DET_OVERLAP >= 64  # neighbours share a tall line's rows
+        assert (b0 - t0) * WIDTH <= max(ocr.DET_STRIP_PIXELS, 3 * ocr.DET_OVERLAP * WIDTH)
+    assert ocr.strips(320, WIDTH) == [(0, 320)]  # a short page is one pass
+
+
+@pytest.mark.parametrize("ratios", [[1.0] * 20, [40.0, 2.0, 7.0, 39.0, 3.0]])
+def test_recognition_batches_stay_under_the_pixel_budget(ratios: list[float]) -> None:
+    batches = ocr.rec_batches(ratios)
+    assert sorted(i for b in batches for i in b) == list(range(len(ratios)))
+    for b in batches:
+        widest = max(max(ratios[i] for i in b), 320 / 48)
+        assert len(b) == 1 or len(b) * 48 * 48 * widest <= ocr.REC_PIXELS
+        assert len(b) <= 6
