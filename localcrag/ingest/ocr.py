@@ -208,14 +208,15 @@ def detect(det: Any, img: np.ndarray) -> np.ndarray:
     height, width = max(32, round(h * scale / 32) * 32), max(32, round(w * scale / 32) * 32)
     scaled = cv2.resize(img, (width, height)) if (height, width) != (h, w) else img
     prep = DetPreProcess(10**9, "max", det.mean, det.std)  # sizes are multiples of 32: no resize
-    found: list[tuple[np.ndarray, bool]] = []  # (box in scaled pixels, cut by a strip edge)
+    found: list[tuple[np.ndarray, float]] = []  # (box in scaled pixels, room to an edge)
     for top, bottom in strips(height, width):
         preds = det.session(prep(scaled[top:bottom]))
         boxes, _ = det.postprocess_op(preds, (bottom - top, width))
         for box in boxes:
             y0, y1 = box[:, 1].min(), box[:, 1].max()
-            cut = (top > 0 and y0 <= EDGE) or (bottom < height and y1 >= bottom - top - 1 - EDGE)
-            found.append((box + np.array([0, top], dtype=np.float32), cut))
+            above = y0 if top > 0 else height  # rows between the box and an inner strip edge
+            below = bottom - top - 1 - y1 if bottom < height else height
+            found.append((box + np.array([0, top], dtype=np.float32), min(above, below)))
     kept = _merge(found)
     if not kept:
         return np.zeros((0, 4, 2), dtype=np.float32)
@@ -225,16 +226,24 @@ def detect(det: Any, img: np.ndarray) -> np.ndarray:
     return det.sorted_boxes(out)
 
 
-def _merge(found: list[tuple[np.ndarray, bool]]) -> list[np.ndarray]:
-    """Whole boxes, each once; a cut piece only where no whole box covers it, pieces of one
-    line (taller than the overlap, cut in every strip) joined into their bounding box."""
-    kept: list[np.ndarray] = []
-    for box, cut in found:
-        if not cut and not any(_inside(box, k) > 0.5 and _inside(k, box) > 0.5 for k in kept):
-            kept.append(box)
+def _merge(found: list[tuple[np.ndarray, float]]) -> list[np.ndarray]:
+    """Whole boxes, each once (a line in an overlap from the strip where it lies farthest
+    from an edge: the detector saw most around it); a cut piece (within EDGE of an inner
+    strip edge) only where no whole box covers it, the pieces of one line (taller than the
+    overlap, cut in every strip) joined into their bounding box."""
+    kept: list[tuple[np.ndarray, float]] = []
+    for box, room in found:
+        if room <= EDGE:
+            continue
+        same = [i for i, (k, _) in enumerate(kept) if min(_inside(box, k), _inside(k, box)) > 0.5]
+        if not same:
+            kept.append((box, room))
+        elif room > kept[same[0]][1]:
+            kept[same[0]] = (box, room)
+    whole = [k for k, _ in kept]
     pieces: list[np.ndarray] = []
-    for box, cut in found:
-        if not cut or any(_inside(box, k) > 0.3 for k in kept):
+    for box, room in found:
+        if room > EDGE or any(_inside(box, k) > 0.3 for k in whole):
             continue
         for i, piece in enumerate(pieces):
             if _inside(box, piece) > 0:
@@ -244,7 +253,7 @@ def _merge(found: list[tuple[np.ndarray, bool]]) -> list[np.ndarray]:
                 break
         else:
             pieces.append(box)
-    return kept + pieces
+    return whole + pieces
 
 
 def _inside(a: np.ndarray, b: np.ndarray) -> float:
