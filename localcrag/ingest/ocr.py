@@ -85,8 +85,10 @@ def engine(threads: int = 0) -> Any:
         "Global.use_cls": False,
         "EngineConfig.onnxruntime.intra_op_num_threads": threads,
         "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+        # off: a model's buffers go back after each run instead of staying reserved at the
+        # largest size seen; with strips the CPU a page is unchanged (scripts/ocr_memory.py)
         "EngineConfig.onnxruntime.enable_cpu_mem_arena": False,
-    }  # measured ~10% less CPU a page
+    }
     _no_spinning()
     eng = RapidOCR(params=params)
     eng._load_det_model(), eng._load_rec_model()  # load now, not inside the first page's budget
@@ -123,7 +125,7 @@ def recognise(img: np.ndarray, budget: float, threads: int = 0) -> Paragraphs:
     small, _ = apply_vertical_padding(  # as RapidOCR: a single wide line gets room around it
         bounded(img), {}, eng.width_height_ratio, eng.min_height
     )
-    boxes = detect(eng._load_det_model(), small)
+    boxes = detect(eng._load_det_model(), small, t0 + budget)
     if not len(boxes):
         return []
     crops = eng.crop_text_regions(small, boxes)
@@ -193,10 +195,11 @@ def strips(height: int, width: int) -> list[tuple[int, int]]:
     return [(top, top + rows) for top in tops]
 
 
-def detect(det: Any, img: np.ndarray) -> np.ndarray:
+def detect(det: Any, img: np.ndarray, deadline: float = float("inf")) -> np.ndarray:
     """Text line boxes (n x 4 x 2, float32, in ``img`` pixels) found by RapidOCR's detector
     run strip by strip over the page scaled by ``det_scale``, so its memory (~230 MB a
-    megapixel of input) is bounded by one strip's, whatever the page's size. A box touching
+    megapixel of input) is bounded by one strip's, whatever the page's size (past
+    ``deadline``, a ``time.perf_counter()`` value, it raises OverBudget). A box touching
     an inner strip edge was cut by it: it is kept only when no box from a neighbouring
     strip covers it (a line taller than the overlap); boxes found twice in an overlap are
     kept once."""
@@ -210,6 +213,8 @@ def detect(det: Any, img: np.ndarray) -> np.ndarray:
     prep = DetPreProcess(10**9, "max", det.mean, det.std)  # sizes are multiples of 32: no resize
     found: list[tuple[np.ndarray, float]] = []  # (box in scaled pixels, room to an edge)
     for top, bottom in strips(height, width):
+        if time.perf_counter() > deadline:
+            raise OverBudget
         preds = det.session(prep(scaled[top:bottom]))
         boxes, _ = det.postprocess_op(preds, (bottom - top, width))
         for box in boxes:
