@@ -53,7 +53,7 @@ def test_a_tall_page_is_read_whole_each_line_once_across_strip_edges() -> None:
 def test_strips_bound_the_detector_input_and_overlap_by_a_tall_line() -> None:
     cuts = ocr.strips(HEIGHT, WIDTH)
     assert cuts[0][0] == 0 and cuts[-1][1] == HEIGHT
-    for (t0, b0), (t1, b1) in zip(cuts, cuts[1:]):
+    for (t0, b0), (t1, _) in zip(cuts, cuts[1:]):
         assert b0 - t1 >= ocr.DET_OVERLAP >= 64  # neighbours share a tall line's rows
         assert (b0 - t0) * WIDTH <= max(ocr.DET_STRIP_PIXELS, 3 * ocr.DET_OVERLAP * WIDTH)
     assert ocr.strips(320, WIDTH) == [(0, 320)]  # a short page is one pass
