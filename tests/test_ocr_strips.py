@@ -67,3 +67,22 @@ def test_recognition_batches_stay_under_the_pixel_budget(ratios: list[float]) ->
         widest = max(max(ratios[i] for i in b), 320 / 48)
         assert len(b) == 1 or len(b) * 48 * 48 * widest <= ocr.REC_PIXELS
         assert len(b) <= 6
+
+
+def test_a_line_taller_than_the_overlap_is_read_once_from_its_pieces() -> None:
+    """Cut in both strips (it spans the overlap and more): the pieces are joined."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    width, height = 1024, 800
+    (_, bottom), (top, _) = ocr.strips(height, width)[:2]
+    img = Image.new("RGB", (width, height), "white")
+    draw = ImageDraw.Draw(img)
+    try:
+        font = ImageFont.truetype("DejaVuSans.ttf", 160)
+    except OSError:
+        font = ImageFont.load_default(size=160)
+    draw.text((40, (top + bottom) // 2), "Tall heading", fill="black", font=font, anchor="lm")
+    box = draw.textbbox((40, (top + bottom) // 2), "Tall heading", font=font, anchor="lm")
+    assert box[1] < top and box[3] > bottom  # crosses both edges of the overlap
+    paras = ocr.recognise(np.ascontiguousarray(np.asarray(img)[:, :, ::-1]), 900.0)
+    assert [p for p, _ in paras] == ["Tall heading"]

@@ -199,10 +199,8 @@ def detect(det: Any, img: np.ndarray, deadline: float = float("inf")) -> np.ndar
     """Text line boxes (n x 4 x 2, float32, in ``img`` pixels) found by RapidOCR's detector
     run strip by strip over the page scaled by ``det_scale``, so its memory (~230 MB a
     megapixel of input) is bounded by one strip's, whatever the page's size (past
-    ``deadline``, a ``time.perf_counter()`` value, it raises OverBudget). A box touching
-    an inner strip edge was cut by it: it is kept only when no box from a neighbouring
-    strip covers it (a line taller than the overlap); boxes found twice in an overlap are
-    kept once."""
+    ``deadline``, a ``time.perf_counter()`` value, it raises OverBudget). A line in an
+    overlap is taken once, whole, from one strip (``_merge``)."""
     import cv2
     from rapidocr.ch_ppocr_det.utils import DetPreProcess
 
@@ -211,18 +209,26 @@ def detect(det: Any, img: np.ndarray, deadline: float = float("inf")) -> np.ndar
     height, width = max(32, round(h * scale / 32) * 32), max(32, round(w * scale / 32) * 32)
     scaled = cv2.resize(img, (width, height)) if (height, width) != (h, w) else img
     prep = DetPreProcess(10**9, "max", det.mean, det.std)  # sizes are multiples of 32: no resize
-    found: list[tuple[np.ndarray, float]] = []  # (box in scaled pixels, room to an edge)
-    for top, bottom in strips(height, width):
+    cuts = strips(height, width)
+    # each strip owns the rows up to the middle of its overlaps with its neighbours
+    owned = [
+        (
+            (top + cuts[k - 1][1]) / 2 if k else 0.0,
+            (bottom + cuts[k + 1][0]) / 2 if k + 1 < len(cuts) else height,
+        )
+        for k, (top, bottom) in enumerate(cuts)
+    ]
+    found: list[tuple[np.ndarray, int, bool]] = []  # (box in scaled pixels, strip, cut)
+    for k, (top, bottom) in enumerate(cuts):
         if time.perf_counter() > deadline:
             raise OverBudget
         preds = det.session(prep(scaled[top:bottom]))
         boxes, _ = det.postprocess_op(preds, (bottom - top, width))
         for box in boxes:
             y0, y1 = box[:, 1].min(), box[:, 1].max()
-            above = y0 if top > 0 else height  # rows between the box and an inner strip edge
-            below = bottom - top - 1 - y1 if bottom < height else height
-            found.append((box + np.array([0, top], dtype=np.float32), min(above, below)))
-    kept = _merge(found)
+            cut = (top > 0 and y0 <= EDGE) or (bottom < height and y1 >= bottom - top - 1 - EDGE)
+            found.append((box + np.array([0, top], dtype=np.float32), k, bool(cut)))
+    kept = _merge(found, owned)
     if not kept:
         return np.zeros((0, 4, 2), dtype=np.float32)
     out = np.array(kept, dtype=np.float32)
@@ -231,24 +237,26 @@ def detect(det: Any, img: np.ndarray, deadline: float = float("inf")) -> np.ndar
     return det.sorted_boxes(out)
 
 
-def _merge(found: list[tuple[np.ndarray, float]]) -> list[np.ndarray]:
-    """Whole boxes, each once (a line in an overlap from the strip where it lies farthest
-    from an edge: the detector saw most around it); a cut piece (within EDGE of an inner
-    strip edge) only where no whole box covers it, the pieces of one line (taller than the
-    overlap, cut in every strip) joined into their bounding box."""
-    kept: list[tuple[np.ndarray, float]] = []
-    for box, room in found:
-        if room <= EDGE:
-            continue
-        same = [i for i, (k, _) in enumerate(kept) if min(_inside(box, k), _inside(k, box)) > 0.5]
-        if not same:
-            kept.append((box, room))
-        elif room > kept[same[0]][1]:
-            kept[same[0]] = (box, room)
-    whole = [k for k, _ in kept]
+def _merge(
+    found: list[tuple[np.ndarray, int, bool]], owned: list[tuple[float, float]]
+) -> list[np.ndarray]:
+    """The boxes of all strips, each line once. A whole box is kept from the strip that owns
+    its middle row (``owned``: each strip's rows up to the middle of its overlaps), so a line
+    seen by two strips comes from one of them however each split it into boxes; from
+    another strip only when no whole box of a different strip overlaps it (the owner saw
+    it cut). A box cut by a strip edge (within EDGE of it) is kept only where no whole box
+    covers it, the pieces of one line (taller than the overlap, cut in every strip) joined
+    into their bounding box."""
+    whole = [(box, k) for box, k, cut in found if not cut]
+    kept: list[np.ndarray] = []
+    for box, k in whole:
+        middle = (box[:, 1].min() + box[:, 1].max()) / 2
+        mine = owned[k][0] <= middle < owned[k][1]
+        if mine or not any(j != k and _overlap(box, other) for other, j in whole):
+            kept.append(box)
     pieces: list[np.ndarray] = []
-    for box, room in found:
-        if room > EDGE or any(_inside(box, k) > 0.3 for k in whole):
+    for box, _, cut in found:
+        if not cut or any(_inside(box, k) > 0.3 for k in kept):
             continue
         for i, piece in enumerate(pieces):
             if _inside(box, piece) > 0:
@@ -258,7 +266,12 @@ def _merge(found: list[tuple[np.ndarray, float]]) -> list[np.ndarray]:
                 break
         else:
             pieces.append(box)
-    return whole + pieces
+    return kept + pieces
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether most of either box's rectangle lies in the other's."""
+    return max(_inside(a, b), _inside(b, a)) > 0.5
 
 
 def _inside(a: np.ndarray, b: np.ndarray) -> float:
