@@ -86,3 +86,27 @@ def test_a_line_taller_than_the_overlap_is_read_once_from_its_pieces() -> None:
     assert box[1] < top and box[3] > bottom  # crosses both edges of the overlap
     paras = ocr.recognise(np.ascontiguousarray(np.asarray(img)[:, :, ::-1]), 900.0)
     assert [p for p, _ in paras] == ["Tall heading"]
+
+
+def _box(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+
+
+def test_merge_keeps_a_line_whose_middle_row_each_strip_puts_on_the_other_side() -> None:
+    """Two strips see one line a pixel apart, each with its middle in the other's rows:
+    it is kept once (owning by middle row alone dropped it from both)."""
+    owned = [(0.0, 100.0), (100.0, 200.0)]
+    found = [(_box(10, 88, 300, 113), 0, False), (_box(10, 86, 300, 111), 1, False)]
+    assert len(ocr._merge(found, owned)) == 1
+
+
+def test_merge_takes_the_owning_strips_boxes_however_the_other_split_the_line() -> None:
+    owned = [(0.0, 100.0), (100.0, 200.0)]
+    found = [
+        (_box(10, 60, 300, 80), 0, False),  # one box in the strip owning the line
+        (_box(10, 61, 140, 81), 1, False),  # the next strip split it in two
+        (_box(160, 61, 300, 81), 1, False),
+        (_box(10, 150, 300, 170), 1, False),  # a line only the second strip saw
+    ]
+    kept = ocr._merge(found, owned)
+    assert [tuple(b[0]) for b in kept] == [(10, 60), (10, 150)]

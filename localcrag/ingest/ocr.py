@@ -242,17 +242,19 @@ def _merge(
 ) -> list[np.ndarray]:
     """The boxes of all strips, each line once. A whole box is kept from the strip that owns
     its middle row (``owned``: each strip's rows up to the middle of its overlaps), so a line
-    seen by two strips comes from one of them however each split it into boxes; from
-    another strip only when no whole box of a different strip overlaps it (the owner saw
-    it cut). A box cut by a strip edge (within EDGE of it) is kept only where no whole box
-    covers it, the pieces of one line (taller than the overlap, cut in every strip) joined
-    into their bounding box."""
+    seen by two strips comes from one of them however each split it into boxes; another
+    whole box only when nothing kept overlaps it (the owner saw it cut, or the line's
+    middle row, a pixel apart in the two strips, falls on neither side). A box cut by a
+    strip edge (within EDGE of it) is kept only where no whole box covers it, the pieces of
+    one line (taller than the overlap, cut in every strip) joined into their bounding box."""
     whole = [(box, k) for box, k, cut in found if not cut]
-    kept: list[np.ndarray] = []
-    for box, k in whole:
-        middle = (box[:, 1].min() + box[:, 1].max()) / 2
-        mine = owned[k][0] <= middle < owned[k][1]
-        if mine or not any(j != k and _overlap(box, other) for other, j in whole):
+
+    def mine(box: np.ndarray, k: int) -> bool:
+        return bool(owned[k][0] <= (box[:, 1].min() + box[:, 1].max()) / 2 < owned[k][1])
+
+    kept = [box for box, k in whole if mine(box, k)]
+    for box, k in whole:  # the rest, each unless a line already kept overlaps it
+        if not mine(box, k) and not any(_overlap(box, other) for other in kept):
             kept.append(box)
     pieces: list[np.ndarray] = []
     for box, _, cut in found:
