@@ -4,6 +4,7 @@ lying across a strip edge included. Pictures are drawn at test time."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 import pytest
@@ -14,15 +15,20 @@ WIDTH, HEIGHT = 800, 3200  # multiples of 32 under MAX_PIXELS: detected at this 
 NAMES = ["amber", "birch", "cedar", "delta", "ember", "fjord", "grove", "harbor", "iris"]
 
 
-def _page(centres: list[int]) -> tuple[np.ndarray, list[str]]:
+def _canvas(width: int, height: int, size: int) -> tuple[Any, Any, Any]:
+    """A white picture, its drawing context and a font of ``size`` px."""
     from PIL import Image, ImageDraw, ImageFont
 
-    img = Image.new("RGB", (WIDTH, HEIGHT), "white")
-    draw = ImageDraw.Draw(img)
+    img = Image.new("RGB", (width, height), "white")
     try:
-        font = ImageFont.truetype("DejaVuSans.ttf", 30)
+        font: Any = ImageFont.truetype("DejaVuSans.ttf", size)
     except OSError:
-        font = ImageFont.load_default(size=30)
+        font = ImageFont.load_default(size=size)
+    return img, ImageDraw.Draw(img), font
+
+
+def _page(centres: list[int]) -> tuple[np.ndarray, list[str]]:
+    img, draw, font = _canvas(WIDTH, HEIGHT, 30)
     lines = []
     for n, y in enumerate(centres):
         text = f"Line {n + 1} names the {NAMES[n % len(NAMES)]} at row {y}."
@@ -71,16 +77,9 @@ def test_recognition_batches_stay_under_the_pixel_budget(ratios: list[float]) ->
 
 def test_a_line_taller_than_the_overlap_is_read_once_from_its_pieces() -> None:
     """Cut in both strips (it spans the overlap and more): the pieces are joined."""
-    from PIL import Image, ImageDraw, ImageFont
-
     width, height = 1024, 800
     (_, bottom), (top, _) = ocr.strips(height, width)[:2]
-    img = Image.new("RGB", (width, height), "white")
-    draw = ImageDraw.Draw(img)
-    try:
-        font = ImageFont.truetype("DejaVuSans.ttf", 160)
-    except OSError:
-        font = ImageFont.load_default(size=160)
+    img, draw, font = _canvas(width, height, 160)
     draw.text((40, (top + bottom) // 2), "Tall heading", fill="black", font=font, anchor="lm")
     box = draw.textbbox((40, (top + bottom) // 2), "Tall heading", font=font, anchor="lm")
     assert box[1] < top and box[3] > bottom  # crosses both edges of the overlap
