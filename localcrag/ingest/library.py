@@ -25,6 +25,7 @@ from localcrag.ingest.embed import Embedder, load_embedder
 from localcrag.ingest.faults import DiskFull, disk_full, translate
 from localcrag.ingest.files import source_key, source_path
 from localcrag.ingest.filestat import FileStats
+from localcrag.ingest.heap import bound_heap
 from localcrag.ingest.location import index_location, writer_lock
 from localcrag.ingest.maintain import compact, save_documents
 from localcrag.ingest.progress import IngestProgress, IngestReport, Rate
@@ -245,6 +246,7 @@ class Library:
 
         ``force`` re-parses and re-embeds files even when unchanged (a re-index; or only the
         named sources): their old chunks stay searchable until the new ones replace them."""
+        bound_heap()  # big model buffers go back to the system when freed (ingest/heap.py)
         with self.writing():
             report = IngestReport()
             try:

@@ -3,9 +3,26 @@
 Nothing is downloaded: the model files are named explicitly from the installed package, so
 RapidOCR's own fetch-on-first-use path is never taken, and a missing file is one line.
 Used for PDF pages without a text layer (``pdf.read_pdf``) and for image files (PNG, JPEG,
-TIFF; a multi-frame TIFF is one page per frame). Text lines are detected once per page,
-then recognised in batches so the per-page time budget (``ocr_page_seconds``) is checked
-between batches: a page over budget is skipped with one warning line, not half-read.
+TIFF; a multi-frame TIFF is one page per frame).
+
+Memory is bounded whatever a page's size. The text detector takes ~230 MB a megapixel of
+its input while it runs, and RapidOCR feeds it the whole page (a 150 dpi A4 page: 2.2
+megapixels; a small picture is first enlarged until its short side is 736 px, so the
+bench's 1400 x 420 PNG became 1.8 megapixels): one page cost 0.4-0.8 GB. Here the
+detector runs on horizontal strips of ~0.3 megapixels (at least 3 overlaps high, so a
+page wider than ~1,000 px takes more) that share DET_OVERLAP rows (more than a tall text
+line), so every line lies whole in some strip: each line is taken once, whole, from one
+strip, and a line taller than the overlap from its pieces (``detect``, ``_merge``). The
+recogniser takes ~870 MB a megapixel of input (lines 48 px high, padded to the batch's
+widest; measured by hand 2026-12-01), so its batches are bounded by REC_PIXELS, not by
+count. ``scripts/ocr_memory.py`` measures the memory, CPU and character error rate.
+Lines are cropped from the whole page with RapidOCR's own crop function. A page is read
+at most MAX_PIXELS big (RapidOCR's 2,000 px long side, as an area: a tall picture keeps
+its text size) and a picture is enlarged for detection only when both sides are under
+DET_MIN_LONG_SIDE.
+
+Recognition runs in batches so the per-page time budget (``ocr_page_seconds``) is checked
+between them: a page over budget is skipped with one warning line, not half-read.
 Lines become paragraphs by vertical gaps; taller short lines become headings.
 """
 
@@ -24,7 +41,12 @@ from localcrag.errors import BadDocument, LocalcragError
 from localcrag.ingest.files import Paragraphs, RawPage, bad, join_lines, label, page_ranges
 from localcrag.ingest.limits import check_pixels, over_limit
 
-REC_BATCH = 12  # text lines recognised between two looks at the clock
+MAX_PIXELS = 2000 * 1414  # a page is read at most this big (A4 at 300 dpi: 2,000 px high)
+REC_PIXELS = 100_000  # recogniser input a batch (~870 MB a megapixel while it runs)
+DET_STRIP_PIXELS = 300_000  # detector input a strip (~230 MB a megapixel while it runs)
+DET_OVERLAP = 96  # rows (detector pixels) two strips share: taller than a tall text line
+EDGE = 2  # a box this close to an inner strip edge was cut by it
+DET_MIN_LONG_SIDE = 736  # a picture with both sides under this is enlarged for detection
 _MODELS = {
     "Det.model_path": "PP-OCRv6_det_small.onnx",
     "Rec.model_path": "PP-OCRv6_rec_small.onnx",
@@ -64,8 +86,10 @@ def engine(threads: int = 0) -> Any:
         "Global.use_cls": False,
         "EngineConfig.onnxruntime.intra_op_num_threads": threads,
         "EngineConfig.onnxruntime.inter_op_num_threads": 1,
-        "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
-    }  # measured ~10% less CPU a page
+        # off: a model's buffers go back after each run instead of staying reserved at the
+        # largest size seen; with strips the CPU a page is unchanged (scripts/ocr_memory.py)
+        "EngineConfig.onnxruntime.enable_cpu_mem_arena": False,
+    }
     _no_spinning()
     eng = RapidOCR(params=params)
     eng._load_det_model(), eng._load_rec_model()  # load now, not inside the first page's budget
@@ -95,29 +119,172 @@ def _no_spinning() -> None:
 
 def recognise(img: np.ndarray, budget: float, threads: int = 0) -> Paragraphs:
     """Paragraphs read from one BGR image; raises OverBudget past ``budget`` seconds."""
+    from rapidocr.utils.process_img import apply_vertical_padding
+
     eng = engine(threads)
     t0 = time.perf_counter()
-    small, record = eng.preprocess_img(img)
-    try:
-        crops, det = eng.detect_and_crop(small, record)
-    except Exception as exc:  # RapidOCRError "...detection result is empty": a page without text
-        if type(exc).__name__ == "RapidOCRError":
-            return []
-        raise
-    # narrowest first: a batch is padded to its widest line, so like widths batch together
-    order = sorted(range(len(crops)), key=lambda i: crops[i].shape[1] / max(crops[i].shape[0], 1))
+    small, _ = apply_vertical_padding(  # as RapidOCR: a single wide line gets room around it
+        bounded(img), {}, eng.width_height_ratio, eng.min_height
+    )
+    boxes = detect(eng._load_det_model(), small, t0 + budget)
+    if not len(boxes):
+        return []
+    crops = eng.crop_text_regions(small, boxes)
     lines: list[tuple[np.ndarray, str]] = []
-    for at in range(0, len(order), REC_BATCH):
+    for batch in rec_batches([c.shape[1] / max(c.shape[0], 1) for c in crops]):
         if time.perf_counter() - t0 > budget:
             raise OverBudget
-        batch = order[at : at + REC_BATCH]
         rec = eng.recognize_txt([crops[i] for i in batch])
         for i, text, score in zip(batch, rec.txts, rec.scores):
             if text.strip() and score >= eng.text_score:
-                lines.append((np.asarray(det.boxes[i]), text.strip()))
+                lines.append((boxes[i], text.strip()))
     if time.perf_counter() - t0 > budget:
         raise OverBudget
     return layout(lines)
+
+
+def bounded(img: np.ndarray) -> np.ndarray:
+    """The page scaled down to at most MAX_PIXELS (and up to a 30 px short side). RapidOCR
+    caps the long side at 2,000 px instead, which is the same for an A4 page but shrinks
+    a tall picture (a long screenshot, a receipt) until its text is unreadable; detection
+    in strips and bounded recognition batches keep memory bounded whatever the shape."""
+    import cv2
+
+    h, w = img.shape[:2]
+    scale = min(1.0, (MAX_PIXELS / (h * w)) ** 0.5)
+    scale = max(scale, 30 / min(h, w))
+    if scale == 1.0:
+        return img
+    return cv2.resize(img, (max(1, round(w * scale)), max(1, round(h * scale))))
+
+
+def rec_batches(ratios: list[float]) -> list[list[int]]:
+    """Indices of the crops (width/height ``ratios``) recognised together: narrowest first,
+    since a batch is padded to its widest line, at most 6 (RapidOCR's batch) and at most
+    REC_PIXELS of recogniser input (48 px high lines; one line alone whatever its width):
+    the recogniser takes ~870 MB a megapixel of input while it runs."""
+    batches: list[list[int]] = []
+    for i in sorted(range(len(ratios)), key=lambda i: ratios[i]):
+        widest = max(ratios[i], 320 / 48)  # RapidOCR pads a line to at least 48 x 320
+        if (
+            batches
+            and len(batches[-1]) < 6
+            and (len(batches[-1]) + 1) * 48 * 48 * widest <= REC_PIXELS
+        ):
+            batches[-1].append(i)
+        else:
+            batches.append([i])
+    return batches
+
+
+def det_scale(h: int, w: int) -> float:
+    """The factor the page is enlarged by for detection: only a small picture, up to a
+    DET_MIN_LONG_SIDE long side. RapidOCR's own rule enlarges any page until its short side
+    is 736 px (the bench's 1400 x 420 PNG 1.75x); measured by hand 2026-12-01 on that PNG
+    (30 px text) and copies of it shrunk to 0.5x and 0.35x (10 px text): no character
+    wrong under either rule, 0.54 / 0.30 / 0.27 CPU s against 1.63 / 1.52 / 1.31 s."""
+    return max(1.0, DET_MIN_LONG_SIDE / max(h, w))
+
+
+def strips(height: int, width: int) -> list[tuple[int, int]]:
+    """(top, bottom) rows of the detection strips of a ``height`` x ``width`` image (sides
+    multiples of 32): each holds at most ~DET_STRIP_PIXELS pixels (but at least 3 overlaps
+    high), and neighbours share DET_OVERLAP rows, so any line up to that tall lies whole in
+    one of them."""
+    rows = max(3 * DET_OVERLAP, DET_STRIP_PIXELS // width // 32 * 32)
+    if height <= rows:
+        return [(0, height)]
+    tops = list(range(0, height - rows, rows - DET_OVERLAP)) + [height - rows]
+    return [(top, top + rows) for top in tops]
+
+
+def detect(det: Any, img: np.ndarray, deadline: float = float("inf")) -> np.ndarray:
+    """Text line boxes (n x 4 x 2, float32, in ``img`` pixels) found by RapidOCR's detector
+    run strip by strip over the page scaled by ``det_scale``, so its memory (~230 MB a
+    megapixel of input) is bounded by one strip's, whatever the page's size (past
+    ``deadline``, a ``time.perf_counter()`` value, it raises OverBudget). A line in an
+    overlap is taken once, whole, from one strip (``_merge``)."""
+    import cv2
+    from rapidocr.ch_ppocr_det.utils import DetPreProcess
+
+    h, w = img.shape[:2]
+    scale = det_scale(h, w)
+    height, width = max(32, round(h * scale / 32) * 32), max(32, round(w * scale / 32) * 32)
+    scaled = cv2.resize(img, (width, height)) if (height, width) != (h, w) else img
+    prep = DetPreProcess(10**9, "max", det.mean, det.std)  # sizes are multiples of 32: no resize
+    cuts = strips(height, width)
+    # each strip owns the rows up to the middle of its overlaps with its neighbours
+    owned = [
+        (
+            (top + cuts[k - 1][1]) / 2 if k else 0.0,
+            (bottom + cuts[k + 1][0]) / 2 if k + 1 < len(cuts) else height,
+        )
+        for k, (top, bottom) in enumerate(cuts)
+    ]
+    found: list[tuple[np.ndarray, int, bool]] = []  # (box in scaled pixels, strip, cut)
+    for k, (top, bottom) in enumerate(cuts):
+        if time.perf_counter() > deadline:
+            raise OverBudget
+        preds = det.session(prep(scaled[top:bottom]))
+        boxes, _ = det.postprocess_op(preds, (bottom - top, width))
+        for box in boxes:
+            y0, y1 = box[:, 1].min(), box[:, 1].max()
+            cut = (top > 0 and y0 <= EDGE) or (bottom < height and y1 >= bottom - top - 1 - EDGE)
+            found.append((box + np.array([0, top], dtype=np.float32), k, bool(cut)))
+    kept = _merge(found, owned)
+    if not kept:
+        return np.zeros((0, 4, 2), dtype=np.float32)
+    out = np.array(kept, dtype=np.float32)
+    out[:, :, 0] *= w / width
+    out[:, :, 1] *= h / height
+    return det.sorted_boxes(out)
+
+
+def _merge(
+    found: list[tuple[np.ndarray, int, bool]], owned: list[tuple[float, float]]
+) -> list[np.ndarray]:
+    """The boxes of all strips, each line once. A whole box is kept from the strip that owns
+    its middle row (``owned``: each strip's rows up to the middle of its overlaps), so a line
+    seen by two strips comes from one of them however each split it into boxes; another
+    whole box only when nothing kept overlaps it (the owner saw it cut, or the line's
+    middle row, a pixel apart in the two strips, falls on neither side). A box cut by a
+    strip edge (within EDGE of it) is kept only where no whole box covers it, the pieces of
+    one line (taller than the overlap, cut in every strip) joined into their bounding box."""
+    whole = [(box, k) for box, k, cut in found if not cut]
+
+    def mine(box: np.ndarray, k: int) -> bool:
+        return bool(owned[k][0] <= (box[:, 1].min() + box[:, 1].max()) / 2 < owned[k][1])
+
+    kept = [box for box, k in whole if mine(box, k)]
+    for box, k in whole:  # the rest, each unless a line already kept overlaps it
+        if not mine(box, k) and not any(_overlap(box, other) for other in kept):
+            kept.append(box)
+    pieces: list[np.ndarray] = []
+    for box, _, cut in found:
+        if not cut or any(_inside(box, k) > 0.3 for k in kept):
+            continue
+        for i, piece in enumerate(pieces):
+            if _inside(box, piece) > 0:
+                x0, y0 = np.minimum(box.min(0), piece.min(0))
+                x1, y1 = np.maximum(box.max(0), piece.max(0))
+                pieces[i] = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+                break
+        else:
+            pieces.append(box)
+    return kept + pieces
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether most of either box's rectangle lies in the other's."""
+    return max(_inside(a, b), _inside(b, a)) > 0.5
+
+
+def _inside(a: np.ndarray, b: np.ndarray) -> float:
+    """The share of box a's bounding rectangle that lies in box b's."""
+    (ax0, ay0), (ax1, ay1) = a.min(0), a.max(0)
+    (bx0, by0), (bx1, by1) = b.min(0), b.max(0)
+    inter = max(0.0, min(ax1, bx1) - max(ax0, bx0)) * max(0.0, min(ay1, by1) - max(ay0, by0))
+    return float(inter / max((ax1 - ax0) * (ay1 - ay0), 1.0))
 
 
 def layout(lines: list[tuple[np.ndarray, str]]) -> Paragraphs:

@@ -1,0 +1,111 @@
+"""Detection in strips (``ocr.detect``): a tall page is read whole, each line once, lines
+lying across a strip edge included. Pictures are drawn at test time."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+
+from localcrag.ingest import ocr
+
+WIDTH, HEIGHT = 800, 3200  # multiples of 32 under MAX_PIXELS: detected at this very size
+NAMES = ["amber", "birch", "cedar", "delta", "ember", "fjord", "grove", "harbor", "iris"]
+
+
+def _canvas(width: int, height: int, size: int) -> tuple[Any, Any, Any]:
+    """A white picture, its drawing context and a font of ``size`` px."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    img = Image.new("RGB", (width, height), "white")
+    try:
+        font: Any = ImageFont.truetype("DejaVuSans.ttf", size)
+    except OSError:
+        font = ImageFont.load_default(size=size)
+    return img, ImageDraw.Draw(img), font
+
+
+def _page(centres: list[int]) -> tuple[np.ndarray, list[str]]:
+    img, draw, font = _canvas(WIDTH, HEIGHT, 30)
+    lines = []
+    for n, y in enumerate(centres):
+        text = f"Line {n + 1} names the {NAMES[n % len(NAMES)]} at row {y}."
+        draw.text((40, y), text, fill="black", font=font, anchor="lm")
+        lines.append(text)
+    return np.ascontiguousarray(np.asarray(img)[:, :, ::-1]), lines
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def _edges() -> list[int]:
+    """Rows where a strip ends or the next begins, inside the page."""
+    cuts = ocr.strips(HEIGHT, WIDTH)
+    assert len(cuts) > 3, "the page must span several strips for this test to mean anything"
+    return sorted({b for _, b in cuts[:-1]} | {t for t, _ in cuts[1:]})
+
+
+def test_a_tall_page_is_read_whole_each_line_once_across_strip_edges() -> None:
+    edges = _edges()
+    centres = [e for e in edges if e < HEIGHT - 80][:8]  # every line lies across an edge
+    img, lines = _page(centres)
+    paras = ocr.recognise(img, 900.0)
+    assert _words(" ".join(p for p, _ in paras)) == _words(" ".join(lines))
+
+
+def test_strips_bound_the_detector_input_and_overlap_by_a_tall_line() -> None:
+    cuts = ocr.strips(HEIGHT, WIDTH)
+    assert cuts[0][0] == 0 and cuts[-1][1] == HEIGHT
+    for (t0, b0), (t1, _) in zip(cuts, cuts[1:]):
+        assert b0 - t1 >= ocr.DET_OVERLAP >= 64  # neighbours share a tall line's rows
+        assert (b0 - t0) * WIDTH <= max(ocr.DET_STRIP_PIXELS, 3 * ocr.DET_OVERLAP * WIDTH)
+    assert ocr.strips(320, WIDTH) == [(0, 320)]  # a short page is one pass
+
+
+@pytest.mark.parametrize("ratios", [[1.0] * 20, [40.0, 2.0, 7.0, 39.0, 3.0]])
+def test_recognition_batches_stay_under_the_pixel_budget(ratios: list[float]) -> None:
+    batches = ocr.rec_batches(ratios)
+    assert sorted(i for b in batches for i in b) == list(range(len(ratios)))
+    for b in batches:
+        widest = max(max(ratios[i] for i in b), 320 / 48)
+        assert len(b) == 1 or len(b) * 48 * 48 * widest <= ocr.REC_PIXELS
+        assert len(b) <= 6
+
+
+def test_a_line_taller_than_the_overlap_is_read_once_from_its_pieces() -> None:
+    """Cut in both strips (it spans the overlap and more): the pieces are joined."""
+    width, height = 1024, 800
+    (_, bottom), (top, _) = ocr.strips(height, width)[:2]
+    img, draw, font = _canvas(width, height, 160)
+    draw.text((40, (top + bottom) // 2), "Tall heading", fill="black", font=font, anchor="lm")
+    box = draw.textbbox((40, (top + bottom) // 2), "Tall heading", font=font, anchor="lm")
+    assert box[1] < top and box[3] > bottom  # crosses both edges of the overlap
+    paras = ocr.recognise(np.ascontiguousarray(np.asarray(img)[:, :, ::-1]), 900.0)
+    assert [p for p, _ in paras] == ["Tall heading"]
+
+
+def _box(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+
+
+def test_merge_keeps_a_line_whose_middle_row_each_strip_puts_on_the_other_side() -> None:
+    """Two strips see one line a pixel apart, each with its middle in the other's rows:
+    it is kept once (owning by middle row alone dropped it from both)."""
+    owned = [(0.0, 100.0), (100.0, 200.0)]
+    found = [(_box(10, 88, 300, 113), 0, False), (_box(10, 86, 300, 111), 1, False)]
+    assert len(ocr._merge(found, owned)) == 1
+
+
+def test_merge_takes_the_owning_strips_boxes_however_the_other_split_the_line() -> None:
+    owned = [(0.0, 100.0), (100.0, 200.0)]
+    found = [
+        (_box(10, 60, 300, 80), 0, False),  # one box in the strip owning the line
+        (_box(10, 61, 140, 81), 1, False),  # the next strip split it in two
+        (_box(160, 61, 300, 81), 1, False),
+        (_box(10, 150, 300, 170), 1, False),  # a line only the second strip saw
+    ]
+    kept = ocr._merge(found, owned)
+    assert [tuple(b[0]) for b in kept] == [(10, 60), (10, 150)]
