@@ -94,11 +94,15 @@ def values_only(text: str) -> str:
     return _ROW_LINE.sub(lambda m: _COLUMN_NAME.sub("", m.group(0)), text)
 
 
-def held_counts(rows: list[dict], ids: list[str], gone: Collection[int]) -> dict[int, int]:
+def held_counts(
+    rows: list[dict], ids: list[str], gone: Collection[int], column_only: set[str] | None = None
+) -> dict[int, int]:
     """Row id -> how many of the question's identifying identifiers the row holds (> 0):
     verbatim in its text (a table row's values, not its column names: ``values_only``), or as
-    a word of its file's name ("TATAGLOBAL" is a word of NSE-TATAGLOBAL11.csv). An identifier held by more than ``MAX_NAMED`` documents among
-    ``rows`` identifies nothing and is not counted ("API" across a library of API docs)."""
+    a word of its file's name ("TATAGLOBAL" is a word of NSE-TATAGLOBAL11.csv). An identifier
+    held by more than ``MAX_NAMED`` documents among ``rows`` identifies nothing and is not
+    counted ("API" across a library of API docs). ``column_only`` receives the identifiers
+    that ``rows`` hold only as a table's column name ("What does CRIM mean?")."""
     holding: dict[int, set[str]] = {}
     docs: dict[str, set[str]] = {i: set() for i in ids}
     for r in rows:
@@ -110,6 +114,9 @@ def held_counts(rows: list[dict], ids: list[str], gone: Collection[int]) -> dict
             if holds(text, i) or i.lower() in name:
                 holding.setdefault(r["_rowid"], set()).add(i)
                 docs[i].add(r.get("source") or str(r["_rowid"]))
+    if column_only is not None:
+        unheld = [i for i in ids if not docs[i]]
+        column_only.update(i for i in unheld if any(holds(r["text"], i) for r in rows))
     identifying = {i for i in ids if len(docs[i]) <= MAX_NAMED}
     out = {rid: len(held & identifying) for rid, held in holding.items()}
     return {rid: n for rid, n in out.items() if n}

@@ -22,7 +22,13 @@ from localcrag.errors import FullTextFailed
 from localcrag.ingest.faults import guard_methods
 from localcrag.ingest.location import IndexLocation, as_location, retry_conflicts
 from localcrag.ingest.maintain import ensure_fts, rebuild_fts
-from localcrag.ingest.names import FileNames, fuse, held_counts, quiet, workers
+from localcrag.ingest.names import (
+    FileNames,
+    fuse,
+    held_counts,
+    quiet,
+    workers,
+)
 from localcrag.ingest.rows import (  # noqa: F401 - table_name, SourceInfo: re-exported
     SourceInfo,
     arrow_rows,
@@ -341,6 +347,16 @@ class LanceStore:
                 "search with --mode vector; to rebuild it, run `localcrag doctor --repair`",
             ) from exc
 
+    def _prose_holders(self, ids: list[str], n: int) -> list[dict]:
+        """The identifier search again, among passages that are not table rows: a code that
+        names a column ("What does CRIM mean?") is in every row of its table, whose short rows
+        fill the pool before the long passage that defines it. Run only then: the prefilter
+        reads every row's locator."""
+        try:
+            return self._fts(" ".join(ids), n, ["_rowid", "text", "source"], where=NOT_ROWS)
+        except FullTextFailed:  # reported by the main list
+            return []
+
     def _text_sources(self, word: str) -> list[str]:
         """The sources of the passages whose text holds ``word`` (the first ``ID_POOL``); a
         failing full-text index is reported by the main list, not here."""
@@ -412,20 +428,6 @@ class LanceStore:
             if ids
             else None
         )
-        # and among passages that are not table rows: a code that names a column ("What does
-        # CRIM mean?") is in every row of its table, whose short rows fill the pool above
-        # before the long passage that defines it
-        prose_half = (
-            workers().submit(
-                self._fts,
-                " ".join(ids),
-                ID_POOL + len(gone),
-                ["_rowid", "text", "source"],
-                where=NOT_ROWS,
-            )
-            if ids
-            else None
-        )
         named = self._names.named(
             query,
             self.table.version,
@@ -457,8 +459,14 @@ class LanceStore:
         named_rows = quiet(name_half) if name_half else []
         if name_half is not None:  # the file the question names ("TSLA" -> TSLA.csv): its passages
             ranked.append([r["_rowid"] for r in named_rows if r["_rowid"] not in gone][:pool])
-        id_rows = (quiet(id_half) if id_half else []) + (quiet(prose_half) if prose_half else [])
-        held = held_counts(list({r["_rowid"]: r for r in id_rows}.values()) + named_rows, ids, gone)
+        id_rows = quiet(id_half) if id_half else []
+        column_only: set[str] = set()
+        held = held_counts(id_rows + named_rows, ids, gone, column_only)
+        if column_only and len(id_rows) >= ID_POOL:  # its holders may lie past the pool
+            more = self._prose_holders(ids, ID_POOL + len(gone))
+            held = held_counts(
+                list({r["_rowid"]: r for r in id_rows + more}.values()) + named_rows, ids, gone
+            )
         fused, best = fuse(ranked, held, RRF_K, k)
         rows = self._rows(best, _HIT_COLUMNS)
         return [Hit(_row_to_chunk(rows[r]), fused[r], i) for i, r in enumerate(best)]
