@@ -109,3 +109,28 @@ def test_merge_takes_the_owning_strips_boxes_however_the_other_split_the_line() 
     ]
     kept = ocr._merge(found, owned)
     assert [tuple(b[0]) for b in kept] == [(10, 60), (10, 150)]
+
+
+def test_a_paragraph_starts_where_the_line_pitch_jumps_though_the_gap_is_a_pixel_short() -> None:
+    """AI_Information.pdf p. 10 at 96 dpi: "...across borders." then "Chapter 14: AI and
+    Smart Cities" 11 px below, where 0.6 line heights is 12 px; a box a pixel taller read
+    the two as one paragraph. The step between the rows (33 px, lines inside a paragraph
+    19 px apart) says it."""
+    from localcrag.ingest.ocr import layout
+
+    def box(y0: float, y1: float, x1: float = 700) -> np.ndarray:
+        return np.array([[93, y0], [x1, y0], [x1, y1], [93, y1]], dtype=np.float32)
+
+    body = [
+        (box(710 + 19 * i, 730 + 19 * i), f"Line {i} of the paragraph goes on") for i in range(3)
+    ]
+    lines = [
+        *body,
+        (box(767, 787, 153), "borders."),
+        (box(798, 822, 399), "Chapter 14: AI and Smart Cities"),
+        (box(837, 856), "AI enhances urban planning by analyzing data and more"),
+        (box(856, 875), "and improving city services for everyone."),
+    ]
+    paras = [text for text, _ in layout(lines)]
+    assert paras[0].endswith("borders.")
+    assert any(p.startswith("Chapter 14: AI and Smart Cities") for p in paras), paras

@@ -289,7 +289,9 @@ def _inside(a: np.ndarray, b: np.ndarray) -> float:
 
 def layout(lines: list[tuple[np.ndarray, str]]) -> Paragraphs:
     """Boxed lines to paragraphs: boxes on one row join left to right; a gap above a row
-    larger than 0.6 line heights starts a paragraph. A row without final punctuation of at
+    larger than 0.6 line heights, or a distance from the row above over 1.4 times the
+    page's line pitch inside a paragraph (robust to a box a pixel taller or shorter, which
+    a gap of 0.6 line heights is not), starts a paragraph. A row without final punctuation of at
     most 12 words is a heading when it is >= 1.25x the median line height (level 1 from
     1.6x), or when it is under half the median row width and capitalised (a bold
     subheading at body size: OCR cannot see the weight)."""
@@ -318,23 +320,32 @@ def layout(lines: list[tuple[np.ndarray, str]]) -> Paragraphs:
         return []
     height = median(r[1] - r[0] for r in rows)
     width = median(r[2] - min(x for x, _ in r[3]) for r in rows)
+    middles = [(r[0] + r[1]) / 2 for r in rows]
+    steps = sorted(b - a for a, b in zip(middles, middles[1:]))
+    pitch = steps[len(steps) // 4] if steps else float("inf")  # the lower quartile: a page
+    # of short paragraphs has as many steps between paragraphs as inside them
     paras: Paragraphs = []
     current: list[str] = []
-    prev_bottom = None
+    prev_bottom = prev_middle = None
     for y0, y1, x1, parts in rows:
         text = " ".join(t for _, t in sorted(parts))
         h, w = y1 - y0, x1 - min(x for x, _ in parts)
         short = len(text.split()) <= 12 and text[-1] not in ".,;:!?"
         big = short and h >= 1.25 * height
         heading = big or (short and w < 0.5 * width and text[0].isupper() and len(rows) > 3)
-        if current and (heading or prev_bottom is None or y0 - prev_bottom > 0.6 * height):
+        apart = (
+            prev_bottom is None
+            or y0 - prev_bottom > 0.6 * height
+            or (y0 + y1) / 2 - prev_middle > 1.4 * pitch
+        )
+        if current and (heading or apart):
             paras.append((join_lines(current), None))
             current = []
         if heading:
             paras.append((text, 1 if h >= 1.6 * height else 2))
         else:
             current.append(text)
-        prev_bottom = y1
+        prev_bottom, prev_middle = y1, (y0 + y1) / 2
     if current:
         paras.append((join_lines(current), None))
     return paras
