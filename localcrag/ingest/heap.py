@@ -4,12 +4,21 @@ glibc serves a request of 128 KiB or more with its own mmap, returned on free, b
 the first such block is freed it raises that threshold (up to 32 MiB), so the OCR and
 embedding models' big transient buffers land in the heap, where freed space is kept and
 fragments: each model's peak then stacks on the last one's leftovers. ``bound_heap``
-fixes the threshold at 128 KiB (which also stops the raising), so big buffers go back
-when freed. Measured on the mixed-folder bench (``python -m bench --only mixed``), see
-the module ``bench/mixed.py`` and BENCHMARKS.md section 15. Its cost is page faults: on
-that 14-file folder (``localcrag ingest``, two interleaved pairs of runs, 2 busy cores,
-2026-12-01) system CPU 1.4 -> 3.3-3.4 s and all CPU 83.5-88.5 -> 87.8-92.0 s (about +5%),
-wall +2.2-2.6 s, for a peak of 533-539 MB instead of 620-664 MB.
+fixes the threshold (which also stops the raising), so big buffers go back when freed.
+
+The value is a trade measured 2026-12-01 (one run each, 2 cores): peak RSS of the 14-file
+folder of ``python -m bench --only mixed`` and OCR CPU a page (5 scanned pages of
+AI_Information.pdf, engine warm) after it was set:
+
+| threshold | mixed-folder peak | OCR CPU a page |
+|---|---|---|
+| not fixed (glibc's default) | 620-664 MB | 2.6-2.9 s |
+| 128 KiB | 525-539 MB | 5.0-5.3 s (every big allocation an mmap, its pages faulted in) |
+| 1 MiB | 534 MB | 4.1 s |
+| **4 MiB** | 548 MB | 3.5 s |
+| 16 MiB | 580 MB | 3.6 s |
+
+(``malloc_trim`` after each page and batch instead: 597-624 MB, 4.0 s.)
 """
 
 from __future__ import annotations
@@ -18,7 +27,7 @@ import ctypes
 import sys
 
 M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter numbers (malloc.h)
-MMAP_THRESHOLD = 128 * 1024  # glibc's default starting value
+MMAP_THRESHOLD = 4 << 20  # measured below: 128 KiB doubled OCR's CPU a page
 
 
 def bound_heap() -> bool:
