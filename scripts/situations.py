@@ -105,7 +105,7 @@ def main() -> int:
                 outcome = "refused" + (" (right)" if expected is None else " (wrong)")
             elif expected is not None and expected.lower() in answer.lower():
                 bold = [p for p in answer.split("**")[1::2]]
-                outcome = "right" if not bold or expected in bold else "WRONG"
+                outcome = "right" if not bold or any(expected in b for b in bold) else "WRONG"
             else:
                 outcome = "WRONG"
             wrong += outcome in ("WRONG", "refused (wrong)")
