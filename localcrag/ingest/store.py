@@ -22,13 +22,7 @@ from localcrag.errors import FullTextFailed
 from localcrag.ingest.faults import guard_methods
 from localcrag.ingest.location import IndexLocation, as_location, retry_conflicts
 from localcrag.ingest.maintain import ensure_fts, rebuild_fts
-from localcrag.ingest.names import (
-    FileNames,
-    fuse,
-    held_counts,
-    quiet,
-    workers,
-)
+from localcrag.ingest.names import FileNames, fuse, held_counts, quiet, workers
 from localcrag.ingest.rows import (  # noqa: F401 - table_name, SourceInfo: re-exported
     SourceInfo,
     arrow_rows,
@@ -464,9 +458,7 @@ class LanceStore:
         held = held_counts(id_rows + named_rows, ids, gone, column_only)
         if column_only and len(id_rows) >= ID_POOL:  # its holders may lie past the pool
             more = self._prose_holders(ids, ID_POOL + len(gone))
-            held = held_counts(
-                list({r["_rowid"]: r for r in id_rows + more}.values()) + named_rows, ids, gone
-            )
+            held = held_counts(id_rows + more + named_rows, ids, gone)  # sets: repeats count once
         fused, best = fuse(ranked, held, RRF_K, k)
         rows = self._rows(best, _HIT_COLUMNS)
         return [Hit(_row_to_chunk(rows[r]), fused[r], i) for i, r in enumerate(best)]
