@@ -537,3 +537,193 @@ def test_a_damaged_conversation_is_listed_as_damaged(
     assert (
         good == [] and [d.id for d in bad] == [conv.id] and "damaged conversation" in bad[0].error
     )
+
+
+# --- issue 38: documents lost to combined faults, an interrupted repair, a missing prune root,
+# --- rot under a lost seal, damage under a running writer -----------------------------------
+
+
+def _sources(capsys: pytest.CaptureFixture[str]) -> dict[str, int]:
+    code, out, err = _run(capsys, "sources", "--json")
+    assert code == 0, err
+    return {s["source"]: s["chunks"] for s in json.loads(out)["sources"]}
+
+
+def test_two_faults_at_once_lose_no_document(
+    pristine: dict, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The largest data file and the document list both gone: the repair still knows every
+    document (the copy beside the row digests) and brings each back from its file."""
+    _copy(pristine, isolated_home)
+    _largest(sorted(isolated_home.glob("index/*.lance/data/*.lance"))).unlink()
+    next(isolated_home.glob("index/*.documents.json")).unlink()
+    code, out, err = _run(capsys, "doctor", "--repair")
+    _clean(out + err)
+    assert code == 0 and out.rstrip().endswith("the index is healthy"), out + err
+    assert _sources(capsys) == pristine["sources"]
+
+
+def test_a_repair_that_cannot_bring_documents_back_says_so_and_fails(
+    pristine: dict,
+    isolated_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """No version of the table reads, the document list and the file-stat cache are lost, and
+    two source files are gone: the repair names the two (known from the copy of the list
+    beside the row digests) and exits 1; it never calls a smaller library healthy."""
+    _copy(pristine, isolated_home)
+    for kind in ("documents.json", "filestat.json"):
+        next(isolated_home.glob(f"index/*.{kind}")).unlink()
+    for p in isolated_home.glob("index/*.lance/_versions/*.manifest"):
+        damage(p, "zero")
+    moved = [pristine["docs"] / "note05.txt", pristine["docs"] / "note06.txt"]
+    try:
+        for p in moved:
+            p.rename(tmp_path / p.name)
+        code, out, err = _run(capsys, "doctor", "--repair")
+    finally:
+        for p in moved:
+            (tmp_path / p.name).rename(p)
+    _clean(out + err)
+    assert code == 1, out
+    assert "the index is healthy" not in out
+    assert "2 document(s) it held are lost" in out, out
+    assert all(f"could not recover {p}" in out for p in moved), out
+    assert len(_sources(capsys)) == len(pristine["sources"]) - 2
+
+
+def test_a_repair_killed_midway_is_finished_by_the_next_and_blocks_everything_else(
+    pristine: dict,
+    isolated_home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The repair dies after dropping what it could not read and before re-indexing (as under
+    kill -9: no clean-up runs). Until a repair finishes, every command refuses with one line
+    (an ingest of another folder would otherwise write a list of a near-empty library); the
+    next repair restores every document."""
+    from localcrag.ingest.library import Library
+
+    _copy(pristine, isolated_home)
+    for p in isolated_home.glob("index/*.lance/_versions/*.manifest"):
+        damage(p, "zero")  # no version reads: the repair drops the table and rebuilds
+
+    def killed(*a: object, **k: object) -> None:
+        raise KeyboardInterrupt  # (not caught by the repair: nothing after it runs)
+
+    with monkeypatch.context() as mp:
+        mp.setattr(Library, "ingest", killed)
+        code, _, _ = _run(capsys, "doctor", "--repair")
+    assert code == 130
+    assert list(isolated_home.glob("index/repair.pending.json"))
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "x.txt").write_text("Another folder's only note about a forklift.\n")
+    for args in (
+        ["sources", "--json"],
+        ["search", QUESTION],
+        ["ask", QUESTION, "--offline"],
+        ["ingest", str(other)],
+    ):
+        code, out, err = _run(capsys, *args)
+        _clean(out + err)
+        lines = [ln for ln in err.splitlines() if ln.strip()]
+        assert code == 1 and len(lines) == 1, (args, out, err)
+        assert "repair was interrupted" in lines[0] and "doctor --repair" in lines[0], err
+    code, out, _ = _run(capsys, "doctor")
+    assert code == 1 and "repair was interrupted" in out, out
+    code, out, err = _run(capsys, "doctor", "--repair")
+    _clean(out + err)
+    assert code == 0 and out.rstrip().endswith("the index is healthy"), out + err
+    assert _sources(capsys) == pristine["sources"]
+    assert not list(isolated_home.glob("index/repair.pending.json"))
+
+
+def test_prune_never_prunes_under_a_missing_root(
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`ingest --prune FOLDER` with FOLDER gone (an unplugged drive) removes nothing under it
+    and says so; a single indexed file that was deleted from a folder still there is pruned."""
+    drive = _docs(tmp_path / "drive" / "notes")
+    assert _run(capsys, "ingest", str(drive))[0] == 0
+    before = _sources(capsys)
+    drive.rename(tmp_path / "unplugged")
+    code, out, err = _run(capsys, "ingest", "--prune", str(drive))
+    assert "removed 0" in out and "nothing indexed under it was removed" in err, out + err
+    assert _sources(capsys) == before
+    (tmp_path / "unplugged").rename(drive)
+    (drive / "note01.txt").unlink()
+    code, out, err = _run(capsys, "ingest", "--prune", str(drive / "note01.txt"))
+    assert "removed 1" in out, out + err
+    assert set(_sources(capsys)) == set(before) - {str(drive / "note01.txt")}
+
+
+def _rot_text(home: Path, source: str, old: str, new: str) -> None:
+    """Rows that differ from what was written, in a table that still reads: one passage of
+    ``source`` changed behind the writer's back (a LanceDB update standing for bit rot, which
+    in a compressed data page cannot be written byte for byte), the seal then lost."""
+    from localcrag.ingest.library import Library
+    from localcrag.ingest.rows import quote
+    from localcrag.settings import Settings
+
+    table = Library(Settings.load()).store.table
+    rows = table.search().where(f"source = {quote(source)}").select(["chunk_id", "text"]).to_list()
+    hit = next(r for r in rows if old in r["text"])
+    table.update(
+        where=f"chunk_id = {quote(hit['chunk_id'])}", values={"text": hit["text"].replace(old, new)}
+    )
+    next(home.glob("index/*.seal.json")).unlink()
+
+
+def test_rot_with_a_lost_seal_is_found_by_the_row_digests_and_read_again(
+    pristine: dict, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The seal lost and a passage's letters changed in place: doctor names the document,
+    the repair reads it again from its file instead of sealing the rotten rows, and search
+    serves what the file says."""
+    _copy(pristine, isolated_home)
+    _rot_text(
+        isolated_home,
+        str(pristine["docs"] / "note09.txt"),
+        "robot arm number 9 is calibrated",
+        "robot arm number 9 is sabotaged!",
+    )
+    code, out, _ = _run(capsys, "doctor")
+    assert code == 1 and "1 document(s) whose rows differ from what was written" in out, out
+    assert "note09.txt" in out
+    code, out, err = _run(capsys, "doctor", "--repair")
+    _clean(out + err)
+    assert code == 0 and out.rstrip().endswith("the index is healthy"), out + err
+    assert "re-indexed 1 document(s)" in out, out
+    assert _sources(capsys) == pristine["sources"]
+    code, out, _ = _run(capsys, "search", "robot arm number 9 sabotaged", "--json", "-k", "20")
+    assert code == 0 and "sabotaged!" not in out
+    assert _run(capsys, "doctor")[0] == 0
+
+
+def test_a_running_writer_never_seals_damage_made_after_it_opened_the_index(
+    pristine: dict, isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A watcher (or the app) opened the table long ago; a data file is damaged afterwards;
+    its next write refuses with the damage named instead of sealing it, so `doctor` still
+    says damaged."""
+    from localcrag.ingest.faults import IndexDamaged
+    from localcrag.ingest.library import Library
+    from localcrag.ingest.watch import apply
+    from localcrag.settings import Settings
+
+    _copy(pristine, isolated_home)
+    lib = Library(Settings.load(), embedder=FakeEmbedder())
+    assert lib.count() == pristine["count"]  # opened (and checked against the seal)
+    damage(_largest(sorted(isolated_home.glob("index/*.lance/data/*.lance"))), "flip")
+    new = pristine["docs"] / "watched-new.txt"
+    new.write_text("A new note about the paint shop's extractor fan.\n")
+    try:
+        with pytest.raises(IndexDamaged, match="doctor --repair"):
+            apply(lib, [(1, str(new))], [pristine["docs"]])
+    finally:
+        new.unlink()
+    code, out, _ = _run(capsys, "doctor")
+    assert code == 1 and "changed after they were written" in out, out

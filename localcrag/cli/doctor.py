@@ -74,7 +74,15 @@ def _print_repair(fixed, after, shown) -> None:  # noqa: ANN001 - doctor.Repair,
     print(f"  re-indexed {len(fixed.reindexed)} document(s) from their files")
     for src in fixed.unrecoverable:
         print(f"  could not recover {shown(src)} (the file is gone or unreadable)")
-    print("the index is healthy" if after.ok else "problems remain:")
+    if fixed.unrecoverable:
+        print(
+            f"the index works, but {len(fixed.unrecoverable)} document(s) it held are lost: "
+            "restore their files and run `localcrag ingest` on them"
+        )
+    elif after.ok:
+        print("the index is healthy")
+    if not after.ok:
+        print("problems remain:")
     for ok, what in after.lines:
         if not ok:
             print(f"  ✗ {what}")

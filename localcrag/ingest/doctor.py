@@ -2,14 +2,21 @@
 
 The check reads every row of every column (so a missing or unreadable data file shows),
 hashes every file against the seal (ingest/seal.py: any byte changed since it was written),
-compares row counts, checks every vector (dimension, finite, unit length), the full-text
-index, the saved document list, the vector and file-stat caches, and counts duplicates.
-The repair sets damaged files aside (``<index>/quarantine/``), goes back to the newest table
-version that opens and whose files all read (LanceDB keeps versions for
-``index_keep_minutes``), drops documents that version has but the list does not, removes
-duplicate rows, re-embeds documents whose vectors are invalid, rebuilds the full-text index
-and the caches, and re-indexes from their files the documents the version lacks; documents
-whose files are gone too are named.
+recomputes each document's row digest against the one recorded when it was written
+(ingest/rowsums.py: rot the seal would have shown, when the seal is lost too), compares row
+counts, checks every vector (dimension, finite, unit length), the full-text index, the saved
+document list, the vector and file-stat caches, and counts duplicates.
+
+The repair first writes its marker (ingest/pending.py) with every document the library is
+known to hold: the rows of the newest version that reads, the document list, else its copy
+beside the row digests, else the file-stat cache. It sets damaged files aside
+(``<index>/quarantine/``), goes back to the newest table version that opens and whose files
+all read (LanceDB keeps versions for ``index_keep_minutes``), drops documents that version
+has but the list does not, removes duplicate rows, re-embeds documents whose vectors are
+invalid, reads again from their files documents whose rows it cannot vouch for, rebuilds the
+full-text index and the caches, and re-indexes from their files the documents the version
+lacks. Only then is the table sealed and the marker removed; every document it knew of and
+could not bring back is named (and the command exits 1).
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from localcrag.ingest import seal, stamp
+from localcrag.ingest import pending, rowsums, seal, stamp
 from localcrag.ingest.faults import IndexDamaged, translate
 from localcrag.ingest.files import source_path
 from localcrag.ingest.filestat import FileStats
@@ -33,7 +40,7 @@ from localcrag.ingest.maintain import (
     dedupe,
     documents_state,
     duplicates,
-    load_documents,
+    known_documents,
     rebuild_fts,
 )
 from localcrag.ingest.vcache import VectorCache
@@ -48,6 +55,7 @@ class Checkup:
     fts_ok: bool = True
     lost: list[str] = field(default_factory=list)  # listed documents absent from the table
     bad_vectors: list[str] = field(default_factory=list)  # documents with invalid vectors
+    rotten: list[str] = field(default_factory=list)  # rows differ from their write-time digest
     caches: list[Path] = field(default_factory=list)  # damaged caches: deleted, rebuilt
 
     @property
@@ -212,8 +220,10 @@ def check(store: Any) -> Checkup:
     """Verify the current table of ``store``: one line per check."""
     up = Checkup()
     add = up.lines.append
-    listed = load_documents(store)
     store.verify = False  # the doctor reads what is there and says what is wrong with it
+    if pending.exists(store):
+        add((False, "a repair was interrupted before it finished: run `localcrag doctor --repair`"))
+    listed, _from = known_documents(store)
     if not store.exists():
         up.lost = sorted(listed)
         add(
@@ -274,6 +284,21 @@ def check(store: Any) -> Checkup:
             f"invalid" + (f" in {len(up.bad_vectors)} document(s)" if len(bad) else ""),
         )
     )
+    if store.location.folder is not None and rows.num_rows:
+        hashes = dict(zip(rows["source"].to_pylist(), rows["doc_hash"].to_pylist()))
+        up.rotten, _unknown = rowsums.differing(
+            rowsums.read(store), rowsums.columns_of(rows), hashes
+        )
+        add(
+            (
+                not up.rotten,
+                f"{len(up.rotten)} document(s) whose rows differ from what was written "
+                f"({', '.join(up.rotten[:3])}): repair reads them again from their files"
+                if up.rotten
+                else "rows as written (digests recorded at write time"
+                + (f"; {len(_unknown)} document(s) from before digests)" if _unknown else ")"),
+            )
+        )
     n_extra, up.duplicate_docs = duplicates(store)
     add(
         (
@@ -382,7 +407,8 @@ def _open_newest_readable(store: Any, out: Repair, aside: list[str]) -> bool:
             store.table.list_versions()
             return True
         except Exception as exc:  # noqa: BLE001 - only a damaged manifest is set aside
-            if not isinstance(translate(exc, store.path), IndexDamaged):
+            lost = "was not found" in str(exc)  # listed, yet no manifest of it opens
+            if not lost and not isinstance(translate(exc, store.path), IndexDamaged):
                 raise
     return False
 
@@ -407,10 +433,18 @@ def _drop(store: Any) -> None:
 def repair(library: Any) -> Repair:
     """Bring the index back to a working state (under the writer lock); see the module doc."""
     store, out = library.store, Repair()
+    store.verify = False  # the repair reads what is there (a marker or damage is its work)
     with library.writing():
-        listed = load_documents(store) if not documents_state(store) else {}
-        up = check(store)
+        listed, _from = known_documents(store)
         local = store.location.folder is not None
+        before = _present_sources(store)
+        expected = pending.start(store, {**before, **listed}) if local else {**before, **listed}
+        if pending_from := (set(expected) - set(before) - set(listed)):
+            listed = {**listed, **{s: expected[s] for s in pending_from}}
+            out.notes.append(
+                f"continued an interrupted repair ({len(pending_from)} document(s) it had to restore)"
+            )
+        up = check(store)
         if local:
             changed = seal.check(store, full=True).changed
             where = seal.quarantine(store, changed)
@@ -442,22 +476,57 @@ def repair(library: Any) -> Repair:
             for src in sorted(present - set(listed)):
                 store.remove(src)
             present &= set(listed)
+        untrusted = _untrusted_rows(store, up, out)  # rows that differ from what was written
+        for src in untrusted:
+            if not source_path(src).is_file():  # no file to read them from again: not served
+                store.remove(src)
+                present.discard(src)
         wanted = sorted(set(listed) | present)
-        out.unrecoverable = [
-            s for s in sorted(set(listed) - present) if not source_path(s).is_file()
-        ]
-        paths = [source_path(s) for s in wanted if source_path(s).is_file()]  # non-UTF-8 names too
-        report = (
-            library.ingest(paths, force=set(up.bad_vectors)) if paths else None
-        )  # lost, changed, invalid
+        on_disk = {s: source_path(s) for s in wanted if source_path(s).is_file()}
+        paths = list(on_disk.values())  # non-UTF-8 names too
+        force = set(up.bad_vectors) | set(untrusted)
+        report = library.ingest(paths, force=force) if paths else None  # lost, changed, invalid
         out.reindexed = report.indexed if report else []
-        out.unrecoverable += [p for p, _ in report.failed] if report else []
+        failed = {p for p, _ in report.failed} if report else set()
         if (not up.fts_ok or not _fts_works(store.table)) and store.count():
             out.fts_rebuilt = rebuild_fts(store, locked=True)
         if store.exists():
             out.notes += _rewrite_small_files(store, _small_files(store, store.table.version))
+        after = set(store.file_hashes())
+        out.unrecoverable = sorted((set(expected) - after) | (failed - after))
         library._changed = (
             True  # compacted, document list saved and files sealed as the lock is let go
         )
+    if local:
+        pending.finish(store)
     store.verify = True
     return out
+
+
+def _present_sources(store: Any) -> dict[str, str]:
+    """Documents of the newest table version that reads (source -> content hash); {} when
+    none reads: the repair's own steps find out which version does."""
+    try:
+        return store.file_hashes() if store.exists() else {}
+    except Exception:  # noqa: BLE001 - a damaged table: the lists kept beside it tell
+        store.reopen()
+        return {}
+
+
+def _untrusted_rows(store: Any, up: Checkup, out: Repair) -> list[str]:
+    """Documents whose rows cannot be vouched for before the table is sealed again: rows that
+    differ from the digest recorded when they were written (bit rot the seal would have shown,
+    had it not been lost too), and, when the seal itself is lost or damaged, rows with no
+    digest recorded (a table from before digests): both are read again from their files."""
+    if not store.exists() or not store.count():
+        return []
+    rows = store.columns(list(rowsums.COLUMNS) + ["doc_hash"])
+    hashes = dict(zip(rows["source"], rows["doc_hash"]))
+    bad, unknown = rowsums.differing(rowsums.read(store), rows, hashes)
+    if bad:
+        out.notes.append(
+            f"{len(bad)} document(s) whose rows differ from what was written: read again "
+            "from their files"
+        )
+    sealed = store.location.folder is None or seal.check(store).state is None
+    return sorted(set(bad) | (set() if sealed else set(unknown)))

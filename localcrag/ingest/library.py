@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from localcrag.errors import LocalcragError
-from localcrag.ingest import stamp
+from localcrag.ingest import pending, stamp
 from localcrag.ingest.embed import Embedder, load_embedder
-from localcrag.ingest.faults import DiskFull, disk_full, translate
+from localcrag.ingest.faults import DiskFull, IndexDamaged, disk_full, translate
 from localcrag.ingest.files import source_key, source_path
 from localcrag.ingest.filestat import FileStats
 from localcrag.ingest.heap import bound_heap
@@ -93,6 +93,8 @@ class Library:
             raise (translate(exc, self.store.path) or exc) from exc
         outer = self.lock.depth == 1
         try:
+            if outer and self.store.verify:
+                self._check_before_writing()
             yield
             if outer and self._changed:
                 compact(self.store, self.settings.storage.index_keep_minutes)
@@ -102,6 +104,20 @@ class Library:
             if outer:
                 self._changed = False
             self.lock.release()
+
+    def _check_before_writing(self) -> None:
+        """Under the lock, before any write: a finished repair, and the table's files as
+        sealed. A long-running writer (``watch``, the app) opened the table long ago; writing
+        now would seal files damaged since then as if they were sound."""
+        from localcrag.ingest import seal
+
+        pending.refuse(self.store)
+        if self.store.location.folder is not None and self.store.exists():
+            try:
+                seal.verify(self.store)
+            except IndexDamaged:
+                self.store.reopen()  # the next read opens (and checks) the table afresh
+                raise
 
     # --- queries ------------------------------------------------------------------------
 
@@ -327,7 +343,7 @@ class Library:
                 stats.record(source, st, hashes[source])
         self._committed = []
         if prune:
-            report.removed = self._prune(roots, known)
+            report.removed = self._prune(roots, known, report)
             for src in report.removed:
                 progress(src, "removed")
         self._changed = self._changed or bool(report.indexed or report.removed)
@@ -335,9 +351,26 @@ class Library:
         stats.save(set(known) - set(report.removed) | set(report.indexed))
         return report
 
-    def _prune(self, roots: list[Path], known: dict[str, str]) -> list[str]:
-        """Remove indexed files under the given folders that no longer exist."""
-        folders = [r.resolve() for r in roots if r.is_dir() or not r.exists()]
+    def _prune(self, roots: list[Path], known: dict[str, str], report: IngestReport) -> list[str]:
+        """Remove indexed files under the given folders that no longer exist. A root that is
+        itself missing prunes nothing below it (an unplugged drive or unmounted share looks
+        exactly like a deleted folder), except a single indexed file whose folder is still
+        there: that file was deleted."""
+        folders = [r.resolve() for r in roots if r.is_dir()]
+        for r in roots:
+            if r.exists():
+                continue
+            gone = r.resolve()
+            if source_key(gone) in known and gone.parent.is_dir():
+                folders.append(gone)
+            elif any(source_path(s).is_relative_to(gone) for s in known):
+                report.warnings.append(
+                    (
+                        str(r),
+                        f"{r} not found: nothing indexed under it was removed "
+                        "(reconnect the drive, or `localcrag remove` it to drop its documents)",
+                    )
+                )
         removed = []
         for src in sorted(known):
             p = source_path(src)

@@ -17,7 +17,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from localcrag.ingest import seal, sidecar
+from localcrag.ingest import rowsums, seal, sidecar
+from localcrag.ingest.filestat import FileStats
 from localcrag.ingest.location import REMOTE_MIN_KEEP_MINUTES, retry_conflicts
 from localcrag.ingest.rows import quote
 
@@ -58,13 +59,35 @@ def documents_path(store: Any) -> Path | None:
 
 
 def save_documents(store: Any) -> None:
-    """Write the table's document list (checksummed, atomically: a crash leaves the previous
+    """Write the digests of the documents' rows (ingest/rowsums.py, also a second copy of the
+    list), then the table's document list (checksummed, atomically: a crash leaves the previous
     list), then seal the table's files as they now are (ingest/seal.py)."""
     path = documents_path(store)
     if path is None:
         return
-    sidecar.write(path, store.file_hashes())
+    documents = store.file_hashes()
+    rowsums.save(store, documents, store.written)
+    store.written = {}
+    sidecar.write(path, documents)
     seal.write(store, store.table.version)
+
+
+def known_documents(store: Any) -> tuple[dict[str, str], str]:
+    """The library's documents as last recorded (source -> content hash) and where from: the
+    document list, else the copy beside the row digests, else the file-stat cache ({} and ""
+    when all three are lost: then only the table's rows tell)."""
+    listed = load_documents(store) if not documents_state(store) else None
+    if listed is not None:
+        return listed, "the document list"
+    kept = rowsums.read(store)
+    if kept is not None:
+        return rowsums.sources(kept), "the row digests' copy of the document list"
+    folder = store.location.folder
+    if folder is not None:
+        stats = FileStats(Path(folder) / f"{store.name}.filestat.json")
+        if stats.state is None:
+            return {s: str(e[2]) for s, e in stats.entries.items()}, "the file-stat cache"
+    return {}, ""
 
 
 def load_documents(store: Any) -> dict[str, str]:

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from localcrag.errors import FullTextFailed
+from localcrag.ingest import pending, rowsums
 from localcrag.ingest.faults import guard_methods
 from localcrag.ingest.location import IndexLocation, as_location, retry_conflicts
 from localcrag.ingest.maintain import ensure_fts, rebuild_fts
@@ -91,6 +92,9 @@ class LanceStore:
         self._seen = False
         self.verify = True  # check the files against the seal on open (ingest/seal.py; doctor: off)
         self.fts_damaged = False  # the seal found the full-text index's files changed
+        # source -> (content hash, digest of its rows) written by this process since the
+        # document list was last saved (ingest/rowsums.py)
+        self.written: dict[str, tuple[str, str]] = {}
         folder = self.location.folder  # the codes' cache lives beside a local table only
         self._names = FileNames()  # file-name words -> documents, per table version
         self._ram = RamVectors(
@@ -141,6 +145,8 @@ class LanceStore:
             self.table.add_columns({LOCATOR: "CAST(NULL AS STRING)"})
 
     def exists(self) -> bool:
+        if self.verify:  # an unfinished repair: nothing is read or written until it ends
+            pending.refuse(self)
         if self.location.remote:  # a listing on object storage: remember a table once seen
             self._seen = self._seen or self.name in self._db.list_tables().tables
             return self._seen
@@ -186,6 +192,7 @@ class LanceStore:
             self.table.schema
         )
         sources = ", ".join(_quote(d[0]) for d in docs)
+        made = rowsums.digests(rowsums.columns_of(rows))  # what this commit hands to LanceDB
         retry_conflicts(
             lambda: (
                 self.table.merge_insert("chunk_id")  # (it retries for 30 s itself)
@@ -196,6 +203,7 @@ class LanceStore:
             ),
             self.reopen,
         )
+        self.written.update({d[0]: (d[1], made[d[0]]) for d in docs if d[0] in made})
         self._fts_dirty = True
 
     def remove(self, source: str) -> int:
