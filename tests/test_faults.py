@@ -550,17 +550,24 @@ def _sources(capsys: pytest.CaptureFixture[str]) -> dict[str, int]:
 
 
 def test_two_faults_at_once_lose_no_document(
-    pristine: dict, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+    isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The largest data file and the document list both gone: the repair still knows every
-    document (the copy beside the row digests) and brings each back from its file."""
-    _copy(pristine, isolated_home)
+    """A library built by one ingest loses its largest data file and its document list: the
+    only older version is the empty one the table was created as. The repair still knows
+    every document (the copy of the list beside the row digests) and brings each back from
+    its file, rather than calling the empty version healthy."""
+    docs = _docs(tmp_path / "docs")
+    for extra in sorted(docs.iterdir())[10:]:  # one commit: one data file, nothing compacted
+        extra.unlink()
+    assert _run(capsys, "ingest", str(docs))[0] == 0
+    before = _sources(capsys)
+    assert len(before) == 10 and len(list(isolated_home.glob("index/*.lance/data/*"))) == 1
     _largest(sorted(isolated_home.glob("index/*.lance/data/*.lance"))).unlink()
     next(isolated_home.glob("index/*.documents.json")).unlink()
     code, out, err = _run(capsys, "doctor", "--repair")
     _clean(out + err)
     assert code == 0 and out.rstrip().endswith("the index is healthy"), out + err
-    assert _sources(capsys) == pristine["sources"]
+    assert _sources(capsys) == before
 
 
 def test_a_repair_that_cannot_bring_documents_back_says_so_and_fails(
@@ -706,9 +713,10 @@ def test_rot_with_a_lost_seal_is_found_by_the_row_digests_and_read_again(
 def test_a_running_writer_never_seals_damage_made_after_it_opened_the_index(
     pristine: dict, isolated_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A watcher (or the app) opened the table long ago; a data file is damaged afterwards;
-    its next write refuses with the damage named instead of sealing it, so `doctor` still
-    says damaged."""
+    """A watcher (or the app) opened the table long ago; then a data file that only an older
+    version reads (one the repair may need to go back to) is damaged, so the write itself
+    reads nothing wrong. The write refuses with the damage named instead of sealing it, and
+    `doctor` still says damaged."""
     from localcrag.ingest.faults import IndexDamaged
     from localcrag.ingest.library import Library
     from localcrag.ingest.watch import apply
@@ -717,7 +725,10 @@ def test_a_running_writer_never_seals_damage_made_after_it_opened_the_index(
     _copy(pristine, isolated_home)
     lib = Library(Settings.load(), embedder=FakeEmbedder())
     assert lib.count() == pristine["count"]  # opened (and checked against the seal)
-    damage(_largest(sorted(isolated_home.glob("index/*.lance/data/*.lance"))), "flip")
+    oldest = min(
+        isolated_home.glob("index/*.lance/data/*.lance"), key=lambda p: p.stat().st_mtime_ns
+    )
+    damage(oldest, "flip")
     new = pristine["docs"] / "watched-new.txt"
     new.write_text("A new note about the paint shop's extractor fan.\n")
     try:
