@@ -7,6 +7,9 @@ that the quadratic patterns exceeded many times over (a 60,000-space line took 7
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -93,3 +96,56 @@ def test_a_page_over_the_table_time_budget_is_read_as_text(tmp_path: Path) -> No
         assert page_tables(pdf[0], "small.pdf", Limits())  # read as a table within it
         with pytest.raises(TableTooLarge, match="max_table_seconds"):
             page_tables(pdf[0], "small.pdf", Limits(max_table_seconds=1e-9))
+
+
+class Deadline(Exception):
+    pass
+
+
+@contextmanager
+def deadline(seconds: int = 20) -> Iterator[None]:
+    """Fail the block past ``seconds`` (SIGALRM): generous for linear work on 200,000
+    characters, far short of the quadratic patterns' minutes."""
+
+    def stop(signum: int, frame: Any) -> None:
+        raise Deadline(f"over {seconds} s: quadratic in the line's length?")
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def hostile_lines(n: int) -> list[str]:
+    """Lines of ``n`` characters a document or a question can hold: spaces, tabs, spaces
+    between words, repeated punctuation."""
+    return [
+        " " * n,
+        "\t" * n,
+        " \t" * (n // 2),
+        "a " * (n // 2),
+        "Ab " * (n // 3),
+        "." * n,
+        "-:" * (n // 2),
+        "1." * (n // 2),
+    ]
+
+
+@pytest.mark.parametrize("n", [100_000, 200_000])
+def test_definition_lines_are_found_in_time_linear_in_the_line(n: int) -> None:
+    """A 60,000-space line after the term took 77 s (the word lookahead ran at each space)."""
+    from localcrag.crag.glossary import asked_term, definition_lines
+
+    with deadline():
+        for body in hostile_lines(n):
+            for lead in ("CRIM", "- CRIM:", "CRIM -", "the CRIM means", ""):
+                text = f"{lead}{body}1\n- CRIM     per capita crime rate by town\n{body}"
+                assert definition_lines("CRIM", text)[-1] == ("CRIM per capita crime rate by town")
+            for question in (f"What does {body} CRIM{body} mean?", f"What is CRIM{body} variable?"):
+                term = asked_term(question)
+                assert term is None or len(term.split()) <= 4
+    assert definition_lines("CRIM", "CRIM" + " " * n + "crime rate") == ["CRIM crime rate"]
+    assert definition_lines("CRIM", "CRIM:" + " " * n + "42") == []  # a value, no definition
