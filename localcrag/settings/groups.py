@@ -93,6 +93,16 @@ class EndpointSettings(Group):
             "5); after one retry the question falls back to the local generator."
         ),
     )
+    llm_endpoint_deadline: float = Field(
+        default=300.0,
+        gt=0.0,
+        le=3600.0,
+        description=(
+            "Seconds one request to llm_endpoint may take in all, the whole streamed answer "
+            "and the retry included (a server that never stops, or sends a byte at a time, "
+            "is cut there); then the question falls back to the local generator."
+        ),
+    )
 
     @field_validator("llm_endpoint")
     @classmethod
