@@ -214,3 +214,14 @@ def test_offline_refuses_a_name_the_hosts_file_does_not_map_here(
     assert f"llm_endpoint = http://{host}:8080/v1" in lines[0] and str(hosts) in lines[0]
     assert "point llm_endpoint at 127.0.0.1" in lines[0]
     assert no_name_lookups == []
+
+
+def test_offline_web_search_looks_up_no_name(no_name_lookups: list[str]) -> None:
+    """The web step offline: skipped before its DNS probe (is_online), which would resolve."""
+    from localcrag.crag import web
+
+    web.clear_online_cache()
+    out = web.search_web(
+        lambda: "cobots", searcher=None, offline=True, policy="always", confirm=lambda q: True
+    )
+    assert out.skipped == web.SKIP_OFFLINE and no_name_lookups == []
