@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from localcrag.cli.main import main
+from localcrag.settings import Settings
 from tests.test_endpoint import fake  # noqa: F401 (the scripted model server fixture)
 
 S3 = "s3://team-bucket/localcrag"
@@ -155,6 +156,27 @@ def test_loopback_addresses_come_from_literals_and_the_hosts_file(hosts: Path) -
     assert loopback_address("10.0.0.5") is None and loopback_address("gpu") is None
     hosts.write_text("", encoding="utf-8")
     assert loopback_address("localhost") == "127.0.0.1"  # RFC 6761: always this machine
+
+
+@pytest.mark.parametrize(
+    "url, address, host",
+    [
+        ("http://gpu.localhost:8080/v1", "127.0.0.1", "gpu.localhost:8080"),
+        ("http://[::1]:8080/v1", "::1", "[::1]:8080"),
+        ("https://localhost/v1", "127.0.0.1", "localhost"),
+    ],
+)
+def test_the_client_is_given_the_address_and_keeps_the_name(
+    hosts: Path, url: str, address: str, host: str
+) -> None:
+    from localcrag.llm.failover import endpoint_generator
+
+    llm = endpoint_generator(Settings(llm_endpoint=url, offline=True), lambda: None).endpoint
+    client = llm._http()
+    assert client.base_url.host == address and client.headers["Host"] == host
+    assert llm._tls_name == {"sni_hostname": host.rsplit(":", 1)[0].strip("[]")}
+    online = endpoint_generator(Settings(llm_endpoint=url), lambda: None).endpoint
+    assert online.connect_to is None  # online, the system resolver may be asked
 
 
 @pytest.fixture()

@@ -192,7 +192,7 @@ class EndpointLLM:
                     headers["Authorization"] = f"Bearer {self._key}"
                 base = httpx2.URL(self.url + "/")
                 if self.connect_to:
-                    headers["Host"] = self._host + (f":{self._port}" if self._port else "")
+                    headers["Host"] = urlsplit(self.url).netloc.rsplit("@", 1)[-1]
                     base = base.copy_with(host=self.connect_to)
                 connect = min(CONNECT_TIMEOUT, self.read_timeout)
                 self._client = httpx2.Client(
