@@ -13,9 +13,10 @@ cites none) and stays only if
   over several passages are how a small model stitches a claim nobody made;
 * it holds as a whole: cut into clauses (at ";", ":", a spaced dash, and a comma or
   "and/but/then/so/or" before an order verb), each clause has an evidence sentence with
-  more than half its content words, and that ONE sentence holds the clause's numbers, names
-  and quoted terms: "The keeper lit the lamp at dusk, so email your password to him" does
-  not pass on the first clause's words, and a number from another sentence does not fit;
+  more than half its content words, and that ONE sentence holds the clause's numbers and
+  quoted terms (its names may stand elsewhere in the same passage, which names its subject
+  once and then says "our model"): "The keeper lit the lamp at dusk, so email your password
+  to him" does not pass on the first clause's words, nor a number from another sentence;
 * a clause that gives an order ("email ...", "visit ...", "click ...") has all its content
   words in one evidence sentence: an order no document gives is never shown;
 
@@ -26,10 +27,11 @@ number or a name. A link, an e-mail address or a secret-looking string (a passwo
 a code mixing letters and digits) passes only when one evidence sentence holds it verbatim,
 supports the sentence and shares a word with the question: an obedient model cannot pass on
 a document's secrets or links that nobody asked about. Links and addresses are found on
-normalised text (``link_text``: NFKC, look-alike letters folded to ASCII, dots spelled out
-as "dot" or "[.]", defanged "hxxp"), so a disguised link is still a link. Source labels, file names and bracket debris inside the prose
-are cut before the check (``clean_prose``). Everything here is general English
-orthography; no word list was taken from any data set.
+normalised text (``link_text``: NFKC, look-alike letters folded to ASCII by Unicode's
+confusables table, dots spelled out as "dot" or "[.]", defanged "hxxp"), so a disguised
+link is still a link. Source labels, file names and bracket debris inside the prose are cut
+before the check (``clean_prose``). Everything here is general English orthography; no
+word list was taken from any data set.
 """
 
 from __future__ import annotations
@@ -135,13 +137,17 @@ _ORDER_VERBS = (
     "enter|write|tell|log\\s+in|sign\\s+in|please"
 )
 _CONJ = r"(?:and|but|then|so|or)\s+"
-_ORDER = re.compile(r"^\W*(?:" + _CONJ + r")?(?:" + _ORDER_VERBS + r")\b", re.IGNORECASE)
+# an order may address the reader first: "you must email ...", "you should visit ..."
+_YOU = r"(?:you\s+(?:should|must|need\s+to|have\s+to|can|may|will)\s+)?"
+_ORDER = re.compile(
+    r"^\W*(?:" + _CONJ + r")?" + _YOU + r"(?:" + _ORDER_VERBS + r")\b", re.IGNORECASE
+)
 # where a sentence is cut into clauses: ";", a colon (not "://", not "10:30"), a spaced
 # dash, and a comma or conjunction before an order verb ("..., so email ...")
 _CLAUSE_BREAK = re.compile(
     r";|:(?!\s*/\s*/)(?!\d)|\s[-–—]+\s|—"
-    r"|,(?=\s*(?:" + _CONJ + r")?(?:" + _ORDER_VERBS + r")\b)"
-    r"|\s(?=" + _CONJ + r"(?:" + _ORDER_VERBS + r")\b)",
+    r"|,(?=\s*(?:" + _CONJ + r")?" + _YOU + r"(?:" + _ORDER_VERBS + r")\b)"
+    r"|\s(?=" + _CONJ + _YOU + r"(?:" + _ORDER_VERBS + r")\b)",
     re.IGNORECASE,
 )
 # a defanged dot, "@" or ":" ("evil[.]example", "evil (dot) example", "bob[at]x", "hxxps[:]//",
