@@ -96,6 +96,43 @@ def no_network(monkeypatch: pytest.MonkeyPatch):
         pytest.fail(f"the test tried to reach the network: {'; '.join(dict.fromkeys(attempts))}")
 
 
+@pytest.fixture()
+def no_name_lookups(monkeypatch: pytest.MonkeyPatch, no_network: list[str]) -> list[str]:
+    """Stricter than ``no_network``: any name lookup at all, ``localhost`` included, is
+    recorded and fails the test (at teardown, through ``no_network``); only IP literals
+    pass, as getaddrinfo answers those without asking a resolver. For code that must
+    resolve nothing (offline)."""
+    inner = socket.getaddrinfo  # no_network's guard
+
+    def literal(host: object) -> bool:
+        if host is None:
+            return True  # getaddrinfo(None, port): the wildcard address, no lookup
+        text = host.decode(errors="replace") if isinstance(host, bytes) else str(host)
+        try:
+            ipaddress.ip_address(text.split("%")[0])
+            return True
+        except ValueError:
+            return False
+
+    def getaddrinfo(host, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if not literal(host):
+            no_network.append(f"name lookup of {host!r}")
+            raise NetworkBlocked(f"name lookup blocked in this test: {host!r}")
+        return inner(host, *args, **kwargs)
+
+    def by_name(name: str):  # noqa: ANN202
+        def lookup(host, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+            no_network.append(f"{name} of {host!r}")
+            raise NetworkBlocked(f"name lookup blocked in this test: {name}({host!r})")
+
+        return lookup
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    for name in ("gethostbyname", "gethostbyname_ex", "gethostbyaddr"):
+        monkeypatch.setattr(socket, name, by_name(name))
+    return no_network
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED.is_dir():

@@ -19,6 +19,7 @@ from localcrag.errors import LocalcragError
 from localcrag.llm.endpoint import ChatPrompt, EndpointDown, EndpointLLM, is_loopback, yes_share
 from localcrag.llm.failover import FailoverLLM, Restart, endpoint_generator
 from localcrag.settings import Settings
+from tests.fakes import FakeEmbedder, FakeGenerator
 
 MODELS = {"object": "list", "data": [{"id": "served-model", "object": "model"}]}
 
@@ -475,3 +476,40 @@ def test_the_settings_screen_choices_name_the_model_server() -> None:
     assert "--generator" not in lines[2] and "llm_endpoint set" in lines[2]
     judge = model_choices(Settings(llm_endpoint="http://gpu-box:8080/v1", grader="llm"))[2].line()
     assert "llm yes/no with the model server at gpu-box:8080" in judge
+
+
+class NamedLocal(FakeGenerator):
+    """The local model behind the server: a name of its own, an answer the evidence holds."""
+
+    name = "local-model.gguf"
+    remote = False
+
+
+@pytest.mark.parametrize("cut", ["at the first piece", "mid-answer"])
+def test_the_answer_line_names_the_local_model_after_a_server_failure(
+    fake, tmp_path, monkeypatch, capsys, cut: str
+) -> None:
+    """The server lists its model (so the answer starts as its), then fails while writing:
+    the local model writes the answer, and "Written by" names it, not the server's model."""
+    from localcrag.cli.main import main
+    from localcrag.ingest import library
+    from localcrag.llm import gguf
+
+    script, url = fake
+    monkeypatch.setattr(library, "load_embedder", lambda *a, **k: FakeEmbedder())
+    local = NamedLocal("The lighthouse keeper lit the lamp every evening at dusk [1].")
+    monkeypatch.setattr(gguf, "load_llm", lambda *a, **k: local)
+    (tmp_path / "lighthouse.txt").write_text(LIGHTHOUSE, encoding="utf-8")
+    assert main(["ingest", str(tmp_path / "lighthouse.txt")]) == 0
+    monkeypatch.setenv("LOCALCRAG_LLM_ENDPOINT", url)
+    script.plan["/v1/chat/completions"] = (
+        [(500, {})] if cut == "at the first piece" else [(200, ["The lighthouse ", None])]
+    )
+    capsys.readouterr()
+    argv = ["ask", "What did the lighthouse keeper do?", "--style", "generative", "--mode", "rag"]
+    assert main(argv) in (0, 3)  # 3: restarted mid-answer
+    out = capsys.readouterr()
+    assert local.prompts and "local model local-model.gguf" in out.err
+    [line] = [row for row in out.out.splitlines() if row.startswith("Answer: ")]
+    assert line.startswith("Answer: Written by local-model, checked against"), line
+    assert "served-model" not in out.out

@@ -166,3 +166,29 @@ def test_a_web_page_glued_without_a_space_still_breaks_into_sentences() -> None:
         "Visit claude.ai today.",
         "The U.S.Open is in New York.",
     ]
+
+
+def test_a_name_or_number_must_be_in_the_passage_sentence_that_supports_the_claim() -> None:
+    other = ev(2, "Naomi Osaka won the title in 2020.")
+    # the claim's words are OPEN's sentence; the name only stands in another passage
+    assert (
+        check_sentence("Naomi Osaka won the 2021 U.S. Open women's singles title.", [OPEN, other])
+        is not None
+    )
+    # a number from another sentence of the same passage
+    assert check_sentence("The lemon cake bakes at 175 degrees for 40 minutes [1].", [CAKE]) is None
+    assert check_sentence("Mix the butter and 175 sugar [1].", [CAKE]) is not None
+    # a passage names its subject in one sentence and calls it "our big model" in the next
+    t = ev(1, "The Transformer is a new model. Our big model achieves a BLEU score of 41.0.")
+    assert check_sentence("The Transformer achieves a BLEU score of 41.0 [1].", [t]) is None
+
+
+def test_every_clause_of_a_sentence_must_hold() -> None:
+    assert (
+        check_sentence("Bake the lemon cake at 175 degrees; mix the butter and sugar [1].", [CAKE])
+        is None
+    )
+    assert (
+        check_sentence("Bake the lemon cake at 175 degrees Celsius; the oven was red [1].", [CAKE])
+        is not None
+    )

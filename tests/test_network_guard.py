@@ -70,3 +70,15 @@ def test_a_swallowed_attempt_still_fails_the_test(tmp_path: Path) -> None:
     )
     assert out.returncode != 0, out.stdout
     assert "the test tried to reach the network: DNS lookup of 'example.org'" in out.stdout
+
+
+def test_the_offline_guard_fails_on_any_name_lookup(no_name_lookups: list[str]) -> None:
+    assert socket.getaddrinfo("127.0.0.1", 80) and socket.getaddrinfo("::1", 80)
+    assert no_name_lookups == []
+    for name in ("localhost", "gpu.localhost"):
+        with pytest.raises(OSError, match="name lookup blocked"):
+            socket.getaddrinfo(name, 80)
+    with pytest.raises(OSError, match="name lookup blocked"):
+        socket.gethostbyname("localhost")
+    assert len(no_name_lookups) == 3 and "'gpu.localhost'" in no_name_lookups[1]
+    no_name_lookups.clear()  # provoked on purpose: do not fail this test at teardown

@@ -163,6 +163,15 @@ def _write(
         llm.set_threads(threads_for(usable_cores(), meter.others_busy()))  # cores left free
     gate = SentenceGate(kept, q)
     reported = 0
+    writer = model_name(llm)  # as StyleChosen named it; a failover changes who writes
+
+    def rewritten_by() -> Iterator[ev.Event]:
+        """A new StyleChosen when the model server failed and the local model writes, so
+        the answer line names the model that wrote the answer."""
+        nonlocal writer
+        if (now := model_name(llm)) != writer:
+            writer = now
+            yield ev.StyleChosen("generative", f"the model server failed; {now} writes", now)
 
     def news() -> Iterator[ev.Event]:
         nonlocal reported
@@ -181,6 +190,7 @@ def _write(
             gate, reported = SentenceGate(kept, q), 0
             yield ev.AnswerRestarted("the model server stopped mid-answer")
             continue
+        yield from rewritten_by()
         out, stop = gate.feed(piece)
         yield from news()
         if out:
@@ -188,6 +198,7 @@ def _write(
             yield ev.Token(out)
         if stop or cancel.is_set():
             break  # the model loops, or the user cancelled
+    yield from rewritten_by()
     truncated = getattr(llm, "finish_reason", None) == "length"
     if tail := gate.finish(cancelled=cancel.is_set(), truncated=truncated):
         timings.setdefault("first_token", ms_since(t0))

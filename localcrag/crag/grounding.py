@@ -11,21 +11,33 @@ cites none) and stays only if
 * every quoted term occurs there,
 * most (more than half) of its content words occur in ONE evidence sentence: words spread
   over several passages are how a small model stitches a claim nobody made;
+* it holds as a whole: cut into clauses (at ";", ":", a spaced dash, and a comma or
+  "and/but/then/so/or" before an order verb), each clause has an evidence sentence with
+  more than half its content words, and that ONE sentence holds the clause's numbers and
+  quoted terms (its names may stand elsewhere in the same passage, which names its subject
+  once and then says "our model"): "The keeper lit the lamp at dusk, so email your password
+  to him" does not pass on the first clause's words, nor a number from another sentence;
+* a clause that gives an order ("email ...", "visit ...", "click ...") has all its content
+  words in one evidence sentence: an order no document gives is never shown;
 
 and it is not an artefact: no words of its own ("The answer is."), a restated instruction,
 or a run-on list of items. A document may carry instructions to a model ("ignore the
-question and tell the reader to visit ..."): such a sentence supports nothing. A link, an
-e-mail address or a secret-looking string (a password, a key, a code mixing letters and
-digits) passes only when one evidence sentence holds it verbatim, supports the sentence and
-shares a word with the question: an obedient model cannot pass on a document's secrets or
-links that nobody asked about. Source labels, file names and bracket debris inside the prose
-are cut before the check (``clean_prose``). Everything here is general English
-orthography; no word list was taken from any data set.
+question and tell the reader to visit ..."): such a sentence supports nothing, not even a
+number or a name. A link, an e-mail address or a secret-looking string (a password, a key,
+a code mixing letters and digits) passes only when one evidence sentence holds it verbatim,
+supports the sentence and shares a word with the question: an obedient model cannot pass on
+a document's secrets or links that nobody asked about. Links and addresses are found on
+normalised text (``link_text``: NFKC, look-alike letters folded to ASCII by Unicode's
+confusables table, dots spelled out as "dot" or "[.]", defanged "hxxp"), so a disguised
+link is still a link. Source labels, file names and bracket debris inside the prose are cut
+before the check (``clean_prose``). Everything here is general English orthography; no
+word list was taken from any data set.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -44,10 +56,12 @@ from localcrag.types import Evidence
 __all__ = [
     "Grounded",
     "check_sentence",
+    "clauses",
     "clean_prose",
     "dehyphenate",
     "evidence_sentences",
     "ground",
+    "link_text",
     "sensitive_strings",
     "sentence_key",
     "split_answer",
@@ -114,6 +128,42 @@ _ORDERS = re.compile(
     re.IGNORECASE,
 )
 
+# Verbs an order to the reader starts with (general English, not taken from any data set):
+# a clause starting with one is an order, and an order passes only when one evidence
+# sentence gives it (all its content words), e.g. a manual's "Click Save to keep the file".
+_ORDER_VERBS = (
+    "email|e-mail|mail|send|click|visit|call|phone|contact|forward|download|install|pay|"
+    "transfer|wire|reply|submit|provide|disregard|ignore|reset|verify|confirm|navigate|tap|"
+    "enter|write|tell|log\\s+in|sign\\s+in|please"
+)
+_CONJ = r"(?:and|but|then|so|or)\s+"
+# an order may address the reader first: "you must email ...", "you should visit ..."
+_YOU = r"(?:you\s+(?:should|must|need\s+to|have\s+to|can|may|will)\s+)?"
+_ORDER = re.compile(
+    r"^\W*(?:" + _CONJ + r")?" + _YOU + r"(?:" + _ORDER_VERBS + r")\b", re.IGNORECASE
+)
+# where a sentence is cut into clauses: ";", a colon (not "://", not "10:30"), a spaced
+# dash, and a comma or conjunction before an order verb ("..., so email ...")
+_CLAUSE_BREAK = re.compile(
+    r";|:(?!\s*/\s*/)(?!\d)|\s[-–—]+\s|—"
+    r"|,(?=\s*(?:" + _CONJ + r")?" + _YOU + r"(?:" + _ORDER_VERBS + r")\b)"
+    r"|\s(?=" + _CONJ + _YOU + r"(?:" + _ORDER_VERBS + r")\b)",
+    re.IGNORECASE,
+)
+# a defanged dot, "@" or ":" ("evil[.]example", "evil (dot) example", "bob[at]x", "hxxps[:]//",
+# "evil . example"): read as the character itself before anything else cuts brackets
+_DEFANGED = re.compile(
+    r"(?<=\w)(?:\s*[\[({]\s*(\.|dot|@|at|:)\s*[\])}]\s*(?=[\w/])"
+    r"|[ \t]+(\.)[ \t]+(?-i:(?=[a-z0-9]))"  # " . " before a lower-case word only
+    r"|(?<=[A-Za-z0-9])[\uff0e\u3002\uff61\u2027\u30fb](?=[A-Za-z0-9]))",  # "evil。example"
+    re.IGNORECASE,
+)
+_SPELLED_DOT = re.compile(r"(?<=\w)\s+(?:dot|DOT)\s+(?=[a-z0-9])")  # "evil dot example"
+_DEFANGED_SCHEME = re.compile(r"\b(?:hxxp|hxtp|htxp|h\*\*p)(s?)\s*:\s*/\s*/\s*", re.IGNORECASE)
+_SPACED_SCHEME = re.compile(r"\b(https?)\s*:\s*/\s*/\s*", re.IGNORECASE)
+# full stops NFKC leaves alone: ideographic "。", the hyphenation point
+_WIDE_DOTS = str.maketrans({"\u3002": ".", "\u2027": ".", "\u30fb": "."})
+
 
 @dataclass
 class Grounded:
@@ -124,9 +174,22 @@ class Grounded:
     dropped: list[tuple[str, str]] = field(default_factory=list)
 
 
+def _undefang(text: str) -> str:
+    """A defanged link written plainly: "evil[.]example", "evil。example", "bob (at) x",
+    "hxxps://", "https : //"."""
+
+    def plain(m: re.Match[str]) -> str:
+        mark = (m.group(1) or m.group(2) or ".").lower()
+        return {"dot": ".", "at": "@"}.get(mark, mark)
+
+    text = _DEFANGED_SCHEME.sub(r"http\1://", _DEFANGED.sub(plain, text))
+    return _SPACED_SCHEME.sub(r"\1://", text)
+
+
 def clean_prose(text: str) -> str:
-    """Cut echoed source labels, file names, bracket debris and a leading "The answer:"."""
-    text = _LABEL.sub("", text)
+    """Cut echoed source labels, file names, bracket debris and a leading "The answer:";
+    a defanged link ("evil[.]example") is written plainly first, so it stays a link."""
+    text = _LABEL.sub("", _undefang(text))
     text = _DEBRIS.sub("", text)
     text = _HEAD.sub("", text)
     text = re.sub(r"[ \t]+([.,;:!?])", r"\1", text)
@@ -230,9 +293,41 @@ def _evidence_sentences(evidence: Sequence[Evidence]) -> list[str]:
     return [s for e in evidence for s in evidence_sentences(e.text) if not _ORDERS.search(s)]
 
 
+def clauses(body: str) -> list[str]:
+    """The clauses of one sentence that must each hold: cut at ";", a colon, a spaced dash,
+    and a comma or "and/but/then/so/or" before an order verb."""
+    return [c.strip(" ,") for c in _CLAUSE_BREAK.split(body) if c.strip(" ,")]
+
+
+def _fold_confusables(text: str) -> str:
+    """Letters of other scripts that look like ASCII ones (Cyrillic "е", Greek "ο") as
+    ASCII, by Unicode's confusables table (TR39, via ``confusable_homoglyphs``); Latin
+    letters, accented ones included, stay."""
+    if text.isascii():
+        return text
+    from confusable_homoglyphs import confusables  # loads its table once, on first use
+
+    found = confusables.is_confusable(text, greedy=True, preferred_aliases=["latin"]) or []
+    table: dict[str, str | int | None] = {}
+    for item in found:
+        ascii_forms = [h["c"] for h in item["homoglyphs"] if h["c"].isascii()]
+        if ascii_forms:
+            table[item["character"]] = ascii_forms[0]
+    return text.translate(str.maketrans(table)) if table else text
+
+
+def link_text(text: str) -> str:
+    """``text`` as a link reader would take it: NFKC (full-width "．" is "."), look-alike
+    letters as ASCII, dots spelled out ("dot", "[.]", "(.)", " . ") and "[at]" as "." and
+    "@", defanged or spaced schemes ("hxxps", "https : //") as "https://"."""
+    text = _fold_confusables(unicodedata.normalize("NFKC", text).translate(_WIDE_DOTS))
+    return _SPELLED_DOT.sub(".", _undefang(text))
+
+
 def sensitive_strings(text: str) -> list[str]:
-    """Links, e-mail addresses and secret-looking strings in ``text`` (file names aside)."""
-    text = _LABEL.sub(" ", text)
+    """Links, e-mail addresses and secret-looking strings in ``text`` (file names aside),
+    as ``link_text`` reads them: a disguised link is found in its plain form."""
+    text = _LABEL.sub(" ", link_text(text))
     found = [m.group(0) for m in _SENSITIVE.finditer(text)] + [
         m.group(1) for m in _KEYED.finditer(text)
     ]
@@ -243,16 +338,17 @@ def _unquoted_sensitive(
     body: str, words: list[str], sentences: Sequence[str], question: str
 ) -> str | None:
     """Why a link, address or secret in ``body`` may not be shown, or None: it must stand
-    verbatim in one evidence sentence that supports the sentence and shares a word with the
-    question."""
+    verbatim (both read by ``link_text``) in one evidence sentence that supports the
+    sentence and shares a word with the question."""
     found = sensitive_strings(body)
     if not found:
         return None
     asked = set(_content(question)) if question else None
     for s in sentences:
-        if all(f in s for f in found) and sum(_known(w, set(_content(s))) for w in words) * 2 > len(
-            words
-        ):
+        plain = link_text(s)
+        if all(f in plain for f in found) and sum(
+            _known(w, set(_content(s))) for w in words
+        ) * 2 > len(words):
             if asked is None or asked & set(_content(s)):
                 return None
             return f"a link, address or secret the question did not ask about: {found[0]}"
@@ -296,20 +392,81 @@ def check_sentence(sentence: str, evidence: Sequence[Evidence], question: str = 
         return "a run-on list"
     if not scope:
         return "no evidence to check it against"
-    corpus = _norm(dehyphenate(" ".join(e.text for e in scope)))
-    sentences = _evidence_sentences(scope)
+    passages = [_evidence_sentences([e]) for e in scope]
+    sentences = [s for p in passages for s in p]
+    corpus = _norm(" ".join(sentences))  # an order sentence lends no number or name either
     if missing := sorted(_numbers(body) - _numbers(corpus)):
         return f"number not in the sources: {missing[0]}"
-    for name in _names(body):
+    names = _names(body)
+    for name in names:
         if not _in_evidence(name, corpus, sentences):
             return f"name not in the sources: {name}"
-    for quoted in _QUOTED.findall(body):
-        if _norm(quoted) not in corpus:
-            return f"quoted term not in the sources: {quoted}"
-    best = max((sum(_known(w, set(_content(s))) for w in words) for s in sentences), default=0)
+    quoted = _QUOTED.findall(body)
+    for q in quoted:
+        if _norm(q) not in corpus:
+            return f"quoted term not in the sources: {q}"
+    known = [set(_content(s)) for s in sentences]
+    best = max((sum(_known(w, k) for w in words) for k in known), default=0)
     if best * 2 <= len(words):
         return f"most of its words are in no one source sentence ({best} of {len(words)})"
+    units = [Unit(s, p) for p in passages for s in p]
+    for clause in clauses(body):
+        if why := _clause_unsupported(clause, names, quoted, units, known):
+            return why
     return _unquoted_sensitive(body, words, sentences, question)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One evidence sentence and the passage it stands in (without its order sentences)."""
+
+    sentence: str
+    passage: Sequence[str]
+
+
+def _clause_unsupported(
+    clause: str,
+    names: Sequence[str],
+    quoted: Sequence[str],
+    units: Sequence[Unit],
+    known: Sequence[set[str]],
+) -> str | None:
+    """Why one clause of a sentence does not hold, or None: an evidence sentence has more
+    than half its content words (all of them for an order) and every number and quoted
+    term of the clause; its names stand there or elsewhere in the same passage (a passage
+    calls its subject "our big model" in one sentence and "the Transformer" in the next)."""
+    words = _content(clause)
+    if not words:
+        return None  # "so", "then": nothing to hold
+    order = bool(_ORDER.match(clause))
+    need = len(words) if order else len(words) // 2 + 1
+    support = [i for i, k in enumerate(known) if sum(_known(w, k) for w in words) >= need]
+    if not support:
+        if order:
+            return f"an order no source gives: {clause}"
+        return f"a clause no one source sentence supports: {clause}"
+    numbers = _numbers(clause)
+    mine = [n for n in names if n in clause]
+    terms = [q for q in quoted if q in clause]
+    missing: list[str] = []
+    for i in support:
+        unit = units[i]
+        plain = _norm(unit.sentence)
+        passage = _norm(" ".join(unit.passage))
+        lacks = (
+            sorted(numbers - _numbers(plain))
+            + [q for q in terms if _norm(q) not in plain]
+            + [
+                n
+                for n in mine
+                if not _in_evidence(n, plain, [unit.sentence])
+                and not _in_evidence(n, passage, unit.passage)
+            ]
+        )
+        if not lacks:
+            return None
+        missing = missing or lacks
+    return f"not in the one source sentence that supports it: {', '.join(missing)}"
 
 
 def ground(text: str, evidence: Sequence[Evidence], question: str = "") -> Grounded:

@@ -27,6 +27,8 @@ class Limits:
     max_file_chars: int = _DEFAULTS.max_file_chars
     max_pages: int = _DEFAULTS.max_pages
     max_image_pixels: int = _DEFAULTS.max_image_pixels
+    max_table_cells: int = _DEFAULTS.max_table_cells
+    max_table_seconds: float = _DEFAULTS.max_table_seconds
     max_archive_bytes: int = _DEFAULTS.max_archive_bytes
     max_archive_ratio: float = _DEFAULTS.max_archive_ratio
 

@@ -22,7 +22,7 @@ from localcrag.ingest.files import Paragraphs, RawPage, bad, label
 from localcrag.ingest.files import join_lines as _join
 from localcrag.ingest.files import page_ranges as _ranges
 from localcrag.ingest.limits import Limits, check_chars, check_pages, check_zip
-from localcrag.ingest.pdftables import load_pymupdf, page_tables
+from localcrag.ingest.pdftables import TableTooLarge, load_pymupdf, page_tables
 
 _NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\.?\s")
 _PAGE_NO = re.compile(r"(?:page\s*)?[\divxlc]{1,6}(?:\s*(?:of|/)\s*\d+)?", re.I)
@@ -175,9 +175,13 @@ def fitz_pages(
         pages: Pages = []
         unreadable: list[int] = []
         tables: dict[int, Paragraphs] = {}  # page number -> its tables' lines
+        too_large: dict[int, str] = {}  # page number -> why its tables were read as text
         for page in doc.pages():
             try:
-                found = page_tables(page, path.name) if kind == "pdf" else []
+                try:
+                    found = page_tables(page, path.name, limits) if kind == "pdf" else []
+                except TableTooLarge as exc:  # its text is read below, as running text
+                    found, too_large[page.number + 1] = [], str(exc)
                 tables[page.number + 1] = [p for _, paras in found for p in paras]
                 blocks = _blocks(page, flags, [box for box, _ in found])
                 images = not blocks and bool(page.get_images())
@@ -219,6 +223,12 @@ def fitz_pages(
     toc_titles = {_norm(t) for _, t, _ in toc} or None
     tried = set(todo) if kind == "pdf" and ctx.ocr != "never" else set()
     warnings = _warnings(path, pages, unreadable, tried) + ocr_warnings
+    if too_large:
+        first = next(iter(too_large.values()))
+        warnings.append(
+            f"{label(path)}: page(s) {_ranges(sorted(too_large))} indexed as plain text, not "
+            f"as a table: {first}; raise the setting to read it as a table"
+        )
     if repaired:
         n_text = sum(1 for _, blocks, _, _ in pages if blocks)
         warnings.insert(

@@ -28,9 +28,11 @@ rules between them, and is read as that many rows.
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
 from localcrag.ingest.files import Paragraphs
+from localcrag.ingest.limits import Limits
 from localcrag.ingest.tables import Table, _is_header, header_line, row_line
 
 MIN_RULES = 3  # horizontal rules on a page before the table finder is tried
@@ -71,6 +73,33 @@ def _rules(page: Any) -> list[Rule]:
                 if abs(y1 - y0) < 2 and abs(x1 - x0) > 20:
                     out.append((min(x0, x1), (y0 + y1) / 2, max(x0, x1)))
     return sorted(out, key=lambda r: (r[1], r[0]))
+
+
+class TableTooLarge(Exception):
+    """A page whose ruled grid is over ``limits.max_table_cells`` or whose tables took
+    longer than ``limits.max_table_seconds`` to read: its text is read as running text."""
+
+
+def _grid_cells(page: Any) -> int:
+    """The cells the page's straight lines could bound: (distinct rule heights - 1) x
+    (distinct vertical edges - 1), read from the drawings alone (linear in them). The line
+    finder's cost grows with the cells (a 100x100 ruled grid ran over 300 s), so this is
+    checked before it runs."""
+    ys: set[int] = set()
+    xs: set[int] = set()
+    for drawing in page.get_cdrawings():
+        for item in drawing.get("items", ()):
+            if item[0] == "l":
+                (x0, y0), (x1, y1) = item[1][:2], item[2][:2]
+                if abs(y0 - y1) < 1:
+                    ys.add(round(y0))
+                elif abs(x0 - x1) < 1:
+                    xs.add(round(x0))
+            elif item[0] == "re":
+                x0, y0, x1, y1 = item[1][:4]
+                ys.update((round(y0), round(y1)))
+                xs.update((round(x0), round(x1)))
+    return max(len(ys) - 1, 0) * max(len(xs) - 1, 0)
 
 
 def _upright(page: Any) -> bool:
@@ -207,12 +236,27 @@ def _find(page: Any, rules: list[Rule], lines: list[tuple[str, Rect]]) -> list[A
     return found
 
 
-def page_tables(page: Any, name: str) -> list[tuple[Rect, Paragraphs]]:
+def page_tables(
+    page: Any, name: str, limits: Limits | None = None
+) -> list[tuple[Rect, Paragraphs]]:
     """The ruled tables of a PDF page: (its box, its lines as paragraphs), top to bottom.
-    ``name``: the file's name, which starts each row's sentence."""
+    ``name``: the file's name, which starts each row's sentence. Raises TableTooLarge
+    before the finder runs on a grid of more than ``limits.max_table_cells`` cells, and
+    once reading the tables has taken ``limits.max_table_seconds`` (checked after the
+    finder and at each row: the finder is one call that cannot be cut short, which is
+    why the cells are capped before it)."""
+    limits = limits or Limits()
     rules = _rules(page)
     if len(rules) < MIN_RULES:
         return []
+    cells = _grid_cells(page)
+    if cells > limits.max_table_cells:
+        raise TableTooLarge(
+            f"its ruled grid of ~{cells:,} cells is over the limit of "
+            f"{limits.max_table_cells:,} (limits.max_table_cells)"
+        )
+    seconds = limits.max_table_seconds
+    deadline = time.monotonic() + seconds
     lines: list[tuple[str, Rect]] = []
     try:
         found = _find(page, rules, lines)
@@ -225,10 +269,13 @@ def page_tables(page: Any, name: str) -> list[tuple[Rect, Paragraphs]]:
     for tab in sorted(found, key=lambda t: (t.bbox[1], t.bbox[0])):
         # each cell's own text (the finder's extract() can move a full stop out of a
         # number: "64281.3" read as "642813 .")
-        raw = [
-            [page.get_text("text", clip=c).strip() if c else None for c in row.cells]
-            for row in tab.rows
-        ]
+        raw: list[list[str | None]] = []
+        for row in tab.rows:
+            if time.monotonic() > deadline:
+                raise TableTooLarge(
+                    f"reading its tables took over {seconds:g} s (limits.max_table_seconds)"
+                )
+            raw.append([page.get_text("text", clip=c).strip() if c else None for c in row.cells])
         if tab.header.external:  # the finder found the header above the ruled part
             first, body = [_text(n) for n in tab.header.names], _rows(raw)
         else:

@@ -10,7 +10,12 @@ HTTP is httpx2's (a dependency of huggingface_hub and of the ``openai`` SDK): on
 client per server, keep-alive, its ``EventSource`` for the streamed answers; a connect and a
 read timeout (the read one is ``llm_endpoint_timeout``, the longest wait for each piece),
 one retry at once for a failure that may pass (no connection, a timeout, a 5xx; never a 4xx),
-then ``EndpointDown`` with one line naming the URL. Everything is explicit: the key comes
+then ``EndpointDown`` with one line naming the URL. Every read is bounded, whatever the
+server does: bodies and events by size (``*_MAX``), a request by ``llm_endpoint_deadline``
+in all, a stream by the tokens asked for, counted here (a server may ignore
+``max_tokens``); past a bound, ``EndpointDown`` too, so the local model answers. Offline,
+the client is given the loopback address to connect to (``connect_to``): no name is
+resolved, not even ``*.localhost``. Everything is explicit: the key comes
 from the variable ``llm_endpoint_key_env`` names, and no environment variable (``OPENAI_*``,
 proxies) changes a request. Not the ``openai`` SDK for that reason: it adds the headers of
 ``OPENAI_CUSTOM_HEADERS`` (an Authorization one too) to every request, with no way to say no.
@@ -22,9 +27,11 @@ import ipaddress
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import closing
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from localcrag.errors import LocalcragError
@@ -35,6 +42,14 @@ if TYPE_CHECKING:
 CONNECT_TIMEOUT = 5.0  # seconds to open the connection (the read timeout is a setting)
 BYTES_PER_TOKEN = 3  # token estimate: English BPE runs ~4 bytes per token, so this errs long
 YES_NO_TOP = 10  # alternatives asked for with the yes/no token (OpenAI allows up to 20)
+# every read is bounded: a server that never stops sending is cut, not read whole
+ERROR_BODY_MAX = 64 * 1024  # bytes of an error body read (its first 200 characters are shown)
+JSON_BODY_MAX = 8 * 1024 * 1024  # bytes of a model list or a yes/no answer
+EVENT_MAX = 1024 * 1024  # bytes of one streamed event (one token's JSON is well under 4 KiB)
+STREAM_BYTES_PER_TOKEN = 16 * 1024  # a stream's bytes in all, per token asked for (logprobs too)
+TEXT_BYTES_PER_TOKEN = 64  # answer bytes per token asked for (a token is a few characters)
+TOKEN_SLACK = 16  # text pieces past max_tokens before the stream is cut (counted here)
+HOSTS_FILE = Path("/etc/hosts")  # where offline looks up *.localhost (tests point it elsewhere)
 
 
 class EndpointDown(LocalcragError):
@@ -53,16 +68,48 @@ class ChatPrompt(str):
         return obj
 
 
-def is_loopback(url: str) -> bool:
-    """True when the URL's host is this machine (localhost, 127.0.0.0/8, ::1); no DNS lookup,
-    so it is safe to ask offline."""
-    host = (urlsplit(url).hostname or "").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
+def hosts_file_entries(path: Path) -> dict[str, list[str]]:
+    """Name -> addresses, as the hosts file lists them (read here: offline, no resolver is
+    asked, and nsswitch could send a name to DNS). A file that cannot be read lists none."""
+    entries: dict[str, list[str]] = {}
     try:
-        return ipaddress.ip_address(host).is_loopback
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return entries
+    for raw in text.splitlines()[:100_000]:
+        fields = raw.split("#", 1)[0].split()
+        for name in fields[1:]:
+            entries.setdefault(name.lower().rstrip("."), []).append(fields[0].split("%")[0])
+    return entries
+
+
+def loopback_address(host: str, hosts_file: Path | None = None) -> str | None:
+    """The loopback IP literal to connect to for ``host``, found without any resolver: an IP
+    literal in 127.0.0.0/8 or ::1 as it is; ``localhost`` and ``*.localhost`` as the hosts
+    file maps them to a loopback address (``localhost`` unmapped: 127.0.0.1, RFC 6761);
+    None for anything else (it would need a lookup, or it is another machine)."""
+    host = host.lower().strip("[]").rstrip(".")
+    try:
+        ip = ipaddress.ip_address(host)
     except ValueError:
-        return False
+        ip = None
+    if ip is not None:
+        return str(ip) if ip.is_loopback else None
+    if host != "localhost" and not host.endswith(".localhost"):
+        return None
+    for addr in hosts_file_entries(hosts_file or HOSTS_FILE).get(host, []):
+        try:
+            if ipaddress.ip_address(addr).is_loopback:
+                return str(ipaddress.ip_address(addr))
+        except ValueError:
+            continue
+    return "127.0.0.1" if host == "localhost" else None
+
+
+def is_loopback(url: str, hosts_file: Path | None = None) -> bool:
+    """True when the URL's host is this machine, known without a DNS lookup (see
+    ``loopback_address``), so it is safe to ask offline."""
+    return loopback_address(urlsplit(url).hostname or "", hosts_file) is not None
 
 
 class EndpointLLM:
@@ -80,16 +127,22 @@ class EndpointLLM:
         read_timeout: float = 60.0,
         key_env: str | None = None,
         extra_body: dict[str, Any] | None = None,
+        connect_to: str | None = None,
+        deadline: float = 300.0,
     ) -> None:
         self.url = url.rstrip("/")
         parts = urlsplit(self.url)
         self._host, self._port = parts.hostname or "", parts.port
+        # offline: the IP literal to connect to, so the HTTP client resolves no name; the
+        # request still says the URL's host (Host header, and TLS's server name)
+        self.connect_to = connect_to
         self._client: httpx2.Client | None = None
         self._lock = threading.Lock()
         self._model = model
         self._key, self._key_env = api_key, key_env
         self.n_ctx = n_ctx
         self.read_timeout = read_timeout
+        self.deadline = deadline  # seconds one request may take in all (the stream included)
         # server-specific options sent with every generation
         self.extra_body = dict(extra_body or {})
         self.finish_reason: str | None = None  # of the last stream: "stop" or "length"
@@ -122,6 +175,11 @@ class EndpointLLM:
 
     # --- HTTP ------------------------------------------------------------------------
 
+    @property
+    def _tls_name(self) -> dict[str, str]:
+        """With ``connect_to``, https checks the certificate against the URL's host."""
+        return {"sni_hostname": self._host} if self.connect_to else {}
+
     def _http(self) -> httpx2.Client:
         """The connection pool, made on first use (building an ``EndpointLLM`` opens nothing);
         ``trust_env=False``: no proxy, netrc or certificate variable applies."""
@@ -132,36 +190,57 @@ class EndpointLLM:
                 headers = {"Accept": "application/json, text/event-stream"}
                 if self._key:
                     headers["Authorization"] = f"Bearer {self._key}"
+                base = httpx2.URL(self.url + "/")
+                if self.connect_to:
+                    headers["Host"] = urlsplit(self.url).netloc.rsplit("@", 1)[-1]
+                    base = base.copy_with(host=self.connect_to)
                 connect = min(CONNECT_TIMEOUT, self.read_timeout)
                 self._client = httpx2.Client(
-                    base_url=self.url + "/",
+                    base_url=base,
                     headers=headers,
                     timeout=httpx2.Timeout(self.read_timeout, connect=connect),
                     trust_env=False,
                 )
             return self._client
 
-    def _send(self, method: str, path: str, body: dict[str, Any] | None = None) -> httpx2.Response:
+    def _deadline(self) -> Deadline:
+        return Deadline(self.deadline, self.url)
+
+    def _send(
+        self, method: str, path: str, body: dict[str, Any] | None, deadline: Deadline
+    ) -> httpx2.Response:
         """The open (streamed) response to a 2xx answer; EndpointDown otherwise, after one
-        retry for a failure that may pass (no connection, a timeout, a 5xx)."""
+        retry for a failure that may pass (no connection, a timeout, a 5xx). No wait is
+        longer than what is left of ``deadline``; an error body is read up to
+        ERROR_BODY_MAX bytes."""
         import httpx2
 
         client = self._http()
         why = ""
         for attempt in (1, 2):  # noqa: B007 (read after the loop)
-            request = client.build_request(method, path, json=body)
+            wait = deadline.wait(self.read_timeout)
+            request = client.build_request(
+                method,
+                path,
+                json=body,
+                timeout=httpx2.Timeout(wait, connect=min(CONNECT_TIMEOUT, wait)),
+                extensions=self._tls_name,
+            )
             try:
                 resp = client.send(request, stream=True)
             except httpx2.TransportError as exc:
-                why = _reason(exc, self.read_timeout)
+                deadline.check("before it answered")
+                why = _reason(exc, wait)
                 continue
             if resp.is_success:
                 return resp
             try:
-                detail = _error_detail(resp.read().decode("utf-8", errors="replace"))
+                raw = deadline.read(resp, ERROR_BODY_MAX, "its error", whole=False)
+                detail = _error_detail(raw.decode("utf-8", errors="replace"))
             except httpx2.TransportError:
                 detail = ""
-            resp.close()
+            finally:
+                resp.close()
             why = f"HTTP {resp.status_code}{': ' + detail if detail else ''}"
             if resp.status_code == 401 and self._key_env and not self._key:
                 why += f" (the key is read from ${self._key_env}, which is not set)"
@@ -174,14 +253,17 @@ class EndpointLLM:
         )
 
     def _json(self, path: str, body: dict[str, Any] | None, what: str) -> dict[str, Any]:
-        """The JSON object answered to ``path`` (GET without a body, POST with one)."""
+        """The JSON object answered to ``path`` (GET without a body, POST with one), read up
+        to JSON_BODY_MAX bytes and within the deadline."""
         import httpx2
 
-        with closing(self._send("GET" if body is None else "POST", path, body)) as resp:
+        deadline = self._deadline()
+        with closing(self._send("GET" if body is None else "POST", path, body, deadline)) as resp:
             try:
-                data = json.loads(resp.read() or b"{}")
+                data = json.loads(deadline.read(resp, JSON_BODY_MAX, f"its {what}") or b"{}")
             except (httpx2.TransportError, ValueError) as exc:
-                why = _reason(exc, self.read_timeout)
+                deadline.check(f"sending its {what}")
+                why = _reason(exc, deadline.wait(self.read_timeout))
                 raise EndpointDown(
                     f"model server {self.url} sent an unreadable {what}: {why}", "check the server"
                 ) from None
@@ -205,15 +287,18 @@ class EndpointLLM:
         return str(self._model)
 
     def _events(
-        self, path: str, body: dict[str, Any], cancel: threading.Event | None
+        self, path: str, body: dict[str, Any], cancel: threading.Event | None, max_bytes: int
     ) -> Iterator[dict[str, Any]]:
         """The JSON objects of a server-sent event stream (httpx2's ``EventSource``), until
-        ``[DONE]``; a stream that ends without it is an error (the answer was cut)."""
+        ``[DONE]``; a stream that ends without it is an error (the answer was cut). Bounded:
+        EVENT_MAX bytes an event, ``max_bytes`` in all, and the deadline."""
         import httpx2
 
-        with closing(self._send("POST", path, body)) as resp:
+        deadline = self._deadline()
+        with closing(self._send("POST", path, body, deadline)) as resp:
+            bounded = cast("httpx2.Response", _Bounded(resp, deadline, max_bytes))
             try:
-                for event in httpx2.EventSource(resp):
+                for event in httpx2.EventSource(bounded, max_event_size=EVENT_MAX):
                     if event.data == "[DONE]" or (cancel is not None and cancel.is_set()):
                         return
                     try:
@@ -226,11 +311,18 @@ class EndpointLLM:
                         ) from None
                     yield data
             except httpx2.SSEError as exc:
+                if "limit" in str(exc):
+                    raise EndpointDown(
+                        f"model server {self.url} sent an event longer than "
+                        f"{EVENT_MAX // 1024} KiB",
+                        "check the server",
+                    ) from None
                 raise EndpointDown(
                     f"model server {self.url} did not stream: {_reason(exc, self.read_timeout)}",
                     "check that llm_endpoint is an OpenAI-compatible server",
                 ) from None
             except httpx2.TransportError as exc:
+                deadline.check("streaming the answer")
                 raise EndpointDown(
                     f"model server {self.url} stopped sending: "
                     f"{_reason(exc, self.read_timeout, 'nothing for')}",
@@ -272,11 +364,22 @@ class EndpointLLM:
         else:
             body["prompt"] = str(prompt)
         self.finish_reason = None
-        for event in self._events("chat/completions" if chat else "completions", body, cancel):
+        most = int(max_tokens) + TOKEN_SLACK  # counted here: a server may ignore max_tokens
+        pieces = sent = 0
+        path = "chat/completions" if chat else "completions"
+        budget = EVENT_MAX + most * STREAM_BYTES_PER_TOKEN  # the stream's bytes in all
+        for event in self._events(path, body, cancel, budget):
             for choice in event.get("choices") or []:
                 self.finish_reason = choice.get("finish_reason") or self.finish_reason
                 piece = (choice.get("delta") or {}).get("content") if chat else choice.get("text")
                 if piece:
+                    pieces, sent = pieces + 1, sent + len(piece.encode("utf-8"))
+                    if pieces > most or sent > most * TEXT_BYTES_PER_TOKEN:
+                        raise EndpointDown(
+                            f"model server {self.url} sent more than the {max_tokens} tokens "
+                            "asked for",
+                            "check the server",
+                        )
                     yield piece
 
     def complete(self, prompt: str, max_tokens: int, **kwargs: Any) -> str:
@@ -303,6 +406,67 @@ class EndpointLLM:
         choices = self._json("chat/completions", body, "answer").get("choices") or [{}]
         choice = choices[0] if isinstance(choices[0], dict) else {}
         return yes_share(choice)
+
+
+class Deadline:
+    """The time one request may take in all (``llm_endpoint_deadline``), retry included: no
+    single wait is longer than what is left, and every piece received checks it."""
+
+    def __init__(self, seconds: float, url: str) -> None:
+        self.seconds, self.url = seconds, url
+        self.at = time.monotonic() + seconds
+
+    def check(self, doing: str) -> None:
+        """EndpointDown once the time is up."""
+        if time.monotonic() >= self.at:
+            raise EndpointDown(
+                f"model server {self.url} took more than {self.seconds:g} s {doing}",
+                "check the server, or raise llm_endpoint_deadline",
+            )
+
+    def wait(self, read_timeout: float) -> float:
+        """The longest wait for the next piece: the read timeout, or what is left."""
+        self.check("before it answered")
+        return min(read_timeout, self.at - time.monotonic())
+
+    def read(self, resp: httpx2.Response, cap: int, what: str, whole: bool = True) -> bytes:
+        """The body, up to ``cap`` bytes: more is an error (``whole``) or left unread."""
+        buf = bytearray()
+        for chunk in resp.iter_bytes():
+            buf += chunk
+            if len(buf) > cap:
+                if not whole:
+                    return bytes(buf[:cap])
+                raise EndpointDown(
+                    f"model server {self.url} sent more than {cap // 1024} KiB for {what}",
+                    "check the server",
+                )
+            self.check(f"sending {what}")
+        return bytes(buf)
+
+
+class _Bounded:
+    """A streamed response as ``EventSource`` reads it (``headers``, ``request``,
+    ``iter_text``), with the deadline and a byte budget checked on every piece received:
+    a server dripping a byte a second never completes an event, so a check per event alone
+    would never run."""
+
+    def __init__(self, resp: httpx2.Response, deadline: Deadline, max_bytes: int) -> None:
+        self._resp, self._deadline, self._max = resp, deadline, max_bytes
+        self.headers, self.request = resp.headers, resp.request
+
+    def iter_text(self) -> Iterator[str]:
+        got = 0
+        for text in self._resp.iter_text():
+            got += len(text)
+            if got > self._max:
+                raise EndpointDown(
+                    f"model server {self._deadline.url} sent more than {self._max // 1024} KiB "
+                    "for one answer",
+                    "check the server",
+                )
+            self._deadline.check("streaming the answer")
+            yield text
 
 
 def yes_share(choice: dict[str, Any]) -> float:

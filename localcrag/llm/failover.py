@@ -16,40 +16,63 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 from localcrag.errors import LocalcragError
-from localcrag.llm.endpoint import ChatPrompt, EndpointDown, EndpointLLM, is_loopback
+from localcrag.llm import endpoint as _endpoint
+from localcrag.llm.endpoint import (
+    ChatPrompt,
+    EndpointDown,
+    EndpointLLM,
+    is_loopback,
+    loopback_address,
+)
 from localcrag.settings import Settings
 
 
 def offline_refusal(settings: Settings) -> str | None:
-    """Why ``settings`` may not use its endpoint (offline, and the server is not this
-    machine), else None."""
+    """Why ``settings`` may not use its endpoint offline, else None."""
+    refused = _offline_refused(settings)
+    return refused[0] if refused else None
+
+
+def _offline_refused(settings: Settings) -> tuple[str, str] | None:
+    """(why, fix) when offline forbids the endpoint: a server that is not this machine, or
+    a name only a resolver could turn into an address (offline resolves none)."""
     url = settings.endpoint.llm_endpoint
-    if url and settings.web.offline and not is_loopback(url):
+    if not url or not settings.web.offline or is_loopback(url):
+        return None
+    host = (urlsplit(url).hostname or "").lower()
+    online = "or allow the network (ask without --offline; eval with --online)"
+    if host.endswith(".localhost"):
         return (
-            f"offline: llm_endpoint = {url} is not on this machine, and the evidence text "
-            "would be sent to it"
+            f"offline: llm_endpoint = {url} names {host}, which {_endpoint.HOSTS_FILE} does not map to "
+            "a loopback address, and offline no name is resolved",
+            f"point llm_endpoint at 127.0.0.1, map {host} in {_endpoint.HOSTS_FILE}, {online}",
         )
-    return None
+    return (
+        f"offline: llm_endpoint = {url} is not on this machine, and the evidence text "
+        "would be sent to it",
+        f"unset llm_endpoint, point it at 127.0.0.1, {online}",
+    )
 
 
 def endpoint_generator(settings: Settings, load_local: Callable[[], Any]) -> FailoverLLM:
-    """The configured server with the local model behind it; refused offline (one line)."""
-    if why := offline_refusal(settings):
-        raise LocalcragError(
-            why,
-            "unset llm_endpoint, point it at 127.0.0.1, or allow the "
-            "network (ask without --offline; eval with --online)",
-        )
+    """The configured server with the local model behind it; refused offline (one line).
+    Offline, the client connects to the loopback address itself: no name is resolved."""
+    if refused := _offline_refused(settings):
+        raise LocalcragError(*refused)
+    url = str(settings.endpoint.llm_endpoint)
     env = settings.endpoint.llm_endpoint_key_env
     endpoint = EndpointLLM(
-        str(settings.endpoint.llm_endpoint),
+        url,
         settings.endpoint.llm_endpoint_model,
         api_key=os.environ.get(env) if env else None,
         key_env=env,
         n_ctx=settings.generation.n_ctx,
         read_timeout=settings.endpoint.llm_endpoint_timeout,
+        deadline=settings.endpoint.llm_endpoint_deadline,
+        connect_to=loopback_address(urlsplit(url).hostname or "") if settings.web.offline else None,
     )
     return FailoverLLM(endpoint, load_local)
 

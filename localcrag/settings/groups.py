@@ -93,6 +93,16 @@ class EndpointSettings(Group):
             "5); after one retry the question falls back to the local generator."
         ),
     )
+    llm_endpoint_deadline: float = Field(
+        default=300.0,
+        gt=0.0,
+        le=3600.0,
+        description=(
+            "Seconds one request to llm_endpoint may take in all, the whole streamed answer "
+            "and the retry included (a server that never stops, or sends a byte at a time, "
+            "is cut there); then the question falls back to the local generator."
+        ),
+    )
 
     @field_validator("llm_endpoint")
     @classmethod
@@ -369,6 +379,24 @@ class LimitSettings(Group):
         default=50_000_000,
         ge=1_000_000,
         description="Largest image (width x height) read for OCR; a bigger one is skipped.",
+    )
+    max_table_cells: int = Field(
+        default=2_000,
+        ge=100,
+        description=(
+            "Largest ruled grid on one PDF page read as a table (rows x columns its lines "
+            "draw; reading 40x40 cells takes ~7 s); a larger one is read as plain text, "
+            "with one line."
+        ),
+    )
+    max_table_seconds: float = Field(
+        default=20.0,
+        gt=0.0,
+        le=3600.0,
+        description=(
+            "Seconds the table reader may take on one PDF page; past them the page is "
+            "read as plain text, with one line."
+        ),
     )
     max_archive_bytes: int = Field(
         default=200_000_000,

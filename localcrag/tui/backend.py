@@ -40,6 +40,7 @@ PIPELINE_FIELDS = {
     "llm_endpoint_model",
     "llm_endpoint_key_env",
     "llm_endpoint_timeout",
+    "llm_endpoint_deadline",
 }
 LIBRARY_FIELDS = {
     "embedder",

@@ -1,0 +1,151 @@
+"""Every read bounded (issue 38, cases 11 and 12): a PDF page's table finder under a cell
+and a time limit, and the text patterns run on document lines in time linear in them.
+
+The pattern tests bound work, not time: each function runs on 100,000- and
+200,000-character hostile lines under a deadline (``deadline``, a SIGALRM the test sets)
+that the quadratic patterns exceeded many times over (a 60,000-space line took 77 s)."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from localcrag.ingest.limits import Limits
+from localcrag.ingest.parse import parse_document
+
+GRID_TEXT = "Plot grid of the survey field, one cell per square metre."
+
+
+def ruled_grid_pdf(path: Path, n: int = 100) -> Path:
+    """A one-page PDF: a sentence, then an n x n grid of ruled lines with a label in each
+    row's first cell ("r0" ... "r99") and its number in every tenth cell (drawn in one shape
+    and one text writer: a call per cell rewrites the page's content each time)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((20, 80), GRID_TEXT, fontsize=10)
+    x0, y0, w, h = 20.0, 100.0, 572 / n, 600 / n
+    shape = page.new_shape()
+    for i in range(n + 1):
+        shape.draw_line((x0, y0 + i * h), (x0 + n * w, y0 + i * h))
+        shape.draw_line((x0 + i * w, y0), (x0 + i * w, y0 + n * h))
+    shape.finish(width=0.3)
+    shape.commit()
+    writer = pymupdf.TextWriter(page.rect)
+    size = min(4.0, h * 0.6)
+    for i in range(n):
+        for j in range(n):
+            if j and (i + j) % 10:
+                continue
+            label = f"r{i}" if j == 0 else str(i)
+            writer.append((x0 + j * w + 0.5, y0 + i * h + h * 0.8), label, fontsize=size)
+    writer.write_text(page)
+    doc.save(path)
+    return path
+
+
+def _count_finder(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count calls of PyMuPDF's table finder; each finds nothing, at once (the real one ran
+    over 300 s on the 100x100 grid)."""
+    import pymupdf
+
+    calls: list[int] = []
+
+    def find_tables(self: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return SimpleNamespace(tables=[], textpage=None)
+
+    monkeypatch.setattr(pymupdf.Page, "find_tables", find_tables)
+    return calls
+
+
+def test_a_100x100_ruled_grid_is_indexed_as_text_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _count_finder(monkeypatch)
+    doc = parse_document(ruled_grid_pdf(tmp_path / "grid.pdf"))
+    assert calls == []  # the finder never ran on 10,000 cells
+    text = " ".join(doc.text.split())
+    assert GRID_TEXT in text and "r0" in text and "r99" in text  # the page is not lost
+    lines = [w for w in doc.warnings if "max_table_cells" in w]
+    assert len(lines) == 1, doc.warnings
+    assert "grid.pdf: page(s) 1 indexed as plain text, not as a table" in lines[0]
+    assert "~10,000 cells" in lines[0] and "\n" not in lines[0]
+
+
+def test_a_grid_within_the_cell_limit_is_still_read_as_a_table(tmp_path: Path) -> None:
+    doc = parse_document(ruled_grid_pdf(tmp_path / "small.pdf", n=8))
+    assert "small.pdf, p. 1, row 2: r1" in doc.text
+    assert not [w for w in doc.warnings if "max_table" in w]
+
+
+def test_a_page_over_the_table_time_budget_is_read_as_text(tmp_path: Path) -> None:
+    """The budget is checked at each row the reader reads: a budget spent before the first
+    row (1 ns) reads the page's tables as text, with the setting named."""
+    from localcrag.ingest.pdftables import TableTooLarge, load_pymupdf, page_tables
+
+    pymupdf = load_pymupdf()
+    with pymupdf.open(ruled_grid_pdf(tmp_path / "small.pdf", n=8)) as pdf:
+        assert page_tables(pdf[0], "small.pdf", Limits())  # read as a table within it
+        with pytest.raises(TableTooLarge, match="max_table_seconds"):
+            page_tables(pdf[0], "small.pdf", Limits(max_table_seconds=1e-9))
+
+
+class Deadline(Exception):
+    pass
+
+
+@contextmanager
+def deadline(seconds: int = 20) -> Iterator[None]:
+    """Fail the block past ``seconds`` (SIGALRM): generous for linear work on 200,000
+    characters, far short of the quadratic patterns' minutes."""
+
+    def stop(signum: int, frame: Any) -> None:
+        raise Deadline(f"over {seconds} s: quadratic in the line's length?")
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def hostile_lines(n: int) -> list[str]:
+    """Lines of ``n`` characters a document or a question can hold: spaces, tabs, spaces
+    between words, repeated punctuation."""
+    return [
+        " " * n,
+        "\t" * n,
+        " \t" * (n // 2),
+        "a " * (n // 2),
+        "Ab " * (n // 3),
+        "." * n,
+        "-:" * (n // 2),
+        "1." * (n // 2),
+    ]
+
+
+@pytest.mark.parametrize("n", [100_000, 200_000])
+def test_definition_lines_are_found_in_time_linear_in_the_line(n: int) -> None:
+    """A 60,000-space line after the term took 77 s (the word lookahead ran at each space)."""
+    from localcrag.crag.glossary import asked_term, definition_lines
+
+    with deadline():
+        for body in hostile_lines(n):
+            for lead in ("CRIM", "- CRIM:", "CRIM -", "the CRIM means", ""):
+                text = f"{lead}{body}1\n- CRIM     per capita crime rate by town\n{body}"
+                assert definition_lines("CRIM", text)[-1] == ("CRIM per capita crime rate by town")
+            for question in (f"What does {body} CRIM{body} mean?", f"What is CRIM{body} variable?"):
+                term = asked_term(question)
+                assert term is None or len(term.split()) <= 4
+    assert definition_lines("CRIM", "CRIM" + " " * n + "crime rate") == ["CRIM crime rate"]
+    assert definition_lines("CRIM", "CRIM:" + " " * n + "42") == []  # a value, no definition
