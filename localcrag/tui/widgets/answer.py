@@ -185,7 +185,7 @@ class TurnView(Vertical):
             inferred,
         )
         line = self.query_one(".searched", Static)
-        line.update(Text(searched, style="dim"))
+        line.update(Text(terminal_safe(searched), style="dim"))  # names the closest file
         line.display = bool(nothing and searched)
         self.set_status(_status(action, nothing, cancelled, len(cited)))
         web = any(e.kind == "web" for n, e in self.evidence.items() if n in cited)
