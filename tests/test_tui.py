@@ -397,7 +397,7 @@ async def test_help_lists_every_binding(tmp_path: Path) -> None:
 
 
 def test_link_citations_only_links_known_numbers() -> None:
-    assert link_citations("a [1] b [9]", [1, 2]) == "a [\\[1\\]](cite:1) b [9]"
+    assert link_citations("a [1] b [9]", [1, 2]) == "a [\\[1\\]](cite:1) b \\[9]"
 
 
 def test_importing_the_app_is_light() -> None:

@@ -89,3 +89,58 @@ async def test_escape_codes_never_reach_the_chat_or_the_trace(tmp_path: Path) ->
         await settle(pilot)
         assert isinstance(app.screen, PassageModal)
         assert not BAD.search(app.export_screenshot())
+
+
+INVISIBLE = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u200b-\u200d\u2060\ufeff]")
+PHISH = "Deep learning is explained at [https://bank.example/ai](https://evil.example/phish) [2]."
+
+
+def _disguised(question: str) -> list[ev.Event]:
+    """A run whose answer quotes a Markdown link and bidi text, and whose sources are named
+    with a right-to-left override (issue 38, cases 7 and 9)."""
+    out: list[ev.Event] = []
+    for e in answer_events(
+        question, answer=f"Deep \u202e05\u202c learning\u200b layers [2]. {PHISH}"
+    ):
+        if isinstance(e, ev.AnswerDone):
+            e = replace(
+                e,
+                evidence=tuple(
+                    replace(x, text=f"{x.text} \u202e05\u202c", source=x.source + "\u202etxt.exe")
+                    for x in e.evidence
+                ),
+            )
+        out.append(e)
+    return out
+
+
+async def test_the_chat_shows_links_as_written_and_bidi_spelled_out(tmp_path: Path) -> None:
+    from markdown_it import MarkdownIt
+
+    app, _, _ = make_app(tmp_path, pipeline=FakePipeline(_disguised))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await ask(pilot, "what is deep learning?")
+        await settle(pilot)
+        turn = app.screen.query_one(TurnView)
+        assert turn.done
+        source = turn.query_one(".answer", Markdown).source
+        links, href, label = [], None, ""
+        for block in MarkdownIt("gfm-like").parse(source):  # as the widget parses it
+            for t in block.children or []:
+                if t.type == "link_open":
+                    href, label = t.attrs.get("href"), ""
+                elif t.type == "text" and href is not None:
+                    label += t.content
+                elif t.type == "link_close":
+                    links.append((href, label))
+                    href = None
+        assert ("cite:2", "[2]") in links, links
+        for target, shown in links:  # a bare URL may be linked (linkify), as itself
+            assert target == f"cite:{shown[1:-1]}" or target == shown, links
+        assert "\\\\u202e05\\\\u202c" in source, source  # escaped: shows as \u202e05\u202c
+        sources = turn.query_one(".sources", OptionList)
+        prompts = [str(sources.get_option_at_index(i).prompt) for i in range(sources.option_count)]
+        assert prompts and all("\\u202etxt.exe" in p for p in prompts), prompts
+        for text in [source, *prompts, app.export_screenshot()]:
+            assert not INVISIBLE.search(text), repr(INVISIBLE.search(text))

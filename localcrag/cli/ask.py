@@ -9,7 +9,7 @@ from localcrag import events as ev
 from localcrag.cli.output import dumps, raw_stdout
 from localcrag.cli.render import AnswerView
 from localcrag.record import RunRecord
-from localcrag.textutil import source_label
+from localcrag.textutil import shown, source_label
 
 # Exit status of an answer the local model wrote after the model server stopped mid-answer:
 # the answer is complete, but not from the server the settings name (a script can tell).
@@ -250,7 +250,7 @@ def rests_on(r: RunRecord) -> list[str]:
     if r.answer is None:
         return []
     if r.claims_nothing:
-        return [r.searched["text"]] if r.searched else []
+        return [shown(r.searched["text"])] if r.searched else []
     if not r.sources:
         return ["Sources: none (no evidence was given to the answer)"]
     head = (
@@ -261,7 +261,7 @@ def rests_on(r: RunRecord) -> list[str]:
     return [
         head,
         *(
-            f"  [{c.n}] {source_label(c.source, c.page, url=c.url, locator=c.locator)}"
+            f"  [{c.n}] {shown(source_label(c.source, c.page, url=c.url, locator=c.locator))}"
             for c in r.sources
         ),
     ]

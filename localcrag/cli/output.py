@@ -18,10 +18,12 @@ from contextlib import contextmanager
 from typing import TextIO
 
 from localcrag.textutil import terminal_safe
+from localcrag.textutil.terminal import INVISIBLE_CHARS
 
-# json.dumps(ensure_ascii=False) escapes C0 itself; DEL, C1 and lone surrogates (a file
-# name's undecodable bytes, os.fsdecode's surrogateescape) it writes raw.
-_RAW = re.compile(r"[\x7f-\x9f\ud800-\udfff]")
+# json.dumps(ensure_ascii=False) escapes C0 itself; DEL, C1, lone surrogates (a file name's
+# undecodable bytes, os.fsdecode's surrogateescape), bidi controls and zero-width characters
+# it writes raw.
+_RAW = re.compile(f"[\\x7f-\\x9f\\ud800-\\udfff{INVISIBLE_CHARS}]")
 
 
 def dumps(obj: object, **kwargs) -> str:

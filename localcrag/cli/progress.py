@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from localcrag.ingest.progress import rate_eta
+from localcrag.textutil import shown
 
 EVERY_S = 4.0  # a line repeats after this long without one: with the heartbeat's
 TICK_S = 0.5  # granularity, a log is never silent 5 s while a file is being worked on
@@ -54,7 +55,7 @@ class Lines:
         self.stop = threading.Event()
 
     def __call__(self, p) -> None:  # noqa: ANN001 - an IngestProgress
-        name = Path(p.path).name
+        name = shown(Path(p.path).name)  # a newline in a name never forges a line of the log
         with self.lock:
             self.latest = None if p.stage in _DONE else p
             if p.stage in _DONE:
@@ -66,7 +67,7 @@ class Lines:
             self._print(line)
 
     def _state(self, p) -> str:  # noqa: ANN001 - an IngestProgress
-        inside, name = _inside(p), Path(p.path).name
+        inside, name = _inside(p), shown(Path(p.path).name)
         what = f"{inside} · {name}" if inside else f"{p.stage} {name}"
         return f"[{p.done}/{p.total}] {what}{rate_eta(p)}"
 
@@ -115,7 +116,7 @@ def ingest_progress(as_json: bool, quiet: bool) -> tuple[Callable, Callable[[], 
     bar.start()
 
     def update(p) -> None:  # noqa: ANN001 - an IngestProgress
-        name = Path(p.path).name[:40]
+        name = shown(Path(p.path).name)[:40]
         inside = _inside(p)
         bar.update(
             task,

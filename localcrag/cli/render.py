@@ -1,7 +1,8 @@
 """How `localcrag ask` shows an answer: rendered in a terminal, plain when piped.
 
 A terminal gets the answer as Rich renders Markdown (bold shows as bold, updated as it
-streams); a pipe or a file gets plain text: the emphasis markers are removed, never printed
+streams; links, images and HTML that documents hold show as written, never as a
+hyperlink); a pipe or a file gets plain text: the emphasis markers are removed, never printed
 as raw asterisks. Unbalanced or nested markers ("**Thursday **21 March****") are tidied
 first, so neither path shows a stray "**".
 """
@@ -12,7 +13,7 @@ import re
 import sys
 from typing import Any, TextIO
 
-from localcrag.textutil import terminal_safe
+from localcrag.textutil import terminal_safe, unlinked
 
 _BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*", re.S)
 
@@ -70,7 +71,9 @@ class AnswerView:
     def _markdown(self, text: str) -> Any:
         from rich.markdown import Markdown
 
-        return Markdown(tidy(terminal_safe(text)))  # the view writes raw: it cleans what it shows
+        # the view writes raw: it cleans what it shows, and a link quoted from a document
+        # shows as written, never as a hyperlink whose label hides its target
+        return Markdown(unlinked(tidy(terminal_safe(text))))
 
     def feed(self, piece: str) -> None:
         self.text += piece

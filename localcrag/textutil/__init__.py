@@ -1,5 +1,5 @@
 """One text toolkit: words, stop words, closed word classes (lexicon), stems, sentences, source labels, refusals, and
-text made safe to show on a terminal.
+text made safe to show on a terminal (and in Markdown).
 
 Imports nothing from localcrag, so every layer (ingest, grading, rewriting, citations,
 shaping, eval, the TUI) can use the same definitions instead of its own copy.
@@ -32,6 +32,8 @@ from localcrag.textutil.terminal import (
     terminal_safe,
     terminal_safe_fields,
     terminal_safe_prefix,
+    unlinked,
+    visible,
 )
 from localcrag.textutil.words import (
     NOT_STATED,
@@ -87,5 +89,7 @@ __all__ = [
     "terminal_safe_fields",
     "terminal_safe_prefix",
     "terms",
+    "unlinked",
+    "visible",
     "words",
 ]

@@ -25,6 +25,7 @@ from textual.screen import Screen
 from localcrag.errors import describe_error
 from localcrag.history import History
 from localcrag.settings import Settings, grouped
+from localcrag.textutil import terminal_safe
 from localcrag.tui.backend import Backend, DemoLibraryFactory, LibraryFactory, PipelineFactory
 from localcrag.tui.host import AppHost
 from localcrag.tui.library import INDEX_POLL_S, LibraryController
@@ -154,8 +155,15 @@ class LocalcragApp(App[int]):
         timeout: float | None = None,
         markup: bool = True,
     ) -> None:
-        """Never read notifications as markup: paths and errors may contain [brackets]."""
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        """Never read notifications as markup: paths and errors may contain [brackets]; their
+        escape codes, bidi controls and zero-width characters never reach the screen."""
+        super().notify(
+            terminal_safe(message),
+            title=terminal_safe(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     @property
     def settings(self) -> Settings:

@@ -169,7 +169,7 @@ class ConfirmModal(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Static(Text(self.question))  # names files: never markup
+            yield Static(Text(terminal_safe(self.question)))  # names files: never markup
             with Horizontal(classes="buttons"):
                 yield Button(f"{self.yes} (y)", id="yes", variant="error")
                 yield Button(f"{self.cancel} (Esc)", id="no")
@@ -193,8 +193,8 @@ class MessageModal(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(Text(self.title_text), classes="dialog-title")
-            yield Static(Text(self.message))  # errors quote files and values: never markup
+            yield Label(Text(terminal_safe(self.title_text)), classes="dialog-title")
+            yield Static(Text(terminal_safe(self.message)))  # quotes files and values: no markup
             with Horizontal(classes="buttons"):
                 yield Button("OK (Enter)", id="ok", variant="primary")
 

@@ -3,6 +3,9 @@
 Tokens go through a MarkdownStream (which batches fragments that arrive faster than the
 widget can render). When the answer is done the text is re-rendered once with every [n]
 turned into a link, and the cited passages are listed below it as a selectable list.
+Everything else that Markdown reads as a link, image, HTML or character reference is
+escaped first (``textutil.unlinked``): a document's ``[bank](https://evil.example)`` shows
+as written, so the only links are the app's own citations.
 """
 
 from __future__ import annotations
@@ -21,17 +24,20 @@ from textual.widgets.option_list import Option
 
 from localcrag import events as ev
 from localcrag.crag.style import style_label
-from localcrag.textutil import source_label, states_nothing, terminal_safe
+from localcrag.textutil import source_label, states_nothing, terminal_safe, unlinked
 from localcrag.tui.widgets.labels import BADGE, plural, safe_fields
 from localcrag.types import Action, Evidence
 
-_CITE = re.compile(r"\[(\d{1,3})\]")
+_CITE = re.compile(r"(?<!\\)\\\[(\d{1,3})\]")  # [n] as ``unlinked`` escapes it
 
 
 def link_citations(text: str, valid: Iterable[int]) -> str:
-    """Turn [n] into a Markdown link the app can intercept (cite:n); unknown numbers stay text."""
+    """``text`` as Markdown with nothing linked but [n], which becomes a link the app can
+    intercept (cite:n); unknown numbers stay text."""
     ok = set(valid)
-    return _CITE.sub(lambda m: f"[\\[{m[1]}\\]](cite:{m[1]})" if int(m[1]) in ok else m[0], text)
+    return _CITE.sub(
+        lambda m: f"[\\[{m[1]}\\]](cite:{m[1]})" if int(m[1]) in ok else m[0], unlinked(text)
+    )
 
 
 def quotes_by_n(text: str) -> dict[int, list[str]]:
@@ -132,7 +138,7 @@ class TurnView(Vertical):
         self.text += fragment
         if self._stream is None:
             self._stream = Markdown.get_stream(self.query_one(".answer", Markdown))
-        await self._stream.write(fragment)
+        await self._stream.write(unlinked(fragment))  # char by char: safe in any cut
 
     async def restart(self) -> None:
         """The model server died mid-answer: its fragment goes, the local model's answer follows."""
@@ -179,7 +185,7 @@ class TurnView(Vertical):
             inferred,
         )
         line = self.query_one(".searched", Static)
-        line.update(Text(searched, style="dim"))
+        line.update(Text(terminal_safe(searched), style="dim"))  # names the closest file
         line.display = bool(nothing and searched)
         self.set_status(_status(action, nothing, cancelled, len(cited)))
         web = any(e.kind == "web" for n, e in self.evidence.items() if n in cited)
