@@ -7,6 +7,12 @@ likes full batches) and committed together, whole documents only. Every write ho
 index's writer lock, and the hashes that decide "unchanged" are read under it, so two
 ingests of the same folder never both insert a document. After a run the index is
 compacted and old versions beyond the retention window are dropped.
+
+A document is "unchanged" when its rows hold its current hash and those rows are known
+good: the seal covers the table's current version (the last writer finished), or the saved
+document list holds the same hash. Rows committed by a run that then failed (a full disk in
+compaction or in the list's write) were neither, so the next run indexes them again and
+writes the list and the seal. The file-stat cache is saved only after both are written.
 """
 
 from __future__ import annotations
@@ -20,14 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from localcrag.errors import LocalcragError
-from localcrag.ingest import stamp
+from localcrag.ingest import seal, sidecar, stamp
 from localcrag.ingest.embed import Embedder, load_embedder
 from localcrag.ingest.faults import DiskFull, disk_full, translate
 from localcrag.ingest.files import source_key, source_path
 from localcrag.ingest.filestat import FileStats
 from localcrag.ingest.heap import bound_heap
 from localcrag.ingest.location import index_location, writer_lock
-from localcrag.ingest.maintain import compact, save_documents
+from localcrag.ingest.maintain import compact, documents_path, load_documents, save_documents
 from localcrag.ingest.progress import IngestProgress, IngestReport, Rate
 from localcrag.ingest.store import LanceStore, SourceInfo, table_name
 from localcrag.settings import Settings
@@ -82,6 +88,7 @@ class Library:
         self.on_lock_wait: Callable[[str], None] | None = None  # "another ingest is running..."
         self._changed = False  # the table changed inside the current writing() block
         self._committed: list[_Pending] = []  # documents committed by the running ingest
+        self._on_commit: list[Callable[[], None]] = []  # run once the list and seal are written
 
     @contextmanager
     def writing(self) -> Iterator[None]:
@@ -90,17 +97,24 @@ class Library:
         try:
             self.lock.acquire(self.wait_for_lock, self.on_lock_wait)
         except OSError as exc:  # the lock file cannot be created: a read-only or full folder
-            raise (translate(exc, self.store.path) or exc) from exc
+            raise (translate(exc, self.store.path, name=self.store.name) or exc) from exc
         outer = self.lock.depth == 1
         try:
             yield
             if outer and self._changed:
-                compact(self.store, self.settings.storage.index_keep_minutes)
-                save_documents(self.store)
-                stamp.touch(self.store)  # other processes (a running app) see the change
+                try:
+                    compact(self.store, self.settings.storage.index_keep_minutes)
+                    save_documents(self.store)
+                    stamp.touch(self.store)  # other processes (a running app) see the change
+                except (OSError, RuntimeError) as exc:  # a full disk: one line, not lance's
+                    raise (translate(exc, self.store.path, name=self.store.name) or exc) from exc
+            if outer:
+                for then in self._on_commit:
+                    then()
         finally:
             if outer:
                 self._changed = False
+                self._on_commit = []
             self.lock.release()
 
     # --- queries ------------------------------------------------------------------------
@@ -252,11 +266,39 @@ class Library:
             try:
                 return self._ingest(paths, prune, on_progress, force, report)
             except DiskFull as exc:
+                n, kept = len(report.indexed), self._list_committed()
                 raise disk_full(
                     self.store.path,
-                    f": {len(report.indexed)} document(s) of this run "
-                    f"were committed before it filled",
+                    f": {n} document(s) of this run were committed before it filled"
+                    if kept or not n
+                    else f": the {n} document(s) this run wrote could not be recorded",
                 ) from exc
+            finally:
+                self._committed = []
+
+    def _list_committed(self) -> bool:
+        """After a run stopped by a full disk: list and seal the documents it committed, so
+        the next run keeps them; False when nothing was committed or that fails too (then
+        the next run indexes them again)."""
+        if not self._committed:
+            return False
+        try:
+            save_documents(self.store)
+            return True
+        except (OSError, RuntimeError):
+            return False
+
+    def _known_good(self, known: dict[str, str]) -> dict[str, str]:
+        """The documents of ``known`` (source -> hash in the rows) whose rows can be trusted
+        as complete: all of them when the seal covers the table's current version or there
+        is no seal to go by (object storage), else those the document list holds alike."""
+        if documents_path(self.store) is None or not known:
+            return known
+        body, _ = sidecar.read(seal.path(self.store))
+        if isinstance(body, dict) and body.get("version") == self.store.table.version:
+            return known
+        listed = load_documents(self.store)
+        return {s: h for s, h in known.items() if listed.get(s) == h}
 
     def _ingest(
         self,
@@ -274,6 +316,7 @@ class Library:
         report.failed = [(str(p), msg) for p, msg in errors]
         report.skipped = [str(p) for p in skipped]
         known = self.store.file_hashes()
+        good = self._known_good(known)  # rows of an unfinished run are indexed again
         folder = getattr(
             getattr(self.store, "location", None), "folder", None
         )  # None: shared index
@@ -300,7 +343,7 @@ class Library:
             st = seen[source]
             try:  # size and mtime as recorded: unchanged without reading the file
                 doc_hash = (st and stats.known_hash(source, st)) or content_hash(path)
-                if not (force is True or source in (force or ())) and known.get(source) == doc_hash:
+                if not (force is True or source in (force or ())) and good.get(source) == doc_hash:
                     report.unchanged.append(source)
                     progress(source, "unchanged")
                     continue
@@ -332,7 +375,8 @@ class Library:
                 progress(src, "removed")
         self._changed = self._changed or bool(report.indexed or report.removed)
         report.chunks = self.store.count()
-        stats.save(set(known) - set(report.removed) | set(report.indexed))
+        keep = set(known) - set(report.removed) | set(report.indexed)
+        self._on_commit.append(lambda: stats.save(keep))  # once the list and seal are written
         return report
 
     def _prune(self, roots: list[Path], known: dict[str, str]) -> list[str]:
