@@ -8,11 +8,11 @@ index's writer lock, and the hashes that decide "unchanged" are read under it, s
 ingests of the same folder never both insert a document. After a run the index is
 compacted and old versions beyond the retention window are dropped.
 
-A document is "unchanged" when its rows hold its current hash and those rows are known
-good: the seal covers the table's current version (the last writer finished), or the saved
-document list holds the same hash. Rows committed by a run that then failed (a full disk in
-compaction or in the list's write) were neither, so the next run indexes them again and
-writes the list and the seal. The file-stat cache is saved only after both are written.
+A run stopped after a commit (a full disk in a later commit, the compaction or the
+document list's write; a kill) leaves rows that neither the seal nor the document list
+records: the committed documents are kept (the next run indexes only the rest), and the
+next run writes the list and the seal even when every file is unchanged. The file-stat
+cache is saved only after both are written.
 """
 
 from __future__ import annotations
@@ -288,17 +288,14 @@ class Library:
         except (OSError, RuntimeError):
             return False
 
-    def _known_good(self, known: dict[str, str]) -> dict[str, str]:
-        """The documents of ``known`` (source -> hash in the rows) whose rows can be trusted
-        as complete: all of them when the seal covers the table's current version or there
-        is no seal to go by (object storage), else those the document list holds alike."""
-        if documents_path(self.store) is None or not known:
-            return known
+    def _unrecorded(self, known: dict[str, str]) -> bool:
+        """Whether rows exist that the seal and the document list do not both cover (a run
+        stopped by a full disk or a kill after a commit): this run then writes them."""
+        if documents_path(self.store) is None or not known:  # object storage: neither is kept
+            return False
         body, _ = sidecar.read(seal.path(self.store))
-        if isinstance(body, dict) and body.get("version") == self.store.table.version:
-            return known
-        listed = load_documents(self.store)
-        return {s: h for s, h in known.items() if listed.get(s) == h}
+        sealed = isinstance(body, dict) and body.get("version") == self.store.table.version
+        return not sealed or load_documents(self.store) != known
 
     def _ingest(
         self,
@@ -316,7 +313,7 @@ class Library:
         report.failed = [(str(p), msg) for p, msg in errors]
         report.skipped = [str(p) for p in skipped]
         known = self.store.file_hashes()
-        good = self._known_good(known)  # rows of an unfinished run are indexed again
+        self._changed = self._changed or self._unrecorded(known)  # list and seal written
         folder = getattr(
             getattr(self.store, "location", None), "folder", None
         )  # None: shared index
@@ -343,7 +340,7 @@ class Library:
             st = seen[source]
             try:  # size and mtime as recorded: unchanged without reading the file
                 doc_hash = (st and stats.known_hash(source, st)) or content_hash(path)
-                if not (force is True or source in (force or ())) and good.get(source) == doc_hash:
+                if not (force is True or source in (force or ())) and known.get(source) == doc_hash:
                     report.unchanged.append(source)
                     progress(source, "unchanged")
                     continue
