@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from localcrag.ingest import pending, rowsums, seal, stamp
-from localcrag.ingest.faults import IndexDamaged, translate
+from localcrag.ingest.faults import IndexDamaged, in_the_way, not_a_folder, translate
 from localcrag.ingest.files import source_path
 from localcrag.ingest.filestat import FileStats
 from localcrag.ingest.maintain import (
@@ -217,7 +217,21 @@ def _rewrite_small_files(store: Any, found: list[tuple[Path, str]]) -> list[str]
 
 
 def check(store: Any) -> Checkup:
-    """Verify the current table of ``store``: one line per check."""
+    """Verify the current table of ``store``: one line per check. A file where a folder of
+    the index should be, or a file the doctor may not read, is one error naming it (never
+    "healthy", never a traceback): no repair can fix either."""
+    if (blocking := in_the_way(store.path, store.name)) is not None:
+        raise not_a_folder(blocking)
+    try:
+        return _check(store)
+    except (OSError, RuntimeError) as exc:
+        mapped = translate(exc, store.path, reading=True, name=store.name)
+        if mapped is None:
+            raise
+        raise mapped from exc
+
+
+def _check(store: Any) -> Checkup:
     up = Checkup()
     add = up.lines.append
     store.verify = False  # the doctor reads what is there and says what is wrong with it

@@ -7,6 +7,12 @@ likes full batches) and committed together, whole documents only. Every write ho
 index's writer lock, and the hashes that decide "unchanged" are read under it, so two
 ingests of the same folder never both insert a document. After a run the index is
 compacted and old versions beyond the retention window are dropped.
+
+A run stopped after a commit (a full disk in a later commit, the compaction or the
+document list's write; a kill) leaves rows that neither the seal nor the document list
+records: the committed documents are kept (the next run indexes only the rest), and the
+next run writes the list and the seal even when every file is unchanged. The file-stat
+cache is saved only after both are written.
 """
 
 from __future__ import annotations
@@ -20,14 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from localcrag.errors import LocalcragError
-from localcrag.ingest import pending, stamp
+from localcrag.ingest import pending, seal, sidecar, stamp
 from localcrag.ingest.embed import Embedder, load_embedder
 from localcrag.ingest.faults import DiskFull, IndexDamaged, disk_full, translate
 from localcrag.ingest.files import source_key, source_path
 from localcrag.ingest.filestat import FileStats
 from localcrag.ingest.heap import bound_heap
 from localcrag.ingest.location import index_location, writer_lock
-from localcrag.ingest.maintain import compact, save_documents
+from localcrag.ingest.maintain import compact, documents_path, load_documents, save_documents
 from localcrag.ingest.progress import IngestProgress, IngestReport, Rate
 from localcrag.ingest.store import LanceStore, SourceInfo, table_name
 from localcrag.settings import Settings
@@ -82,6 +88,7 @@ class Library:
         self.on_lock_wait: Callable[[str], None] | None = None  # "another ingest is running..."
         self._changed = False  # the table changed inside the current writing() block
         self._committed: list[_Pending] = []  # documents committed by the running ingest
+        self._on_commit: list[Callable[[], None]] = []  # run once the list and seal are written
 
     @contextmanager
     def writing(self) -> Iterator[None]:
@@ -90,27 +97,32 @@ class Library:
         try:
             self.lock.acquire(self.wait_for_lock, self.on_lock_wait)
         except OSError as exc:  # the lock file cannot be created: a read-only or full folder
-            raise (translate(exc, self.store.path) or exc) from exc
+            raise (translate(exc, self.store.path, name=self.store.name) or exc) from exc
         outer = self.lock.depth == 1
         try:
             if outer and self.store.verify:
                 self._check_before_writing()
             yield
             if outer and self._changed:
-                compact(self.store, self.settings.storage.index_keep_minutes)
-                save_documents(self.store)
-                stamp.touch(self.store)  # other processes (a running app) see the change
+                try:
+                    compact(self.store, self.settings.storage.index_keep_minutes)
+                    save_documents(self.store)
+                    stamp.touch(self.store)  # other processes (a running app) see the change
+                except (OSError, RuntimeError) as exc:  # a full disk: one line, not lance's
+                    raise (translate(exc, self.store.path, name=self.store.name) or exc) from exc
+            if outer:
+                for then in self._on_commit:
+                    then()
         finally:
             if outer:
                 self._changed = False
+                self._on_commit = []
             self.lock.release()
 
     def _check_before_writing(self) -> None:
         """Under the lock, before any write: a finished repair, and the table's files as
         sealed. A long-running writer (``watch``, the app) opened the table long ago; writing
         now would seal files damaged since then as if they were sound."""
-        from localcrag.ingest import seal
-
         pending.refuse(self.store)
         if self.store.location.folder is not None and self.store.exists():
             try:
@@ -268,11 +280,36 @@ class Library:
             try:
                 return self._ingest(paths, prune, on_progress, force, report)
             except DiskFull as exc:
+                n, kept = len(report.indexed), self._list_committed()
                 raise disk_full(
                     self.store.path,
-                    f": {len(report.indexed)} document(s) of this run "
-                    f"were committed before it filled",
+                    f": {n} document(s) of this run were committed before it filled"
+                    if kept or not n
+                    else f": the {n} document(s) this run wrote could not be recorded",
                 ) from exc
+            finally:
+                self._committed = []
+
+    def _list_committed(self) -> bool:
+        """After a run stopped by a full disk: list and seal the documents it committed, so
+        the next run keeps them; False when nothing was committed or that fails too (then
+        the next run indexes them again)."""
+        if not self._committed:
+            return False
+        try:
+            save_documents(self.store)
+            return True
+        except (OSError, RuntimeError):
+            return False
+
+    def _unrecorded(self, known: dict[str, str]) -> bool:
+        """Whether rows exist that the seal and the document list do not both cover (a run
+        stopped by a full disk or a kill after a commit): this run then writes them."""
+        if documents_path(self.store) is None or not known:  # object storage: neither is kept
+            return False
+        body, _ = sidecar.read(seal.path(self.store))
+        sealed = isinstance(body, dict) and body.get("version") == self.store.table.version
+        return not sealed or load_documents(self.store) != known
 
     def _ingest(
         self,
@@ -290,6 +327,7 @@ class Library:
         report.failed = [(str(p), msg) for p, msg in errors]
         report.skipped = [str(p) for p in skipped]
         known = self.store.file_hashes()
+        self._changed = self._changed or self._unrecorded(known)  # list and seal written
         folder = getattr(
             getattr(self.store, "location", None), "folder", None
         )  # None: shared index
@@ -348,7 +386,8 @@ class Library:
                 progress(src, "removed")
         self._changed = self._changed or bool(report.indexed or report.removed)
         report.chunks = self.store.count()
-        stats.save(set(known) - set(report.removed) | set(report.indexed))
+        keep = set(known) - set(report.removed) | set(report.indexed)
+        self._on_commit.append(lambda: stats.save(keep))  # once the list and seal are written
         return report
 
     def _prune(self, roots: list[Path], known: dict[str, str], report: IngestReport) -> list[str]:

@@ -20,7 +20,7 @@ import numpy as np
 
 from localcrag.errors import FullTextFailed
 from localcrag.ingest import pending, rowsums
-from localcrag.ingest.faults import guard_methods
+from localcrag.ingest.faults import guard_methods, in_the_way, not_a_folder
 from localcrag.ingest.location import IndexLocation, as_location, retry_conflicts
 from localcrag.ingest.maintain import ensure_fts, rebuild_fts
 from localcrag.ingest.names import FileNames, fuse, held_counts, quiet, workers
@@ -150,7 +150,11 @@ class LanceStore:
         if self.location.remote:  # a listing on object storage: remember a table once seen
             self._seen = self._seen or self.name in self._db.list_tables().tables
             return self._seen
-        return Path(self.path).is_dir() and self.name in self._db.list_tables().tables
+        if Path(self.path).is_dir() and self.name in self._db.list_tables().tables:
+            return True
+        if (blocking := in_the_way(self.path, self.name)) is not None:  # never "no index yet"
+            raise not_a_folder(blocking)
+        return False
 
     def other_tables(self) -> list[str]:
         """Tables built with another embedder or chunking: reported, never mixed."""

@@ -46,6 +46,7 @@ from localcrag.settings.sources import (
     NESTED,
     ConfigFile,
     FlatEnv,
+    check_env,
     drop_obsolete,
     groups_of,
     load_error,
@@ -138,6 +139,7 @@ class Settings(BaseSettings):
         """The settings from the environment and the TOML file (missing file: defaults).
         A bad file or variable is a one-line error naming it."""
         path = path or config_path()
+        check_env(cls)
         token = _LOADING.set(path)
         try:
             return cls()

@@ -117,6 +117,41 @@ def check_names(cls: type[BaseModel], data: Mapping[str, Any]) -> None:
                 )
 
 
+# Variables with the prefix that are not settings: read elsewhere (settings/paths.py, errors.py)
+OTHER_VARIABLES = frozenset({"LOCALCRAG_HOME", "LOCALCRAG_DEBUG", "LOCALCRAG_MODELS_DIR"})
+
+
+def env_names(cls: type[BaseModel]) -> set[str]:
+    """Every variable name with the prefix that localcrag reads."""
+    names = set(OTHER_VARIABLES)
+    for group, kind in groups_of(cls).items():
+        names.add(ENV_PREFIX + group.upper())
+        for name in kind.model_fields:
+            names.update((flat_env(name), nested_env(group, name)))
+    names.update(flat_env(name) for name in OBSOLETE)
+    return names
+
+
+def check_env(cls: type[BaseModel], environ: Mapping[str, str] | None = None) -> None:
+    """A ``LOCALCRAG_`` variable that names no setting is one error naming the nearest real
+    one (``LOCALCRAG_WEB__OFLINE``: the user meant offline and would not get it); an
+    empty one counts as unset, as for the settings."""
+    environ = os.environ if environ is None else environ
+    known = env_names(cls)
+    for var, value in environ.items():
+        if not var.upper().startswith(ENV_PREFIX) or var.upper() in known or not value.strip():
+            continue
+        tails = {n[len(ENV_PREFIX) :]: n for n in known}
+        close = difflib.get_close_matches(var.upper()[len(ENV_PREFIX) :], list(tails), n=1)
+        nearest = (
+            f"did you mean {tails[close[0]]}?" if close else "no setting has a name close to it"
+        )
+        raise LocalcragError(
+            f"unknown environment variable {var} ({nearest})",
+            "fix or unset it; `localcrag config` lists every setting",
+        )
+
+
 # Settings and values an older version wrote that this one no longer has: a file that still
 # names them loads (one warning line), and the next save drops them.
 OBSOLETE: dict[str, str] = {
@@ -171,6 +206,8 @@ def read_file(cls: type[BaseModel], path: Path) -> dict[str, Any]:
         check_names(cls, data)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, ValueError, OSError) as exc:
         raise bad_file(path, exc) from None
+    except RecursionError:  # tables or lists nested past Python's stack
+        raise bad_file(path, ValueError("nested too deeply to read")) from None
     data, notes = drop_obsolete(cls, data)
     warn_obsolete(path, notes)
     return data
@@ -189,6 +226,11 @@ class ConfigFile(TomlConfigSettingsSource):
 
     def __init__(self, settings_cls: type[BaseSettings], path: Path) -> None:
         self._model = settings_cls  # the base class sets settings_cls after reading the file
+        if path.exists() and not path.is_file():  # pydantic-settings skips it without a word
+            raise LocalcragError(
+                f"{path} is not a file (a folder?): the settings cannot be read",
+                "move it away or delete it to return to defaults",
+            )
         super().__init__(settings_cls, toml_file=path)
 
     def _read_file(self, file_path: Any) -> dict[str, Any]:
