@@ -173,11 +173,12 @@ class LanceStore:
         self.replace_files([(source, doc_hash, pages, chunks, vectors)])
 
     def replace_files(
-        self, docs: Sequence[tuple[str, str, int, Sequence[Chunk], np.ndarray]]
+        self, docs: Sequence[tuple[str, str, int, Sequence[Chunk], np.ndarray]], add: bool = False
     ) -> None:
         """Replace several files' chunks in one commit: whole documents only, and one table
         version per batch rather than per file (every version's manifest lists every
-        fragment, so a commit per file grew the index quadratically)."""
+        fragment, so a commit per file grew the index quadratically). ``add``: the chunks
+        join the document's rows already there (a part of a document committed in parts)."""
         import pyarrow as pa
 
         now = time.time()
@@ -186,14 +187,42 @@ class LanceStore:
             self.table.schema
         )
         sources = ", ".join(_quote(d[0]) for d in docs)
-        retry_conflicts(
-            lambda: (
+
+        def merge() -> Any:
+            m = (
                 self.table.merge_insert("chunk_id")  # (it retries for 30 s itself)
                 .when_matched_update_all()
                 .when_not_matched_insert_all()
-                .when_not_matched_by_source_delete(f"source IN ({sources})")
-                .execute(rows)
-            ),
+            )
+            if not add:
+                m = m.when_not_matched_by_source_delete(f"source IN ({sources})")
+            return m.execute(rows)
+
+        retry_conflicts(merge, self.reopen)
+        self._fts_dirty = True
+
+    def chunk_ids(self, source: str, doc_hash: str) -> set[str]:
+        """The chunk ids a document has under ``doc_hash`` (the parts of a document whose
+        commit in parts was interrupted: ``Library`` resumes after them)."""
+        if not self.exists():
+            return set()
+        where = f"source = {_quote(source)} AND doc_hash = {_quote(doc_hash)}"
+        n = self.table.count_rows(where)
+        if not n:
+            return set()
+        t = self.table.search().where(where).select(["chunk_id"]).limit(n).to_arrow()
+        return set(t.column("chunk_id").to_pylist())
+
+    def finish_parts(self, source: str, marker: str, doc_hash: str) -> None:
+        """A document committed in parts (rows under ``marker``) becomes whole: its other
+        rows (the old version) are deleted, then its rows get ``doc_hash``."""
+        src = _quote(source)
+        retry_conflicts(
+            lambda: self.table.delete(f"source = {src} AND doc_hash != {_quote(marker)}"),
+            self.reopen,
+        )
+        retry_conflicts(
+            lambda: self.table.update(where=f"source = {src}", values={"doc_hash": doc_hash}),
             self.reopen,
         )
         self._fts_dirty = True
