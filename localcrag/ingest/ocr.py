@@ -54,7 +54,8 @@ REC_PIXELS = 100_000  # recogniser input a batch (~870 MB a megapixel while it r
 DET_STRIP_PIXELS = 300_000  # detector input a strip (~230 MB a megapixel while it runs)
 DET_OVERLAP = 96  # rows (detector pixels) two strips share: taller than a tall text line
 TILE_WIDTH = 2048  # a wider picture is also cut into columns (a page, even landscape, is not)
-REC_MAX_RATIO = 40  # a line wider than this many heights is recognised in pieces
+REC_MAX_RATIO = 100  # a line wider than this many heights is recognised in pieces (a page
+# line is 40-80: read whole; ~200 MB of recogniser input at most)
 EDGE = 2  # a box this close to an inner strip edge was cut by it
 DET_MIN_LONG_SIDE = 736  # a picture with both sides under this is enlarged for detection
 _MODELS = {
