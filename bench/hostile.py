@@ -4,8 +4,11 @@ Each run is a new process (``run_process``: its own ``ru_maxrss``) on a fresh
 LOCALCRAG_HOME: a 50 MB text file with no newline, and an EPUB whose 8 chapters inflate
 from ~2.6 MB to ~880 MB (the issue's probes: 9.2 GB and 8 GB before the limits). The bomb
 is measured alone and with a good file beside it (which must still be indexed); a good
-file alone gives the floor any ingest pays (embedder + LanceDB). Not quick: a 2 MB
-single-line file within the limits, indexed to the end.
+file alone gives the floor any ingest pays (embedder + LanceDB). Bounded reads: a
+200,000-row .xlsx and the same rows as .csv (both refused by max_file_chars as rows stream
+in), a 5,000-column CSV (refused by max_sheet_cells), and pictures 30,000 and 60,000 px
+wide with a line of text (read by OCR in tiles). Not quick: a 2 MB single-line file within
+the limits, indexed to the end.
 """
 
 from __future__ import annotations
@@ -19,6 +22,66 @@ from pathlib import Path
 from bench import Row, Section, fmt, log, run_process, temp_home
 
 GOOD = "# Cats\n\nThe office cat is called Miso. She sleeps on the printer.\n"
+
+
+def wide_png(path: Path, width: int, height: int = 200) -> Path:
+    """A white picture ``width`` px wide with a line of words drawn along all of it."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    img = Image.new("L", (width, height), 255)
+    draw = ImageDraw.Draw(img)
+    try:
+        font: object = ImageFont.truetype("DejaVuSans.ttf", 40)
+    except OSError:
+        font = ImageFont.load_default(size=40)
+    words = "the lighthouse keeper counts ships along the northern harbor wall".split()
+    x, i = 20, 0
+    while x < width - 400:
+        text = f"{words[i % len(words)]} {i}"
+        draw.text((x, height // 2), text, fill=0, font=font, anchor="lm")
+        x = int(draw.textbbox((x, height // 2), text, font=font, anchor="lm")[2]) + 30
+        i += 1
+    img.save(path)
+    return path
+
+
+def sheet_rows(n: int) -> list[list[str]]:
+    """Stock-price rows (Date, Open, High, Low, Close, Volume)."""
+    return [
+        [
+            f"{2000 + i // 366}-{1 + i % 12:02d}-{1 + i % 28:02d}",
+            f"{10 + i % 97}.{i % 100:02d}",
+            f"{11 + i % 89}.{i % 91:02d}",
+            f"{9 + i % 83}.{i % 87:02d}",
+            f"{10 + i % 79}.{i % 73:02d}",
+            str(100_000 + i * 37 % 900_000),
+        ]
+        for i in range(n)
+    ]
+
+
+def _sheets(root: Path) -> dict[str, list[Path]]:
+    import openpyxl
+
+    header = ["Date", "Open", "High", "Low", "Close", "Volume"]
+    rows = sheet_rows(200_000)
+    book = openpyxl.Workbook(write_only=True)
+    sheet = book.create_sheet("Prices")
+    sheet.append(header)
+    for row in rows:
+        sheet.append(row)
+    xlsx, csv, wide = root / "rows200k.xlsx", root / "rows200k.csv", root / "cols5000.csv"
+    book.save(xlsx)
+    csv.write_text("\n".join(",".join(r) for r in [header, *rows]) + "\n", encoding="utf-8")
+    wide.write_text(
+        "\n".join(",".join(str((r * c) % 1000) for c in range(5_000)) for r in range(300)) + "\n",
+        encoding="utf-8",
+    )
+    return {
+        "200,000-row .xlsx": [xlsx],
+        "the same rows as .csv": [csv],
+        "5,000-column .csv (300 rows)": [wide],
+    }
 
 
 def _inputs(root: Path, quick: bool) -> dict[str, list[Path]]:
@@ -39,6 +102,9 @@ def _inputs(root: Path, quick: bool) -> dict[str, list[Path]]:
         "zip-bomb .epub (2.6 MB -> 880 MB)": [bomb],
         "zip-bomb .epub + a good .md in its folder": [bomb.parent],
         "a good .md alone (floor)": [good],
+        **_sheets(root),
+        "30,000 x 200 px .png, one line of text (OCR)": [wide_png(root / "w30k.png", 30_000)],
+        "60,000 x 200 px .png, one line of text (OCR)": [wide_png(root / "w60k.png", 60_000)],
     }
     if not quick:
         single_line(root / "two.txt", 2_000_000)
@@ -63,7 +129,7 @@ def run(quick: bool) -> Section:
     sec = Section("9. Hostile files (peak RSS, seconds)")
     rows, got = [], {}
     with tempfile.TemporaryDirectory(prefix="lcbench-hostile-in-") as d:
-        log("hostile: building the inputs (50 MB text, 880 MB-inflating EPUB)")
+        log("hostile: building the inputs (50 MB text, 880 MB-inflating EPUB, sheets, PNGs)")
         for label, paths in _inputs(Path(d), quick).items():
             log(f"hostile: ingest {label}")
             wall, rss, report = _ingest(paths)
@@ -89,6 +155,9 @@ def run(quick: bool) -> Section:
     for label, rss_max in (
         ("50 MB single-line .txt", 600),
         ("zip-bomb .epub (2.6 MB -> 880 MB)", 300),
+        ("200,000-row .xlsx", 600),
+        ("5,000-column .csv (300 rows)", 600),
+        ("60,000 x 200 px .png, one line of text (OCR)", 600),
     ):
         wall, rss, report = got[label]
         done = bool(report["indexed"] or report["failed"])

@@ -67,7 +67,9 @@ def bad_server(chat: str, models: str = "ok") -> Iterator[tuple[str, list[int]]]
                     while sent[0] < CEILING and time.monotonic() < end:
                         self._write(PIECE * 500)
                 elif what == "drip":
-                    for byte in iter(lambda: PIECE[sent[0] % len(PIECE) : sent[0] % len(PIECE) + 1], b""):
+                    for byte in iter(
+                        lambda: PIECE[sent[0] % len(PIECE) : sent[0] % len(PIECE) + 1], b""
+                    ):
                         if time.monotonic() >= end:
                             break
                         self._write(byte)

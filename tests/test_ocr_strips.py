@@ -134,3 +134,83 @@ def test_a_paragraph_starts_where_the_line_pitch_jumps_though_the_gap_is_a_pixel
     paras = [text for text, _ in layout(lines)]
     assert paras[0].endswith("borders.")
     assert any(p.startswith("Chapter 14: AI and Smart Cities") for p in paras), paras
+
+
+def test_a_30000_px_wide_picture_is_detected_and_recognised_in_bounded_pieces(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 38 case 14: RapidOCR's padding made a 30,000 x 200 picture 7,500 px high and the
+    detector read it in strips as wide as the picture (2-3 GB). Every detector input is now
+    one tile, every recogniser input one bounded piece, whatever the width."""
+    eng = ocr.engine()
+    det, seen = eng._load_det_model(), {"det": [], "rec": []}
+    session, recognize = det.session, eng.recognize_txt
+
+    def det_session(x: np.ndarray) -> Any:
+        seen["det"].append(x.shape[-2] * x.shape[-1])
+        return session(x)
+
+    def rec(crops: list[np.ndarray]) -> Any:
+        widest = max(48 * c.shape[1] / max(c.shape[0], 1) for c in crops)
+        seen["rec"].append(len(crops) * 48 * max(widest, 320))
+        return recognize(crops)
+
+    monkeypatch.setattr(det, "session", det_session)
+    monkeypatch.setattr(eng, "recognize_txt", rec)
+    img, draw, font = _canvas(30_000, 200, 40)
+    for x in range(40, 29_000, 2_900):  # words all along: boxes across the tiles
+        draw.text((x, 100), f"harbor {x} wall", fill="black", font=font, anchor="lm")
+    ocr.recognise(np.ascontiguousarray(np.asarray(img)[:, :, ::-1]), 900.0)
+    assert len(seen["det"]) > 10 and len(seen["rec"]) > 0
+    assert max(seen["det"]) <= 3 * ocr.DET_OVERLAP * ocr.TILE_WIDTH  # one tile's pixels
+    assert max(seen["rec"]) <= max(ocr.REC_PIXELS, 48 * 48 * ocr.REC_MAX_RATIO)
+
+
+def test_tiles_of_a_wide_picture_are_bounded_and_cover_it() -> None:
+    height, width = 224, 60_000
+    cuts = ocr.tiles(height, width)
+    assert len(cuts) > 20
+    covered = np.zeros(width, bool)
+    for top, bottom, left, right in cuts:
+        assert (bottom - top) * (right - left) <= 3 * ocr.DET_OVERLAP * ocr.TILE_WIDTH
+        covered[left:right] = True
+    assert covered.all()
+    lefts = sorted({(a, b) for _, _, a, b in cuts})
+    for (_, b0), (a1, _) in zip(lefts, lefts[1:]):
+        assert b0 - a1 >= ocr.DET_OVERLAP  # neighbours share columns
+    assert ocr.tiles(HEIGHT, WIDTH) == [(t, b, 0, WIDTH) for t, b in ocr.strips(HEIGHT, WIDTH)]
+
+
+def test_a_line_across_a_column_edge_is_read_once() -> None:
+    """Words drawn over the edges between tile columns: each word read once, in order."""
+    width, height = 4_200, 160
+    img, draw, font = _canvas(width, height, 30)
+    text = "Ships pass the amber harbor wall near cedar fjord while birch grove ember iris sleep"
+    draw.text((1_300, height // 2), text, fill="black", font=font, anchor="lm")
+    box = draw.textbbox((1_300, height // 2), text, font=font, anchor="lm")
+    edges = sorted({a for _, _, a, _ in ocr.tiles(512, 4_192)} - {0})
+    assert box[0] < edges[0] and box[2] > edges[-1]  # the line crosses every column edge
+    paras = ocr.recognise(np.ascontiguousarray(np.asarray(img)[:, :, ::-1]), 900.0)
+    assert _words(" ".join(p for p, _ in paras)) == _words(text)
+
+
+def test_a_long_line_is_cut_for_recognition_at_gaps_between_letters() -> None:
+    """Blocks of ink 30 px wide, 12 px apart, a word gap every 5 blocks: every cut falls in
+    a gap, pieces are at most REC_MAX_RATIO heights wide, and a word gap joins with a space."""
+    h, w = 40, 6_000
+    crop = np.full((h, w, 3), 255, np.uint8)
+    x, n = 10, 0
+    while x < w - 40:
+        crop[8:32, x : x + 30] = 0
+        n += 1
+        x += 30 + (36 if n % 5 == 0 else 12)
+    pieces = ocr.rec_pieces(crop)
+    assert len(pieces) >= w // (ocr.REC_MAX_RATIO * h)
+    assert sum(p.shape[1] for p, _ in pieces) == w
+    at = 0
+    for piece, gap in pieces[:-1]:
+        assert piece.shape[1] <= ocr.REC_MAX_RATIO * h
+        at += piece.shape[1]
+        assert crop[:, at].min() == 255  # a cut through no ink
+        assert gap == " "  # a word gap lies in every cut's window: the cut is there
+    assert len(ocr.rec_pieces(crop[:, :1_000])) == 1  # a short line is one piece

@@ -3,7 +3,9 @@
 Unchanged files (same content hash) are skipped. A changed file's chunks are replaced
 in one commit. Bad files are reported one line each and never stop the others. Chunks
 from several small files are embedded together (the embedder is the bottleneck and
-likes full batches) and committed together, whole documents only. Every write holds the
+likes full batches) and committed together, whole documents only; a document of more than
+PART_CHUNKS chunks is committed in parts marked unfinished until the last (a killed ingest
+keeps them and the next resumes after them). Every write holds the
 index's writer lock, and the hashes that decide "unchanged" are read under it, so two
 ingests of the same folder never both insert a document. After a run the index is
 compacted and old versions beyond the retention window are dropped.
@@ -44,6 +46,8 @@ from localcrag.types import Chunk
 # c4: a sheet or CSV read table by table, each row naming its file, sheet, table and columns)
 CHUNKER_VERSION = "c4"
 EMBED_BATCH_CHUNKS = 128  # chunks gathered before one embedding call (and one commit round)
+PART_CHUNKS = 2048  # a document with more chunks is committed this many at a time (~40 s)
+PARTIAL = "partial:"  # doc_hash prefix while a document's commit in parts is unfinished
 EMBED_PROGRESS_CHUNKS = 128  # per embedding call, so progress moves; below ~64 (embed_onnx.BULK)
 # the embedder uses its non-spinning session, and ingest measured 0.65x a plain encode
 
@@ -254,6 +258,36 @@ class Library:
         self.store.replace_files(docs)
         self._committed += pending
         self._changed = True
+        self._report(pending, report, progress)
+        pending.clear()
+
+    def _commit_in_parts(
+        self, doc: _Pending, report: IngestReport, progress: Callable[..., None]
+    ) -> None:
+        """A large document (a sheet of 100,000 rows: ~20 min to embed) is embedded and
+        committed PART_CHUNKS at a time, so a killed ingest keeps what it did. Its rows carry
+        ``PARTIAL`` + its hash until the last part is in (then one update gives them the
+        hash): an unfinished document never reads as unchanged, and the next ingest of the
+        same file resumes after the parts already committed instead of embedding them
+        again. The document's old version stays searchable until the last part is in."""
+        marker = PARTIAL + doc.doc_hash
+        done = self.store.chunk_ids(doc.source, marker)
+        todo = [c for c in doc.chunks if c.chunk_id not in done]
+        for at in range(0, len(todo), PART_CHUNKS):
+            part = _Pending(doc.source, marker, doc.pages, todo[at : at + PART_CHUNKS])
+            vectors = self._embed([part], progress)
+            self.store.replace_files(
+                [(doc.source, marker, doc.pages, part.chunks, vectors)], add=True
+            )
+            self._changed = True
+        self.store.finish_parts(doc.source, marker, doc.doc_hash)
+        self._changed = True
+        self._committed.append(doc)
+        self._report([doc], report, progress)
+
+    def _report(
+        self, pending: list[_Pending], report: IngestReport, progress: Callable[..., None]
+    ) -> None:
         for p in pending:
             n = len(p.chunks)
             report.indexed.append(p.source)
@@ -261,7 +295,6 @@ class Library:
             report.new_chunks += n
             report.pages += p.pages
             progress(p.source, "indexed")
-        pending.clear()
 
     def ingest(
         self,
@@ -372,7 +405,11 @@ class Library:
                 )
                 progress(source, "failed")
                 continue
-            if sum(len(p.chunks) for p in pending) >= EMBED_BATCH_CHUNKS:
+            if len(pending[-1].chunks) > PART_CHUNKS:
+                big = pending.pop()
+                self._flush(pending, report, progress)
+                self._commit_in_parts(big, report, progress)
+            elif sum(len(p.chunks) for p in pending) >= EMBED_BATCH_CHUNKS:
                 self._flush(pending, report, progress)
         self._flush(pending, report, progress)
         hashes = {**known, **{p.source: p.doc_hash for p in self._committed}}

@@ -29,6 +29,7 @@ class Limits:
     max_image_pixels: int = _DEFAULTS.max_image_pixels
     max_table_cells: int = _DEFAULTS.max_table_cells
     max_table_seconds: float = _DEFAULTS.max_table_seconds
+    max_sheet_cells: int = _DEFAULTS.max_sheet_cells
     max_archive_bytes: int = _DEFAULTS.max_archive_bytes
     max_archive_ratio: float = _DEFAULTS.max_archive_ratio
 
@@ -53,10 +54,13 @@ def _n(value: float) -> str:
     return f"{value:,.0f}"
 
 
-def check_chars(path: Path, n_chars: int, limits: Limits, at_least: bool = False) -> None:
-    """Text longer than ``max_file_chars`` (``at_least``: the count stopped early)."""
+def check_chars(
+    path: Path, n_chars: int, limits: Limits, at_least: bool = False, of: str = ""
+) -> None:
+    """Text longer than ``max_file_chars`` (``at_least``: the count stopped early; ``of``:
+    what the characters are, when not the file's own text)."""
     if n_chars > limits.max_file_chars:
-        what = f"{'more than ' if at_least else ''}{_n(n_chars)} characters"
+        what = f"{'more than ' if at_least else ''}{_n(n_chars)} characters{of}"
         raise over_limit(path, what, f"{_n(limits.max_file_chars)} characters", "max_file_chars")
 
 
@@ -75,6 +79,19 @@ def check_text_size(path: Path, n_bytes: int, limits: Limits) -> None:
 def check_pages(path: Path, n_pages: int, limits: Limits) -> None:
     if n_pages > limits.max_pages:
         raise over_limit(path, f"{_n(n_pages)} pages", f"{_n(limits.max_pages)} pages", "max_pages")
+
+
+def check_cells(path: Path, rows: int, columns: int, cells: int, limits: Limits) -> None:
+    """A spreadsheet or CSV grid of more than ``max_sheet_cells`` cells, counted as rows
+    stream in (``cells``: those read so far, at least ``rows`` x ``columns``), so a sheet
+    of a million rows stops at the limit instead of being read, tabled and embedded."""
+    if cells > limits.max_sheet_cells:
+        raise over_limit(
+            path,
+            f"at least {_n(cells)} cells ({_n(rows)} rows, {_n(columns)} columns so far)",
+            f"{_n(limits.max_sheet_cells)} cells",
+            "max_sheet_cells",
+        )
 
 
 def check_pixels(path: Path, width: int, height: int, limits: Limits) -> None:

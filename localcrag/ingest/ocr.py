@@ -9,13 +9,20 @@ Memory is bounded whatever a page's size. The text detector takes ~230 MB a mega
 its input while it runs, and RapidOCR feeds it the whole page (a 150 dpi A4 page: 2.2
 megapixels; a small picture is first enlarged until its short side is 736 px, so the
 bench's 1400 x 420 PNG became 1.8 megapixels): one page cost 0.4-0.8 GB. Here the
-detector runs on horizontal strips of ~0.3 megapixels (at least 3 overlaps high, so a
-page wider than ~1,000 px takes more) that share DET_OVERLAP rows (more than a tall text
-line), so every line lies whole in some strip: each line is taken once, whole, from one
-strip, and a line taller than the overlap from its pieces (``detect``, ``_merge``). The
-recogniser takes ~870 MB a megapixel of input (lines 48 px high, padded to the batch's
-widest; measured by hand 2026-12-01), so its batches are bounded by REC_PIXELS, not by
-count. ``scripts/ocr_memory.py`` measures the memory, CPU and character error rate.
+detector runs on tiles: horizontal strips of ~0.3 megapixels (at least 3 overlaps high)
+that share DET_OVERLAP rows (more than a tall text line), so every line lies whole in some
+strip, each line taken once, whole, from one strip, and a line taller than the overlap
+from its pieces (``detect``, ``_merge``); a picture wider than TILE_WIDTH (a panorama, a
+banner, a long strip of text) is also cut into columns sharing DET_OVERLAP columns, and a
+line across a column edge is joined from its pieces the same way. The recogniser takes
+~870 MB a megapixel of input (lines 48 px high, padded to the batch's widest; measured by
+hand 2026-12-01), so its batches are bounded by REC_PIXELS, not by count, and a line
+wider than REC_MAX_RATIO times its height is read in pieces cut at gaps between letters
+(``rec_pieces``). RapidOCR pads a flat picture to a width/height ratio of 8 (a 30,000 x
+200 px picture, shrunk to 20,600 x 137, became 20,600 x 5,150: ~2 GB at peak); here the
+padding is sized by one tile's width.
+Wide pictures are tiled rather than shrunk further: MAX_PIXELS already shrinks a 60,000 x
+200 px picture to half size, and more would leave its text a few pixels high. ``scripts/ocr_memory.py`` measures the memory, CPU and character error rate.
 Lines are cropped from the whole page with RapidOCR's own crop function. A page is read
 at most MAX_PIXELS big (RapidOCR's 2,000 px long side, as an area: a tall picture keeps
 its text size) and a picture is enlarged for detection only when both sides are under
@@ -31,6 +38,7 @@ from __future__ import annotations
 import io
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from statistics import median
 from typing import Any
@@ -45,6 +53,9 @@ MAX_PIXELS = 2000 * 1414  # a page is read at most this big (A4 at 300 dpi: 2,00
 REC_PIXELS = 100_000  # recogniser input a batch (~870 MB a megapixel while it runs)
 DET_STRIP_PIXELS = 300_000  # detector input a strip (~230 MB a megapixel while it runs)
 DET_OVERLAP = 96  # rows (detector pixels) two strips share: taller than a tall text line
+TILE_WIDTH = 2048  # a wider picture is also cut into columns (a page, even landscape, is not)
+REC_MAX_RATIO = 100  # a line wider than this many heights is recognised in pieces (a page
+# line is 40-80: read whole; ~200 MB of recogniser input at most)
 EDGE = 2  # a box this close to an inner strip edge was cut by it
 DET_MIN_LONG_SIDE = 736  # a picture with both sides under this is enlarged for detection
 _MODELS = {
@@ -119,28 +130,79 @@ def _no_spinning() -> None:
 
 def recognise(img: np.ndarray, budget: float, threads: int = 0) -> Paragraphs:
     """Paragraphs read from one BGR image; raises OverBudget past ``budget`` seconds."""
-    from rapidocr.utils.process_img import apply_vertical_padding
-
     eng = engine(threads)
     t0 = time.perf_counter()
-    small, _ = apply_vertical_padding(  # as RapidOCR: a single wide line gets room around it
-        bounded(img), {}, eng.width_height_ratio, eng.min_height
-    )
+    small = padded(bounded(img), eng.width_height_ratio, eng.min_height)
     boxes = detect(eng._load_det_model(), small, t0 + budget)
     if not len(boxes):
         return []
-    crops = eng.crop_text_regions(small, boxes)
-    lines: list[tuple[np.ndarray, str]] = []
-    for batch in rec_batches([c.shape[1] / max(c.shape[0], 1) for c in crops]):
+    pieces = [  # (line, piece of its crop, what joins it to the next piece)
+        (i, piece, gap)
+        for i, crop in enumerate(eng.crop_text_regions(small, boxes))
+        for piece, gap in rec_pieces(crop)
+    ]
+    texts: dict[int, str] = {}
+    for batch in rec_batches([p.shape[1] / max(p.shape[0], 1) for _, p, _ in pieces]):
         if time.perf_counter() - t0 > budget:
             raise OverBudget
-        rec = eng.recognize_txt([crops[i] for i in batch])
-        for i, text, score in zip(batch, rec.txts, rec.scores):
+        rec = eng.recognize_txt([pieces[j][1] for j in batch])
+        for j, text, score in zip(batch, rec.txts, rec.scores):
             if text.strip() and score >= eng.text_score:
-                lines.append((boxes[i], text.strip()))
+                texts[j] = text.strip()
     if time.perf_counter() - t0 > budget:
         raise OverBudget
-    return layout(lines)
+    lines: dict[int, str] = {}
+    for j, (i, _, gap) in enumerate(pieces):
+        if j in texts:
+            lines[i] = lines.get(i, "") + texts[j] + gap
+    return layout([(boxes[i], t.strip()) for i, t in sorted(lines.items()) if t.strip()])
+
+
+def padded(img: np.ndarray, ratio: float, min_height: float) -> np.ndarray:
+    """A flat picture with room above and below its text, as RapidOCR gives it (its
+    detector misses a line that fills the picture's height), but sized by one tile's width:
+    RapidOCR pads to a width/height ``ratio`` of the whole width (a line 20,600 px wide:
+    5,000 px of padding, 106 megapixels of detector input)."""
+    from rapidocr.utils.process_img import add_round_letterbox, get_padding_h
+
+    h, w = img.shape[:2]
+    w = min(w, TILE_WIDTH)
+    if h > min_height and (ratio == -1 or w / h <= ratio):
+        return img
+    pad = get_padding_h(h, w, ratio, min_height)
+    return add_round_letterbox(img, (pad, pad, 0, 0))
+
+
+def rec_pieces(crop: np.ndarray) -> list[tuple[np.ndarray, str]]:
+    """A line's crop in pieces the recogniser takes at a bounded size (at most REC_MAX_RATIO
+    times as wide as high; its input grows with the width), each with what joins its text
+    to the next: a cut is made at the faintest column in the last quarter of a piece's
+    width (a gap between letters), and a blank run there at least a third of the line's
+    height wide is a space between words."""
+    h, w = crop.shape[:2]
+    span = int(REC_MAX_RATIO * max(h, 1))
+    if w <= span:
+        return [(crop, "")]
+    gray = crop.mean(axis=2) if crop.ndim == 3 else crop.astype(np.float32)
+    background = float(np.median(gray))
+    ink = (np.abs(gray - background) > 0.25 * max(float(np.ptp(gray)), 1.0)).sum(axis=0)
+    out: list[tuple[np.ndarray, str]] = []
+    at = 0
+    while w - at > span:
+        lo, hi = at + span * 3 // 4, at + span
+        window = ink[lo:hi]
+        faint = window == window.min()
+        best, run, start = (lo, 0), 0, lo
+        for x, f in enumerate(faint, start=lo):  # the longest run of the faintest columns
+            run, start = (run + 1, start) if f else (0, x + 1)
+            if run > best[1]:
+                best = (start, run)
+        cut = best[0] + best[1] // 2
+        space = window.min() == 0 and best[1] >= h / 3
+        out.append((crop[:, at:cut], " " if space else ""))
+        at = cut
+    out.append((crop[:, at:], ""))
+    return out
 
 
 def bounded(img: np.ndarray) -> np.ndarray:
@@ -186,24 +248,48 @@ def det_scale(h: int, w: int) -> float:
     return max(1.0, DET_MIN_LONG_SIDE / max(h, w))
 
 
+def _spans(size: int, span: int) -> list[tuple[int, int]]:
+    """(start, end) of windows ``span`` long over ``size``, neighbours sharing DET_OVERLAP."""
+    if size <= span:
+        return [(0, size)]
+    starts = list(range(0, size - span, span - DET_OVERLAP)) + [size - span]
+    return [(a, a + span) for a in starts]
+
+
+def tiles(height: int, width: int) -> list[tuple[int, int, int, int]]:
+    """(top, bottom, left, right) of the detection tiles of a ``height`` x ``width`` image
+    (sides multiples of 32), row by row: columns at most TILE_WIDTH wide, rows of at most
+    ~DET_STRIP_PIXELS pixels a tile (but at least 3 overlaps high); neighbours share
+    DET_OVERLAP rows or columns, so any line up to that tall lies whole in one row of tiles,
+    and a line across a column edge is seen in both columns' shared part."""
+    cols = _spans(width, TILE_WIDTH)
+    tile_width = cols[0][1] - cols[0][0]
+    rows = _spans(height, max(3 * DET_OVERLAP, DET_STRIP_PIXELS // tile_width // 32 * 32))
+    return [(top, bottom, left, right) for top, bottom in rows for left, right in cols]
+
+
 def strips(height: int, width: int) -> list[tuple[int, int]]:
-    """(top, bottom) rows of the detection strips of a ``height`` x ``width`` image (sides
-    multiples of 32): each holds at most ~DET_STRIP_PIXELS pixels (but at least 3 overlaps
-    high), and neighbours share DET_OVERLAP rows, so any line up to that tall lies whole in
-    one of them."""
-    rows = max(3 * DET_OVERLAP, DET_STRIP_PIXELS // width // 32 * 32)
-    if height <= rows:
-        return [(0, height)]
-    tops = list(range(0, height - rows, rows - DET_OVERLAP)) + [height - rows]
-    return [(top, top + rows) for top in tops]
+    """(top, bottom) rows of the detection tiles' rows (``tiles``)."""
+    return sorted({(top, bottom) for top, bottom, _, _ in tiles(height, width)})
+
+
+def _owned(cuts: list[tuple[int, int]], size: int) -> list[tuple[float, float]]:
+    """Each window owns its span up to the middle of its overlaps with its neighbours."""
+    return [
+        (
+            (a + cuts[k - 1][1]) / 2 if k else 0.0,
+            (b + cuts[k + 1][0]) / 2 if k + 1 < len(cuts) else float(size),
+        )
+        for k, (a, b) in enumerate(cuts)
+    ]
 
 
 def detect(det: Any, img: np.ndarray, deadline: float = float("inf")) -> np.ndarray:
     """Text line boxes (n x 4 x 2, float32, in ``img`` pixels) found by RapidOCR's detector
-    run strip by strip over the page scaled by ``det_scale``, so its memory (~230 MB a
-    megapixel of input) is bounded by one strip's, whatever the page's size (past
+    run tile by tile over the page scaled by ``det_scale``, so its memory (~230 MB a
+    megapixel of input) is bounded by one tile's, whatever the page's size (past
     ``deadline``, a ``time.perf_counter()`` value, it raises OverBudget). A line in an
-    overlap is taken once, whole, from one strip (``_merge``)."""
+    overlap is taken once, whole, from one tile, or joined from its pieces (``_merge``)."""
     import cv2
     from rapidocr.ch_ppocr_det.utils import DetPreProcess
 
@@ -212,25 +298,28 @@ def detect(det: Any, img: np.ndarray, deadline: float = float("inf")) -> np.ndar
     height, width = max(32, round(h * scale / 32) * 32), max(32, round(w * scale / 32) * 32)
     scaled = cv2.resize(img, (width, height)) if (height, width) != (h, w) else img
     prep = DetPreProcess(10**9, "max", det.mean, det.std)  # sizes are multiples of 32: no resize
-    cuts = strips(height, width)
-    # each strip owns the rows up to the middle of its overlaps with its neighbours
-    owned = [
-        (
-            (top + cuts[k - 1][1]) / 2 if k else 0.0,
-            (bottom + cuts[k + 1][0]) / 2 if k + 1 < len(cuts) else height,
-        )
-        for k, (top, bottom) in enumerate(cuts)
-    ]
-    found: list[tuple[np.ndarray, int, bool]] = []  # (box in scaled pixels, strip, cut)
-    for k, (top, bottom) in enumerate(cuts):
+    cuts = tiles(height, width)
+    rows = _owned(sorted({(t, b) for t, b, _, _ in cuts}), height)
+    cols = _owned(sorted({(a, b) for _, _, a, b in cuts}), width)
+    row_of = {t: i for i, t in enumerate(sorted({t for t, _, _, _ in cuts}))}
+    col_of = {a: i for i, a in enumerate(sorted({a for _, _, a, _ in cuts}))}
+    owned = [(*rows[row_of[t]], *cols[col_of[a]]) for t, _, a, _ in cuts]
+    found: list[tuple[np.ndarray, int, bool]] = []  # (box in scaled pixels, tile, cut)
+    for k, (top, bottom, left, right) in enumerate(cuts):
         if time.perf_counter() > deadline:
             raise OverBudget
-        preds = det.session(prep(scaled[top:bottom]))
-        boxes, _ = det.postprocess_op(preds, (bottom - top, width))
+        preds = det.session(prep(np.ascontiguousarray(scaled[top:bottom, left:right])))
+        boxes, _ = det.postprocess_op(preds, (bottom - top, right - left))
         for box in boxes:
             y0, y1 = box[:, 1].min(), box[:, 1].max()
-            cut = (top > 0 and y0 <= EDGE) or (bottom < height and y1 >= bottom - top - 1 - EDGE)
-            found.append((box + np.array([0, top], dtype=np.float32), k, bool(cut)))
+            x0, x1 = box[:, 0].min(), box[:, 0].max()
+            cut = (
+                (top > 0 and y0 <= EDGE)
+                or (bottom < height and y1 >= bottom - top - 1 - EDGE)
+                or (left > 0 and x0 <= EDGE)
+                or (right < width and x1 >= right - left - 1 - EDGE)
+            )
+            found.append((box + np.array([left, top], dtype=np.float32), k, bool(cut)))
     kept = _merge(found, owned)
     if not kept:
         return np.zeros((0, 4, 2), dtype=np.float32)
@@ -241,19 +330,23 @@ def detect(det: Any, img: np.ndarray, deadline: float = float("inf")) -> np.ndar
 
 
 def _merge(
-    found: list[tuple[np.ndarray, int, bool]], owned: list[tuple[float, float]]
+    found: list[tuple[np.ndarray, int, bool]], owned: Sequence[tuple[float, ...]]
 ) -> list[np.ndarray]:
-    """The boxes of all strips, each line once. A whole box is kept from the strip that owns
-    its middle row (``owned``: each strip's rows up to the middle of its overlaps), so a line
-    seen by two strips comes from one of them however each split it into boxes; another
-    whole box only when nothing kept overlaps it (the owner saw it cut, or the line's
-    middle row, a pixel apart in the two strips, falls on neither side). A box cut by a
-    strip edge (within EDGE of it) is kept only where no whole box covers it, the pieces of
-    one line (taller than the overlap, cut in every strip) joined into their bounding box."""
+    """The boxes of all tiles, each line once. A whole box is kept from the tile that owns
+    its middle (``owned``: each tile's rows, and columns when given, up to the middle of its
+    overlaps), so a line seen by two tiles comes from one of them however each split it
+    into boxes; another whole box only when nothing kept overlaps it (the owner saw it cut,
+    or the line's middle, a pixel apart in the two tiles, falls on neither side). A box cut
+    by a tile edge (within EDGE of it) is kept only where no whole box covers it, the pieces
+    of one line (taller than the overlap, or longer than a tile is wide) joined into their
+    bounding box."""
     whole = [(box, k) for box, k, cut in found if not cut]
 
     def mine(box: np.ndarray, k: int) -> bool:
-        return bool(owned[k][0] <= (box[:, 1].min() + box[:, 1].max()) / 2 < owned[k][1])
+        y = (box[:, 1].min() + box[:, 1].max()) / 2
+        x = (box[:, 0].min() + box[:, 0].max()) / 2
+        area = owned[k]
+        return bool(area[0] <= y < area[1] and (len(area) < 4 or area[2] <= x < area[3]))
 
     kept = [box for box, k in whole if mine(box, k)]
     for box, k in whole:  # the rest, each unless a line already kept overlaps it
@@ -263,14 +356,23 @@ def _merge(
     for box, _, cut in found:
         if not cut or any(_inside(box, k) > 0.3 for k in kept):
             continue
-        for i, piece in enumerate(pieces):
-            if _inside(box, piece) > 0:
-                x0, y0 = np.minimum(box.min(0), piece.min(0))
-                x1, y1 = np.maximum(box.max(0), piece.max(0))
-                pieces[i] = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+        pieces.append(box)
+    joined = True
+    while joined:  # a line's pieces from many tiles, in whatever order they came
+        joined = False
+        for i in range(len(pieces)):
+            for j in range(i + 1, len(pieces)):
+                if _inside(pieces[j], pieces[i]) > 0 or _inside(pieces[i], pieces[j]) > 0:
+                    (x0, y0), (x1, y1) = (
+                        np.minimum(pieces[i].min(0), pieces[j].min(0)),
+                        np.maximum(pieces[i].max(0), pieces[j].max(0)),
+                    )
+                    pieces[i] = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+                    del pieces[j]
+                    joined = True
+                    break
+            if joined:
                 break
-        else:
-            pieces.append(box)
     return kept + pieces
 
 

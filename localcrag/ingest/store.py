@@ -183,11 +183,12 @@ class LanceStore:
         self.replace_files([(source, doc_hash, pages, chunks, vectors)])
 
     def replace_files(
-        self, docs: Sequence[tuple[str, str, int, Sequence[Chunk], np.ndarray]]
+        self, docs: Sequence[tuple[str, str, int, Sequence[Chunk], np.ndarray]], add: bool = False
     ) -> None:
         """Replace several files' chunks in one commit: whole documents only, and one table
         version per batch rather than per file (every version's manifest lists every
-        fragment, so a commit per file grew the index quadratically)."""
+        fragment, so a commit per file grew the index quadratically). ``add``: the chunks
+        join the document's rows already there (a part of a document committed in parts)."""
         import pyarrow as pa
 
         now = time.time()
@@ -197,17 +198,51 @@ class LanceStore:
         )
         sources = ", ".join(_quote(d[0]) for d in docs)
         made = rowsums.digests(rowsums.columns_of(rows))  # what this commit hands to LanceDB
-        retry_conflicts(
-            lambda: (
+
+        def merge() -> Any:
+            m = (
                 self.table.merge_insert("chunk_id")  # (it retries for 30 s itself)
                 .when_matched_update_all()
                 .when_not_matched_insert_all()
-                .when_not_matched_by_source_delete(f"source IN ({sources})")
-                .execute(rows)
-            ),
+            )
+            if not add:
+                m = m.when_not_matched_by_source_delete(f"source IN ({sources})")
+            return m.execute(rows)
+
+        retry_conflicts(merge, self.reopen)
+        if not add:  # (a document committed in parts gets its digest when it is finished)
+            self.written.update({d[0]: (d[1], made[d[0]]) for d in docs if d[0] in made})
+        self._fts_dirty = True
+
+    def chunk_ids(self, source: str, doc_hash: str) -> set[str]:
+        """The chunk ids a document has under ``doc_hash`` (the parts of a document whose
+        commit in parts was interrupted: ``Library`` resumes after them)."""
+        if not self.exists():
+            return set()
+        where = f"source = {_quote(source)} AND doc_hash = {_quote(doc_hash)}"
+        n = self.table.count_rows(where)
+        if not n:
+            return set()
+        t = self.table.search().where(where).select(["chunk_id"]).limit(n).to_arrow()
+        return set(t.column("chunk_id").to_pylist())
+
+    def finish_parts(self, source: str, marker: str, doc_hash: str) -> None:
+        """A document committed in parts (rows under ``marker``) becomes whole: its other
+        rows (the old version) are deleted, then its rows get ``doc_hash``."""
+        src = _quote(source)
+        retry_conflicts(
+            lambda: self.table.delete(f"source = {src} AND doc_hash != {_quote(marker)}"),
             self.reopen,
         )
-        self.written.update({d[0]: (d[1], made[d[0]]) for d in docs if d[0] in made})
+        retry_conflicts(
+            lambda: self.table.update(where=f"source = {src}", values={"doc_hash": doc_hash}),
+            self.reopen,
+        )
+        n = self.table.count_rows(f"source = {src}")  # its parts, as committed just now
+        parts = self.table.search().where(f"source = {src}").select(list(rowsums.COLUMNS))
+        made = rowsums.digests(rowsums.columns_of(parts.limit(n).to_arrow()))
+        if source in made:
+            self.written[source] = (doc_hash, made[source])
         self._fts_dirty = True
 
     def remove(self, source: str) -> int:

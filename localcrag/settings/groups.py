@@ -398,6 +398,14 @@ class LimitSettings(Group):
             "read as plain text, with one line."
         ),
     )
+    max_sheet_cells: int = Field(
+        default=1_000_000,
+        ge=1_000,
+        description=(
+            "Largest spreadsheet or CSV in cells (rows x widest row, all sheets together; "
+            "each cell becomes 'column: value' text to embed); a bigger one is skipped."
+        ),
+    )
     max_archive_bytes: int = Field(
         default=200_000_000,
         ge=1_000_000,
