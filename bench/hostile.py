@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench import Row, Section, fmt, log, run_process, temp_home
+from bench import Row, Section, fmt, hostile_reads, log, run_process, temp_home
 
 GOOD = "# Cats\n\nThe office cat is called Miso. She sleeps on the printer.\n"
 
@@ -149,9 +149,28 @@ def run(quick: bool) -> Section:
                     },
                 )
             )
+        log("hostile: bounded reads (ruled grid, a 60,000-space line, bad model servers)")
+        reads = hostile_reads.cases(Path(d))
     sec.tables.append(
         ("`localcrag ingest --json PATH` in a new process, fresh index, default limits", rows)
     )
+    sec.tables.append(
+        (
+            "bounded reads: `ingest` or `ask` in a new process (bench/hostile_reads.py)",
+            [
+                Row(label, {"seconds": fmt(w, 1), "peak RSS MB": fmt(r, 0), "outcome": what})
+                for label, (w, r, what) in reads.items()
+            ],
+        )
+    )
+    for label, (w, r, what) in reads.items():
+        sec.targets.append(
+            (
+                f"{label}: peak RSS <= 600 MB, < 60 s",
+                f"{r:,.0f} MB, {w:.1f} s ({what.split(';')[0]})",
+                r <= 600 and w < 60 and not what.startswith("exit 1"),
+            )
+        )
     for label, rss_max in (
         ("50 MB single-line .txt", 600),
         ("zip-bomb .epub (2.6 MB -> 880 MB)", 300),

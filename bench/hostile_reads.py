@@ -124,7 +124,7 @@ def cases(root: Path) -> dict[str, tuple[float, float, str]]:
     with temp_home("lcbench-reads-") as home:
         p = _cli(home, "ingest", "--json", str(grid))
         report = json.loads(p.stdout.strip().splitlines()[-1])
-        warned = "; ".join(w for _, w in report.get("warnings", [])) or p.stderr[-200:]
+        warned = "; ".join(w["warning"] for w in report["warnings"])
         out["one-page PDF, 100 x 100 ruled grid: ingest"] = (
             p.wall,
             p.rss_mb,
@@ -156,10 +156,12 @@ def cases(root: Path) -> dict[str, tuple[float, float, str]]:
                 if deadline:
                     env["LOCALCRAG_LLM_ENDPOINT_DEADLINE"] = str(deadline)
                 p = _cli(home, "ask", "--json", "What does CRIM mean?", env=env)
-            line = next((ln for ln in p.stderr.splitlines() if ln.strip()), "")
+            said = [ln for ln in p.stderr.splitlines() if ln.startswith(("warning:", "localcrag:"))]
+            line = said[0] if said else ""
             out[label] = (
                 p.wall,
                 p.rss_mb,
-                f"exit {p.rc}; server sent {sent[0] / 1e6:.1f} MB; {line[:90]}",
+                f"exit {p.rc}{' (answer restarted)' if p.rc == 3 else ''}; "
+                f"server sent {sent[0] / 1e6:.1f} MB; {line[:100]}",
             )
     return out

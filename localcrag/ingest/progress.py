@@ -39,6 +39,7 @@ class IngestReport:
             "unchanged": self.unchanged,
             "removed": self.removed,
             "failed": [{"path": p, "error": e} for p, e in self.failed],
+            "warnings": [{"path": p, "warning": w} for p, w in self.warnings],
             "chunks": self.chunks,
         }
 
