@@ -24,7 +24,7 @@ from localcrag.ingest.files import page_ranges as _ranges
 from localcrag.ingest.limits import Limits, check_chars, check_pages, check_zip
 from localcrag.ingest.pdftables import TableTooLarge, load_pymupdf, page_tables
 
-_NUMBERED = re.compile(r"(\d++(?:\.\d++)*+)\.?\s")
+_NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\.?\s")
 _PAGE_NO = re.compile(r"(?:page\s*)?[\divxlc]{1,6}(?:\s*(?:of|/)\s*\d+)?", re.I)
 
 Line = tuple[str, float, bool, float, float]  # text, size, bold, y0, y1
