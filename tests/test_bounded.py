@@ -149,3 +149,59 @@ def test_definition_lines_are_found_in_time_linear_in_the_line(n: int) -> None:
                 assert term is None or len(term.split()) <= 4
     assert definition_lines("CRIM", "CRIM" + " " * n + "crime rate") == ["CRIM crime rate"]
     assert definition_lines("CRIM", "CRIM:" + " " * n + "42") == []  # a value, no definition
+
+
+def _ev(text: str) -> Any:
+    from localcrag.types import Evidence
+
+    return Evidence(n=1, text=text, source="/docs/notes.txt")
+
+
+def _attribute(text: str) -> str:
+    from localcrag.crag.citations import Attributor
+
+    attr = Attributor([_ev("Ada Lovelace wrote the first program.")])
+    return attr.feed(text) + attr.flush()
+
+
+def _entry_points() -> dict[str, Any]:
+    """Each public function that runs a pattern on text of any length, with a line its old
+    pattern took minutes on (quadratic, or worse): a run of spaces, dots, dotted or joined
+    words that the pattern tried again from each of its characters, or split n^2 ways."""
+    from localcrag.crag import ellipsis, extract, grounding
+    from localcrag.textutil import ends_sentence, split_sentences
+
+    ada = [_ev("Ada Lovelace wrote the first program.")]
+    return {
+        # model output: source labels cut (_LABEL), spaces before punctuation
+        "clean_prose-spaces": lambda n: grounding.clean_prose(" " * n + "x"),
+        "clean_prose-dotted": lambda n: grounding.clean_prose("1." * (n // 2)),
+        "sentence_key-spaces": lambda n: grounding.sentence_key(" " * n + "x"),  # _CITE
+        # links, addresses, secrets (_SENSITIVE): an address part, dotted and joined words
+        "sensitive_strings-word": lambda n: grounding.sensitive_strings("a" * n + "@"),
+        "sensitive_strings-dotted": lambda n: grounding.sensitive_strings("a." * (n // 2)),
+        "sensitive_strings-joined": lambda n: grounding.sensitive_strings("a-" * (n // 2)),
+        # names in a sentence (_CAP, _SPANS["name"]): a capitalised word before spaces
+        "check_sentence-name": lambda n: grounding.check_sentence("A" + " " * n + "x", ada),
+        "answer_spans-name": lambda n: extract.answer_spans("Ab" + " " * n + "x", "Who?", "name"),
+        # document sentences (split_sentences) and the marker before the final stop
+        "split_sentences-dots": lambda n: split_sentences("." * n + "x"),
+        "ends_sentence-dots": lambda n: ends_sentence("." * n + "x"),
+        "extractive_answer-dots": lambda n: extract.extractive_answer(
+            "What does the note say?", [_ev("The note says" + "." * n + "x")]
+        ),
+        # the streamed answer's citations (_EVENT, _HOLD)
+        "Attributor-dots": lambda n: _attribute("." * n + "x"),
+        # a follow-up question and the one before it (_TOKEN)
+        "ellipsis-dots": lambda n: ellipsis.complete("and the rest?", "." * n + " x"),
+    }
+
+
+@pytest.mark.parametrize("entry", sorted(_entry_points()))
+def test_text_patterns_run_in_time_linear_in_the_line(entry: str) -> None:
+    """100,000 characters: linear work takes well under a second, the old patterns minutes
+    (a name's ``\\s+ ... \\s*`` split a run of spaces n^2 ways; the others scanned a run
+    again from each of its characters)."""
+    run = _entry_points()[entry]
+    with deadline():
+        run(100_000)

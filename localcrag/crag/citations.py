@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from localcrag.textutil import TERMINATORS, content_words, is_refusal
+from localcrag.textutil import STOP_RUN, content_words, is_refusal
 from localcrag.types import Evidence
 
 _NUMS = r"\d+(?:\s*(?:[,;]|-|–)\s*\d+)*"
@@ -116,9 +116,9 @@ class CitationFilter:
 # --- attribution ---------------------------------------------------------------------
 
 # a citation marker, or a sentence end followed by the next visible character
-_EVENT = re.compile(r"\[(\d+)\]|(?:" + TERMINATORS + r")[\"')]*\s+(?=\S)")
+_EVENT = re.compile(r"\[(\d+)\]|(?:" + STOP_RUN + r")[\"')]*\s+(?=\S)")
 # what to hold at the end of a piece: a possible sentence end, or a marker still open
-_HOLD = re.compile(r"(?:(?:" + TERMINATORS + r")[\"')]*\s*|\[\d*)$")
+_HOLD = re.compile(r"(?:(?:" + STOP_RUN + r")[\"')]*\s*|\[\d*)$")
 _CITE = re.compile(r"\[\d+\]")
 _ONLY_MARKS = re.compile(r"[\s\[\]\d]*")
 

@@ -58,7 +58,10 @@ OTHER_PRONOUNS = frozenset("its they them their this that these those".split())
 # a phrase holding one of these is a clause or points elsewhere: not an ellipsis
 CLAUSE_WORDS = VERBS | WH_WORDS | PRONOUNS
 MAX_WORDS = 6
-_TOKEN = re.compile(r"[\w'’.-]*\w|[^\w\s]")
+# A word never starts right after "'", "’", "." or "-": findall reached such a point only
+# when no word character followed in that run (it took one mark alone), so none follows
+# here either; trying again from each mark took time n^2 on a run of dots.
+_TOKEN = re.compile(r"(?<!['’.-])[\w'’.-]*\w|[^\w\s]")
 
 
 def _is_content(word: str) -> bool:

@@ -80,7 +80,6 @@ LIST_NEAR = 0.70  # ... or this close when the question asks for several things
 # some", "several", "a few"), or "list"/"name" as the verb. Not from any data set.
 _COUNTS = number_words(2, 5)
 _WH = "|".join(sorted(WH_WORDS))
-_FINAL_STOP = re.compile(r"[.!?:]*$")
 _LIST = re.compile(
     r"\b(?:(?P<n>" + "|".join(_COUNTS) + r"|[2-5])\s+(?:\w+\s+){0,2}?\w+s\b"
     r"|(?:some|several|a few|various|multiple)\s+(?:\w+\s+){0,2}?\w+s\b"
@@ -134,7 +133,8 @@ _SPANS = {
         r"|\b(?:\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r"|" + _MONTH + r"\s+\d{1,2})\b"
         r"|\b\d{1,2}:\d\d(?!\d)(?:\s?[ap]\.?m\b\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?"
     ),
-    "name": re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:of|de|von|van)?\s*[A-Z][\w'’-]+)*"),
+    # possessive: a run of spaces is split one way only (``\s+`` then ``\s*`` took n^2 tries)
+    "name": re.compile(r"\b[A-Z][\w'’-]++(?:\s++(?:(?:of|de|von|van)\s*+)?[A-Z][\w'’-]++)*"),
     "place": re.compile(
         r"\b(?:in|at|near|from|to|across|within|throughout) (?:the )?"
         r"([A-Z][\w'’-]+(?:\s+(?:of\s+)?[A-Z][\w'’-]+)*)"
@@ -436,8 +436,8 @@ def extractive_answer(
             sentence, span = _emphasise(
                 sentence, question, shape, file_words(e.source for e in evidence)
             )
-        stop = _FINAL_STOP.search(sentence)  # the marker goes before the full stop (or colon)
-        end = stop.start() if stop else len(sentence)
+        # the marker goes before the full stop (or colon), and a final line break
+        end = len(sentence.removesuffix("\n").rstrip(".!?:"))
         parts.append(f"{sentence[:end]} [{n}]{sentence[end:]}")
     cited = tuple(dict.fromkeys(cands[i][0] for i in chosen))
     return Extract(" ".join(parts), cited, tuple(cands[i][2] for i in chosen), span)

@@ -67,16 +67,22 @@ __all__ = [
     "split_answer",
 ]
 
-_CITE = re.compile(r"\s*\[(\d+)\]")
+# Patterns here run on model output and document sentences of any length, so each runs in
+# time linear in its text: no match starts inside a run of spaces that an earlier start
+# already covered (``(?<!\s)``), a run of spaces is split one way only (possessive
+# ``\s++``), and a file name, an address, a domain or a secret is looked for no longer than
+# a real one (255 characters a file name, 64 the part before "@", 63 a domain label).
+_CITE = re.compile(r"(?<!\s)\s*\[(\d+)\]")
 # "(q54-negative-6.txt)", "(report.pdf, p. 5)", "(https://...)", "[q002-positive-6]",
 # "according to [...]" / "according to (...)": labels the prompt showed, echoed into prose
-_FILE = (
-    r"[\w.-]+\.(?:pdf|txt|md|markdown|html?|epub|rst|json|csv|docx?|pptx?|xlsx?|png|jpe?g|tiff?)"
-)
+_FILE = r"[\w.-]{1,255}\.(?:pdf|txt|md|markdown|html?|epub|rst|json|csv|docx?|pptx?|xlsx?|png|jpe?g|tiff?)"
 _LABEL = re.compile(
-    r"(?:,?\s*(?:according to|as (?:stated|noted|said) in|from|see|in)\s+)?"
+    r"(?:,?(?<!\s)\s*(?:according to|as (?:stated|noted|said) in|from|see|in)\s+)?"
     r"(?:\(\s*(?:" + _FILE + r"|" + label_pattern(r"[^()\n]{0,140}") + r"|https?://[^()\s]+)\s*\)"
-    r"|\[(?=[^\[\]\n]*[A-Za-z])[^\[\]\n]{1,80}\]|\b" + _FILE + r"\b)",
+    r"|\[(?=[^\[\]\n]{0,79}[A-Za-z])[^\[\]\n]{1,80}\]"
+    # a file name is looked for from the first word of a dotted run only ("a.b.c.pdf"),
+    # not from each word or dot of it: a later start finds no name the first did not
+    r"|(?<!\w)(?<!\w[.-])(?=\w)" + _FILE + r"\b)",
     re.IGNORECASE,
 )
 _DEBRIS = re.compile(r"\[\d*\)|\(\d+\]|\[\s*\]|\(\s*\)|(?<!\w)\[(?!\d+\])|(?<!\d)\](?!\()")
@@ -91,7 +97,7 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
 # "one" is left out: far more often a pronoun ("the best one") than a count
 _NUMBER_WORDS = number_words(2, 20)
 _WORD_NUMBER = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
-_CAP = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|the|de|von|van|and|&)?\s*[A-Z][\w'’-]*)*")
+_CAP = re.compile(r"\b[A-Z][\w'’-]*+(?:\s++(?:(?:of|the|de|von|van|and|&)\s*+)?[A-Z][\w'’-]*+)*")
 # a short line without closing punctuation before a capitalised line: a heading, not a wrap
 _HEADING_LINE = re.compile(r"(^|\n)([^\n.!?:;,]{1,60}(?<![,\-–]))[ \t]*\n(?=[ \t]*[A-Z])")
 _DOUBLED_HEAD = re.compile(r"^(\S.{3,60}?) \1(?= )")
@@ -111,9 +117,9 @@ RUN_ON_ITEMS = 3  # this many list separators inside one sentence make it a run-
 # what must be quoted from one source sentence, and asked about: links, e-mail addresses,
 # secret-looking strings (a value after password/key/token..., or 8+ characters mixing
 # letters and digits)
-_EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-_LINK = r"(?:https?://|www\.)[^\s()<>\[\]]+[^\s()<>\[\].,;:!?'\"]|\b[a-z0-9][\w-]*(?:\.[\w-]+)*\.[a-z]{2,}\b(?:/[^\s()<>]*)?"
-_MIXED = r"\b(?=[\w+/=-]*\d)(?=[\w+/=-]*[A-Za-z])[\w+/=-]{8,}"
+_EMAIL = r"[\w.+-]{1,64}@[\w-]++(?:\.[\w-]++)+"
+_LINK = r"(?:https?://|www\.)[^\s()<>\[\]]+[^\s()<>\[\].,;:!?'\"]|\b[a-z0-9][\w-]{0,62}+(?:\.[\w-]{1,63}+){0,30}\.[a-z]{2,63}\b(?:/[^\s()<>]*+)?"
+_MIXED = r"\b(?=[\w+/=-]{0,255}\d)(?=[\w+/=-]{0,255}[A-Za-z])[\w+/=-]{8,}+"
 _SENSITIVE = re.compile(f"{_EMAIL}|{_LINK}|{_MIXED}", re.IGNORECASE)
 _KEYED = re.compile(
     r"\b(?:password|passcode|passphrase|pin|token|secret|api[ _-]?key|access[ _-]?key)"
@@ -192,7 +198,7 @@ def clean_prose(text: str) -> str:
     text = _LABEL.sub("", _undefang(text))
     text = _DEBRIS.sub("", text)
     text = _HEAD.sub("", text)
-    text = re.sub(r"[ \t]+([.,;:!?])", r"\1", text)
+    text = re.sub(r"(?<![ \t])[ \t]+([.,;:!?])", r"\1", text)
     return re.sub(r"[ \t]{2,}", " ", text)
 
 

@@ -18,6 +18,7 @@ from localcrag.textutil.lexicon import (
     number_words,
 )
 from localcrag.textutil.sentences import (
+    STOP_RUN,
     TERMINAL,
     TERMINATORS,
     dehyphenate,
@@ -64,6 +65,7 @@ __all__ = [
     "NOT_STATED",
     "STOPWORDS",
     "TERMINAL",
+    "STOP_RUN",
     "TERMINATORS",
     "WORD",
     "base_form",

@@ -18,8 +18,11 @@ _NO_BREAK = frozenset(
     "dept est ed eds jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
 TERMINATORS = r"[.!?\u2026]+|[\u3002\uff01\uff1f]"  # what can end a sentence
+# TERMINATORS tried from the first stop of a run only (the look-behind binds to the first
+# alternative): a pattern that tried a run of dots from each of them took time n^2
+STOP_RUN = r"(?<![.!?\u2026])" + TERMINATORS
 _END = re.compile(  # terminator(s), closing quotes/brackets, then whitespace (CJK: none needed)
-    r"(" + TERMINATORS + r")([\"'\u201d\u2019)\]\u00bb]*)(\s+|(?<=[\u3002\uff01\uff1f])(?=\S))"
+    r"(" + STOP_RUN + r")([\"'\u201d\u2019)\]\u00bb]*)(\s+|(?<=[\u3002\uff01\uff1f])(?=\S))"
 )
 _BULLET = re.compile(
     r"[ \t]*(?:[-*\u2022\u25aa\u25e6\u2023\u2013\u00b7]|\d{1,3}[.)]|[A-Za-z][.)])[ \t]+\S"
@@ -30,7 +33,7 @@ _MARKERS = re.compile(r"(?:[ \t]*\[\d+\])+")  # citation markers that follow a s
 _BROKEN = re.compile(r"([a-z])-[ \t]*\n\s*([a-z])")
 MAX_SENTENCE_CHARS = 2000  # a longer run without a sentence end is cut at a blank
 _LOOK_BACK = 64  # characters looked back for the word before a period
-_ENDED = re.compile(r"(?:" + TERMINATORS + r")[\"')\]]*(?:[ \t]*\[\d+\])*\s*$|\n\s*$")
+_ENDED = re.compile(r"(?:" + STOP_RUN + r")[\"')\]]*(?:[ \t]*\[\d+\])*\s*$")
 
 
 def _segments(text: str) -> list[tuple[int, int]]:
@@ -135,7 +138,7 @@ def sentence_pieces(text: str) -> list[str]:
 def ends_sentence(piece: str) -> bool:
     """Does this (streamed) text end with a finished sentence: a terminator, maybe closing
     quotes and citation markers, or a newline?"""
-    return bool(_ENDED.search(piece))
+    return "\n" in piece[len(piece.rstrip()) :] or bool(_ENDED.search(piece))
 
 
 def _add_span(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
