@@ -156,9 +156,10 @@ def cases(root: Path) -> dict[str, tuple[float, float, str]]:
                 if deadline:
                     env["LOCALCRAG_LLM_ENDPOINT_DEADLINE"] = str(deadline)
                 p = _cli(home, "ask", "--json", "What does CRIM mean?", env=env)
-            try:  # `ask --json` says why it fell back in its "fallback" field
-                line = str(json.loads(p.stdout.strip().splitlines()[-1]).get("fallback") or "")
-            except (ValueError, IndexError, AttributeError):
+            try:  # `ask --json` says why it fell back: generator.fallback
+                said = json.loads(p.stdout.strip().splitlines()[-1])["generator"]
+                line = str(said.get("fallback") or "")
+            except (ValueError, IndexError, KeyError, TypeError, AttributeError):
                 line = p.stderr.strip()[-100:]
             out[label] = (
                 p.wall,
