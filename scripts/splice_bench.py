@@ -6,7 +6,7 @@ BENCHMARKS.json and BENCHMARKS.md with the new run's, and records in the section
 date and command of that run, so a reader sees which figures are newer than the full run
 named at the top. Usage::
 
-    python scripts/splice_bench.py /tmp/hostile.json
+    python scripts/splice_bench.py /tmp/hostile.json hostile
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def _number(title: str) -> str:
     return title.split(".", 1)[0]
 
 
-def splice(run_json: Path, repo: Path = REPO) -> list[str]:
+def splice(run_json: Path, only: str, repo: Path = REPO) -> list[str]:
     """Replace in the record every section of ``run_json``; returns their titles."""
     run = json.loads(run_json.read_text(encoding="utf-8"))
     record_path = repo / "BENCHMARKS.json"
@@ -34,8 +34,8 @@ def splice(run_json: Path, repo: Path = REPO) -> list[str]:
     done = []
     for sec in run["sections"]:
         n = _number(sec["title"])
-        where = f"measured alone: `python -m bench --only ...` at {run['commit']}, {run['date']}"
-        sec["data"]["measured_alone"] = {"commit": run["commit"], "date": run["date"]}
+        where = f"measured alone: `python -m bench --only {only}` at {run['commit']}, {run['date']}"
+        sec["data"]["measured_alone"] = {"commit": run["commit"], "date": run["date"], "only": only}
         i = next(k for k, s in enumerate(record["sections"]) if _number(s["title"]) == n)
         record["sections"][i] = sec
         record["targets"] = [t for t in record["targets"] if _number(t["section"]) != n]
@@ -65,5 +65,5 @@ def splice(run_json: Path, repo: Path = REPO) -> list[str]:
 
 
 if __name__ == "__main__":
-    for title in splice(Path(sys.argv[1])):
+    for title in splice(Path(sys.argv[1]), sys.argv[2]):
         print(f"spliced: {title}")
