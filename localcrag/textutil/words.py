@@ -87,8 +87,10 @@ def is_refusal(text: str) -> bool:
 
 # A code, part number, date or ID: a token with a digit and 4+ characters ("DOC0123",
 # "2010-06-29", "A-113"), or an all-capitals word of 3+ letters ("TSLA", "ANOVA").
+# (The first character is checked before the digit lookahead, which is bounded: a run of
+# dots or slashes is otherwise scanned again from each of its characters, n^2.)
 _IDENT = re.compile(
-    r"(?<![\w-])(?=[\w./:-]*\d)[A-Za-z0-9][\w./:-]{2,}[A-Za-z0-9](?![\w-])"
+    r"(?<![\w-])(?=[A-Za-z0-9])(?=[\w./:-]{0,80}\d)[A-Za-z0-9][\w./:-]{2,}[A-Za-z0-9](?![\w-])"
     r"|(?<![\w-])[A-Z]{3,}(?:-[A-Z0-9]+)*(?![\w-])"
 )
 
