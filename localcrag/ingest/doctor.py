@@ -495,7 +495,9 @@ def repair(library: Any) -> Repair:
             if not source_path(src).is_file():  # no file to read them from again: not served
                 store.remove(src)
                 present.discard(src)
-        wanted = sorted(set(listed) | present)
+        # everything the library held: the list, and the newest version's rows a stale list
+        # (a writer stopped before saving it) lacks, which a restored version dropped above
+        wanted = sorted(set(expected) | present)
         on_disk = {s: source_path(s) for s in wanted if source_path(s).is_file()}
         paths = list(on_disk.values())  # non-UTF-8 names too
         force = set(up.bad_vectors) | set(untrusted)
