@@ -13,6 +13,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -37,9 +38,10 @@ class Misbehaving:
         self.sent = 0
 
 
-@pytest.fixture()
-def bad() -> Iterator[tuple[Misbehaving, str]]:
-    state = Misbehaving()
+@contextmanager
+def misbehaving(state: Misbehaving) -> Iterator[str]:
+    """A model server on 127.0.0.1 doing what ``state`` says: its /v1 URL (also
+    bench/hostile_reads.py's server)."""
 
     class Handler(BaseHTTPRequestHandler):  # HTTP/1.0: a body runs until the connection closes
         def log_message(self, *args: object) -> None:
@@ -106,9 +108,18 @@ def bad() -> Iterator[tuple[Misbehaving, str]]:
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield state, f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture()
+def bad() -> Iterator[tuple[Misbehaving, str]]:
+    state = Misbehaving()
+    with misbehaving(state) as url:
+        yield state, url
 
 
 class Local:

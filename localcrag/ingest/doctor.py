@@ -237,7 +237,7 @@ def _check(store: Any) -> Checkup:
     store.verify = False  # the doctor reads what is there and says what is wrong with it
     if pending.exists(store):
         add((False, "a repair was interrupted before it finished: run `localcrag doctor --repair`"))
-    listed, _from = known_documents(store)
+    listed = known_documents(store)
     if not store.exists():
         up.lost = sorted(listed)
         add(
@@ -449,7 +449,7 @@ def repair(library: Any) -> Repair:
     store, out = library.store, Repair()
     store.verify = False  # the repair reads what is there (a marker or damage is its work)
     with library.writing():
-        listed, _from = known_documents(store)
+        listed = known_documents(store)
         local = store.location.folder is not None
         before = _present_sources(store)
         expected = pending.start(store, {**before, **listed}) if local else {**before, **listed}
@@ -498,8 +498,7 @@ def repair(library: Any) -> Repair:
         # everything the library held: the list, and the newest version's rows a stale list
         # (a writer stopped before saving it) lacks, which a restored version dropped above
         wanted = sorted(set(expected) | present)
-        on_disk = {s: source_path(s) for s in wanted if source_path(s).is_file()}
-        paths = list(on_disk.values())  # non-UTF-8 names too
+        paths = [source_path(s) for s in wanted if source_path(s).is_file()]  # non-UTF-8 names too
         force = set(up.bad_vectors) | set(untrusted)
         report = library.ingest(paths, force=force) if paths else None  # lost, changed, invalid
         out.reindexed = report.indexed if report else []
@@ -536,7 +535,7 @@ def _untrusted_rows(store: Any, up: Checkup, out: Repair) -> list[str]:
     digest recorded (a table from before digests): both are read again from their files."""
     if not store.exists() or not store.count():
         return []
-    rows = store.columns(list(rowsums.COLUMNS) + ["doc_hash"])
+    rows = store.columns(store._cols([*rowsums.COLUMNS, "doc_hash"]))  # (older: no locator)
     hashes = dict(zip(rows["source"], rows["doc_hash"]))
     bad, unknown = rowsums.differing(rowsums.read(store), rows, hashes)
     if bad:

@@ -72,22 +72,22 @@ def save_documents(store: Any) -> None:
     seal.write(store, store.table.version)
 
 
-def known_documents(store: Any) -> tuple[dict[str, str], str]:
-    """The library's documents as last recorded (source -> content hash) and where from: the
-    document list, else the copy beside the row digests, else the file-stat cache ({} and ""
-    when all three are lost: then only the table's rows tell)."""
+def known_documents(store: Any) -> dict[str, str]:
+    """The library's documents as last recorded (source -> content hash): the document
+    list, else the copy beside the row digests, else the file-stat cache ({} when all three
+    are lost: then only the table's rows tell)."""
     listed = load_documents(store) if not documents_state(store) else None
     if listed is not None:
-        return listed, "the document list"
+        return listed
     kept = rowsums.read(store)
     if kept is not None:
-        return rowsums.sources(kept), "the row digests' copy of the document list"
+        return rowsums.sources(kept)
     folder = store.location.folder
     if folder is not None:
         stats = FileStats(Path(folder) / f"{store.name}.filestat.json")
         if stats.state is None:
-            return {s: str(e[2]) for s, e in stats.entries.items()}, "the file-stat cache"
-    return {}, ""
+            return {s: str(e[2]) for s, e in stats.entries.items()}
+    return {}
 
 
 def load_documents(store: Any) -> dict[str, str]:

@@ -197,7 +197,6 @@ class LanceStore:
             self.table.schema
         )
         sources = ", ".join(_quote(d[0]) for d in docs)
-        made = rowsums.digests(rowsums.columns_of(rows))  # what this commit hands to LanceDB
 
         def merge() -> Any:
             m = (
@@ -210,21 +209,16 @@ class LanceStore:
             return m.execute(rows)
 
         retry_conflicts(merge, self.reopen)
-        if not add:  # (a document committed in parts gets its digest when it is finished)
+        if not add:  # what this commit handed to LanceDB (a document committed in parts
+            made = rowsums.digests(rowsums.columns_of(rows))  # gets its digest when finished)
             self.written.update({d[0]: (d[1], made[d[0]]) for d in docs if d[0] in made})
         self._fts_dirty = True
 
     def chunk_ids(self, source: str, doc_hash: str) -> set[str]:
         """The chunk ids a document has under ``doc_hash`` (the parts of a document whose
         commit in parts was interrupted: ``Library`` resumes after them)."""
-        if not self.exists():
-            return set()
         where = f"source = {_quote(source)} AND doc_hash = {_quote(doc_hash)}"
-        n = self.table.count_rows(where)
-        if not n:
-            return set()
-        t = self.table.search().where(where).select(["chunk_id"]).limit(n).to_arrow()
-        return set(t.column("chunk_id").to_pylist())
+        return set(self.columns(["chunk_id"], where)["chunk_id"])
 
     def finish_parts(self, source: str, marker: str, doc_hash: str) -> None:
         """A document committed in parts (rows under ``marker``) becomes whole: its other
@@ -238,10 +232,8 @@ class LanceStore:
             lambda: self.table.update(where=f"source = {src}", values={"doc_hash": doc_hash}),
             self.reopen,
         )
-        n = self.table.count_rows(f"source = {src}")  # its parts, as committed just now
-        parts = self.table.search().where(f"source = {src}").select(list(rowsums.COLUMNS))
-        made = rowsums.digests(rowsums.columns_of(parts.limit(n).to_arrow()))
-        if source in made:
+        made = rowsums.digests(self.columns(list(rowsums.COLUMNS), f"source = {src}"))
+        if source in made:  # its parts, as committed just now
             self.written[source] = (doc_hash, made[source])
         self._fts_dirty = True
 
@@ -271,14 +263,14 @@ class LanceStore:
     def count(self) -> int:
         return self.table.count_rows() if self.exists() else 0
 
-    def columns(self, cols: list[str]) -> dict[str, list]:
-        """Whole columns of every row (maintenance, eval): one read of the table."""
-        n = self.count()  # 0 when there is no table yet
-        return (
-            self.table.search().select(cols).limit(n).to_arrow().to_pydict()
-            if n
-            else {c: [] for c in cols}
-        )
+    def columns(self, cols: list[str], where: str | None = None) -> dict[str, list]:
+        """Whole columns of every row, or of the rows ``where`` selects (maintenance, eval):
+        one read of the table."""
+        n = (self.table.count_rows(where) if where else self.count()) if self.exists() else 0
+        if not n:
+            return {c: [] for c in cols}
+        query = self.table.search().select(cols)
+        return (query.where(where) if where else query).limit(n).to_arrow().to_pydict()
 
     def file_hashes(self) -> dict[str, str]:
         d = self.columns(["source", "doc_hash"])
