@@ -1,4 +1,4 @@
-"""Every read bounded (issue 38, cases 11 and 12): a PDF page's table finder under a cell
+"""Every read bounded: a PDF page's table finder under a cell
 and a time limit, and the text patterns run on document lines in time linear in them.
 
 The pattern tests bound work, not time: each function runs on 100,000- and

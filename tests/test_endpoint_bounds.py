@@ -1,4 +1,4 @@
-"""Every read from a model server is bounded (issue 38, case 10): a real HTTP server on
+"""Every read from a model server is bounded: a real HTTP server on
 127.0.0.1 that misbehaves (a body or a stream that never ends, a stream that never stops,
 one that drips a byte at a time, one line without end) is cut by size, by the tokens asked
 for (counted on the client) or by ``llm_endpoint_deadline``, and the question falls back

@@ -539,7 +539,7 @@ def test_a_damaged_conversation_is_listed_as_damaged(
     )
 
 
-# --- issue 38: documents lost to combined faults, an interrupted repair, a missing prune root,
+# --- documents lost to combined faults, an interrupted repair, a missing prune root,
 # --- rot under a lost seal, damage under a running writer -----------------------------------
 
 

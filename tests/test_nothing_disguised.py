@@ -1,4 +1,4 @@
-"""Nothing a document holds disguises what is shown (issue 38, cases 7 and 9).
+"""Nothing a document holds disguises what is shown.
 
 A document's Markdown link ``[https://bank.example/reset](https://evil.example/phish)`` is
 shown as written in ``ask`` (terminal and pipe) and in the TUI's answer: never a hyperlink

@@ -139,7 +139,7 @@ def test_a_paragraph_starts_where_the_line_pitch_jumps_though_the_gap_is_a_pixel
 def test_a_30000_px_wide_picture_is_detected_and_recognised_in_bounded_pieces(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 38 case 14: RapidOCR's padding made a 30,000 x 200 picture 7,500 px high and the
+    """RapidOCR's padding made a 30,000 x 200 picture 7,500 px high and the
     detector read it in strips as wide as the picture (2-3 GB). Every detector input is now
     one tile, every recogniser input one bounded piece, whatever the width."""
     eng = ocr.engine()

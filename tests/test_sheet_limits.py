@@ -1,4 +1,4 @@
-"""Spreadsheets and CSV held to the per-file limits as rows stream in (issue 38 case 13): a
+"""Spreadsheets and CSV held to the per-file limits as rows stream in: a
 workbook counted as the same rows written as CSV, cells (rows x widest row) against
 ``max_sheet_cells``, the row sentences made against ``max_file_chars``; and a large
 accepted sheet committed in parts, so a killed ingest keeps what it did. Files are built

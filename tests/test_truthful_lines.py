@@ -1,4 +1,4 @@
-"""Issue 38, cases 15 and 16: a full disk, an unreadable index file, a file where a folder
+"""A full disk, an unreadable index file, a file where a folder
 should be, a config.toml too deep or a folder, a misspelt variable: one line each naming the
 path or name and the fix, exit 1; and after a full disk the next ingest, even with every
 file unchanged, writes the document list and the seal the stopped run could not.

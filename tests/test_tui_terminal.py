@@ -97,7 +97,7 @@ PHISH = "Deep learning is explained at [https://bank.example/ai](https://evil.ex
 
 def _disguised(question: str) -> list[ev.Event]:
     """A run whose answer quotes a Markdown link and bidi text, and whose sources are named
-    with a right-to-left override (issue 38, cases 7 and 9)."""
+    with a right-to-left override."""
     out: list[ev.Event] = []
     for e in answer_events(
         question, answer=f"Deep \u202e05\u202c learning\u200b layers [2]. {PHISH}"
