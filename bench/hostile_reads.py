@@ -98,6 +98,6 @@ def cases(root: Path) -> dict[str, tuple[float, float, str]]:
                 p.wall,
                 p.rss_mb,
                 f"exit {p.rc}{' (answer restarted)' if p.rc == 3 else ''}; "
-                f"server sent {state.sent / 1e6:.1f} MB; {line[:100]}",
+                f"server sent {state.sent:,} bytes; {line[:100]}",
             )
     return out

@@ -86,7 +86,9 @@ def misbehaving(state: Misbehaving) -> Iterator[str]:
                 else:
                     self._head(200, "text/event-stream")
                     if what == "endless-stream":  # tokens past any max_tokens, then [DONE]
-                        self._write(PIECE * 200_000 + b"data: [DONE]\n\n")
+                        for _ in range(200_000 // 500):  # (in blocks: ``sent`` counts them)
+                            self._write(PIECE * 500)
+                        self._write(b"data: [DONE]\n\n")
                     elif what == "pings":  # alive, never a token, never [DONE]
                         self._slow(b": ping\n\n", 0.05)
                     elif what == "drip":  # one event, a byte at a time
