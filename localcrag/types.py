@@ -75,6 +75,11 @@ class Decision:
     lower: float
     reason: str
     basis: str = "settings"  # where upper/lower came from (settings, or calibrated on the corpus)
+    # what no kept passage holds (the question's constraints as it wrote them), and the
+    # unit that came closest with its chunk: said in the refusal (crag/binding)
+    missing: tuple[str, ...] = ()
+    closest: str | None = None
+    closest_chunk: Chunk | None = None
 
 
 @dataclass(frozen=True)
@@ -111,6 +116,7 @@ class Evidence:
     kind: str = "document"  # "document" or "web"
     chunk_id: str | None = None
     locator: str | None = None  # where in the file when not a plain page (Chunk.locator)
+    heading: str | None = None  # the section heading in force (Chunk.heading): context
 
 
 @dataclass(frozen=True)

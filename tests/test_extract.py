@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from localcrag.crag.extract import MAX_WORDS, NOT_STATED, answer_shape, extractive_answer
@@ -31,8 +33,11 @@ WIFI = ev(
 
 
 def test_attention_heads_quotes_the_sentence_with_the_number_in_bold() -> None:
+    # the question names the Transformer: the passage's file does (its context), the
+    # sentence need not
+    heads = replace(HEADS, source="/docs/transformer.pdf")
     out = extractive_answer(
-        "How many attention heads does the Transformer base model use?", [HEADS]
+        "How many attention heads does the Transformer base model use?", [heads]
     )
     assert out.text == "In this work we employ **h = 8** parallel attention layers, or heads [1]."
     assert out.cited == (1,) and out.span == "h = 8"
@@ -52,9 +57,11 @@ def test_wifi_password_is_never_invented() -> None:
     assert "**" not in out.text
 
 
-def test_nothing_relevant_is_said_plainly() -> None:
+def test_nothing_relevant_is_said_plainly_with_what_is_missing_and_what_came_closest() -> None:
     out = extractive_answer("Who designed the lighthouse?", [CAKE])
-    assert out.text == NOT_STATED and not out.found and out.cited == ()
+    assert out.text.startswith(NOT_STATED) and not out.found
+    assert "No passage gives lighthouse, a name; closest:" in out.text and out.cited == (1,)
+    assert extractive_answer("Who designed the lighthouse?", []).text == NOT_STATED
 
 
 def test_pdf_line_break_hyphens_are_joined_and_quotes_are_verbatim_otherwise() -> None:
@@ -216,10 +223,11 @@ def test_with_grades_the_chunk_grade_weighs_in_without_them_only_the_words_do() 
     assert extractive_answer("Where do ferns grow?", [poor, good]).cited[0] == 1  # a tie: the first
 
 
-def test_a_sentence_is_ranked_on_its_own_words_not_its_predecessors() -> None:
+def test_a_sentence_whose_passage_names_what_it_is_about_beats_one_about_something_else() -> None:
     # Made up: the answer sentence says "they", its predecessor names the tomato pumps. On its
-    # own words it ties with a sentence about other sprinklers (the first evidence, so it wins
-    # the tie). Reading it with its predecessor's terms was measured and removed (docs/eval.md).
+    # own words it ties with a sentence about other sprinklers; but the question's nouns
+    # ("tomato", "pumps") are bound only by the tomato passage, so the herb sprinklers'
+    # flow is never the answer (crag/binding).
     tomato = ev(
         2,
         "Pump care\n\nThe tomato pumps are flushed every month. "
@@ -228,7 +236,7 @@ def test_a_sentence_is_ranked_on_its_own_words_not_its_predecessors() -> None:
     herbs = ev(1, "At night, the herb sprinklers run at a flow of 2 litres per minute.")
     q = "What flow do the tomato pumps run at during the night?"
     out = extractive_answer(q, [herbs, tomato])
-    assert out.sentences[0].startswith("At night, the herb sprinklers") and out.cited[0] == 1
+    assert out.sentences[0].startswith("At night, they run") and out.cited[0] == 2
 
 
 def test_how_long_emphasises_a_duration_over_another_number() -> None:
@@ -306,7 +314,9 @@ MILESTONE = "Milestone: Certification; Date: February 2026; Owner: Maria Okafor.
 def test_the_emphasised_span_is_the_whole_answer_of_the_asked_kind(
     question: str, sentence: str, span: str
 ) -> None:
-    assert extractive_answer(question, [ev(1, sentence)]).span == span
+    # the sentence as its passage gives it: what "it" and "they" are is said before it
+    said = " ".join(w for w in question.rstrip("?").split()[1:] if w[:1].islower())
+    assert extractive_answer(question, [ev(1, f"About {said}. {sentence}")]).span == span
 
 
 def test_the_citation_marker_goes_before_a_closing_colon() -> None:
@@ -368,6 +378,8 @@ def test_a_sentence_case_title_is_never_the_whole_answer() -> None:
 def test_a_how_many_question_emphasises_only_a_number_of_what_it_counts(
     sentence: str, bold: str | None
 ) -> None:
-    out = extractive_answer("How many observations per group?", [ev(1, sentence)])
+    # the passage's heading names the groups; the sentences differ in what they count
+    found = replace(ev(1, sentence), heading="Observations per group")
+    out = extractive_answer("How many observations per group?", [found])
     assert out.span == bold, out.text
     assert ("**" in out.text) == (bold is not None)

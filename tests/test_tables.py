@@ -170,8 +170,9 @@ def test_a_lookup_by_date_is_answered_with_the_cell_cited(tmp_path: Path) -> Non
 
 
 def test_a_passage_holding_the_named_cell_reaches_the_upper_threshold_whatever_its_grade() -> None:
-    """A row of numbers scored 0.09 by the evaluator although it holds the close on the date asked."""
-    from localcrag.crag.graders.base import named_cells
+    """A row of numbers scored 0.09 by the evaluator although it holds the close on the date
+    asked; a name the question gives that no passage holds ("Tesla") is not bound."""
+    from localcrag.crag.binding import raise_bound
     from localcrag.types import Chunk, Grade
 
     rows = (
@@ -179,14 +180,13 @@ def test_a_passage_holding_the_named_cell_reaches_the_upper_threshold_whatever_i
         "TSLA.csv, row 3: Date: 2010-06-29; Close: 23.83."
     )
     chunk = Chunk("c1", "/d/TSLA.csv", rows, 2, 3, 0, len(rows), None, 30, "rows 2–3")
-    graded = named_cells(
-        "What was Tesla's closing price on 2010-06-29?", [Grade(chunk, 0.09, "g")], 0.76
-    )
-    assert graded[0].score == 0.76
-    other = named_cells(
-        "What was Tesla's closing price on 2011-06-29?", [Grade(chunk, 0.09, "g")], 0.76
-    )
-    assert other[0].score == 0.09  # no such row: the grade stands
+
+    def graded(question: str) -> float:
+        return raise_bound(question, [Grade(chunk, 0.09, "g")], 0.76)[0].score
+
+    assert graded("What was the TSLA close on 2010-06-29?") == 0.76
+    assert graded("What was the TSLA close on 2011-06-29?") == 0.09  # no such row
+    assert graded("What was Tesla's closing price on 2010-06-29?") == 0.09  # no "Tesla"
 
 
 MONTHLY = [

@@ -146,6 +146,26 @@ def _describe(event: object) -> str:
     return str(event)
 
 
+def _binding(r: RunRecord) -> dict:
+    """What the question constrains (crag/constraints) and, when no kept passage bound all
+    of it, what was missing and which unit came closest."""
+    from localcrag.crag.constraints import read
+
+    c = read(r.rewritten or r.question) if (r.rewritten or r.question) else None
+    d = r.decision
+    return {
+        "slot": c.slot if c else None,
+        "periods": [p.text for p in c.periods] if c else [],
+        "numbers": list(c.numbers) if c else [],
+        "entities": list(c.entities) if c else [],
+        "terms": list(c.terms) if c else [],
+        "missing": list(d.missing) if d else [],
+        "closest": {"text": d.closest, "chunk_id": d.closest_chunk.chunk_id}
+        if d and d.closest and d.closest_chunk
+        else None,
+    }
+
+
 def to_json(r: RunRecord) -> dict:
     """The `ask --json` contract (docs/cli-json.md), read from the run's record."""
     answer = r.answer
@@ -164,6 +184,7 @@ def to_json(r: RunRecord) -> dict:
             if r.decision
             else None
         ),
+        "binding": _binding(r),
         "grades": [
             {
                 "chunk_id": g.chunk.chunk_id,

@@ -92,6 +92,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="SQuAD: only the questions of this article, e.g. Normans (held-out reporting)",
     )
     s.add_argument(
+        "--slice",
+        default=None,
+        metavar="NAME",
+        help='a set of questions.jsonl: only the questions whose "slice" is NAME (e.g. held: '
+        "those never looked at while fixing)",
+    )
+    s.add_argument(
         "--rerank",
         type=positive_int,
         default=0,
@@ -269,6 +276,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         styles=_styles(args.style),
         rerank=args.rerank,
         article=args.article,
+        slice=args.slice,
         withhold=args.withhold,
         sources=args.sources,
         exclude_trained=args.exclude_trained,

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from localcrag import events as ev
+from localcrag.crag.binding import Idf
 from localcrag.crag.citations import clean_citations, renumber
 from localcrag.crag.extract import extractive_answer
 from localcrag.crag.style import model_name
@@ -48,6 +49,7 @@ def answer_events(
     meter: CpuMeter | None = None,
     note: str = "",
     read_spans: ReadSpans | None = None,
+    idf: Idf | None = None,
 ) -> Iterator[ev.Event]:
     """Events of the answer stage, ending with the run's one ``AnswerDone``. ``note`` is
     said at the end of the answer itself (ungraded evidence), so no reader misses it."""
@@ -55,7 +57,7 @@ def answer_events(
     if style == "extractive":
         detail, inner = (
             "quoting the evidence",
-            _quote(question, q, evidence, action, score_texts, timings, t0, 0, read_spans),
+            _quote(question, q, evidence, action, score_texts, timings, t0, 0, read_spans, idf),
         )
     else:
         detail = "checking each sentence against the sources"
@@ -72,6 +74,7 @@ def answer_events(
             t0,
             meter,
             read_spans,
+            idf,
         )
     done = None
     with Stage("generate", timings, detail) as st:
@@ -98,13 +101,21 @@ def _done(
     dropped: int,
     timings: dict[str, float],
     short: str | None = None,
+    refused: bool = False,
 ) -> ev.AnswerDone:
     text, cited = clean_citations(text, max((e.n for e in evidence), default=0))
     used = len({e.n for e in evidence} & set(cited))
     text, evidence = renumber(text, cited, evidence)  # [1], [2], ... in order of first use
     citations = tuple(Citation(e.n, e.source, e.page, e.url, e.locator) for e in evidence[:used])
     answer = Answer(
-        question, text, citations, action, style=style, dropped_sentences=dropped, short=short
+        question,
+        text,
+        citations,
+        action,
+        style=style,
+        dropped_sentences=dropped,
+        short=short,
+        refused=refused,
     )
     return ev.AnswerDone(answer, tuple(evidence), timings)
 
@@ -119,8 +130,9 @@ def _quote(
     t0: float,
     dropped: int,
     read_spans: ReadSpans | None = None,
+    idf: Idf | None = None,
 ) -> Iterator[ev.Event]:
-    found = extractive_answer(q, evidence, score_texts, read_spans)
+    found = extractive_answer(q, evidence, score_texts, read_spans, idf)
     text, used = clean_citations(found.text, max((e.n for e in evidence), default=0))
     text, evidence = renumber(text, used, evidence)  # the quote shows the numbers the sources get
     timings.setdefault("first_token", ms_since(t0))
@@ -134,6 +146,7 @@ def _quote(
         dropped,
         timings,
         found.span if found.found else None,
+        refused=not found.found,
     )
 
 
@@ -150,6 +163,7 @@ def _write(
     t0: float,
     meter: CpuMeter | None,
     read_spans: ReadSpans | None = None,
+    idf: Idf | None = None,
 ) -> Iterator[ev.Event]:
     from localcrag.crag.generate import build_messages, fit_evidence
     from localcrag.crag.shaping import SentenceGate
@@ -207,7 +221,7 @@ def _write(
     if not gate.kept and kept and not cancel.is_set():
         yield ev.StyleChosen("extractive", FELL_BACK, model_name(llm))
         yield from _quote(
-            question, q, kept, action, score_texts, timings, t0, len(gate.dropped), read_spans
+            question, q, kept, action, score_texts, timings, t0, len(gate.dropped), read_spans, idf
         )
         return
     text = gate.text

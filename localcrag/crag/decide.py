@@ -11,15 +11,44 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import PurePath
 
+from localcrag.crag.binding import Idf, bindings, described
 from localcrag.types import Action, Decision, Grade
 
 
 def decide(
-    grades: Sequence[Grade], upper: float, lower: float, basis: str = "settings"
+    grades: Sequence[Grade],
+    upper: float,
+    lower: float,
+    basis: str = "settings",
+    question: str | None = None,
+    idf: Idf | None = None,
 ) -> Decision:
-    """``basis`` says where the thresholds came from (kept on the decision for the trace)."""
-    return replace(_decide(grades, upper, lower), basis=basis)
+    """``basis`` says where the thresholds came from (kept on the decision for the trace).
+    With ``question``, Correct and Ambiguous also need a passage kept (at or above
+    ``lower``) with a unit that binds every constraint of the question
+    (``crag/binding``); without one the documents do not answer it: Incorrect, saying what
+    no passage holds and which passage came closest."""
+    d = replace(_decide(grades, upper, lower), basis=basis)
+    if question is None or d.action is Action.INCORRECT or any(g.error for g in grades):
+        return d
+    kept = [g.chunk for g in grades if g.score >= lower]
+    found = bindings(question, kept, idf)
+    if found and found[0].complete:
+        return d
+    if not found:
+        return d
+    closest = found[0]
+    where = PurePath(kept[closest.unit.n - 1].source).name
+    return replace(
+        d,
+        action=Action.INCORRECT,
+        reason=f"{d.reason}, but no passage holds {described(closest.missing)} (closest: {where})",
+        missing=closest.missing,
+        closest=closest.unit.text,
+        closest_chunk=kept[closest.unit.n - 1],
+    )
 
 
 def _decide(grades: Sequence[Grade], upper: float, lower: float) -> Decision:

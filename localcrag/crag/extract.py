@@ -38,7 +38,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from localcrag.crag.cells import cell_answer, column_only
+from localcrag.crag.binding import Bound, Idf, bindings, described, evidence_units
+from localcrag.crag.cells import cell_answer
+from localcrag.crag.constraints import read
 from localcrag.crag.emphasis import (
     MONTH as _MONTH,
 )
@@ -51,7 +53,7 @@ from localcrag.crag.emphasis import (
     with_frequencies,
 )
 from localcrag.crag.glossary import definition_answer
-from localcrag.crag.grounding import evidence_sentences, lead_lines
+from localcrag.crag.grounding import lead_lines
 from localcrag.textutil import (
     NOT_STATED,
     STOPWORDS,
@@ -72,6 +74,7 @@ ReadSpans = Callable[
 ]  # the reader's answer_spans: one Span or None per text
 MAX_WORDS = 60  # a quote longer than this is no longer an answer at a glance
 MAX_SENTENCES = 3
+BORROWED = 0.9  # the score of a unit whose passage, not itself, holds a name it needs
 CANDIDATES = 40  # sentences scored by the evaluator (the rest by overlap only): latency
 NEAR_BEST = 0.85  # a second or third sentence is added only if it scores this close to the best
 LIST_NEAR = 0.70  # ... or this close when the question asks for several things
@@ -324,11 +327,24 @@ def reader_span(question: str, sentence: str, read_spans: ReadSpans) -> str | No
     return text if text and said and not said <= _stems(question) else None
 
 
+def _not_found(bound: Sequence[Bound], evidence: Sequence[Evidence]) -> Extract:
+    """ "The documents do not state it. No passage gives X; closest: "..." [n]."."""
+    if not bound:
+        return Extract(NOT_STATED, (), (), found=False)
+    closest = bound[0]
+    n = evidence[closest.unit.n - 1].n
+    quote = " ".join(closest.unit.text.split())
+    quote = quote if len(quote) <= 200 else quote[:200].rsplit(" ", 1)[0] + " …"
+    text = f"{NOT_STATED} No passage gives {described(closest.missing)}; closest: \u201c{quote}\u201d [{n}]."
+    return Extract(text, (n,), (), found=False)
+
+
 def extractive_answer(
     question: str,
     evidence: Sequence[Evidence],
     score_texts: Callable[[str, Sequence[str]], list[float]] | None = None,
     read_spans: ReadSpans | None = None,
+    idf: Idf | None = None,
 ) -> Extract:
     """The one to three evidence sentences that best answer ``question``, quoted and cited.
 
@@ -337,14 +353,11 @@ def extractive_answer(
     lead sentence; without one (none above its margin) it comes from the answer shape. The sentences are chosen the same way either way."""
     shape = answer_shape(question)
     asked = _stems(question)
-    seen: set[str] = set()
-    cands: list[tuple[int, int, str]] = []  # (evidence n, position, sentence)
-    for e in evidence:
-        for i, s in enumerate(evidence_sentences(e.text)):
-            key = _key(s)
-            if len(s.split()) >= 3 and key not in seen:
-                seen.add(key)
-                cands.append((e.n, i, s))
+    cons = read(question)
+    bound = bindings(cons, evidence, idf)
+    complete = [b for b in bound if b.complete]
+    if not complete:  # no unit holds every part of the question: say what is missing
+        return _not_found(bound, evidence)
     if defined := definition_answer(question, [e.text for e in evidence]):
         # "What does GNPDEFL mean?": the line that defines it ("GNPDEFL - GNP deflator"),
         # which is short and capitalised like a heading, is the answer (crag/glossary)
@@ -354,11 +367,28 @@ def extractive_answer(
             tuple(dict.fromkeys(evidence[i].n for i, _ in lines)),
             tuple(line for _, line in lines),
         )
-    cands = [
-        c for c in cands if not (is_heading(c[2]) or c[2] in lead_lines(evidence))
-    ] or cands  # titles
+    # the candidates: the units that bind the question, each once; every unit of a passage
+    # that binds a question asking for a description
+    whole = {b.unit.n for b in complete if b.unit.position < 0}
+    fillers = {(b.unit.n, _key(b.unit.text)): b.filler for b in complete if b.unit.header}
+    keys = {(b.unit.n, _key(b.unit.text)) for b in complete if b.unit.position >= 0}
+    # a unit holding every part itself beats one that borrows a name from its passage
+    borrowed = {(evidence[b.unit.n - 1].n, _key(b.unit.text)) for b in complete if b.by_passage} - {
+        (evidence[b.unit.n - 1].n, _key(b.unit.text)) for b in complete if not b.by_passage
+    }
+    seen: set[str] = set()
+    cands: list[tuple[int, int, str]] = []  # (evidence n, position, sentence)
+    for u in evidence_units(evidence):
+        key = _key(u.text)
+        if (u.n in whole or (u.n, key) in keys) and key not in seen and len(u.text.split()) >= 2:
+            seen.add(key)
+            cands.append((evidence[u.n - 1].n, u.position, u.text))
+    if whole or shape is None:  # a passage answers: its title lines are not the answer
+        cands = [
+            c for c in cands if not (is_heading(c[2]) or c[2] in lead_lines(evidence))
+        ] or cands
     if not cands:
-        return Extract(NOT_STATED, (), (), found=False)
+        return _not_found(bound, evidence)
     if (
         cell := cell_answer(question, [s for _, _, s in cands])
     ) is not None:  # a row and column named
@@ -368,7 +398,6 @@ def extractive_answer(
             (cands[cell.index][2],),
             cell.value,
         )
-    cands = [c for c in cands if not column_only(question, c[2])] or cands
     weights = _weights(question, [s for _, _, s in cands])
     lexical = [_score(question, s, 0.0, shape, weights) for _, _, s in cands]
     top = sorted(range(len(cands)), key=lambda i: -lexical[i])[:CANDIDATES]
@@ -386,7 +415,11 @@ def extractive_answer(
         share = _covered(asked, said, lambda t: weights.get(t, 1.0))
         return (float(graded[i]) + share + grade.get(cands[i][0], 0.0)) / 3
 
-    scores = {i: _score(question, cands[i][2], relevance(i), shape, weights) for i in top}
+    scores = {
+        i: _score(question, cands[i][2], relevance(i), shape, weights)
+        * (BORROWED if (cands[i][0], _key(cands[i][2])) in borrowed else 1.0)
+        for i in top
+    }
     ranked = sorted(top, key=lambda i: (-scores[i], cands[i][0], cands[i][1]))
     best, lead = ranked[0], scores[ranked[0]]
     if not asked & _stems(cands[best][2]) and relevance(best) < 0.5:
@@ -420,6 +453,7 @@ def extractive_answer(
         ):
             chosen.append(after)
     parts, span = [], None
+    n_of = {e.n: i for i, e in enumerate(evidence, 1)}
     for j, i in enumerate(chosen):
         n, _, sentence = cands[i]
         sentence = _window(
@@ -432,6 +466,12 @@ def extractive_answer(
         )
         if found is not None and (bolded := _bold(sentence, found)) is not None:
             sentence, span = bolded, found
+        elif (
+            j == 0
+            and (filler := fillers.get((n_of[n], _key(sentence))))
+            and (bolded := _bold(sentence, filler))
+        ):
+            sentence, span = bolded, filler  # the value under the header the question names
         elif j == 0:
             sentence, span = _emphasise(
                 sentence, question, shape, file_words(e.source for e in evidence)

@@ -14,9 +14,8 @@ name too), so the definition line is read structurally, as ``crag/cells`` reads 
   "refers to", "denotes", "is defined as", or two spaces or more: a fixed-width column)
   followed by words.
 
-A retrieved chunk holding such a line counts as relevant whatever its grade
-(``defining_passages`` raises its score to the upper threshold, beside the chunks holding a
-named cell), and the quote is that line (``definition_answer``). The patterns are English grammar for asking
+Such a line binds the question (``crag/binding``: a passage holding it is relevant whatever
+its grade), and the quote is that line (``definition_answer``). The patterns are English grammar for asking
 and for writing a definition, written from the issue's "column meanings" before any
 question of the sheets set was run through them.
 """
@@ -25,10 +24,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 
 from localcrag.textutil import STOPWORDS
-from localcrag.types import Grade
 
 _VERBS = r"mean|stand for|measure|represent|refer to|denote|indicate|signify"
 _KINDS = r"variable|column|field|abbreviation|acronym"
@@ -88,18 +85,6 @@ def definition_lines(term: str, text: str) -> list[str]:
         if (m := head.match(line)) and _WORD.search(line, m.end()):
             out.append(" ".join(line[m.start("line") :].split()))
     return out
-
-
-def defining_passages(question: str, grades: list[Grade], upper: float) -> list[Grade]:
-    """``grades`` with every chunk that defines the asked term raised to ``upper``, as
-    ``graders.base.named_cells`` raises a chunk holding the cell a question names."""
-    term = asked_term(question)
-    if term is None:
-        return grades
-    return [
-        replace(g, score=upper) if g.score < upper and definition_lines(term, g.chunk.text) else g
-        for g in grades
-    ]
 
 
 def definition_answer(question: str, texts: Sequence[str]) -> list[tuple[int, str]]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from localcrag import events as ev
+from localcrag.crag.binding import Idf, corpus_idf, unbound_note
 from localcrag.crag.decide import decide, ungraded_decision
 from localcrag.crag.graders.base import grade_or_rank
 from localcrag.crag.refine import chunks_as_evidence, graded_evidence, recompose, refine
@@ -22,7 +23,7 @@ from localcrag.crag.timing import Stage, ms_since, timed
 from localcrag.errors import BadQuestion
 from localcrag.llm.cpu import CpuMeter
 from localcrag.settings import Settings
-from localcrag.types import Action, Answer, Evidence
+from localcrag.types import Action, Answer, Decision, Evidence
 
 if TYPE_CHECKING:
     from localcrag.crag.calibrate import Thresholds
@@ -76,6 +77,7 @@ class Pipeline:
         self._generator = generator
         self.web = web  # a web.WebSearch; None means DuckDuckGo
         self._stats_key: tuple[Any, ...] | None = None
+        self._corpus: Any = None  # the grader's CorpusStats: document frequencies for binding
         # (grader key, Thresholds)
         self._thresholds: tuple[tuple[Any, ...] | None, Thresholds | None] = (None, None)
         self._lock = threading.Lock()
@@ -173,8 +175,16 @@ class Pipeline:
                 return load_llm(Path(p), n_ctx=s.generation.n_ctx, threads=s.generation.threads)
 
             self._grader = make_grader(s, self.library.embedder, stats, llm_loader=llm_loader)
+            self._corpus = stats
             self._stats_key = key
         return self._grader
+
+    @property
+    def idf(self) -> Idf | None:
+        """Document frequencies of the indexed corpus (``binding.Idf``), for binding a
+        question's key nouns; None before the grader is built or for an empty index."""
+        _ = self.grader
+        return corpus_idf(self._corpus)
 
     @property
     def thresholds(self) -> Thresholds:
@@ -288,6 +298,7 @@ class Pipeline:
         yield st.finished
 
         action: Action | None = None
+        decision: Decision | None = None
         evidence: list[Evidence] = []
         web_evidence: list[Evidence] = []
         web_note = ""
@@ -300,7 +311,7 @@ class Pipeline:
             with Stage("grade", timings) as st:
                 yield st.started
                 grades, ungraded = grade_or_rank(
-                    grader, q, [h.chunk for h in hits], th.upper, th.lower
+                    grader, q, [h.chunk for h in hits], th.upper, th.lower, self.idf
                 )
             yield from self._fallbacks()
             for i, g in enumerate(grades):
@@ -309,7 +320,7 @@ class Pipeline:
             decision = (
                 ungraded_decision(grades, ungraded, th.upper, th.lower)
                 if ungraded
-                else decide(grades, th.upper, th.lower, th.basis)
+                else decide(grades, th.upper, th.lower, th.basis, q, self.idf)
             )
             action = decision.action
             yield ev.DecisionMade(decision)
@@ -348,6 +359,8 @@ class Pipeline:
             from localcrag.crag.generate import REFUSAL
 
             text = f"{REFUSAL} The indexed documents do not answer it, and {web_note}."
+            if decision is not None and decision.missing:
+                text = f"{REFUSAL} {unbound_note(decision)} {web_note[:1].upper()}{web_note[1:]}."
             timings.setdefault("first_token", ms_since(t0))
             yield ev.Token(text)
             timings["total"] = max(ms_since(t0), timings["first_token"])
@@ -372,6 +385,7 @@ class Pipeline:
             meter=meter,
             score_texts=scorer,
             read_spans=spans,
+            idf=corpus_idf(self._corpus),
             note=UNGRADED_NOTE.format(error=ungraded) if ungraded else "",
         ):
             yield from self._fallbacks()  # before the first token that the local model wrote

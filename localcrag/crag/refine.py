@@ -109,6 +109,7 @@ def recompose(strips: Sequence[Strip], start: int = 1) -> list[Evidence]:
                 score=max(s.score for s in group),
                 chunk_id=c.chunk_id,
                 locator=c.locator,
+                heading=c.heading,
             )
         )
     return out
@@ -135,6 +136,7 @@ def chunks_as_evidence(
             score=sc,
             chunk_id=c.chunk_id,
             locator=c.locator,
+            heading=c.heading,
         )
         for i, (c, sc) in enumerate(zip(chunks, scores))
     ]

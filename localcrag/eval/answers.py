@@ -98,6 +98,12 @@ def summarise(rows: list[dict], mode: str) -> dict:
         "wrong_answer_rate": trust["wrong_answer_rate"],
         "wrong_refusal_rate": trust["wrong_refusal_rate"],
         "trust": trust,
+        # wrong answers the CORRECT badge vouched for ("the documents answer it")
+        "wrong_under_correct": sum(
+            r["outcome"] == m.WRONG_ANSWER and r["action"] == "correct" for r in ok
+        )
+        if mode == "crag"
+        else None,
         "decision_accuracy": m.rounded(m.mean(r["decision_ok"] for r in ok))
         if mode == "crag"
         else None,

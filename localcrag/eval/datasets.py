@@ -39,6 +39,7 @@ class Question:
     gold: tuple[str, ...] = ()  # gold unit ids (empty: no retrieval gold)
     context_id: str | None = None  # SQuAD: the question's own paragraph
     answer_spans: tuple[tuple[int, int], ...] = ()  # SQuAD: (start, end) of each answer in it
+    slice: str | None = None  # a generic set's named slice ("dev", "held"): --slice reports one
 
 
 @dataclass(frozen=True)
@@ -321,7 +322,12 @@ def load_generic(folder: Path, docs: Path | None = None, name: str = "generic") 
         gold = tuple(Path(g).as_posix() for g in it.get("gold_sources") or ())
         questions.append(
             Question(
-                f"q{n}", text, answers if answerable else (), answerable, gold if answerable else ()
+                f"q{n}",
+                text,
+                answers if answerable else (),
+                answerable,
+                gold if answerable else (),
+                slice=str(it["slice"]) if it.get("slice") else None,
             )
         )
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from localcrag.crag.calibrate import Thresholds, from_settings
 from localcrag.crag.decide import decide
+from localcrag.crag.graders.base import grade_or_rank
 from localcrag.eval import metrics as m
 from localcrag.eval.datasets import Question
 from localcrag.types import Chunk
@@ -38,15 +39,18 @@ def run_decisions(
     retriever.check_ready()
     grader = pipe.grader
     th = thresholds_of(pipe)
+    idf = pipe.idf  # the product's own decision: grades raised by binding, then bound
     rows = []
     spent = 0.0
     for i, q in enumerate(questions):
         drop = withhold(q) if withhold else frozenset()
         hits = retriever.search(q.question, k=k, withhold=drop)
         t = time.perf_counter()
-        grades = grader.grade(q.question, [h.chunk for h in hits])
+        grades, _ = grade_or_rank(
+            grader, q.question, [h.chunk for h in hits], th.upper, th.lower, idf
+        )
         spent += time.perf_counter() - t
-        d = decide(grades, th.upper, th.lower, th.basis)
+        d = decide(grades, th.upper, th.lower, th.basis, q.question, idf)
         action = d.action.value
         ok = action in ("correct", "ambiguous") if q.answerable else action == "incorrect"
         rows.append(

@@ -18,6 +18,7 @@ from localcrag.eval.report_pairs import table as _table
 ANSWER_METRICS = [
     ("wrong_answer_rate", "wrong answer rate (of answers given)"),
     ("wrong_refusal_rate", "wrong refusal rate (of refusals)"),
+    ("wrong_under_correct", "wrong answers under the CORRECT badge (a count)"),
     ("decision_accuracy", "decision accuracy"),
     ("answer_f1", "answer token F1"),
     ("short_answer_f1", "short answer token F1 (the bold span; the quote without one)"),

@@ -36,6 +36,7 @@ class EvalOptions:
     only: str | None = None  # one of PARTS, or None for every part that applies
     k: int | None = None  # default: settings.retrieval.top_k
     article: str | None = None  # SQuAD: only this article's questions (held-out reporting)
+    slice: str | None = None  # a generic set: only the questions of this named slice
     rerank: int = 0  # > 0: also rank the main mode's first N chunks by the grader ("<mode>+rerank")
     offline: bool = True
     styles: tuple[str, ...] = ()  # answer styles to compare; () = the answer_style setting
@@ -103,7 +104,7 @@ def run_eval(
     settings = eval_settings(base, wd / "index", opts.offline)
     k = opts.k or settings.retrieval.top_k
     pipe = (pipeline_factory or _default_factory)(settings)
-    questions = select(_of_article(ds, opts.article), opts.limit, opts.seed)
+    questions = select(_of_slice(_of_article(ds, opts.article), opts.slice), opts.limit, opts.seed)
     index = _ingest(pipe, ds, wd, progress)
 
     def want(part: str) -> bool:
@@ -169,6 +170,7 @@ def run_eval(
         "limit": opts.limit,
         "only": opts.only,
         "article": opts.article,
+        "slice": opts.slice,
         "settings": {
             f: field(f).get(settings)  # flat names: the results' format stays as it was
             for f in (
@@ -196,6 +198,22 @@ def run_eval(
         "items": _merge_items(questions, items_r or {}, items_a),
         "elapsed_s": round(time.perf_counter() - t0, 1),
     }
+
+
+def _of_slice(questions: list[Question], name: str | None) -> list[Question]:
+    """The questions of one named slice of a generic set ("held": the ones never looked at
+    while fixing)."""
+    if name is None:
+        return questions
+    names = sorted({q.slice for q in questions if q.slice})
+    if name not in names:
+        from localcrag.errors import LocalcragError
+
+        raise LocalcragError(
+            f"--slice {name!r}: no question of this set is in it",
+            f"choose one of: {', '.join(names) or '(none: its questions name no slice)'}",
+        )
+    return [q for q in questions if q.slice == name]
 
 
 def _of_article(ds: Dataset, article: str | None) -> list[Question]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from localcrag.errors import exc_summary
@@ -153,36 +153,26 @@ def _clip(x: float) -> float:
 
 
 def grade_or_rank(
-    grader: Grader, question: str, chunks: Sequence[Chunk], upper: float, lower: float
+    grader: Grader,
+    question: str,
+    chunks: Sequence[Chunk],
+    upper: float,
+    lower: float,
+    idf: Any = None,
 ) -> tuple[list[Grade], str | None]:
     """(grades, None); or, when the grader fails as a whole, scores from retrieval rank and
-    the reason: a score of 0.0 would be a verdict ("irrelevant") nobody made."""
+    the reason: a score of 0.0 would be a verdict ("irrelevant") nobody made. A passage that
+    binds the whole question is raised to ``upper`` (``binding.raise_bound``; ``idf``: the
+    corpus's document frequencies, ``binding.corpus_idf``)."""
     try:
-        from localcrag.crag.glossary import defining_passages
+        from localcrag.crag.binding import raise_bound
 
-        grades = named_cells(question, list(grader.grade(question, chunks)), upper)
-        return defining_passages(question, grades, upper), None
+        return raise_bound(question, list(grader.grade(question, chunks)), upper, idf), None
     except Exception as exc:  # noqa: BLE001 - any grader bug: answer ungraded, and say so
         error = exc_summary(exc)
     n = len(chunks)  # strictly between the thresholds, best first: no verdict either way
     scores = [lower + (upper - lower) * (n - i) / (n + 1) for i in range(n)]
     return [Grade(c, sc, RANK_GRADER, error=error) for c, sc in zip(chunks, scores)], error
-
-
-def named_cells(question: str, grades: list[Grade], upper: float) -> list[Grade]:
-    """A passage holding the table cell the question names (its row by an exact key, its
-    column by name: ``cells.cell_answer``) is relevant whatever the grader made of a row of
-    numbers: its score is raised to the upper threshold (issue 26: "Tesla's close on
-    2010-06-29" was refused with the row retrieved first)."""
-    from localcrag.crag.cells import cell_answer
-    from localcrag.crag.grounding import evidence_sentences
-
-    return [
-        replace(g, score=upper)
-        if g.score < upper and cell_answer(question, evidence_sentences(g.chunk.text))
-        else g
-        for g in grades
-    ]
 
 
 LLMLoader = Callable[[Any], Any]

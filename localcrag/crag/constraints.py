@@ -1,0 +1,347 @@
+"""What a question constrains: the slot it asks to fill and everything an answer must match.
+
+An answer binds every constraint of its question to one evidence unit (``crag/binding``),
+so the question is read once into:
+
+* the **slot**: what kind of filler answers it (a number, a date, a name, a place, the
+  meaning of a term, or a passage when the question asks for a description);
+* **periods**: years, fiscal years, year ranges, quarters, months and dates, each with the
+  forms a document may write it in (FY 2019, fiscal 2019, 2018-19, 2018–2019, Q2 2020,
+  second quarter of 2020, June 2020, 2020-06-30);
+* **numbers**: any other number the question writes ("the 3.3 V rail", "row 12"): a
+  constraint, never an answer;
+* **entities**: names and codes the question writes with capitals or digits ("Jane Doe",
+  "BME280", "TOTEMP");
+* **terms**: the remaining content words ("insurance", "supply current"), as stems.
+
+General English grammar and number formats, not words read from any evaluation set.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from localcrag.textutil import (
+    MONTHS,
+    STOPWORDS,
+    WH_WORDS,
+    base_form,
+    identifiers,
+    number_words,
+    stem,
+)
+
+# Words that frame a question rather than constrain its answer: verbs that ask ("what does
+# X mean", "what is listed", "according to"), and the nouns a user names the source or the
+# answer's kind with ("the report", "the value", "the figure"). A closed class of English
+# question phrasing.
+FRAMING = frozenset(
+    """mean means meaning meant stand stands represent represents refer refers define defined
+    definition describe described say says said state states stated tell list listed give
+    given show shown find found name named call called according mention mentioned note noted
+    document documents report reports file files paper article datasheet manual guide
+    presentation deck slide slides spreadsheet dataset page value values figure figures amount
+    number kind kinds type types sort sorts way ways thing things example examples reason
+    reasons data role purpose importance significance impact function goal aim idea concept
+    exactly approximately roughly""".split()
+)
+# The question's own words for the answer it wants (answer_shape's cues): not constraints.
+_SLOT_WORDS = frozenset(
+    """many much long old far big large tall fast often high deep percentage percent year
+    date century decade day month person people city country place region location size
+    age speed rate proportion fraction share score cost price length height width weight
+    distance duration population count level""".split()
+)
+_ORDINALS = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+}
+_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+_YEAR = r"(?:19|20)\d\d"
+# "2018-19", "2018–2019", "2018/19", "FY2018-19"
+_RANGE = re.compile(
+    r"(?<![\d.,])(" + _YEAR + r")\s*[-\u2013\u2014/]\s*(\d{2}|" + _YEAR + r")(?![\d.,])"
+)
+_FY = re.compile(r"\b(?:FY|fiscal(?:\s+year)?)\s*'?(\d{4}|\d{2})(?!\d)", re.I)
+_QUARTER = re.compile(
+    r"\b(?:Q([1-4])|([1-4])Q|(first|second|third|fourth|[1-4](?:st|nd|rd|th))\s+quarter)"
+    r"(?:\s+(?:of\s+)?(?:FY\s*|fiscal\s+(?:year\s+)?)?('?\d{2}|" + _YEAR + r"))?\b",
+    re.I,
+)
+_MONTH_YEAR = re.compile(r"\b(" + _MONTH + r")\.?,?\s+(" + _YEAR + r")\b", re.I)
+_ISO_DATE = re.compile(r"\b(" + _YEAR + r")[-/.](\d{1,2})[-/.](\d{1,2})\b")
+_LONG_DATE = re.compile(
+    r"\b(?:(" + _MONTH + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(" + _YEAR + r")"
+    r"|(\d{1,2})(?:st|nd|rd|th)?\s+(" + _MONTH + r")\.?,?\s+(" + _YEAR + r"))\b",
+    re.I,
+)
+_BARE_YEAR = re.compile(r"(?<![\w.,/-])(" + _YEAR + r")(?![\w.,/%-]|\.\d)")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?(?![\w])")
+_ASKED_KIND = re.compile(
+    r"\b(?:what|which)\s+([A-Za-z]+)(?=\s+(?:is|are|was|were|do|does|did|should|can|will|would|of|for|in|at|on)\b|\s*\?)",
+    re.I,
+)
+# up to three words right before a parenthesis that held an entity (blanked by then)
+_ALIASED = re.compile(r"(?:[A-Za-z'’-]+\s+){0,2}[A-Za-z'’-]+\s*\(\s*\)")
+_NAME = re.compile(r"\b[A-Z][\w'’&.-]*(?:\s+(?:of|de|von|van|the|and|&)?\s*[A-Z][\w'’&.-]*)*")
+
+
+def _year(text: str, century_of: int = 2000) -> int:
+    """A 4-digit year, or a 2-digit one read in the century of ``century_of``."""
+    value = int(text.lstrip("'"))
+    return value if value >= 100 else (century_of // 100) * 100 + value
+
+
+@dataclass(frozen=True)
+class Period:
+    """A time the answer must belong to; ``patterns`` are the ways a document may write it."""
+
+    text: str  # as the question wrote it
+    patterns: tuple[re.Pattern[str], ...]
+
+    def found_in(self, text: str) -> bool:
+        return any(p.search(text) for p in self.patterns)
+
+
+def _year_patterns(year: int, fiscal: bool) -> tuple[re.Pattern[str], ...]:
+    """A year stands alone, or ends a range ("2018-19", "2018–2019"); a fiscal year also as
+    "FY19", "FY 2019", "fiscal 2019" (a bare "2019" column header is the same year)."""
+    y, yy, prev = str(year), f"{year % 100:02d}", year - 1
+    out = [
+        re.compile(r"(?<![\w.,/-])" + y + r"(?![\w%]|[.,]\d)"),
+        re.compile(str(prev) + r"\s*[-\u2013\u2014/]\s*(?:" + y + "|" + yy + r")(?!\d)"),
+    ]
+    if fiscal:
+        out.append(re.compile(r"\bFY\s*'?" + yy + r"(?!\d)", re.I))
+    return tuple(out)
+
+
+def _periods(question: str) -> tuple[list[Period], list[tuple[int, int]]]:
+    """The question's periods and the character spans they take (so no number or entity is
+    read twice)."""
+    found: list[Period] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(m: re.Match[str]) -> bool:
+        return not any(a < m.end() and m.start() < b for a, b in taken)
+
+    for m in _ISO_DATE.finditer(question):
+        year, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        if 1 <= mo <= 12 and 1 <= d <= 31:
+            found.append(Period(m.group(0), (_date_pattern(year, mo, d),)))
+            taken.append(m.span())
+    for m in _LONG_DATE.finditer(question):
+        if not free(m):
+            continue
+        name, day, yr = (m.group(1), m.group(2), m.group(3)) if m.group(1) else m.group(5, 4, 6)
+        found.append(Period(m.group(0), (_date_pattern(int(yr), MONTHS[name.lower()], int(day)),)))
+        taken.append(m.span())
+    for m in _QUARTER.finditer(question):
+        if not free(m):
+            continue
+        q = int(m.group(1) or m.group(2) or _ORDINALS[m.group(3).lower()])
+        word = [k for k, v in _ORDINALS.items() if v == q]
+        quarter = re.compile(
+            r"\b(?:Q" + str(q) + r"|" + str(q) + r"Q|(?:" + "|".join(word) + r")\s+quarter)",
+            re.I,
+        )
+        pats: tuple[re.Pattern[str], ...] = (quarter,)
+        if m.group(4):
+            year = _year(m.group(4))
+            pats = (
+                re.compile(
+                    quarter.pattern
+                    + r"[\s,]*(?:of\s+)?(?:FY\s*|fiscal\s+(?:year\s+)?)?'?(?:"
+                    + str(year)
+                    + "|"
+                    + f"{year % 100:02d}"
+                    + r")(?!\d)",
+                    re.I,
+                ),
+            )
+        found.append(Period(m.group(0), pats))
+        taken.append(m.span())
+    for m in _MONTH_YEAR.finditer(question):
+        if not free(m):
+            continue
+        mon, y = MONTHS[m.group(1).lower()], m.group(2)
+        names = "|".join(k for k, v in MONTHS.items() if v == mon)
+        found.append(
+            Period(
+                m.group(0),
+                (
+                    re.compile(r"\b(?:" + names + r")\.?,?\s+(?:\d{1,2},?\s+)?" + y + r"\b", re.I),
+                    re.compile(r"\b" + y + r"[-/.]0?" + str(mon) + r"\b"),
+                ),
+            )
+        )
+        taken.append(m.span())
+    for m in _FY.finditer(question):
+        if not free(m):
+            continue
+        found.append(Period(m.group(0), _year_patterns(_year(m.group(1)), fiscal=True)))
+        taken.append(m.span())
+    for m in _RANGE.finditer(question):
+        if not free(m):
+            continue
+        first, last = int(m.group(1)), m.group(2)
+        end = _year(last, first) if len(last) == 2 else int(last)
+        if not 0 < end - first <= 1:  # "2010-2015": two years an answer may cite apart
+            continue
+        found.append(Period(m.group(0), _year_patterns(end, fiscal=True)))
+        taken.append(m.span())
+    for m in _BARE_YEAR.finditer(question):
+        if not free(m):
+            continue
+        found.append(Period(m.group(0), _year_patterns(int(m.group(1)), fiscal=False)))
+        taken.append(m.span())
+    return found, taken
+
+
+def _date_pattern(y: int, mo: int, d: int) -> re.Pattern[str]:
+    names = "|".join(k for k, v in MONTHS.items() if v == mo)
+    return re.compile(
+        rf"\b{y}[-/.]0?{mo}[-/.]0?{d}\b"
+        rf"|\b(?:{names})\.?\s+0?{d}(?:st|nd|rd|th)?,?\s+{y}\b"
+        rf"|\b0?{d}(?:st|nd|rd|th)?\s+(?:{names})\.?,?\s+{y}\b"
+        rf"|\b0?{mo}/0?{d}/{y}\b",
+        re.I,
+    )
+
+
+def number_value(text: str) -> float | None:
+    """The value a written number stands for ("1,234.50" -> 1234.5), or None."""
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """Everything ``question`` asks an answer to match (see the module docstring)."""
+
+    question: str
+    slot: str | None  # "number", "date", "name", "place", "meaning", or None (a passage)
+    periods: tuple[Period, ...] = ()
+    numbers: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    terms: tuple[str, ...] = ()  # stems
+    spans: tuple[tuple[int, int], ...] = field(default=(), compare=False)
+
+    @property
+    def hard(self) -> int:
+        """How many constraints must match exactly (periods, numbers, entities)."""
+        return len(self.periods) + len(self.numbers) + len(self.entities)
+
+    def described(self) -> list[str]:
+        """Each constraint as the question wrote it, for "no passage gives ...": entities,
+        periods and numbers first, then the content words."""
+        return [
+            *self.entities,
+            *(p.text for p in self.periods),
+            *self.numbers,
+        ]
+
+
+def _slot(question: str) -> str | None:
+    from localcrag.crag.extract import answer_shape
+    from localcrag.crag.glossary import asked_term
+
+    if asked_term(question):
+        return "meaning"
+    return answer_shape(question)
+
+
+def _entities(question: str, taken: list[tuple[int, int]]) -> list[tuple[str, tuple[int, int]]]:
+    """Names (capitalised words past the first word, or a first word that is no question or
+    function word) and codes ("BME280", "TOTEMP")."""
+    out: list[tuple[str, tuple[int, int]]] = []
+
+    def free(a: int, b: int) -> bool:
+        return not any(x < b and a < y for x, y in taken + [s for _, s in out])
+
+    first = re.match(r"\s*\W*(\w+)", question)
+    for m in _NAME.finditer(question):
+        text = m.group(0).rstrip(".'’&-")
+        words = text.split()
+        if m.start() == (first.start(1) if first else 0):
+            head = words[0].lower()
+            if (
+                head in STOPWORDS
+                or head in WH_WORDS
+                or head in FRAMING
+                or base_form(head) in FRAMING
+            ):
+                words = words[1:]  # "What ...", "Who ...", "List ...": grammar, not a name
+                if not words or not words[0][:1].isupper():
+                    continue
+                text = " ".join(words)
+        words = [w for w in text.split() if w.lower() not in MONTHS]
+        if not words or all(w.lower() in STOPWORDS or base_form(w) in FRAMING for w in words):
+            continue
+        text = " ".join(words)
+        start = question.find(text, m.start())
+        if start >= 0 and free(start, start + len(text)):
+            out.append((text, (start, start + len(text))))
+    for m in re.finditer(r"\(([^()]{1,40})\)", question):  # "(temp_min)", "(ARMED)": a code
+        a, b = m.span(1)
+        if len(m.group(1).split()) <= 3 and free(a, b):
+            out.append((m.group(1).strip(), (a, b)))
+    for ident in identifiers(question):
+        start = question.find(ident)
+        if start >= 0 and free(start, start + len(ident)) and not ident.isdigit():
+            out.append((ident, (start, start + len(ident))))
+    return [(t, span) for t, span in out if len(t) > 1]
+
+
+def read(question: str) -> Constraints:
+    """The constraints of ``question`` (see the module docstring)."""
+    q = " ".join(question.split())
+    periods, taken = _periods(q)
+    numbers = []
+    for m in _NUMBER.finditer(q):
+        if any(a < m.end() and m.start() < b for a, b in taken):
+            continue
+        if m.group(0) in number_words(0, 0):
+            continue
+        numbers.append(m.group(0))
+        taken.append(m.span())
+    ents = _entities(q, taken)
+    spans = taken + [s for _, s in ents]
+    rest = "".join(
+        " " if any(a <= i < b for a, b in spans) else ch for i, ch in enumerate(q)
+    )  # what no other constraint took
+    # "the armed forces (ARMED)": a code in parentheses names the words before it
+    rest = _ALIASED.sub(" ", rest) if any(q[a - 1 : a] == "(" for _, (a, _b) in ents) else rest
+    # "at what temperature", "which color": the noun after the question word names the
+    # answer's kind, not something the answer must mention
+    rest = _ASKED_KIND.sub(
+        lambda m: m.group(0)[: m.start(1) - m.start(0)] + " " * len(m.group(1)), rest
+    )
+    counted = set(number_words(1, 20))
+    terms = []
+    for w in re.findall(r"[A-Za-z][A-Za-z'’]*", rest):
+        low = w.lower().replace("’", "'")
+        base = base_form(low)
+        if low in STOPWORDS or low in FRAMING or base in FRAMING or base in _SLOT_WORDS:
+            continue
+        if low in counted or low in MONTHS or len(base) < 2:
+            continue
+        terms.append(stem(base))
+    return Constraints(
+        q,
+        _slot(q),
+        tuple(periods),
+        tuple(numbers),
+        tuple(t for t, _ in ents),
+        tuple(dict.fromkeys(terms)),
+        tuple(spans),
+    )
