@@ -163,3 +163,53 @@ def test_periods_are_read_in_the_forms_documents_write_them() -> None:
 def test_bindings_rank_complete_units_first_and_name_what_the_rest_lack() -> None:
     found = bindings("How much was spent on insurance in FY 2016?", [chunk(REPORT_2019, "/r.pdf")])
     assert not found[0].complete and found[0].missing == ("FY 2016",)
+
+
+def test_a_table_without_a_value_there_answers_nothing() -> None:
+    """R and pandas write a missing cell as NA: the row exists, the value does not."""
+    rows = "profits.csv, row 85: year: 2012; Financial: NA; Domestic: NA."
+    evidence = [Evidence(1, rows, "/d/profits.csv", 85, score=0.9)]
+    out = extractive_answer("What were the Financial profits in 2012?", evidence)
+    assert not out.found and out.text.startswith(NOT_STATED) and "**" not in out.text
+
+
+def test_a_which_question_takes_the_thing_its_heading_names() -> None:
+    """ "Which release ...": the changelog line holds the change, its heading the release."""
+    log = "- Upgrade `pdfminer.six` to `20231228`.\n- Fix a crash."
+    evidence = [Evidence(1, log, "/d/CHANGELOG.md", 1, score=0.9, heading="[0.11.0] - 2024-03-07")]
+    out = extractive_answer("Which release upgraded pdfminer.six to 20231228?", evidence)
+    assert out.text.startswith("Under \u201c**0.11.0**\u201d") or "**0.11.0**" in out.text
+
+
+def test_question_words_are_read_as_nouns_or_verbs_by_their_place() -> None:
+    from localcrag.textutil.pos import is_noun
+
+    def nouns(question: str) -> list[str]:
+        words = question.rstrip("?").split()
+        return [w for i, w in enumerate(words) if is_noun(words, i)]
+
+    assert "bars" in nouns("Up to how many bars can a track be recorded")
+    assert "rent" in nouns("How much was spent on rent")
+    assert "take" not in nouns("How long did the firing take")
+    assert "set" not in nouns("When was the budget set")
+    assert "holds" not in nouns("Who holds the copyright")
+    assert "hold" not in nouns("What does the column hold in the data")
+    assert "rests" not in nouns("What is a problem that rests within NP")
+    assert "cake" in nouns("How long should I bake the lemon cake")
+
+
+def test_the_library_s_own_name_and_paraphrased_nouns_are_not_required() -> None:
+    """A one-word name most passages hold is what the library is about; a noun no passage
+    holds weighs nothing unless every noun is such (then nothing is about the question)."""
+    from localcrag.crag.binding import key_terms
+
+    df = {"anthropic": 90, "insurance": 3, "expense": 40, "rent": 0, "deficit": 0, "work": 5}
+
+    def idf(term: str) -> tuple[int, int]:
+        return df.get(term, 1), 1000
+
+    keys = key_terms(read("How much did Anthropic pay for insurance and the deficit in 2019?"), idf)
+    assert keys.names == () and [w for _, w in keys.required] == ["insurance"]
+    assert "deficit" not in keys.weights
+    keys = key_terms(read("How much was spent on rent in FY 2019?"), idf)
+    assert [w for _, w in keys.required] == ["rent"]

@@ -342,8 +342,8 @@ def test_trust_table_on_val_json_with_fakes(
 ) -> None:
     """The trust table on ai-information/val.json (fake models: the numbers are the table's
     arithmetic, not the product's quality): every question lands in exactly one cell, the
-    rates follow from the counts, and plain RAG, which refuses nothing, answers every
-    unanswerable question wrongly."""
+    rates follow from the counts, and plain RAG, which grades nothing, refuses an
+    unanswerable question only when no unit binds it."""
     from localcrag.eval.datasets import load_ai_information
 
     val = shared_data / "ai-information" / "val.json"
@@ -387,11 +387,12 @@ def test_trust_table_on_val_json_with_fakes(
         ]
     rag = res["modes"]["rag"][
         "trust"
-    ]  # plain RAG answers the unanswerable questions too: wrong answers
+    ]  # plain RAG grades nothing: an unanswerable question is refused only by the quote
+    # finding no unit that binds it, else answered wrongly
     assert (
-        rag["unanswerable"]["wrong_answer"] == len(ds.questions) - yes and rag["right_refusal"] == 0
+        rag["unanswerable"]["wrong_answer"] + rag["unanswerable"]["right_refusal"]
+        == len(ds.questions) - yes
     )
-    assert res["modes"]["rag"]["wrong_answer_rate"] > 0
     terminal = (out / "report.md").read_text()
     assert "trust against the reference answers" in terminal and "wrong answer rate" in terminal
     assert (

@@ -172,3 +172,23 @@ def test_squad_pairs_gain_ablated_negatives(shared_data: Path) -> None:
         q = by_id[p.qid]
         own = ds.passages[q.context_id][1]
         assert len(p.text) < len(own) and not any(a.lower() in p.text.lower() for a in q.answers)
+
+
+def test_a_generic_set_reports_one_named_slice(tmp_path: Path) -> None:
+    """`--slice held` reports only the questions never looked at while fixing; an unknown
+    slice is one clear error naming the slices there are."""
+    from localcrag.eval.datasets import load_generic
+    from localcrag.eval.runner import _of_slice
+
+    (tmp_path / "docs").mkdir()
+    lines = [
+        {"question": "a?", "answer": ["x"], "slice": "dev"},
+        {"question": "b?", "answerable": False, "slice": "held"},
+        {"question": "c?", "answer": ["y"]},
+    ]
+    (tmp_path / "questions.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    ds = load_generic(tmp_path)
+    assert [q.question for q in _of_slice(ds.questions, "held")] == ["b?"]
+    assert len(_of_slice(ds.questions, None)) == 3
+    with pytest.raises(LocalcragError, match="choose one of: dev, held"):
+        _of_slice(ds.questions, "test")

@@ -336,3 +336,19 @@ def test_iter_files_collects_unsupported_files_found_in_folders(tmp_path: Path) 
     files, errors = iter_files([tmp_path], skipped)
     assert [f.name for f in files] == ["a.txt"] and not errors
     assert [p.name for p in skipped] == ["skip.key"]  # hidden files are not reported
+
+
+def test_an_html_definition_list_reads_as_term_colon_definition(tmp_path: Path) -> None:
+    """A codebook's <dl> (R's help pages): each term and its definition on one line, so the
+    line that defines a column's name is found ("mealpct: percent qualifying ...")."""
+    f = tmp_path / "codebook.html"
+    f.write_text(
+        "<html><body><h2>Format</h2><dl><dt>mealpct</dt><dd><p>percent qualifying for "
+        "reduced-price lunch</p>\n</dd><dt>str</dt><dd><p>student teacher ratio</p></dd>"
+        "<dt>lonely</dt></dl><p>After.</p></body></html>",
+        encoding="utf-8",
+    )
+    text = parse_document(f).text
+    assert "mealpct: percent qualifying for reduced-price lunch" in text
+    assert "str: student teacher ratio" in text
+    assert "lonely" in text and "After." in text

@@ -23,16 +23,16 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from functools import lru_cache
+from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Protocol
 
 from localcrag.crag.constraints import Constraints, number_value, read
+from localcrag.crag.glossary import asked_term, definition_lines
+from localcrag.crag.grounding import evidence_sentences
+from localcrag.crag.shapes import answer_spans
 from localcrag.textutil import (
-    ARTICLES,
-    BE_FORMS,
-    DO_FORMS,
+    PRONOUNS,
     STOPWORDS,
     base_form,
     content_words,
@@ -40,72 +40,23 @@ from localcrag.textutil import (
     source_label,
     stem,
 )
+from localcrag.textutil.pos import is_noun, readings
 from localcrag.types import Decision, Grade
 
 Idf = Callable[[str], "tuple[int, int]"]  # base form -> (document frequency, documents)
 COMMON = 0.25  # a noun in at least this share of passages is not required
+# a one-word name in at least this share of passages is what the library is about ("Anthropic"
+# in its own docs, which mostly say "our"): no passage need repeat it
+LIBRARY_NAME = 0.05
 NOUN_SHARE = 0.5  # ... but the nouns a unit holds must still weigh more than this
-FILLED = ("number", "date", "name")  # slots a unit must hold a filler of ("where" need not)
+FILLED = ("number", "date", "name", "which")  # slots a unit must hold a filler of
+# a thing named in a text: a token with a digit, an all-capitals code, a snake_case or
+# dotted identifier, or a capitalised word that does not start the text
+_THING = re.compile(
+    r"(?<![\w.-])(?:[\w.-]*\d[\w.-]*|[A-Z]{2,}\w*|\w+_\w+)(?![\w-])|(?<=[a-z,;:] )[A-Z][a-z]\w+"
+)
 _NUM = re.compile(r"(?<![\w.])[-+(]?[$€£]?\d[\d,]*(?:\.\d+)?%?\)?(?![\w])")
 _YEARISH = re.compile(r"^(?:19|20)\d\d$")
-
-
-@lru_cache(maxsize=4096)
-def _readings(word: str) -> frozenset[str]:
-    """The parts of speech LemmInflect's lexicon gives ``word`` (empty: a word it lacks)."""
-    from lemminflect import getAllLemmas
-
-    return frozenset(getAllLemmas(word.lower()))
-
-
-# Before a word that is both a noun and a verb ("rent", "set", "take"): a determiner or a
-# preposition makes it a noun ("on rent"); a subject pronoun, an auxiliary, a modal or
-# "to" makes it a verb ("did it take", "to rent"). English grammar, a closed class.
-_NOUN_BEFORE = ARTICLES | frozenset(
-    "of on for in at by with about per from into over under between among this that these "
-    "those each every its their our your my his her".split()
-)
-_VERB_BEFORE = (
-    BE_FORMS
-    | DO_FORMS
-    | frozenset(
-        "it they we you i he she to can could will would shall should may might must has have "
-        "had".split()
-    )
-)
-
-
-def is_noun(words: Sequence[str], i: int) -> bool:
-    """Is ``words[i]`` used as a noun? A word only a noun (or one the lexicon lacks: names,
-    codes, jargon) is; one only a verb, adjective or adverb is not; one that can be both is
-    read from the word before it, and the last word after a noun is a participle ("when
-    was the budget set")."""
-    readings = _readings(words[i])
-    if not readings or readings <= {"NOUN", "PROPN"}:
-        return True
-    if "NOUN" not in readings:
-        return False
-    before = words[i - 1].lower() if i else ""
-    if before in _NOUN_BEFORE:
-        return True
-    if before in _VERB_BEFORE or "VERB" not in readings:
-        return before not in _VERB_BEFORE
-    last = i == len(words) - 1
-    if last and "VERB" in readings and any(w.lower() in DO_FORMS for w in words[:3]):
-        return False  # "how long did the firing take": do-support, the verb comes last
-    prior = _readings(before)
-    return not (last and "NOUN" in prior and "ADJ" not in prior and _participle(words[i]))
-
-
-@lru_cache(maxsize=4096)
-def _participle(word: str) -> bool:
-    """Is ``word`` a past participle of one of its verbs ("set", "written"; not "cake")?"""
-    from lemminflect import getAllLemmas, getInflection
-
-    return any(
-        word.lower() in getInflection(lemma, tag="VBN")
-        for lemma in getAllLemmas(word.lower()).get("VERB", ())
-    )
 
 
 @dataclass(frozen=True)
@@ -117,6 +68,7 @@ class Unit:
     context: str
     position: int  # its order in the evidence item
     header: str | None = None  # the header of years above a row of numbers
+    label: str = ""  # the passage's heading and title line (its context without the file)
 
 
 @dataclass(frozen=True)
@@ -141,27 +93,50 @@ class KeyTerms:
     required: tuple[tuple[str, str], ...]  # (stem, the word as written)
     weights: dict[str, float]  # every noun's IDF weight, by stem
     words: dict[str, str]  # every noun as written, by stem
+    rare: dict[str, str] = field(default_factory=dict)  # a name of 3+ words -> its rarest word
+    names: tuple[str, ...] = ()  # the names a unit must hold (not those the library is about)
 
 
 def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
-    """The question's nouns: rare ones (or, without corpus statistics, none) are required,
-    all of them weigh in by IDF."""
+    """The question's nouns. Rare ones (in under ``COMMON`` of the passages) and codes no
+    dictionary has (a column's name repeats in every row of its table: never common) are required;
+    all weigh in by IDF. A noun no passage of the library holds is unknowable: a paraphrase
+    ("deficit") or a thing the library lacks ("rent"); it weighs nothing, unless every noun
+    of the question is such a noun (then nothing in the library is about it). Without
+    corpus statistics no noun is required."""
     words = re.findall(r"[A-Za-z][A-Za-z'’]*", cons.question)
     at: dict[str, int] = {}
     for i, w in enumerate(words):
         at.setdefault(stem(base_form(w)), i)
-    required, weights, written = [], {}, {}
+    nouns: list[tuple[str, str, int, int]] = []  # (stem, word, df, n)
     for t in cons.terms:
         where = at.get(t)
-        if where is None or not is_noun(words, where):
+        if where is not None and is_noun(words, where):
+            word = words[where]
+            df, n = idf(base_form(word)) if idf else (0, 0)
+            nouns.append((t, word, df, n))
+    unknown_only = bool(nouns) and all(n > 0 and df == 0 for _, _, df, n in nouns)
+    required, weights, written = [], {}, {}
+    for t, word, df, n in nouns:
+        if n > 0 and df == 0 and not unknown_only:
             continue
-        word = words[where]
-        df, n = idf(base_form(word)) if idf else (0, 0)
         weights[t] = 1.0 if n <= 0 else max(0.1, math.log((n + 1) / (df + 0.5)))
         written[t] = word
-        if n > 0 and df / n < COMMON:
+        if not readings(word) and n > 0:
+            required.append((t, word))  # a code or name no dictionary has ("expnstu")
+        elif n > 0 and df / n < COMMON and "ADJ" not in readings(word):  # "maximum": modifies
             required.append((t, word))
-    return KeyTerms(tuple(required), weights, written)
+    rare, names = {}, []
+    for e in cons.entities:
+        parts = _entity_words(e)
+        if idf and len(parts) >= 3:
+            rare[e] = min(parts, key=lambda w: idf(base_form(w.lower()))[0])
+        df, n = idf(base_form(parts[0].lower())) if idf and len(parts) == 1 else (0, 0)
+        if not (n > 0 and df / n >= LIBRARY_NAME):
+            names.append(e)
+    if not lines_asked(cons):  # a description: most of its nouns, no word in particular
+        required = [(t, w) for t, w in required if not readings(w)]
+    return KeyTerms(tuple(required), weights, written, rare, tuple(names))
 
 
 def _said(text: str) -> set[str]:
@@ -170,27 +145,51 @@ def _said(text: str) -> set[str]:
     return content_words(spaced) | content_words(text)
 
 
+def _points_back(text: str) -> bool:
+    """Does ``text`` hold a pronoun that names something said before it ("it", "they")?"""
+    return any(w in PRONOUNS for w in re.findall(r"[a-z]+", text.lower()))
+
+
 def _holds(said: set[str], term: str) -> bool:
     """Is ``term`` (a stem) among ``said``, whole or as an abbreviation of four letters or
     more ("temp" for "temperature", "precip" for "precipitation")?"""
     if term in said:
         return True
     return len(term) >= 4 and any(
-        len(w) >= 4 and (term.startswith(w) or w.startswith(term)) for w in said
+        len(w) >= 4
+        and (term.startswith(w) or w.startswith(term))
+        or (len(term) >= 5 and term in w)  # "crime" in a file named "statecrime"
+        for w in said
     )
 
 
-def _has_entity(entity: str, text: str) -> bool:
-    """Every word of the entity in the text, whole, any case; a code verbatim."""
-    low = text.lower()
+def _entity_words(entity: str) -> list[str]:
+    """The words of a name that name ("HackRF One's" -> HackRF, One; not "of")."""
+    out = []
     for w in entity.split():
-        if w.lower() in STOPWORDS:
-            continue  # "t Stat of WATERTEMP": the names, not the "of"
-        if re.search(r"(?<![\w])" + re.escape(w.lower()) + r"(?![\w])", low) is None and (
-            len(w) < 4 or stem(base_form(w)) not in _said(text)
-        ):
-            return False
-    return True
+        w = re.sub(r"['’]s$", "", w)
+        if w.lower() not in STOPWORDS:
+            out.append(w)
+    return out
+
+
+def _has_word(w: str, low: str, text: str) -> bool:
+    return re.search(r"(?<![\w])" + re.escape(w.lower()) + r"(?![\w])", low) is not None or (
+        len(w) >= 4 and stem(base_form(w)) in _said(text)
+    )
+
+
+def _has_entity(entity: str, text: str, rare: str | None = None) -> bool:
+    """The name in the text, whole words, any case: every word of it; or, with ``rare``
+    (its rarest word in the library), that word and at least half of the others ("the
+    Anthropic Developer Console" named "the Developer Console")."""
+    low = text.lower()
+    words = _entity_words(entity)
+    if rare is None:
+        return all(_has_word(w, low, text) for w in words)
+    return _has_word(rare, low, text) and 2 * sum(_has_word(w, low, text) for w in words) >= len(
+        words
+    )
 
 
 def _has_number(number: str, text: str) -> bool:
@@ -198,6 +197,17 @@ def _has_number(number: str, text: str) -> bool:
     return value is not None and any(
         number_value(m.group(0).strip("()$€£%+")) == value for m in _NUM.finditer(text)
     )
+
+
+def table_header(lines: Sequence[str], i: int) -> str | None:
+    """The first line of the run of " | " lines that line ``i`` belongs to (a table read
+    from HTML, Markdown or a slide): its column headers, when line ``i`` is a later row."""
+    if " | " not in lines[i]:
+        return None
+    j = i
+    while j > 0 and " | " in lines[j - 1]:
+        j -= 1
+    return lines[j] if j < i else None
 
 
 def header_years(lines: Sequence[str], i: int) -> str | None:
@@ -214,12 +224,12 @@ def header_years(lines: Sequence[str], i: int) -> str | None:
 
 def units(n: int, text: str, source: str, heading: str | None, locator: str | None) -> list[Unit]:
     """The lines and sentences of one evidence text, each with its context."""
-    from localcrag.crag.grounding import evidence_sentences
-
     lines = [ln.strip() for ln in dehyphenate(text).split("\n")]
     first = next((ln for ln in lines if ln), "")
     title = first if len(first.split()) <= 14 and first[-1:] not in ".!?" else ""
-    base = " ".join(x for x in (PurePath(source).stem, heading or "", title, locator or "") if x)
+    name = re.sub(r"[_\-.]+", " ", PurePath(source).stem)  # "notes-june-5th-2024": words
+    base = " ".join(x for x in (name, heading or "", title, locator or "") if x)
+    label = " ".join(x for x in (heading or "", title) if x)
     out: list[Unit] = []
     seen: set[str] = set()
     pos = 0
@@ -227,14 +237,30 @@ def units(n: int, text: str, source: str, heading: str | None, locator: str | No
         if not line:
             continue
         head = header_years(lines, i)
+        columns = table_header(lines, i)
+        context = " ".join(x for x in (base, head, columns) if x)
         pieces = evidence_sentences(line) if len(line.split()) > 12 else [line]
         for piece in pieces:
             if piece in seen:
                 continue
             seen.add(piece)
-            out.append(Unit(n, piece, f"{base} {head}" if head else base, pos, head))
+            out.append(Unit(n, piece, context, pos, head, label))
             pos += 1
     return out
+
+
+def _thing(text: str, cons: Constraints, names: bool = True) -> str | None:
+    """The first thing ``text`` names that the question does not (a "which" question's
+    filler: "MAX5864", "0.11.0", "hackrf_clock"); ``names=False``: codes and numbers only
+    (a heading capitalises every word)."""
+    asked = cons.question.lower()
+    for m in _THING.finditer(text):
+        found = m.group(0).strip(".-")
+        if not names and not re.search(r"\d|_|[A-Z]{2}", found):
+            continue
+        if found and found.lower() not in asked:
+            return found
+    return None
 
 
 def _column_value(unit: Unit, cons: Constraints) -> str | None:
@@ -255,11 +281,10 @@ def _column_value(unit: Unit, cons: Constraints) -> str | None:
 
 def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = None) -> Bound:
     """How ``unit`` binds ``cons`` (see the module docstring). With ``passage`` (the text
-    of the unit's passage), entities and nouns may be held anywhere in it ("the Transformer"
-    named in the paragraph, not in the sentence with the number); periods and numbers
-    still in the unit or its context."""
-    from localcrag.crag.extract import answer_spans
-    from localcrag.crag.glossary import asked_term, definition_lines
+    of the unit's passage), entities may be held anywhere in it ("the Transformer" named in
+    the paragraph, not in the sentence with the number), and nouns too when the unit points
+    back with a pronoun ("they run at 4 litres"); periods and numbers only in the unit or
+    its context."""
 
     whole = f"{unit.text}\n{unit.context}"
     wide = f"{whole}\n{passage}" if passage else whole
@@ -276,8 +301,8 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
         else:
             missing.append(num)
     term = asked_term(cons.question) if cons.slot == "meaning" else None
-    for e in cons.entities:
-        if _has_entity(e, wide):
+    for e in keys.names:
+        if _has_entity(e, wide, keys.rare.get(e)):
             held += 1
         else:
             missing.append(e)
@@ -288,7 +313,8 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
         if filler is None:
             missing.append(f"a definition of {term}")
         return Bound(unit, tuple(missing), filler, held + bool(filler))
-    said = _said(wide)
+    # nouns from the passage only for a unit that points back to them ("they run at ...")
+    said = _said(wide if passage and _points_back(unit.text) else whole)
     lacking = [word for t, word in keys.required if not _holds(said, t)]
     total = sum(keys.weights.values())
     share = sum(w for t, w in keys.weights.items() if _holds(said, t)) / total if total else 1.0
@@ -299,13 +325,16 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
     if unit.header and cons.slot in ("number", None):
         filler = _column_value(unit, cons)  # the value in the column of the asked year
     if cons.slot in FILLED:
-        if filler is None:
+        if filler is None and cons.slot == "which":
+            # a heading's code is the kind of thing a section is ("0.11.0"); else the line's
+            filler = _thing(unit.label, cons, names=False) or _thing(unit.text, cons)
+        elif filler is None:
             spans = answer_spans(unit.text, cons.question, cons.slot)
             own = {p.text for p in cons.periods} | set(cons.numbers)
             spans = [s for s in spans if unit.text[s[0] : s[1]] not in own]
             filler = unit.text[spans[0][0] : spans[0][1]] if spans else None
         if filler is None:
-            missing.append(f"a {cons.slot}")
+            missing.append(f"which {cons.kind}" if cons.slot == "which" else f"a {cons.slot}")
     return Bound(unit, tuple(missing), filler, held)
 
 
@@ -323,13 +352,15 @@ class Passage(Protocol):
 
 
 def _context(p: Passage) -> str:
-    return " ".join(x for x in (PurePath(p.source).stem, p.heading or "", p.locator or "") if x)
+    name = re.sub(r"[_\-.]+", " ", PurePath(p.source).stem)
+    return " ".join(x for x in (name, p.heading or "", p.locator or "") if x)
 
 
 def lines_asked(cons: Constraints) -> bool:
     """Is the question answered by one line or sentence (a short slot, a period or a number
-    to match), rather than by a passage (a description)?"""
-    return cons.slot is not None or bool(cons.periods or cons.numbers)
+    to match, a thing of a named kind: "what flow do the pumps run at"), rather than by a
+    passage (a description)?"""
+    return cons.slot is not None or bool(cons.periods or cons.numbers or cons.kind)
 
 
 def _summary(text: str, cons: Constraints) -> bool:
@@ -393,7 +424,7 @@ def raise_bound(
     exact to match (a period, a number, an entity, a term whose meaning is asked) is raised:
     without one, "complete" would say little."""
     cons = read(question)
-    if cons.hard == 0 or not lines_asked(cons):
+    if (cons.hard == 0 and cons.slot != "meaning") or not lines_asked(cons):
         return grades
     out = []
     for g in grades:

@@ -22,8 +22,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from localcrag.crag.glossary import asked_term
+from localcrag.crag.shapes import answer_shape
 from localcrag.textutil import (
     MONTHS,
+    NUMBER_WORDS,
     STOPWORDS,
     WH_WORDS,
     base_form,
@@ -31,6 +34,7 @@ from localcrag.textutil import (
     number_words,
     stem,
 )
+from localcrag.textutil.pos import readings, verb_form
 
 # Words that frame a question rather than constrain its answer: verbs that ask ("what does
 # X mean", "what is listed", "according to"), and the nouns a user names the source or the
@@ -40,10 +44,16 @@ FRAMING = frozenset(
     """mean means meaning meant stand stands represent represents refer refers define defined
     definition describe described say says said state states stated tell list listed give
     given show shown find found name named call called according mention mentioned note noted
-    document documents report reports file files paper article datasheet manual guide
+    document documents documentation docs report reports file files paper article datasheet
+    manual guide
     presentation deck slide slides spreadsheet dataset page value values figure figures amount
     number kind kinds type types sort sorts way ways thing things example examples reason
     reasons data role purpose importance significance impact function goal aim idea concept
+    table tables row rows column columns cell cells section sections chapter chapters
+    dollar dollars euro euros cent cents usd
+    behind beside besides beyond near within without across along around against toward
+    towards throughout inside outside despite except like unlike
+    another other others else such same
     exactly approximately roughly""".split()
 )
 # The question's own words for the answer it wants (answer_shape's cues): not constraints.
@@ -90,7 +100,9 @@ _ASKED_KIND = re.compile(
 )
 # up to three words right before a parenthesis that held an entity (blanked by then)
 _ALIASED = re.compile(r"(?:[A-Za-z'’-]+\s+){0,2}[A-Za-z'’-]+\s*\(\s*\)")
-_NAME = re.compile(r"\b[A-Z][\w'’&.-]*(?:\s+(?:of|de|von|van|the|and|&)?\s*[A-Z][\w'’&.-]*)*")
+_NAME = re.compile(
+    r"\b[A-Z][\w'’&.-]*(?:\s+(?:(?:of|de|von|van|the)\s+)?(?:[A-Z][\w'’&.-]*|\d[\d.]*\b))*"
+)
 
 
 def _year(text: str, century_of: int = 2000) -> int:
@@ -177,7 +189,14 @@ def _periods(question: str) -> tuple[list[Period], list[tuple[int, int]]]:
             Period(
                 m.group(0),
                 (
-                    re.compile(r"\b(?:" + names + r")\.?,?\s+(?:\d{1,2},?\s+)?" + y + r"\b", re.I),
+                    re.compile(
+                        r"\b(?:"
+                        + names
+                        + r")\.?,?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?"
+                        + y
+                        + r"\b",
+                        re.I,
+                    ),
                     re.compile(r"\b" + y + r"[-/.]0?" + str(mon) + r"\b"),
                 ),
             )
@@ -229,8 +248,11 @@ class Constraints:
     """Everything ``question`` asks an answer to match (see the module docstring)."""
 
     question: str
-    slot: str | None  # "number", "date", "name", "place", "meaning", or None (a passage)
+    # "number", "date", "name", "place", "meaning", "which" (a thing of the kind the question
+    # names: "which release", "which chip"), or None (a passage)
+    slot: str | None
     periods: tuple[Period, ...] = ()
+    kind: str | None = None  # "release" in "which release ...": what the answer is
     numbers: tuple[str, ...] = ()
     entities: tuple[str, ...] = ()
     terms: tuple[str, ...] = ()  # stems
@@ -251,13 +273,62 @@ class Constraints:
         ]
 
 
-def _slot(question: str) -> str | None:
-    from localcrag.crag.extract import answer_shape
-    from localcrag.crag.glossary import asked_term
+# kinds whose filler is a name: "which company made ...", "what agency issued ..."
+_NAMED_KINDS = frozenset(
+    """person people company companies organization organisation organizations firm
+    manufacturer maker vendor agency university author authors team brand publisher
+    institution department""".split()
+)
 
+
+_LEADING_CLAUSE = re.compile(
+    r"^\s*(?:when|while|if|before|after|once|as of)\s+[^,?]*,\s*(?=\S)", re.I
+)
+# a question word right after a noun opens a relative clause ("the row whose value is"),
+# it does not ask
+_RELATIVE = re.compile(r"\b(\w+)(\s+)(whose|which|who|whom|where|when)\b", re.I)
+
+
+def _unless_noun_before(m: re.Match[str]) -> str:
+    before = m.group(1).lower()
+    if before in STOPWORDS or before in WH_WORDS or "NOUN" not in readings(before):
+        return m.group(0)
+    return m.group(1) + m.group(2) + "_" * len(m.group(3))
+
+
+# "when" inside a clause ("... one key advantage when adapting ..."): a condition; a date is
+# asked by a "when" that starts the question or a coordinated clause ("..., and when ...")
+_WHEN_CLAUSE = re.compile(r"(?<!\band)(?<!\bor)(?<=[\w)'’])\s+when\b", re.I)
+# function phrases whose nouns constrain nothing ("in order to", "in terms of")
+_PHRASES = re.compile(
+    r"\b(?:in order to|in terms of|compared (?:to|with)|as well as|such as|according to|"
+    r"in addition to|instead of|rather than|with respect to|in relation to|in contrast to|"
+    r"as opposed to|on the other hand)\b",
+    re.I,
+)
+
+
+def _slot(question: str, kind: str | None) -> str | None:
     if asked_term(question):
         return "meaning"
-    return answer_shape(question)
+    # "When deciding whether ..., what are ...": a leading clause sets the scene; the main
+    # clause asks
+    main = _LEADING_CLAUSE.sub("", question, count=1)
+    main = _WHEN_CLAUSE.sub(" ", main)  # "... latency when evaluating": a condition, no date
+    shape = answer_shape(_RELATIVE.sub(_unless_noun_before, main))
+    if shape is None and kind is not None:
+        if kind.lower() in _NAMED_KINDS:
+            return "name"
+        # "which chip is listed", "at which frame rates": one of several things, named;
+        # "what role does X play" asks for a description
+        return "which" if re.match(r"\W*(?:\w+\s+)?which\b", question, re.I) else None
+    return shape
+
+
+def _known(word: str) -> bool:
+    """Is ``word`` an English word (in LemmInflect's lexicon)? A capital that starts the
+    question is then grammar ("Up to how many ..."), not a name."""
+    return bool(readings(word))
 
 
 def _entities(question: str, taken: list[tuple[int, int]]) -> list[tuple[str, tuple[int, int]]]:
@@ -274,17 +345,14 @@ def _entities(question: str, taken: list[tuple[int, int]]) -> list[tuple[str, tu
         words = text.split()
         if m.start() == (first.start(1) if first else 0):
             head = words[0].lower()
-            if (
-                head in STOPWORDS
-                or head in WH_WORDS
-                or head in FRAMING
-                or base_form(head) in FRAMING
-            ):
+            if head in STOPWORDS or head in WH_WORDS or _known(head) or base_form(head) in FRAMING:
                 words = words[1:]  # "What ...", "Who ...", "List ...": grammar, not a name
                 if not words or not words[0][:1].isupper():
                     continue
                 text = " ".join(words)
         words = [w for w in text.split() if w.lower() not in MONTHS]
+        # "the Claude Documentation": the source's kind is no part of the name
+        words = [w for w in words if base_form(w) not in FRAMING] or words
         if not words or all(w.lower() in STOPWORDS or base_form(w) in FRAMING for w in words):
             continue
         text = " ".join(words)
@@ -302,30 +370,58 @@ def _entities(question: str, taken: list[tuple[int, int]]) -> list[tuple[str, tu
     return [(t, span) for t, span in out if len(t) > 1]
 
 
+_VERBISH = frozenset(
+    "is are was were be been do does did can could will would shall should may might must has "
+    "have had of for in at on to from with by".split()
+)
+_TOKEN = re.compile(r"[\w'’-]+")
+
+
+def _asked_kind(text: str) -> tuple[str, str | None]:
+    """``text`` with the noun that names the answer's kind blanked: the word before the first
+    verb or preposition within four words of "what" or "which" ("which pdfplumber release
+    upgraded ..." -> "which pdfplumber         upgraded ...")."""
+    tokens = list(_TOKEN.finditer(text))
+    for i, m in enumerate(tokens[:3]):  # the question's own word, not "on which" later
+        if m.group(0).lower() not in ("what", "which") or i + 1 >= len(tokens):
+            continue
+        if tokens[i + 1].group(0).lower() in _VERBISH:
+            continue  # "what is the supply current": the noun asked about, not a kind
+        for k in range(i + 1, min(i + 5, len(tokens) - 1)):
+            nxt = tokens[k + 1].group(0).lower()
+            word = tokens[k].group(0)
+            if (nxt in _VERBISH or verb_form(nxt)) and (
+                not readings(word) or "NOUN" in readings(word)
+            ):  # "what else are ...": no noun, no kind
+                a, b = tokens[k].span()
+                return text[:a] + " " * (b - a) + text[b:], tokens[k].group(0)
+    return text, None
+
+
 def read(question: str) -> Constraints:
     """The constraints of ``question`` (see the module docstring)."""
     q = " ".join(question.split())
     periods, taken = _periods(q)
+    ents = _entities(q, taken)  # before numbers: "Claude 3 Haiku" is a name
+    taken += [span for _, span in ents]
     numbers = []
     for m in _NUMBER.finditer(q):
         if any(a < m.end() and m.start() < b for a, b in taken):
             continue
-        if m.group(0) in number_words(0, 0):
-            continue
         numbers.append(m.group(0))
         taken.append(m.span())
-    ents = _entities(q, taken)
     spans = taken + [s for _, s in ents]
     rest = "".join(
         " " if any(a <= i < b for a, b in spans) else ch for i, ch in enumerate(q)
     )  # what no other constraint took
+    rest = _PHRASES.sub(lambda m: " " * len(m.group(0)), rest)
+    # a parenthesis of four words or more explains; it does not constrain
+    rest = re.sub(r"\((?:[^()\s]+\s+){3,}[^()]*\)", lambda m: " " * len(m.group(0)), rest)
     # "the armed forces (ARMED)": a code in parentheses names the words before it
     rest = _ALIASED.sub(" ", rest) if any(q[a - 1 : a] == "(" for _, (a, _b) in ents) else rest
-    # "at what temperature", "which color": the noun after the question word names the
-    # answer's kind, not something the answer must mention
-    rest = _ASKED_KIND.sub(
-        lambda m: m.group(0)[: m.start(1) - m.start(0)] + " " * len(m.group(1)), rest
-    )
+    # "at what temperature", "which company made": the last noun before the verb after the
+    # question word names the answer's kind, not something the answer must mention
+    rest, kind = _asked_kind(rest)
     counted = set(number_words(1, 20))
     terms = []
     for w in re.findall(r"[A-Za-z][A-Za-z'’]*", rest):
@@ -333,15 +429,16 @@ def read(question: str) -> Constraints:
         base = base_form(low)
         if low in STOPWORDS or low in FRAMING or base in FRAMING or base in _SLOT_WORDS:
             continue
-        if low in counted or low in MONTHS or len(base) < 2:
+        if low in counted or base in NUMBER_WORDS or low in MONTHS or len(base) < 2:
             continue
         terms.append(stem(base))
     return Constraints(
         q,
-        _slot(q),
-        tuple(periods),
-        tuple(numbers),
-        tuple(t for t, _ in ents),
-        tuple(dict.fromkeys(terms)),
-        tuple(spans),
+        _slot(q, kind),
+        periods=tuple(periods),
+        kind=kind,
+        numbers=tuple(numbers),
+        entities=tuple(t for t, _ in ents),
+        terms=tuple(dict.fromkeys(terms)),
+        spans=tuple(spans),
     )

@@ -42,18 +42,15 @@ from localcrag.crag.binding import Bound, Idf, bindings, described, evidence_uni
 from localcrag.crag.cells import cell_answer
 from localcrag.crag.constraints import read
 from localcrag.crag.emphasis import (
-    MONTH as _MONTH,
-)
-from localcrag.crag.emphasis import (
     counted,
     counts,
     file_words,
     order_spans,
     plausible,
-    with_frequencies,
 )
 from localcrag.crag.glossary import definition_answer
 from localcrag.crag.grounding import lead_lines
+from localcrag.crag.shapes import answer_shape, answer_spans
 from localcrag.textutil import (
     NOT_STATED,
     STOPWORDS,
@@ -74,6 +71,8 @@ ReadSpans = Callable[
 ]  # the reader's answer_spans: one Span or None per text
 MAX_WORDS = 60  # a quote longer than this is no longer an answer at a glance
 MAX_SENTENCES = 3
+# how a table writes "no value": R's and pandas' NA / NaN, n/a, a dash, "null", "none"
+_UNKNOWN = re.compile(r"(?i)|na|n/a|nan|null|none|-+|\u2013|\u2014|\.{1,3}|\?")
 BORROWED = 0.9  # the score of a unit whose passage, not itself, holds a name it needs
 CANDIDATES = 40  # sentences scored by the evaluator (the rest by overlap only): latency
 NEAR_BEST = 0.85  # a second or third sentence is added only if it scores this close to the best
@@ -90,59 +89,6 @@ _LIST = re.compile(
     r"|\b(?:" + _WH + r")\b.+\band (?P<two>" + _WH + r")\b)",
     re.I,
 )  # two questions in one: "what is X and why ..."
-
-_SHAPES = [
-    (
-        "number",
-        re.compile(
-            r"\bhow (?:many|much|long|old|far|big|large|tall|fast|often|high|deep)\b"
-            r"|\b(?:what|which) (?:\w+ )?(?:percentage|percent|number|amount|"
-            r"temperature|size|age|speed|rate|proportion|fraction|share|score|cost|"
-            r"price|value|length|height|width|weight|distance|duration|population|"
-            r"total|count)\b",
-            re.I,
-        ),
-    ),
-    (
-        "date",
-        re.compile(r"\bwhen\b|\b(?:what|which) (?:year|date|century|decade|day|month)\b", re.I),
-    ),
-    ("name", re.compile(r"\bwho(?:m|se)?\b|\b(?:what|which) (?:person|people)\b", re.I)),
-    (
-        "place",
-        re.compile(
-            r"\bwhere\b|\b(?:what|which) (?:city|country|place|region|location|"
-            r"state|continent|town|area)\b",
-            re.I,
-        ),
-    ),
-]
-_NUM = r"(?:[$€£]\s?)?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent\b|°\s?[CF]?))?"
-_SPANS = {
-    "number": re.compile(
-        r"(?:\b[A-Za-z]\w{0,3}\s*=\s*)"
-        + _NUM
-        + r"|(?<![\w.])"
-        + _NUM
-        + r"(?:\s+(?!(?:"
-        + "|".join(sorted(STOPWORDS))
-        + r")\b)[a-z]+"
-        r"(?:\s+[A-Z][a-z]+(?=[\s.,;]|$))?)?"
-    ),
-    # "September 11, 2021", "12 March 2025", "October 2025", "1998", "the 1990s", "June 3", "11:30", "6 pm"
-    "date": re.compile(
-        r"\b(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?" + _MONTH + r"\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?)?"
-        r"\d{3,4}s?\b(?!\.\d)|\b\d{1,2}(?:st|nd|rd|th)? century\b"
-        r"|\b(?:\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r"|" + _MONTH + r"\s+\d{1,2})\b"
-        r"|\b\d{1,2}:\d\d(?!\d)(?:\s?[ap]\.?m\b\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?"
-    ),
-    # possessive: a run of spaces is split one way only (``\s+`` then ``\s*`` took n^2 tries)
-    "name": re.compile(r"\b[A-Z][\w'’-]++(?:\s++(?:(?:of|de|von|van)\s*+)?[A-Z][\w'’-]++)*"),
-    "place": re.compile(
-        r"\b(?:in|at|near|from|to|across|within|throughout) (?:the )?"
-        r"([A-Z][\w'’-]+(?:\s+(?:of\s+)?[A-Z][\w'’-]+)*)"
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -173,14 +119,6 @@ def _key(sentence: str) -> str:
     return re.sub(r"\s*([^\w\s])\s*", r"\1", " ".join(sentence.lower().split()))
 
 
-def answer_shape(question: str) -> str | None:
-    """What an answer to ``question`` looks like: number, date, name, place, or None."""
-    for shape, pattern in _SHAPES:
-        if pattern.search(question):
-            return shape
-    return None
-
-
 def _stems(text: str) -> set[str]:
     return content_words(text)
 
@@ -205,48 +143,6 @@ def _covered(
     """The (weighted) share of the question's terms the sentence says."""
     total = sum(weight(t) for t in asked)
     return sum(weight(t) for t in asked & said) / total if total else 0.0
-
-
-# A number right after one of these names a part of a document, in any case ("see
-# section 5.4", "in table 3"): the closed class of cross-reference nouns of English
-# technical writing (general vocabulary, not taken from any data set).
-_XREF = re.compile(
-    r"\b(?:sections?|tables?|fig(?:ure)?s?|chapters?|pages?|pp?|equations?|eqs?|"
-    r"appendi(?:x|ces)|footnotes?|lines?|rows?|columns?|items?|steps?)\.? $",
-    re.I,
-)
-
-
-# A bibliographic reference marker of technical writing: "[20]", "[3, 18]", "[7-9]". Its
-# numbers name entries of the reference list, not quantities (typography, not data).
-_REFMARK = re.compile(r"\[\d+(?:\s*[,;\u2013-]\s*\d+)*\]")
-
-
-def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[int, int]]:
-    """(start, end) of the spans of ``shape`` in ``sentence`` the question does not contain."""
-    if shape is None:
-        return []
-    asked = _stems(question)
-    refs = [r.span() for r in _REFMARK.finditer(sentence)]
-    out = []
-    for m in _SPANS[shape].finditer(sentence):
-        group = 1 if m.re.groups else 0  # place: the phrase after its preposition
-        text = m.group(group).strip()
-        if any(a <= m.start(group) < b for a, b in refs):
-            continue  # "the Adam optimizer [20]": a reference, not the answer
-        if shape == "date" and text.isdigit() and not 1000 <= int(text) <= 2100 and len(text) == 4:
-            continue
-        if shape == "name" and m.start() == 0 and " " not in text:
-            continue  # a capitalised first word is grammar, not a name
-        if shape == "number" and (
-            re.search(r"\b[A-Z][a-z]*\.? $", sentence[: m.start(group)])
-            or _XREF.search(sentence[: m.start(group)])
-        ):
-            continue  # "Table 2", "Section 3", "(section 5.4)": a label, not a quantity
-        words = _stems(text)
-        if text and not (words and words <= asked) and text.lower() not in question.lower():
-            out.append((m.start(group), m.start(group) + len(m.group(group).rstrip())))
-    return with_frequencies(out, sentence, question, shape)
 
 
 def _weights(question: str, sentences: Sequence[str]) -> dict[str, float]:
@@ -370,7 +266,12 @@ def extractive_answer(
     # the candidates: the units that bind the question, each once; every unit of a passage
     # that binds a question asking for a description
     whole = {b.unit.n for b in complete if b.unit.position < 0}
-    fillers = {(b.unit.n, _key(b.unit.text)): b.filler for b in complete if b.unit.header}
+    # the value under the header of years the question names; a "which" question's thing
+    fillers = {
+        (b.unit.n, _key(b.unit.text)): b.filler
+        for b in complete
+        if b.filler and (b.unit.header or cons.slot == "which")
+    }
     keys = {(b.unit.n, _key(b.unit.text)) for b in complete if b.unit.position >= 0}
     # a unit holding every part itself beats one that borrows a name from its passage
     borrowed = {(evidence[b.unit.n - 1].n, _key(b.unit.text)) for b in complete if b.by_passage} - {
@@ -392,6 +293,12 @@ def extractive_answer(
     if (
         cell := cell_answer(question, [s for _, _, s in cands])
     ) is not None:  # a row and column named
+        if _UNKNOWN.fullmatch(cell.value.strip()):  # "NA": the table has no value there
+            n = cands[cell.index][0]
+            text = cell.text.replace("**", "")
+            return Extract(
+                f"{NOT_STATED} The table has no value there: {text} [{n}].", (n,), (), found=False
+            )
         return Extract(
             f"{cell.text} [{cands[cell.index][0]}].",
             (cands[cell.index][0],),
@@ -472,6 +379,10 @@ def extractive_answer(
             and (bolded := _bold(sentence, filler))
         ):
             sentence, span = bolded, filler  # the value under the header the question names
+        elif j == 0 and cons.slot == "which" and (filler := fillers.get((n_of[n], _key(sentence)))):
+            # the thing is named by the passage's heading ("0.11.0"), not the line: say it
+            span = filler
+            sentence = f"Under \u201c{_bold(filler, filler)}\u201d: {sentence}"
         elif j == 0:
             sentence, span = _emphasise(
                 sentence, question, shape, file_words(e.source for e in evidence)

@@ -41,6 +41,11 @@ _ASKS = (
         re.I,
     ),
     re.compile(r"^\s*define (?P<t>.+?)[?.!]?$", re.I),
+    re.compile(
+        r"\bhow (?:is|are|was|were) (?:the )?(?P<t>.+?) (?:defined|computed|calculated|"
+        r"measured|derived)\b",
+        re.I,
+    ),
 )
 _WORD = re.compile(r"[^\W\d_]{2}")  # a word of two letters or more
 # words around a term that are not the term: "the word X", "the X variable(s)"
@@ -61,8 +66,10 @@ def asked_term(question: str) -> str | None:
         if m := pattern.search(question.strip()):
             words = m.group("t").strip(" \"'`\u201c\u201d\u2018\u2019").split()
             i, j = 0, len(words)  # noise words cut by index: one pass, whatever the length
-            while j - i > 1 and (words[i].lower() in _LEAD or words[j - 1].lower() in _KIND):
-                i, j = (i + 1, j) if words[i].lower() in _LEAD else (i, j - 1)
+            while j - i > 1 and (
+                words[i].lower() in _LEAD | _KIND or words[j - 1].lower() in _KIND
+            ):  # "the column mealpct", "the str variable"
+                i, j = (i + 1, j) if words[i].lower() in _LEAD | _KIND else (i, j - 1)
             term = " ".join(words[i:j])
             if term and len(term.split()) <= 4 and term.lower() not in STOPWORDS:
                 return term

@@ -178,6 +178,9 @@ class _HTMLText(HTMLParser):
         self.level: int | None = None
         self.title = ""
         self.in_title = False
+        # a definition list's term, held until its definition starts: "term: definition" is
+        # one line, as a codebook or glossary means it (a <dt> line alone binds nothing)
+        self.term: str | None = None
 
     def _end_line(self) -> None:
         line = "".join(self.parts)
@@ -204,6 +207,9 @@ class _HTMLText(HTMLParser):
         elif tag in _BLOCK:
             self._end_para()
             self.pre += tag == "pre"
+        elif tag == "dt":
+            self._flush_term()
+            self._end_line()
         elif tag in _LINE:
             self._end_line()
             self._add("- " if tag == "li" else "")
@@ -224,6 +230,14 @@ class _HTMLText(HTMLParser):
         elif tag in _HEAD:
             self._end_para()
             self.level = None
+        elif tag == "dt":
+            term = " ".join("".join(self.parts).split())
+            self.parts, self.blank = [], True
+            self.term = term or None
+        elif tag in ("dd", "dl"):
+            self._flush_term()
+            if tag == "dl":
+                self._end_para()
         elif tag in _BLOCK:
             self._end_para()
             self.pre = max(0, self.pre - (tag == "pre"))
@@ -242,7 +256,19 @@ class _HTMLText(HTMLParser):
         else:
             self._add(data)
 
+    def _flush_term(self) -> None:
+        """A term whose definition never came: a line of its own."""
+        if self.term is not None:
+            term, self.term = self.term, None
+            self._end_line()
+            self._add(term)
+            self._end_line()
+
     def _add(self, text: str) -> None:
+        if self.term is not None and text.strip():
+            term, self.term = self.term, None
+            self.parts.append(f"{term}: ")
+            text = text.lstrip()
         self.parts.append(text)
         self.blank = self.blank and not text.strip()
 

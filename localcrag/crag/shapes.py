@@ -1,0 +1,120 @@
+"""The answer shape a question asks for, and the spans of that shape in a sentence.
+
+The **answer shape** comes from the question word, by general English grammar, not from
+any data set: how many / how much / how long / what percentage ... -> a number with its
+unit; when / what year -> a date or year; who / whose -> a capitalised name; where / what
+city ... -> a capitalised phrase after a place preposition (in, at, near, from ...). Both
+the quote (``crag/extract``: the span in bold) and the binding of a question to a unit
+(``crag/binding``: the slot's filler) read it here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from localcrag.crag.emphasis import MONTH as _MONTH
+from localcrag.crag.emphasis import with_frequencies
+from localcrag.textutil import STOPWORDS, content_words
+
+_SHAPES = [
+    (
+        "number",
+        re.compile(
+            r"\bhow (?:many|much|long|old|far|big|large|tall|fast|often|high|deep)\b"
+            r"|\b(?:what|which) (?:\w+ )?(?:percentage|percent|number|amount|"
+            r"temperature|size|age|speed|rate|proportion|fraction|share|score|cost|"
+            r"price|value|length|height|width|weight|distance|duration|population|"
+            r"total|count)\b",
+            re.I,
+        ),
+    ),
+    (
+        "date",
+        re.compile(r"\bwhen\b|\b(?:what|which) (?:year|date|century|decade|day|month)\b", re.I),
+    ),
+    ("name", re.compile(r"\bwho(?:m|se)?\b|\b(?:what|which) (?:person|people)\b", re.I)),
+    (
+        "place",
+        re.compile(
+            r"\bwhere\b|\b(?:what|which) (?:city|country|place|region|location|"
+            r"state|continent|town|area)\b",
+            re.I,
+        ),
+    ),
+]
+_NUM = r"(?:[$€£]\s?)?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent\b|°\s?[CF]?))?"
+_SPANS = {
+    "number": re.compile(
+        r"(?:\b[A-Za-z]\w{0,3}\s*=\s*)"
+        + _NUM
+        + r"|(?<![\w.])"
+        + _NUM
+        + r"(?:\s+(?!(?:"
+        + "|".join(sorted(STOPWORDS))
+        + r")\b)[a-z]+"
+        r"(?:\s+[A-Z][a-z]+(?=[\s.,;]|$))?)?"
+    ),
+    # "September 11, 2021", "12 March 2025", "October 2025", "1998", "the 1990s", "June 3", "11:30", "6 pm"
+    "date": re.compile(
+        r"\b(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?" + _MONTH + r"\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?)?"
+        r"\d{3,4}s?\b(?!\.\d)|\b\d{1,2}(?:st|nd|rd|th)? century\b"
+        r"|\b(?:\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r"|" + _MONTH + r"\s+\d{1,2})\b"
+        r"|\b\d{1,2}:\d\d(?!\d)(?:\s?[ap]\.?m\b\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?"
+    ),
+    # possessive: a run of spaces is split one way only (``\s+`` then ``\s*`` took n^2 tries)
+    "name": re.compile(r"\b[A-Z][\w'’-]++(?:\s++(?:(?:of|de|von|van)\s*+)?[A-Z][\w'’-]++)*"),
+    "place": re.compile(
+        r"\b(?:in|at|near|from|to|across|within|throughout) (?:the )?"
+        r"([A-Z][\w'’-]+(?:\s+(?:of\s+)?[A-Z][\w'’-]+)*)"
+    ),
+}
+
+
+def answer_shape(question: str) -> str | None:
+    """What an answer to ``question`` looks like: number, date, name, place, or None."""
+    for shape, pattern in _SHAPES:
+        if pattern.search(question):
+            return shape
+    return None
+
+
+# A number right after one of these names a part of a document, in any case ("see
+# section 5.4", "in table 3"): the closed class of cross-reference nouns of English
+# technical writing (general vocabulary, not taken from any data set).
+_XREF = re.compile(
+    r"\b(?:sections?|tables?|fig(?:ure)?s?|chapters?|pages?|pp?|equations?|eqs?|"
+    r"appendi(?:x|ces)|footnotes?|lines?|rows?|columns?|items?|steps?)\.? $",
+    re.I,
+)
+
+
+# A bibliographic reference marker of technical writing: "[20]", "[3, 18]", "[7-9]". Its
+# numbers name entries of the reference list, not quantities (typography, not data).
+_REFMARK = re.compile(r"\[\d+(?:\s*[,;\u2013-]\s*\d+)*\]")
+
+
+def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[int, int]]:
+    """(start, end) of the spans of ``shape`` in ``sentence`` the question does not contain."""
+    if shape is None:
+        return []
+    asked = content_words(question)
+    refs = [r.span() for r in _REFMARK.finditer(sentence)]
+    out = []
+    for m in _SPANS[shape].finditer(sentence):
+        group = 1 if m.re.groups else 0  # place: the phrase after its preposition
+        text = m.group(group).strip()
+        if any(a <= m.start(group) < b for a, b in refs):
+            continue  # "the Adam optimizer [20]": a reference, not the answer
+        if shape == "date" and text.isdigit() and not 1000 <= int(text) <= 2100 and len(text) == 4:
+            continue
+        if shape == "name" and m.start() == 0 and " " not in text:
+            continue  # a capitalised first word is grammar, not a name
+        if shape == "number" and (
+            re.search(r"\b[A-Z][a-z]*\.? $", sentence[: m.start(group)])
+            or _XREF.search(sentence[: m.start(group)])
+        ):
+            continue  # "Table 2", "Section 3", "(section 5.4)": a label, not a quantity
+        words = content_words(text)
+        if text and not (words and words <= asked) and text.lower() not in question.lower():
+            out.append((m.start(group), m.start(group) + len(m.group(group).rstrip())))
+    return with_frequencies(out, sentence, question, shape)
