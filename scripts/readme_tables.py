@@ -547,6 +547,16 @@ EVALS: tuple[Eval, ...] = (
         ("tests/data/sheets", "--mode", "crag"),
         prepare=("python", "scripts/fetch_sheets.py"),
     ),
+    Eval(
+        "library-dev",
+        ("tests/data/library", "--mode", "crag", "--slice", "dev"),
+        prepare=("python", "scripts/fetch_library.py"),
+    ),
+    Eval(
+        "library-held",
+        ("tests/data/library", "--mode", "crag", "--slice", "held"),
+        prepare=("python", "scripts/fetch_library.py"),
+    ),
 )
 
 
@@ -629,6 +639,19 @@ def _refused(mode: str) -> Figure:
     def fn(m: dict[str, Any]) -> str:
         t = m["trust"]
         return f"{t['right_refusal'] + t['wrong_refusal']} of {m['n']}"
+
+    return _of_mode(mode, fn)
+
+
+def _under_correct(mode: str) -> Figure:
+    def fn(m: dict[str, Any]) -> str:
+        t = m["trust"]
+        refused = t["right_refusal"] + t["wrong_refusal"]
+        return (
+            f"{m['wrong_under_correct']} wrong under CORRECT; answerable right "
+            f"{t['answerable']['right_answer']} of {t['answerable']['n']}; answer-free refused "
+            f"{t['unanswerable']['right_refusal']} of {t['unanswerable']['n']} ({refused} refusals)"
+        )
 
     return _of_mode(mode, fn)
 
@@ -776,6 +799,24 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         _trust("crag"),
         _same("–"),
         "cell answers and table reading were fixed while measuring this set: **in-sample**",
+    ),
+    EvalRow(
+        "library: 20 public files nobody here wrote (`scripts/fetch_library.py`), questions "
+        "written before asking; dev slice ({questions} questions)",
+        "**wrong answer rate** / **wrong refusal rate** (right / wrong answers, right / wrong "
+        "refusals); wrong answers under CORRECT",
+        "library-dev",
+        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _same("–"),
+        "binding was fixed while reading this slice's answers: **in-sample**",
+    ),
+    EvalRow(
+        "library: held-out slice ({questions} questions, never looked at while fixing)",
+        "same",
+        "library-held",
+        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _same("–"),
+        "held out: its questions and answers were not read while fixing",
     ),
 )
 

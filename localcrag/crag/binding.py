@@ -97,6 +97,15 @@ class KeyTerms:
     names: tuple[str, ...] = ()  # the names a unit must hold (not those the library is about)
 
 
+def _modifies(words: Sequence[str], i: int) -> bool:
+    return (
+        i + 1 < len(words)
+        and "ADJ" in readings(words[i])
+        and is_noun(words, i + 1)
+        and words[i + 1].lower() not in STOPWORDS
+    )
+
+
 def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
     """The question's nouns. Rare ones (in under ``COMMON`` of the passages) and codes no
     dictionary has (a column's name repeats in every row of its table: never common) are required;
@@ -111,6 +120,8 @@ def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
     nouns: list[tuple[str, str, int, int]] = []  # (stem, word, df, n)
     for t in cons.terms:
         where = at.get(t)
+        if where is not None and _modifies(words, where):
+            continue  # "key advantages", "main steps": an adjective before its noun
         if where is not None and is_noun(words, where):
             word = words[where]
             df, n = idf(base_form(word)) if idf else (0, 0)
@@ -131,12 +142,17 @@ def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
         parts = _entity_words(e)
         if idf and len(parts) >= 3:
             rare[e] = min(parts, key=lambda w: idf(base_form(w.lower()))[0])
-        df, n = idf(base_form(parts[0].lower())) if idf and len(parts) == 1 else (0, 0)
-        if not (n > 0 and df / n >= LIBRARY_NAME):
-            names.append(e)
+        if not idf or not all(_library_word(w, idf) for w in parts):
+            names.append(e)  # ("Claude API" in Claude's docs: every word of it is theirs)
     if not lines_asked(cons):  # a description: most of its nouns, no word in particular
         required = [(t, w) for t, w in required if not readings(w)]
     return KeyTerms(tuple(required), weights, written, rare, tuple(names))
+
+
+def _library_word(word: str, idf: Idf) -> bool:
+    """Is ``word`` in at least ``LIBRARY_NAME`` of the passages: what the library is about?"""
+    df, n = idf(base_form(word.lower()))
+    return n > 0 and df / n >= LIBRARY_NAME
 
 
 def _said(text: str) -> set[str]:

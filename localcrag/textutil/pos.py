@@ -53,14 +53,20 @@ def is_noun(words: Sequence[str], i: int) -> bool:
     if not found or found <= {"NOUN", "PROPN"}:
         return True
     before = words[i - 1].lower() if i else ""
-    if before in _NOUN_BEFORE | _QUANTIFIERS and "VERB" in found and words[i][:1].islower():
+    plural = words[i].lower().endswith("s") and base_form(words[i]) != words[i].lower()
+    if before in _QUANTIFIERS and "VERB" in found and plural:
         return True  # "how many bars": the lexicon knows "bar" only as a verb
+    if before in _NOUN_BEFORE and "VERB" in found and words[i][:1].islower():
+        return True  # "on rent", "the set"
     if "NOUN" not in found:
         return False
     if before in _NOUN_BEFORE:
         return True
-    if before in ("that", "which", "who") and verb_form(words[i]):
+    if before in ("that", "which", "who") and "VERB" in found:
         return False  # "a problem that rests within": a relative clause's verb
+    if "VERB" in found and i and words[i - 1][:1].isupper() and not readings(words[i - 1]):
+        if words[i][:1].islower():
+            return False  # "did Anthropic launch", "Voyage AI returns": a name, then its verb
     if before in _VERB_BEFORE or "VERB" not in found:
         return before not in _VERB_BEFORE
     last = i == len(words) - 1
