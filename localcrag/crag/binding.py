@@ -53,7 +53,7 @@ FILLED = ("number", "date", "name", "which")  # slots a unit must hold a filler 
 # a thing named in a text: a token with a digit, an all-capitals code, a snake_case or
 # dotted identifier, or a capitalised word that does not start the text
 _THING = re.compile(
-    r"(?<![\w.-])(?:[\w.-]*\d[\w.-]*|[A-Z]{2,}\w*|\w+_\w+)(?![\w-])|(?<=[a-z,;:] )[A-Z][a-z]\w+"
+    r"(?<![\w.-])(?:[\w.-]*\d[\w.-]*|[A-Z]{2,}\w*|\w+_\w+)(?![\w-])|(?<=[a-z0-9,;:] )[A-Z][a-z]\w+"
 )
 _NUM = re.compile(r"(?<![\w.])[-+(]?[$€£]?\d[\d,]*(?:\.\d+)?%?\)?(?![\w])")
 _YEARISH = re.compile(r"^(?:19|20)\d\d$")
@@ -117,7 +117,7 @@ def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
     at: dict[str, int] = {}
     for i, w in enumerate(words):
         at.setdefault(stem(base_form(w)), i)
-    nouns: list[tuple[str, str, int, int]] = []  # (stem, word, df, n)
+    nouns: list[tuple[str, str, int, int, bool]] = []  # (stem, word, df, n, modifier)
     for t in cons.terms:
         where = at.get(t)
         if where is not None and _modifies(words, where):
@@ -125,17 +125,26 @@ def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
         if where is not None and is_noun(words, where):
             word = words[where]
             df, n = idf(base_form(word)) if idf else (0, 0)
-            nouns.append((t, word, df, n))
-    unknown_only = bool(nouns) and all(n > 0 and df == 0 for _, _, df, n in nouns)
+            # "key benefit", "status code": a noun before its head noun modifies it
+            head = (
+                where + 1 < len(words)
+                and words[where + 1].lower() not in STOPWORDS
+                and is_noun(words, where + 1)
+            )
+            nouns.append((t, word, df, n, head))
+    unknown_only = bool(nouns) and all(n > 0 and df == 0 for _, _, df, n, _ in nouns)
     required, weights, written = [], {}, {}
-    for t, word, df, n in nouns:
+    for t, word, df, n, modifier in nouns:
         if n > 0 and df == 0 and not unknown_only:
             continue
-        weights[t] = 1.0 if n <= 0 else max(0.1, math.log((n + 1) / (df + 0.5)))
+        weight = 1.0 if n <= 0 else max(0.1, math.log((n + 1) / (df + 0.5)))
+        weights[t] = weight / 2 if modifier else weight
         written[t] = word
-        if not readings(word) and n > 0:
+        if modifier or n <= 0:
+            continue
+        if not readings(word) and len(word) >= 4:
             required.append((t, word))  # a code or name no dictionary has ("expnstu")
-        elif n > 0 and df / n < COMMON and "ADJ" not in readings(word):  # "maximum": modifies
+        elif df / n < COMMON and "ADJ" not in readings(word):  # "maximum": modifies
             required.append((t, word))
     rare, names = {}, []
     for e in cons.entities:
@@ -243,7 +252,7 @@ def units(n: int, text: str, source: str, heading: str | None, locator: str | No
     lines = [ln.strip() for ln in dehyphenate(text).split("\n")]
     first = next((ln for ln in lines if ln), "")
     title = first if len(first.split()) <= 14 and first[-1:] not in ".!?" else ""
-    name = re.sub(r"[_\-.]+", " ", PurePath(source).stem)  # "notes-june-5th-2024": words
+    name = _spaced(PurePath(source).stem)  # "notes-june-5th-2024": words
     base = " ".join(x for x in (name, heading or "", title, locator or "") if x)
     label = " ".join(x for x in (heading or "", title) if x)
     out: list[Unit] = []
@@ -367,8 +376,16 @@ class Passage(Protocol):
     def locator(self) -> str | None: ...
 
 
+def _spaced(stem: str) -> str:
+    """A file name as words: "2024presgeresults" -> "2024 presgeresults", "june-5th" ->
+    "june 5th", "CoJul22" -> "Co Jul 22"."""
+    text = re.sub(r"[_\-.]+", " ", stem)
+    text = re.sub(r"(?<=\d)(?=[A-Za-z]{2})(?!(?:st|nd|rd|th)\b)|(?<=[A-Za-z]{2})(?=\d)", " ", text)
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
+
+
 def _context(p: Passage) -> str:
-    name = re.sub(r"[_\-.]+", " ", PurePath(p.source).stem)
+    name = _spaced(PurePath(p.source).stem)
     return " ".join(x for x in (name, p.heading or "", p.locator or "") if x)
 
 

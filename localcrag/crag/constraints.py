@@ -117,9 +117,14 @@ class Period:
 
     text: str  # as the question wrote it
     patterns: tuple[re.Pattern[str], ...]
+    # or all of these, anywhere in the unit and its context: a month in a column's name
+    # ("April: 22,764") with the year in the file's or table's title
+    parts: tuple[re.Pattern[str], ...] = ()
 
     def found_in(self, text: str) -> bool:
-        return any(p.search(text) for p in self.patterns)
+        if any(p.search(text) for p in self.patterns):
+            return True
+        return bool(self.parts) and all(p.search(text) for p in self.parts)
 
 
 def _year_patterns(year: int, fiscal: bool) -> tuple[re.Pattern[str], ...]:
@@ -198,6 +203,10 @@ def _periods(question: str) -> tuple[list[Period], list[tuple[int, int]]]:
                         re.I,
                     ),
                     re.compile(r"\b" + y + r"[-/.]0?" + str(mon) + r"\b"),
+                ),
+                (
+                    re.compile(r"\b(?:" + names + r")\b", re.I),
+                    re.compile(r"(?<![\w.,/-])" + y + r"(?![\w%]|[.,]\d)"),
                 ),
             )
         )
@@ -303,7 +312,7 @@ _WHEN_CLAUSE = re.compile(r"(?<!\band)(?<!\bor)(?<=[\w)'’])\s+when\b", re.I)
 _PHRASES = re.compile(
     r"\b(?:in order to|in terms of|compared (?:to|with)|as well as|such as|according to|"
     r"in addition to|instead of|rather than|with respect to|in relation to|in contrast to|"
-    r"as opposed to|on the other hand)\b",
+    r"as opposed to|on the other hand|as part of|part of|a lot of|kind of|sort of)\b",
     re.I,
 )
 
@@ -424,6 +433,7 @@ def read(question: str) -> Constraints:
     rest, kind = _asked_kind(rest)
     counted = set(number_words(1, 20))
     terms = []
+    rest = re.sub(r"\b[A-Za-z]{1,5}-(?=[A-Za-z])", lambda m: " " * len(m.group(0)), rest)  # "pre-"
     for w in re.findall(r"[A-Za-z][A-Za-z'’]*", rest):
         low = w.lower().replace("’", "'")
         base = base_form(low)
