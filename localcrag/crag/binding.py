@@ -137,11 +137,10 @@ def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
     for t, word, df, n, modifier in nouns:
         if n > 0 and df == 0 and not unknown_only:
             continue
-        weight = 1.0 if n <= 0 else max(0.1, math.log((n + 1) / (df + 0.5)))
-        weights[t] = weight / 2 if modifier else weight
+        weights[t] = 1.0 if n <= 0 else max(0.1, math.log((n + 1) / (df + 0.5)))
         written[t] = word
         if modifier or n <= 0:
-            continue
+            continue  # "key benefit", "status code": it weighs in, but only its head is required
         if not readings(word) and len(word) >= 4:
             required.append((t, word))  # a code or name no dictionary has ("expnstu")
         elif df / n < COMMON and "ADJ" not in readings(word):  # "maximum": modifies
@@ -274,6 +273,10 @@ def units(n: int, text: str, source: str, heading: str | None, locator: str | No
     return out
 
 
+def _years(text: str) -> set[str]:
+    return set(re.findall(r"(?<!\d)(?:19|20)\d\d(?!\d)", text))
+
+
 def _thing(text: str, cons: Constraints, names: bool = True) -> str | None:
     """The first thing ``text`` names that the question does not (a "which" question's
     filler: "MAX5864", "0.11.0", "hackrf_clock"); ``names=False``: codes and numbers only
@@ -281,8 +284,8 @@ def _thing(text: str, cons: Constraints, names: bool = True) -> str | None:
     asked = cons.question.lower()
     for m in _THING.finditer(text):
         found = m.group(0).strip(".-")
-        if not names and not re.search(r"\d|_|[A-Z]{2}", found):
-            continue
+        if not names and not re.search(r"\d|_", found):
+            continue  # a heading's capitals ("FAQ") name its section, not a thing
         if found and found.lower() not in asked:
             return found
     return None
@@ -357,6 +360,9 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
             spans = answer_spans(unit.text, cons.question, cons.slot)
             own = {p.text for p in cons.periods} | set(cons.numbers)
             spans = [s for s in spans if unit.text[s[0] : s[1]] not in own]
+            if cons.slot == "date" and (years := _years(cons.question)):
+                # "the date of the 2024 election": a date of another year does not fill it
+                spans = [s for s in spans if _years(unit.text[s[0] : s[1]]) <= years]
             filler = unit.text[spans[0][0] : spans[0][1]] if spans else None
         if filler is None:
             missing.append(f"which {cons.kind}" if cons.slot == "which" else f"a {cons.slot}")
