@@ -213,3 +213,48 @@ def test_the_library_s_own_name_and_paraphrased_nouns_are_not_required() -> None
     assert "deficit" not in keys.weights
     keys = key_terms(read("How much was spent on rent in FY 2019?"), idf)
     assert [w for _, w in keys.required] == ["rent"]
+
+
+def test_the_pipeline_refuses_what_no_passage_binds_and_says_what_it_found(tmp_path) -> None:
+    """The real pipeline and index over a built annual report (fake embedder, grader and
+    model): a line item of another year is refused, naming the year and the row that came
+    closest, and `ask --json` says what was missing; the year the page holds is answered."""
+    from localcrag.cli.ask import to_json
+    from localcrag.crag.pipeline import Pipeline
+    from localcrag.ingest.library import Library
+    from localcrag.record import RunRecord
+    from localcrag.settings import Settings
+    from tests.fakes import FakeEmbedder, FakeGenerator, FakeGrader
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "2019 Annual Report.md").write_text(
+        "# Statement of Functional Expenses\n\n" + REPORT_2019.replace("\n", "\n\n") + "\n",
+        encoding="utf-8",
+    )
+    settings = Settings(
+        models_dir=tmp_path / "models",
+        offline=True,
+        upper_threshold=0.3,
+        lower_threshold=0.1,
+        strip_threshold=0.1,
+        answer_style="extractive",
+    )
+    library = Library(settings, embedder=FakeEmbedder())
+    assert not library.ingest([docs]).failed
+    pipe = Pipeline(settings, library=library, grader=FakeGrader(), generator=FakeGenerator())
+
+    def run(question: str) -> RunRecord:
+        record = RunRecord(question=question)
+        for event in pipe.run(question):
+            record.add(event)
+        return record
+
+    refused = run("How much was spent on insurance in FY 2016?")
+    assert refused.action is Action.INCORRECT and refused.claims_nothing
+    assert "No passage gives FY 2016" in refused.answer.text
+    data = to_json(refused)
+    assert data["refused"] and data["binding"]["missing"] == ["FY 2016"]
+    assert data["binding"]["periods"] == ["FY 2016"]
+    answered = run("How much was spent on insurance in FY 2019?")
+    assert not answered.claims_nothing and "12,345" in answered.answer.text
