@@ -130,6 +130,7 @@ def test_ask_json_keeps_its_contract_and_adds_evidence_ids(
         "reason",
         "retrieval_fallback",
         "thresholds",
+        "binding",
         "grades",
         "grade_errors",
         "web",

@@ -27,7 +27,6 @@ _ROW = re.compile(
     r"^(?P<where>[^\n]+?), row (?P<n>\d+)"
     r"(?: \((?P<label>(?:[^()\n]|\([^()\n]*\))*)\))?: (?P<body>.+?)\.?$"
 )
-_HEADER = re.compile(r"^[^\n]+?, columns: (.+)$")  # ingest/tables.header_line
 _MONTH = r"(?P<mon>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _DATES = (
     re.compile(r"\b(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})\b"),
@@ -162,14 +161,3 @@ def cell_answer(question: str, sentences: Sequence[str]) -> Cell | None:
     # the key names more than one row ("Jan 1 2005" of five tickers, "Tesla" none of them):
     # which row is meant is not known, so no cell is the answer
     return best[1] if best and len(rivals) == 1 else None
-
-
-def column_only(question: str, sentence: str) -> bool:
-    """Is ``sentence`` a table row (or header) that the question names only by a column ("What does
-    TOTEMP mean?" against "longley.csv, row 2: TOTEMP: 60323; ...")? When no cell is
-    answered, such a row says what a value is, never what the column means."""
-    row = parse_row(sentence)
-    if row is not None:
-        return any(holds(question, name) for name, _ in row.cells)
-    head = _HEADER.match(sentence.strip())  # the header line: "longley.csv, columns: Obs | TOTEMP"
-    return head is not None and any(holds(question, n) for n in head.group(1).split(" | "))
