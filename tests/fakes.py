@@ -6,10 +6,16 @@ import hashlib
 import re
 import threading
 from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from localcrag.types import Chunk, Grade
+
+if TYPE_CHECKING:
+    from localcrag.crag.pipeline import Pipeline
+    from localcrag.record import RunRecord
 
 _WORD = re.compile(r"\w+")
 
@@ -106,3 +112,27 @@ class FakeGenerator:
 
 def chunk(text: str, cid: str = "c1", source: str = "/docs/a.pdf", page: int = 1) -> Chunk:
     return Chunk(cid, source, text, page, page, 0, len(text), None, len(text.split()))
+
+
+def quoting_pipeline(docs: Path, generator: object = None, **settings: object) -> Pipeline:
+    """The real index over ``docs`` (fake embedder) and the real pipeline quoting from it,
+    offline, with the fake grader: what a run over files a test builds needs. ``generator``:
+    a fake, or None for the shipped GGUF; ``settings``: thresholds and the like."""
+    from localcrag.crag.pipeline import Pipeline
+    from localcrag.ingest.library import Library
+    from localcrag.settings import Settings
+
+    library = Library(Settings(), embedder=FakeEmbedder())
+    assert not library.ingest([docs]).failed
+    options = Settings(offline=True, answer_style="extractive", **settings)
+    return Pipeline(options, library=library, grader=FakeGrader(), generator=generator)
+
+
+def asked(pipe: Pipeline, question: str, **run: object) -> RunRecord:
+    """The record of one question run through ``pipe`` (``run``: e.g. ``k``)."""
+    from localcrag.record import RunRecord
+
+    record = RunRecord(question, "crag")
+    for event in pipe.run(question, **run):
+        record.add(event)
+    return record

@@ -220,11 +220,7 @@ def test_the_pipeline_refuses_what_no_passage_binds_and_says_what_it_found(tmp_p
     model): a line item of another year is refused, naming the year and the row that came
     closest, and `ask --json` says what was missing; the year the page holds is answered."""
     from localcrag.cli.ask import to_json
-    from localcrag.crag.pipeline import Pipeline
-    from localcrag.ingest.library import Library
-    from localcrag.record import RunRecord
-    from localcrag.settings import Settings
-    from tests.fakes import FakeEmbedder, FakeGenerator, FakeGrader
+    from tests.fakes import FakeGenerator, asked, quoting_pipeline
 
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -232,29 +228,15 @@ def test_the_pipeline_refuses_what_no_passage_binds_and_says_what_it_found(tmp_p
         "# Statement of Functional Expenses\n\n" + REPORT_2019.replace("\n", "\n\n") + "\n",
         encoding="utf-8",
     )
-    settings = Settings(
-        models_dir=tmp_path / "models",
-        offline=True,
-        upper_threshold=0.3,
-        lower_threshold=0.1,
-        strip_threshold=0.1,
-        answer_style="extractive",
+    pipe = quoting_pipeline(
+        docs, FakeGenerator(), upper_threshold=0.3, lower_threshold=0.1, strip_threshold=0.1
     )
-    library = Library(settings, embedder=FakeEmbedder())
-    assert not library.ingest([docs]).failed
-    pipe = Pipeline(settings, library=library, grader=FakeGrader(), generator=FakeGenerator())
 
-    def run(question: str) -> RunRecord:
-        record = RunRecord(question=question)
-        for event in pipe.run(question):
-            record.add(event)
-        return record
-
-    refused = run("How much was spent on insurance in FY 2016?")
+    refused = asked(pipe, "How much was spent on insurance in FY 2016?")
     assert refused.action is Action.INCORRECT and refused.claims_nothing
     assert "No passage gives FY 2016" in refused.answer.text
     data = to_json(refused)
     assert data["refused"] and data["binding"]["missing"] == ["FY 2016"]
     assert data["binding"]["periods"] == ["FY 2016"]
-    answered = run("How much was spent on insurance in FY 2019?")
+    answered = asked(pipe, "How much was spent on insurance in FY 2019?")
     assert not answered.claims_nothing and "12,345" in answered.answer.text

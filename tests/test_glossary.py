@@ -13,10 +13,9 @@ from localcrag.crag.glossary import asked_term, definition_lines
 from localcrag.crag.pipeline import Pipeline
 from localcrag.crag.retrieve import Retriever
 from localcrag.ingest.library import Library
-from localcrag.record import RunRecord
 from localcrag.settings import Settings
 from localcrag.types import Chunk, Evidence, Grade
-from tests.fakes import FakeEmbedder, FakeGrader
+from tests.fakes import FakeEmbedder, FakeGrader, asked, quoting_pipeline
 
 ROWS = (
     "longley.csv, row 2: Obs: 1; TOTEMP: 60323; GNPDEFL: 83; YEAR: 1947.\n\n"
@@ -94,21 +93,8 @@ def test_a_column_meaning_is_answered_end_to_end_from_the_notes(tmp_path: Path) 
         "        TOTEMP - Total Employment\n        GNPDEFL - GNP deflator\n",
         encoding="utf-8",
     )
-    lib = Library(Settings(), embedder=FakeEmbedder())
-    assert not lib.ingest([docs]).failed
-    settings = Settings(
-        offline=True,
-        upper_threshold=0.9,
-        lower_threshold=0.5,
-        strip_threshold=0.1,
-        answer_style="extractive",
-    )
-    question = "What does GNPDEFL mean in the Longley data?"
-    record = RunRecord(question, "crag")
-    for event in Pipeline(settings, library=lib, grader=FakeGrader(), generator=None).run(
-        question, k=20
-    ):
-        record.add(event)
+    pipe = quoting_pipeline(docs, upper_threshold=0.9, lower_threshold=0.5, strip_threshold=0.1)
+    record = asked(pipe, "What does GNPDEFL mean in the Longley data?", k=20)
     assert record.answer is not None and not record.answer.refused, record.answer
     assert record.answer.text.startswith("GNPDEFL - GNP deflator ["), record.answer.text
     cited = {Path(c.source).name for c in record.answer.citations}
@@ -154,10 +140,7 @@ def test_a_code_in_every_row_of_a_big_table_still_finds_the_passage_that_defines
     settings = Settings(
         offline=True, upper_threshold=0.9, lower_threshold=0.5, answer_style="extractive"
     )
-    record = RunRecord("What does CRIM mean?", "crag")
-    for event in Pipeline(settings, library=lib, grader=FakeGrader(), generator=None).run(
-        "What does CRIM mean?"
-    ):
-        record.add(event)
+    pipe = Pipeline(settings, library=lib, grader=FakeGrader(), generator=None)
+    record = asked(pipe, "What does CRIM mean?")
     assert record.answer is not None
     assert record.answer.text == "CRIM per capita crime rate by town [1].", record.answer.text

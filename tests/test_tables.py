@@ -10,14 +10,10 @@ import pytest
 
 from localcrag.cli.ask import summary
 from localcrag.crag.cells import cell_answer
-from localcrag.crag.pipeline import Pipeline
-from localcrag.ingest.library import Library
 from localcrag.ingest.parse import parse_document
 from localcrag.ingest.tables import blocks, find_tables
-from localcrag.record import RunRecord
-from localcrag.settings import Settings
 from localcrag.textutil import identifiers
-from tests.fakes import FakeEmbedder, FakeGrader
+from tests.fakes import asked, quoting_pipeline
 from tests.tablefiles import make_regression_xlsx, make_stock_csv
 
 
@@ -147,20 +143,8 @@ def test_a_lookup_by_date_is_answered_with_the_cell_cited(tmp_path: Path) -> Non
     docs.mkdir()
     make_stock_csv(docs / "TSLA.csv", days=400)
     make_regression_xlsx(docs / "sales.xlsx")
-    lib = Library(Settings(), embedder=FakeEmbedder())
-    assert not lib.ingest([docs]).failed
-    settings = Settings(
-        offline=True,
-        upper_threshold=0.3,
-        lower_threshold=0.1,
-        strip_threshold=0.1,
-        answer_style="extractive",
-    )
-    pipe = Pipeline(settings, library=lib, grader=FakeGrader(), generator=None)
-    question = "What was the closing price of TSLA on 2010-06-29?"
-    record = RunRecord(question, "crag")
-    for event in pipe.run(question):
-        record.add(event)
+    pipe = quoting_pipeline(docs, upper_threshold=0.3, lower_threshold=0.1, strip_threshold=0.1)
+    record = asked(pipe, "What was the closing price of TSLA on 2010-06-29?")
     assert record.answer is not None and not record.answer.refused, record.answer
     head = "Close on 2010-06-29: **23.83** (TSLA.csv, row 3) "
     assert record.answer.text.startswith(head), record.answer.text

@@ -56,6 +56,8 @@ _THING = re.compile(
     r"(?<![\w.-])(?:[\w.-]*\d[\w.-]*|[A-Z]{2,}\w*|\w+_\w+)(?![\w-])|(?<=[a-z0-9,;:] )[A-Z][a-z]\w+"
 )
 _NUM = re.compile(r"(?<![\w.])[-+(]?[$€£]?\d[\d,]*(?:\.\d+)?%?\)?(?![\w])")
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+QUOTE_CHARS = 200  # a closest line longer than this is cut at a word, marked "…"
 _YEARISH = re.compile(r"^(?:19|20)\d\d$")
 
 
@@ -69,6 +71,11 @@ class Unit:
     position: int  # its order in the evidence item
     header: str | None = None  # the header of years above a row of numbers
     label: str = ""  # the passage's heading and title line (its context without the file)
+
+    @property
+    def key(self) -> tuple[int, int]:
+        """Its place: the evidence item, then its order in it."""
+        return self.n, self.position
 
 
 @dataclass(frozen=True)
@@ -197,23 +204,26 @@ def _entity_words(entity: str) -> list[str]:
     return out
 
 
-def _has_word(w: str, low: str, text: str) -> bool:
-    return re.search(r"(?<![\w])" + re.escape(w.lower()) + r"(?![\w])", low) is not None or (
-        len(w) >= 4 and stem(base_form(w)) in _said(text)
-    )
-
-
 def _has_entity(entity: str, text: str, rare: str | None = None) -> bool:
     """The name in the text, whole words, any case: every word of it; or, with ``rare``
     (its rarest word in the library), that word and at least half of the others ("the
     Anthropic Developer Console" named "the Developer Console")."""
     low = text.lower()
+    said: set[str] | None = None  # the text's stems, read once and only when a word needs them
+
+    def has(w: str) -> bool:
+        nonlocal said
+        if re.search(r"(?<![\w])" + re.escape(w.lower()) + r"(?![\w])", low):
+            return True
+        if len(w) < 4:
+            return False
+        said = _said(text) if said is None else said
+        return stem(base_form(w)) in said
+
     words = _entity_words(entity)
     if rare is None:
-        return all(_has_word(w, low, text) for w in words)
-    return _has_word(rare, low, text) and 2 * sum(_has_word(w, low, text) for w in words) >= len(
-        words
-    )
+        return all(has(w) for w in words)
+    return has(rare) and 2 * sum(has(w) for w in words) >= len(words)
 
 
 def _has_number(number: str, text: str) -> bool:
@@ -240,7 +250,7 @@ def header_years(lines: Sequence[str], i: int) -> str | None:
     if len(_NUM.findall(lines[i])) < 2:
         return None
     for j in range(i - 1, max(-1, i - 40), -1):
-        years = re.findall(r"(?<!\d)(?:19|20)\d\d(?!\d)", lines[j])
+        years = _YEAR.findall(lines[j])
         if len(years) >= 2 and len(lines[j].split()) <= 3 * len(years) + 4:
             return lines[j]
     return None
@@ -251,8 +261,7 @@ def units(n: int, text: str, source: str, heading: str | None, locator: str | No
     lines = [ln.strip() for ln in dehyphenate(text).split("\n")]
     first = next((ln for ln in lines if ln), "")
     title = first if len(first.split()) <= 14 and first[-1:] not in ".!?" else ""
-    name = _spaced(PurePath(source).stem)  # "notes-june-5th-2024": words
-    base = " ".join(x for x in (name, heading or "", title, locator or "") if x)
+    base = _context(source, heading, locator, title)
     label = " ".join(x for x in (heading or "", title) if x)
     out: list[Unit] = []
     seen: set[str] = set()
@@ -274,7 +283,7 @@ def units(n: int, text: str, source: str, heading: str | None, locator: str | No
 
 
 def _years(text: str) -> set[str]:
-    return set(re.findall(r"(?<!\d)(?:19|20)\d\d(?!\d)", text))
+    return set(_YEAR.findall(text))
 
 
 def _thing(text: str, cons: Constraints, names: bool = True) -> str | None:
@@ -293,7 +302,7 @@ def _thing(text: str, cons: Constraints, names: bool = True) -> str | None:
 
 def _column_value(unit: Unit, cons: Constraints) -> str | None:
     """The number under the header year the question asks for, in a row of numbers."""
-    years = re.findall(r"(?<!\d)(?:19|20)\d\d(?!\d)", unit.header or "")
+    years = _YEAR.findall(unit.header or "")
     values = [m.group(0) for m in _NUM.finditer(unit.text) if not _YEARISH.match(m.group(0))]
     if len(years) < 2 or not values or not cons.periods:
         return None
@@ -343,13 +352,14 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
         return Bound(unit, tuple(missing), filler, held + bool(filler))
     # nouns from the passage only for a unit that points back to them ("they run at ...")
     said = _said(wide if passage and _points_back(unit.text) else whole)
-    lacking = [word for t, word in keys.required if not _holds(said, t)]
+    have = {t for t in keys.weights if _holds(said, t)}  # the required ones are among them
+    lacking = [word for t, word in keys.required if t not in have]
     total = sum(keys.weights.values())
-    share = sum(w for t, w in keys.weights.items() if _holds(said, t)) / total if total else 1.0
+    share = sum(keys.weights[t] for t in have) / total if total else 1.0
     missing.extend(lacking)
     if share <= NOUN_SHARE and not lacking:  # the rare nouns held, too few of the rest
-        missing.extend(keys.words[t] for t in keys.weights if not _holds(said, t))
-    held += sum(_holds(said, t) for t in keys.weights)
+        missing.extend(keys.words[t] for t in keys.weights if t not in have)
+    held += len(have)
     if unit.header and cons.slot in ("number", None):
         filler = _column_value(unit, cons)  # the value in the column of the asked year
     if cons.slot in FILLED:
@@ -390,9 +400,11 @@ def _spaced(stem: str) -> str:
     return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
 
 
-def _context(p: Passage) -> str:
-    name = _spaced(PurePath(p.source).stem)
-    return " ".join(x for x in (name, p.heading or "", p.locator or "") if x)
+def _context(source: str, heading: str | None, locator: str | None, title: str = "") -> str:
+    """What a unit is read with: its file's name as words ("notes-june-5th-2024"), the
+    passage's heading and title line, and where it is (slide, sheet, page)."""
+    name = _spaced(PurePath(source).stem)
+    return " ".join(x for x in (name, heading or "", title, locator or "") if x)
 
 
 def lines_asked(cons: Constraints) -> bool:
@@ -429,7 +441,10 @@ def bindings(
     keys = key_terms(cons, idf)
     found = evidence_units(passages)
     if not lines_asked(cons):
-        found += [Unit(i, p.text, _context(p), -1) for i, p in enumerate(passages, 1)]
+        found += [
+            Unit(i, p.text, _context(p.source, p.heading, p.locator), -1)
+            for i, p in enumerate(passages, 1)
+        ]
     out = []
     for u in found:
         b = bind(cons, u, keys)
@@ -465,14 +480,21 @@ def raise_bound(
     cons = read(question)
     if (cons.hard == 0 and cons.slot != "meaning") or not lines_asked(cons):
         return grades
-    out = []
-    for g in grades:
-        if g.score < upper:
-            found = bindings(cons, [g.chunk], idf)
-            if found and found[0].complete and (found[0].filler or cons.slot not in FILLED):
-                g = replace(g, score=upper)
-        out.append(g)
-    return out
+    low = [i for i, g in enumerate(grades) if g.score < upper]
+    # a unit that binds is complete only with its slot's filler (FILLED), so any complete
+    # unit of a passage raises it
+    bound = {
+        low[b.unit.n - 1]
+        for b in bindings(cons, [grades[i].chunk for i in low], idf)
+        if b.complete and (b.filler or cons.slot not in FILLED)
+    }
+    return [replace(g, score=upper) if i in bound else g for i, g in enumerate(grades)]
+
+
+def closest_quote(text: str) -> str:
+    """The closest line as a refusal quotes it: one line, at most ``QUOTE_CHARS``."""
+    quote = " ".join(text.split())
+    return quote if len(quote) <= QUOTE_CHARS else quote[:QUOTE_CHARS].rsplit(" ", 1)[0] + " …"
 
 
 def unbound_note(decision: Decision) -> str:
@@ -481,8 +503,6 @@ def unbound_note(decision: Decision) -> str:
     text = f"No passage gives {described(decision.missing)}"
     chunk = decision.closest_chunk
     if decision.closest and chunk is not None:
-        quote = " ".join(decision.closest.split())
-        quote = quote if len(quote) <= 200 else quote[:200].rsplit(" ", 1)[0] + " …"
         where = source_label(chunk.source, chunk.page_start, locator=chunk.locator)
-        text += f"; closest: \u201c{quote}\u201d ({where})"
+        text += f"; closest: \u201c{closest_quote(decision.closest)}\u201d ({where})"
     return text + "."

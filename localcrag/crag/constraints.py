@@ -127,12 +127,22 @@ class Period:
         return bool(self.parts) and all(p.search(text) for p in self.parts)
 
 
+def _year_alone(year: int | str) -> re.Pattern[str]:
+    """A year written on its own: not part of a number, a code or a range."""
+    return re.compile(r"(?<![\w.,/-])" + str(year) + r"(?![\w%]|[.,]\d)")
+
+
+def _month_names(month: int) -> str:
+    """The names of a month as a pattern's alternation ("jan|january")."""
+    return "|".join(k for k, v in MONTHS.items() if v == month)
+
+
 def _year_patterns(year: int, fiscal: bool) -> tuple[re.Pattern[str], ...]:
     """A year stands alone, or ends a range ("2018-19", "2018–2019"); a fiscal year also as
     "FY19", "FY 2019", "fiscal 2019" (a bare "2019" column header is the same year)."""
     y, yy, prev = str(year), f"{year % 100:02d}", year - 1
     out = [
-        re.compile(r"(?<![\w.,/-])" + y + r"(?![\w%]|[.,]\d)"),
+        _year_alone(y),
         re.compile(str(prev) + r"\s*[-\u2013\u2014/]\s*(?:" + y + "|" + yy + r")(?!\d)"),
     ]
     if fiscal:
@@ -189,7 +199,7 @@ def _periods(question: str) -> tuple[list[Period], list[tuple[int, int]]]:
         if not free(m):
             continue
         mon, y = MONTHS[m.group(1).lower()], m.group(2)
-        names = "|".join(k for k, v in MONTHS.items() if v == mon)
+        names = _month_names(mon)
         found.append(
             Period(
                 m.group(0),
@@ -206,7 +216,7 @@ def _periods(question: str) -> tuple[list[Period], list[tuple[int, int]]]:
                 ),
                 (
                     re.compile(r"\b(?:" + names + r")\b", re.I),
-                    re.compile(r"(?<![\w.,/-])" + y + r"(?![\w%]|[.,]\d)"),
+                    _year_alone(y),
                 ),
             )
         )
@@ -234,7 +244,7 @@ def _periods(question: str) -> tuple[list[Period], list[tuple[int, int]]]:
 
 
 def _date_pattern(y: int, mo: int, d: int) -> re.Pattern[str]:
-    names = "|".join(k for k, v in MONTHS.items() if v == mo)
+    names = _month_names(mo)
     return re.compile(
         rf"\b{y}[-/.]0?{mo}[-/.]0?{d}\b"
         rf"|\b(?:{names})\.?\s+0?{d}(?:st|nd|rd|th)?,?\s+{y}\b"

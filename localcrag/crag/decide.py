@@ -35,9 +35,7 @@ def decide(
         return d
     kept = [g.chunk for g in grades if g.score >= lower]
     found = bindings(question, kept, idf)
-    if found and found[0].complete:
-        return d
-    if not found:
+    if not found or found[0].complete:
         return d
     closest = found[0]
     where = PurePath(kept[closest.unit.n - 1].source).name

@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from localcrag.crag.binding import Bound, Idf, bindings, described, evidence_units
+from localcrag.crag.binding import Bound, Idf, bindings, closest_quote, described
 from localcrag.crag.cells import cell_answer
 from localcrag.crag.constraints import read
 from localcrag.crag.emphasis import (
@@ -229,8 +229,7 @@ def _not_found(bound: Sequence[Bound], evidence: Sequence[Evidence]) -> Extract:
         return Extract(NOT_STATED, (), (), found=False)
     closest = bound[0]
     n = evidence[closest.unit.n - 1].n
-    quote = " ".join(closest.unit.text.split())
-    quote = quote if len(quote) <= 200 else quote[:200].rsplit(" ", 1)[0] + " …"
+    quote = closest_quote(closest.unit.text)
     text = f"{NOT_STATED} No passage gives {described(closest.missing)}; closest: \u201c{quote}\u201d [{n}]."
     return Extract(text, (n,), (), found=False)
 
@@ -263,27 +262,31 @@ def extractive_answer(
             tuple(dict.fromkeys(evidence[i].n for i, _ in lines)),
             tuple(line for _, line in lines),
         )
+
     # the candidates: the units that bind the question, each once; every unit of a passage
     # that binds a question asking for a description
+    def place(b: Bound) -> tuple[int, str]:  # (evidence n, sentence key)
+        return evidence[b.unit.n - 1].n, _key(b.unit.text)
+
     whole = {b.unit.n for b in complete if b.unit.position < 0}
     # the value under the header of years the question names; a "which" question's thing
     fillers = {
-        (b.unit.n, _key(b.unit.text)): b.filler
-        for b in complete
-        if b.filler and (b.unit.header or cons.slot == "which")
+        place(b): b.filler for b in complete if b.filler and (b.unit.header or cons.slot == "which")
     }
-    keys = {(b.unit.n, _key(b.unit.text)) for b in complete if b.unit.position >= 0}
+    keys = {place(b) for b in complete if b.unit.position >= 0}
     # a unit holding every part itself beats one that borrows a name from its passage
-    borrowed = {(evidence[b.unit.n - 1].n, _key(b.unit.text)) for b in complete if b.by_passage} - {
-        (evidence[b.unit.n - 1].n, _key(b.unit.text)) for b in complete if not b.by_passage
+    borrowed = {place(b) for b in complete if b.by_passage} - {
+        place(b) for b in complete if not b.by_passage
     }
     seen: set[str] = set()
     cands: list[tuple[int, int, str]] = []  # (evidence n, position, sentence)
-    for u in evidence_units(evidence):
-        key = _key(u.text)
-        if (u.n in whole or (u.n, key) in keys) and key not in seen and len(u.text.split()) >= 2:
+    # every line and sentence was read into ``bound`` once (a binding each), in order
+    in_order = sorted((b for b in bound if b.unit.position >= 0), key=lambda b: b.unit.key)
+    for b in in_order:
+        u, (n, key) = b.unit, place(b)
+        if (u.n in whole or (n, key) in keys) and key not in seen and len(u.text.split()) >= 2:
             seen.add(key)
-            cands.append((evidence[u.n - 1].n, u.position, u.text))
+            cands.append((n, u.position, u.text))
     if whole or shape is None:  # a passage answers: its title lines are not the answer
         cands = [
             c for c in cands if not (is_heading(c[2]) or c[2] in lead_lines(evidence))
@@ -360,7 +363,6 @@ def extractive_answer(
         ):
             chosen.append(after)
     parts, span = [], None
-    n_of = {e.n: i for i, e in enumerate(evidence, 1)}
     for j, i in enumerate(chosen):
         n, _, sentence = cands[i]
         sentence = _window(
@@ -375,11 +377,11 @@ def extractive_answer(
             sentence, span = bolded, found
         elif (
             j == 0
-            and (filler := fillers.get((n_of[n], _key(sentence))))
+            and (filler := fillers.get((n, _key(sentence))))
             and (bolded := _bold(sentence, filler))
         ):
             sentence, span = bolded, filler  # the value under the header the question names
-        elif j == 0 and cons.slot == "which" and (filler := fillers.get((n_of[n], _key(sentence)))):
+        elif j == 0 and cons.slot == "which" and (filler := fillers.get((n, _key(sentence)))):
             # the thing is named by the passage's heading ("0.11.0"), not the line: say it
             span = filler
             sentence = f"Under \u201c{_bold(filler, filler)}\u201d: {sentence}"

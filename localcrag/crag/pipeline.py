@@ -303,15 +303,16 @@ class Pipeline:
         web_evidence: list[Evidence] = []
         web_note = ""
         ungraded: str | None = None  # why the grader failed as a whole, if it did
-        if mode == "rag":
+        grader = None if mode == "rag" else self.grader  # (re)built with the library's stats
+        idf = corpus_idf(self._corpus)  # how rare each noun is: binding's key nouns
+        if grader is None:
             evidence = chunks_as_evidence([h.chunk for h in hits])
         else:
-            grader = self.grader
             th = self.thresholds
             with Stage("grade", timings) as st:
                 yield st.started
                 grades, ungraded = grade_or_rank(
-                    grader, q, [h.chunk for h in hits], th.upper, th.lower, self.idf
+                    grader, q, [h.chunk for h in hits], th.upper, th.lower, idf
                 )
             yield from self._fallbacks()
             for i, g in enumerate(grades):
@@ -320,7 +321,7 @@ class Pipeline:
             decision = (
                 ungraded_decision(grades, ungraded, th.upper, th.lower)
                 if ungraded
-                else decide(grades, th.upper, th.lower, th.basis, q, self.idf)
+                else decide(grades, th.upper, th.lower, th.basis, q, idf)
             )
             action = decision.action
             yield ev.DecisionMade(decision)
@@ -385,7 +386,7 @@ class Pipeline:
             meter=meter,
             score_texts=scorer,
             read_spans=spans,
-            idf=corpus_idf(self._corpus),
+            idf=idf,
             note=UNGRADED_NOTE.format(error=ungraded) if ungraded else "",
         ):
             yield from self._fallbacks()  # before the first token that the local model wrote
