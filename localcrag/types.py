@@ -28,6 +28,7 @@ class Chunk:
     page_end: int
     char_start: int  # offsets into the document's joined text
     char_end: int
+    # what its document is, then the section heading in force (textutil.labels.DOCUMENT)
     heading: str | None = None
     n_tokens: int = 0
     locator: str | None = None  # "slide 3", "sheet Sales, rows 2–9", "p. 4 (OCR)"; None: page_start
@@ -116,7 +117,7 @@ class Evidence:
     kind: str = "document"  # "document" or "web"
     chunk_id: str | None = None
     locator: str | None = None  # where in the file when not a plain page (Chunk.locator)
-    heading: str | None = None  # the section heading in force (Chunk.heading): context
+    heading: str | None = None  # its document and section heading (Chunk.heading): context
 
 
 @dataclass(frozen=True)

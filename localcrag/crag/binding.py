@@ -40,6 +40,7 @@ from localcrag.textutil import (
     source_label,
     stem,
 )
+from localcrag.textutil.labels import ABOUT, DOCUMENT
 from localcrag.textutil.pos import is_noun, readings
 from localcrag.types import Decision, Grade
 
@@ -50,6 +51,7 @@ COMMON = 0.25  # a noun in at least this share of passages is not required
 LIBRARY_NAME = 0.05
 NOUN_SHARE = 0.5  # ... but the nouns a unit holds must still weigh more than this
 FILLED = ("number", "date", "name", "which")  # slots a unit must hold a filler of
+ABOUT_SLOTS = ("date", "name", None)  # what a document's own line may answer (ingest/about)
 # a thing named in a text: a token with a digit, an all-capitals code, a snake_case or
 # dotted identifier, or a capitalised word that does not start the text
 _THING = re.compile(
@@ -71,6 +73,9 @@ class Unit:
     position: int  # its order in the evidence item
     header: str | None = None  # the header of years above a row of numbers
     label: str = ""  # the passage's heading and title line (its context without the file)
+    # what its document is (title, authors, running header: ingest/about): which report,
+    # place and period every passage of it belongs to, not what quantity a line gives
+    document: str = ""
 
     @property
     def key(self) -> tuple[int, int]:
@@ -170,8 +175,14 @@ def _library_word(word: str, idf: Idf) -> bool:
     return n > 0 and df / n >= LIBRARY_NAME
 
 
+# a web or e-mail address: its letters spell a name, not words of the text
+_ADDRESS = re.compile(r"\b(?:https?://|www\.)\S+|\S+@\S+\.\w+")
+
+
 def _said(text: str) -> set[str]:
-    """Stems a text holds, file-name words split at "_", "-" and camel case."""
+    """Stems a text holds, file-name words split at "_", "-" and camel case; addresses
+    left out ("www.votestickit.com" holds no "vote")."""
+    text = _ADDRESS.sub(" ", text)
     spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", re.sub(r"[_\-./]+", " ", text))
     return content_words(spaced) | content_words(text)
 
@@ -258,6 +269,8 @@ def header_years(lines: Sequence[str], i: int) -> str | None:
 
 def units(n: int, text: str, source: str, heading: str | None, locator: str | None) -> list[Unit]:
     """The lines and sentences of one evidence text, each with its context."""
+    document, cut, section = (heading or "").partition(DOCUMENT.rstrip())
+    heading = (section.strip() if cut else heading) or None
     lines = [ln.strip() for ln in dehyphenate(text).split("\n")]
     first = next((ln for ln in lines if ln), "")
     title = first if len(first.split()) <= 14 and first[-1:] not in ".!?" else ""
@@ -272,12 +285,13 @@ def units(n: int, text: str, source: str, heading: str | None, locator: str | No
         head = header_years(lines, i)
         columns = table_header(lines, i)
         context = " ".join(x for x in (base, head, columns) if x)
-        pieces = evidence_sentences(line) if len(line.split()) > 12 else [line]
+        long = len(line.split()) > 12 and not line.startswith(ABOUT)  # one unit, read whole
+        pieces = evidence_sentences(line) if long else [line]
         for piece in pieces:
             if piece in seen:
                 continue
             seen.add(piece)
-            out.append(Unit(n, piece, context, pos, head, label))
+            out.append(Unit(n, piece, context, pos, head, label, document.strip() if cut else ""))
             pos += 1
     return out
 
@@ -323,8 +337,11 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
     back with a pronoun ("they run at 4 litres"); periods and numbers only in the unit or
     its context."""
 
-    whole = f"{unit.text}\n{unit.context}"
-    wide = f"{whole}\n{passage}" if passage else whole
+    own = f"{unit.text}\n{unit.context}"  # where the asked quantity's nouns must be
+    whole = f"{own}\n{unit.document}"  # where its periods, numbers and names may be
+    # a document's own line holds only what it says (its passage's rows are not its)
+    about = unit.text.startswith(ABOUT)
+    wide = f"{whole}\n{passage}" if passage and not about else whole
     missing: list[str] = []
     held = 0
     for p in cons.periods:
@@ -351,7 +368,7 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
             missing.append(f"a definition of {term}")
         return Bound(unit, tuple(missing), filler, held + bool(filler))
     # nouns from the passage only for a unit that points back to them ("they run at ...")
-    said = _said(wide if passage and _points_back(unit.text) else whole)
+    said = _said(f"{own}\n{passage}" if passage and _points_back(unit.text) else own)
     have = {t for t in keys.weights if _holds(said, t)}  # the required ones are among them
     lacking = [word for t, word in keys.required if t not in have]
     total = sum(keys.weights.values())
@@ -362,7 +379,10 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
     held += len(have)
     if unit.header and cons.slot in ("number", None):
         filler = _column_value(unit, cons)  # the value in the column of the asked year
-    if cons.slot in FILLED:
+    if about and cons.slot not in ABOUT_SLOTS:
+        filler = None  # a document's own line says what it is, by whom and when: no more
+        missing.append(f"which {cons.kind}" if cons.slot == "which" else f"a {cons.slot}")
+    elif cons.slot in FILLED:
         if filler is None and cons.slot == "which":
             # a heading's code is the kind of thing a section is ("0.11.0"); else the line's
             filler = _thing(unit.label, cons, names=False) or _thing(unit.text, cons)

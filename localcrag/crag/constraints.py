@@ -213,6 +213,9 @@ def _periods(question: str) -> tuple[list[Period], list[tuple[int, int]]]:
                         re.I,
                     ),
                     re.compile(r"\b" + y + r"[-/.]0?" + str(mon) + r"\b"),
+                    # a day of the month as figures, month first or day first (7/5/2022)
+                    re.compile(r"\b0?" + str(mon) + r"/\d{1,2}/" + y + r"\b"),
+                    re.compile(r"\b\d{1,2}[/.]0?" + str(mon) + r"[/.]" + y + r"\b"),
                 ),
                 (
                     re.compile(r"\b(?:" + names + r")\b", re.I),

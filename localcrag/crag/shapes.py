@@ -56,7 +56,10 @@ _SPANS = {
     ),
     # "September 11, 2021", "12 March 2025", "October 2025", "1998", "the 1990s", "June 3", "11:30", "6 pm"
     "date": re.compile(
-        r"\b(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?" + _MONTH + r"\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?)?"
+        r"\b\d{1,2}/\d{1,2}/(?:\d{4}|\d\d)\b|\b\d{4}-\d\d-\d\d\b"
+        r"|\b(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?"
+        + _MONTH
+        + r"\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?)?"
         r"\d{3,4}s?\b(?!\.\d)|\b\d{1,2}(?:st|nd|rd|th)? century\b"
         r"|\b(?:\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r"|" + _MONTH + r"\s+\d{1,2})\b"
         r"|\b\d{1,2}:\d\d(?!\d)(?:\s?[ap]\.?m\b\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?"
@@ -93,6 +96,11 @@ _XREF = re.compile(
 _REFMARK = re.compile(r"\[\d+(?:\s*[,;\u2013-]\s*\d+)*\]")
 
 
+# a value right after its column's name in a table row sentence ("Total Active: 867"),
+# unless that name is a time ("Year: 1998")
+_CELL = re.compile(r"(?<![Yy]ear)(?<![Dd]ate)(?<![Pp]eriod): $")
+
+
 def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[int, int]]:
     """(start, end) of the spans of ``shape`` in ``sentence`` the question does not contain."""
     if shape is None:
@@ -107,6 +115,8 @@ def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[
             continue  # "the Adam optimizer [20]": a reference, not the answer
         if shape == "date" and text.isdigit() and not 1000 <= int(text) <= 2100 and len(text) == 4:
             continue
+        if shape == "date" and text.isdigit() and _CELL.search(sentence[: m.start()]):
+            continue  # a table cell's figure ("Active: 867") is its column's quantity
         if shape == "name" and m.start() == 0 and " " not in text:
             continue  # a capitalised first word is grammar, not a name
         if shape == "number" and (

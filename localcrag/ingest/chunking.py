@@ -303,7 +303,7 @@ def _make_chunks(
             doc.page_at(b - 1),
             a,
             b,
-            doc.heading_at(a if head is None else max(head, a)),
+            doc.context_at(a if head is None else max(head, a)),
             n,
             doc.locator(a, b, None if head is None else max(head, a)),
         )

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from localcrag.errors import BadDocument
+from localcrag.ingest.about import About
 
 Paragraphs = list[tuple[str, int | None]]  # (text, heading level or None)
 
@@ -19,6 +20,15 @@ class RawPage(NamedTuple):
     paras: Paragraphs
     unit: str = ""
     scope: str = ""
+
+
+class Read(NamedTuple):
+    """What a reader returns: its pages, its warning lines and what the document is (a
+    reader that cannot tell returns a plain (pages, warnings) pair)."""
+
+    pages: list
+    warnings: list[str]
+    about: About = About()
 
 
 def label(path: Path) -> str:

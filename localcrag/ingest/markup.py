@@ -12,7 +12,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from localcrag.ingest.files import Paragraphs
+from localcrag.ingest import about
+from localcrag.ingest.files import Paragraphs, Read
 
 _BLANK = re.compile(r"\n[ \t]*\n")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -275,6 +276,11 @@ class _HTMLText(HTMLParser):
 
 def html_pages(text: str) -> list[tuple[int, Paragraphs]]:
     """h1-h6 become headings; the <title> leads when the page has no h1."""
+    return _html(text)[0]
+
+
+def _html(text: str) -> tuple[list[tuple[int, Paragraphs]], str]:
+    """The page (see ``html_pages``) and its <title>."""
     p = _HTMLText()
     p.feed(text)
     p.close()
@@ -283,7 +289,7 @@ def html_pages(text: str) -> list[tuple[int, Paragraphs]]:
     title = " ".join(p.title.split())
     if title and not any(level == 1 for _, level in paras):
         paras = [(title, 1)] + paras
-    return [(1, paras)]
+    return [(1, paras)], title
 
 
 def declared_charset(data: bytes) -> str | None:
@@ -314,6 +320,7 @@ def read_markdown(path: Path, data: bytes, ctx: Any) -> tuple[list, list[str]]:
     return markdown_pages(text), warnings
 
 
-def read_html(path: Path, data: bytes, ctx: Any) -> tuple[list, list[str]]:
+def read_html(path: Path, data: bytes, ctx: Any) -> Read:
     text, warnings = _text(path, data, ctx, declared_charset(data))
-    return html_pages(text), warnings
+    pages, title = _html(text)
+    return Read(pages, warnings, about.make(path, title))

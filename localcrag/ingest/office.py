@@ -17,7 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from localcrag.ingest.files import Paragraphs, RawPage, bad
+from localcrag.ingest import about
+from localcrag.ingest.files import Paragraphs, RawPage, Read, bad
 from localcrag.ingest.limits import check_zip
 from localcrag.textutil.labels import SECTION
 
@@ -56,7 +57,7 @@ def _level(style_name: str) -> int | None:
     return None
 
 
-def read_docx(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[str]]:
+def read_docx(path: Path, data: bytes, ctx: Any) -> Read:
     import docx
     from docx.table import Table
 
@@ -82,7 +83,9 @@ def read_docx(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[st
             paras.append((text, _level(style)))
     if paras:
         pages.append(RawPage(tables, paras, SECTION))
-    return pages, []
+    props = document.core_properties
+    first = [t for page in pages[:2] for t, level in page.paras if level == 1][:1]
+    return Read(pages, [], about.make(path, props.title, props.author, first))
 
 
 def _shape_texts(shapes: Iterable[Any], skip: Any = None) -> list[str]:
@@ -104,7 +107,7 @@ def _shape_texts(shapes: Iterable[Any], skip: Any = None) -> list[str]:
     return out
 
 
-def read_pptx(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[str]]:
+def read_pptx(path: Path, data: bytes, ctx: Any) -> Read:
     from pptx import Presentation
 
     check_zip(path, data, ctx.limits)
@@ -127,4 +130,7 @@ def read_pptx(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[st
             if text:
                 paras.append((f"Notes: {text}", None))
         pages.append(RawPage(number, paras, "slide"))
-    return pages, []
+    props = deck.core_properties
+    # the title slide's title when the file's properties hold none
+    cover = [t for t, level in pages[0].paras if level == 1][:1] if pages else []
+    return Read(pages, [], about.make(path, props.title, props.author, cover))

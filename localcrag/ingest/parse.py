@@ -21,7 +21,8 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
-from localcrag.ingest.files import RawPage, bad, broken_link, label
+from localcrag.ingest.about import About
+from localcrag.ingest.files import RawPage, Read, bad, broken_link, label
 from localcrag.ingest.formats import (
     FORMATS,
     SUPPORTED,
@@ -32,7 +33,7 @@ from localcrag.ingest.formats import (
 )
 from localcrag.ingest.limits import Limits, check_text_size
 from localcrag.textutil import locator
-from localcrag.textutil.labels import SECTION
+from localcrag.textutil.labels import DOCUMENT, SECTION
 from localcrag.types import Page
 
 PAGE_SEP = "\n\n"
@@ -53,6 +54,17 @@ class ParsedDoc:
     pages: tuple[Page, ...]
     headings: tuple[Heading, ...] = ()
     warnings: tuple[str, ...] = ()
+    about: About = About()  # what the document is (title, authors, running header)
+
+    def context_at(self, offset: int) -> str | None:
+        """The context a passage at ``offset`` is read in: the document's title and running
+        header, then the section heading in force ("Annual report 2019 › Expenses")."""
+        document, section = self.about.context(), self.heading_at(offset) or ""
+        if not document:
+            return section or None
+        if section.lower() in document.lower():
+            section = ""  # the title is the first heading too
+        return f"{document}{DOCUMENT}{section}".rstrip()
 
     @cached_property
     def text(self) -> str:
@@ -247,8 +259,12 @@ def parse_document(
     fmt = FORMATS[ext]
     if not fmt.binary:
         check_text_size(path, path.stat().st_size, ctx.limits)
-    pages, warnings = reader(ext)(path, read_bytes(path), ctx)
-    doc = assemble(path.resolve(), pages, warnings)
+    read = Read(*reader(ext)(path, read_bytes(path), ctx))
+    pages = list(read.pages)
+    if read.about and pages:  # what the document is: its first line, a unit of its own
+        first = RawPage(*pages[0])
+        pages[0] = first._replace(paras=[(read.about.line(), None), *first.paras])
+    doc = assemble(path.resolve(), pages, read.warnings)
     if not doc.pages:
         raise bad(path, fmt.empty, "nothing to index")
-    return doc
+    return replace(doc, about=read.about)

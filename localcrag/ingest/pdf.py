@@ -18,7 +18,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from localcrag.ingest.files import Paragraphs, RawPage, bad, label
+from localcrag.ingest import about
+from localcrag.ingest.files import Paragraphs, RawPage, Read, bad, label
 from localcrag.ingest.files import join_lines as _join
 from localcrag.ingest.files import page_ranges as _ranges
 from localcrag.ingest.limits import Limits, check_chars, check_pages, check_zip
@@ -112,18 +113,18 @@ def _levels(sizes: set[float]) -> dict[float, int]:
     return out
 
 
-def read_pdf(path: Path, data: bytes, ctx: Any) -> tuple[list, list[str]]:
+def read_pdf(path: Path, data: bytes, ctx: Any) -> Read:
     return fitz_pages(path, data, "pdf", ctx=ctx)
 
 
-def read_epub(path: Path, data: bytes, ctx: Any) -> tuple[list, list[str]]:
+def read_epub(path: Path, data: bytes, ctx: Any) -> Read:
     check_zip(path, data, ctx.limits)
     return fitz_pages(path, data, "epub", ctx=ctx)
 
 
 def fitz_pages(
     path: Path, data: bytes, kind: str, limits: Limits | None = None, ctx: Any = None
-) -> tuple[list[RawPage], list[str]]:
+) -> Read:
     """Parse PDF/EPUB bytes; raises BadDocument for corrupt, locked, text-less or
     over-limit files (pages before the text is read, characters as it is read). PDF pages
     without a text layer (every page with ``ocr = "always"``) are read by OCR
@@ -192,6 +193,7 @@ def fitz_pages(
             n_chars += sum(len(line[0]) for b in blocks for line in b)
             check_chars(path, n_chars, limits, at_least=page.number + 1 < doc.page_count)
         toc = doc.get_toc(simple=True) if kind == "pdf" else []
+        metadata = doc.metadata
         todo = [n for n, blocks, _, img in pages if ctx.ocr == "always" or (not blocks and img)]
         ocr: dict[int, Paragraphs] = {}
         ocr_warnings: list[str] = []
@@ -236,18 +238,31 @@ def fitz_pages(
             f"{label(path)}: damaged or truncated PDF, repaired by MuPDF: text recovered "
             f"from {n_text} of {len(pages)} page(s) (re-download or re-export it for the rest)",
         )
-    read = (
-        dict(_paragraphs(text_pages, toc_titles, margins=kind == "pdf"))
-        if any(blocks for _, blocks, _, _ in text_pages)
-        else {}
+    read: dict[int, Paragraphs] = {}
+    running: list[str] = []
+    titles: list[str] = []
+    if any(blocks for _, blocks, _, _ in text_pages):
+        paras, running, titles = _paragraphs(text_pages, toc_titles, margins=kind == "pdf")
+        read = dict(paras)
+    meta = metadata or {}
+    return Read(
+        [
+            RawPage(n, ocr[n], "ocr")
+            if n in ocr
+            else RawPage(n, read.get(n, []) + tables.get(n, []))
+            for n, *_ in pages
+        ],
+        warnings,
+        about.make(path, meta.get("title"), meta.get("author"), titles, running),
     )
-    return [
-        RawPage(n, ocr[n], "ocr") if n in ocr else RawPage(n, read.get(n, []) + tables.get(n, []))
-        for n, *_ in pages
-    ], warnings
 
 
-def _paragraphs(pages: Pages, toc: set[str] | None, margins: bool) -> list[tuple[int, Paragraphs]]:
+def _paragraphs(
+    pages: Pages, toc: set[str] | None, margins: bool
+) -> tuple[list[tuple[int, Paragraphs]], list[str], list[str]]:
+    """Paragraphs per page (headings with their level), the running header dropped from
+    every page's top margin (its first page's lines, page numbers left out) and the first
+    page's title lines (its largest text, when larger than the body's, in its top half)."""
     sizes: Counter[float] = Counter()
     bold_chars: Counter[float] = Counter()
     for _, blocks, _, _ in pages:
@@ -268,11 +283,15 @@ def _paragraphs(pages: Pages, toc: set[str] | None, margins: bool) -> list[tuple
         {r[1] for (_, runs, _), hs in zip(page_runs, heads) for r, h in zip(runs, hs) if h}
     )
     out = []
+    running: list[str] = []
     for (number, runs, h), hs in zip(page_runs, heads):
         paras: Paragraphs = []
+        header: list[str] = []
         for r, is_head in zip(runs, hs):
             in_margin = margins and (r[4] < 0.08 * h or r[3] > 0.92 * h)
             if in_margin and (_PAGE_NO.fullmatch(r[0]) or re.sub(r"\d+", "#", r[0]) in repeated):
+                if r[4] < 0.08 * h and not _PAGE_NO.fullmatch(r[0].strip(" -–—")):
+                    header.append(r[0])
                 continue
             level = None
             if is_head:
@@ -280,7 +299,11 @@ def _paragraphs(pages: Pages, toc: set[str] | None, margins: bool) -> list[tuple
                 level = levels[r[1]] + (m.group(1).count(".") if m else 0)
             paras.append((r[0], level))
         out.append((number, paras))
-    return out
+        running = running or header
+    first = page_runs[0]
+    big = [r for r in first[1] if r[1] >= body * 1.15 and r[4] < 0.5 * first[2]]
+    top = max((r[1] for r in big), default=0.0)
+    return out, running, [r[0] for r in big if r[1] == top]
 
 
 def _warnings(path: Path, pages: Pages, unreadable: list[int], ocr_tried: set[int]) -> list[str]:

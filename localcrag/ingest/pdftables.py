@@ -172,6 +172,22 @@ def _rows(raw: list[list[str | None]]) -> list[list[str]]:
     return [r for r in out if any(r)]
 
 
+def _two_level(cells: list[str | None], first: list[str], body: list[list[str]]):
+    """A header of two rows, groups over their columns ("April" spanning "Active" and
+    "All"; a spanned cell is None), read as one: "April Active", "April All". Applies when
+    the first row spans columns and the next row names every column with text only."""
+    if not body or None not in cells[1:] or not _is_header(body[0]):
+        return first, body
+    sub = body[0]
+    if sum(bool(c) for c in sub) < len(sub) - 1:
+        return first, body
+    group, merged = "", []
+    for own, name, below in zip(cells, first, sub):
+        group = name if own is not None else group
+        merged.append(" ".join(x for x in (group, below) if x))
+    return merged, body[1:]
+
+
 def _caption(lines: list[tuple[str, Rect]], box: Rect) -> str:
     """The nearest line starting "Table" within 40 pt above (or below) the table."""
     near = [
@@ -280,6 +296,8 @@ def page_tables(
             first, body = [_text(n) for n in tab.header.names], _rows(raw)
         else:
             first, body = [_text(c) for c in raw[0]] if raw else [], _rows(raw[1:])
+        if not tab.header.external and raw:
+            first, body = _two_level(raw[0], first, body)
         header: list[str] | None = first if _is_header(first) else None
         if header is None and any(first):
             body.insert(0, first)

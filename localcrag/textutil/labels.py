@@ -18,6 +18,11 @@ def page_label(page: int, last: int | None = None) -> str:
 
 # unit -> (singular, plural) as written in a locator ("slide 3", "rows 2–9")
 _UNITS = {"slide": ("slide", "slides"), "row": ("row", "rows"), "table": ("table", "tables")}
+# how a document's own line starts (ingest/about): what the document is, by whom, when
+ABOUT = "About this document:"
+# a passage's heading as stored: what its document is, this mark, then its section's
+# heading ("State of Iowa Voter Registration Totals; 7/5/2022 › Polk County")
+DOCUMENT = " › "
 SECTION = "section"  # body text of a file without printed pages (.docx); its scope: the heading
 _SECTION = 'section "{}"'  # how a section is written: section "Travel budget"
 _AFTER = "after table {}"  # a section without a heading, placed by the table before it

@@ -1,0 +1,124 @@
+"""What a document is: its title, authors and date, from the file's own properties and its
+first page's layout.
+
+A passage cut from a table or a report rarely says which report it is from: a row of
+"Polk: 287,351" does not say "Iowa" or "July 2022"; the page said it once, in its title or
+in the running header printed on every page (which the PDF reader drops from each page as
+a margin). So each reader that can tell fills an ``About``: the title (the file's
+properties when they hold a real one, else the first page's largest line, else the first
+line of its running header), the authors its properties name, a date printed in the title
+block or running header, and the running header's other lines ("General Election Date:
+11/05/2024"). The parser writes it as the document's first line, a unit of its own that
+retrieval and quotes can find ("Who wrote ...?", "As of which date ...?"), and every chunk
+carries its ``context`` (title and running header) before its section heading, where the
+answer's binding check reads a passage's context (crag/binding).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from localcrag.textutil.labels import ABOUT
+
+# a title the authoring tool wrote, not the author: "Microsoft Word - report.docx",
+# "untitled", a file name
+_TOOL_TITLE = re.compile(
+    r"^(?:microsoft (?:word|powerpoint|excel)\b|untitled\b|document\d*$|presentation\d*$"
+    r"|slide \d+$|\S+\.(?:docx?|pptx?|xlsx?|pdf|indd|qxd|tex|dvi)$)",
+    re.I,
+)
+_MONTHS = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+# a date as title blocks and running headers print it: 7/5/2022, 2022-07-05, 5 July 2022,
+# July 5, 2022, July 2022
+DATE = re.compile(
+    rf"\b(?:\d{{1,2}}/\d{{1,2}}/(?:19|20)\d\d|(?:19|20)\d\d-\d\d-\d\d"
+    rf"|\d{{1,2}} {_MONTHS}\.? (?:19|20)\d\d|{_MONTHS}\.? (?:\d{{1,2}}, )?(?:19|20)\d\d)\b"
+)
+MAX_WORDS = 24  # a longer "title" is a sentence of the text, not the document's name
+
+
+@dataclass(frozen=True)
+class About:
+    """A document's own description: empty strings where the file does not say."""
+
+    title: str = ""
+    authors: str = ""
+    date: str = ""
+    running: tuple[str, ...] = ()  # the running header's lines besides the title
+
+    def __bool__(self) -> bool:
+        return bool(self.title or self.authors or self.running)
+
+    def context(self) -> str:
+        """Title, authors and running header: the context every passage of the document is
+        read in (a row of a county's figures is Michigan's because the report is)."""
+        said = " ".join((self.title, *self.running))
+        date = self.date if self.date not in said else ""
+        return "; ".join(x for x in (self.title, self.authors, date, *self.running) if x)
+
+    def line(self) -> str:
+        """The document's first line: what it is, by whom, when ("About this document:
+        Annual report 2019. Author: Jane Roe. Date: 7/5/2022.")."""
+        parts = [ABOUT] + ([f"{self.title}."] if self.title else [])
+        if self.authors:  # said again here: a unit of its own answers "who wrote it?"
+            parts.append(f"Author: {self.authors}.")
+        if self.date and self.date not in " ".join((self.title, *self.running)):
+            parts.append(f"Date: {self.date}.")
+        parts += [r if r[-1:] in ".!?" else r + "." for r in self.running]
+        return " ".join(parts)
+
+
+def clean(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def real_title(text: str | None, path: Path | None = None) -> str:
+    """``text`` when it names the document, "" when it is empty, a tool's placeholder, the
+    file's own name or a whole sentence."""
+    title = clean(text).strip(" .:;-")
+    if not title or _TOOL_TITLE.match(title) or len(title.split()) > MAX_WORDS:
+        return ""
+    if path is not None and title.lower() in (path.name.lower(), path.stem.lower()):
+        return ""
+    return title
+
+
+def first_date(lines: list[str]) -> str:
+    for line in lines:
+        if m := DATE.search(line):
+            return m.group(0)
+    return ""
+
+
+def make(
+    path: Path | None,
+    title: str | None = "",
+    authors: str | None = "",
+    lines: list[str] | None = None,
+    running: list[str] | None = None,
+) -> About:
+    """An About from a file's properties (``title``, ``authors``), its first page's title
+    lines (``lines``: the largest text, first) and its running header (``running``): the
+    title is the properties' when real, else the first of ``lines``, else the running
+    header's first line; the date the first one printed in those lines."""
+    running = [r for r in (clean(x) for x in running or ()) if r]
+    lines = [ln for ln in (clean(x) for x in lines or ()) if ln]
+    name = real_title(title, path) or next(
+        (t for t in (real_title(x, path) for x in lines) if t), ""
+    )
+    if not name and running:
+        name = real_title(running[0], path)
+        running = running[1:]
+    date = first_date([name, *running, *lines])
+    if (m := DATE.search(name)) and m.end() == len(name) and m.start() > 0:
+        name = name[: m.start()].rstrip(" ,;:-\u2013")  # "Totals 7/5/2022": a title, a date
+    rest = tuple(r for r in running if r.strip(" .:;-").lower() != name.lower())
+    by = clean(authors)
+    if by.lower() in ("", "unknown", "administrator", "user", "owner", "author"):
+        by = ""
+    return About(name, by, date, rest)

@@ -1,0 +1,232 @@
+"""What a document is (ingest/about): title, authors and date from the file's properties and
+its first page, written as the document's first line and given to every chunk as context;
+and a two-row table header read as one. Every document here is built by the test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from localcrag.crag.binding import bindings, key_terms
+from localcrag.crag.constraints import read
+from localcrag.ingest.parse import parse_document
+from localcrag.textutil.labels import ABOUT
+from localcrag.types import Action
+
+COUNTIES = [("Adair", 5434, 761), ("Johnson", 101234, 9876), ("Polk", 334455, 22113)]
+
+
+def _grid(page, x0: float, y0: float, rows: list[list[str]], widths: list[float]) -> None:
+    """A ruled grid table: every row and column line drawn, then each cell's text."""
+    h = 18
+    right = x0 + sum(widths)
+    for i in range(len(rows) + 1):
+        page.draw_line((x0, y0 + i * h), (right, y0 + i * h))
+    x = x0
+    for w in [0.0, *widths]:
+        x += w
+        page.draw_line((x, y0), (x, y0 + h * len(rows)))
+    for i, row in enumerate(rows):
+        x = x0
+        for w, cell in zip(widths, row):
+            page.insert_text((x + 3, y0 + i * h + 13), cell, fontsize=8)
+            x += w
+
+
+def make_running_header_pdf(path: Path) -> Path:
+    """Three pages of a county table, each under the same running header (the report's
+    title and its date, printed in the top margin of every page), no title in the file's
+    properties: the report's name is said only in that header."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    for n, (county, total, inactive) in enumerate(COUNTIES, start=1):
+        page = doc.new_page()
+        page.insert_text((200, 30), "State of Iowa Voter Registration Totals", fontsize=9)
+        page.insert_text((480, 30), "7/5/2022", fontsize=9)
+        page.insert_text((280, 820), f"Page {n}", fontsize=8)
+        rows = [
+            ["County", "Democratic Inactive", "Grand Total"],
+            [county, f"{inactive}", f"{total}"],
+            [f"{county} East", "12", "340"],
+        ]
+        _grid(page, 72, 100, rows, [120, 120, 120])
+    doc.save(path)
+    return path
+
+
+def test_a_running_header_names_the_document_and_every_chunk(tmp_path) -> None:
+    """The header the PDF reader drops from each page's margin is the document's title and
+    date: its first line says so once, and every chunk carries it before its heading."""
+    from localcrag.ingest.chunking import chunk_pages
+
+    doc = parse_document(make_running_header_pdf(tmp_path / "CoJul22.pdf"))
+    assert doc.about.title == "State of Iowa Voter Registration Totals"
+    assert doc.about.date == "7/5/2022"
+    assert doc.pages[0].text.startswith(
+        f"{ABOUT} State of Iowa Voter Registration Totals. Date: 7/5/2022."
+    )
+    assert doc.text.count("State of Iowa Voter Registration Totals") == 1  # not on each page
+    chunks = chunk_pages(doc, lambda ts: [len(t.split()) for t in ts], 40, 0, "d", "s")
+    assert len(chunks) >= 3
+    assert all(
+        (c.heading or "").startswith("State of Iowa Voter Registration Totals; 7/5/2022")
+        for c in chunks
+    )
+
+
+def test_the_file_s_properties_name_title_and_author(tmp_path) -> None:
+    """A PDF's, a Word file's and an HTML page's own title (and author), not a placeholder
+    ("Microsoft Word - x.docx") or the file's name."""
+    import docx
+    import pymupdf
+
+    pdf = pymupdf.open()
+    pdf.new_page().insert_text((72, 72), "Arrests fell in every region in 2009.")
+    pdf.set_metadata({"title": "Arrests by Sex and Age", "author": "U.S. Census Bureau"})
+    pdf.save(tmp_path / "12s0324.pdf")
+    about = parse_document(tmp_path / "12s0324.pdf").about
+    assert (about.title, about.authors) == ("Arrests by Sex and Age", "U.S. Census Bureau")
+
+    word = docx.Document()
+    word.add_paragraph("The grant pays for two years of field work.")
+    word.core_properties.title = "Microsoft Word - grant.docx"
+    word.core_properties.author = "Jane Roe"
+    word.add_heading("Field work grant", level=1)
+    word.save(tmp_path / "grant.docx")
+    parsed = parse_document(tmp_path / "grant.docx")
+    assert (parsed.about.title, parsed.about.authors) == ("Field work grant", "Jane Roe")
+    assert parsed.pages[0].text.startswith(f"{ABOUT} Field work grant. Author: Jane Roe.")
+
+    (tmp_path / "faq.html").write_text(
+        "<html><head><title>FAQ: HackRF documentation</title></head><body><h1>FAQ</h1>"
+        "<p>The transmit power depends on the frequency.</p></body></html>",
+        encoding="utf-8",
+    )
+    assert parse_document(tmp_path / "faq.html").about.title == "FAQ: HackRF documentation"
+
+
+def test_a_deck_without_a_title_property_is_named_by_its_title_slide(tmp_path) -> None:
+    from pptx import Presentation
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[0])
+    slide.shapes.title.text = "Designing typefaces"
+    slide.placeholders[1].text = "A talk by Ann Lee"
+    deck.core_properties.title = ""
+    deck.save(tmp_path / "talk.pptx")
+    assert parse_document(tmp_path / "talk.pptx").about.title == "Designing typefaces"
+
+
+def test_a_page_s_largest_line_is_its_title_when_the_file_says_none(tmp_path) -> None:
+    import pymupdf
+
+    pdf = pymupdf.open()
+    page = pdf.new_page()
+    page.insert_text((72, 80), "Understanding Soil Moisture", fontsize=22)
+    for i in range(12):
+        page.insert_text((72, 130 + 14 * i), f"Line {i} of the body text says little.")
+    pdf.save(tmp_path / "x.pdf")
+    assert parse_document(tmp_path / "x.pdf").about.title == "Understanding Soil Moisture"
+
+
+def make_two_level_header_pdf(path: Path) -> Path:
+    """A ruled table whose header has two rows: months spanning two columns each (no rule
+    between the spanned columns), then the columns' own names."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 60), "2023 Voter Registration Totals", fontsize=16)
+    x0, y0, h, w = 72, 100, 18, 90
+    rows = [
+        ["County", "Active", "All", "Active", "All"],
+        ["KENT", "444,841", "503,891", "445,001", "504,220"],
+        ["ALGER", "6,319", "7,552", "6,320", "7,560"],
+    ]
+    for i in range(len(rows) + 2):  # the group row's top, then each row's
+        page.draw_line((x0, y0 + i * h), (x0 + 5 * w, y0 + i * h))
+    for j in range(6):  # the group row spans columns 1-2 and 3-4: no rule at 2 and 4
+        top = y0 + h if j in (2, 4) else y0
+        page.draw_line((x0 + j * w, top), (x0 + j * w, y0 + h * (len(rows) + 1)))
+    page.insert_text((x0 + w + 3, y0 + 13), "April", fontsize=8)
+    page.insert_text((x0 + 3 * w + 3, y0 + 13), "July", fontsize=8)
+    for i, row in enumerate(rows, start=1):
+        for j, cell in enumerate(row):
+            page.insert_text((x0 + j * w + 3, y0 + i * h + 13), cell, fontsize=8)
+    doc.save(path)
+    return path
+
+
+def test_a_two_row_header_names_each_column_by_its_group(tmp_path) -> None:
+    text = parse_document(make_two_level_header_pdf(tmp_path / "counts.pdf")).text
+    assert "columns: County | April Active | April All | July Active | July All" in text
+    assert "County: KENT; April Active: 444,841; April All: 503,891; July Active: 445,001" in text
+
+
+ROW = "CoJul22.pdf, p. 2, row 3: County: Polk; Democratic Inactive: 22113; Grand Total: 334455."
+
+
+class _Passage:
+    def __init__(self, text: str, heading: str | None, source: str = "/d/CoJul22.pdf") -> None:
+        self.text, self.heading, self.source, self.locator = text, heading, source, None
+
+
+@pytest.mark.parametrize(
+    ("heading", "complete"),
+    [
+        ("State of Iowa Voter Registration Totals; 7/5/2022", True),
+        ("State of Iowa Voter Registration Totals; 7/5/2021", False),  # another year
+        (None, False),  # a row that says neither the state nor the month
+    ],
+)
+def test_a_row_binds_place_and_month_through_its_document_s_context(heading, complete) -> None:
+    cons = read("What is the grand total of registered voters in Polk County, Iowa, in July 2022?")
+    found = bindings(cons, [_Passage(ROW, heading)], None)
+    assert any(b.complete for b in found) is complete
+
+
+def test_a_figure_in_a_row_is_no_date_and_the_document_s_line_answers_only_of_itself() -> None:
+    """ "As of which date" is not filled by a cell's 867; the document's own line fills a
+    date, never a "which" or a number (its file name and title are no such thing)."""
+    heading = "State of Iowa Voter Registration Totals; 7/5/2022"
+    row = "CoJul22.pdf, p. 1, row 1: County: Adair; Democratic Active: 867; Total: 5434."
+    line = f"{ABOUT} State of Iowa Voter Registration Totals. 7/5/2022 9:20 AM."
+    cons = read("As of which date are the Iowa county voter registration totals?")
+    found = {b.unit.text: b for b in bindings(cons, [_Passage(row, heading)], None)}
+    assert found[row].filler is None
+    found = {b.unit.text: b for b in bindings(cons, [_Passage(line, heading)], None)}
+    assert found[line].complete and found[line].filler == "7/5/2022"
+    which = read("Which flash memory part is listed among HackRF One's components?")
+    comp = f"{ABOUT} Hardware Components of HackRF One."
+    found = {b.unit.text: b for b in bindings(which, [_Passage(comp, None, "/d/hw.html")], None)}
+    assert found[comp].filler is None and not found[comp].complete
+
+
+def test_an_address_spells_no_word_of_the_text() -> None:
+    cons = read("How many electoral votes were needed to win the 2024 presidential election?")
+    unit = "Bowman & Bowman 2024 (C00883157) 250 Aristocrat Drive www.votestickit.com"
+    keys = key_terms(cons)
+    found = bindings(cons, [_Passage(unit, "Election results", "/d/r.pdf")], None)
+    assert "vote" in keys.weights and not any(b.complete for b in found)
+
+
+def test_the_pipeline_answers_a_row_by_its_report_s_running_header(tmp_path) -> None:
+    """The real index and pipeline over the built report (fake embedder, grader, model):
+    a county's figure for the state and month only its running header names is answered;
+    the same question for another month is refused, naming the month."""
+    from tests.fakes import FakeGenerator, asked, quoting_pipeline
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    make_running_header_pdf(docs / "CoJul22.pdf")
+    pipe = quoting_pipeline(
+        docs, FakeGenerator(), upper_threshold=0.3, lower_threshold=0.1, strip_threshold=0.1
+    )
+    q = "What is the grand total in Polk County, Iowa, in {}?"
+    answered = asked(pipe, q.format("July 2022"))
+    assert not answered.claims_nothing and "334455" in answered.answer.text
+    refused = asked(pipe, q.format("March 2021"))
+    assert refused.action is Action.INCORRECT and refused.claims_nothing
+    assert "March 2021" in refused.answer.text
