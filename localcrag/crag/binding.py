@@ -388,8 +388,8 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
             filler = _thing(unit.label, cons, names=False) or _thing(unit.text, cons)
         elif filler is None:
             spans = answer_spans(unit.text, cons.question, cons.slot)
-            own = {p.text for p in cons.periods} | set(cons.numbers)
-            spans = [s for s in spans if unit.text[s[0] : s[1]] not in own]
+            asked = {p.text for p in cons.periods} | set(cons.numbers)
+            spans = [s for s in spans if unit.text[s[0] : s[1]] not in asked]
             if cons.slot == "date" and (years := _years(cons.question)):
                 # "the date of the 2024 election": a date of another year does not fill it
                 spans = [s for s in spans if _years(unit.text[s[0] : s[1]]) <= years]
