@@ -230,3 +230,20 @@ def test_the_pipeline_answers_a_row_by_its_report_s_running_header(tmp_path) -> 
     refused = asked(pipe, q.format("March 2021"))
     assert refused.action is Action.INCORRECT and refused.claims_nothing
     assert "March 2021" in refused.answer.text
+
+
+def test_the_index_says_what_each_document_is(tmp_path) -> None:
+    """What ``sources --json`` lists as ``document``: the built report's title and date,
+    nothing for a file that says neither."""
+    from localcrag.ingest.library import Library
+    from localcrag.settings import Settings
+    from tests.fakes import FakeEmbedder
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    make_running_header_pdf(docs / "CoJul22.pdf")
+    (docs / "notes.txt").write_text("Polk County grew.\n", encoding="utf-8")
+    library = Library(Settings(), embedder=FakeEmbedder())
+    assert not library.ingest([docs]).failed
+    about = library.documents([s.source for s in library.sources()])
+    assert sorted(about.values()) == ["", "State of Iowa Voter Registration Totals; 7/5/2022"]

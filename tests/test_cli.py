@@ -175,6 +175,9 @@ def test_sources_count_each_document_in_its_formats_unit(
         def sources(self) -> list[SourceInfo]:
             return rows
 
+        def documents(self, sources: list[str]) -> dict[str, str]:
+            return {}
+
     monkeypatch.setattr(library, "Library", Listed)
     assert main(["sources"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -112,16 +112,19 @@ def cmd_sources(args: argparse.Namespace) -> int:
     from localcrag.ingest.formats import count_text, count_unit
     from localcrag.ingest.library import Library
 
-    srcs = Library(_settings(args)).sources()
+    library = Library(_settings(args))
+    srcs = library.sources()
     needle, total = (getattr(args, "filter", None) or "").lower(), len(srcs)
     srcs = [s for s in srcs if needle in s.source.lower()]
     matching, srcs = len(srcs), srcs[: getattr(args, "limit", None) or None]
     if args.json:
+        about = library.documents([s.source for s in srcs])
         _print_json(
             {
                 "sources": [
                     {
                         "source": s.source,
+                        "document": about.get(s.source) or None,
                         "pages": s.pages,
                         "unit": count_unit(s.source) or None,
                         "chunks": s.chunks,

@@ -141,6 +141,10 @@ class Library:
     def sources(self) -> list[SourceInfo]:
         return self.store.sources()
 
+    def documents(self, sources: list[str]) -> dict[str, str]:
+        """What each document is, as its passages carry it (``LanceStore.documents``)."""
+        return self.store.documents(sources)
+
     def get_chunk(self, chunk_id: str) -> Chunk | None:
         return self.store.get(chunk_id)
 

@@ -41,6 +41,7 @@ from localcrag.ingest.vcache import VectorCache
 from localcrag.ingest.vectors import centroid
 from localcrag.ingest.vsync import Moved, RamVectors, exact_rerank, live_rowids, rows_by_id
 from localcrag.textutil import identifiers
+from localcrag.textutil.labels import DOCUMENT
 from localcrag.types import Chunk, Hit
 
 os.environ.setdefault("LANCE_LOG", "error")
@@ -310,6 +311,29 @@ class LanceStore:
             )
         ]
         return [SourceInfo(s, int(p), int(k), float(at), h) for s, p, k, at, h in zip(*cols)]
+
+    def documents(self, sources: Sequence[str]) -> dict[str, str]:
+        """What each of ``sources`` is (its title, authors, date and running header, as its
+        first chunk's heading carries it before ``DOCUMENT``; ingest/about), "" where its
+        file says nothing: read from one row a document."""
+        if not sources or self.count() == 0:
+            return {}
+        quoted = ", ".join("'" + s.replace("'", "''") + "'" for s in sources)
+        rows = (
+            self.table.search()
+            .where(f"char_start = 0 AND source IN ({quoted})", prefilter=True)
+            .select(["source", "heading"])
+            .limit(len(sources) * 4)
+            .to_arrow()
+            .to_pylist()
+        )
+        mark = DOCUMENT.rstrip()
+        out = {s: "" for s in sources}
+        for row in rows:
+            head = row["heading"] or ""
+            if mark in head:
+                out[row["source"]] = head.partition(mark)[0].strip()
+        return out
 
     def all_texts(self, at_most: int | None = None) -> list[str]:
         """Every chunk's text, or ``at_most`` evenly spaced ones (statistics from a sample)."""
