@@ -1,5 +1,5 @@
 """PDF pages whose text layer is not text: judged from the page's own characters, read by
-OCR under ``ocr = "auto"``, named in a warning line otherwise.
+OCR under ``ocr = "auto"``, named in a warning line otherwise and by ``localcrag doctor``.
 Every PDF is built here with PyMuPDF: a font whose ToUnicode map is removed (its glyphs
 extract as glyph numbers, or U+FFFD) or replaced by one into the private-use area, beside
 pages that must stay text (figures and codes, other languages, mathematics)."""
@@ -11,8 +11,12 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from localcrag.ingest import doctor
 from localcrag.ingest.formats import ReadContext
+from localcrag.ingest.library import Library
 from localcrag.ingest.parse import parse_document
+from localcrag.settings import Settings
+from tests.fakes import FakeEmbedder
 
 NOT_READ = "not read"  # files.NOT_READ, as the warning line says it
 SLOW_OK = 900.0  # the OCR page budget in tests: a shared machine may be many times slower
@@ -167,3 +171,20 @@ def test_characters_that_are_not_text() -> None:
     assert garbage(["• Item \uf0b7 one two three four five six"]) is None  # a Symbol bullet
     assert garbage(["Nguyễn Văn A sống ở Hà Nội, Việt Nam."]) is None
     assert garbage(["北京是中华人民共和国的首都。"]) is None
+
+
+def test_doctor_names_documents_with_pages_not_read(junk_pdf: Path, tmp_path: Path) -> None:
+    lib = Library(Settings(ocr="never"), embedder=FakeEmbedder())
+    report = lib.ingest([junk_pdf])
+    assert report.indexed == [str(junk_pdf.resolve())]
+    assert [w for _, w in report.warnings if NOT_READ in w]
+    up = doctor.check(lib.store)
+    assert up.ok  # the index itself is sound
+    assert [p for p, _ in up.unread] == [str(junk_pdf.resolve())]
+    assert "page(s) 1, 3" in up.unread[0][1]
+    assert up.to_json()["unread"] == [{"path": p, "warning": w} for p, w in up.unread]
+    doc = pymupdf.open()
+    _typed(doc, [QUOKKAS])
+    doc.save(junk_pdf)  # the file re-exported with its text: read, and no longer named
+    assert lib.ingest([junk_pdf]).indexed == [str(junk_pdf.resolve())]
+    assert doctor.check(lib.store).unread == []
