@@ -2,7 +2,9 @@
 
 The check is one screen: a line per finding, ✓ or ✗. ``--repair`` goes back to the last
 readable version, removes duplicates, rebuilds the full-text index and re-indexes lost
-documents from their files, then names any document it could not recover.
+documents from their files, then names any document it could not recover. Documents with
+pages read neither from their text layer nor by OCR are named after the checks (``!``): not
+damage, so the index can still be healthy.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "doctor",
         help="check the index; --repair fixes a damaged or duplicated one",
         description="Verify the index (data files, row counts, vectors, full-text "
-        "index, duplicates, listed documents); --repair restores the "
+        "index, duplicates, listed documents) and name the documents with pages "
+        "read neither from their text layer nor by OCR; --repair restores the "
         "last good version or rebuilds from the source files.",
     )
     s.add_argument("--repair", action="store_true", help="repair what the check finds")
@@ -49,6 +52,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         print(f"index: {lib.store.path}")
         for ok, what in up.lines:
             print(f"  {'✓' if ok else '✗'} {what}")
+        if up.unread:
+            n = len({source for source, _ in up.unread})
+            print(f"{n} document(s) with pages read neither from their text layer nor by OCR:")
+            for _, line in up.unread:
+                print(f"  ! {shown(line)}")
         if fixed:
             _print_repair(fixed, after, shown)
         elif up.ok:

@@ -43,6 +43,7 @@ from localcrag.ingest.maintain import (
     known_documents,
     rebuild_fts,
 )
+from localcrag.ingest.unread import Unread
 from localcrag.ingest.vcache import VectorCache
 from localcrag.ingest.vsync import invalid_rows
 
@@ -57,13 +58,20 @@ class Checkup:
     bad_vectors: list[str] = field(default_factory=list)  # documents with invalid vectors
     rotten: list[str] = field(default_factory=list)  # rows differ from their write-time digest
     caches: list[Path] = field(default_factory=list)  # damaged caches: deleted, rebuilt
+    # (document, the ingest's line): pages read neither from their text layer nor by OCR;
+    # not a fault of the index (no repair changes it), so it leaves ``ok`` as it is
+    unread: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return all(ok for ok, _ in self.lines)
 
     def to_json(self) -> dict:
-        return {"ok": self.ok, "checks": [{"ok": ok, "what": w} for ok, w in self.lines]}
+        return {
+            "ok": self.ok,
+            "checks": [{"ok": ok, "what": w} for ok, w in self.lines],
+            "unread": [{"path": p, "warning": w} for p, w in self.unread],
+        }
 
 
 @dataclass
@@ -331,6 +339,12 @@ def _check(store: Any) -> Checkup:
         )
     )
     present = set(rows["source"].to_pylist())
+    up.unread = [
+        (source, line)
+        for source, lines in sorted(Unread(store).entries.items())
+        if source in present
+        for line in lines
+    ]
     up.lost = sorted(set(listed) - present)
     add(
         (

@@ -31,6 +31,11 @@ class Read(NamedTuple):
     about: About = About()
 
 
+# in a warning line about an indexed document: pages of it read neither from their text
+# layer nor by OCR (``localcrag doctor`` names the documents whose ingest said so)
+NOT_READ = "not read"
+
+
 def label(path: Path) -> str:
     """How a file is named in messages: relative to the cwd when inside it."""
     try:

@@ -38,6 +38,7 @@ from localcrag.ingest.location import index_location, writer_lock
 from localcrag.ingest.maintain import compact, documents_path, load_documents, save_documents
 from localcrag.ingest.progress import IngestProgress, IngestReport, Rate
 from localcrag.ingest.store import LanceStore, SourceInfo, table_name
+from localcrag.ingest.unread import Unread
 from localcrag.settings import Settings
 from localcrag.types import Chunk
 
@@ -370,6 +371,7 @@ class Library:
             getattr(self.store, "location", None), "folder", None
         )  # None: shared index
         stats = FileStats(Path(folder) / f"{self.store.name}.filestat.json" if folder else None)
+        unread = Unread(self.store)
         seen = {source_key(p): _stat(p) for p in files}
         rate = Rate(sum(st.st_size for st in seen.values() if st))
         total = len(files)
@@ -421,6 +423,8 @@ class Library:
         for source in report.unchanged + [p.source for p in self._committed]:
             if (st := seen.get(source)) is not None:
                 stats.record(source, st, hashes[source])
+        for p in self._committed:
+            unread.record(p.source, p.warnings)
         self._committed = []
         if prune:
             report.removed = self._prune(roots, known, report)
@@ -430,6 +434,7 @@ class Library:
         report.chunks = self.store.count()
         keep = set(known) - set(report.removed) | set(report.indexed)
         self._on_commit.append(lambda: stats.save(keep))  # once the list and seal are written
+        self._on_commit.append(lambda: unread.save(keep))
         return report
 
     def _prune(self, roots: list[Path], known: dict[str, str], report: IngestReport) -> list[str]:
