@@ -30,7 +30,9 @@ DET_MIN_LONG_SIDE.
 
 Recognition runs in batches so the per-page time budget (``ocr_page_seconds``) is checked
 between them: a page over budget is skipped with one warning line, not half-read.
-Lines become paragraphs by vertical gaps; taller short lines become headings.
+Lines are first put in blocks: columns parted by a gutter down several rows (a line the
+detector joined across one is cut at it), read one after the other; inside a block they
+become paragraphs by vertical gaps; taller short lines become headings.
 """
 
 from __future__ import annotations
@@ -136,6 +138,7 @@ def recognise(img: np.ndarray, budget: float, threads: int = 0) -> Paragraphs:
     boxes = detect(eng._load_det_model(), small, t0 + budget)
     if not len(boxes):
         return []
+    boxes = cut_at_gutters(boxes, small)
     pieces = [  # (line, piece of its crop, what joins it to the next piece)
         (i, piece, gap)
         for i, crop in enumerate(eng.crop_text_regions(small, boxes))
@@ -389,57 +392,262 @@ def _inside(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / max((ax1 - ax0) * (ay1 - ay0), 1.0))
 
 
-def layout(lines: list[tuple[np.ndarray, str]]) -> Paragraphs:
-    """Boxed lines to paragraphs: boxes on one row join left to right; a gap above a row
-    larger than 0.6 line heights, or a distance from the row above over 1.4 times the
-    page's line pitch inside a paragraph (robust to a box a pixel taller or shorter, which
-    a gap of 0.6 line heights is not), starts a paragraph. A row without final punctuation of at
-    most 12 words is a heading when it is >= 1.25x the median line height (level 1 from
-    1.6x), or when it is under half the median row width and capitalised (a bold
-    subheading at body size: OCR cannot see the weight)."""
-    boxes = sorted(
-        (
-            (
-                float(b[:, 1].min()),
-                float(b[:, 1].max()),
-                float(b[:, 0].min()),
-                float(b[:, 0].max()),
-                t,
-            )
-            for b, t in lines
-        ),
-        key=lambda r: (r[0] + r[1]) / 2,
-    )
-    rows: list[list] = []  # y0, y1, x1, [(x0, text)]
-    for y0, y1, x0, x1, text in boxes:
-        last = rows[-1] if rows else None
-        if last and min(y1, last[1]) - max(y0, last[0]) > 0.5 * min(y1 - y0, last[1] - last[0]):
-            last[0], last[1], last[2] = min(last[0], y0), max(last[1], y1), max(last[2], x1)
-            last[3].append((x0, text))
+Box = tuple[float, float, float, float, str]  # y0, y1, x0, x1, text of a recognised line
+MIN_RUN = 3  # rows a gutter must run down to part columns (a gap on one row parts nothing)
+GUTTER = 0.5  # the narrowest gutter, in line heights (a two-column scan's: ~0.8)
+
+
+def _rows(boxes: list[Box]) -> list[list[Box]]:
+    """Boxes on one visual row (overlapping by more than half the shorter one's height), top
+    to bottom."""
+    rows: list[list[Box]] = []
+    top = bottom = 0.0
+    for box in sorted(boxes, key=lambda b: (b[0] + b[1]) / 2):
+        y0, y1 = box[0], box[1]
+        if rows and min(y1, bottom) - max(y0, top) > 0.5 * min(y1 - y0, bottom - top):
+            rows[-1].append(box)
+            top, bottom = min(top, y0), max(bottom, y1)
         else:
-            rows.append([y0, y1, x1, [(x0, text)]])
-    if not rows:
+            rows.append([box])
+            top, bottom = y0, y1
+    return rows
+
+
+def _free(row: list[Box], left: float, right: float) -> list[tuple[float, float]]:
+    """The stretches of [left, right] that no box of ``row`` covers."""
+    out, at = [], left
+    for _, _, x0, x1, _ in sorted(row, key=lambda b: b[2]):
+        if x0 > at:
+            out.append((at, x0))
+        at = max(at, x1)
+    if at < right:
+        out.append((at, right))
+    return out
+
+
+def _both(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The stretches in both lists (each sorted, non-overlapping)."""
+    out, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
+        if lo < hi:
+            out.append((lo, hi))
+        if a[i][1] < b[j][1]:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def _sides(row: list[Box], a: float) -> tuple[list[Box], list[Box]]:
+    return [b for b in row if b[3] <= a], [b for b in row if b[3] > a]
+
+
+def _tabular(rows: list[list[Box]], a: float) -> bool:
+    """Whether a gutter at ``a`` parts labels from their values (or list markers from their
+    items) rather than two columns: most rows with text left of it have text right of it on
+    the same row, and the left texts end with a colon, are markers, or are short beside
+    short values that are not themselves labels (a colon after them says a panel of labels
+    lies to the right)."""
+    sides = [_sides(r, a) for r in rows]
+    pairs = [  # the texts either side of the gutter, on rows with both
+        (max(left, key=lambda b: b[3])[4], min(right, key=lambda b: b[2])[4])
+        for left, right in sides
+        if left and right
+    ]
+    if len(pairs) < 0.7 * sum(1 for left, _ in sides if left):
+        return False
+    lefts, rights = [p[0] for p in pairs], [p[1] for p in pairs]
+    colon = sum(t.endswith(":") for t in lefts) >= 0.5 * len(lefts)
+    markers = all(len(t) <= 3 for t in lefts)
+    short = (
+        median(len(t.split()) for t in lefts) <= 4 and median(len(t.split()) for t in rights) <= 4
+    )
+    labels_right = sum(t.endswith(":") for t in rights) >= 0.5 * len(rights)
+    return colon or markers or (short and not labels_right)
+
+
+def _gutter(rows: list[list[Box]], height: float) -> tuple[int, int, float, float] | None:
+    """(first row, last row, left, right) of the longest gutter in ``rows`` (the widest of
+    the longest): a stretch at least GUTTER line heights wide that no box crosses down at
+    least MIN_RUN rows, with text on both sides in at least two of them, not a label/value
+    gap (``_tabular``)."""
+    left = min(b[2] for r in rows for b in r)
+    right = max(b[3] for r in rows for b in r)
+    free = [_free(r, left, right) for r in rows]
+    found: list[tuple[int, int, float, float]] = []
+    for i in range(len(rows)):
+        common = [(a, b) for a, b in free[i] if b - a >= GUTTER * height]
+        for j in range(i, len(rows)):
+            if not common:
+                break
+            below = _both(common, free[j + 1]) if j + 1 < len(rows) else []
+            below = [(a, b) for a, b in below if b - a >= GUTTER * height]
+            if j - i + 1 >= MIN_RUN and len(below) < len(common):  # a gutter ends here
+                found += [(i, j, a, b) for a, b in common if left < a and b < right]
+            common = below
+    found.sort(key=lambda g: (g[1] - g[0], g[3] - g[2]), reverse=True)
+    rejected: list[tuple[int, int, float, float]] = []
+    for i, j, a, b in found:
+        if any(r[0] <= i and j <= r[1] and a < r[3] and r[2] < b for r in rejected):
+            continue
+        run = rows[i : j + 1]
+        sides = [_sides(r, a) for r in run]
+        if sum(bool(s[0]) for s in sides) < 2 or sum(bool(s[1]) for s in sides) < 2:
+            continue
+        if _tabular(run, a):
+            rejected.append((i, j, a, b))
+            continue
+        return i, j, a, b
+    return None
+
+
+def _blocks(boxes: list[Box], height: float) -> list[list[list[Box]]]:
+    """The page's rows of lines in blocks, in reading order: where a gutter (``_gutter``)
+    runs down several rows, the rows above it, then the text left of it, then right of
+    it, then the rows below, each split again the same way. One-sided rows at the foot of
+    the left side that stand apart from it, right above a row across the gutter, are a
+    heading of what follows, not the end of the left column."""
+    rows = _rows(boxes)
+    if len(rows) < MIN_RUN:
+        return [rows] if rows else []
+    found = _gutter(rows, height)
+    if found is None:
+        return [rows]
+    i, j, a, _ = found
+    last_right = max(k for k in range(i, j + 1) if _sides(rows[k], a)[1])
+    if j + 1 < len(rows) and last_right < j:
+        gap = min(b[0] for b in rows[last_right + 1]) - max(b[1] for b in rows[last_right])
+        below = min(b[0] for b in rows[j + 1]) - max(b[1] for b in rows[j])
+        if gap > 0.6 * height and below < gap and j - last_right <= 2:
+            j = last_right
+    run = [b for r in rows[i : j + 1] for b in r]
+
+    def flat(part: list[list[Box]]) -> list[Box]:
+        return [b for r in part for b in r]
+
+    return [
+        *_blocks(flat(rows[:i]), height),
+        *_blocks([b for b in run if b[3] <= a], height),
+        *_blocks([b for b in run if b[3] > a], height),
+        *_blocks(flat(rows[j + 1 :]), height),
+    ]
+
+
+def cut_at_gutters(boxes: np.ndarray, img: np.ndarray) -> np.ndarray:
+    """The detector's boxes, a box that spans a column gutter cut in two at it: the
+    detector joins two columns' lines across a gutter about a line high. A box is cut
+    where its picture is blank over at least GUTTER line heights and the same stretch is
+    clear of boxes on two neighbouring rows (above, below, or one of each) that have text
+    on both sides of it; a title across the columns has no such blank."""
+    rects = [_rect(b, str(k)) for k, b in enumerate(boxes)]
+    rows = _rows(rects)
+    left, right = min(r[2] for r in rects), max(r[3] for r in rects)
+    free = [_free(r, left, right) for r in rows]
+    out: list[np.ndarray] = []
+    for n, row in enumerate(rows):
+        for y0, y1, x0, x1, key in row:
+            cut = None
+            h = y1 - y0
+            for p, q in ((n - 2, n - 1), (n - 1, n + 1), (n + 1, n + 2)):
+                if cut or p < 0 or q >= len(rows):
+                    continue
+                for a, b in _both(free[p], free[q]):
+                    a, b = max(a, x0 + h), min(b, x1 - h)
+                    if b - a < GUTTER * h or not all(
+                        _sides(rows[k], a)[0] and _sides(rows[k], b)[1] for k in (p, q)
+                    ):
+                        continue
+                    cut = _blank(
+                        img[int(y0) : int(y1) + 1, int(x0) : int(x1) + 1],
+                        a - int(x0),
+                        b - int(x0),
+                        GUTTER * h,
+                    )
+                    if cut:
+                        break
+            if cut is None:
+                out.append(boxes[int(key)])
+                continue
+            for lo, hi in ((x0, int(x0) + cut[0]), (int(x0) + cut[1], x1)):
+                out.append(np.array([[lo, y0], [hi, y0], [hi, y1], [lo, y1]], np.float32))
+    return np.array(out, dtype=np.float32)
+
+
+def _blank(crop: np.ndarray, a: float, b: float, least: float) -> tuple[int, int] | None:
+    """The longest run of ``crop``'s columns without ink between ``a`` and ``b``, when at
+    least ``least`` wide. Ink: a pixel over 64 grey levels from the paper, the median of
+    the crop's border (a detected box has a margin round its text; light on dark too)."""
+    gray = crop.mean(axis=2) if crop.ndim == 3 else crop.astype(np.float32)
+    edges = np.concatenate([gray[0], gray[-1], gray[:, 0], gray[:, -1]])
+    paper = float(np.median(edges))
+    ink = np.abs(gray - paper) > 64
+    lo = max(0, int(a))
+    best, run = (0, 0), 0
+    for x, count in enumerate(ink[:, lo : int(b) + 1].sum(axis=0)):
+        run = run + 1 if count == 0 else 0
+        if run > best[1]:
+            best = (x - run + 1, run)
+    return (lo + best[0], lo + best[0] + best[1]) if best[1] >= least else None
+
+
+def _rect(box: np.ndarray, text: str) -> Box:
+    return (
+        float(box[:, 1].min()),
+        float(box[:, 1].max()),
+        float(box[:, 0].min()),
+        float(box[:, 0].max()),
+        text,
+    )
+
+
+def layout(lines: list[tuple[np.ndarray, str]]) -> Paragraphs:
+    """Boxed lines to paragraphs. The lines are first cut into blocks read one after the
+    other (``_blocks``: columns parted by a gutter that runs down several rows, a title
+    across them before them); inside a block, boxes on one row join left to right (a label
+    and its value stay one line); a gap above a row larger than 0.6 line heights, or a
+    distance from the row above over 1.4 times the page's line pitch inside a paragraph
+    (robust to a box a pixel taller or shorter, which a gap of 0.6 line heights is not),
+    starts a paragraph; a paragraph left open at the foot of a column (no final
+    punctuation) goes on at the top of the next when that starts in lower case. A row
+    without final punctuation of at most 12 words is a heading when it is >= 1.25x the
+    median line height (level 1 from 1.6x), or when it is under half the median row width
+    and capitalised (a bold subheading at body size: OCR cannot see the weight)."""
+    boxes = [_rect(b, t) for b, t in lines]
+    if not boxes:
         return []
+    blocks = _blocks(boxes, median(b[1] - b[0] for b in boxes))
+    rows = [  # y0, y1, x1, [(x0, text)], first row of its block
+        (
+            min(b[0] for b in r),
+            max(b[1] for b in r),
+            max(b[3] for b in r),
+            [(b[2], b[4]) for b in r],
+            k == 0,
+        )
+        for block in blocks
+        for k, r in enumerate(block)
+    ]
     height = median(r[1] - r[0] for r in rows)
     width = median(r[2] - min(x for x, _ in r[3]) for r in rows)
-    middles = [(r[0] + r[1]) / 2 for r in rows]
-    steps = sorted(b - a for a, b in zip(middles, middles[1:]))
+    steps = sorted(
+        (b[0] + b[1]) / 2 - (a[0] + a[1]) / 2 for a, b in zip(rows, rows[1:]) if not b[4]
+    )
     pitch = steps[len(steps) // 4] if steps else float("inf")  # the lower quartile: a page
     # of short paragraphs has as many steps between paragraphs as inside them
     paras: Paragraphs = []
     current: list[str] = []
-    prev_bottom = prev_middle = None
-    for y0, y1, x1, parts in rows:
+    prev_bottom = prev_middle = 0.0
+    for y0, y1, x1, parts, first in rows:
         text = " ".join(t for _, t in sorted(parts))
         h, w = y1 - y0, x1 - min(x for x, _ in parts)
         short = len(text.split()) <= 12 and text[-1] not in ".,;:!?"
         big = short and h >= 1.25 * height
         heading = big or (short and w < 0.5 * width and text[0].isupper() and len(rows) > 3)
-        apart = (
-            prev_bottom is None
-            or y0 - prev_bottom > 0.6 * height
-            or (y0 + y1) / 2 - prev_middle > 1.4 * pitch
-        )
+        if first:  # a block's first row: the paragraph goes on only from a column's foot
+            apart = not (current and current[-1][-1] not in ".!?:" and text[0].islower())
+        else:
+            apart = y0 - prev_bottom > 0.6 * height or (y0 + y1) / 2 - prev_middle > 1.4 * pitch
         if current and (heading or apart):
             paras.append((join_lines(current), None))
             current = []
