@@ -247,3 +247,72 @@ def test_the_index_says_what_each_document_is(tmp_path) -> None:
     assert not library.ingest([docs]).failed
     about = library.documents([s.source for s in library.sources()])
     assert sorted(about.values()) == ["", "State of Iowa Voter Registration Totals; 7/5/2022"]
+
+
+def make_unruled_table_pdf(path: Path) -> Path:
+    """A statistical table set by alignment alone (no rule drawn): a caption, a header of
+    groups ("Male", "Female") over their columns, dot-leader row labels, one of them on
+    two lines, figures flush right with a thin space inside ("1,061. 3")."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((36, 40), "Table 324. Arrests by Sex: 2009", fontsize=9)
+    right = [200, 250, 320, 370]  # each column's right edge
+
+    def put(text: str, x_right: float, y: float) -> None:
+        width = pymupdf.get_text_length(text, fontsize=7)
+        page.insert_text((x_right - width, y), text, fontsize=7)
+
+    page.insert_text((196, 60), "Male", fontsize=7)  # each centred over its two columns
+    page.insert_text((299, 60), "Female", fontsize=7)
+    page.insert_text((40, 70), "Offense charged", fontsize=7)
+    for x, name in zip(right, ["Total", "Under 18", "Total", "Under 18"]):
+        put(name, x, 70)
+    rows = [
+        (["Total . . . . . . . . ."], ["8,263. 3", "1,071. 6", "2,799. 2", "468. 3"]),
+        (["Burglary . . . . . . ."], ["205.0", "53.4", "35.9", "6.9"]),
+        (["Motor vehicle", "   theft . . . . . . ."], ["53.9", "13.3", "11.7", "2.7"]),
+        (["Arson . . . . . . . . ."], ["8.1", "3.7", "1.7", "0.6"]),
+    ]
+    y = 82
+    for label, figures in rows:
+        for part in label[:-1]:
+            page.insert_text((36, y), part, fontsize=7)
+            y += 8
+        page.insert_text((36, y), label[-1], fontsize=7)
+        for x, value in zip(right, figures):
+            put(value, x, y)
+        y += 8
+    page.insert_text((36, y + 20), "Source: a made-up bureau, 2010.", fontsize=7)
+    doc.save(path)
+    return path
+
+
+def test_a_table_set_by_alignment_alone_is_read_as_rows_under_its_columns(tmp_path) -> None:
+    text = parse_document(make_unruled_table_pdf(tmp_path / "12s0324.pdf")).text
+    assert (
+        "columns: Offense charged | Male Total | Male Under 18 | Female Total | Female Under 18"
+        in text
+    )
+    assert (
+        "Table 324. Arrests by Sex: 2009, row 3: Offense charged: Motor vehicle theft; "
+        "Male Total: 53.9; "
+        "Male Under 18: 13.3; Female Total: 11.7; Female Under 18: 2.7." in text
+    )
+    assert "Male Total: 8,263.3;" in text  # the thin space inside a figure closed
+
+
+def test_prose_in_two_columns_with_figures_is_no_table(tmp_path) -> None:
+    """Figures inside lines of text (two columns of prose, a list of years) make no table."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for i in range(30):
+        y = 60 + 12 * i
+        page.insert_text((36, y), f"In {1990 + i} the group spent {100 + i} dollars.", fontsize=8)
+        page.insert_text((300, y), f"Row {i}: {3 * i} items, {i}.5 kg.", fontsize=8)
+    doc.save(tmp_path / "prose.pdf")
+    text = parse_document(tmp_path / "prose.pdf").text
+    assert ", row " not in text and "columns:" not in text

@@ -175,14 +175,16 @@ def _library_word(word: str, idf: Idf) -> bool:
     return n > 0 and df / n >= LIBRARY_NAME
 
 
-# a web or e-mail address: its letters spell a name, not words of the text
-_ADDRESS = re.compile(r"\b(?:https?://|www\.)\S+|\S+@\S+\.\w+")
+def _address(token: str) -> bool:
+    """A web or e-mail address: its letters spell a name, not words of the text."""
+    return "@" in token or token.lower().startswith(("http://", "https://", "www."))
 
 
 def _said(text: str) -> set[str]:
     """Stems a text holds, file-name words split at "_", "-" and camel case; addresses
     left out ("www.votestickit.com" holds no "vote")."""
-    text = _ADDRESS.sub(" ", text)
+    if "@" in text or "http" in text or "www." in text:
+        text = " ".join(t for t in text.split() if not _address(t))
     spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", re.sub(r"[_\-./]+", " ", text))
     return content_words(spaced) | content_words(text)
 
@@ -314,6 +316,28 @@ def _thing(text: str, cons: Constraints, names: bool = True) -> str | None:
     return None
 
 
+# a table row as its sentence writes it: "<where>, row 4 (Polk): County: Polk; Total: 9."
+_ROW = re.compile(r"\brows? \d+(?:\s*\([^)]*\))?: (.+)$")
+
+
+def cell_value(text: str, question: str) -> str | None:
+    """In a table row's sentence, the figure of the one cell whose column's name shares
+    the most words with the question ("Republican Active: 15281" for "registered
+    Republicans active"), None when no column, or more than one, does best."""
+    m = _ROW.search(text)
+    if not m:
+        return None
+    asked = _said(question)
+    scored: list[tuple[int, str]] = []
+    for cell in m.group(1).rstrip(".").split("; "):
+        name, colon, value = cell.rpartition(": ")
+        if colon and _NUM.fullmatch(value.strip()):
+            scored.append((sum(_holds(asked, w) for w in _said(name)), value.strip()))
+    best = max((n for n, _ in scored), default=0)
+    top = [v for n, v in scored if n == best]
+    return top[0] if best and len(top) == 1 else None
+
+
 def _column_value(unit: Unit, cons: Constraints) -> str | None:
     """The number under the header year the question asks for, in a row of numbers."""
     years = _YEAR.findall(unit.header or "")
@@ -368,7 +392,7 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
             missing.append(f"a definition of {term}")
         return Bound(unit, tuple(missing), filler, held + bool(filler))
     # nouns from the passage only for a unit that points back to them ("they run at ...")
-    said = _said(f"{own}\n{passage}" if passage and _points_back(unit.text) else own)
+    said = _said(f"{whole}\n{passage}" if passage and _points_back(unit.text) else whole)
     have = {t for t in keys.weights if _holds(said, t)}  # the required ones are among them
     lacking = [word for t, word in keys.required if t not in have]
     total = sum(keys.weights.values())
@@ -379,6 +403,8 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
     held += len(have)
     if unit.header and cons.slot in ("number", None):
         filler = _column_value(unit, cons)  # the value in the column of the asked year
+    if filler is None and cons.slot == "number":
+        filler = cell_value(unit.text, cons.question)  # the cell of the asked column
     if about and cons.slot not in ABOUT_SLOTS:
         filler = None  # a document's own line says what it is, by whom and when: no more
         missing.append(f"which {cons.kind}" if cons.slot == "which" else f"a {cons.slot}")

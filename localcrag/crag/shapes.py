@@ -96,9 +96,12 @@ _XREF = re.compile(
 _REFMARK = re.compile(r"\[\d+(?:\s*[,;\u2013-]\s*\d+)*\]")
 
 
-# a value right after its column's name in a table row sentence ("Total Active: 867"),
-# unless that name is a time ("Year: 1998")
-_CELL = re.compile(r"(?<![Yy]ear)(?<![Dd]ate)(?<![Pp]eriod): $")
+def _cell(sentence: str, at: int) -> bool:
+    """Is ``at`` a value right after its column's name in a table row sentence ("Total
+    Active: 867"), a name that is not a time ("Year: 1998")? Constant time a match."""
+    if sentence[max(0, at - 2) : at] != ": ":
+        return False
+    return not sentence[max(0, at - 8) : at - 2].lower().endswith(("year", "date", "period"))
 
 
 def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[int, int]]:
@@ -115,7 +118,7 @@ def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[
             continue  # "the Adam optimizer [20]": a reference, not the answer
         if shape == "date" and text.isdigit() and not 1000 <= int(text) <= 2100 and len(text) == 4:
             continue
-        if shape == "date" and text.isdigit() and _CELL.search(sentence[: m.start()]):
+        if shape == "date" and text.isdigit() and _cell(sentence, m.start()):
             continue  # a table cell's figure ("Active: 867") is its column's quantity
         if shape == "name" and m.start() == 0 and " " not in text:
             continue  # a capitalised first word is grammar, not a name

@@ -39,6 +39,12 @@ DATE = re.compile(
     rf"\b(?:\d{{1,2}}/\d{{1,2}}/(?:19|20)\d\d|(?:19|20)\d\d-\d\d-\d\d"
     rf"|\d{{1,2}} {_MONTHS}\.? (?:19|20)\d\d|{_MONTHS}\.? (?:\d{{1,2}}, )?(?:19|20)\d\d)\b"
 )
+# an author the authoring tool wrote, not a person: its default user or its own name
+_PLACEHOLDER = re.compile(
+    r"^(?:|unknown|administrator|admin|user|owner|author|microsoft office user"
+    r"|python-(?:docx|pptx)|openpyxl|libreoffice|writer)$",
+    re.I,
+)
 MAX_WORDS = 24  # a longer "title" is a sentence of the text, not the document's name
 
 
@@ -119,6 +125,6 @@ def make(
         name = name[: m.start()].rstrip(" ,;:-\u2013")  # "Totals 7/5/2022": a title, a date
     rest = tuple(r for r in running if r.strip(" .:;-").lower() != name.lower())
     by = clean(authors)
-    if by.lower() in ("", "unknown", "administrator", "user", "owner", "author"):
+    if _PLACEHOLDER.match(by):
         by = ""
     return About(name, by, date, rest)

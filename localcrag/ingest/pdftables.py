@@ -31,6 +31,7 @@ import sys
 import time
 from typing import Any
 
+from localcrag.ingest import aligned
 from localcrag.ingest.files import Paragraphs
 from localcrag.ingest.limits import Limits
 from localcrag.ingest.tables import Table, _is_header, header_line, row_line
@@ -253,6 +254,44 @@ def _find(page: Any, rules: list[Rule], lines: list[tuple[str, Rect]]) -> list[A
 
 
 def page_tables(
+    page: Any, name: str, limits: Limits | None = None
+) -> list[tuple[Rect, Paragraphs]]:
+    """The tables of a PDF page, (its box, its lines as paragraphs), top to bottom: the
+    ruled ones (``ruled_tables``) and those laid out by alignment alone (``ingest/aligned``).
+    Where both read the same place, the ruled reading is kept unless the aligned one names
+    its columns and fills more cells (a ruled grid's rules can box a few header cells of a
+    table set by alignment)."""
+    ruled = ruled_tables(page, name, limits)
+    found = aligned.find(aligned.page_lines(page))
+    if not found:
+        return ruled
+    where = f"{name}, p. {page.number + 1}"
+    out = list(ruled)
+    for tab in found:
+        over = [r for r in ruled if _overlap(r[0], tab.box)]
+        filled = sum(1 for row in tab.rows for c in row[1:] if c)
+        named = any(tab.header[1:])  # its columns have names: a reading to trust
+        if over and (not named or sum(_cells(paras) for _, paras in over) >= filled):
+            continue
+        out = [r for r in out if not any(r is o for o in over)]
+        table = Table(tab.caption, tab.header, list(enumerate(tab.rows, start=1)), 0, (0, 0))
+        at = ", ".join(p for p in (where, tab.caption) if p)
+        paras: Paragraphs = [(header_line(table, at), None)] if any(tab.header) else []
+        paras += [(row_line(table, n, cells, at), None) for n, cells in table.rows]
+        out.append((tab.box, paras))
+    return sorted(out, key=lambda t: (t[0][1], t[0][0]))
+
+
+def _overlap(a: Rect, b: Rect) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _cells(paras: Paragraphs) -> int:
+    """The cells a table's row sentences fill ("row 3: A: 1; B: 2." holds two)."""
+    return sum(t.count("; ") + 1 for t, _ in paras if ", row " in t)
+
+
+def ruled_tables(
     page: Any, name: str, limits: Limits | None = None
 ) -> list[tuple[Rect, Paragraphs]]:
     """The ruled tables of a PDF page: (its box, its lines as paragraphs), top to bottom.
