@@ -316,3 +316,19 @@ def test_prose_in_two_columns_with_figures_is_no_table(tmp_path) -> None:
     doc.save(tmp_path / "prose.pdf")
     text = parse_document(tmp_path / "prose.pdf").text
     assert ", row " not in text and "columns:" not in text
+
+
+def test_a_row_s_figure_is_the_cell_of_the_column_the_question_names() -> None:
+    from localcrag.crag.binding import cell_value
+
+    row = (
+        "x.pdf, p. 1, Table 324, row 3: Offense charged: Motor vehicle theft; Total Total: "
+        "65.6; Male Total: 53.9; Male Under 18 years: 13.3; Female Total: 11.7."
+    )
+    assert cell_value(row, "How many males were arrested for motor vehicle theft?") == "53.9"
+    assert cell_value(row, "How many arrests in total for motor vehicle theft?") == "65.6"
+    assert cell_value(row, "How many were arrested?") is None  # no column named
+    story = "CoJul22.pdf, p. 2, row 40: County: Story; Democratic Active: 19944; Republican Active: 15281."
+    assert (
+        cell_value(story, "How many registered Republicans were active in Story County?") == "15281"
+    )

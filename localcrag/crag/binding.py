@@ -323,19 +323,22 @@ _ROW = re.compile(r"\brows? \d+(?:\s*\([^)]*\))?: (.+)$")
 def cell_value(text: str, question: str) -> str | None:
     """In a table row's sentence, the figure of the one cell whose column's name shares
     the most words with the question ("Republican Active: 15281" for "registered
-    Republicans active"), None when no column, or more than one, does best."""
+    Republicans active"), of those the one whose name says least else ("Male Total" over
+    "Male Under 18 years" for "males"); None when no column, or more than one, does best."""
     m = _ROW.search(text)
     if not m:
         return None
     asked = _said(question)
-    scored: list[tuple[int, str]] = []
+    scored: list[tuple[int, int, str]] = []
     for cell in m.group(1).rstrip(".").split("; "):
         name, colon, value = cell.rpartition(": ")
         if colon and _NUM.fullmatch(value.strip()):
-            scored.append((sum(_holds(asked, w) for w in _said(name)), value.strip()))
-    best = max((n for n, _ in scored), default=0)
-    top = [v for n, v in scored if n == best]
-    return top[0] if best and len(top) == 1 else None
+            words = _said(name)
+            held = sum(_holds(asked, w) for w in words)
+            scored.append((held, held - len(words), value.strip()))  # then: says least else
+    best = max((n, extra) for n, extra, _ in scored) if scored else (0, 0)
+    top = [v for n, extra, v in scored if (n, extra) == best]
+    return top[0] if best[0] and len(top) == 1 else None
 
 
 def _column_value(unit: Unit, cons: Constraints) -> str | None:
