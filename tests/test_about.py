@@ -332,3 +332,22 @@ def test_a_row_s_figure_is_the_cell_of_the_column_the_question_names() -> None:
     assert (
         cell_value(story, "How many registered Republicans were active in Story County?") == "15281"
     )
+
+
+def test_a_slide_s_title_is_the_heading_of_its_text_and_notes(tmp_path) -> None:
+    from pptx import Presentation
+
+    from localcrag.ingest.chunking import chunk_pages
+    from tests.fakes import FakeEmbedder
+
+    deck = Presentation()
+    for title, note in [("Budget 2020", "Rent rose by a tenth."), ("Staff", "Two hires.")]:
+        slide = deck.slides.add_slide(deck.slide_layouts[1])
+        slide.shapes.title.text = title
+        slide.placeholders[1].text = "See the notes."
+        slide.notes_slide.notes_text_frame.text = note
+    deck.save(tmp_path / "deck.pptx")
+    count = FakeEmbedder().count_tokens_batch
+    chunks = chunk_pages(parse_document(tmp_path / "deck.pptx"), count, 20, 0, "d", "s")
+    notes = {c.text.split("Notes: ")[-1]: c.heading for c in chunks if "Notes: " in c.text}
+    assert notes == {"Rent rose by a tenth.": "Budget 2020", "Two hires.": "Staff"}

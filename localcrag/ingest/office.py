@@ -107,6 +107,16 @@ def _shape_texts(shapes: Iterable[Any], skip: Any = None) -> list[str]:
     return out
 
 
+def _cover(deck: Any) -> bool:
+    """Does the deck open on a title slide (its title a centred title placeholder)?"""
+    from pptx.enum.shapes import PP_PLACEHOLDER
+
+    if not len(deck.slides):
+        return False
+    title = deck.slides[0].shapes.title
+    return title is not None and title.placeholder_format.type == PP_PLACEHOLDER.CENTER_TITLE
+
+
 def read_pptx(path: Path, data: bytes, ctx: Any) -> Read:
     from pptx import Presentation
 
@@ -131,6 +141,7 @@ def read_pptx(path: Path, data: bytes, ctx: Any) -> Read:
                 paras.append((f"Notes: {text}", None))
         pages.append(RawPage(number, paras, "slide"))
     props = deck.core_properties
-    # the title slide's title when the file's properties hold none
-    cover = [t for t, level in pages[0].paras if level == 1][:1] if pages else []
+    # the title slide's title (a centred title: the layout of a cover) when the file's
+    # properties hold none; a deck that opens on a content slide has no cover to read
+    cover = [t for t, level in pages[0].paras if level == 1][:1] if _cover(deck) else []
     return Read(pages, [], about.make(path, props.title, props.author, cover))
