@@ -351,3 +351,24 @@ def test_a_slide_s_title_is_the_heading_of_its_text_and_notes(tmp_path) -> None:
     chunks = chunk_pages(parse_document(tmp_path / "deck.pptx"), count, 20, 0, "d", "s")
     notes = {c.text.split("Notes: ")[-1]: c.heading for c in chunks if "Notes: " in c.text}
     assert notes == {"Rent rose by a tenth.": "Budget 2020", "Two hires.": "Staff"}
+
+
+def test_a_row_holds_the_year_its_table_s_caption_names() -> None:
+    """The identifier search counts what a row holds as values and where it is, not its
+    column names: a caption with a colon ("Arrests by Sex: 2009") is the row's place."""
+    from localcrag.ingest.names import held_counts
+
+    row = (
+        "x.pdf, p. 1, Table 324. Arrests by Sex: 2009, row 8: Offense charged: Burglary; "
+        "Male Total: 205.0."
+    )
+    named = "x.csv, row 2: 2009: 5; Total: 7."  # 2009 only as a column's name
+    held = held_counts(
+        [
+            {"_rowid": 1, "text": row, "source": "x.pdf"},
+            {"_rowid": 2, "text": named, "source": "x.csv"},
+        ],
+        ["2009"],
+        set(),
+    )
+    assert held == {1: 1}

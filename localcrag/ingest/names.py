@@ -81,7 +81,7 @@ class FileNames:
 
 # A table row's column names ("; TOTEMP: 60323") and a header line's ("columns: A | B"), as
 # ingest/tables writes them: a code there names a column of every row, not a row.
-_ROW_LINE = re.compile(r"^.+?, row \d+(?: \(.*?\))?: .*$", re.M)
+_ROW_LINE = re.compile(r"^(.+?, row \d+(?: \(.*?\))?: )(.*)$", re.M)
 _COLUMN_NAME = re.compile(r"(?:(?<=: )|(?<=; ))[^:;\n]{1,80}?(?=: )")
 _HEADER_LINE = re.compile(r"^(.+?, columns: ).*$", re.M)
 
@@ -91,7 +91,8 @@ def values_only(text: str) -> str:
     identifier that only names a column ("What does TOTEMP mean?") is not held by every
     row of the table, and the passage that defines it can come first."""
     text = _HEADER_LINE.sub(lambda m: m.group(1), text)
-    return _ROW_LINE.sub(lambda m: _COLUMN_NAME.sub("", m.group(0)), text)
+    # the row's place (file, page, caption: "Table 3. Arrests: 2009") is kept whole
+    return _ROW_LINE.sub(lambda m: m.group(1) + _COLUMN_NAME.sub("", ": " + m.group(2))[2:], text)
 
 
 def held_counts(
