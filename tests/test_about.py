@@ -372,3 +372,29 @@ def test_a_row_holds_the_year_its_table_s_caption_names() -> None:
         set(),
     )
     assert held == {1: 1}
+
+
+def test_a_row_under_its_report_s_date_is_found_before_pages_that_print_the_year(
+    tmp_path,
+) -> None:
+    """The identifier search puts passages holding the question's "2022" first; a row holds
+    it in its context (the report's running header), so it is not pushed out by pages that
+    print the year in a copyright line."""
+    from localcrag.ingest.library import Library
+    from localcrag.settings import Settings
+    from tests.fakes import FakeEmbedder
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    make_running_header_pdf(docs / "CoJul22.pdf")
+    for i in range(4):  # four files: a year few enough documents print identifies them
+        (docs / f"page{i}.html").write_text(
+            f"<html><body><p>Section {i} of the manual. Copyright 2022, a maker.</p></body></html>",
+            encoding="utf-8",
+        )
+    embedder = FakeEmbedder()
+    library = Library(Settings(), embedder=embedder)
+    assert not library.ingest([docs]).failed
+    q = "What is the grand total in Polk County, Iowa, in July 2022?"
+    hits = library.store.search(q, embedder.embed([q])[0], 3)
+    assert any("County: Polk;" in h.chunk.text for h in hits), [h.chunk.text[:60] for h in hits]

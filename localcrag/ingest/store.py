@@ -40,7 +40,7 @@ from localcrag.ingest.seal import verify as verify_seal
 from localcrag.ingest.vcache import VectorCache
 from localcrag.ingest.vectors import centroid
 from localcrag.ingest.vsync import Moved, RamVectors, exact_rerank, live_rowids, rows_by_id
-from localcrag.textutil import identifiers
+from localcrag.textutil import holds, identifiers
 from localcrag.textutil.labels import DOCUMENT
 from localcrag.types import Chunk, Hit
 
@@ -359,6 +359,23 @@ class LanceStore:
         )
         return _row_to_chunk(rows[0]) if rows else None
 
+    def _held_in_context(
+        self, ranked: list[list[int]], held: dict[int, int], ids: list[str]
+    ) -> dict[int, int]:
+        """The ranked passages not yet counted that hold identifiers in their heading (what
+        their document is and their section: "State of Iowa Voter Registration Totals;
+        7/5/2022 ›"): the identifier search reads passages' text alone."""
+        rest = sorted({rid for rids in ranked for rid in rids} - set(held))
+        if not rest:
+            return {}
+        rows = self._rows(rest, ["heading"])
+        out = {}
+        for rid, row in rows.items():
+            n = sum(holds(row.get("heading") or "", i) for i in ids)
+            if n:
+                out[rid] = n
+        return out
+
     def _rows(self, rowids: Sequence[int], columns: list[str]) -> dict[int, dict]:
         return rows_by_id(self.table, rowids, self._cols(columns), self.dim)
 
@@ -522,6 +539,8 @@ class LanceStore:
         if column_only and len(id_rows) >= ID_POOL:  # its holders may lie past the pool
             more = self._prose_holders(ids, ID_POOL + len(gone))
             held = held_counts(id_rows + more + named_rows, ids, gone)  # sets: repeats count once
+        if ids:  # a passage holds an identifier in its context too: a row under its report's date
+            held.update(self._held_in_context(ranked, held, ids))
         fused, best = fuse(ranked, held, RRF_K, k)
         rows = self._rows(best, _HIT_COLUMNS)
         return [Hit(_row_to_chunk(rows[r]), fused[r], i) for i, r in enumerate(best)]
