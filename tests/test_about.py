@@ -226,7 +226,11 @@ def test_the_pipeline_answers_a_row_by_its_report_s_running_header(tmp_path) -> 
     )
     q = "What is the grand total in Polk County, Iowa, in {}?"
     answered = asked(pipe, q.format("July 2022"))
-    assert not answered.claims_nothing and "334455" in answered.answer.text
+    assert not answered.claims_nothing and "**334455**" in answered.answer.text
+    inactive = asked(
+        pipe, "How many inactive Democrats were there in Polk County, Iowa, in July 2022?"
+    )
+    assert "**22113**" in inactive.answer.text, inactive.answer.text
     refused = asked(pipe, q.format("March 2021"))
     assert refused.action is Action.INCORRECT and refused.claims_nothing
     assert "March 2021" in refused.answer.text

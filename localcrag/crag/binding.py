@@ -406,7 +406,7 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
     held += len(have)
     if unit.header and cons.slot in ("number", None):
         filler = _column_value(unit, cons)  # the value in the column of the asked year
-    if filler is None and cons.slot == "number":
+    if filler is None and cons.slot in ("number", None):
         filler = cell_value(unit.text, cons.question)  # the cell of the asked column
     if about and cons.slot not in ABOUT_SLOTS:
         filler = None  # a document's own line says what it is, by whom and when: no more

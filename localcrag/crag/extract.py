@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from localcrag.crag.binding import Bound, Idf, bindings, closest_quote, described
+from localcrag.crag.binding import Bound, Idf, bindings, cell_value, closest_quote, described
 from localcrag.crag.cells import cell_answer
 from localcrag.crag.constraints import read
 from localcrag.crag.emphasis import (
@@ -273,6 +273,13 @@ def extractive_answer(
     fillers = {
         place(b): b.filler for b in complete if b.filler and (b.unit.header or cons.slot == "which")
     }
+    # a table row's figure in the column the question names ("Republican Active: 15281"):
+    # what binding chose, before any guess of the reader's
+    cells = {
+        place(b): b.filler
+        for b in complete
+        if b.filler and b.filler == cell_value(b.unit.text, cons.question)
+    }
     keys = {place(b) for b in complete if b.unit.position >= 0}
     # a unit holding every part itself beats one that borrows a name from its passage
     borrowed = {place(b) for b in complete if b.by_passage} - {
@@ -373,7 +380,13 @@ def extractive_answer(
         found = (
             reader_span(question, sentence, read_spans) if j == 0 and read_spans and shape else None
         )
-        if found is not None and (bolded := _bold(sentence, found)) is not None:
+        if (
+            j == 0
+            and (filler := cells.get((n, _key(sentence))))
+            and (bolded := _bold(sentence, filler))
+        ):
+            sentence, span = bolded, filler
+        elif found is not None and (bolded := _bold(sentence, found)) is not None:
             sentence, span = bolded, found
         elif (
             j == 0
