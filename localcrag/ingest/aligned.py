@@ -243,11 +243,11 @@ def _in_header(box: Rect, rows: list[_Row], first: int, header: list[str]) -> bo
     )
 
 
-def page_lines(page: Any, text: dict | None = None) -> list[Line]:
-    """A PDF page's text lines with their boxes (horizontal text only); ``text``: its
+def page_lines(page: Any, read: dict | None = None) -> list[Line]:
+    """A PDF page's text lines with their boxes (horizontal text only); ``read``: its
     ``get_text("dict")`` when already read."""
     out: list[Line] = []
-    for block in (text or page.get_text("dict"))["blocks"]:
+    for block in (read or page.get_text("dict"))["blocks"]:
         for line in block.get("lines", ()):
             if abs(line["dir"][1]) > 0.5:
                 continue

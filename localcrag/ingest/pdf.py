@@ -51,11 +51,11 @@ def _inside(box: tuple, rects: list) -> bool:
     return any(r[0] <= x <= r[2] and r[1] <= y <= r[3] for r in rects)
 
 
-def _blocks(text: dict, skip: list | None = None) -> list[list[Line]]:
+def _blocks(read: dict, skip: list | None = None) -> list[list[Line]]:
     """A page's text blocks (its ``get_text("dict")``) as styled lines; rotated lines
     (margin stamps) and the lines inside ``skip`` (the tables read as tables) are dropped."""
     blocks: list[list[Line]] = []
-    for block in text["blocks"]:
+    for block in read["blocks"]:
         lines: list[Line] = []
         for line in block.get("lines", ()):
             spans = [s for s in line["spans"] if s["text"].strip()]
@@ -193,13 +193,13 @@ def fitz_pages(
         junk: dict[int, str] = {}  # page number -> why its text layer is not text
         for page in doc.pages():
             try:
-                text = page.get_text("dict", flags=flags)  # read once: tables, then the rest
+                raw = page.get_text("dict", flags=flags)  # once: tables, then the rest
                 try:
-                    found = page_tables(page, path.name, limits, text) if kind == "pdf" else []
+                    found = page_tables(page, path.name, limits, raw) if kind == "pdf" else []
                 except TableTooLarge as exc:  # its text is read below, as running text
                     found, too_large[page.number + 1] = [], str(exc)
                 tables[page.number + 1] = [p for _, paras in found for p in paras]
-                blocks = _blocks(text, [box for box, _ in found])
+                blocks = _blocks(raw, [box for box, _ in found])
                 images = not blocks and bool(page.get_images())
                 if (
                     kind == "pdf"

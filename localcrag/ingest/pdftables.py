@@ -254,15 +254,15 @@ def _find(page: Any, rules: list[Rule], lines: list[tuple[str, Rect]]) -> list[A
 
 
 def page_tables(
-    page: Any, name: str, limits: Limits | None = None, text: dict | None = None
+    page: Any, name: str, limits: Limits | None = None, read: dict | None = None
 ) -> list[tuple[Rect, Paragraphs]]:
     """The tables of a PDF page, (its box, its lines as paragraphs), top to bottom: the
     ruled ones (``ruled_tables``) and those laid out by alignment alone (``ingest/aligned``).
     Where both read the same place, the ruled reading is kept unless the aligned one names
     its columns and fills more cells (a ruled grid's rules can box a few header cells of a
-    table set by alignment). ``text``: the page's ``get_text("dict")`` when already read."""
+    table set by alignment). ``read``: the page's ``get_text("dict")`` when already read."""
     ruled = ruled_tables(page, name, limits)
-    found = aligned.find(aligned.page_lines(page, text))
+    found = aligned.find(aligned.page_lines(page, read))
     if not found:
         return ruled
     where = f"{name}, p. {page.number + 1}"
