@@ -557,6 +557,11 @@ EVALS: tuple[Eval, ...] = (
         ("tests/data/library", "--mode", "crag", "--slice", "held"),
         prepare=("python", "scripts/fetch_library.py"),
     ),
+    Eval(
+        "library-context",
+        ("tests/data/library", "--mode", "crag", "--slice", "context"),
+        prepare=("python", "scripts/fetch_library.py"),
+    ),
 )
 
 
@@ -817,6 +822,16 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
         _same("–"),
         "held out: its questions and answers were not read while fixing",
+    ),
+    EvalRow(
+        "library: context slice ({questions} questions on what only a report's title or "
+        "running header says: its state, month, publisher)",
+        "same",
+        "library-context",
+        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _same("–"),
+        "written before asking, after the document context was built; its answers were "
+        "read while fixing the bold of a row's figure: **in-sample**",
     ),
 )
 
