@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from localcrag import events as ev
-from localcrag.textutil import content_words, source_label, states_nothing
+from localcrag.textutil import content_words, document_named, source_label, states_nothing
 from localcrag.textutil.labels import style_label
 from localcrag.types import (
     Action,
@@ -252,4 +252,11 @@ def _closest_evidence(text: str, evidence: tuple[Evidence, ...]) -> Citation | N
         return None
     words = content_words(text)
     best = max(evidence, key=lambda e: (len(words & content_words(e.text)), -e.n))
-    return Citation(best.n, best.source, best.page, best.url, best.locator)
+    return Citation(
+        best.n,
+        best.source,
+        best.page,
+        best.url,
+        best.locator,
+        document_named(best.source, best.heading),
+    )

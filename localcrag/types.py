@@ -127,6 +127,7 @@ class Citation:
     page: int | None
     url: str | None
     locator: str | None = None  # Evidence.locator: "slide 3", "p. 4 (OCR)"
+    document: str | None = None  # what the file is, where its name does not say (labels)
 
 
 @dataclass(frozen=True)

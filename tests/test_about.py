@@ -227,6 +227,10 @@ def test_the_pipeline_answers_a_row_by_its_report_s_running_header(tmp_path) -> 
     q = "What is the grand total in Polk County, Iowa, in {}?"
     answered = asked(pipe, q.format("July 2022"))
     assert not answered.claims_nothing and "**334455**" in answered.answer.text
+    from localcrag.cli.ask import to_json
+
+    cited = to_json(answered)["citations"]
+    assert cited and cited[0]["document"] == "State of Iowa Voter Registration Totals"
     inactive = asked(
         pipe, "How many inactive Democrats were there in Polk County, Iowa, in July 2022?"
     )
@@ -402,3 +406,14 @@ def test_a_row_under_its_report_s_date_is_found_before_pages_that_print_the_year
     q = "What is the grand total in Polk County, Iowa, in July 2022?"
     hits = library.store.search(q, embedder.embed([q])[0], 3)
     assert any("County: Polk;" in h.chunk.text for h in hits), [h.chunk.text[:60] for h in hits]
+
+
+def test_a_cryptic_file_name_is_cited_with_what_the_document_is() -> None:
+    from localcrag.textutil import document_named
+
+    heading = "Arrests by Sex and Age; U.S. Census Bureau ›"
+    assert document_named("/d/12s0324.pdf", heading) == "Arrests by Sex and Age"
+    assert document_named("/d/CoJul22.pdf", "State of Iowa Voter Registration Totals ›")
+    said = "2023 Voter Registration Totals ›"  # the name says it already
+    assert document_named("/d/2023-Registered-Voter-Count.pdf", said) is None
+    assert document_named("/d/notes.md", "Budget") is None  # a section heading alone

@@ -216,6 +216,7 @@ def to_json(r: RunRecord) -> dict:
                 "page": c.page,
                 "locator": c.locator,
                 "url": c.url,
+                "document": c.document,
                 "in_text": not r.sources_inferred,
             }
             for c in r.sources
@@ -283,6 +284,7 @@ def rests_on(r: RunRecord) -> list[str]:
         head,
         *(
             f"  [{c.n}] {shown(source_label(c.source, c.page, url=c.url, locator=c.locator))}"
+            + (f" ({shown(c.document)})" if c.document else "")
             for c in r.sources
         ),
     ]

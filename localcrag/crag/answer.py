@@ -23,6 +23,7 @@ from localcrag.crag.timing import Stage, ms_since
 from localcrag.llm.cpu import CpuMeter, threads_for, usable_cores
 from localcrag.llm.failover import Restart
 from localcrag.settings import Settings
+from localcrag.textutil import document_named
 from localcrag.types import Action, Answer, Citation, Evidence
 
 ScoreTexts = Callable[[str, Sequence[str]], list[float]]
@@ -106,7 +107,10 @@ def _done(
     text, cited = clean_citations(text, max((e.n for e in evidence), default=0))
     used = len({e.n for e in evidence} & set(cited))
     text, evidence = renumber(text, cited, evidence)  # [1], [2], ... in order of first use
-    citations = tuple(Citation(e.n, e.source, e.page, e.url, e.locator) for e in evidence[:used])
+    citations = tuple(
+        Citation(e.n, e.source, e.page, e.url, e.locator, document_named(e.source, e.heading))
+        for e in evidence[:used]
+    )
     answer = Answer(
         question,
         text,

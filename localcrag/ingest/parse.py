@@ -62,8 +62,8 @@ class ParsedDoc:
         document, section = self.about.context(), self.heading_at(offset) or ""
         if not document:
             return section or None
-        if section and section.lower() in document.lower():
-            return document  # the title is the heading in force: it is the context
+        if section.lower() in document.lower():
+            section = ""  # the title is the heading in force
         return f"{document}{DOCUMENT}{section}".rstrip()
 
     @cached_property

@@ -5,7 +5,13 @@ Imports nothing from localcrag, so every layer (ingest, grading, rewriting, cita
 shaping, eval, the TUI) can use the same definitions instead of its own copy.
 """
 
-from localcrag.textutil.labels import label_pattern, locator, page_label, source_label
+from localcrag.textutil.labels import (
+    document_named,
+    label_pattern,
+    locator,
+    page_label,
+    source_label,
+)
 from localcrag.textutil.lexicon import (
     ARTICLES,
     BE_FORMS,
@@ -82,6 +88,7 @@ __all__ = [
     "sentences",
     "shown",
     "source_label",
+    "document_named",
     "split_sentences",
     "states_nothing",
     "stem",

@@ -86,6 +86,21 @@ def source_label(
     return f"{pages} {name}" if page_first else f"{name}, {pages}"
 
 
+def document_named(source: str, heading: str | None) -> str | None:
+    """What a passage's document is (its heading's part before ``DOCUMENT``, the title
+    first), when the file's name does not say it: "12s0324.pdf" is "Arrests by Sex and
+    Age", where "2023-Registered-Voter-Count.pdf" says "2023 Voter Registration Totals"."""
+    mark = DOCUMENT.rstrip()
+    if not heading or mark not in heading:
+        return None
+    title = heading.partition(mark)[0].strip().split("; ")[0]
+    stem = re.sub(r"([a-z])([A-Z])", r"\1 \2", PurePath(source).stem).lower()
+    said = {w[:5] for w in re.findall(r"[a-z]{3,}", stem)}
+    if not title or said & {w[:5] for w in re.findall(r"[a-z]{3,}", title.lower())}:
+        return None
+    return title
+
+
 def label_pattern(name: str = r"[^()\n]{1,140}") -> str:
     """A regex (no groups) for a file label as :func:`source_label` writes it, with ``name``
     as the pattern for the file name and any page number or :func:`locator`."""

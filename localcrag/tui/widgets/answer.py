@@ -24,7 +24,13 @@ from textual.widgets.option_list import Option
 
 from localcrag import events as ev
 from localcrag.crag.style import style_label
-from localcrag.textutil import source_label, states_nothing, terminal_safe, unlinked
+from localcrag.textutil import (
+    document_named,
+    source_label,
+    states_nothing,
+    terminal_safe,
+    unlinked,
+)
 from localcrag.tui.widgets.labels import BADGE, plural, safe_fields
 from localcrag.types import Action, Evidence
 
@@ -206,6 +212,7 @@ class TurnView(Vertical):
             label = Text.assemble(
                 (f"[{n}] ", "bold #90caf9"),
                 (source_label(e.source, e.page, url=e.url, locator=e.locator), "bold"),
+                (f" ({named})" if (named := document_named(e.source, e.heading)) else "", "bold"),
                 ("  " + snippet, "dim"),
                 no_wrap=True,
                 overflow="ellipsis",
