@@ -23,7 +23,7 @@ from localcrag.ingest import pending, rowsums
 from localcrag.ingest.faults import guard_methods, in_the_way, not_a_folder
 from localcrag.ingest.location import IndexLocation, as_location, retry_conflicts
 from localcrag.ingest.maintain import ensure_fts, rebuild_fts
-from localcrag.ingest.names import FileNames, fuse, held_counts, quiet, workers
+from localcrag.ingest.names import MAX_NAMED, FileNames, fuse, held_counts, quiet, workers
 from localcrag.ingest.rows import (  # noqa: F401 - table_name, SourceInfo: re-exported
     SourceInfo,
     arrow_rows,
@@ -362,19 +362,28 @@ class LanceStore:
     def _held_in_context(
         self, ranked: list[list[int]], held: dict[int, int], ids: list[str]
     ) -> dict[int, int]:
-        """The ranked passages not yet counted that hold identifiers in their heading (what
-        their document is and their section: "State of Iowa Voter Registration Totals;
-        7/5/2022 ›"): the identifier search reads passages' text alone."""
+        """The ranked passages not yet counted whose document holds identifiers (what the
+        document is, its heading's part before ``DOCUMENT``: "State of Iowa Voter
+        Registration Totals; 7/5/2022 ›"; the identifier search reads passages' text
+        alone), for identifiers that at most ``MAX_NAMED`` documents hold so (one that
+        many documents are about identifies none)."""
         rest = sorted({rid for rids in ranked for rid in rids} - set(held))
         if not rest:
             return {}
-        rows = self._rows(rest, ["heading"])
-        out = {}
+        rows = self._rows(rest, ["heading", "source"])
+        mark = DOCUMENT.rstrip()
+        holding: dict[int, list[str]] = {}
+        docs: dict[str, set[str]] = {i: set() for i in ids}
         for rid, row in rows.items():
-            n = sum(holds(row.get("heading") or "", i) for i in ids)
-            if n:
-                out[rid] = n
-        return out
+            head = row.get("heading") or ""
+            if mark not in head:
+                continue
+            about = head.partition(mark)[0]
+            holding[rid] = [i for i in ids if holds(about, i)]
+            for i in holding[rid]:
+                docs[i].add(row.get("source") or "")
+        named = {i for i in ids if len(docs[i]) <= MAX_NAMED}
+        return {rid: n for rid, got in holding.items() if (n := len(set(got) & named))}
 
     def _rows(self, rowids: Sequence[int], columns: list[str]) -> dict[int, dict]:
         return rows_by_id(self.table, rowids, self._cols(columns), self.dim)
