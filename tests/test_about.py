@@ -417,3 +417,23 @@ def test_a_cryptic_file_name_is_cited_with_what_the_document_is() -> None:
     said = "2023 Voter Registration Totals ›"  # the name says it already
     assert document_named("/d/2023-Registered-Voter-Count.pdf", said) is None
     assert document_named("/d/notes.md", "Budget") is None  # a section heading alone
+
+
+def test_sources_after_a_chunking_change_says_to_reindex_not_that_nothing_is_indexed(
+    isolated_home, tmp_path, monkeypatch, capsys
+) -> None:
+    """The first line of every document changes the chunker's version: an index built
+    before is not lost, and `sources` says how to bring it over (as `ask` does)."""
+    import localcrag.ingest.library as library
+    from localcrag.cli.main import main
+
+    (tmp_path / "a.md").write_text("# Notes\n\nCobots work next to people.\n", encoding="utf-8")
+    monkeypatch.setattr(library, "CHUNKER_VERSION", "c-older")
+    assert main(["ingest", str(tmp_path / "a.md")]) == 0
+    monkeypatch.undo()
+    monkeypatch.setenv("LOCALCRAG_HOME", str(isolated_home))
+    capsys.readouterr()
+    assert main(["sources"]) == 0
+    out = capsys.readouterr().out
+    assert "1 were indexed with a different embedder or chunking" in out
+    assert "localcrag reindex" in out and "No documents indexed yet" not in out

@@ -138,6 +138,13 @@ def cmd_sources(args: argparse.Namespace) -> int:
         )
         return 0
     if not total:
+        if earlier := library.previous_sources():  # indexed under other chunking or embedder
+            print(
+                f"No documents in the current index: {len(earlier):,} were indexed with a "
+                "different embedder or chunking settings (run `localcrag reindex` to re-embed "
+                "them with the current ones)"
+            )
+            return 0
         print("No documents indexed yet. Add some with: localcrag ingest PATH")
         return 0
     import datetime as dt
