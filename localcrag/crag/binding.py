@@ -40,7 +40,7 @@ from localcrag.textutil import (
     source_label,
     stem,
 )
-from localcrag.textutil.labels import ABOUT, DOCUMENT
+from localcrag.textutil.labels import ABOUT, split_heading
 from localcrag.textutil.pos import is_noun, readings
 from localcrag.types import Decision, Grade
 
@@ -73,8 +73,8 @@ class Unit:
     position: int  # its order in the evidence item
     header: str | None = None  # the header of years above a row of numbers
     label: str = ""  # the passage's heading and title line (its context without the file)
-    # what its document is (title, authors, running header: ingest/about): which report,
-    # place and period every passage of it belongs to, not what quantity a line gives
+    # what its document is (title, authors, running header: ingest/about): the report,
+    # place and period every passage of it belongs to
     document: str = ""
 
     @property
@@ -271,8 +271,7 @@ def header_years(lines: Sequence[str], i: int) -> str | None:
 
 def units(n: int, text: str, source: str, heading: str | None, locator: str | None) -> list[Unit]:
     """The lines and sentences of one evidence text, each with its context."""
-    document, cut, section = (heading or "").partition(DOCUMENT.rstrip())
-    heading = (section.strip() if cut else heading) or None
+    document, heading = split_heading(heading)
     lines = [ln.strip() for ln in dehyphenate(text).split("\n")]
     first = next((ln for ln in lines if ln), "")
     title = first if len(first.split()) <= 14 and first[-1:] not in ".!?" else ""
@@ -293,7 +292,7 @@ def units(n: int, text: str, source: str, heading: str | None, locator: str | No
             if piece in seen:
                 continue
             seen.add(piece)
-            out.append(Unit(n, piece, context, pos, head, label, document.strip() if cut else ""))
+            out.append(Unit(n, piece, context, pos, head, label, document))
             pos += 1
     return out
 
@@ -364,8 +363,9 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
     back with a pronoun ("they run at 4 litres"); periods and numbers only in the unit or
     its context."""
 
-    own = f"{unit.text}\n{unit.context}"  # where the asked quantity's nouns must be
-    whole = f"{own}\n{unit.document}"  # where its periods, numbers and names may be
+    # the unit with its context: its heading, title line, file name and its document's
+    # title, authors and running header (a row of a county is the report's state's)
+    whole = f"{unit.text}\n{unit.context}\n{unit.document}"
     # a document's own line holds only what it says (its passage's rows are not its)
     about = unit.text.startswith(ABOUT)
     wide = f"{whole}\n{passage}" if passage and not about else whole

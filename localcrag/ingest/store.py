@@ -41,7 +41,7 @@ from localcrag.ingest.vcache import VectorCache
 from localcrag.ingest.vectors import centroid
 from localcrag.ingest.vsync import Moved, RamVectors, exact_rerank, live_rowids, rows_by_id
 from localcrag.textutil import holds, identifiers
-from localcrag.textutil.labels import DOCUMENT
+from localcrag.textutil.labels import split_heading
 from localcrag.types import Chunk, Hit
 
 os.environ.setdefault("LANCE_LOG", "error")
@@ -327,12 +327,9 @@ class LanceStore:
             .to_arrow()
             .to_pylist()
         )
-        mark = DOCUMENT.rstrip()
         out = {s: "" for s in sources}
         for row in rows:
-            head = row["heading"] or ""
-            if mark in head:
-                out[row["source"]] = head.partition(mark)[0].strip()
+            out[row["source"]] = split_heading(row["heading"])[0]
         return out
 
     def all_texts(self, at_most: int | None = None) -> list[str]:
@@ -371,14 +368,12 @@ class LanceStore:
         if not rest:
             return {}
         rows = self._rows(rest, ["heading", "source"])
-        mark = DOCUMENT.rstrip()
         holding: dict[int, list[str]] = {}
         docs: dict[str, set[str]] = {i: set() for i in ids}
         for rid, row in rows.items():
-            head = row.get("heading") or ""
-            if mark not in head:
+            about = split_heading(row.get("heading"))[0]
+            if not about:
                 continue
-            about = head.partition(mark)[0]
             holding[rid] = [i for i in ids if holds(about, i)]
             for i in holding[rid]:
                 docs[i].add(row.get("source") or "")

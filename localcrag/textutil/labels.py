@@ -86,14 +86,20 @@ def source_label(
     return f"{pages} {name}" if page_first else f"{name}, {pages}"
 
 
+def split_heading(heading: str | None) -> tuple[str, str | None]:
+    """A stored heading's two parts: what its document is ("" when the heading carries
+    none) and its section's heading (None when there is none)."""
+    document, mark, section = (heading or "").partition(DOCUMENT.rstrip())
+    if not mark:
+        return "", heading or None
+    return document.strip(), section.strip() or None
+
+
 def document_named(source: str, heading: str | None) -> str | None:
     """What a passage's document is (its heading's part before ``DOCUMENT``, the title
     first), when the file's name does not say it: "12s0324.pdf" is "Arrests by Sex and
     Age", where "2023-Registered-Voter-Count.pdf" says "2023 Voter Registration Totals"."""
-    mark = DOCUMENT.rstrip()
-    if not heading or mark not in heading:
-        return None
-    title = heading.partition(mark)[0].strip().split("; ")[0]
+    title = split_heading(heading)[0].split("; ")[0]
     stem = re.sub(r"([a-z])([A-Z])", r"\1 \2", PurePath(source).stem).lower()
     said = {w[:5] for w in re.findall(r"[a-z]{3,}", stem)}
     if not title or said & {w[:5] for w in re.findall(r"[a-z]{3,}", title.lower())}:

@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 
 from localcrag.history import Conversation, Damaged, History
 from localcrag.textutil import source_label, terminal_safe
-from localcrag.textutil.labels import DOCUMENT
+from localcrag.textutil.labels import DOCUMENT, split_heading
 from localcrag.tui.widgets.labels import plural, safe_fields
 from localcrag.types import Chunk, Evidence
 
@@ -88,7 +88,7 @@ def passage_view(chunk: Chunk, excerpt: str, label: str) -> tuple[str | None, Te
     heading = (chunk.heading or "").removesuffix(DOCUMENT.rstrip()).strip()
     if not heading:
         return None, body, found
-    title = heading.rsplit(" > ", 1)[-1].rsplit(DOCUMENT, 1)[-1]
+    title = (split_heading(heading)[1] or heading).rsplit(" > ", 1)[-1]
     m = re.match(r"\s*" + re.escape(title) + r"\s*(?:\n|$)\s*", chunk.text)
     if m and m.end() < len(chunk.text):
         body = body[m.end() :]
