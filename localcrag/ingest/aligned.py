@@ -204,7 +204,7 @@ def find(lines: list[Line]) -> list[AlignedTable]:
     rows = _rows(lines)
     out: list[AlignedTable] = []
     for a, b in _runs(rows):
-        run = [r for r in rows[a : b + 1]]
+        run = rows[a : b + 1]
         edges = _edges([r for r in run if r.figures])
         if len(edges) < 2:
             continue
