@@ -200,10 +200,12 @@ def test_question_words_are_read_as_nouns_or_verbs_by_their_place() -> None:
 
 def test_the_library_s_own_name_and_paraphrased_nouns_are_not_required() -> None:
     """A one-word name most passages hold is what the library is about; a noun no passage
-    holds weighs nothing unless every noun is such (then nothing is about the question)."""
+    holds weighs nothing unless every noun is such (then nothing is about the question) or
+    it narrows a noun the library holds ("identity theft")."""
     from localcrag.crag.binding import key_terms
 
     df = {"anthropic": 90, "insurance": 3, "expense": 40, "rent": 0, "deficit": 0, "work": 5}
+    df |= {"theft": 4, "identity": 0, "arrest": 30}
 
     def idf(term: str) -> tuple[int, int]:
         return df.get(term, 1), 1000
@@ -213,6 +215,15 @@ def test_the_library_s_own_name_and_paraphrased_nouns_are_not_required() -> None
     assert "deficit" not in keys.weights
     keys = key_terms(read("How much was spent on rent in FY 2019?"), idf)
     assert [w for _, w in keys.required] == ["rent"]
+    keys = key_terms(read("How many arrests for identity theft were made in 2009?"), idf)
+    assert "identity" in [w for _, w in keys.required]  # unknown, though it modifies "theft"
+    keys = key_terms(read("What resources are used to guage complexity?"), idf)
+    assert "guage" not in keys.weights  # a word no lexicon knows: no kind of "complexity"
+    df["crime"] = 7
+    keys = key_terms(read("How many arrests for cybercrime were made in 2009?"), idf)
+    assert "cybercrime" in [w for _, w in keys.required]  # a kind of crime, unknown
+    keys = key_terms(read("How many arrests for motor theft were made in 2009?"), idf)
+    assert "motor" not in [w for _, w in keys.required]  # a known modifier: only its head
 
 
 def test_the_pipeline_refuses_what_no_passage_binds_and_says_what_it_found(tmp_path) -> None:
@@ -240,3 +251,89 @@ def test_the_pipeline_refuses_what_no_passage_binds_and_says_what_it_found(tmp_p
     assert data["binding"]["periods"] == ["FY 2016"]
     answered = asked(pipe, "How much was spent on insurance in FY 2019?")
     assert not answered.claims_nothing and "12,345" in answered.answer.text
+
+
+RESULTS_CSV = """STATE,ELECTORAL VOTES,TOTAL VOTES
+TX,40,11388674
+CA,54,15865475
+OR,8,2244493
+"""
+
+
+def test_a_region_named_in_words_is_found_as_its_code_in_a_table(tmp_path) -> None:
+    """A results table writes states as codes ("TX"); a question names "Texas". The real
+    index and pipeline find the row and answer its cell; the code counts only as a cell's
+    whole value, never as a word of prose ("OR" is no Oregon in "or")."""
+    from localcrag.crag.binding import Unit, bind, key_terms
+    from localcrag.textutil.places import code_as_cell, regions_named
+    from tests.fakes import FakeGenerator, asked, quoting_pipeline
+
+    assert regions_named("votes in New York and Texas") == [
+        ("New York", frozenset({"NY"})),
+        ("Texas", frozenset({"TX"})),
+    ]
+    assert code_as_cell("OR", "results.csv, row 4: STATE: OR; TOTAL VOTES: 2244493.")
+    assert not code_as_cell("OR", "Vote by mail OR in person.")
+    cons = read("How many votes were cast in Oregon?")
+    prose = Unit(1, "Vote by mail OR in person: 2244493 votes.", "guide", 0)
+    assert "Oregon" in bind(cons, prose, key_terms(cons)).missing
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "results.csv").write_text(RESULTS_CSV, encoding="utf-8")
+    pipe = quoting_pipeline(
+        docs, FakeGenerator(), upper_threshold=0.3, lower_threshold=0.1, strip_threshold=0.1
+    )
+    answered = asked(pipe, "How many total votes were cast in Texas?")
+    assert "**11388674**" in answered.answer.text, answered.answer.text
+    refused = asked(pipe, "How many total votes were cast in Ohio?")
+    assert refused.action is Action.INCORRECT and "Ohio" in refused.answer.text
+
+
+def test_a_column_of_a_narrower_kind_does_not_answer_for_the_whole() -> None:
+    """ "ELECTORAL VOTES" are a kind of votes: they answer "how many electoral votes", not
+    "how many votes" (the figure would be quoted as if it were the count asked for)."""
+    row = "results.pdf, p. 1, row 1: STATE: AL; ELECTORAL VOTES: 9; ELECTORAL VOTES CAST FOR ANN LEE: 9."
+    action, said = ask("How many votes did Ann Lee receive in AL?", chunk(row, "/d/results.pdf"))
+    assert action is Action.INCORRECT and "a number" in said
+    action, said = ask(
+        "How many electoral votes did Ann Lee get in AL?", chunk(row, "/d/results.pdf")
+    )
+    assert action is Action.CORRECT and "**9**" in said
+    from localcrag.crag.binding import _said, narrower
+
+    asked = _said("How many registered voters in all were there?")
+    assert narrower("Active Registered Voters", asked)  # "active" narrows; "registered" is asked
+    assert not narrower("All Registered Voters", asked) and not narrower("TOTAL VOTES", asked)
+
+
+def test_a_line_about_something_else_in_the_asked_period_does_not_answer() -> None:
+    """A codebook's line "As of February 2013, there were 4 such tables" holds the year and a
+    number, and its file is about profits; the line itself is not: no answer for profits."""
+    book = "Source\nAs of February 2013, there were 4 such tables available: Table 6.16A and 6.16B."
+    c = chunk(book, "/d/IndustryProfits.html", heading="Industry Profits > Source")
+    action, said = ask("What were industry profits in 2013?", c)
+    assert action is Action.INCORRECT and "industry" in said  # what it lacks, said
+    line = "In 2013 industry profits were 4 billion dollars."
+    action, said = ask(
+        "What were industry profits in 2013?", chunk(line, "/d/IndustryProfits.html")
+    )
+    assert action is Action.CORRECT and "4 billion" in said
+
+
+ARRESTS = """Arrests: 2009, columns: Offense charged | Total | Under 18 years
+Arrests: 2009, row 1: Offense charged: Fraud; Total: 173.7; Under 18 years: 5.1.
+Arrests: 2009, row 2: Offense charged: Burglary; Total: 240.9; Under 18 years: 60.3."""
+
+
+def test_a_row_answers_only_for_the_label_the_question_names() -> None:
+    """A table's row is named by its label ("Fraud"); another offence's question is not
+    answered by it, nor by a figure in the header's line ("Under 18 years")."""
+    q = "How many arrests in total for fraud were made in 2009?"
+    action, said = ask(q, chunk(ARRESTS, "/d/a.pdf"))
+    assert action is Action.CORRECT and "**173.7**" in said
+    forgery = "How many arrests for forgery were made in 2009?"
+    action, said = ask(forgery, chunk(ARRESTS, "/d/a.pdf"))
+    assert action is Action.INCORRECT
+    rows = [b for b in bindings(forgery, [chunk(ARRESTS, "/d/a.pdf")]) if "row" in b.unit.text]
+    assert all("the row asked for" in b.missing for b in rows if ", row " in b.unit.text)

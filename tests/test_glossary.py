@@ -144,3 +144,47 @@ def test_a_code_in_every_row_of_a_big_table_still_finds_the_passage_that_defines
     record = asked(pipe, "What does CRIM mean?")
     assert record.answer is not None
     assert record.answer.text == "CRIM per capita crime rate by town [1].", record.answer.text
+
+
+def test_a_lower_case_column_name_is_searched_as_a_code_when_its_meaning_is_asked(
+    tmp_path: Path,
+) -> None:
+    """'mealpct' has neither capitals nor digits, so it was no identifier: the data's rows
+    (long ones, cut between passages) outranked the codebook that defines it."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    names = ["distcod", "county", "district", "enrltot", "teachers", "calwpct", "mealpct"]
+    names += ["computer", "testscr", "compstu", "expnstu", "avginc", "elpct", "readscr"]
+    (docs / "schools.csv").write_text(
+        ",".join(names)
+        + "\n"
+        + "".join(
+            f"{70000 + i},Alameda,District {i}"
+            + "".join(f",{(i * 7 + j) % 97 / 9:.10f}" for j in range(len(names) - 3))
+            + "\n"
+            for i in range(420)
+        ),
+        encoding="utf-8",
+    )
+    book = "".join(f"<dt>{n}</dt><dd><p>{n} of the district</p></dd>\n" for n in names)
+    book = book.replace("mealpct of the district", "percent qualifying for reduced-price lunch")
+    (docs / "schools.html").write_text(
+        "<html><head><title>R: The California Test Score Data Set</title></head><body>"
+        "<h1>The California Test Score Data Set</h1><h2>Description</h2><p>a cross-section "
+        "from 1998-1999</p><h2>Usage</h2><p>data(Caschool)</p><h2>Format</h2><p>A dataframe "
+        f"containing:</p><dl>{book}</dl><h2>Source</h2><p>California Department of "
+        "Education.</p></body></html>",
+        encoding="utf-8",
+    )
+    lib = Library(Settings(), embedder=FakeEmbedder())
+    assert not lib.ingest([docs]).failed
+    question = "In the California schools data, what does the column mealpct mean?"
+    hits = Retriever(Settings(), lib).search(question, k=3)
+    assert "mealpct: percent qualifying" in hits[0].chunk.text, [h.chunk.text[:60] for h in hits]
+    settings = Settings(
+        offline=True, upper_threshold=0.9, lower_threshold=0.5, answer_style="extractive"
+    )
+    pipe = Pipeline(settings, library=lib, grader=FakeGrader(), generator=None)
+    record = asked(pipe, question)
+    assert record.answer is not None
+    assert "percent qualifying for reduced-price lunch" in record.answer.text, record.answer.text

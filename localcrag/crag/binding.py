@@ -41,6 +41,7 @@ from localcrag.textutil import (
     stem,
 )
 from localcrag.textutil.labels import ABOUT, split_heading
+from localcrag.textutil.places import code_as_cell, region_codes
 from localcrag.textutil.pos import is_noun, readings
 from localcrag.types import Decision, Grade
 
@@ -76,6 +77,9 @@ class Unit:
     # what its document is (title, authors, running header: ingest/about): the report,
     # place and period every passage of it belongs to
     document: str = ""
+    # what the line itself is about: its heading, title line and the header of its column(s),
+    # as against the file's name and its document's title, which every line of it shares
+    near: str = ""
 
     @property
     def key(self) -> tuple[int, int]:
@@ -123,8 +127,10 @@ def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
     dictionary has (a column's name repeats in every row of its table: never common) are required;
     all weigh in by IDF. A noun no passage of the library holds is unknowable: a paraphrase
     ("deficit") or a thing the library lacks ("rent"); it weighs nothing, unless every noun
-    of the question is such a noun (then nothing in the library is about it). Without
-    corpus statistics no noun is required."""
+    of the question is such a noun (then nothing in the library is about it), or it narrows
+    a noun the library holds, before it or as a compound ("identity theft", "cybercrime": the
+    library knows theft and crime, never that kind of them; quoting "larceny-theft" would
+    answer another question). Without corpus statistics no noun is required."""
     words = re.findall(r"[A-Za-z][A-Za-z'’]*", cons.question)
     at: dict[str, int] = {}
     for i, w in enumerate(words):
@@ -147,11 +153,12 @@ def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
     unknown_only = bool(nouns) and all(n > 0 and df == 0 for _, _, df, n, _ in nouns)
     required, weights, written = [], {}, {}
     for t, word, df, n, modifier in nouns:
-        if n > 0 and df == 0 and not unknown_only:
-            continue
+        known = "NOUN" in readings(word)  # ("to guage complexity": no noun the lexicon knows)
+        if n > 0 and df == 0 and not ((modifier and known) or unknown_only or _narrows(word, idf)):
+            continue  # a paraphrase ("deficit") or a thing the library lacks: unknowable
         weights[t] = 1.0 if n <= 0 else max(0.1, math.log((n + 1) / (df + 0.5)))
         written[t] = word
-        if modifier or n <= 0:
+        if n <= 0 or (modifier and df > 0):
             continue  # "key benefit", "status code": it weighs in, but only its head is required
         if not readings(word) and len(word) >= 4:
             required.append((t, word))  # a code or name no dictionary has ("expnstu")
@@ -167,6 +174,16 @@ def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
     if not lines_asked(cons):  # a description: most of its nouns, no word in particular
         required = [(t, w) for t, w in required if not readings(w)]
     return KeyTerms(tuple(required), weights, written, rare, tuple(names))
+
+
+def _narrows(word: str, idf: Idf | None) -> bool:
+    """Is ``word`` a compound ending in a noun the library holds ("cybercrime": a kind of
+    crime), so a kind of a known thing rather than a paraphrase of one?"""
+    low = word.lower()
+    return idf is not None and any(
+        "NOUN" in readings(low[i:]) and idf(base_form(low[i:]))[0] > 0
+        for i in range(3, len(low) - 3)
+    )
 
 
 def _library_word(word: str, idf: Idf) -> bool:
@@ -220,7 +237,10 @@ def _entity_words(entity: str) -> list[str]:
 def _has_entity(entity: str, text: str, rare: str | None = None) -> bool:
     """The name in the text, whole words, any case: every word of it; or, with ``rare``
     (its rarest word in the library), that word and at least half of the others ("the
-    Anthropic Developer Console" named "the Developer Console")."""
+    Anthropic Developer Console" named "the Developer Console"); a region's name also as its
+    code in a cell ("Texas" as "STATE: TX;")."""
+    if any(code_as_cell(code, text) for code in region_codes(entity)):
+        return True
     low = text.lower()
     said: set[str] | None = None  # the text's stems, read once and only when a word needs them
 
@@ -277,6 +297,8 @@ def units(n: int, text: str, source: str, heading: str | None, locator: str | No
     title = first if len(first.split()) <= 14 and first[-1:] not in ".!?" else ""
     base = _context(source, heading, locator, title)
     label = " ".join(x for x in (heading or "", title) if x)
+    # the section a line is in: the last of its heading's path ("Profits > Source": Source)
+    section = " ".join(x for x in ((heading or "").rsplit(" > ", 1)[-1], title) if x)
     out: list[Unit] = []
     seen: set[str] = set()
     pos = 0
@@ -286,13 +308,14 @@ def units(n: int, text: str, source: str, heading: str | None, locator: str | No
         head = header_years(lines, i)
         columns = table_header(lines, i)
         context = " ".join(x for x in (base, head, columns) if x)
+        near = " ".join(x for x in (section, head, columns) if x)
         long = len(line.split()) > 12 and not line.startswith(ABOUT)  # one unit, read whole
         pieces = evidence_sentences(line) if long else [line]
         for piece in pieces:
             if piece in seen:
                 continue
             seen.add(piece)
-            out.append(Unit(n, piece, context, pos, head, label, document))
+            out.append(Unit(n, piece, context, pos, head, label, document, near))
             pos += 1
     return out
 
@@ -317,27 +340,109 @@ def _thing(text: str, cons: Constraints, names: bool = True) -> str | None:
 
 # a table row as its sentence writes it: "<where>, row 4 (Polk): County: Polk; Total: 9."
 _ROW = re.compile(r"\brows? \d+(?:\s*\([^)]*\))?: (.+)$")
+# a table's header as its line writes it (ingest/tables.header_line): names, never values
+_COLUMNS = re.compile(r"^[^\n]*?, columns: ")
+
+
+# words before a noun that sum rather than narrow it ("TOTAL VOTES" counts every vote)
+_SUMMING = frozenset("total subtotal grand overall all net sum".split())
+
+
+def _row_cells(text: str) -> list[tuple[str, str]]:
+    """A table row's sentence as (column name, figure) for its cells that hold a figure."""
+    m = _ROW.search(text)
+    if not m:
+        return []
+    out = []
+    for cell in m.group(1).rstrip(".").split("; "):
+        name, colon, value = cell.rpartition(": ")
+        if colon and _NUM.fullmatch(value.strip()):
+            out.append((name, value.strip()))
+    return out
+
+
+def _row_values(text: str) -> list[str]:
+    """What a table row holds: its label ("row 4 (Polk)") and every cell's value; a row of
+    one cell, its name too (a table of labels and values: "Observations: 21")."""
+    m = _ROW.search(text)
+    if not m:
+        return []
+    lab = re.search(r"\brows? \d+\s*\(([^)]*)\):", text)
+    out = [lab.group(1).strip()] if lab else []
+    cells = m.group(1).rstrip(".").split("; ")
+    for cell in cells:
+        name, colon, value = cell.rpartition(": ")
+        if colon and value.strip():
+            out.append(value.strip())
+        if colon and len(cells) == 1:  # a label and its value ("Observations: 21")
+            out.append(name.strip())
+    return out
+
+
+def _names_row(cons: Constraints, text: str) -> bool:
+    """Does the question name the table row ``text`` is, by one of its values ("burglary"
+    for "Offense charged: Burglary", "2013/07/15" for its date, "Alabama" for "STATE: AL")?
+    A row the question names by nothing ("Fraud" for "arrests for cybercrime") is another
+    row, however well its columns and its table's title bind the question."""
+    values = _row_values(text)
+    if not values:
+        return True
+    asked = _said(cons.question)
+    low = cons.question.lower()
+    codes = {c for e in cons.entities for c in region_codes(e)}
+    return any(
+        v in codes
+        or re.search(r"(?<![\w.])" + re.escape(v.lower()) + r"(?![\w]|\.\d)", low)
+        or (re.search(r"[A-Za-z]", v) and any(_holds(asked, w) for w in _said(v)))
+        for v in values
+    )
+
+
+def narrower(name: str, asked: set[str]) -> bool:
+    """Does a column's name count a narrower kind of a thing the question asks for: one of
+    the question's words after an adjective the question does not hold ("ELECTORAL VOTES"
+    for "how many votes", "Active Registered Voters" for "registered voters")? Participles
+    ("Registered") and summing words ("Total") are read past, not counted."""
+    words = re.findall(r"[A-Za-z][A-Za-z'’]*", re.sub(r"([a-z])([A-Z])", r"\1 \2", name))
+    for i in range(1, len(words)):
+        if not _holds(asked, stem(base_form(words[i].lower()))):
+            continue
+        for w in reversed(words[:i]):
+            kinds = readings(w)
+            if "ADJ" not in kinds:
+                break
+            low = w.lower()
+            if "VERB" in kinds or low in _SUMMING or stem(base_form(low)) in asked:
+                continue
+            return True
+    return False
 
 
 def cell_value(text: str, question: str) -> str | None:
     """In a table row's sentence, the figure of the one cell whose column's name shares
     the most words with the question ("Republican Active: 15281" for "registered
     Republicans active"), of those the one whose name says least else ("Male Total" over
-    "Male Under 18 years" for "males"); None when no column, or more than one, does best."""
-    m = _ROW.search(text)
-    if not m:
-        return None
+    "Male Under 18 years" for "males"); a column of a narrower kind (:func:`narrower`) is
+    never it. None when no column, or more than one, does best."""
     asked = _said(question)
     scored: list[tuple[int, int, str]] = []
-    for cell in m.group(1).rstrip(".").split("; "):
-        name, colon, value = cell.rpartition(": ")
-        if colon and _NUM.fullmatch(value.strip()):
-            words = _said(name)
-            held = sum(_holds(asked, w) for w in words)
-            scored.append((held, held - len(words), value.strip()))  # then: says least else
+    for name, value in _row_cells(text):
+        if narrower(name, asked):
+            continue
+        words = _said(name)
+        held = sum(_holds(asked, w) for w in words)
+        scored.append((held, held - len(words), value))  # then: says least else
     best = max((n, extra) for n, extra, _ in scored) if scored else (0, 0)
     top = [v for n, extra, v in scored if (n, extra) == best]
     return top[0] if best[0] and len(top) == 1 else None
+
+
+def _only_narrower(text: str, question: str) -> bool:
+    """Do the columns of a row that name what the question asks all count a narrower kind of
+    it (:func:`narrower`)? Then no figure of the row fills the question's slot."""
+    asked = _said(question)
+    naming = [name for name, _ in _row_cells(text) if _said(name) & asked]
+    return bool(naming) and all(narrower(name, asked) for name in naming)
 
 
 def _column_value(unit: Unit, cons: Constraints) -> str | None:
@@ -401,13 +506,39 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
     total = sum(keys.weights.values())
     share = sum(keys.weights[t] for t in have) / total if total else 1.0
     missing.extend(lacking)
+    if keys.weights and not about and not lacking and lines_asked(cons):
+        # a line answers only about the asked thing: one that holds none of the question's
+        # nouns, names or numbers itself (in its text, heading or column), only its period,
+        # speaks of something else in that period ("As of February 2013, there were 4 such
+        # tables" in a file on profits, for "profits in 2013")
+        own = f"{unit.text}\n{unit.near}"
+        if passage and _points_back(unit.text):  # "due to its speed": the passage's model
+            own += f"\n{passage}"
+        said_own = _said(own)
+        if not (
+            any(_holds(said_own, t) for t in keys.weights)
+            or any(_has_entity(e, own, keys.rare.get(e)) for e in keys.names)
+            or any(_has_number(num, own) for num in cons.numbers)
+        ):
+            missing.append(keys.words[max(keys.weights, key=keys.weights.__getitem__)])
     if share <= NOUN_SHARE and not lacking:  # the rare nouns held, too few of the rest
         missing.extend(keys.words[t] for t in keys.weights if t not in have)
     held += len(have)
+    if (
+        cons.slot in ("number", "date", None)
+        and lines_asked(cons)
+        and not _names_row(cons, unit.text)
+    ):
+        missing.append("the row asked for")
     if unit.header and cons.slot in ("number", None):
         filler = _column_value(unit, cons)  # the value in the column of the asked year
     if filler is None and cons.slot in ("number", None):
         filler = cell_value(unit.text, cons.question)  # the cell of the asked column
+    # no figure of a header's line fills a slot ("Under 18 years" is no count); nor one of a
+    # row whose columns that name the asked thing count only a narrower kind of it
+    narrow = filler is None and (
+        bool(_COLUMNS.match(unit.text)) or _only_narrower(unit.text, cons.question)
+    )
     if about and cons.slot not in ABOUT_SLOTS:
         filler = None  # a document's own line says what it is, by whom and when: no more
         missing.append(f"which {cons.kind}" if cons.slot == "which" else f"a {cons.slot}")
@@ -415,7 +546,7 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
         if filler is None and cons.slot == "which":
             # a heading's code is the kind of thing a section is ("0.11.0"); else the line's
             filler = _thing(unit.label, cons, names=False) or _thing(unit.text, cons)
-        elif filler is None:
+        elif filler is None and not narrow:  # ("ELECTORAL VOTES: 9" fills no "how many votes")
             spans = answer_spans(unit.text, cons.question, cons.slot)
             asked = {p.text for p in cons.periods} | set(cons.numbers)
             spans = [s for s in spans if unit.text[s[0] : s[1]] not in asked]

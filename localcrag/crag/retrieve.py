@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import replace
 
+from localcrag.crag.glossary import asked_term
 from localcrag.errors import EmptyIndex
 from localcrag.ingest.library import Library
 from localcrag.settings import Settings
+from localcrag.textutil.places import regions_named
 from localcrag.types import Hit
 
 
@@ -43,9 +45,24 @@ class Retriever:
         k = k or self.settings.retrieval.top_k
         mode = mode or self.settings.retrieval.retrieval_mode
         vector = None if mode == "text" else self.library.embedder.embed([query])[0]
-        hits = self.library.store.search(query, vector, 2 * k, mode, withhold)
+        # a one-word term whose meaning is asked is searched as a code ("mealpct"): the rows
+        # that name it as a column would otherwise fill the list before its definition
+        term = asked_term(query)
+        codes = (term,) if term and " " not in term else ()
+        hits = self.library.store.search(self._coded(query), vector, 2 * k, mode, withhold, codes)
         self.fallback = getattr(self.library.store, "fallback", None)
         return distinct(hits, k)
+
+    def _coded(self, query: str) -> str:
+        """The query's words, and the code of each region it names that no passage names in
+        words: a table of states says "TX", never "Texas" (a name the library holds is
+        searched as it is, without a two-letter word that matches unrelated passages)."""
+        codes: list[str] = []
+        for name, of_name in regions_named(query):
+            top = self.library.store.search(name, None, 1, "text")
+            if not (top and name.lower() in " ".join(top[0].chunk.text.lower().split())):
+                codes += sorted(of_name)
+        return " ".join([query, *dict.fromkeys(codes)])
 
 
 def distinct(hits: list[Hit], k: int) -> list[Hit]:

@@ -84,6 +84,8 @@ class FileNames:
 _ROW_LINE = re.compile(r"^(.+?, row \d+(?: \(.*?\))?: )(.*)$", re.M)
 _COLUMN_NAME = re.compile(r"(?:(?<=: )|(?<=; ))[^:;\n]{1,80}?(?=: )")
 _HEADER_LINE = re.compile(r"^(.+?, columns: ).*$", re.M)
+# the rest of a row cut at a passage's start: "Elementary; grspan: KK-08; enrltot: 1012; ..."
+_CONTINUED = re.compile(r"^(?!.*, row \d+)[^\n]*?(?:; [^:;\n]{1,80}: [^;\n]*){2}")
 
 
 def values_only(text: str) -> str:
@@ -91,6 +93,9 @@ def values_only(text: str) -> str:
     identifier that only names a column ("What does TOTEMP mean?") is not held by every
     row of the table, and the passage that defines it can come first."""
     text = _HEADER_LINE.sub(lambda m: m.group(1), text)
+    first, nl, rest = text.partition("\n")
+    if _CONTINUED.match(first):  # a passage that starts inside a long row: its cells go on
+        text = _COLUMN_NAME.sub("", "; " + first)[2:] + nl + rest
     # the row's place (file, page, caption: "Table 3. Arrests: 2009") is kept whole
     return _ROW_LINE.sub(lambda m: m.group(1) + _COLUMN_NAME.sub("", ": " + m.group(2))[2:], text)
 
@@ -103,7 +108,8 @@ def held_counts(
     a word of its file's name ("TATAGLOBAL" is a word of NSE-TATAGLOBAL11.csv). An identifier
     held by more than ``MAX_NAMED`` documents among ``rows`` identifies nothing and is not
     counted ("API" across a library of API docs). ``column_only`` receives the identifiers
-    that ``rows`` hold only as a table's column name ("What does CRIM mean?")."""
+    that some of ``rows`` hold only as a table's column name ("What does CRIM mean?"): the
+    passage that defines one may lie past a pool those rows filled."""
     holding: dict[int, set[str]] = {}
     docs: dict[str, set[str]] = {i: set() for i in ids}
     for r in rows:
@@ -115,9 +121,8 @@ def held_counts(
             if holds(text, i) or i.lower() in name:
                 holding.setdefault(r["_rowid"], set()).add(i)
                 docs[i].add(r.get("source") or str(r["_rowid"]))
-    if column_only is not None:
-        unheld = [i for i in ids if not docs[i]]
-        column_only.update(i for i in unheld if any(holds(r["text"], i) for r in rows))
+            elif column_only is not None and holds(r["text"], i):
+                column_only.add(i)  # a column's name here (held as a word elsewhere or not)
     identifying = {i for i in ids if len(docs[i]) <= MAX_NAMED}
     out = {rid: len(held & identifying) for rid, held in holding.items()}
     return {rid: n for rid, n in out.items() if n}

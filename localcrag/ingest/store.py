@@ -450,20 +450,29 @@ class LanceStore:
         k: int,
         mode: str = "hybrid",
         withhold: Collection[str] = (),
+        codes: Collection[str] = (),
     ) -> list[Hit]:
         """Top-k chunks. Hybrid fuses vector and full-text ranks with RRF (k=RRF_K).
         ``withhold``: chunk ids searched as if not indexed, dropped from each ranked list
-        before fusion (``localcrag eval --withhold``: on-topic passages without the answer)."""
+        before fusion (``localcrag eval --withhold``: on-topic passages without the answer).
+        ``codes``: words searched as identifiers besides those the query's form shows (a
+        lower-case column name whose meaning is asked: "mealpct")."""
         self.fallback: str | None = None  # set when hybrid search ran on vectors alone, and why
         if not self.exists() or k <= 0:
             return []
         try:
-            return self._search(query, vector, k, mode, frozenset(withhold))
-        except Moved:  # another thread's write compacted the table mid-search
-            return self._search(query, vector, k, mode, frozenset(withhold))  # the snapshot reloads
+            return self._search(query, vector, k, mode, frozenset(withhold), tuple(codes))
+        except Moved:  # another thread's write compacted the table mid-search; the snapshot reloads
+            return self._search(query, vector, k, mode, frozenset(withhold), tuple(codes))
 
     def _search(
-        self, query: str, vector: np.ndarray | None, k: int, mode: str, drop: frozenset[str]
+        self,
+        query: str,
+        vector: np.ndarray | None,
+        k: int,
+        mode: str,
+        drop: frozenset[str],
+        codes: tuple[str, ...] = (),
     ) -> list[Hit]:
         n = k + len(drop)  # every withheld chunk may rank above the k kept ones
         if mode == "vector" or (mode == "hybrid" and not query.strip()):
@@ -482,10 +491,15 @@ class LanceStore:
                 r for r in self._fts(query, n, self._cols(_COLUMNS)) if r["chunk_id"] not in drop
             ][:k]
             return [Hit(_row_to_chunk(r), float(r["_score"]), i) for i, r in enumerate(rows)]
-        return self._hybrid(query, vector, k, drop)
+        return self._hybrid(query, vector, k, drop, codes)
 
     def _hybrid(
-        self, query: str, vector: np.ndarray | None, k: int, drop: frozenset[str] = frozenset()
+        self,
+        query: str,
+        vector: np.ndarray | None,
+        k: int,
+        drop: frozenset[str] = frozenset(),
+        codes: tuple[str, ...] = (),
     ) -> list[Hit]:
         """RRF over row ids only; full rows are fetched for the k winners alone. The
         full-text half runs on a worker thread while the vector half runs here."""
@@ -497,7 +511,7 @@ class LanceStore:
             else set()
         )
         text_half = workers().submit(self._fts, query, pool + len(gone), ["_rowid"])
-        ids = identifiers(query)
+        ids = list(dict.fromkeys([*identifiers(query), *codes]))
         # wide: a date's words ("2024", "10") are common; only verbatim holders count
         id_half = (
             workers().submit(

@@ -1,0 +1,66 @@
+"""Regions named in words and written as codes: "Texas" in a question, "TX" in a table's cell.
+
+Tables of states, provinces and counties write each as its ISO 3166-2 code (a results table's
+"STATE: TX"); people ask by name. The names and codes are pycountry's (ISO 3166-2, every
+country's first-level subdivisions), so no list is written here. A code stands for its region
+only as a cell's whole value (``": TX;"``, ``"(TX)"``, ``"| TX |"``): a two-letter word of
+prose ("IN", "OR", "ME") is no region.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+# a run of one to four capitalised words: where a region's name can be
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:of\s+)?[A-Z][a-z]+){0,3}\b")
+
+
+@cache
+def _codes() -> dict[str, frozenset[str]]:
+    """Each subdivision's name (lower case) -> its codes, the part after the country's
+    ("US-TX" -> "TX"); alphabetic codes of two or three letters only."""
+    import pycountry  # ~0.2 s to read its tables: only when a question names a region
+
+    out: dict[str, set[str]] = {}
+    for sub in pycountry.subdivisions:
+        code = sub.code.split("-", 1)[1]
+        if code.isalpha() and 2 <= len(code) <= 3:
+            out.setdefault(sub.name.lower(), set()).add(code.upper())
+    return {name: frozenset(codes) for name, codes in out.items()}
+
+
+def region_codes(name: str) -> frozenset[str]:
+    """The codes of the region named ``name`` ("Texas" -> {"TX"}); empty if none is so named."""
+    return _codes().get(" ".join(name.split()).lower(), frozenset())
+
+
+def regions_named(text: str) -> list[tuple[str, frozenset[str]]]:
+    """The regions ``text`` names, as written, with their codes, in order ("Alabama" ->
+    ("Alabama", {"AL"})); the longest name first: "York" of "New York" is no region."""
+    out: list[tuple[str, frozenset[str]]] = []
+    for m in _NAME.finditer(text):
+        words = m.group(0).split()
+        used: set[int] = set()
+        for n in range(len(words), 0, -1):
+            for i in range(len(words) - n + 1):
+                span = set(range(i, i + n))
+                name = " ".join(words[i : i + n])
+                codes = region_codes(name) if not span & used else frozenset()
+                if codes:
+                    used |= span
+                    out.append((name, codes))
+    return out
+
+
+def code_as_cell(code: str, text: str) -> bool:
+    """Is ``code`` the whole value of a cell of ``text`` (a row's sentence "STATE: TX;", a row
+    label "(TX)", a Markdown cell "| TX |")? Capitals exactly: "in" is no Indiana."""
+    return (
+        re.search(
+            r"(?:^|[:(|]\s*)" + re.escape(code) + r"(?=\s*(?:[;)|]|\.(?:\s|$)|$))",
+            text,
+            re.M,
+        )
+        is not None
+    )
