@@ -337,3 +337,25 @@ def test_a_row_answers_only_for_the_label_the_question_names() -> None:
     assert action is Action.INCORRECT
     rows = [b for b in bindings(forgery, [chunk(ARRESTS, "/d/a.pdf")]) if "row" in b.unit.text]
     assert all("the row asked for" in b.missing for b in rows if ", row " in b.unit.text)
+
+
+def test_a_written_answer_states_the_figure_that_binds_the_question() -> None:
+    """The generative style's draft gets the same check: a sentence stating the FY 2018
+    figure for an FY 2019 question is dropped (both figures are in the evidence, so the
+    grounding check alone passes it); the bound figure is kept."""
+    from localcrag.crag.shaping import SentenceGate
+
+    evidence = [Evidence(1, REPORT_2019, "/d/2019 Annual Report.pdf", 11, score=0.8)]
+    question = "How much was spent on insurance in FY 2019?"
+    for draft, kept in [
+        ("Insurance cost 11,200 [1]. ", False),
+        ("Insurance cost 12,345 [1]. ", True),
+    ]:
+        gate = SentenceGate(evidence, question)
+        gate.feed(draft)
+        gate.finish()
+        assert bool(gate.kept) is kept, gate.dropped
+    gate = SentenceGate(evidence, question)
+    gate.feed("Insurance cost 11,200 [1].")
+    gate.finish()
+    assert gate.dropped[0][1] == "its figure is not the one that binds every part of the question"

@@ -35,6 +35,8 @@ NOTES = (
         ("What is the ARMED variable in the Longley data?", "ARMED"),
         ("What is the definition of hs_grad?", "hs_grad"),
         ("Define GNP.", "GNP"),
+        ("What does the restOfWorld column hold in the profits data?", "restOfWorld"),
+        ("What does the table hold?", None),  # no column named
         ("What was TOTEMP in 1950?", None),  # a value, not a meaning
         ("What is the term for a problem that a computer can solve?", None),
         ("Who provided a definition of linear bounded automata in 1960?", None),  # a who

@@ -179,7 +179,7 @@ def _write(
     prompt = llm.chat_prompt(build_messages(q, kept, spans))
     if s.generation.threads == 0 and meter is not None and hasattr(llm, "set_threads"):
         llm.set_threads(threads_for(usable_cores(), meter.others_busy()))  # cores left free
-    gate = SentenceGate(kept, q)
+    gate = SentenceGate(kept, q, idf)
     reported = 0
     writer = model_name(llm)  # as StyleChosen named it; a failover changes who writes
 
@@ -205,7 +205,7 @@ def _write(
         repeat_penalty=s.generation.repeat_penalty,
     ):
         if isinstance(piece, Restart):  # the server died mid-answer: the local model starts over
-            gate, reported = SentenceGate(kept, q), 0
+            gate, reported = SentenceGate(kept, q, idf), 0
             yield ev.AnswerRestarted("the model server stopped mid-answer")
             continue
         yield from rewritten_by()

@@ -635,6 +635,32 @@ def bindings(
     return sorted(out, key=lambda b: (not b.complete, b.by_passage, -b.held))
 
 
+def figures(text: str) -> set[float]:
+    """The values of the figures ``text`` writes ("12,345", "$1.2", "(40)")."""
+    out = set()
+    for m in _NUM.finditer(text):
+        value = number_value(m.group(0).strip("()$€£%+"))
+        if value is not None:
+            out.add(value)
+    return out
+
+
+def bound_figures(
+    question: str | Constraints, passages: Sequence[Passage], idf: Idf | None = None
+) -> set[float]:
+    """For a question that asks for a number, the figures that fill it in units binding
+    every part of it (the asked row and column, period, names): what a written answer
+    may state as the answer. Empty for another slot, or when no unit binds it all."""
+    cons = read(question) if isinstance(question, str) else question
+    if cons.slot != "number":
+        return set()
+    out: set[float] = set()
+    for b in bindings(cons, passages, idf):
+        if b.complete and b.filler:
+            out |= figures(b.filler)
+    return out
+
+
 def described(missing: Sequence[str]) -> str:
     """ "insurance, FY 2016" for the refusal's "no passage gives ..."."""
     return ", ".join(dict.fromkeys(missing))

@@ -10,7 +10,11 @@ sentence, once the next one has begun (or the stream ended), is
 2. cited by its overlap with the evidence when the model left it uncited (``Attributor``);
 3. checked (``grounding.check_sentence``): numbers, names, quoted terms and most content
    words must be in the evidence it cites; artefacts ("The answer is.", restated
-   instructions, run-on lists) fail too.
+   instructions, run-on lists) fail too;
+4. checked against the question's binding (``binding.bound_figures``): for a question that
+   asks for a number, a sentence stating figures states one that fills a unit binding every
+   part of the question (the asked year's column, the asked row), never only a neighbour's
+   figure that the evidence also holds (FY 2018's for FY 2019).
 
 A sentence that passes is released; one that fails is recorded with its reason and never
 shown. A sentence written a second time means the model loops: generation stops there.
@@ -22,7 +26,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from localcrag.crag.binding import Idf, bound_figures, figures
 from localcrag.crag.citations import Attributor, CitationFilter
+from localcrag.crag.constraints import read
 from localcrag.crag.grounding import check_sentence, clean_prose, sentence_key, split_answer
 from localcrag.textutil import is_refusal, terminal_safe, terminal_safe_prefix
 from localcrag.types import Evidence
@@ -31,9 +37,13 @@ from localcrag.types import Evidence
 class SentenceGate:
     """Feed model pieces; stream what ``feed``/``finish`` return; ``kept``/``dropped`` after."""
 
-    def __init__(self, evidence: Sequence[Evidence], question: str = "") -> None:
+    def __init__(
+        self, evidence: Sequence[Evidence], question: str = "", idf: Idf | None = None
+    ) -> None:
         self.evidence = list(evidence)
         self.question = question
+        self.idf = idf
+        self._bound: set[float] | None = None  # the figures that answer (bound_figures)
         self.filt = CitationFilter(len(self.evidence))
         self.raw = ""
         self.done = 0  # sentences of the raw text already decided
@@ -93,6 +103,7 @@ class SentenceGate:
                 None
                 if is_refusal(sentence)
                 else check_sentence(sentence, self.evidence, self.question)
+                or self._unbound_figure(sentence)
             )
             if reason is None:
                 out.append(sentence)
@@ -103,6 +114,22 @@ class SentenceGate:
             return ""
         lead = " " if len(self.kept) > len(out) else ""
         return lead + " ".join(out)
+
+    def _unbound_figure(self, sentence: str) -> str | None:
+        """Why ``sentence`` states a figure that answers another question, or None."""
+        if not self.question:
+            return None
+        if self._bound is None:
+            docs = [e for e in self.evidence if e.kind == "document"]
+            self._bound = bound_figures(self.question, docs, self.idf)
+        if not self._bound:
+            return None  # nothing binds it all: the decision said so, not this check
+        cons = read(self.question)
+        asked = figures(" ".join([*(p.text for p in cons.periods), *cons.numbers]))
+        stated = figures(re.sub(r"\[\d+\]", "", sentence)) - asked
+        if stated and not stated & self._bound:
+            return "its figure is not the one that binds every part of the question"
+        return None
 
     @property
     def text(self) -> str:
