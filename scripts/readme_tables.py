@@ -562,6 +562,16 @@ EVALS: tuple[Eval, ...] = (
         ("tests/data/library", "--mode", "crag", "--slice", "context"),
         prepare=("python", "scripts/fetch_library.py"),
     ),
+    Eval(
+        "library-near",
+        ("tests/data/library", "--mode", "crag", "--slice", "near"),
+        prepare=("python", "scripts/fetch_library.py"),
+    ),
+    Eval(
+        "library-fresh",
+        ("tests/data/library", "--mode", "crag", "--slice", "fresh"),
+        prepare=("python", "scripts/fetch_library.py"),
+    ),
 )
 
 
@@ -832,6 +842,26 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         _same("–"),
         "written before asking, after the document context was built; its answers were "
         "read while fixing the bold of a row's figure: **in-sample**",
+    ),
+    EvalRow(
+        "library: near slice ({questions} questions on rows of similar tables: another "
+        "state, county, month, year or offence; states named in words where tables write codes)",
+        "same",
+        "library-near",
+        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _same("–"),
+        "written before asking; its answers were read while fixing row and column binding: "
+        "**in-sample**",
+    ),
+    EvalRow(
+        "library: fresh slice ({questions} questions on specifications, changelogs, file "
+        "formats and class codes)",
+        "same",
+        "library-fresh",
+        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _same("–"),
+        "written before asking; its answers were read while fixing list items and captions: "
+        "**in-sample**",
     ),
 )
 

@@ -359,3 +359,50 @@ def test_a_written_answer_states_the_figure_that_binds_the_question() -> None:
     gate.feed("Insurance cost 11,200 [1].")
     gate.finish()
     assert gate.dropped[0][1] == "its figure is not the one that binds every part of the question"
+
+
+CHANGELOG = """0.9.0 (2021-06-15)
+
+**Bugfixes**
+
+* Replace all instances of `.format` with f-strings.
+- [#15](https://x.org/issues/15) Fix duplicate strings being assigned to the same cell. [#206](https://x.org/pull/206) by [Eduardo Gonzalez Lopez de Murillas](https://x.org/edugonza)."""
+
+PARTS = """Hardware Components
+
+Major parts used in the Widget One:
+
+MAX5864 ADC/DAC: -
+
+Datasheet
+
+There's also a register map document that Mike received directly from Maxim.
+
+W25Q80BV flash memory: -"""
+
+
+def test_a_list_item_is_one_entry_and_its_first_word_is_no_name() -> None:
+    """A changelog item says its change in one sentence and who made it in the next: the
+    item, read whole, answers "who"; "Replace", the first word of another item, is no name."""
+    q = "Who fixed duplicate strings being assigned to the same cell in camelot?"
+    action, said = ask(q, chunk(CHANGELOG, "/d/camelot-HISTORY.md"))
+    assert action is Action.CORRECT and "**Eduardo Gonzalez Lopez de Murillas**" in said, said
+    assert "Replace" not in said
+
+
+def test_a_list_s_caption_is_the_context_of_its_items() -> None:
+    """ "Major parts used in the Widget One:" introduces the lines below it: the part's line
+    binds "major parts" through it and names the chip; a line relating within itself ("a
+    document that Mike received") does not borrow its passage's words."""
+    action, said = ask(
+        "Which ADC/DAC chip is among the Widget One's major parts?", chunk(PARTS, "/d/hw.html")
+    )
+    assert action is Action.CORRECT and "**MAX5864**" in said, said
+    mike = next(
+        b
+        for b in bindings(
+            "Which chip did Mike get among the Widget One's parts?", [chunk(PARTS, "/d/hw.html")]
+        )
+        if b.unit.text.startswith("There's")
+    )
+    assert not mike.by_passage

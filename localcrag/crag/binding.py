@@ -61,6 +61,7 @@ _THING = re.compile(
 _NUM = re.compile(r"(?<![\w.])[-+(]?[$€£]?\d[\d,]*(?:\.\d+)?%?\)?(?![\w])")
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 QUOTE_CHARS = 200  # a closest line longer than this is cut at a word, marked "…"
+_ITEM = re.compile(r"^(?:[-*\u2022]|\d{1,3}[.)])\s")  # a list item's marker
 _YEARISH = re.compile(r"^(?:19|20)\d\d$")
 
 
@@ -207,8 +208,9 @@ def _said(text: str) -> set[str]:
 
 
 def _points_back(text: str) -> bool:
-    """Does ``text`` hold a pronoun that names something said before it ("it", "they")?"""
-    return any(w in PRONOUNS for w in re.findall(r"[a-z]+", text.lower()))
+    """Does ``text`` hold a pronoun that names something said before it ("it", "they")?
+    "that" does not: it relates within its own sentence ("a map that Mike received")."""
+    return any(w in PRONOUNS and w != "that" for w in re.findall(r"[a-z]+", text.lower()))
 
 
 def _holds(said: set[str], term: str) -> bool:
@@ -290,7 +292,9 @@ def header_years(lines: Sequence[str], i: int) -> str | None:
 
 
 def units(n: int, text: str, source: str, heading: str | None, locator: str | None) -> list[Unit]:
-    """The lines and sentences of one evidence text, each with its context."""
+    """The lines and sentences of one evidence text, each with its context: the file, the
+    heading, the passage's title line, the line that introduces it (a short line ending in a
+    colon: a list's caption) and the headers of its table."""
     document, heading = split_heading(heading)
     lines = [ln.strip() for ln in dehyphenate(text).split("\n")]
     first = next((ln for ln in lines if ln), "")
@@ -302,15 +306,20 @@ def units(n: int, text: str, source: str, heading: str | None, locator: str | No
     out: list[Unit] = []
     seen: set[str] = set()
     pos = 0
+    lead = ""  # the line that introduces those after it ("Major parts used in HackRF One:")
     for i, line in enumerate(lines):
         if not line:
             continue
         head = header_years(lines, i)
         columns = table_header(lines, i)
-        context = " ".join(x for x in (base, head, columns) if x)
-        near = " ".join(x for x in (section, head, columns) if x)
+        context = " ".join(x for x in (base, lead, head, columns) if x)
+        near = " ".join(x for x in (section, lead, head, columns) if x)
+        if line.endswith(":") and len(line.split()) <= 14:
+            lead = line  # a caption of the list or lines below it
         long = len(line.split()) > 12 and not line.startswith(ABOUT)  # one unit, read whole
         pieces = evidence_sentences(line) if long else [line]
+        if long and len(pieces) > 1 and _ITEM.match(line):
+            pieces.append(line)  # a list item is one entry too: its change and who made it
         for piece in pieces:
             if piece in seen:
                 continue

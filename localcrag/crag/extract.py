@@ -38,7 +38,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from localcrag.crag.binding import Bound, Idf, bindings, cell_value, closest_quote, described
+from localcrag.crag.binding import (
+    FILLED,
+    Bound,
+    Idf,
+    bindings,
+    cell_value,
+    closest_quote,
+    described,
+)
 from localcrag.crag.cells import cell_answer
 from localcrag.crag.constraints import read
 from localcrag.crag.emphasis import (
@@ -294,7 +302,9 @@ def extractive_answer(
         if (u.n in whole or (n, key) in keys) and key not in seen and len(u.text.split()) >= 2:
             seen.add(key)
             cands.append((n, u.position, u.text))
-    if whole or shape is None:  # a passage answers: its title lines are not the answer
+    # a passage answers: its title lines are not the answer (but a "which" question's thing
+    # may be named by a line alone: "MAX5864 ADC/DAC" in a list of parts)
+    if whole or (shape is None and cons.slot not in FILLED):
         cands = [
             c for c in cands if not (is_heading(c[2]) or c[2] in lead_lines(evidence))
         ] or cands

@@ -104,6 +104,9 @@ def _cell(sentence: str, at: int) -> bool:
     return not sentence[max(0, at - 8) : at - 2].lower().endswith(("year", "date", "period"))
 
 
+_LEAD = " \t-*\u2022>#0123456789.)"  # what may come before a sentence's first word: a list marker
+
+
 def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[int, int]]:
     """(start, end) of the spans of ``shape`` in ``sentence`` the question does not contain."""
     if shape is None:
@@ -120,8 +123,8 @@ def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[
             continue
         if shape == "date" and text.isdigit() and _cell(sentence, m.start()):
             continue  # a table cell's figure ("Active: 867") is its column's quantity
-        if shape == "name" and m.start() == 0 and " " not in text:
-            continue  # a capitalised first word is grammar, not a name
+        if shape == "name" and " " not in text and not sentence[: m.start()].strip(_LEAD):
+            continue  # a capitalised first word is grammar, not a name ("* Replace all ...")
         if shape == "number" and (
             re.search(r"\b[A-Z][a-z]*\.? $", sentence[: m.start(group)])
             or _XREF.search(sentence[: m.start(group)])
