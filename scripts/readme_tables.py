@@ -547,30 +547,13 @@ EVALS: tuple[Eval, ...] = (
         ("tests/data/sheets", "--mode", "crag"),
         prepare=("python", "scripts/fetch_sheets.py"),
     ),
-    Eval(
-        "library-dev",
-        ("tests/data/library", "--mode", "crag", "--slice", "dev"),
-        prepare=("python", "scripts/fetch_library.py"),
-    ),
-    Eval(
-        "library-held",
-        ("tests/data/library", "--mode", "crag", "--slice", "held"),
-        prepare=("python", "scripts/fetch_library.py"),
-    ),
-    Eval(
-        "library-context",
-        ("tests/data/library", "--mode", "crag", "--slice", "context"),
-        prepare=("python", "scripts/fetch_library.py"),
-    ),
-    Eval(
-        "library-near",
-        ("tests/data/library", "--mode", "crag", "--slice", "near"),
-        prepare=("python", "scripts/fetch_library.py"),
-    ),
-    Eval(
-        "library-fresh",
-        ("tests/data/library", "--mode", "crag", "--slice", "fresh"),
-        prepare=("python", "scripts/fetch_library.py"),
+    *(
+        Eval(
+            f"library-{part}",
+            ("tests/data/library", "--mode", "crag", "--slice", part),
+            prepare=("python", "scripts/fetch_library.py"),
+        )
+        for part in ("dev", "held", "context", "near", "fresh")
     ),
 )
 

@@ -406,3 +406,20 @@ def test_a_list_s_caption_is_the_context_of_its_items() -> None:
         if b.unit.text.startswith("There's")
     )
     assert not mike.by_passage
+
+
+def test_a_figure_of_another_kind_of_quantity_does_not_answer() -> None:
+    """"How much does it weigh?" asks for a mass: a power in dBm is no answer, a weight in
+    grams is; a word after a figure that is English, not a unit ("3 in 2019"), is no kind."""
+    from localcrag.textutil.quantities import asked_kind, figure_kind
+
+    power = chunk("The maximum RX power of the Widget One is -5 dBm.", "/d/widget.html")
+    action, said = ask("How much does the Widget One weigh?", power)
+    assert action is Action.INCORRECT and "a number" in said
+    action, said = ask("What is the maximum RX power of the Widget One?", power)
+    assert action is Action.CORRECT and "-5 dBm" in said
+    weight = chunk("The Widget One weighs 120 g without its case.", "/d/widget.html")
+    action, said = ask("How much does the Widget One weigh?", weight)
+    assert action is Action.CORRECT and "**120 g**" in said, said
+    assert asked_kind("Is the current version stable?") is None  # "current" as an adjective
+    assert figure_kind("rose 3 in 2019", len("rose 3")) is None

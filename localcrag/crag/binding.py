@@ -42,6 +42,7 @@ from localcrag.textutil import (
 )
 from localcrag.textutil.labels import ABOUT, split_heading
 from localcrag.textutil.places import code_as_cell, region_codes
+from localcrag.textutil.quantities import asked_kind, figure_kind
 from localcrag.textutil.pos import is_noun, readings
 from localcrag.types import Decision, Grade
 
@@ -563,9 +564,26 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
                 # "the date of the 2024 election": a date of another year does not fill it
                 spans = [s for s in spans if _years(unit.text[s[0] : s[1]]) <= years]
             filler = unit.text[spans[0][0] : spans[0][1]] if spans else None
+        if filler is not None and cons.slot == "number" and _other_kind(filler, unit.text, cons):
+            filler = None  # "-5 dBm" is a power: it fills no "how much does it weigh"
         if filler is None:
             missing.append(f"which {cons.kind}" if cons.slot == "which" else f"a {cons.slot}")
     return Bound(unit, tuple(missing), filler, held)
+
+
+def _other_kind(filler: str, text: str, cons: Constraints) -> bool:
+    """Does ``filler``'s unit in ``text`` measure another kind of quantity than the one the
+    question asks for (a power for a weight, a voltage for a current)?"""
+    words = re.findall(r"[A-Za-z]+", cons.question)
+    asked = asked_kind(
+        cons.question, frozenset(w.lower() for i, w in enumerate(words) if is_noun(words, i))
+    )
+    at = text.find(filler)
+    figs = list(_NUM.finditer(filler))
+    if asked is None or at < 0 or not figs:
+        return False
+    kind = figure_kind(text, at + figs[-1].end())
+    return kind is not None and kind != asked[1]
 
 
 class Passage(Protocol):
