@@ -409,7 +409,7 @@ def test_a_list_s_caption_is_the_context_of_its_items() -> None:
 
 
 def test_a_figure_of_another_kind_of_quantity_does_not_answer() -> None:
-    """"How much does it weigh?" asks for a mass: a power in dBm is no answer, a weight in
+    """ "How much does it weigh?" asks for a mass: a power in dBm is no answer, a weight in
     grams is; a word after a figure that is English, not a unit ("3 in 2019"), is no kind."""
     from localcrag.textutil.quantities import asked_kind, figure_kind
 

@@ -42,8 +42,8 @@ from localcrag.textutil import (
 )
 from localcrag.textutil.labels import ABOUT, split_heading
 from localcrag.textutil.places import code_as_cell, region_codes
-from localcrag.textutil.quantities import asked_kind, figure_kind
 from localcrag.textutil.pos import is_noun, readings
+from localcrag.textutil.quantities import asked_kind, figure_kind
 from localcrag.types import Decision, Grade
 
 Idf = Callable[[str], "tuple[int, int]"]  # base form -> (document frequency, documents)
