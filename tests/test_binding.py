@@ -423,3 +423,17 @@ def test_a_figure_of_another_kind_of_quantity_does_not_answer() -> None:
     assert action is Action.CORRECT and "**120 g**" in said, said
     assert asked_kind("Is the current version stable?") is None  # "current" as an adjective
     assert figure_kind("rose 3 in 2019", len("rose 3")) is None
+
+
+def test_a_line_labelling_its_value_answers_before_one_that_only_names_the_thing() -> None:
+    """ "What is the sample rate?" is answered by "supported sample rates: 2 Msps to 20 Msps",
+    not by a sentence that lists "sample rate" among the specifications it names."""
+    text = (
+        "Specifications\nThe specifications include operating frequency, sample rate and "
+        "dynamic range.\n\nFeatures\n\n- operating frequency: 1 MHz to 6 GHz\n"
+        "- supported sample rates: 2 Msps to 20 Msps\n- resolution: 8 bits"
+    )
+    action, said = ask(
+        "What is the sample rate of the Widget One?", chunk(text, "/d/Widget One.html")
+    )
+    assert action is Action.CORRECT and said.startswith("- supported sample rates: 2 Msps"), said

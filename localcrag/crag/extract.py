@@ -46,9 +46,10 @@ from localcrag.crag.binding import (
     cell_value,
     closest_quote,
     described,
+    key_terms,
 )
 from localcrag.crag.cells import cell_answer
-from localcrag.crag.constraints import read
+from localcrag.crag.constraints import Constraints, read
 from localcrag.crag.emphasis import (
     counted,
     counts,
@@ -231,6 +232,25 @@ def reader_span(question: str, sentence: str, read_spans: ReadSpans) -> str | No
     return text if text and said and not said <= _stems(question) else None
 
 
+_LABELLED = re.compile(r"^(?:[-*\u2022]\s+)?(?P<label>[^:\n]{2,60}?):\s+(?P<value>\S.*)$")
+
+
+def _labelled(cons: Constraints, lines: Sequence[str], idf: Idf | None) -> int | None:
+    """The first of ``lines`` written "label: value" whose label holds every noun of the
+    question ("supported sample rates: 2 Msps to 20 Msps"), with a value that is no "-"."""
+    nouns = set(key_terms(cons, idf).weights)
+    if not nouns:
+        return None
+    for i, line in enumerate(lines):
+        m = _LABELLED.match(line.strip())
+        if not m or _UNKNOWN.fullmatch(m.group("value").strip()) or " row " in line:
+            continue
+        label = content_words(m.group("label"))
+        if all(any(t == w or (len(t) >= 4 and w.startswith(t)) for w in label) for t in nouns):
+            return i
+    return None
+
+
 def _not_found(bound: Sequence[Bound], evidence: Sequence[Evidence]) -> Extract:
     """ "The documents do not state it. No passage gives X; closest: "..." [n]."."""
     if not bound:
@@ -325,6 +345,14 @@ def extractive_answer(
             (cands[cell.index][2],),
             cell.value,
         )
+    if (
+        cons.slot in ("number", None)
+        and (i := _labelled(cons, [c[2] for c in cands], idf)) is not None
+    ):
+        # "supported sample rates: 2 Msps to 20 Msps" for "the maximum sample rate": the line
+        # that labels its value with what the question asks, before lines that only name it
+        n, _, line = cands[i]
+        return Extract(f"{line.rstrip('.')} [{n}].", (n,), (line,))
     weights = _weights(question, [s for _, _, s in cands])
     lexical = [_score(question, s, 0.0, shape, weights) for _, _, s in cands]
     top = sorted(range(len(cands)), key=lambda i: -lexical[i])[:CANDIDATES]
