@@ -79,8 +79,9 @@ class Unit:
     # what its document is (title, authors, running header: ingest/about): the report,
     # place and period every passage of it belongs to
     document: str = ""
-    # what the line itself is about: its heading, title line and the header of its column(s),
-    # as against the file's name and its document's title, which every line of it shares
+    # what the line itself is about: its section (the last heading of its path), the
+    # passage's title line, the list caption above it and the header of its column(s), as
+    # against the file's name and its document's title, which every line of it shares
     near: str = ""
 
     @property
