@@ -135,6 +135,9 @@ def test_the_pipeline_and_trace_say_vector_only(tmp_path: Path, busy) -> None:
     evs = list(pipe.run("Where do cobots work?"))
     retrieved = next(e for e in evs if isinstance(e, ev.Retrieved))
     assert retrieved.hits and retrieved.fallback.startswith("vector only: full-text search failed")
+    # a question naming a region looks its name up in the full-text index first: still vectors
+    named = next(e for e in pipe.run("Do cobots work in Texas?") if isinstance(e, ev.Retrieved))
+    assert named.hits and named.fallback.startswith("vector only: full-text search failed")
     pytest.importorskip("textual")
     from rich.console import Console
 

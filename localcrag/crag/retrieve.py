@@ -6,7 +6,7 @@ from collections.abc import Collection
 from dataclasses import replace
 
 from localcrag.crag.glossary import asked_term
-from localcrag.errors import EmptyIndex
+from localcrag.errors import EmptyIndex, FullTextFailed
 from localcrag.ingest.library import Library
 from localcrag.settings import Settings
 from localcrag.textutil.places import regions_named
@@ -49,7 +49,8 @@ class Retriever:
         # that name it as a column would otherwise fill the list before its definition
         term = asked_term(query)
         codes = (term,) if term and " " not in term else ()
-        hits = self.library.store.search(self._coded(query), vector, 2 * k, mode, withhold, codes)
+        words = query if mode == "vector" else self._coded(query)
+        hits = self.library.store.search(words, vector, 2 * k, mode, withhold, codes)
         self.fallback = getattr(self.library.store, "fallback", None)
         return distinct(hits, k)
 
@@ -59,7 +60,10 @@ class Retriever:
         searched as it is, without a two-letter word that matches unrelated passages)."""
         codes: list[str] = []
         for name, of_name in regions_named(query):
-            top = self.library.store.search(name, None, 1, "text")
+            try:
+                top = self.library.store.search(name, None, 1, "text")
+            except FullTextFailed:  # the main search says so, or runs on vectors alone
+                return query
             if not (top and name.lower() in " ".join(top[0].chunk.text.lower().split())):
                 codes += sorted(of_name)
         return " ".join([query, *dict.fromkeys(codes)])
