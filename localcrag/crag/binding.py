@@ -24,6 +24,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import PurePath
 from typing import Protocol
 
@@ -43,7 +44,7 @@ from localcrag.textutil import (
 from localcrag.textutil.labels import ABOUT, split_heading
 from localcrag.textutil.places import code_as_cell, region_codes
 from localcrag.textutil.pos import is_noun, readings
-from localcrag.textutil.quantities import asked_kind, figure_kind
+from localcrag.textutil.quantities import Kind, asked_kind, figure_kind
 from localcrag.types import Decision, Grade
 
 Idf = Callable[[str], "tuple[int, int]"]  # base form -> (document frequency, documents)
@@ -263,11 +264,19 @@ def _has_entity(entity: str, text: str, rare: str | None = None) -> bool:
     return has(rare) and 2 * sum(has(w) for w in words) >= len(words)
 
 
+def figures(text: str) -> set[float]:
+    """The values of the figures ``text`` writes ("12,345", "$1.2", "(40)")."""
+    out = set()
+    for m in _NUM.finditer(text):
+        value = number_value(m.group(0).strip("()$€£%+"))
+        if value is not None:
+            out.add(value)
+    return out
+
+
 def _has_number(number: str, text: str) -> bool:
     value = number_value(number)
-    return value is not None and any(
-        number_value(m.group(0).strip("()$€£%+")) == value for m in _NUM.finditer(text)
-    )
+    return value is not None and value in figures(text)
 
 
 def table_header(lines: Sequence[str], i: int) -> str | None:
@@ -359,33 +368,37 @@ _COLUMNS = re.compile(r"^[^\n]*?, columns: ")
 _SUMMING = frozenset("total subtotal grand overall all net sum".split())
 
 
-def _row_cells(text: str) -> list[tuple[str, str]]:
-    """A table row's sentence as (column name, figure) for its cells that hold a figure."""
+def _cells(text: str) -> tuple[str | None, list[tuple[str, str]], int]:
+    """A table row's sentence read once: its label ("row 4 (Polk)": Polk; None without one),
+    its cells as (column name, value) and how many pieces it has ("; " apart); no cells
+    for a text that is no row."""
     m = _ROW.search(text)
     if not m:
-        return []
+        return None, [], 0
+    lab = re.search(r"\brows? \d+\s*\(([^)]*)\):", text)
+    pieces = m.group(1).rstrip(".").split("; ")
     out = []
-    for cell in m.group(1).rstrip(".").split("; "):
+    for cell in pieces:
         name, colon, value = cell.rpartition(": ")
-        if colon and _NUM.fullmatch(value.strip()):
+        if colon:
             out.append((name, value.strip()))
-    return out
+    return (lab.group(1).strip() if lab else None), out, len(pieces)
+
+
+def _row_cells(text: str) -> list[tuple[str, str]]:
+    """A table row's sentence as (column name, figure) for its cells that hold a figure."""
+    return [(name, value) for name, value in _cells(text)[1] if _NUM.fullmatch(value)]
 
 
 def _row_values(text: str) -> list[str]:
     """What a table row holds: its label ("row 4 (Polk)") and every cell's value; a row of
     one cell, its name too (a table of labels and values: "Observations: 21")."""
-    m = _ROW.search(text)
-    if not m:
-        return []
-    lab = re.search(r"\brows? \d+\s*\(([^)]*)\):", text)
-    out = [lab.group(1).strip()] if lab else []
-    cells = m.group(1).rstrip(".").split("; ")
-    for cell in cells:
-        name, colon, value = cell.rpartition(": ")
-        if colon and value.strip():
-            out.append(value.strip())
-        if colon and len(cells) == 1:  # a label and its value ("Observations: 21")
+    label, cells, pieces = _cells(text)
+    out = [label] if label is not None else []
+    for name, value in cells:
+        if value:
+            out.append(value)
+        if pieces == 1:  # a label and its value ("Observations: 21")
             out.append(name.strip())
     return out
 
@@ -575,16 +588,22 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
 def _other_kind(filler: str, text: str, cons: Constraints) -> bool:
     """Does ``filler``'s unit in ``text`` measure another kind of quantity than the one the
     question asks for (a power for a weight, a voltage for a current)?"""
-    words = re.findall(r"[A-Za-z]+", cons.question)
-    asked = asked_kind(
-        cons.question, frozenset(w.lower() for i, w in enumerate(words) if is_noun(words, i))
-    )
+    asked = _asked_kind(cons.question)
     at = text.find(filler)
     figs = list(_NUM.finditer(filler))
     if asked is None or at < 0 or not figs:
         return False
     kind = figure_kind(text, at + figs[-1].end())
     return kind is not None and kind != asked[1]
+
+
+@lru_cache(maxsize=64)
+def _asked_kind(question: str) -> tuple[str, Kind] | None:
+    """``asked_kind`` of ``question`` with its nouns: read once a question, not once a unit."""
+    words = re.findall(r"[A-Za-z]+", question)
+    return asked_kind(
+        question, frozenset(w.lower() for i, w in enumerate(words) if is_noun(words, i))
+    )
 
 
 class Passage(Protocol):
@@ -661,16 +680,6 @@ def bindings(
             b = replace(wide, by_passage=True) if wide.complete else b
         out.append(b)
     return sorted(out, key=lambda b: (not b.complete, b.by_passage, -b.held))
-
-
-def figures(text: str) -> set[float]:
-    """The values of the figures ``text`` writes ("12,345", "$1.2", "(40)")."""
-    out = set()
-    for m in _NUM.finditer(text):
-        value = number_value(m.group(0).strip("()$€£%+"))
-        if value is not None:
-            out.add(value)
-    return out
 
 
 def bound_figures(

@@ -44,6 +44,7 @@ class SentenceGate:
         self.question = question
         self.idf = idf
         self._bound: set[float] | None = None  # the figures that answer (bound_figures)
+        self._asked: set[float] = set()  # the figures the question writes: constraints
         self.filt = CitationFilter(len(self.evidence))
         self.raw = ""
         self.done = 0  # sentences of the raw text already decided
@@ -119,14 +120,14 @@ class SentenceGate:
         """Why ``sentence`` states a figure that answers another question, or None."""
         if not self.question:
             return None
-        if self._bound is None:
+        if self._bound is None:  # once a run: the question and the evidence do not change
+            cons = read(self.question)
             docs = [e for e in self.evidence if e.kind == "document"]
-            self._bound = bound_figures(self.question, docs, self.idf)
+            self._bound = bound_figures(cons, docs, self.idf)
+            self._asked = figures(" ".join([*(p.text for p in cons.periods), *cons.numbers]))
         if not self._bound:
             return None  # nothing binds it all: the decision said so, not this check
-        cons = read(self.question)
-        asked = figures(" ".join([*(p.text for p in cons.periods), *cons.numbers]))
-        stated = figures(re.sub(r"\[\d+\]", "", sentence)) - asked
+        stated = figures(re.sub(r"\[\d+\]", "", sentence)) - self._asked
         if stated and not stated & self._bound:
             return "its figure is not the one that binds every part of the question"
         return None
