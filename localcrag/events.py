@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from localcrag.types import Answer, Decision, Evidence, Grade, Hit, Strip, WebResult
+from localcrag.types import Answer, Decision, Evidence, Grade, Hit, Scope, Strip, WebResult
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,7 @@ class QuestionRewritten:
 class Retrieved:
     hits: tuple[Hit, ...]
     fallback: str | None = None  # e.g. "vector only: full-text search failed (...)"
+    scope: Scope | None = None  # the documents searched, when the question was scoped
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from localcrag.types import (
     Evidence,
     Grade,
     Hit,
+    Scope,
     Strip,
     WebResult,
 )
@@ -37,6 +38,7 @@ class RunRecord:
     rewritten: str | None = None  # the standalone question, when a follow-up was rewritten
     hits: tuple[Hit, ...] = ()
     retrieval_fallback: str | None = None  # e.g. "vector only: full-text search failed (...)"
+    scope: Scope | None = None  # the documents the question was asked within (None: all)
     grades: dict[int, Grade] = field(default_factory=dict)  # hit index -> grade
     decision: Decision | None = None
     strips: tuple[Strip, ...] = ()  # kept by refinement
@@ -68,8 +70,8 @@ class RunRecord:
                 self.stage = None
             case ev.QuestionRewritten(rewritten=rewritten):
                 self.rewritten = rewritten
-            case ev.Retrieved(hits=hits, fallback=fallback):
-                self.hits, self.retrieval_fallback = hits, fallback
+            case ev.Retrieved(hits=hits, fallback=fallback, scope=scope):
+                self.hits, self.retrieval_fallback, self.scope = hits, fallback, scope
             case ev.ChunkGraded(grade=grade, index=index):
                 self.grades[index] = grade
             case ev.DecisionMade(decision=decision):
@@ -218,26 +220,53 @@ class RunRecord:
             "closest": closest,
             "web_query": self.web_query,
             "web_results": None if self.web_results is None else len(self.web_results),
+            "scope": scope_json(self.scope),
             "text": searched_line(
                 len(self.hits),
                 len(files),
                 closest["label"] if closest else None,
                 closest["score"] if closest else None,
+                self.scope,
             ),
         }
 
 
+def scope_json(scope: Scope | None) -> dict[str, Any] | None:
+    """A scope as ``--json`` and history give it (docs/cli-json.md)."""
+    if scope is None:
+        return None
+    return {
+        "patterns": list(scope.patterns),
+        "files": list(scope.sources),
+        "passages": scope.passages,
+        "named_in_question": scope.named_in_question or None,
+    }
+
+
 def searched_line(
-    passages: int, files: int, closest: str | None, score: float | None = None
+    passages: int,
+    files: int,
+    closest: str | None,
+    score: float | None = None,
+    scope: Scope | None = None,
 ) -> str:
     """ "Searched 5 passages from 3 files; closest: report.pdf, p. 5 (relevance 0.42)": the
-    line every front end shows under a refusal."""
-    if not passages:
+    line every front end shows under a refusal; a scoped run says within what ("Searched 5
+    of the 212 passages in 2019 report.pdf; ...")."""
+    if scope is not None:
+        inside = (
+            f"the {scope.passages} passage{'s' if scope.passages != 1 else ''} in {scope.label}"
+        )
+        if not passages:
+            return f"Searched {inside}: none matched the question."
+        where = f"Searched {passages} of {inside}"
+    elif not passages:
         return "Searched your documents: no passage matched the question."
-    where = (
-        f"Searched {passages} passage{'s' if passages != 1 else ''} from {files} "
-        f"file{'s' if files != 1 else ''}"
-    )
+    else:
+        where = (
+            f"Searched {passages} passage{'s' if passages != 1 else ''} from {files} "
+            f"file{'s' if files != 1 else ''}"
+        )
     if closest is None:
         return where + "."
     return f"{where}; closest: {closest}" + (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -36,6 +37,24 @@ class Chunk:
     @property
     def page(self) -> int:
         return self.page_start
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a question looks: the indexed files its patterns matched (``ingest/scope.py``).
+    Kept on the run so a refusal can say what was searched and an answer where it looked."""
+
+    patterns: tuple[str, ...]  # as the user gave them: paths, folders, globs, file names
+    sources: tuple[str, ...]  # the indexed files they matched (never empty)
+    passages: int = 0  # chunks of those files in the index
+    named_in_question: str = ""  # the words of the question that named it ("in the 2019 report")
+
+    @property
+    def label(self) -> str:
+        """ "2019 Annual Report.pdf" for one file, else "4 files (reports, *.csv)"."""
+        if len(self.sources) == 1:
+            return os.path.basename(self.sources[0])
+        return f"{len(self.sources)} files ({', '.join(self.patterns)})"
 
 
 @dataclass(frozen=True)

@@ -129,6 +129,7 @@ def test_ask_json_keeps_its_contract_and_adds_evidence_ids(
         "action",
         "reason",
         "retrieval_fallback",
+        "scope",
         "thresholds",
         "binding",
         "grades",

@@ -25,6 +25,7 @@ from localcrag.types import (
     Evidence,
     Grade,
     Hit,
+    Scope,
     Strip,
     WebResult,
 )
@@ -189,10 +190,18 @@ class FakePipeline:
         cancel: threading.Event | None = None,
         k: int | None = None,
         rewrite: bool = True,
+        style: str | None = None,
+        scope: Scope | None = None,
     ) -> Iterator[ev.Event]:
         cancel = cancel or threading.Event()
         self.calls.append(
-            {"question": question, "history": list(history or []), "mode": mode, "rewrite": rewrite}
+            {
+                "question": question,
+                "history": list(history or []),
+                "mode": mode,
+                "rewrite": rewrite,
+                "scope": scope,
+            }
         )
         if self.run_error:
             raise self.run_error

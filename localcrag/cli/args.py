@@ -32,3 +32,16 @@ def with_generator(settings, name: str | None):
 
     settings.models.generator = local_model(name, settings.models.models_dir)
     return settings
+
+
+def add_scope_option(parser: argparse.ArgumentParser) -> None:
+    """``--in PATH|GLOB`` (repeatable): search only these indexed documents."""
+    parser.add_argument(
+        "--in",
+        dest="within",
+        action="append",
+        default=[],
+        metavar="PATH|GLOB",
+        help="search only these indexed documents: a file, a folder, a glob ('*.pdf', "
+        "'reports/2019*') or a file name; repeat for several",
+    )

@@ -8,7 +8,7 @@ import sys
 from localcrag import events as ev
 from localcrag.cli.output import dumps, raw_stdout
 from localcrag.cli.render import AnswerView
-from localcrag.record import RunRecord
+from localcrag.record import RunRecord, scope_json
 from localcrag.textutil import shown, source_label
 
 # Exit status of an answer the local model wrote after the model server stopped mid-answer:
@@ -17,7 +17,7 @@ RESTARTED = 3
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from localcrag.cli.args import GENERATOR_HELP, positive_int
+    from localcrag.cli.args import GENERATOR_HELP, add_scope_option, positive_int
 
     s = sub.add_parser("ask", help="ask a question about your documents")
     s.add_argument("question")
@@ -35,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="allow the web fallback without asking (web_search=always)",
     )
     s.add_argument("-k", type=positive_int, default=None, help="chunks to retrieve")
+    add_scope_option(s)
     s.add_argument(
         "--style",
         choices=["auto", "extractive", "generative"],
@@ -78,6 +79,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.web:
         settings.web.web_search = "always"
     pipe = Pipeline(settings)
+    patterns = getattr(args, "within", None) or []
+    scope = pipe.library.scope(patterns) if patterns else None
     record = RunRecord(args.question, args.mode)
     stream = sys.stdout.isatty() and not args.json
     can_ask = sys.stdin.isatty() and sys.stderr.isatty()  # no terminal: no consent, no DNS lookup
@@ -97,6 +100,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             history=history,
             rewrite=rewrite,
             style=getattr(args, "style", None),
+            scope=scope,
         ):
             record.add(event)
             _show(event, args, view)
@@ -175,6 +179,7 @@ def to_json(r: RunRecord) -> dict:
         "action": r.action.value if r.action else None,
         "reason": r.decision.reason if r.decision else None,
         "retrieval_fallback": r.retrieval_fallback,
+        "scope": scope_json(r.scope),
         "thresholds": (
             {
                 "upper": round(r.decision.upper, 4),
@@ -261,6 +266,8 @@ def summary(r: RunRecord) -> str:
         )
     if r.decision:
         lines.append(f"Decision: {r.decision.action.value.upper()} ({r.decision.reason})")
+    if r.scope is not None and not r.claims_nothing:  # a refusal's searched line says it
+        lines.append(f"Asked within: {shown(r.scope.label)}, {r.scope.passages} passages")
     if r.web_error:
         lines.append(f"Web: {r.web_error}")
     return "\n".join(lines + rests_on(r))

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from localcrag import __version__
-from localcrag.cli.args import positive_int, shown
+from localcrag.cli.args import add_scope_option, positive_int, shown
 from localcrag.cli.output import command_session, dumps
 
 
@@ -162,19 +162,24 @@ def cmd_sources(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     from localcrag.crag.retrieve import Retriever
     from localcrag.errors import BadQuestion
+    from localcrag.record import scope_json
     from localcrag.textutil import source_label
 
     if not args.query.strip():
         raise BadQuestion("the search query is empty", "give some words to search for")
     settings = _settings(args)
     retriever = Retriever(settings)
-    hits = retriever.search(args.query, k=args.k, mode=args.mode)
+    mode = args.mode or settings.retrieval.retrieval_mode
+    scope = retriever.library.scope(args.within) if args.within else None
+    hits = retriever.search(args.query, k=args.k, mode=mode, scope=scope)
     if retriever.fallback and not args.json:
         print(f"warning: {retriever.fallback}", file=sys.stderr)
     if args.json:
         _print_json(
             {
                 "query": args.query,
+                "mode": mode,
+                "scope": scope_json(scope),
                 "fallback": retriever.fallback,
                 "results": [
                     {
@@ -187,11 +192,13 @@ def cmd_search(args: argparse.Namespace) -> int:
                     }
                     for h in hits
                 ],
-                "score_kind": score_kind(args.mode, args.query)[0],
+                "score_kind": score_kind(mode, args.query)[0],
             }
         )
         return 0
-    name, scale = score_kind(args.mode, args.query)
+    name, scale = score_kind(mode, args.query)
+    if scope is not None:
+        print(f"Within: {shown(scope.label)}, {scope.passages} passages")
     print(f"Score: {scale}")
     for h in hits:
         snippet = " ".join(h.chunk.text.split())[:160]
@@ -296,8 +303,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("search", help="retrieve chunks for a query (no generation)")
     s.add_argument("query")
-    s.add_argument("-k", type=positive_int, default=5)
-    s.add_argument("--mode", choices=["hybrid", "vector", "text"], default="hybrid")
+    s.add_argument(
+        "-k", type=positive_int, default=None, help="chunks to list (default: the top_k setting)"
+    )
+    s.add_argument(
+        "--mode",
+        choices=["hybrid", "vector", "text"],
+        default=None,
+        help="default: the retrieval_mode setting",
+    )
+    add_scope_option(s)
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_search)
 

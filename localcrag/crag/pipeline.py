@@ -23,7 +23,7 @@ from localcrag.crag.timing import Stage, ms_since, timed
 from localcrag.errors import BadQuestion
 from localcrag.llm.cpu import CpuMeter
 from localcrag.settings import Settings
-from localcrag.types import Action, Answer, Decision, Evidence
+from localcrag.types import Action, Answer, Decision, Evidence, Scope
 
 if TYPE_CHECKING:
     from localcrag.crag.calibrate import Thresholds
@@ -231,10 +231,12 @@ class Pipeline:
         k: int | None = None,
         rewrite: bool = True,
         style: str | None = None,
+        scope: Scope | None = None,
     ) -> Iterator[ev.Event]:
         """Events of one question; ``style`` overrides the answer_style setting for this run;
         ``rewrite=False`` asks the question as typed even after earlier turns (the undo of a
-        follow-up rewrite). Timings: see STAGE_TIMINGS and ELAPSED_TIMINGS in events.py."""
+        follow-up rewrite); ``scope``: only its documents are searched, and never the web
+        (``Library.scope``). Timings: see STAGE_TIMINGS and ELAPSED_TIMINGS in events.py."""
         t0 = time.perf_counter()  # question received: every "from question" timing counts from here
         if style not in (None, "auto", "extractive", "generative"):
             raise ValueError(f"unknown answer style {style!r}")
@@ -248,6 +250,7 @@ class Pipeline:
                 k or self.settings.retrieval.top_k,
                 style or self.settings.generation.answer_style,
                 t0,
+                scope,
             )
 
     def _run(
@@ -260,6 +263,7 @@ class Pipeline:
         k: int,
         style: str,
         t0: float,
+        scope: Scope | None = None,
     ) -> Iterator[ev.Event]:
         from localcrag.crag.retrieve import Retriever
 
@@ -293,8 +297,8 @@ class Pipeline:
         with Stage("retrieve", timings) as st:
             yield st.started
             retriever = Retriever(s, self.library)
-            hits = retriever.search(q, k=k)
-        yield ev.Retrieved(tuple(hits), retriever.fallback)
+            hits = retriever.search(q, k=k, scope=scope)
+        yield ev.Retrieved(tuple(hits), retriever.fallback, scope)
         yield st.finished
 
         action: Action | None = None
@@ -350,7 +354,9 @@ class Pipeline:
             if action in (Action.INCORRECT, Action.AMBIGUOUS) and not cancel.is_set():
                 with Stage("web", timings) as st:
                     yield st.started
-                    web_evidence, web_note, web_events = self._web(q, confirm_web, len(evidence))
+                    web_evidence, web_note, web_events = self._web(
+                        q, confirm_web, len(evidence), scope is not None
+                    )
                 yield from self._fallbacks()
                 yield from web_events
                 yield st.finished
@@ -359,7 +365,8 @@ class Pipeline:
         if action is Action.INCORRECT and not web_evidence:
             from localcrag.crag.generate import REFUSAL
 
-            text = f"{REFUSAL} The indexed documents do not answer it, and {web_note}."
+            where = f"documents in scope, {scope.label}," if scope else "indexed documents"
+            text = f"{REFUSAL} The {where} do not answer it, and {web_note}."
             if decision is not None and decision.missing:
                 text = f"{REFUSAL} {unbound_note(decision)} {web_note[:1].upper()}{web_note[1:]}."
             timings.setdefault("first_token", ms_since(t0))
@@ -398,7 +405,7 @@ class Pipeline:
             yield e
 
     def _web(
-        self, q: str, confirm: Callable[[str], bool] | None, first_n: int
+        self, q: str, confirm: Callable[[str], bool] | None, first_n: int, scoped: bool = False
     ) -> tuple[list[Evidence], str, list[ev.Event]]:
         from localcrag.crag.rewrite import rewrite_for_web
         from localcrag.crag.web import outcome_events, search_web
@@ -413,6 +420,7 @@ class Pipeline:
             timeout=s.web.web_timeout,
             max_results=s.web.web_results,
             region=s.web.web_region,
+            scoped=scoped,
         )
         found = [
             Evidence(

@@ -10,7 +10,7 @@ from localcrag.errors import EmptyIndex, FullTextFailed
 from localcrag.ingest.library import Library
 from localcrag.settings import Settings
 from localcrag.textutil.places import regions_named
-from localcrag.types import Hit
+from localcrag.types import Hit, Scope
 
 
 class Retriever:
@@ -39,8 +39,10 @@ class Retriever:
         k: int | None = None,
         mode: str | None = None,
         withhold: Collection[str] = (),
+        scope: Scope | None = None,
     ) -> list[Hit]:
-        """Top-k distinct chunks; ``withhold`` = chunk ids searched as if not indexed (eval)."""
+        """Top-k distinct chunks; ``withhold`` = chunk ids searched as if not indexed (eval);
+        ``scope``: only its documents are searched (None: all)."""
         self.check_ready()
         k = k or self.settings.retrieval.top_k
         mode = mode or self.settings.retrieval.retrieval_mode
@@ -50,7 +52,8 @@ class Retriever:
         term = asked_term(query)
         codes = (term,) if term and " " not in term else ()
         words = query if mode == "vector" else self._coded(query)
-        hits = self.library.store.search(words, vector, 2 * k, mode, withhold, codes)
+        within = scope.sources if scope is not None else None
+        hits = self.library.store.search(words, vector, 2 * k, mode, withhold, codes, within)
         self.fallback = getattr(self.library.store, "fallback", None)
         return distinct(hits, k)
 

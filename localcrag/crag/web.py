@@ -32,6 +32,7 @@ SKIP_DISABLED = "web search disabled"
 SKIP_DECLINED = "declined by user"
 SKIP_EMPTY = "empty query"
 SKIP_NO_CONSENT = "nobody to ask for consent (no terminal)"
+SKIP_SCOPED = "the question is asked within chosen documents"
 
 MSG_OFFLINE = f"offline: cannot resolve {SEARCH_HOST}"
 MSG_RATELIMIT = "rate limited by DuckDuckGo (202 Ratelimit); try again later"
@@ -228,10 +229,11 @@ def search_web(
     timeout: float = 5.0,
     max_results: int = 4,
     region: str = "wt-wt",
+    scoped: bool = False,
 ) -> WebOutcome:
     """Run the policy checks, then the search, within ``timeout`` seconds in total.
 
-    Order: offline/"never"/"ask" with nobody to ask (no network at all) -> DNS probe -> the
+    Order: a scoped question (never the web) -> offline/"never"/"ask" with nobody to ask (no network at all) -> DNS probe -> the
     query -> "ask" confirm -> search. ``query`` may be a function (the model's rewrite): it runs only once the
     machine is known to be online, so an offline ask never pays for a query it cannot send.
     The DNS probe targets ``searcher.host`` (DuckDuckGo for DDGSearch / None); a searcher
@@ -239,6 +241,8 @@ def search_web(
     """
     if policy not in ("ask", "always", "never"):
         raise ValueError(f"web policy must be ask, always or never, not {policy!r}")
+    if scoped:  # the person said where to look: the web is elsewhere
+        return WebOutcome(False, None, skipped=SKIP_SCOPED)
     if offline:
         return WebOutcome(False, None, skipped=SKIP_OFFLINE)
     if policy == "never":

@@ -40,7 +40,7 @@ from localcrag.ingest.progress import IngestProgress, IngestReport, Rate
 from localcrag.ingest.store import LanceStore, SourceInfo, table_name
 from localcrag.ingest.unread import Unread
 from localcrag.settings import Settings
-from localcrag.types import Chunk
+from localcrag.types import Chunk, Scope
 
 # bump when chunking output changes: a new table is built (c2: .docx tables apart; c3: .docx
 # body text numbered by the tables before it, so text without a heading is never "p. 1";
@@ -145,6 +145,14 @@ class Library:
     def documents(self, sources: list[str]) -> dict[str, str]:
         """What each document is, as its passages carry it (``LanceStore.documents``)."""
         return self.store.documents(sources)
+
+    def scope(self, patterns: Sequence[str]) -> Scope:
+        """The indexed documents ``patterns`` name (``ingest/scope.py``), with their passage
+        count; a pattern naming none is an error that says so."""
+        from localcrag.ingest.scope import resolve
+
+        sources = resolve(patterns, [s.source for s in self.sources()])
+        return Scope(tuple(patterns), sources, self.store.count_in(sources))
 
     def get_chunk(self, chunk_id: str) -> Chunk | None:
         return self.store.get(chunk_id)

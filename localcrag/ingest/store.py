@@ -383,9 +383,17 @@ class LanceStore:
     def _rows(self, rowids: Sequence[int], columns: list[str]) -> dict[int, dict]:
         return rows_by_id(self.table, rowids, self._cols(columns), self.dim)
 
-    def _vector(self, vector: np.ndarray, n: int) -> list[dict]:
+    def _within(self, snap: Any, scope: tuple[str, ...] | None) -> tuple[np.ndarray, ...] | None:
+        """The vector codes' masks of a scope's rows (None: the whole table)."""
+        if scope is None:
+            return None
+        return self._ram.masks(snap, scope, lambda: live_rowids(self.table, _in_sources(scope)))
+
+    def _vector(
+        self, vector: np.ndarray, n: int, scope: tuple[str, ...] | None = None
+    ) -> list[dict]:
         snap = self._ram.snapshot(self.table)
-        approx = self._ram.top(snap, vector, n + max(n, 20))
+        approx = self._ram.top(snap, vector, n + max(n, 20), self._within(snap, scope))
         return [
             {**r, "_distance": 1.0 - sim}
             for r, sim in exact_rerank(
@@ -407,9 +415,7 @@ class LanceStore:
                 raise RuntimeError("its files changed after they were written")
             search = self.table.search(query, query_type="fts")
             if sources:
-                where = " AND ".join(
-                    w for w in (f"source IN ({', '.join(map(_quote, sources))})", where) if w
-                )
+                where = " AND ".join(w for w in (_in_sources(sources), where) if w)
             if where:
                 search = search.where(where, prefilter=True)
             return search.select(columns).limit(n).to_list()
@@ -425,13 +431,13 @@ class LanceStore:
                 "search with --mode vector; to rebuild it, run `localcrag doctor --repair`",
             ) from exc
 
-    def _prose_holders(self, ids: list[str], n: int) -> list[dict]:
+    def _prose_holders(self, ids: list[str], n: int, scope: Sequence[str] = ()) -> list[dict]:
         """The identifier search again, among passages that are not table rows: a code that
         names a column ("What does CRIM mean?") is in every row of its table, whose short rows
         fill the pool before the long passage that defines it. Run only then: the prefilter
         reads every row's locator."""
         try:
-            return self._fts(" ".join(ids), n, ["_rowid", "text", "source"], where=NOT_ROWS)
+            return self._fts(" ".join(ids), n, ["_rowid", "text", "source"], scope, where=NOT_ROWS)
         except FullTextFailed:  # reported by the main list
             return []
 
@@ -451,19 +457,30 @@ class LanceStore:
         mode: str = "hybrid",
         withhold: Collection[str] = (),
         codes: Collection[str] = (),
+        within: Collection[str] | None = None,
     ) -> list[Hit]:
         """Top-k chunks. Hybrid fuses vector and full-text ranks with RRF (k=RRF_K).
         ``withhold``: chunk ids searched as if not indexed, dropped from each ranked list
         before fusion (``localcrag eval --withhold``: on-topic passages without the answer).
         ``codes``: words searched as identifiers besides those the query's form shows (a
-        lower-case column name whose meaning is asked: "mealpct")."""
+        lower-case column name whose meaning is asked: "mealpct"). ``within``: the sources
+        searched (a question's scope), filtered before ranking in every half, so k hits
+        come from the scope whenever it holds k passages; None searches every document."""
         self.fallback: str | None = None  # set when hybrid search ran on vectors alone, and why
-        if not self.exists() or k <= 0:
+        scope = None if within is None else tuple(sorted(set(within)))
+        if not self.exists() or k <= 0 or scope == ():
             return []
+        args = (query, vector, k, mode, frozenset(withhold), tuple(codes), scope)
         try:
-            return self._search(query, vector, k, mode, frozenset(withhold), tuple(codes))
+            return self._search(*args)
         except Moved:  # another thread's write compacted the table mid-search; the snapshot reloads
-            return self._search(query, vector, k, mode, frozenset(withhold), tuple(codes))
+            return self._search(*args)
+
+    def count_in(self, sources: Collection[str]) -> int:
+        """Passages of these documents (a scope's size, for "searched N passages in ...")."""
+        if not sources or not self.exists():
+            return 0
+        return int(self.table.count_rows(_in_sources(sorted(set(sources)))))
 
     def _search(
         self,
@@ -473,12 +490,13 @@ class LanceStore:
         mode: str,
         drop: frozenset[str],
         codes: tuple[str, ...] = (),
+        scope: tuple[str, ...] | None = None,
     ) -> list[Hit]:
         n = k + len(drop)  # every withheld chunk may rank above the k kept ones
         if mode == "vector" or (mode == "hybrid" and not query.strip()):
             if vector is None:
                 raise ValueError("a vector search needs the question's vector")
-            rows = [r for r in self._vector(vector, n) if r["chunk_id"] not in drop][:k]
+            rows = [r for r in self._vector(vector, n, scope) if r["chunk_id"] not in drop][:k]
             return [
                 Hit(_row_to_chunk(r), 1.0 - float(r["_distance"]), i) for i, r in enumerate(rows)
             ]
@@ -488,10 +506,12 @@ class LanceStore:
             pass  # missing or broken index fails in _fts, which says so
         if mode == "text":
             rows = [
-                r for r in self._fts(query, n, self._cols(_COLUMNS)) if r["chunk_id"] not in drop
+                r
+                for r in self._fts(query, n, self._cols(_COLUMNS), scope or ())
+                if r["chunk_id"] not in drop
             ][:k]
             return [Hit(_row_to_chunk(r), float(r["_score"]), i) for i, r in enumerate(rows)]
-        return self._hybrid(query, vector, k, drop, codes)
+        return self._hybrid(query, vector, k, drop, codes, scope)
 
     def _hybrid(
         self,
@@ -500,22 +520,25 @@ class LanceStore:
         k: int,
         drop: frozenset[str] = frozenset(),
         codes: tuple[str, ...] = (),
+        scope: tuple[str, ...] | None = None,
     ) -> list[Hit]:
         """RRF over row ids only; full rows are fetched for the k winners alone. The
         full-text half runs on a worker thread while the vector half runs here."""
         pool = max(k * 4, 20)
         snap = self._ram.snapshot(self.table)
+        within = self._within(snap, scope)
+        among = scope or ()  # the full-text halves' prefilter
         gone = (
             set(live_rowids(self.table, f"chunk_id IN ({', '.join(map(_quote, drop))})").tolist())
             if drop
             else set()
         )
-        text_half = workers().submit(self._fts, query, pool + len(gone), ["_rowid"])
+        text_half = workers().submit(self._fts, query, pool + len(gone), ["_rowid"], among)
         ids = list(dict.fromkeys([*identifiers(query), *codes]))
         # wide: a date's words ("2024", "10") are common; only verbatim holders count
         id_half = (
             workers().submit(
-                self._fts, " ".join(ids), ID_POOL + len(gone), ["_rowid", "text", "source"]
+                self._fts, " ".join(ids), ID_POOL + len(gone), ["_rowid", "text", "source"], among
             )
             if ids
             else None
@@ -526,6 +549,9 @@ class LanceStore:
             lambda: self.columns(["source"])["source"],
             self._text_sources,
         )
+        if scope is not None:  # the files the question names, among those it may search
+            inside = set(scope)
+            named = [s for s in named if s in inside]
         name_half = (
             workers().submit(
                 self._fts, query, pool + len(gone), ["_rowid", "text", "source"], named
@@ -538,7 +564,7 @@ class LanceStore:
             ranked.append(
                 [
                     rid
-                    for rid, _ in self._ram.top(snap, vector, pool + len(gone))
+                    for rid, _ in self._ram.top(snap, vector, pool + len(gone), within)
                     if rid not in gone
                 ][:pool]
             )
@@ -555,13 +581,18 @@ class LanceStore:
         column_only: set[str] = set()
         held = held_counts(id_rows + named_rows, ids, gone, column_only)
         if column_only and len(id_rows) >= ID_POOL:  # its holders may lie past the pool
-            more = self._prose_holders(ids, ID_POOL + len(gone))
+            more = self._prose_holders(ids, ID_POOL + len(gone), among)
             held = held_counts(id_rows + more + named_rows, ids, gone)  # sets: repeats count once
         if ids:  # a passage holds an identifier in its context too: a row under its report's date
             held.update(self._held_in_context(ranked, held, ids))
         fused, best = fuse(ranked, held, RRF_K, k)
         rows = self._rows(best, _HIT_COLUMNS)
         return [Hit(_row_to_chunk(rows[r]), fused[r], i) for i, r in enumerate(best)]
+
+
+def _in_sources(sources: Sequence[str]) -> str:
+    """A filter on the documents ``sources`` name (a scope)."""
+    return f"source IN ({', '.join(map(_quote, sources))})"
 
 
 guard_methods(
@@ -577,6 +608,7 @@ guard_methods(
         "centroid",
         "get",
         "search",
+        "count_in",
         "ensure_fts",
         "sources_in",
         "other_tables",

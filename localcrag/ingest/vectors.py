@@ -142,24 +142,42 @@ def hamming(seg: Segment, qbits: np.ndarray) -> np.ndarray:
 
 
 def top(
-    snap: Snapshot, vector: np.ndarray, n: int, candidates: int | None = None
+    snap: Snapshot,
+    vector: np.ndarray,
+    n: int,
+    candidates: int | None = None,
+    within: Sequence[np.ndarray] | None = None,
 ) -> list[tuple[int, float]]:
     """(row id, approximate cosine) of the n best rows, best first: Hamming candidates
-    re-scored in int8 (every live row is re-scored when there are few)."""
+    re-scored in int8 (every live row is re-scored when there are few). ``within``: one
+    boolean mask a segment (``in_rows``); only its rows are candidates, so a scope of one
+    document is searched exactly and a wide one by its own nearest codes."""
     if n <= 0 or not snap.segments:
         return []
     candidates = max(candidates or CANDIDATES, n)
     q = np.asarray(vector, dtype=np.float32).reshape(-1)
     q = q / (np.linalg.norm(q) or 1.0)
-    total = sum(len(s.rowids) for s in snap.segments)
+    live = (
+        [s.alive & m for s, m in zip(snap.segments, within)]
+        if within is not None
+        else [s.alive for s in snap.segments]
+    )
+    total = (
+        sum(int(a.sum()) for a in live)
+        if within is not None
+        else sum(len(s.rowids) for s in snap.segments)
+    )
     if total <= candidates:
-        picks = [np.flatnonzero(s.alive) for s in snap.segments]
+        picks = [np.flatnonzero(a) for a in live]
     else:
         qbits = _bits((q - snap.mean)[None, :])[:, 0]
         dist = [hamming(s, qbits) for s in snap.segments]
+        if within is not None:  # rows outside the scope: never within the cut
+            for d, a in zip(dist, live):
+                d[~a] = np.iinfo(np.uint16).max
         cum = np.cumsum(np.bincount(np.concatenate(dist), minlength=1))
         cut = int(np.searchsorted(cum, candidates))  # every row within this distance
-        picks = [np.flatnonzero((d <= cut) & s.alive) for d, s in zip(dist, snap.segments)]
+        picks = [np.flatnonzero((d <= cut) & a) for d, a in zip(dist, live)]
     ids, sims = [], []
     with one_blas_thread():
         for s, idx in zip(snap.segments, picks):
@@ -173,6 +191,12 @@ def top(
     best = np.argpartition(-sim, n - 1)[:n] if n < len(sim) else np.arange(len(sim))
     best = best[np.argsort(-sim[best], kind="stable")]
     return [(int(rid[i]), float(sim[i])) for i in best]
+
+
+def in_rows(snap: Snapshot, rowids: np.ndarray) -> tuple[np.ndarray, ...]:
+    """One boolean mask a segment: which of its rows are among ``rowids`` (``top``'s
+    ``within``)."""
+    return tuple(np.isin(s.rowids, rowids) for s in snap.segments)
 
 
 def centroid(snap: Snapshot, dim: int, block: int = 65_536) -> np.ndarray:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -26,6 +26,7 @@ from localcrag.ingest.vectors import (
     _bits,
     _mean,
     centroid,
+    in_rows,
     key_of,
     segment,
     top,
@@ -272,6 +273,7 @@ class RamVectors:
         self.cache = cache  # vcache.VectorCache or None: start from / save to disk
         self._snap: Snapshot | None = None
         self._lock = threading.Lock()
+        self._masks: tuple[Snapshot, tuple[str, ...], tuple[np.ndarray, ...]] | None = None
 
     def snapshot(self, table: Any) -> Snapshot:
         snap = self._snap
@@ -287,5 +289,19 @@ class RamVectors:
             return self._snap
 
     @staticmethod
-    def top(snap: Snapshot, vector: np.ndarray, n: int) -> list[tuple[int, float]]:
-        return top(snap, vector, n)
+    def top(
+        snap: Snapshot, vector: np.ndarray, n: int, within: Sequence[np.ndarray] | None = None
+    ) -> list[tuple[int, float]]:
+        return top(snap, vector, n, within=within)
+
+    def masks(
+        self, snap: Snapshot, key: tuple[str, ...], rowids: Callable[[], np.ndarray]
+    ) -> tuple[np.ndarray, ...]:
+        """``top``'s masks for a scope (``key``: its sources), made once a snapshot: a scoped
+        conversation asks many questions of one version of the table."""
+        got = self._masks
+        if got is not None and got[0] is snap and got[1] == key:
+            return got[2]
+        masks = in_rows(snap, rowids())
+        self._masks = (snap, key, masks)
+        return masks

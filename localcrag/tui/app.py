@@ -44,6 +44,7 @@ from localcrag.tui.screens.library import LibraryScreen
 from localcrag.tui.screens.models import ModelsScreen
 from localcrag.tui.screens.settings import SettingsScreen
 from localcrag.tui.watcher import FolderWatcher
+from localcrag.types import Scope
 
 NETWORK_POLL_S = (
     45.0  # a DNS probe this often notices a network that came or went (cheap: one lookup)
@@ -114,6 +115,7 @@ class LocalcragApp(App[int]):
     previous_sources: reactive[tuple] = reactive(())  # indexed with other settings only
     demo_active: reactive[bool] = reactive(False)  # questions go to the demo's own index
     watched: reactive[tuple] = reactive(())  # folders kept in sync (self.watcher)
+    scope: reactive[Scope | None] = reactive(None)  # the documents questions are asked within
 
     def __init__(
         self,
@@ -385,6 +387,7 @@ class LocalcragApp(App[int]):
         self.demo_active = self.backend.demo_active
         self.previous_sources = tuple(previous)
         self.sources = tuple(sources)
+        self._keep_scope_indexed()
         if was_demo and not self.demo_active and self.sources:
             n = len(self.library.demo_index)
             self.notify(
@@ -394,6 +397,25 @@ class LocalcragApp(App[int]):
                 title="Demo documents",
                 timeout=15,
             )
+
+    def ask_within(self, scope: Scope | None) -> None:
+        """Questions from now on search only ``scope``'s documents (None: all of them)."""
+        self.scope = scope
+
+    def _keep_scope_indexed(self) -> None:
+        """A scope keeps only documents still indexed; one with none left is cleared (said)."""
+        if self.scope is None:
+            return
+        listed = {s.source: s for s in self.sources}
+        kept = tuple(s for s in self.scope.sources if s in listed)
+        if kept == self.scope.sources:
+            return
+        if not kept:
+            self.notify("The documents you asked within are no longer indexed: asking all.")
+            self.scope = None
+            return
+        passages = sum(listed[s].chunks for s in kept)
+        self.scope = Scope(self.scope.patterns, kept, passages)
 
     @on(RefreshSources)
     def _refresh_requested(self) -> None:

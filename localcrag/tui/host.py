@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from localcrag.tui.backend import Backend
     from localcrag.tui.library import LibraryController
     from localcrag.tui.watcher import FolderWatcher
+    from localcrag.types import Scope
 
 
 class AppHost(Host, Protocol):
@@ -51,6 +52,8 @@ class AppHost(Host, Protocol):
     def demo_active(self) -> bool: ...
     @property
     def watched(self) -> tuple[str, ...]: ...  # the watched folders
+    @property
+    def scope(self) -> Scope | None: ...  # the documents questions are asked within
 
     # plain state and the helpers the app owns
     @property
@@ -78,6 +81,7 @@ class AppHost(Host, Protocol):
         self, paths: Sequence[Path], replace: bool = False, demo: bool = False
     ) -> bool: ...
     def toggle_watch(self, folder: Path) -> None: ...
+    def ask_within(self, scope: Scope | None) -> None: ...
 
 
 def app_host(node: MessagePump) -> AppHost:

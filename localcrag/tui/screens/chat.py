@@ -15,17 +15,19 @@ import queue
 import threading
 from dataclasses import dataclass, field
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Markdown, OptionList
+from textual.widgets import Footer, Header, Input, Markdown, OptionList, Static
 
 from localcrag import events as ev
 from localcrag.crag.web import SKIP_DECLINED, SKIP_DNS, SKIP_EMPTY
 from localcrag.errors import EmptyIndex, describe_error
 from localcrag.history import Conversation, Turn
+from localcrag.textutil import shown
 from localcrag.tui.host import AppHost, app_host
 from localcrag.tui.messages import (
     ConsentRequest,
@@ -41,11 +43,11 @@ from localcrag.tui.modals import (
     WebConsentModal,
 )
 from localcrag.tui.widgets.answer import CitationSelected, TurnView, quotes_by_n
-from localcrag.tui.widgets.labels import safe_fields
+from localcrag.tui.widgets.labels import plural, safe_fields
 from localcrag.tui.widgets.status import StatusBar
 from localcrag.tui.widgets.trace import TracePanel
 from localcrag.tui.widgets.welcome import welcome_markdown
-from localcrag.types import Action, Evidence
+from localcrag.types import Action, Evidence, Scope
 
 ONLINE_SKIPS = {SKIP_DECLINED, SKIP_EMPTY}  # skipped after the DNS check passed
 
@@ -73,6 +75,7 @@ class Run:
     rewritten: str | None = None
     finished: bool = False
     rewrite: bool = True  # False: asked as typed (the undo of a follow-up rewrite)
+    scope: Scope | None = None  # the documents it is asked within (None: all)
 
 
 class ChatScreen(Screen):
@@ -101,6 +104,13 @@ class ChatScreen(Screen):
             tooltip="Show or hide the CRAG trace panel",
         ),
         Binding(
+            "ctrl+b",
+            "clear_scope",
+            "All docs",
+            tooltip="Ask all documents again (clears the documents chosen with Ask about in "
+            "the Library)",
+        ),
+        Binding(
             "ctrl+z",
             "undo_rewrite",
             "As typed",
@@ -125,6 +135,7 @@ class ChatScreen(Screen):
         with Horizontal(id="chat-main"):
             with Vertical(id="chat-pane"):
                 yield VerticalScroll(id="conversation")
+                yield Static("", id="scope-bar")
                 yield Input(
                     placeholder="Ask about your documents (Enter asks, Esc cancels)", id="question"
                 )
@@ -135,6 +146,7 @@ class ChatScreen(Screen):
     async def on_mount(self) -> None:
         for name in ("sources", "library_ready", "previous_sources", "demo_active"):
             self.watch(self.app, name, self._refresh_welcome, init=False)
+        self.watch(self.app, "scope", self._show_scope)
         try:
             await self.show_conversation(self.host.backend.history.current())
         except Exception as exc:  # noqa: BLE001 - a damaged history never stops the app
@@ -144,6 +156,31 @@ class ChatScreen(Screen):
             )
             await self.show_conversation(None)
         self.query_one("#question", Input).focus()
+
+    def _show_scope(self) -> None:
+        """The line above the question box while questions are asked within documents."""
+        scope = self.host.scope
+        bar = self.query_one("#scope-bar", Static)
+        bar.display = scope is not None
+        if scope is not None:
+            bar.update(
+                Text.assemble(
+                    ("Asking within: ", "bold"),
+                    shown(scope.label),
+                    f" ({plural(scope.passages, 'passage')})  ",
+                    ("ctrl+b asks all documents", "italic #90caf9"),
+                )
+            )
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_scope":
+            return self.host.scope is not None
+        return True
+
+    def action_clear_scope(self) -> None:
+        self.host.ask_within(None)
+        self.notify("Questions search all your documents again.")
 
     def on_unmount(self) -> None:
         if self.run is not None:
@@ -313,7 +350,7 @@ class ChatScreen(Screen):
             question, s.evaluator.upper_threshold, s.evaluator.lower_threshold
         )
         history = self.conversation.pairs(limit=6) if self.conversation else []
-        self.run = Run(question, view, history, rewrite=rewrite)
+        self.run = Run(question, view, history, rewrite=rewrite, scope=self.host.scope)
         self._ask(self.run)
 
     @work(thread=True, group="ask", exit_on_error=False)
@@ -332,6 +369,7 @@ class ChatScreen(Screen):
                 confirm_web=lambda q: self._confirm_web(q, run.cancel),
                 cancel=run.cancel,
                 rewrite=run.rewrite,
+                scope=run.scope,
             )
             for event in events:
                 self.post_message(PipelineEvent(run.id, event))

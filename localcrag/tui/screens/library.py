@@ -47,8 +47,10 @@ from localcrag.tui.widgets.documents import (
 )
 from localcrag.tui.widgets.labels import plural
 from localcrag.tui.widgets.status import StatusBar
+from localcrag.types import Scope
 
-TABLE_ONLY = {"reindex", "update_all", "remove", "stop"}  # letters that act only in the table
+TABLE_ONLY = {"reindex", "update_all", "remove", "stop", "mark", "ask_within"}  # table keys only
+MARK = "✓ "  # before the name of a document marked for "ask about these"
 
 
 class LibraryScreen(Screen):
@@ -99,6 +101,19 @@ class LibraryScreen(Screen):
             "or the highlighted folder (in the browser): kept in sync while the app runs; w again stops",
         ),
         Binding(
+            "space",
+            "mark",
+            "Mark",
+            tooltip="Mark or unmark the selected document for asking about (in the documents table)",
+        ),
+        Binding(
+            "q",
+            "ask_within",
+            "Ask about",
+            tooltip="Ask about the marked documents (or the selected one) only: questions search "
+            "them alone until you clear it in the chat (in the documents table)",
+        ),
+        Binding(
             "ctrl+r",
             "reindex_previous",
             "Re-index other",
@@ -113,6 +128,10 @@ class LibraryScreen(Screen):
             tooltip="Remove the demo documents (localcrag's own README and docs)",
         ),
     ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.marked: set[str] = set()  # documents marked for "ask about these"
 
     @property
     def host(self) -> AppHost:
@@ -210,13 +229,15 @@ class LibraryScreen(Screen):
         box = self.query_one("#doc-filter", Input)  # hidden (app.tcss) until a library is large
         box.display = box.display or len(sources) > PAGE_ROWS
         shown, matching = page_of(sources, box.value)
+        listed = {s.source for s in sources}
+        self.marked &= listed  # a removed document is no longer marked
         for s in shown:
             is_demo = self.host.library.is_demo(s.source)
             demo += is_demo
-            table.add_row(
-                *row_cells(s, is_demo, stale.get(s.source), self.host.watcher.watching(s.source)),
-                key=s.source,
-            )
+            cells = row_cells(s, is_demo, stale.get(s.source), self.host.watcher.watching(s.source))
+            if s.source in self.marked:
+                cells = (Text(MARK, style="bold #81c784") + cells[0], *cells[1:])
+            table.add_row(*cells, key=s.source)
         summary = library_summary(
             sources,
             demo,
@@ -357,6 +378,29 @@ class LibraryScreen(Screen):
             ),
             confirmed,
         )
+
+    def action_mark(self) -> None:
+        source = self._selected()
+        if source is None:
+            return
+        self.marked ^= {source}
+        table = self.query_one("#documents", DataTable)
+        row = table.cursor_row
+        self._fill_table()
+        table.move_cursor(row=min(row + 1, table.row_count - 1))  # down, to mark the next
+
+    def action_ask_within(self) -> None:
+        """Back to the chat, asking within the marked documents (or the selected one)."""
+        chosen = self.marked or ({s} if (s := self._selected()) else set())
+        if not chosen:
+            return
+        listed = {s.source: s for s in self.host.sources}
+        sources = tuple(sorted(chosen & set(listed)))
+        names = tuple(Path(s).name for s in sources)
+        self.host.ask_within(Scope(names, sources, sum(listed[s].chunks for s in sources)))
+        self.marked = set()
+        self._fill_table()
+        self.host.action_show_mode("chat")
 
     @on(Button.Pressed, "#stop")
     def action_stop(self) -> None:

@@ -1,0 +1,110 @@
+"""Pilot tests of asking within documents: marked in the Library, shown above the question
+box, passed to every question of the conversation, cleared with one key (no sleeps)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("textual")
+
+from textual.widgets import DataTable, Static  # noqa: E402
+from tui_fakes import (  # noqa: E402
+    FROZEN,
+    SIZE,
+    FakeLibrary,
+    anyio_backend,  # noqa: F401 - a pytest fixture, used by name
+    ask,
+    home,  # noqa: F401 - a pytest fixture, used by name
+    make_app,
+    settle,
+    until,
+)
+
+from localcrag.ingest.store import SourceInfo  # noqa: E402
+from localcrag.tui.screens.chat import ChatScreen  # noqa: E402
+from localcrag.tui.screens.library import LibraryScreen  # noqa: E402
+
+pytestmark = pytest.mark.anyio
+
+DOCS = [
+    SourceInfo("/docs/reports/2019 report.pdf", 12, 40, FROZEN, "h1"),
+    SourceInfo("/docs/reports/2020 report.pdf", 14, 44, FROZEN, "h2"),
+    SourceInfo("/docs/data/sales.csv", 300, 90, FROZEN, "h3"),
+]
+
+
+def _row_of(table: DataTable, name: str) -> int:
+    return [table.get_row_at(i)[0].plain.removeprefix("✓ ") for i in range(table.row_count)].index(
+        name
+    )
+
+
+async def test_mark_documents_ask_about_them_and_clear_the_scope(tmp_path: Path) -> None:
+    lib = FakeLibrary(DOCS)
+    app, pipe, _ = make_app(tmp_path, library=lib)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = app.screen
+        assert isinstance(chat, ChatScreen)
+        assert not chat.query_one("#scope-bar", Static).display  # no scope: no line
+        await pilot.press("ctrl+l")
+        library = app.screen
+        assert isinstance(library, LibraryScreen)
+        table = library.query_one(DataTable)
+        table.focus()
+        for name in ("2019 report.pdf", "sales.csv"):
+            table.move_cursor(row=_row_of(table, name))
+            await pilot.press("space")
+        marked = [table.get_row_at(i)[0].plain for i in range(table.row_count)]
+        assert sorted(n for n in marked if n.startswith("✓ ")) == [
+            "✓ 2019 report.pdf",
+            "✓ sales.csv",
+        ]
+        table.move_cursor(row=_row_of(table, "sales.csv"))
+        await pilot.press("space")  # unmarked again
+        await pilot.press("q")
+        await settle(pilot)
+        assert app.screen is chat and app.scope is not None
+        assert app.scope.sources == ("/docs/reports/2019 report.pdf",)
+        bar = str(chat.query_one("#scope-bar", Static).render())
+        assert chat.query_one("#scope-bar", Static).display
+        assert "Asking within: 2019 report.pdf (40 passages)" in bar and "ctrl+b" in bar
+        await ask(pilot, "What were the total expenses?")
+        await until(pilot, lambda: len(pipe.calls) == 1 and chat.run is None)
+        await ask(pilot, "And in the year before?")  # later questions keep the scope
+        await until(pilot, lambda: len(pipe.calls) == 2 and chat.run is None)
+        assert [c["scope"].sources for c in pipe.calls] == [app.scope.sources] * 2
+        await pilot.press("ctrl+b")
+        await settle(pilot)
+        assert app.scope is None and not chat.query_one("#scope-bar", Static).display
+        await ask(pilot, "What were the total expenses?")
+        await until(pilot, lambda: len(pipe.calls) == 3 and chat.run is None)
+        assert pipe.calls[-1]["scope"] is None
+
+
+async def test_a_scope_follows_removals_and_the_selected_row_is_a_scope_of_one(
+    tmp_path: Path,
+) -> None:
+    lib = FakeLibrary(DOCS)
+    app, _, _ = make_app(tmp_path, library=lib)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+l")
+        table = app.screen.query_one(DataTable)
+        table.focus()
+        table.move_cursor(row=_row_of(table, "2020 report.pdf"))
+        await pilot.press("q")  # nothing marked: the selected document
+        await settle(pilot)
+        assert app.scope is not None and app.scope.sources == ("/docs/reports/2020 report.pdf",)
+        await pilot.press("ctrl+l")
+        table = app.screen.query_one(DataTable)
+        table.focus()
+        table.move_cursor(row=_row_of(table, "2020 report.pdf"))
+        await pilot.press("x")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+        await until(pilot, lambda: app.scope is None)  # its only document is gone
+        assert any("no longer indexed" in n.message for n in app._notifications)
