@@ -39,6 +39,7 @@ class RunRecord:
     hits: tuple[Hit, ...] = ()
     retrieval_fallback: str | None = None  # e.g. "vector only: full-text search failed (...)"
     scope: Scope | None = None  # the documents the question was asked within (None: all)
+    retrieved: bool = False  # retrieval ran (a question about which document ran none)
     grades: dict[int, Grade] = field(default_factory=dict)  # hit index -> grade
     decision: Decision | None = None
     strips: tuple[Strip, ...] = ()  # kept by refinement
@@ -72,6 +73,7 @@ class RunRecord:
                 self.rewritten = rewritten
             case ev.Retrieved(hits=hits, fallback=fallback, scope=scope):
                 self.hits, self.retrieval_fallback, self.scope = hits, fallback, scope
+                self.retrieved = True
             case ev.ChunkGraded(grade=grade, index=index):
                 self.grades[index] = grade
             case ev.DecisionMade(decision=decision):
@@ -198,7 +200,7 @@ class RunRecord:
         """What the run searched, for a refusal to say: passages retrieved, the files they
         came from, and the closest one (the best grade in CRAG, the top hit otherwise). None
         before retrieval finished."""
-        if self.answer is None and not self.hits:
+        if not self.retrieved:  # nothing searched yet, or nothing to search (which document?)
             return None
         files = list(dict.fromkeys(h.chunk.source for h in self.hits))
         closest: dict[str, Any] | None = None

@@ -54,6 +54,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "first): a follow-up is rewritten to stand alone, and the rewrite is shown",
     )
     s.add_argument(
+        "--everywhere",
+        action="store_true",
+        help="search every document even when the question names one ('In the 2019 report, ...')",
+    )
+    s.add_argument(
         "--no-rewrite",
         action="store_true",
         help="ask the question as typed, never rewritten as a follow-up",
@@ -101,6 +106,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             rewrite=rewrite,
             style=getattr(args, "style", None),
             scope=scope,
+            named_scope=not getattr(args, "everywhere", False),
         ):
             record.add(event)
             _show(event, args, view)
@@ -132,6 +138,13 @@ def _show(event: object, args: argparse.Namespace, view: AnswerView) -> None:
         print(f"\n[{_describe(event)}]", file=sys.stderr)
     elif not args.json and isinstance(event, ev.Retrieved) and event.fallback:
         print(f"warning: retrieval: {event.fallback}", file=sys.stderr)
+    if not args.json and isinstance(event, ev.Retrieved) and event.scope is not None:
+        if event.scope.named_in_question:
+            print(
+                f"[asked within {shown(event.scope.label)}: the question names it "
+                "(--everywhere searches every document)]",
+                file=sys.stderr,
+            )
     elif not args.json and isinstance(event, ev.GeneratorFellBack):
         print(f"\nwarning: {event.message}", file=sys.stderr)
     elif view.terminal and isinstance(event, ev.AnswerRestarted):  # shown already: marked, not kept

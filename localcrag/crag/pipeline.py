@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Generator as Yields
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -17,13 +18,15 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from localcrag import events as ev
 from localcrag.crag.binding import Idf, corpus_idf, unbound_note
 from localcrag.crag.decide import decide, ungraded_decision
+from localcrag.crag.documents import about_question
+from localcrag.crag.documents import named_scope as scope_named
 from localcrag.crag.graders.base import grade_or_rank
 from localcrag.crag.refine import chunks_as_evidence, graded_evidence, recompose, refine
 from localcrag.crag.timing import Stage, ms_since, timed
 from localcrag.errors import BadQuestion
 from localcrag.llm.cpu import CpuMeter
 from localcrag.settings import Settings
-from localcrag.types import Action, Answer, Decision, Evidence, Scope
+from localcrag.types import Action, Answer, Decision, Evidence, Hit, Scope
 
 if TYPE_CHECKING:
     from localcrag.crag.calibrate import Thresholds
@@ -81,6 +84,8 @@ class Pipeline:
         # (grader key, Thresholds)
         self._thresholds: tuple[tuple[Any, ...] | None, Thresholds | None] = (None, None)
         self._lock = threading.Lock()
+        # (index key, [(source, what it says it is)]): documents a question may name
+        self._docs: tuple[tuple[Any, ...], list[tuple[str, str]]] | None = None
 
     # --- lazily built backends -----------------------------------------------------------
 
@@ -232,11 +237,14 @@ class Pipeline:
         rewrite: bool = True,
         style: str | None = None,
         scope: Scope | None = None,
+        named_scope: bool = True,
     ) -> Iterator[ev.Event]:
         """Events of one question; ``style`` overrides the answer_style setting for this run;
         ``rewrite=False`` asks the question as typed even after earlier turns (the undo of a
         follow-up rewrite); ``scope``: only its documents are searched, and never the web
-        (``Library.scope``). Timings: see STAGE_TIMINGS and ELAPSED_TIMINGS in events.py."""
+        (``Library.scope``); without one, a question that names a document ("In the 2019
+        report, ...") is asked within it unless ``named_scope`` is False (crag/documents).
+        "What is X about?" is answered from X's overview. Timings: see STAGE_TIMINGS and ELAPSED_TIMINGS in events.py."""
         t0 = time.perf_counter()  # question received: every "from question" timing counts from here
         if style not in (None, "auto", "extractive", "generative"):
             raise ValueError(f"unknown answer style {style!r}")
@@ -251,6 +259,7 @@ class Pipeline:
                 style or self.settings.generation.answer_style,
                 t0,
                 scope,
+                named_scope,
             )
 
     def _run(
@@ -264,6 +273,7 @@ class Pipeline:
         style: str,
         t0: float,
         scope: Scope | None = None,
+        named_scope: bool = True,
     ) -> Iterator[ev.Event]:
         from localcrag.crag.retrieve import Retriever
 
@@ -293,6 +303,14 @@ class Pipeline:
             if standalone != q:
                 yield ev.QuestionRewritten(q, standalone)
                 q = standalone
+
+        if mode != "rag" and (phrase := about_question(q)) is not None:
+            answered = yield from self._about(question, phrase, scope, gen, timings, t0)
+            if answered:
+                return
+        if scope is None and named_scope and (found := scope_named(q, self._documents)):
+            q, named = found
+            scope = self.library.scope_of(named.sources, named.phrase)
 
         with Stage("retrieve", timings) as st:
             yield st.started
@@ -403,6 +421,74 @@ class Pipeline:
             elif isinstance(e, ev.AnswerDone):
                 timings["total"] = ms_since(t0)
             yield e
+
+    def _documents(self) -> list[tuple[str, str]]:
+        """(source, what the document says it is) of every indexed document, per index
+        version (only read for a question that names a document)."""
+        key = self._index_key()
+        if self._docs is None or self._docs[0] != key:
+            sources = [d.source for d in self.library.sources()]
+            titles = self.library.documents(sources)
+            self._docs = (key, [(src, titles.get(src, "")) for src in sources])
+        return self._docs[1]
+
+    def _about(
+        self,
+        question: str,
+        phrase: str,
+        scope: Scope | None,
+        gen: Generator,
+        timings: dict[str, float],
+        t0: float,
+    ) -> Yields[ev.Event, None, bool]:
+        """ "What is X about?": X's overview, quoted (crag/documents). Returns False (nothing
+        yielded) when X names no document: then it is a question about a topic."""
+        from localcrag.crag.documents import (
+            Named,
+            citations_of,
+            documents_named,
+            matched_line,
+            overview_answer,
+            unnamed_line,
+        )
+        from localcrag.crag.style import model_name
+
+        inside = set(scope.sources) if scope else None
+        docs = [d for d in self._documents() if inside is None or d[0] in inside]
+        only = [d[0] for d in docs] if len(docs) == 1 else []  # the scope's, or the library's
+        named = documents_named(phrase, docs) if phrase else Named("this document", tuple(only))
+        if phrase and not named.sources:
+            return False
+        overview = self.library.overview(named.sources[0]) if len(named.sources) == 1 else None
+        if overview is None:  # several documents, or none meant: say which, answer nothing
+            text = matched_line(named) if named.sources else unnamed_line(len(inside or ()))
+            timings["first_token"] = ms_since(t0)
+            yield ev.Token(text)
+            timings["total"] = ms_since(t0)
+            yield ev.AnswerDone(Answer(question, text, (), None, refused=True), (), timings)
+            return True
+        text, evidence, reason = overview_answer(overview, named.phrase)
+        chunks = [self.library.get_chunk(e.chunk_id) for e in evidence if e.chunk_id]
+        yield ev.Retrieved(
+            tuple(Hit(c, 1.0, i) for i, c in enumerate(x for x in chunks if x)), None, scope
+        )
+        th = self.thresholds
+        yield ev.DecisionMade(Decision(Action.CORRECT, 1.0, th.upper, th.lower, reason, th.basis))
+        yield ev.StyleChosen(
+            "extractive", "a document's overview is quoted from it", model_name(gen)
+        )
+        timings["first_token"] = ms_since(t0)
+        yield ev.Token(text)
+        timings["total"] = ms_since(t0)
+        answer = Answer(
+            question,
+            text,
+            citations_of(evidence, overview.about),
+            Action.CORRECT,
+            style="extractive",
+        )
+        yield ev.AnswerDone(answer, tuple(evidence), timings)
+        return True
 
     def _web(
         self, q: str, confirm: Callable[[str], bool] | None, first_n: int, scoped: bool = False

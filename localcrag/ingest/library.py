@@ -36,6 +36,8 @@ from localcrag.ingest.filestat import FileStats
 from localcrag.ingest.heap import bound_heap
 from localcrag.ingest.location import index_location, writer_lock
 from localcrag.ingest.maintain import compact, documents_path, load_documents, save_documents
+from localcrag.ingest.overview import Overview, Overviews
+from localcrag.ingest.overview import make as make_overview
 from localcrag.ingest.progress import IngestProgress, IngestReport, Rate
 from localcrag.ingest.store import LanceStore, SourceInfo, table_name
 from localcrag.ingest.unread import Unread
@@ -95,6 +97,8 @@ class Library:
         self._changed = False  # the table changed inside the current writing() block
         self._committed: list[_Pending] = []  # documents committed by the running ingest
         self._on_commit: list[Callable[[], None]] = []  # run once the list and seal are written
+        self._overviews = Overviews(None)  # the running ingest's (ingest/overview.py)
+        self._made: dict[tuple[str, str], Overview] = {}  # made on request, not by ingest
 
     @contextmanager
     def writing(self) -> Iterator[None]:
@@ -153,6 +157,25 @@ class Library:
 
         sources = resolve(patterns, [s.source for s in self.sources()])
         return Scope(tuple(patterns), sources, self.store.count_in(sources))
+
+    def scope_of(self, sources: Sequence[str], named_in_question: str = "") -> Scope:
+        """The scope of these indexed documents, as a question named them."""
+        found = tuple(sources)
+        return Scope((named_in_question,), found, self.store.count_in(found), named_in_question)
+
+    def overview(self, source: str) -> Overview | None:
+        """The document's overview (ingest/overview.py): the one ingest wrote for its indexed
+        version, or for a document indexed before overviews were, one made now from its
+        stored passages and vectors (kept for this process). None: not indexed."""
+        doc_hash = self.store.doc_hash(source)
+        if doc_hash is None:
+            return None
+        made = Overviews(self.store).get(source, doc_hash) or self._made.get((source, doc_hash))
+        if made is None:
+            chunks, vectors, pages = self.store.document(source)
+            made = make_overview(source, doc_hash, chunks, vectors, pages)
+            self._made[(source, doc_hash)] = made
+        return made
 
     def get_chunk(self, chunk_id: str) -> Chunk | None:
         return self.store.get(chunk_id)
@@ -268,6 +291,9 @@ class Library:
         at, docs = 0, []
         for p in pending:
             docs.append((p.source, p.doc_hash, p.pages, p.chunks, vectors[at : at + len(p.chunks)]))
+            self._overviews.record(
+                make_overview(p.source, p.doc_hash, p.chunks, docs[-1][4], p.pages)
+            )
             at += len(p.chunks)
         self.store.replace_files(docs)
         self._committed += pending
@@ -295,6 +321,8 @@ class Library:
             )
             self._changed = True
         self.store.finish_parts(doc.source, marker, doc.doc_hash)
+        # embedded a part at a time: its sentences are chosen by their words alone
+        self._overviews.record(make_overview(doc.source, doc.doc_hash, doc.chunks, None, doc.pages))
         self._changed = True
         self._committed.append(doc)
         self._report([doc], report, progress)
@@ -380,6 +408,8 @@ class Library:
         )  # None: shared index
         stats = FileStats(Path(folder) / f"{self.store.name}.filestat.json" if folder else None)
         unread = Unread(self.store)
+        self._overviews = Overviews(self.store)
+        overviews = self._overviews
         seen = {source_key(p): _stat(p) for p in files}
         rate = Rate(sum(st.st_size for st in seen.values() if st))
         total = len(files)
@@ -443,6 +473,7 @@ class Library:
         keep = set(known) - set(report.removed) | set(report.indexed)
         self._on_commit.append(lambda: stats.save(keep))  # once the list and seal are written
         self._on_commit.append(lambda: unread.save(keep))
+        self._on_commit.append(lambda: overviews.save(keep))
         return report
 
     def _prune(self, roots: list[Path], known: dict[str, str], report: IngestReport) -> list[str]:

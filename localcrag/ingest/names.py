@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from localcrag.errors import FullTextFailed
+from localcrag.ingest.tables import HEADER_LINE, ROW_LINE
 from localcrag.textutil import STOPWORDS, holds
 
 _POOL: ThreadPoolExecutor | None = None
@@ -81,9 +82,7 @@ class FileNames:
 
 # A table row's column names ("; TOTEMP: 60323") and a header line's ("columns: A | B"), as
 # ingest/tables writes them: a code there names a column of every row, not a row.
-_ROW_LINE = re.compile(r"^(.+?, row \d+(?: \(.*?\))?: )(.*)$", re.M)
 _COLUMN_NAME = re.compile(r"(?:(?<=: )|(?<=; ))[^:;\n]{1,80}?(?=: )")
-_HEADER_LINE = re.compile(r"^(.+?, columns: ).*$", re.M)
 # the rest of a row cut at a passage's start: "Elementary; grspan: KK-08; enrltot: 1012; ..."
 _CONTINUED = re.compile(r"^(?!.*, row \d+)[^\n]*?(?:; [^:;\n]{1,80}: [^;\n]*){2}")
 
@@ -92,12 +91,12 @@ def values_only(text: str) -> str:
     """``text`` without the column names of its table rows and header lines, so an
     identifier that only names a column ("What does TOTEMP mean?") is not held by every
     row of the table, and the passage that defines it can come first."""
-    text = _HEADER_LINE.sub(lambda m: m.group(1), text)
+    text = HEADER_LINE.sub(lambda m: m.group(1), text)
     first, nl, rest = text.partition("\n")
     if _CONTINUED.match(first):  # a passage that starts inside a long row: its cells go on
         text = _COLUMN_NAME.sub("", "; " + first)[2:] + nl + rest
     # the row's place (file, page, caption: "Table 3. Arrests: 2009") is kept whole
-    return _ROW_LINE.sub(lambda m: m.group(1) + _COLUMN_NAME.sub("", ": " + m.group(2))[2:], text)
+    return ROW_LINE.sub(lambda m: m.group(1) + _COLUMN_NAME.sub("", ": " + m.group(2))[2:], text)
 
 
 def held_counts(

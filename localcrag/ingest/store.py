@@ -332,6 +332,31 @@ class LanceStore:
             out[row["source"]] = split_heading(row["heading"])[0]
         return out
 
+    def doc_hash(self, source: str) -> str | None:
+        """The content hash the document is indexed with (None: not indexed)."""
+        if not self.exists():
+            return None
+        rows = (
+            self.table.search()
+            .where(f"source = {_quote(source)}", prefilter=True)
+            .select(["doc_hash"])
+            .limit(1)
+            .to_list()
+        )
+        return rows[0]["doc_hash"] if rows else None
+
+    def document(self, source: str) -> tuple[list[Chunk], np.ndarray, int]:
+        """A document's chunks in reading order, their vectors and its page count."""
+        cols = self.columns([*self._cols(_COLUMNS), "vector"], f"source = {_quote(source)}")
+        order = sorted(range(len(cols["chunk_id"])), key=lambda i: cols["char_start"][i])
+        rows = [{k: cols[k][i] for k in cols} for i in order]
+        vectors = np.asarray([r["vector"] for r in rows], dtype=np.float32).reshape(-1, self.dim)
+        return (
+            [_row_to_chunk(r) for r in rows],
+            vectors,
+            max((r["doc_pages"] for r in rows), default=0),
+        )
+
     def all_texts(self, at_most: int | None = None) -> list[str]:
         """Every chunk's text, or ``at_most`` evenly spaced ones (statistics from a sample)."""
         n = self.count()
@@ -609,6 +634,8 @@ guard_methods(
         "get",
         "search",
         "count_in",
+        "doc_hash",
+        "document",
         "ensure_fts",
         "sources_in",
         "other_tables",

@@ -21,6 +21,7 @@ header of its own, continues that table (a gap in the data is not a new table).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 Grid = list[list[str]]  # rows of cell texts, padded to one width
@@ -154,6 +155,12 @@ def row_line(table: Table, number: int, cells: list[str], where: str) -> str:
     if label:
         place += f" ({label})"
     return f"{place}: {'; '.join(pairs)}." if pairs else f"{place}."
+
+
+# how the index's text reads those lines back: (where, row and label: ) (the cells), and
+# (where, columns: ) (the names)
+ROW_LINE = re.compile(r"^(.+?, row \d+(?: \(.*?\))?: )(.*)$", re.M)
+HEADER_LINE = re.compile(r"^(.+?, columns: )(.*)$", re.M)
 
 
 def header_line(table: Table, where: str) -> str:
