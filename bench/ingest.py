@@ -47,6 +47,23 @@ def _ingest(embedder: Any, pdfs: list[Path]) -> tuple[int, float]:
     return report.new_chunks, timed.seconds
 
 
+def _without_overviews(go: Any) -> Any:
+    """``go`` with each document's overview made as an empty one (ingest/overview.py): the
+    same ingest less the overview's cost, measured beside it."""
+    from localcrag.ingest import library
+    from localcrag.ingest.overview import Overview
+
+    def run() -> None:
+        real = library.make_overview
+        library.make_overview = lambda source, doc_hash, *_a, **_k: Overview(source, doc_hash)
+        try:
+            go()
+        finally:
+            library.make_overview = real
+
+    return run
+
+
 def run(quick: bool) -> Section:
     from localcrag.ingest.embed import SentenceTransformerEmbedder, load_embedder
     from localcrag.ingest.library import Library
@@ -76,7 +93,11 @@ def run(quick: bool) -> Section:
     tut_chunks = sum(len(baseline.chunk_text(baseline.extract_text_from_pdf(p))) for p in pdfs)
     encode = st.model.encode
 
-    embed_share: dict[str, list[float]] = {"ingest": [], "ingest_torch": []}
+    embed_share: dict[str, list[float]] = {
+        "ingest": [],
+        "ingest_torch": [],
+        "ingest_no_overview": [],
+    }
 
     def ingest_with(name: str, emb: Any):
         def go() -> None:
@@ -101,6 +122,7 @@ def run(quick: bool) -> Section:
             baseline.process_document(p, lambda b: encode(b, show_progress_bar=False)) for p in pdfs
         ],
     }
+    fns["ingest_no_overview"] = _without_overviews(ingest_with("ingest_no_overview", product))
     if st is not product:
         fns["ingest_torch"] = ingest_with("ingest_torch", st)
         fns["encode_torch"] = encode_torch
@@ -110,6 +132,7 @@ def run(quick: bool) -> Section:
     labels = {
         "ingest": f"localcrag ingest ({product.name}, {type(product).__name__}: the default)",
         "ingest_torch": f"localcrag ingest, embedder_backend = torch ({st.name}, fp32)",
+        "ingest_no_overview": "localcrag ingest without document overviews (the same, less ingest/overview.py)",
         "encode": (
             f"plain encode of the same chunks, same embedder ({type(product).__name__}.embed)"
             if st is not product
@@ -121,6 +144,7 @@ def run(quick: bool) -> Section:
     chunks = {
         "ingest": len(texts),
         "ingest_torch": len(texts),
+        "ingest_no_overview": len(texts),
         "encode": len(texts),
         "encode_torch": len(texts),
         "tutorial": tut_chunks,
@@ -151,6 +175,14 @@ def run(quick: bool) -> Section:
         )
     )
     _targets(sec, t, texts, tut_chunks)
+    cost = t["ingest"].median / t["ingest_no_overview"].median
+    sec.targets.append(
+        (
+            "document overviews add ≤ 10% to ingest (in one interleaved run)",
+            f"{100 * (cost - 1):+.1f}%",
+            cost <= 1.10,
+        )
+    )
     fresh = os.environ.get("LCBENCH_FRESH") == "1"
     if st is product:
         sec.notes.append(

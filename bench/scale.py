@@ -137,7 +137,11 @@ def run(quick: bool) -> Section:
         )
     )
     sec.data["probes"] = results
+    scoped = {n: scope_probe(n) for n in sizes}
+    sec.data["scoped"] = scoped
+    sec.tables.append(_scoped_table(scoped))
     _targets(sec, results)
+    _scoped_targets(sec, scoped)
     _corpus_note(sec, emb)
     if not quick:
         sec.tables.append(_tuning(emb, tune))
@@ -152,6 +156,64 @@ def run(quick: bool) -> Section:
         "the table and are read (pread, not mapped) for the candidates only."
     )
     return sec
+
+
+def scope_probe(n: int) -> dict:
+    """Scoped search over the n-row table in a fresh process (bench/scope_probe.py)."""
+    folder = CACHE / "scale" / f"{corpus.VERSION}-{n}"  # built by corpus.table before
+    qfile = CACHE / "scale" / f"queries-{corpus.VERSION}-{n}-report.npz"
+    if not qfile.exists():
+        qfile = CACHE / "scale" / f"queries-{corpus.VERSION}-{n}-report-quick.npz"
+    p = run_process(
+        [sys.executable, "-m", "bench.scope_probe", str(folder), str(n), str(qfile)], timeout=1800
+    )
+    if p.rc != 0:
+        raise RuntimeError(f"scope probe failed: {p.stderr[-600:]}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def _scoped_table(scoped: dict) -> tuple[str, list[Row]]:
+    rows = []
+    for n, r in scoped.items():
+        for name, s in r["scopes"].items():
+            lat = s["latency_s"]
+            rows.append(
+                Row(
+                    f"{n:,} chunks, {name} ({s['documents']:,})",
+                    {
+                        "hybrid p50 / p95 ms": f"{fmt(_ms(lat['hybrid'], 50), 1)} / {fmt(_ms(lat['hybrid'], 95), 1)}",
+                        "first search in the scope p50 ms": fmt(_ms(lat["hybrid cold"], 50), 1),
+                        "vector p50 ms": fmt(_ms(lat["vector"], 50), 1),
+                        "recall@10 within the scope": fmt(s["recall_at_10"], 3),
+                        "hits outside it": s["hits_outside"],
+                    },
+                )
+            )
+    return (
+        "Scoped search (`ask --in`): the same questions, each within one document (the one "
+        "holding its exact best passage) and within 1% of the documents (that one and others "
+        "drawn at random); recall against the exact float32 top-10 of the scope's own rows; "
+        "the first search in a scope builds its row filter, later ones reuse it",
+        rows,
+    )
+
+
+def _scoped_targets(sec: Section, scoped: dict) -> None:
+    if 1_000_000 not in scoped:
+        return
+    names = sec.data.setdefault("target_names", [])
+    for name, s in scoped[1_000_000]["scopes"].items():
+        p50 = _ms(s["latency_s"]["hybrid"], 50)
+        key = "one" if s["documents"] == 1 else "pct"
+        sec.targets += [
+            (f"1M, scope of {name}: hybrid p50 ≤ 50 ms", f"{p50:.1f} ms", p50 <= 50),
+            (
+                f"1M, scope of {name}: recall@10 ≥ 0.95 within it, no hit outside",
+                f"{s['recall_at_10']:.3f}, {s['hits_outside']} outside",
+                s["recall_at_10"] >= 0.95 and not s["hits_outside"],
+            ),
+        ]
+        names += [f"1m-scope-{key}-p50", f"1m-scope-{key}-recall"]
 
 
 def _targets(sec: Section, results: dict) -> None:

@@ -108,3 +108,30 @@ async def test_a_scope_follows_removals_and_the_selected_row_is_a_scope_of_one(
         await settle(pilot)
         await until(pilot, lambda: app.scope is None)  # its only document is gone
         assert any("no longer indexed" in n.message for n in app._notifications)
+
+
+async def test_enter_on_a_document_shows_its_overview_and_q_asks_about_it(tmp_path: Path) -> None:
+    from textual.widgets import Markdown
+
+    from localcrag.tui.modals import OverviewModal
+
+    lib = FakeLibrary(DOCS)
+    app, pipe, _ = make_app(tmp_path, library=lib)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+l")
+        table = app.screen.query_one(DataTable)
+        table.focus()
+        table.move_cursor(row=_row_of(table, "sales.csv"))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, OverviewModal))
+        body = app.screen.query_one(Markdown).source
+        assert "**sales.csv**: About sales." in body and "Sections: Introduction." in body
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, LibraryScreen))
+        assert app.scope is None  # closed: nothing changed
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, OverviewModal))
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, ChatScreen))
+        assert app.scope is not None and app.scope.sources == ("/docs/data/sales.csv",)

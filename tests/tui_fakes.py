@@ -14,6 +14,7 @@ from textual.worker import WorkerCancelled
 from localcrag import events as ev
 from localcrag.history import History
 from localcrag.ingest.library import IngestProgress, IngestReport
+from localcrag.ingest.overview import Overview, Quoted
 from localcrag.ingest.store import SourceInfo
 from localcrag.settings import Settings
 from localcrag.types import (
@@ -281,6 +282,17 @@ class FakeLibrary:
 
     def count(self) -> int:
         return sum(s.chunks for s in self._sources.values())
+
+    def overview(self, source: str) -> Overview | None:
+        """What the real one makes at ingest, from the document's first chunk of ours."""
+        info = self._sources.get(source)
+        if info is None:
+            return None
+        first = next(iter(self._chunks.values()), None)
+        quoted = (Quoted(first.text, first.chunk_id, first.page_start),) if first else ()
+        return Overview(
+            source, info.doc_hash, f"About {Path(source).stem}", ("Introduction",), quoted
+        )
 
     def get_chunk(self, chunk_id: str) -> Chunk | None:
         return self._chunks.get(chunk_id)

@@ -34,6 +34,7 @@ from localcrag.textutil.labels import ABOUT, split_heading
 from localcrag.types import Chunk
 
 SENTENCES = 3  # central sentences an overview quotes
+SUMMARY_SENTENCES, SUMMARY_WORDS = 8, 220  # of an author's summary it quotes
 HEADINGS = 12  # section headings it lists, in order
 TABLES = 3  # tables whose column names it lists
 MIN_WORDS, MAX_WORDS = 6, 60  # a sentence shorter is a label, longer a run-on
@@ -161,31 +162,58 @@ def _candidates(chunks: Sequence[Chunk]) -> list[_Candidate]:
 def _authors_summary(
     chunks: Sequence[Chunk], candidates: list[_Candidate]
 ) -> tuple[str, list[_Candidate]]:
-    """The opening sentences of the author's own summary, when the document has one: a
-    section headed so, a line of the word alone, or a paragraph that begins with it."""
+    """The author's own summary, when the document has one, up to ``SUMMARY_SENTENCES`` /
+    ``SUMMARY_WORDS``: a section headed so, a line of the word alone (its sentences until
+    the next heading), or a paragraph that begins with the word."""
     for c in chunks:
         section = re.split(r" [›>/] ", split_heading(c.heading)[1] or "")[-1].strip()
         if section and _SUMMARY_HEAD.fullmatch(section):
-            inside = [k for k in candidates if k.chunk.chunk_id == c.chunk_id]
+            inside = [
+                k
+                for k in candidates
+                if split_heading(k.chunk.heading)[1] == split_heading(c.heading)[1]
+            ]
             if inside:
-                return section.strip(" .:"), inside[:SENTENCES]
-    for i, c in enumerate(chunks):  # a line of its own: "Abstract", then the summary
-        for j, line in enumerate(sentences(c.text)):
-            if _SUMMARY_HEAD.fullmatch(" ".join(line.split())):
-                after = [k for k in candidates if k.order[1:] > (i, j)]
-                if after:
-                    return " ".join(line.split()).strip(" .:"), after[:SENTENCES]
+                return section.strip(" .:"), _capped(inside)
+    by_text = {k.text: k for k in candidates}
+    lines = [
+        (" ".join(line.split()), (i, j))
+        for i, c in enumerate(chunks)
+        for j, line in enumerate(sentences(c.text))
+    ]
+    for at, (line, _) in enumerate(lines):
+        if not _SUMMARY_HEAD.fullmatch(line):
+            continue
+        taken: list[_Candidate] = []
+        for text, _ in lines[at + 1 :]:
+            if text in by_text and by_text[text] not in taken:
+                taken.append(by_text[text])
+            elif taken and len(words(text)) <= 6 and not ends_sentence(text):
+                break  # the next heading: the summary ended
+        if taken:
+            return line.strip(" .:"), _capped(taken)
     for k in candidates:
         m = _SUMMARY.match(k.text)
         if m and len(words(k.text[: m.end()])) <= 2:
             at = candidates.index(k)
             first = _Candidate(k.text[m.end() :].strip(), k.chunk, k.order, k.stems)
             if len(words(first.text)) >= MIN_WORDS:
-                return m.group(0).strip(" .:\u2014\u2013-"), [
-                    first,
-                    *candidates[at + 1 : at + SENTENCES],
-                ]
+                rest = [x for x in candidates[at + 1 :] if x.chunk.chunk_id == k.chunk.chunk_id]
+                return m.group(0).strip(" .:\u2014\u2013-"), _capped([first, *rest])
     return "", []
+
+
+def _capped(summary: list[_Candidate]) -> list[_Candidate]:
+    """The summary's opening sentences, at most ``SUMMARY_SENTENCES`` and about
+    ``SUMMARY_WORDS`` words (the first always)."""
+    out: list[_Candidate] = []
+    n = 0
+    for k in summary[:SUMMARY_SENTENCES]:
+        n += len(words(k.text))
+        if out and n > SUMMARY_WORDS:
+            break
+        out.append(k)
+    return out
 
 
 def _central(

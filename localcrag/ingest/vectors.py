@@ -141,6 +141,10 @@ def hamming(seg: Segment, qbits: np.ndarray) -> np.ndarray:
     return acc
 
 
+SCOPE_EXACT = 20_000  # a scope of at most this many rows is re-scored whole (no Hamming
+# pass over the table: reading its codes costs less than sign bits of every row)
+
+
 def top(
     snap: Snapshot,
     vector: np.ndarray,
@@ -167,7 +171,7 @@ def top(
         if within is not None
         else sum(len(s.rowids) for s in snap.segments)
     )
-    if total <= candidates:
+    if total <= (candidates if within is None else max(candidates, SCOPE_EXACT)):
         picks = [np.flatnonzero(a) for a in live]
     else:
         qbits = _bits((q - snap.mean)[None, :])[:, 0]

@@ -117,6 +117,14 @@ class ShowPassage(Message):
         self.quoted = quoted or []  # the sentences a quoted answer took from this passage
 
 
+class OverviewLoaded(Message):
+    """A document's overview was read off the UI thread (None with ``error``: it could not)."""
+
+    def __init__(self, source: str, overview: Any, error: str | None = None) -> None:
+        super().__init__()
+        self.source, self.overview, self.error = source, overview, error
+
+
 class RunEnded(Message):
     def __init__(
         self,

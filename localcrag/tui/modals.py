@@ -10,6 +10,7 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from rich.text import Text
 from textual import on
@@ -17,10 +18,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, OptionList, Static
+from textual.widgets import Button, Label, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from localcrag.history import Conversation, Damaged, History
+from localcrag.ingest.overview import Overview
 from localcrag.textutil import source_label, terminal_safe
 from localcrag.textutil.labels import DOCUMENT, split_heading
 from localcrag.tui.widgets.labels import plural, safe_fields
@@ -298,3 +300,35 @@ def _conversation_label(conv: Conversation, current: bool) -> Text:
         (conv.title or "(empty)", "bold"),
         (f"  {plural(len(conv.turns), 'turn')} · {when}", "dim"),
     )
+
+
+class OverviewModal(ModalScreen[bool]):
+    """A document's overview (ingest/overview.py), as "what is it about?" answers it;
+    ``q`` closes it and asks about this document only (True)."""
+
+    BINDINGS = [
+        Binding("escape,enter", "dismiss(False)", "Close"),
+        Binding("q", "dismiss(True)", "Ask about it"),
+    ]
+
+    def __init__(self, overview: Overview) -> None:
+        super().__init__(classes="modal")
+        self.overview = overview
+
+    def compose(self) -> ComposeResult:
+        from localcrag.crag.documents import overview_answer
+
+        o = safe_fields(self.overview)
+        text, _, _ = overview_answer(o, Path(o.source).name)
+        with Vertical(classes="dialog", id="overview"):
+            yield Label(Text(f"Overview: {Path(o.source).name}"), classes="dialog-title")
+            yield Static(Text(o.source, style="dim"))
+            with VerticalScroll(id="overview-body"):
+                yield Markdown(text)
+            with Horizontal(classes="buttons"):
+                yield Button("Ask about it (q)", id="ask", variant="primary")
+                yield Button("Close (Esc)", id="close")
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "ask")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -32,8 +32,10 @@ from textual.widgets import (
     Static,
 )
 
+from localcrag.errors import describe_error
 from localcrag.tui.host import AppHost, app_host
-from localcrag.tui.modals import ConfirmModal
+from localcrag.tui.messages import OverviewLoaded
+from localcrag.tui.modals import ConfirmModal, OverviewModal
 from localcrag.tui.widgets.documents import (
     PAGE_ROWS,
     DocTree,
@@ -49,7 +51,7 @@ from localcrag.tui.widgets.labels import plural
 from localcrag.tui.widgets.status import StatusBar
 from localcrag.types import Scope
 
-TABLE_ONLY = {"reindex", "update_all", "remove", "stop", "mark", "ask_within"}  # table keys only
+TABLE_ONLY = {"reindex", "update_all", "remove", "stop", "mark", "ask_within", "overview"}
 MARK = "✓ "  # before the name of a document marked for "ask about these"
 
 
@@ -99,6 +101,13 @@ class LibraryScreen(Screen):
             "Watch",
             tooltip="Watch the folder of the selected document (in the table) "
             "or the highlighted folder (in the browser): kept in sync while the app runs; w again stops",
+        ),
+        Binding(
+            "o",
+            "overview",
+            "Overview",
+            tooltip="What the selected document is about: its title, sections and central "
+            "sentences (in the documents table; Enter too)",
         ),
         Binding(
             "space",
@@ -389,11 +398,39 @@ class LibraryScreen(Screen):
         self._fill_table()
         table.move_cursor(row=min(row + 1, table.row_count - 1))  # down, to mark the next
 
+    @on(DataTable.RowSelected, "#documents")
+    def action_overview(self) -> None:
+        source = self._selected()
+        if source is not None:
+            self._load_overview(source)
+
+    @work(thread=True, group="overview", exclusive=True, exit_on_error=False)
+    def _load_overview(self, source: str) -> None:
+        try:
+            found = self.host.backend.library().overview(source)
+            self.post_message(OverviewLoaded(source, found, None if found else "not indexed"))
+        except Exception as exc:  # noqa: BLE001 - one line, never a crash
+            self.post_message(OverviewLoaded(source, None, describe_error(exc)[0]))
+
+    @on(OverviewLoaded)
+    def _show_overview(self, msg: OverviewLoaded) -> None:
+        if msg.overview is None:
+            self.notify(f"No overview of {Path(msg.source).name}: {msg.error}", severity="warning")
+            return
+
+        def chosen(ask: bool | None) -> None:
+            if ask:
+                self._ask_within({msg.source})
+
+        self.app.push_screen(OverviewModal(msg.overview), chosen)
+
     def action_ask_within(self) -> None:
         """Back to the chat, asking within the marked documents (or the selected one)."""
         chosen = self.marked or ({s} if (s := self._selected()) else set())
-        if not chosen:
-            return
+        if chosen:
+            self._ask_within(chosen)
+
+    def _ask_within(self, chosen: set[str]) -> None:
         listed = {s.source: s for s in self.host.sources}
         sources = tuple(sorted(chosen & set(listed)))
         names = tuple(Path(s).name for s in sources)
