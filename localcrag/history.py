@@ -50,6 +50,7 @@ class Turn:
     inferred: bool = (
         False  # the citation is the closest evidence, not a [n] in the text (RunRecord.sources)
     )
+    scope: list[str] | None = None  # the documents it was asked within (None: all of them)
 
     @classmethod
     def from_answer(
@@ -64,6 +65,7 @@ class Turn:
         sources: Sequence[Citation] | None = None,
         searched: str = "",
         inferred: bool = False,
+        scope: Sequence[str] | None = None,
     ) -> Turn:
         """Build a turn from the pipeline's AnswerDone parts; each evidence item keeps the id
         of the chunk it came from (``Evidence.chunk_id``). ``sources`` (default: the answer's
@@ -86,6 +88,7 @@ class Turn:
             dropped=answer.dropped_sentences,
             searched=searched,
             inferred=inferred,
+            scope=list(scope) if scope is not None else None,
         )
 
     def evidence_items(self) -> list[Evidence]:

@@ -176,3 +176,59 @@ def test_ask_and_search_in_a_scope_from_the_command_line(
         _cli("ask", "What was the attendance?", "--in", "zoo.txt", home=isolated_home),
         "--in 'zoo.txt' matches none of the 2 indexed documents",
     )
+
+
+def test_a_follow_up_without_its_conversation_says_so(tmp_path: Path) -> None:
+    from localcrag.crag.pipeline import FOLLOW_UP_ALONE
+    from tests.fakes import FakeGenerator, asked, quoting_pipeline
+
+    docs = tmp_path / "docs"
+    _two_reports(docs)
+    pipe = quoting_pipeline(
+        docs, FakeGenerator(), upper_threshold=0.3, lower_threshold=0.1, strip_threshold=0.1
+    )
+    bare = asked(pipe, "And in the year before?", alone=True)
+    assert bare.answer.text == FOLLOW_UP_ALONE and bare.answer.refused and not bare.hits
+    assert "-c" in bare.answer.text
+    standalone = asked(pipe, "What was the total attendance?", alone=True)
+    assert standalone.answer.text != FOLLOW_UP_ALONE and standalone.hits
+    within = asked(pipe, "What was it?", alone=True, scope=pipe.library.scope(["museum.txt"]))
+    assert within.answer.text != FOLLOW_UP_ALONE  # a scope says what "it" is about
+    followed = asked(
+        pipe, "And the museum?", alone=False, history=[("What was the library's attendance?", "")]
+    )
+    assert followed.answer.text != FOLLOW_UP_ALONE
+
+
+@pytest.mark.slow  # real models in subprocesses
+def test_ask_c_continues_the_last_conversation_and_keeps_its_documents(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    import json
+
+    from localcrag.history import History
+    from localcrag.settings import Settings
+    from tests.test_cli import _cli
+
+    docs = tmp_path / "docs"
+    _two_reports(docs)
+    assert _cli("ingest", str(docs), home=isolated_home).returncode == 0
+    bare = _cli("ask", "And in the year before?", "--offline", home=isolated_home)
+    assert "localcrag ask -c" in bare.stdout and bare.returncode == 0
+    first = _cli(
+        "ask", "What was the total attendance?", "--in", "museum.txt", "--offline",
+        home=isolated_home,
+    )  # fmt: skip
+    assert "41,000" in first.stdout
+    follow = _cli("ask", "-c", "And who counted it?", "--offline", "--json", home=isolated_home)
+    data = json.loads(follow.stdout)
+    assert data["scope"]["files"] == [str(docs / "museum.txt")]  # kept from the conversation
+    assert data["rewritten"] and "attendance" in data["rewritten"]
+    everywhere = _cli(
+        "ask", "-c", "And the other report?", "--everywhere", "--offline", "--json",
+        home=isolated_home,
+    )  # fmt: skip
+    assert json.loads(everywhere.stdout)["scope"] is None
+    convs = History(Settings.load().history_dir).list()
+    assert [len(c.turns) for c in convs] == [3]  # the bare follow-up was not kept
+    assert convs[0].turns[0].scope == [str(docs / "museum.txt")]

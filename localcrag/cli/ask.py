@@ -8,6 +8,7 @@ import sys
 from localcrag import events as ev
 from localcrag.cli.output import dumps, raw_stdout
 from localcrag.cli.render import AnswerView
+from localcrag.history import Conversation, History, Turn
 from localcrag.record import RunRecord, scope_json
 from localcrag.textutil import shown, source_label
 
@@ -54,6 +55,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "first): a follow-up is rewritten to stand alone, and the rewrite is shown",
     )
     s.add_argument(
+        "-c",
+        "--continue",
+        dest="cont",
+        action="store_true",
+        help="continue the most recent conversation (the app's or the command line's): a "
+        "follow-up is read in its context, and its documents (--in) are kept",
+    )
+    s.add_argument(
         "--everywhere",
         action="store_true",
         help="search every document even when the question names one ('In the 2019 report, ...')",
@@ -84,14 +93,31 @@ def cmd_ask(args: argparse.Namespace) -> int:
     if args.web:
         settings.web.web_search = "always"
     pipe = Pipeline(settings)
+    log = History(settings.history_dir)
+    conv = log.last() if getattr(args, "cont", False) else None
+    if getattr(args, "cont", False) and conv is None:
+        print("localcrag: no earlier conversation to continue: asking it alone", file=sys.stderr)
     patterns = getattr(args, "within", None) or []
     scope = pipe.library.scope(patterns) if patterns else None
+    last = conv.turns[-1].scope if conv and conv.turns else None
+    if scope is None and last and not getattr(args, "everywhere", False):
+        indexed = {d.source for d in pipe.library.sources()}
+        if kept := [s for s in last if s in indexed]:  # the conversation's documents
+            scope = pipe.library.scope_of(kept)
+            if not args.json:
+                print(
+                    f"[asked within {shown(scope.label)}, as the conversation was "
+                    "(--everywhere searches every document)]",
+                    file=sys.stderr,
+                )
     record = RunRecord(args.question, args.mode)
     stream = sys.stdout.isatty() and not args.json
     can_ask = sys.stdin.isatty() and sys.stderr.isatty()  # no terminal: no consent, no DNS lookup
     # questions only: the rewriter never sees answers (getattr: callers that build the
     # Namespace themselves predate the two options)
-    history = [(q, "") for q in getattr(args, "after", None) or []]
+    history = [(q, "") for q in getattr(args, "after", None) or []] or (
+        conv.pairs(limit=6) if conv else []
+    )
     rewrite = not getattr(args, "no_rewrite", False)
     view = AnswerView(
         raw_stdout(), terminal=stream
@@ -107,11 +133,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
             style=getattr(args, "style", None),
             scope=scope,
             named_scope=not getattr(args, "everywhere", False),
+            alone=not history,
         ):
             record.add(event)
             _show(event, args, view)
         if not args.json:
             view.finish(record.answer.text if record.answer else "")
+    _log(log, conv, record, pipe)
     if args.json:
         out = to_json(record)
         out["generator"] = {
@@ -124,6 +152,31 @@ def cmd_ask(args: argparse.Namespace) -> int:
     print()
     print(summary(record))
     return RESTARTED if record.restarted else 0
+
+
+def _log(log: History, conv: Conversation | None, r: RunRecord, pipe: object) -> None:
+    """Keep the run in history, in the conversation it continued or a new one (``-c`` and the
+    app read it back); a history that cannot be written is a warning, never a lost answer."""
+    from localcrag.crag.pipeline import FOLLOW_UP_ALONE
+
+    if r.answer is None or r.answer.text == FOLLOW_UP_ALONE:  # nothing asked: nothing to continue
+        return
+    turn = Turn.from_answer(
+        r.answer,
+        r.evidence,
+        rewritten=r.rewritten,
+        model=r.style.model if r.style else "",
+        sources=r.sources,
+        searched=r.searched["text"] if r.searched and r.claims_nothing else "",
+        inferred=r.sources_inferred,
+        scope=r.scope.sources if r.scope else None,
+    )
+    try:
+        log.append((conv or log.create()).id, turn)
+    except Exception as exc:  # noqa: BLE001 - the answer was printed
+        from localcrag.errors import describe_error
+
+        print(f"warning: the conversation was not saved: {describe_error(exc)[0]}", file=sys.stderr)
 
 
 def _show(event: object, args: argparse.Namespace, view: AnswerView) -> None:

@@ -34,6 +34,11 @@ if TYPE_CHECKING:
 STATS_TEXTS = 20_000  # chunk texts the grader's IDF is taken from (a sample above this)
 
 MAX_QUESTION_CHARS = 2000
+FOLLOW_UP_ALONE = (
+    "This reads as a follow-up to an earlier question (it refers to something not named "
+    'in it). Continue your last conversation with `localcrag ask -c "..."`, or name what '
+    "it refers to."
+)
 UNGRADED_NOTE = (
     "Note: the retrieved passages could not be graded ({error}), so this answer "
     "uses them in retrieval order, unchecked for relevance."
@@ -238,13 +243,16 @@ class Pipeline:
         style: str | None = None,
         scope: Scope | None = None,
         named_scope: bool = True,
+        alone: bool = False,
     ) -> Iterator[ev.Event]:
         """Events of one question; ``style`` overrides the answer_style setting for this run;
         ``rewrite=False`` asks the question as typed even after earlier turns (the undo of a
         follow-up rewrite); ``scope``: only its documents are searched, and never the web
         (``Library.scope``); without one, a question that names a document ("In the 2019
         report, ...") is asked within it unless ``named_scope`` is False (crag/documents).
-        "What is X about?" is answered from X's overview. Timings: see STAGE_TIMINGS and ELAPSED_TIMINGS in events.py."""
+        "What is X about?" is answered from X's overview. ``alone``: the question has no
+        conversation (a command line without ``-c``); one that cannot stand alone ("and in
+        2019?") is answered with a note saying so, not searched. Timings: see STAGE_TIMINGS and ELAPSED_TIMINGS in events.py."""
         t0 = time.perf_counter()  # question received: every "from question" timing counts from here
         if style not in (None, "auto", "extractive", "generative"):
             raise ValueError(f"unknown answer style {style!r}")
@@ -260,6 +268,7 @@ class Pipeline:
                 t0,
                 scope,
                 named_scope,
+                alone,
             )
 
     def _run(
@@ -274,6 +283,7 @@ class Pipeline:
         t0: float,
         scope: Scope | None = None,
         named_scope: bool = True,
+        alone: bool = False,
     ) -> Iterator[ev.Event]:
         from localcrag.crag.retrieve import Retriever
 
@@ -308,6 +318,14 @@ class Pipeline:
             answered = yield from self._about(question, phrase, scope, gen, timings, t0)
             if answered:
                 return
+        if alone and scope is None and not history and needs_context(q):
+            timings["first_token"] = ms_since(t0)
+            yield ev.Token(FOLLOW_UP_ALONE)
+            timings["total"] = ms_since(t0)
+            yield ev.AnswerDone(
+                Answer(question, FOLLOW_UP_ALONE, (), None, refused=True), (), timings
+            )
+            return
         if scope is None and named_scope and (found := scope_named(q, self._documents)):
             q, named = found
             scope = self.library.scope_of(named.sources, named.phrase)

@@ -159,9 +159,10 @@ class Library:
         return Scope(tuple(patterns), sources, self.store.count_in(sources))
 
     def scope_of(self, sources: Sequence[str], named_in_question: str = "") -> Scope:
-        """The scope of these indexed documents, as a question named them."""
+        """The scope of these indexed documents (as a question named them, if it did)."""
         found = tuple(sources)
-        return Scope((named_in_question,), found, self.store.count_in(found), named_in_question)
+        patterns = (named_in_question,) if named_in_question else tuple(Path(s).name for s in found)
+        return Scope(patterns, found, self.store.count_in(found), named_in_question)
 
     def overview(self, source: str) -> Overview | None:
         """The document's overview (ingest/overview.py): the one ingest wrote for its indexed
