@@ -135,3 +135,36 @@ async def test_enter_on_a_document_shows_its_overview_and_q_asks_about_it(tmp_pa
         await pilot.press("q")
         await until(pilot, lambda: isinstance(app.screen, ChatScreen))
         assert app.scope is not None and app.scope.sources == ("/docs/data/sales.csv",)
+
+
+async def test_a_question_that_names_a_document_says_so_and_ctrl_b_asks_everywhere(
+    tmp_path: Path,
+) -> None:
+    from tui_fakes import FakePipeline, answer_events
+
+    from localcrag import events as ev
+    from localcrag.types import Scope
+
+    named = Scope(("the 2019 report",), ("/docs/reports/2019 report.pdf",), 40, "the 2019 report")
+
+    def script(question: str) -> list:
+        events = answer_events(question)
+        return [
+            ev.Retrieved(e.hits, e.fallback, named) if isinstance(e, ev.Retrieved) else e
+            for e in events
+        ]
+
+    pipe = FakePipeline(script)
+    app, _, _ = make_app(tmp_path, pipeline=pipe, library=FakeLibrary(DOCS))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        chat = app.screen
+        await ask(pilot, "In the 2019 report, what were the total expenses?")
+        await until(pilot, lambda: len(pipe.calls) == 1 and chat.run is None)
+        status = str(chat.query("TurnView").last().query_one(".turn-status", Static).render())
+        assert "asked within 2019 report.pdf: the question names it" in status
+        assert "ctrl+b" in status and pipe.calls[0]["named_scope"] is True
+        await pilot.press("ctrl+b")  # the same words, every document
+        await until(pilot, lambda: len(pipe.calls) == 2 and chat.run is None)
+        assert pipe.calls[1]["question"] == pipe.calls[0]["question"]
+        assert pipe.calls[1]["named_scope"] is False and app.scope is None

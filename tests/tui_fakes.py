@@ -193,6 +193,7 @@ class FakePipeline:
         rewrite: bool = True,
         style: str | None = None,
         scope: Scope | None = None,
+        named_scope: bool = True,
     ) -> Iterator[ev.Event]:
         cancel = cancel or threading.Event()
         self.calls.append(
@@ -202,6 +203,7 @@ class FakePipeline:
                 "mode": mode,
                 "rewrite": rewrite,
                 "scope": scope,
+                "named_scope": named_scope,
             }
         )
         if self.run_error:

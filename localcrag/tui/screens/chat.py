@@ -76,6 +76,7 @@ class Run:
     finished: bool = False
     rewrite: bool = True  # False: asked as typed (the undo of a follow-up rewrite)
     scope: Scope | None = None  # the documents it is asked within (None: all)
+    named_scope: bool = True  # False: every document, though the question names one
 
 
 class ChatScreen(Screen):
@@ -129,6 +130,7 @@ class ChatScreen(Screen):
         self.run: Run | None = None
         self.conversation: Conversation | None = None
         self.last_rewrite: tuple[str, TurnView] | None = None  # (question as typed, its view)
+        self.last_named: tuple[str, TurnView] | None = None  # asked within a document it named
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◆")
@@ -175,12 +177,17 @@ class ChatScreen(Screen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "clear_scope":
-            return self.host.scope is not None
+            return self.host.scope is not None or self.last_named is not None
         return True
 
-    def action_clear_scope(self) -> None:
-        self.host.ask_within(None)
-        self.notify("Questions search all your documents again.")
+    async def action_clear_scope(self) -> None:
+        """Ask every document again: the documents chosen in the Library, or (none chosen)
+        the last question once more, without the document it named."""
+        if self.host.scope is not None:
+            self.host.ask_within(None)
+            self.notify("Questions search all your documents again.")
+        elif self.last_named is not None and not self._busy():
+            await self.ask(self.last_named[0], named_scope=False)
 
     def on_unmount(self) -> None:
         if self.run is not None:
@@ -334,10 +341,11 @@ class ChatScreen(Screen):
         event.input.value = ""
         await self.ask(question)
 
-    async def ask(self, question: str, rewrite: bool = True) -> None:
-        if self.last_rewrite is not None:
-            self.last_rewrite[1].drop_undo_hint()
-            self.last_rewrite = None
+    async def ask(self, question: str, rewrite: bool = True, named_scope: bool = True) -> None:
+        for last in (self.last_rewrite, self.last_named):
+            if last is not None:
+                last[1].drop_undo_hint()
+        self.last_rewrite = self.last_named = None
         box = self.query_one("#conversation", VerticalScroll)
         await box.query("#welcome").remove()
         view = TurnView(question)
@@ -350,7 +358,9 @@ class ChatScreen(Screen):
             question, s.evaluator.upper_threshold, s.evaluator.lower_threshold
         )
         history = self.conversation.pairs(limit=6) if self.conversation else []
-        self.run = Run(question, view, history, rewrite=rewrite, scope=self.host.scope)
+        self.run = Run(
+            question, view, history, rewrite=rewrite, scope=self.host.scope, named_scope=named_scope
+        )
         self._ask(self.run)
 
     @work(thread=True, group="ask", exit_on_error=False)
@@ -370,6 +380,7 @@ class ChatScreen(Screen):
                 cancel=run.cancel,
                 rewrite=run.rewrite,
                 scope=run.scope,
+                named_scope=run.named_scope,
             )
             for event in events:
                 self.post_message(PipelineEvent(run.id, event))
@@ -423,6 +434,11 @@ class ChatScreen(Screen):
             await run.view.restart()
         elif isinstance(event, (ev.StageStarted, ev.StyleChosen)):
             run.view.on_stage(event, STAGE_TEXT)
+        elif isinstance(event, ev.Retrieved) and event.scope and event.scope.named_in_question:
+            run.view.within = event.scope.label
+            run.view.undo_hint = True
+            self.last_named = (run.question, run.view)
+            self.refresh_bindings()
         elif isinstance(event, ev.QuestionRewritten):
             run.rewritten = run.view.rewritten = event.rewritten
             run.view.undo_hint = True
@@ -471,6 +487,7 @@ class ChatScreen(Screen):
             sources=record.sources,
             searched=searched,
             inferred=record.sources_inferred,
+            scope=record.scope.sources if record.scope else None,
         )
         history = self.host.backend.history
         try:

@@ -79,6 +79,7 @@ class TurnView(Vertical):
         self.question = terminal_safe(question)
         self.rewritten = terminal_safe(rewritten) if rewritten else rewritten
         self.undo_hint = False  # the live turn says which key asks the question as typed
+        self.within = ""  # the document the question named and was asked within
         self._status: tuple[str | Text, str] = ("", "")
         self.evidence: dict[int, Evidence] = {}  # n -> item (its chunk_id opens the passage)
         self.text = ""
@@ -111,6 +112,11 @@ class TurnView(Vertical):
         if self.rewritten and self.rewritten != self.question:
             text.append(f"↳ understood as: {self.rewritten}", style="dim italic")
             text.append("  (ctrl+z: ask as typed)\n" if self.undo_hint else "\n", style="#fdd835")
+        if self.within:
+            text.append(f"↳ asked within {self.within}: the question names it", style="dim italic")
+            text.append(
+                "  (ctrl+b: ask every document)\n" if self.undo_hint else "\n", style="#fdd835"
+            )
         text.append_text(status) if isinstance(status, Text) else text.append(status, style=style)
         self.query_one(".turn-status", Static).update(text)
 
