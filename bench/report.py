@@ -102,7 +102,6 @@ NAMES = [
     ('… with `embedder_backend = "torch"`', "ingest-vs-plain-encode-torch"),
     ("ingest with the default embedder", "ingest-vs-tutorial"),
     ("ONNX int8 recall@5", "onnx-int8-recall"),
-    ("document overviews add", "overview-ingest-cost"),
     ("hybrid at 100k ≥ 10× faster", "100k-hybrid-vs-loop"),
     ("hybrid p50 at 100k", "100k-hybrid-p50-retrieval"),
     ("default grader (`fusion`) ≥ 20×", "grader-vs-tutorial"),

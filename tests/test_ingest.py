@@ -129,7 +129,9 @@ def test_cli_json_contract_real_embedder(ai_pdf: Path, tmp_path: Path) -> None:
     assert out.returncode == 1, out.stderr
     assert "Traceback" not in out.stderr
     data = json.loads(out.stdout)
-    assert set(data) == {"indexed", "unchanged", "removed", "failed", "warnings", "chunks"}
+    assert set(data) == {
+        "indexed", "unchanged", "removed", "failed", "warnings", "excluded", "chunks"
+    }  # fmt: skip
     assert data["indexed"] == [str(ai_pdf)] and data["chunks"] > 20
     assert data["failed"][0]["path"] == str(bad) and "bad.pdf" in data["failed"][0]["error"]
     again = json.loads(_cli("ingest", str(ai_pdf), "--json").stdout)

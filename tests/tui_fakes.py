@@ -259,6 +259,7 @@ class FakeLibrary:
         self.ingested: list[list[str]] = []
         self.forced: list[bool] = []
         self.removed: list[str] = []
+        self.kept_out: list[str] = []  # removed by the user: kept out of folder ingests
         self.stamp = 0  # bumped by every write, like the index's change stamp file
         self.refreshed = 0
         self._outside: dict[str, SourceInfo] = {}  # committed by another process, not yet seen
@@ -299,8 +300,9 @@ class FakeLibrary:
     def get_chunk(self, chunk_id: str) -> Chunk | None:
         return self._chunks.get(chunk_id)
 
-    def remove(self, path: Path | str) -> int:
+    def remove(self, path: Path | str, keep_out: bool = False) -> int:
         self.removed.append(str(path))
+        self.kept_out.extend([str(path)] if keep_out else [])
         s = self._sources.pop(str(path), None)
         self.stamp += 1
         return s.chunks if s else 0

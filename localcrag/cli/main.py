@@ -71,6 +71,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 f"skipped {len(report.skipped)} file(s) of unsupported types in folders: "
                 f"{names}{more} (supported: {supported_text()})"
             )
+        if report.excluded:
+            print(kept_out(report.excluded))
     return 1 if report.failed else 0
 
 
@@ -99,7 +101,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
     lib = Library(_settings(args))
     status = 0
     for p in args.paths:
-        removed = lib.remove_under(p)
+        removed = lib.remove_under(p, keep_out=True)
         for source, n in removed:
             print(f"removed {shown(source)} ({n} chunks)")
         if not removed:
@@ -134,6 +136,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
                 ],
                 "matching": matching,
                 "total": total,
+                "excluded": sorted(library.exclusions.sources),
             }
         )
         return 0
@@ -156,7 +159,20 @@ def cmd_sources(args: argparse.Namespace) -> int:
         )
     shown_note = f" (showing {len(srcs):,} of {matching:,} matching)" if len(srcs) < total else ""
     print(f"{total:,} documents, {sum(s.chunks for s in srcs):,} chunks listed{shown_note}")
+    if out := sorted(library.exclusions.sources):
+        print(kept_out(out))
     return 0
+
+
+def kept_out(out: list[str]) -> str:
+    """The line naming files the user removed, which folder ingests and watched folders leave
+    out."""
+    more = f" and {len(out) - 10} more" if len(out) > 10 else ""
+    return (
+        f"kept out {len(out)} file(s) you removed (`localcrag ingest FILE` adds one back): "
+        + ", ".join(shown(s) for s in out[:10])
+        + more
+    )
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -264,6 +280,12 @@ def build_parser() -> argparse.ArgumentParser:
         "With no command, opens the terminal app.",
     )
     p.add_argument("--version", action="version", version=f"localcrag {__version__}")
+    p.add_argument(
+        "--library",
+        metavar="NAME",
+        help="use this named library (its own index, history and settings; `localcrag "
+        "libraries` lists them); default: LOCALCRAG_LIBRARY, else the default library",
+    )
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     from localcrag.ingest.formats import supported_text
@@ -329,15 +351,20 @@ def _extra_commands() -> list[Callable]:
     from localcrag.cli.ask import register as ask
     from localcrag.cli.doctor import register as doctor
     from localcrag.cli.eval import register as evaluate
+    from localcrag.cli.libraries import register as libraries
     from localcrag.cli.models import register as models
     from localcrag.cli.watch import register as watch
 
-    return [ask, evaluate, doctor, models, watch]
+    return [ask, evaluate, doctor, models, watch, libraries]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.library:  # every path below reads it: index, history, settings (settings/paths)
+        import os
+
+        os.environ["LOCALCRAG_LIBRARY"] = args.library
     if args.command is None:
         return _run_tui()  # (the app makes its files private itself)
     with (

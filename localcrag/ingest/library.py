@@ -30,6 +30,7 @@ from typing import Any
 from localcrag.errors import LocalcragError
 from localcrag.ingest import pending, seal, sidecar, stamp
 from localcrag.ingest.embed import Embedder, load_embedder
+from localcrag.ingest.exclusions import Exclusions
 from localcrag.ingest.faults import DiskFull, IndexDamaged, disk_full, translate
 from localcrag.ingest.files import source_key, source_path
 from localcrag.ingest.filestat import FileStats
@@ -194,18 +195,24 @@ class Library:
         if self.store.exists():
             self.store.table.checkout_latest()
 
-    def remove(self, path: Path | str) -> int:
+    def remove(self, path: Path | str, keep_out: bool = False) -> int:
         """Remove a document (chunks removed from the current table); it is also dropped from
-        tables built with other settings, so it never comes back from there."""
+        tables built with other settings, so it never comes back from there. ``keep_out``:
+        the user removed it, so folder ingests and watched folders leave it out while its
+        file exists (ingest/exclusions.py)."""
         source = source_key(Path(path).expanduser().resolve())
         with self.writing():
             n = self.store.remove(source)
             self.store.remove_from_other_tables(source)
             self._changed = self._changed or n > 0
+            if keep_out and n and source_path(source).exists():
+                self.exclusions.add([source])
         return n
 
-    def remove_under(self, path: Path | str) -> list[tuple[str, int]]:
-        """Remove one document, or every document indexed from a folder: (source, chunks)."""
+    def remove_under(self, path: Path | str, keep_out: bool = False) -> list[tuple[str, int]]:
+        """Remove one document, or every document indexed from a folder: (source, chunks).
+        ``keep_out``: the user removed them; those whose files still exist are kept out of
+        later folder ingests and watched folders (ingest/exclusions.py)."""
         import os
 
         target = source_key(Path(path).expanduser().resolve())
@@ -215,7 +222,13 @@ class Library:
             if s == target or s.startswith(target.rstrip(os.sep) + os.sep)
         ]
         with self.writing():
-            return [(s, self.remove(s)) for s in sorted(sources)]
+            return [(s, self.remove(s, keep_out)) for s in sorted(sources)]
+
+    @property
+    def exclusions(self) -> Exclusions:
+        """The documents the user removed and wants kept out (read afresh: another process
+        may have written them)."""
+        return Exclusions(getattr(self.store.location, "folder", None))
 
     def previous_sources(self) -> list[str]:
         """Documents indexed under other embedder/chunking settings that still exist."""
@@ -345,16 +358,19 @@ class Library:
         prune: bool = False,
         on_progress: Callable[[IngestProgress], None] | None = None,
         force: bool | Collection[str] = False,
+        take_back: bool = True,
     ) -> IngestReport:
         """Index files and folders. Returns what happened to each file.
 
         ``force`` re-parses and re-embeds files even when unchanged (a re-index; or only the
-        named sources): their old chunks stay searchable until the new ones replace them."""
+        named sources): their old chunks stay searchable until the new ones replace them.
+        Files the user removed stay out (``report.excluded``) unless named here themselves
+        and ``take_back`` (False: a watcher names files, the user did not)."""
         bound_heap()  # big model buffers go back to the system when freed (ingest/heap.py)
         with self.writing():
             report = IngestReport()
             try:
-                return self._ingest(paths, prune, on_progress, force, report)
+                return self._ingest(paths, prune, on_progress, force, report, take_back)
             except DiskFull as exc:
                 n, kept = len(report.indexed), self._list_committed()
                 raise disk_full(
@@ -394,12 +410,19 @@ class Library:
         on_progress: Callable[[IngestProgress], None] | None,
         force: bool | Collection[str],
         report: IngestReport,
+        take_back: bool = True,
     ) -> IngestReport:
         from localcrag.ingest.walk import content_hash, iter_files
 
         roots = [Path(p).expanduser() for p in paths]
         skipped: list[Path] = []
         files, errors = iter_files(roots, skipped)
+        out = self.exclusions
+        if out.sources:  # removed by the user: a file named here comes back, a folder's stays out
+            named = {source_key(r.resolve()) for r in roots if r.is_file()} if take_back else set()
+            out.discard(named & out.sources)
+            report.excluded = [str(p) for p in files if source_key(p) in out]
+            files = [p for p in files if source_key(p) not in out]
         report.failed = [(str(p), msg) for p, msg in errors]
         report.skipped = [str(p) for p in skipped]
         known = self.store.file_hashes()

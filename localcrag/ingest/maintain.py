@@ -103,20 +103,16 @@ def documents_state(store: Any) -> str | None:
 
 
 def ensure_fts(store: Any, force: bool = False) -> None:
-    """Build the full-text index once (LanceStore.ensure_fts), and the bitmap of sources a
-    scoped search filters by; later rows are searched unindexed, then merged by
-    ``optimize``."""
-    from lancedb.index import FTS, Bitmap
+    """Build the full-text index once (LanceStore.ensure_fts); later rows are searched
+    unindexed, then merged by ``optimize``."""
+    from lancedb.index import FTS
 
     t = store.table
-    kinds = {i.index_type for i in t.list_indices()}
-    has = "FTS" in kinds
+    has = any(i.index_type == "FTS" for i in t.list_indices())
     if not has and t.count_rows() > 0:
         t.create_index("text", config=FTS(with_position=False), replace=True)
     elif has and (force or store._fts_dirty):
         t.optimize()
-    if "Bitmap" not in kinds and t.count_rows() > 0:  # a scope's filter reads it, not the rows
-        t.create_index("source", config=Bitmap(), replace=True)
     store._fts_dirty = False
 
 

@@ -29,6 +29,7 @@ class IngestReport:
     failed: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[tuple[str, str]] = field(default_factory=list)  # indexed, with a caveat
     skipped: list[str] = field(default_factory=list)  # unsupported files found in folders
+    excluded: list[str] = field(default_factory=list)  # removed by the user: kept out
     chunks: int = 0  # chunks now in the index
     new_chunks: int = 0  # chunks embedded by this run
     pages: int = 0  # pages parsed by this run
@@ -40,6 +41,7 @@ class IngestReport:
             "removed": self.removed,
             "failed": [{"path": p, "error": e} for p, e in self.failed],
             "warnings": [{"path": p, "warning": w} for p, w in self.warnings],
+            "excluded": self.excluded,
             "chunks": self.chunks,
         }
 

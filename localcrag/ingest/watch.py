@@ -73,7 +73,7 @@ def apply(library: Any, changes: Iterable[tuple[Any, str]], roots: Sequence[Path
         return report
     with library.writing():
         if add:
-            report = library.ingest(add)
+            report = library.ingest(add, take_back=False)  # a file the user removed stays out
         for path in gone:
             report.removed.extend(src for src, _ in library.remove_under(path))
         report.chunks = library.count()

@@ -40,7 +40,7 @@ from localcrag.settings.groups import (
     StorageSettings,
     WebSettings,
 )
-from localcrag.settings.paths import backup_path, config_path, data_dir
+from localcrag.settings.paths import backup_path, config_path, data_dir, library_dir, library_name
 from localcrag.settings.sources import (
     ENV_PREFIX,
     NESTED,
@@ -140,6 +140,11 @@ class Settings(BaseSettings):
         A bad file or variable is a one-line error naming it."""
         path = path or config_path()
         check_env(cls)
+        if (name := library_name()) is not None and not library_dir().is_dir():
+            raise LocalcragError(
+                f"there is no library named {name!r}",
+                f"`localcrag libraries` lists them; `localcrag libraries create {name}` makes it",
+            )
         token = _LOADING.set(path)
         try:
             return cls()
@@ -206,7 +211,7 @@ class Settings(BaseSettings):
 
     @property
     def index_dir(self) -> Path:
-        return data_dir() / "index"
+        return library_dir() / "index"
 
     @property
     def demo_index_dir(self) -> Path:
@@ -215,7 +220,7 @@ class Settings(BaseSettings):
 
     @property
     def history_dir(self) -> Path:
-        return data_dir() / "history"
+        return library_dir() / "history"
 
     @property
     def cache_dir(self) -> Path:

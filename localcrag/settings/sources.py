@@ -118,7 +118,9 @@ def check_names(cls: type[BaseModel], data: Mapping[str, Any]) -> None:
 
 
 # Variables with the prefix that are not settings: read elsewhere (settings/paths.py, errors.py)
-OTHER_VARIABLES = frozenset({"LOCALCRAG_HOME", "LOCALCRAG_DEBUG", "LOCALCRAG_MODELS_DIR"})
+OTHER_VARIABLES = frozenset(
+    {"LOCALCRAG_HOME", "LOCALCRAG_DEBUG", "LOCALCRAG_MODELS_DIR", "LOCALCRAG_LIBRARY"}
+)
 
 
 def env_names(cls: type[BaseModel]) -> set[str]:

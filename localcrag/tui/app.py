@@ -11,7 +11,9 @@ Screens stay thin: they read the reactives and call the app or its helpers.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -147,6 +149,11 @@ class LocalcragApp(App[int]):
         self.library_error: str | None = None  # why the last listing failed
         self.library = LibraryController(self, self.backend)
         self.watcher = FolderWatcher(self, self.backend)
+        self.switch_to: str | None = None  # a library to reopen in, once this app has closed
+        from localcrag.settings.paths import library_name
+
+        if (name := library_name()) is not None:
+            self.sub_title = f"library: {name}"
 
     def notify(
         self,
@@ -235,6 +242,24 @@ class LocalcragApp(App[int]):
         yield SystemCommand(
             "Index demo documents", "Index localcrag's own README and docs/", self.action_demo
         )
+        from localcrag.ingest.libraries import listing
+
+        for lib in listing():
+            if not lib["current"]:
+                yield SystemCommand(
+                    f"Library: {lib['name']}",
+                    f"Switch to the {lib['name']!r} library ({lib['documents']} documents; its "
+                    "own index, history and settings)",
+                    partial(self.switch_library, lib["name"]),
+                )
+
+    def switch_library(self, name: str) -> None:
+        """Close and open again in library ``name`` (``run`` does the reopening)."""
+        if self.ingesting:
+            self.notify("Indexing is running: stop it (Library, s) before switching.")
+            return
+        self.switch_to = name
+        self.exit(0)
 
     # --- models and library state ---------------------------------------------------------
 
@@ -462,10 +487,13 @@ def run() -> int:
     from localcrag.settings.files import private_files
 
     private_files(data_dir())  # 0700 data home, 0600 files, whatever the umask
-    settings, error = load_settings()
-    app = LocalcragApp(settings, settings_error=error)
-    app.run()
-    return int(app.return_code or 0)
+    while True:
+        settings, error = load_settings()
+        app = LocalcragApp(settings, settings_error=error)
+        app.run()
+        if app.switch_to is None:
+            return int(app.return_code or 0)
+        os.environ["LOCALCRAG_LIBRARY"] = app.switch_to  # index, history, settings: its own
 
 
 if TYPE_CHECKING:

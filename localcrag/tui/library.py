@@ -248,7 +248,9 @@ class LibraryController:
         try:
             own = set(self.demo_index) if demo else set()
             n = sum(self.backend.demo_library().remove(s) for s in sources if s in own)
-            n += sum(self.backend.library().remove(s) for s in sources if s not in own)
+            n += sum(
+                self.backend.library().remove(s, keep_out=True) for s in sources if s not in own
+            )
             what = plural(len(sources), "demo document") if demo else Path(sources[0]).name
             self.host.notify(f"Removed {what} ({n} chunks).")  # notify is thread-safe
         except Exception as exc:  # noqa: BLE001
