@@ -24,6 +24,8 @@ def isolated_home(
     """Tests never touch a user's real config, index or history."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("LOCALCRAG_HOME", str(home))
+    # the default library; a test that picks another in-process (--library) is undone after
+    monkeypatch.setenv("LOCALCRAG_LIBRARY", "")
     return home
 
 

@@ -57,7 +57,7 @@ def test_a_library_that_does_not_exist_or_a_bad_name_is_one_line(
     monkeypatch.setenv("LOCALCRAG_LIBRARY", "../escape")
     with pytest.raises(LocalcragError, match="is not a library name"):
         Settings.load()
-    monkeypatch.delenv("LOCALCRAG_LIBRARY")
+    monkeypatch.setenv("LOCALCRAG_LIBRARY", "")  # --library sets it for the process: restored
     assert main(["--library", "nope", "sources"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "libraries create nope" in err[0]
@@ -71,7 +71,7 @@ def test_the_app_offers_the_other_libraries_and_reopens_in_the_chosen_one(
     from localcrag.tui import app as app_module
 
     assert main(["libraries", "create", "work"]) == 0
-    seen: list[str | None] = []
+    seen: list[str | None] = []  # LOCALCRAG_LIBRARY as each app opened
 
     class Recorded:
         def __init__(self, settings: Settings, settings_error: str | None = None) -> None:
@@ -86,6 +86,6 @@ def test_the_app_offers_the_other_libraries_and_reopens_in_the_chosen_one(
             pass
 
     monkeypatch.setattr(app_module, "LocalcragApp", Recorded)
-    monkeypatch.delenv("LOCALCRAG_LIBRARY", raising=False)
+    monkeypatch.setenv("LOCALCRAG_LIBRARY", "")  # run() sets it for the process: restored
     assert app_module.run() == 0
-    assert seen == [None, "work"]
+    assert seen == ["", "work"]

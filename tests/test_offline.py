@@ -87,6 +87,7 @@ COMMANDS = [
     (["models", "pull", "qwen2.5-0.5b"], 1, ("offline",)),
     (["models"], 0, ()),
     (["config"], 0, ()),
+    (["libraries"], 0, ()),
 ]
 
 

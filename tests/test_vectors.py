@@ -196,3 +196,26 @@ def test_an_ingest_leaves_the_codes_saved_for_the_next_process(
     fresh = LanceStore(lib.store.path, lib.store.name, lib.store.dim)
     q = FakeEmbedder().embed(["pumps and valves"])[0]
     assert fresh.search("pumps", q, 3, "hybrid") and reads == [6]  # mapped, nothing re-read
+
+
+def test_disk_rows_are_read_in_the_order_asked_one_read_per_run(tmp_path, monkeypatch) -> None:
+    """Codes left on disk (vcache.DiskRows) come back as asked, in any order, with one read
+    per run of consecutive rows (a scope's document is a run of hundreds)."""
+    import os
+
+    from localcrag.ingest import vcache
+
+    codes = (np.arange(60 * 8) % 127).astype(np.int8).reshape(60, 8)
+    np.save(tmp_path / "q8.npy", codes)
+    rows = vcache.DiskRows(np.load(tmp_path / "q8.npy", mmap_mode="r"))
+    reads: list[int] = []
+    real = os.pread
+    monkeypatch.setattr(vcache.os, "pread", lambda fd, n, at: reads.append(n) or real(fd, n, at))
+    for idx in ([], [3], [10, 11, 12, 13, 40, 41], [5, 4, 3], [59, 0, 1, 2, 7]):
+        reads.clear()
+        got = rows.take(np.array(idx, dtype=np.int64))
+        assert got.shape == (len(idx), 8) and (got == codes[idx]).all(), idx
+    assert len(reads) == 3  # [59], [0, 1, 2], [7]
+    reads.clear()
+    rows.take(np.arange(20, 50))
+    assert reads == [30 * 8]

@@ -68,6 +68,7 @@ _COLUMNS = [
 _HIT_COLUMNS = [c for c in _COLUMNS if c not in ("doc_hash", "doc_pages", "indexed_at")]
 LOCATOR = "locator"  # the newest column: tables written before it lack it until their next write
 
+ROWID_FILTER = 2_000  # a scope of at most this many rows is filtered by row id (see _hybrid)
 ID_POOL = 400  # passages searched for a question's identifiers (checked for holding it verbatim)
 # passages that are not rows of a table (sheets and CSVs: locator "rows 2–9", "row 5",
 # "sheet Sales, rows 2–14"); prose and plain pages have no locator or another one
@@ -408,17 +409,19 @@ class LanceStore:
     def _rows(self, rowids: Sequence[int], columns: list[str]) -> dict[int, dict]:
         return rows_by_id(self.table, rowids, self._cols(columns), self.dim)
 
-    def _within(self, snap: Any, scope: tuple[str, ...] | None) -> tuple[np.ndarray, ...] | None:
-        """The vector codes' masks of a scope's rows (None: the whole table)."""
+    def _within(
+        self, snap: Any, scope: tuple[str, ...] | None
+    ) -> tuple[tuple[np.ndarray, ...] | None, np.ndarray | None]:
+        """The vector codes' masks of a scope's rows and those row ids (None: the table)."""
         if scope is None:
-            return None
+            return None, None
         return self._ram.masks(snap, scope, lambda: live_rowids(self.table, _in_sources(scope)))
 
     def _vector(
         self, vector: np.ndarray, n: int, scope: tuple[str, ...] | None = None
     ) -> list[dict]:
         snap = self._ram.snapshot(self.table)
-        approx = self._ram.top(snap, vector, n + max(n, 20), self._within(snap, scope))
+        approx = self._ram.top(snap, vector, n + max(n, 20), self._within(snap, scope)[0])
         return [
             {**r, "_distance": 1.0 - sim}
             for r, sim in exact_rerank(
@@ -434,12 +437,17 @@ class LanceStore:
         sources: Sequence[str] = (),
         healed: bool = False,
         where: str | None = None,
+        rows: np.ndarray | None = None,
     ) -> list[dict]:
+        """Full-text hits; ``sources`` (or, the same documents, their row ids ``rows``) and
+        ``where`` filter before ranking."""
         try:  # (a query of only stop words or symbols gives no hits; it does not raise)
             if self.fts_damaged:
                 raise RuntimeError("its files changed after they were written")
             search = self.table.search(query, query_type="fts")
-            if sources:
+            if rows is not None:
+                where = " AND ".join(w for w in (_in_rows(rows), where) if w)
+            elif sources:
                 where = " AND ".join(w for w in (_in_sources(sources), where) if w)
             if where:
                 search = search.where(where, prefilter=True)
@@ -447,7 +455,10 @@ class LanceStore:
         # a broken index is an error or a visible fallback, never "no hits"
         except Exception as exc:
             if not healed and rebuild_fts(self):  # missing or broken (a full disk): rebuilt once
-                return self._fts(query, n, columns, sources, healed=True, where=where)
+                return self._fts(
+                    query, n, columns, sources, healed=True, where=where
+                )  # by sources:
+                # the rebuilt index is a new version, where the row ids may have moved
             first = re.sub(
                 r"lance error: |,?\s*/\S*\.(cargo|rs)\S*", "", str(exc).strip().split("\n")[0]
             )
@@ -551,19 +562,29 @@ class LanceStore:
         full-text half runs on a worker thread while the vector half runs here."""
         pool = max(k * 4, 20)
         snap = self._ram.snapshot(self.table)
-        within = self._within(snap, scope)
-        among = scope or ()  # the full-text halves' prefilter
+        within, scope_rows = self._within(snap, scope)
+        # the full-text halves' prefilter: a small scope by its row ids (an id lookup), a
+        # large one by its sources (a scan of that column costs less than a long id list)
+        among = scope or ()
+        by_rows = scope_rows if scope_rows is not None and len(scope_rows) <= ROWID_FILTER else None
         gone = (
             set(live_rowids(self.table, f"chunk_id IN ({', '.join(map(_quote, drop))})").tolist())
             if drop
             else set()
         )
-        text_half = workers().submit(self._fts, query, pool + len(gone), ["_rowid"], among)
+        text_half = workers().submit(
+            self._fts, query, pool + len(gone), ["_rowid"], among, rows=by_rows
+        )
         ids = list(dict.fromkeys([*identifiers(query), *codes]))
         # wide: a date's words ("2024", "10") are common; only verbatim holders count
         id_half = (
             workers().submit(
-                self._fts, " ".join(ids), ID_POOL + len(gone), ["_rowid", "text", "source"], among
+                self._fts,
+                " ".join(ids),
+                ID_POOL + len(gone),
+                ["_rowid", "text", "source"],
+                among,
+                rows=by_rows,
             )
             if ids
             else None
@@ -613,6 +634,11 @@ class LanceStore:
         fused, best = fuse(ranked, held, RRF_K, k)
         rows = self._rows(best, _HIT_COLUMNS)
         return [Hit(_row_to_chunk(rows[r]), fused[r], i) for i, r in enumerate(best)]
+
+
+def _in_rows(rows: np.ndarray) -> str:
+    """A filter on these row ids (of the table version they were read from)."""
+    return f"_rowid IN ({', '.join(str(int(r)) for r in rows)})"
 
 
 def _in_sources(sources: Sequence[str]) -> str:

@@ -170,8 +170,17 @@ class DiskRows:
         return np.asarray(self.mapped, dtype=dtype)
 
     def take(self, idx: np.ndarray) -> np.ndarray:
+        """The rows ``idx``, in that order: one read per run of consecutive rows (a scope's
+        document is a run of hundreds; Hamming candidates are mostly runs of one)."""
         base, row, fd = self.mapped.offset, self.row, self.fd
-        buf = b"".join([os.pread(fd, row, base + int(i) * row) for i in idx.tolist()])
+        idx = np.asarray(idx, dtype=np.int64).reshape(-1)
+        cuts = (np.flatnonzero(np.diff(idx) != 1) + 1).tolist()
+        starts, ends = [0, *cuts], [*cuts, len(idx)]
+        buf = b"".join(
+            os.pread(fd, row * (e - s), base + int(idx[s]) * row)
+            for s, e in zip(starts, ends)
+            if e > s
+        )
         return np.frombuffer(buf, np.int8).reshape(len(idx), self.shape[1])
 
     def __del__(self) -> None:

@@ -273,7 +273,9 @@ class RamVectors:
         self.cache = cache  # vcache.VectorCache or None: start from / save to disk
         self._snap: Snapshot | None = None
         self._lock = threading.Lock()
-        self._masks: tuple[Snapshot, tuple[str, ...], tuple[np.ndarray, ...]] | None = None
+        self._masks: tuple[Snapshot, tuple[str, ...], tuple[np.ndarray, ...], np.ndarray] | None = (
+            None
+        )
 
     def snapshot(self, table: Any) -> Snapshot:
         snap = self._snap
@@ -296,12 +298,13 @@ class RamVectors:
 
     def masks(
         self, snap: Snapshot, key: tuple[str, ...], rowids: Callable[[], np.ndarray]
-    ) -> tuple[np.ndarray, ...]:
-        """``top``'s masks for a scope (``key``: its sources), made once a snapshot: a scoped
-        conversation asks many questions of one version of the table."""
+    ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+        """``top``'s masks for a scope (``key``: its sources) and the scope's row ids, made
+        once a snapshot: a scoped conversation asks many questions of one version."""
         got = self._masks
         if got is not None and got[0] is snap and got[1] == key:
-            return got[2]
-        masks = in_rows(snap, rowids())
-        self._masks = (snap, key, masks)
-        return masks
+            return got[2], got[3]
+        rows = rowids()
+        masks = in_rows(snap, rows)
+        self._masks = (snap, key, masks, rows)
+        return masks, rows
