@@ -157,24 +157,25 @@ def overview_answer(overview: Overview, named: str) -> tuple[str, list[Evidence]
         )
         lines.append(f"A table with the columns: {cols.text} [{n}].")
     if overview.sentences:
-        lines.append(
+        quoted = [
             f"From its {overview.summary.lower()}:"
             if overview.summary
             else "Its most central sentences:"
-        )
+        ]
         for q in overview.sentences:
             n = len(evidence) + 1
             evidence.append(
                 Evidence(n, q.text, overview.source, q.page, chunk_id=q.chunk_id, locator=q.locator)
             )
-            lines.append(f"- \u201c{q.text}\u201d [{n}]")
+            quoted.append(f"- \u201c{q.text}\u201d [{n}]")
+        lines.append("\n".join(quoted))
     reason = (
         f'the question asks what a document is about; "{named}" names {label}: its overview '
         "(what it says it is, its sections, its "
         + ("author's summary" if overview.summary else "most central sentences")
         + ", quoted)"
     )
-    return "\n".join(lines), evidence, reason
+    return "\n\n".join(lines), evidence, reason  # paragraphs: Markdown keeps them apart
 
 
 def citations_of(evidence: Sequence[Evidence], about: str) -> tuple[Citation, ...]:

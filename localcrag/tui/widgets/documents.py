@@ -138,7 +138,9 @@ def library_summary(
                 style="not bold #81c784",
             )
         summary.append(
-            "  ·  in the table: r re-index, x remove, u update all", style="not bold dim"
+            "  ·  in the table: Enter overview, space mark, q ask about, r re-index, x remove, "
+            "u update all",
+            style="not bold dim",
         )
     elif not previous:
         summary.append(
