@@ -167,13 +167,13 @@ def test_cache_is_keyed_by_index_version(tmp_path: Path) -> None:
 
 def test_off_by_default_uses_the_settings() -> None:
     s = Settings()
-    th = cal.corpus_thresholds(s, library=None, grader=None) if not s.evaluator.calibrate else None
-    if th is not None:
-        assert (th.upper, th.lower, th.basis) == (
-            s.evaluator.upper_threshold,
-            s.evaluator.lower_threshold,
-            "settings",
-        )
+    assert s.evaluator.calibrate is False  # off by default: no library is read
+    th = cal.corpus_thresholds(s, library=None, grader=None)
+    assert (th.upper, th.lower, th.basis) == (
+        s.evaluator.upper_threshold,
+        s.evaluator.lower_threshold,
+        "settings",
+    )
 
 
 def test_pipeline_uses_and_reports_the_thresholds_it_decided_with(library) -> None:  # noqa: F811
