@@ -139,7 +139,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             _show(event, args, view)
         if not args.json:
             view.finish(record.answer.text if record.answer else "")
-    _log(log, conv, record, pipe)
+    _log(log, conv, record)
     if args.json:
         out = to_json(record)
         out["generator"] = {
@@ -154,7 +154,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return RESTARTED if record.restarted else 0
 
 
-def _log(log: History, conv: Conversation | None, r: RunRecord, pipe: object) -> None:
+def _log(log: History, conv: Conversation | None, r: RunRecord) -> None:
     """Keep the run in history, in the conversation it continued or a new one (``-c`` and the
     app read it back); a history that cannot be written is a warning, never a lost answer."""
     from localcrag.crag.pipeline import FOLLOW_UP_ALONE
@@ -189,10 +189,10 @@ def _show(event: object, args: argparse.Namespace, view: AnswerView) -> None:
         view.feed(event.text)
     elif not args.json and isinstance(event, (ev.WebError, ev.EvidenceTrimmed)):
         print(f"\n[{_describe(event)}]", file=sys.stderr)
-    elif not args.json and isinstance(event, ev.Retrieved) and event.fallback:
-        print(f"warning: retrieval: {event.fallback}", file=sys.stderr)
-    if not args.json and isinstance(event, ev.Retrieved) and event.scope is not None:
-        if event.scope.named_in_question:
+    elif not args.json and isinstance(event, ev.Retrieved):
+        if event.fallback:
+            print(f"warning: retrieval: {event.fallback}", file=sys.stderr)
+        if event.scope is not None and event.scope.named_in_question:
             print(
                 f"[asked within {shown(event.scope.label)}: the question names it "
                 "(--everywhere searches every document)]",

@@ -7,10 +7,8 @@ app included, in that library; without it, the default library (today's index) i
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
-from pathlib import Path
 
 from localcrag.cli.args import shown
 from localcrag.errors import LocalcragError
@@ -30,7 +28,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_libraries(args: argparse.Namespace) -> int:
-    from localcrag.settings.paths import DEFAULT_LIBRARY, library_dir, library_name
+    from localcrag.settings.paths import (
+        DEFAULT_LIBRARY,
+        default_config_path,
+        library_dir,
+        library_name,
+    )
 
     if args.action == "list":
         libs = listing()
@@ -56,7 +59,7 @@ def cmd_libraries(args: argparse.Namespace) -> int:
         if folder.exists():
             raise LocalcragError(f"a library named {args.name!r} exists", "use it: --library NAME")
         (folder / "index").mkdir(parents=True)
-        main = _default_config()
+        main = default_config_path()
         if main.is_file():  # it starts with your settings; from now on they are its own
             shutil.copyfile(main, folder / "config.toml")
         print(f"created library {args.name!r} in {shown(str(folder))}")
@@ -83,15 +86,3 @@ def cmd_libraries(args: argparse.Namespace) -> int:
     shutil.rmtree(folder)
     print(f"removed library {args.name!r} (your files are untouched)")
     return 0
-
-
-def _default_config() -> Path:
-    """The default library's settings file, whatever library is in use now."""
-    from localcrag.settings import paths
-
-    saved = os.environ.pop("LOCALCRAG_LIBRARY", None)
-    try:
-        return paths.config_path()
-    finally:
-        if saved is not None:
-            os.environ["LOCALCRAG_LIBRARY"] = saved

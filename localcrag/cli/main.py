@@ -65,11 +65,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if report.skipped:
             from localcrag.ingest.formats import supported_text
 
-            names = ", ".join(shown(p) for p in report.skipped[:10])
-            more = f" and {len(report.skipped) - 10} more" if len(report.skipped) > 10 else ""
             print(
                 f"skipped {len(report.skipped)} file(s) of unsupported types in folders: "
-                f"{names}{more} (supported: {supported_text()})"
+                f"{first_ten(report.skipped)} (supported: {supported_text()})"
             )
         if report.excluded:
             print(kept_out(report.excluded))
@@ -167,12 +165,16 @@ def cmd_sources(args: argparse.Namespace) -> int:
 def kept_out(out: list[str]) -> str:
     """The line naming files the user removed, which folder ingests and watched folders leave
     out."""
-    more = f" and {len(out) - 10} more" if len(out) > 10 else ""
     return (
         f"kept out {len(out)} file(s) you removed (`localcrag ingest FILE` adds one back): "
-        + ", ".join(shown(s) for s in out[:10])
-        + more
+        + first_ten(out)
     )
+
+
+def first_ten(paths: list[str]) -> str:
+    """ "a.txt, b.txt and 3 more": a list of files as one line names them."""
+    more = f" and {len(paths) - 10} more" if len(paths) > 10 else ""
+    return ", ".join(shown(p) for p in paths[:10]) + more
 
 
 def cmd_search(args: argparse.Namespace) -> int:

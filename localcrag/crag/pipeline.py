@@ -319,12 +319,7 @@ class Pipeline:
             if answered:
                 return
         if alone and scope is None and not history and needs_context(q):
-            timings["first_token"] = ms_since(t0)
-            yield ev.Token(FOLLOW_UP_ALONE)
-            timings["total"] = ms_since(t0)
-            yield ev.AnswerDone(
-                Answer(question, FOLLOW_UP_ALONE, (), None, refused=True), (), timings
-            )
+            yield from _note(question, FOLLOW_UP_ALONE, timings, t0)
             return
         if scope is None and named_scope and (found := scope_named(q, self._documents)):
             q, named = found
@@ -480,10 +475,7 @@ class Pipeline:
         overview = self.library.overview(named.sources[0]) if len(named.sources) == 1 else None
         if overview is None:  # several documents, or none meant: say which, answer nothing
             text = matched_line(named) if named.sources else unnamed_line(len(inside or ()))
-            timings["first_token"] = ms_since(t0)
-            yield ev.Token(text)
-            timings["total"] = ms_since(t0)
-            yield ev.AnswerDone(Answer(question, text, (), None, refused=True), (), timings)
+            yield from _note(question, text, timings, t0)
             return True
         text, evidence, reason = overview_answer(overview, named.phrase)
         chunks = [self.library.get_chunk(e.chunk_id) for e in evidence if e.chunk_id]
@@ -545,3 +537,12 @@ class Pipeline:
             else "the web search found nothing"
         )
         return found, note, outcome_events(outcome)
+
+
+def _note(question: str, text: str, timings: dict[str, float], t0: float) -> Iterator[ev.Event]:
+    """A run that searched nothing and answers with a note (which document? a follow-up
+    without its conversation): no decision, nothing cited."""
+    timings["first_token"] = ms_since(t0)
+    yield ev.Token(text)
+    timings["total"] = ms_since(t0)
+    yield ev.AnswerDone(Answer(question, text, (), None, refused=True), (), timings)

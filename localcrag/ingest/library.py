@@ -222,7 +222,10 @@ class Library:
             if s == target or s.startswith(target.rstrip(os.sep) + os.sep)
         ]
         with self.writing():
-            return [(s, self.remove(s, keep_out)) for s in sorted(sources)]
+            removed = [(s, self.remove(s)) for s in sorted(sources)]
+            if keep_out:  # one write of the list for a whole folder
+                self.exclusions.add(s for s, n in removed if n and source_path(s).exists())
+        return removed
 
     @property
     def exclusions(self) -> Exclusions:

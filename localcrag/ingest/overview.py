@@ -114,8 +114,14 @@ def make(
             names = " ".join(m.group(2).split())[:300]
             if len(columns) < TABLES and names not in columns:
                 columns[names] = Quoted(names, c.chunk_id, c.page_start, c.locator)
-    candidates = _candidates(chunks)
-    summary, picked = _authors_summary(chunks, candidates)
+    # every line and sentence once, in reading order: (chunk, its index, sentence index, text)
+    lines = [
+        (c, i, j, " ".join(s.split()))
+        for i, c in enumerate(chunks)
+        for j, s in enumerate(sentences(c.text))
+    ]
+    candidates = _candidates(lines)
+    summary, picked = _authors_summary(chunks, lines, candidates)
     if not picked:
         picked = _central(chunks, vectors, candidates)
     return Overview(
@@ -134,33 +140,33 @@ def make(
     )
 
 
-def _candidates(chunks: Sequence[Chunk]) -> list[_Candidate]:
+def _candidates(lines: Sequence[tuple[Chunk, int, int, str]]) -> list[_Candidate]:
     """Whole sentences of prose, each once (chunks overlap), in document order."""
     seen: set[str] = set()
     out: list[_Candidate] = []
-    for i, c in enumerate(chunks):
-        for j, s in enumerate(sentences(c.text)):
-            text = " ".join(s.split())
-            if ROW_LINE.match(text) or HEADER_LINE.match(text) or _RECORD.search(text):
-                continue  # a table's rows are data, not sentences about the document
-            key = text.lower()
-            ws = words(text)
-            prose = [w for w in ws if w.isalpha() and len(w) > 2]
-            if (
-                key in seen
-                or not MIN_WORDS <= len(ws) <= MAX_WORDS
-                or len(prose) < max(4, len(ws) // 2)  # figures, codes, a date line
-                or text.startswith(ABOUT)
-                or not ends_sentence(text)
-            ):
-                continue
-            seen.add(key)
-            out.append(_Candidate(text, c, (c.page_start, i, j), stems(text)))
+    for c, i, j, text in lines:
+        if ROW_LINE.match(text) or HEADER_LINE.match(text) or _RECORD.search(text):
+            continue  # a table's rows are data, not sentences about the document
+        key = text.lower()
+        ws = words(text)
+        prose = [w for w in ws if w.isalpha() and len(w) > 2]
+        if (
+            key in seen
+            or not MIN_WORDS <= len(ws) <= MAX_WORDS
+            or len(prose) < max(4, len(ws) // 2)  # figures, codes, a date line
+            or text.startswith(ABOUT)
+            or not ends_sentence(text)
+        ):
+            continue
+        seen.add(key)
+        out.append(_Candidate(text, c, (c.page_start, i, j), stems(text)))
     return out
 
 
 def _authors_summary(
-    chunks: Sequence[Chunk], candidates: list[_Candidate]
+    chunks: Sequence[Chunk],
+    lines: Sequence[tuple[Chunk, int, int, str]],
+    candidates: list[_Candidate],
 ) -> tuple[str, list[_Candidate]]:
     """The author's own summary, when the document has one, up to ``SUMMARY_SENTENCES`` /
     ``SUMMARY_WORDS``: a section headed so, a line of the word alone (its sentences until
@@ -176,16 +182,11 @@ def _authors_summary(
             if inside:
                 return section.strip(" .:"), _capped(inside)
     by_text = {k.text: k for k in candidates}
-    lines = [
-        (" ".join(line.split()), (i, j))
-        for i, c in enumerate(chunks)
-        for j, line in enumerate(sentences(c.text))
-    ]
-    for at, (line, _) in enumerate(lines):
+    for at, (_, _, _, line) in enumerate(lines):
         if not _SUMMARY_HEAD.fullmatch(line):
             continue
         taken: list[_Candidate] = []
-        for text, _ in lines[at + 1 :]:
+        for *_, text in lines[at + 1 :]:
             if text in by_text and by_text[text] not in taken:
                 taken.append(by_text[text])
             elif taken and len(words(text)) <= 6 and not ends_sentence(text):

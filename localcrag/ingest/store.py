@@ -445,20 +445,15 @@ class LanceStore:
             if self.fts_damaged:
                 raise RuntimeError("its files changed after they were written")
             search = self.table.search(query, query_type="fts")
-            if rows is not None:
-                where = " AND ".join(w for w in (_in_rows(rows), where) if w)
-            elif sources:
-                where = " AND ".join(w for w in (_in_sources(sources), where) if w)
-            if where:
-                search = search.where(where, prefilter=True)
+            among = _in_rows(rows) if rows is not None else _in_sources(sources) if sources else ""
+            if clause := " AND ".join(w for w in (among, where) if w):
+                search = search.where(clause, prefilter=True)
             return search.select(columns).limit(n).to_list()
         # a broken index is an error or a visible fallback, never "no hits"
         except Exception as exc:
             if not healed and rebuild_fts(self):  # missing or broken (a full disk): rebuilt once
-                return self._fts(
-                    query, n, columns, sources, healed=True, where=where
-                )  # by sources:
-                # the rebuilt index is a new version, where the row ids may have moved
+                # by sources: the rebuilt index is a new version, where row ids may have moved
+                return self._fts(query, n, columns, sources, healed=True, where=where)
             first = re.sub(
                 r"lance error: |,?\s*/\S*\.(cargo|rs)\S*", "", str(exc).strip().split("\n")[0]
             )

@@ -59,10 +59,15 @@ def library_dir(name: str | None = None) -> Path:
 
 
 def config_path() -> Path:
-    """The settings file: ``$LOCALCRAG_HOME/config.toml``, else in the user config dir; a
-    named library's own beside its index."""
+    """The settings file: a named library's own beside its index, else the default's."""
     if library_name() is not None:
         return library_dir() / "config.toml"
+    return default_config_path()
+
+
+def default_config_path() -> Path:
+    """The default library's settings file: ``$LOCALCRAG_HOME/config.toml``, else in the
+    user config dir."""
     if (h := home()) is not None:
         return h / "config.toml"
     import platformdirs

@@ -423,24 +423,30 @@ class LocalcragApp(App[int]):
                 timeout=15,
             )
 
-    def ask_within(self, scope: Scope | None) -> None:
-        """Questions from now on search only ``scope``'s documents (None: all of them)."""
-        self.scope = scope
+    def ask_within(self, sources: Sequence[str] | None) -> None:
+        """Questions from now on search only these listed documents (None: all of them)."""
+        self.scope = self._listed_scope(sources) if sources else None
+
+    def _listed_scope(self, sources: Sequence[str], patterns: tuple[str, ...] = ()) -> Scope:
+        """The scope of these documents as the Library lists them (their passage counts)."""
+        listed = {s.source: s for s in self.sources}
+        kept = tuple(s for s in sources if s in listed)
+        return Scope(
+            patterns or tuple(Path(s).name for s in kept),
+            kept,
+            sum(listed[s].chunks for s in kept),
+        )
 
     def _keep_scope_indexed(self) -> None:
         """A scope keeps only documents still indexed; one with none left is cleared (said)."""
         if self.scope is None:
             return
-        listed = {s.source: s for s in self.sources}
-        kept = tuple(s for s in self.scope.sources if s in listed)
-        if kept == self.scope.sources:
+        now = self._listed_scope(self.scope.sources, self.scope.patterns)
+        if now.sources == self.scope.sources:
             return
-        if not kept:
+        if not now.sources:
             self.notify("The documents you asked within are no longer indexed: asking all.")
-            self.scope = None
-            return
-        passages = sum(listed[s].chunks for s in kept)
-        self.scope = Scope(self.scope.patterns, kept, passages)
+        self.scope = now if now.sources else None
 
     @on(RefreshSources)
     def _refresh_requested(self) -> None:

@@ -49,7 +49,6 @@ from localcrag.tui.widgets.documents import (
 )
 from localcrag.tui.widgets.labels import plural
 from localcrag.tui.widgets.status import StatusBar
-from localcrag.types import Scope
 
 TABLE_ONLY = {"reindex", "update_all", "remove", "stop", "mark", "ask_within", "overview"}
 MARK = "✓ "  # before the name of a document marked for "ask about these"
@@ -431,10 +430,7 @@ class LibraryScreen(Screen):
             self._ask_within(chosen)
 
     def _ask_within(self, chosen: set[str]) -> None:
-        listed = {s.source: s for s in self.host.sources}
-        sources = tuple(sorted(chosen & set(listed)))
-        names = tuple(Path(s).name for s in sources)
-        self.host.ask_within(Scope(names, sources, sum(listed[s].chunks for s in sources)))
+        self.host.ask_within(sorted(chosen))
         self.marked = set()
         self._fill_table()
         self.host.action_show_mode("chat")
