@@ -123,12 +123,14 @@ def block_rows(start: int, texts: list[str], v: np.ndarray):
 
 def table(n: int, embedder: object) -> tuple[object, Path]:
     """A LanceStore of n synthetic rows with its full-text index (cached), and its folder."""
+    from localcrag.ingest.maintain import ensure_source_index
     from localcrag.ingest.store import LanceStore
 
     folder = CACHE / "scale" / f"{VERSION}-{n}"
     store = LanceStore(folder, "chunks_bench", DIM)
     done = folder / "complete"
     if done.exists() and store.exists() and store.count() == n:
+        ensure_source_index(store)  # as an ingest's compaction builds it (a table cached before)
         return store, folder
     passages, bv = base(embedder)
     if store.exists():
@@ -142,6 +144,7 @@ def table(n: int, embedder: object) -> tuple[object, Path]:
     log(f"scale: compacting and building the full-text index over {n:,} rows")
     store.table.optimize()
     store.ensure_fts()
+    ensure_source_index(store)
     done.write_text("ok\n")
     return store, folder
 

@@ -136,3 +136,11 @@ def asked(pipe: Pipeline, question: str, **run: object) -> RunRecord:
     for event in pipe.run(question, **run):
         record.add(event)
     return record
+
+
+def index_dirs(table_dir: Path, kind: str) -> list[Path]:
+    """A table's derived index folders of one kind: "fts" (full text) or "source" (the
+    bitmap index a scope's prefilter reads), told apart by the source index's lookup file."""
+    dirs = [d for d in (table_dir / "_indices").iterdir() if d.is_dir()]
+    bitmap = {d for d in dirs if (d / "bitmap_page_lookup.lance").exists()}
+    return sorted(bitmap if kind == "source" else set(dirs) - bitmap)

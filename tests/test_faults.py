@@ -48,9 +48,17 @@ def _newest_manifest(paths: list[Path]) -> Path:
     return max(paths, key=lambda p: version_of(p.name) or -1)
 
 
-def _fts_file(paths: list[Path]) -> Path:
-    newest_index = _newest([p.parent for p in paths])
-    return _largest([p for p in paths if p.parent == newest_index])
+def _index_file(kind: str) -> Callable[[list[Path]], Path]:
+    """The largest file of the newest derived index of a kind ("fts" or "source")."""
+
+    def pick(paths: list[Path]) -> Path:
+        from tests.fakes import index_dirs
+
+        own = set(index_dirs(paths[0].parents[2], kind))
+        newest_index = _newest([p.parent for p in paths if p.parent in own])
+        return _largest([p for p in paths if p.parent == newest_index])
+
+    return pick
 
 
 # kind: (glob under the home, which match, commands' expected behaviour, why)
@@ -87,9 +95,15 @@ KINDS: dict[str, tuple[str, Callable[[list[Path]], Path], str, str]] = {
     ),
     "full-text index": (
         "index/*.lance/_indices/*/*",
-        _fts_file,
+        _index_file("fts"),
         ANSWER,
         "derived from the rows: rebuilt on the first text search (doctor --repair also rebuilds it)",
+    ),
+    "source index": (
+        "index/*.lance/_indices/*/*",
+        _index_file("source"),
+        ANSWER,
+        "derived from the rows: rebuilt as the table opens (a scope's prefilter reads it)",
     ),
     "vector cache codes": (
         "index/*.vcache/seg-*/q8.npy",
@@ -476,9 +490,10 @@ def test_a_full_text_index_that_cannot_be_rebuilt_is_a_visible_fallback(
 ) -> None:
     """Another process holds the writer lock: no rebuild now, and the search says vector only."""
     from localcrag.ingest.lock import WriterLock
+    from tests.fakes import index_dirs
 
     _copy(pristine, isolated_home)
-    for folder in (isolated_home / "index").glob("*.lance/_indices/*"):
+    for folder in index_dirs(next((isolated_home / "index").glob("*.lance")), "fts"):
         shutil.rmtree(folder)
     lock = WriterLock(
         isolated_home / "index"
@@ -495,6 +510,33 @@ def test_a_full_text_index_that_cannot_be_rebuilt_is_a_visible_fallback(
     assert (
         code == 0 and "rebuilt the full-text index" in text and text.rstrip().endswith("healthy")
     ), text
+
+
+def test_a_lost_source_index_that_cannot_be_rebuilt_stops_with_one_line(
+    pristine: dict, isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The source index's files deleted while another process holds the writer lock: a
+    scoped or per-document read cannot trust it, so commands stop with one line naming it
+    and the repair (never "unexpected error"); doctor --repair rebuilds it."""
+    from localcrag.ingest.lock import WriterLock
+    from tests.fakes import index_dirs
+
+    _copy(pristine, isolated_home)
+    table_dir = next((isolated_home / "index").glob("*.lance"))
+    for folder in index_dirs(table_dir, "source"):  # the current one, and older versions'
+        shutil.rmtree(folder)
+    lock = WriterLock(isolated_home / "index")
+    lock.acquire()
+    try:
+        code, out, err = _run(capsys, "search", "welding torch")
+    finally:
+        lock.release()
+    lines = err.strip().splitlines()
+    assert code == 1 and len(lines) == 1 and "source index" in lines[0], err
+    assert "localcrag doctor --repair" in lines[0] and "unexpected" not in lines[0]
+    code, out, err = _run(capsys, "search", "welding torch", "--json")  # lock free: rebuilt
+    assert code == 0 and json.loads(out)["results"], out + err
+    assert index_dirs(table_dir, "source") and _run(capsys, "doctor")[0] == 0
 
 
 # --- the settings file and the history: the user's files, outside the index ----------------------

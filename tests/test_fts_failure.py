@@ -17,7 +17,7 @@ from localcrag import events as ev
 from localcrag.errors import FullTextFailed
 from localcrag.ingest.lock import WriterLock
 from localcrag.ingest.store import LanceStore
-from tests.fakes import FakeEmbedder
+from tests.fakes import FakeEmbedder, index_dirs
 from tests.test_store import _put
 
 EMB = FakeEmbedder()
@@ -26,7 +26,7 @@ TEXTS = ["the transformer uses attention", "gardening tips for tomatoes"]
 
 def _break_fts(table_dir: Path) -> None:
     """Damage every file of the full-text index (a crash, a disk error, a bad copy)."""
-    files = [p for p in (table_dir / "_indices").rglob("*") if p.is_file()]
+    files = [p for d in index_dirs(table_dir, "fts") for p in d.rglob("*") if p.is_file()]
     assert files
     for p in files:
         p.write_bytes(b"garbage")

@@ -150,6 +150,47 @@ def test_the_store_prefilters_each_search_mode(tmp_path: Path) -> None:
     assert store.search("gallery", vector, 3, within=[]) == []
 
 
+def _source_index_files(store) -> list[Path]:
+    folder = store.path / f"{store.name}.lance" / "_indices"
+    return [f for f in folder.rglob("*") if f.is_file() and "bitmap" in f.name]
+
+
+def test_the_source_index_is_built_by_the_writer_sealed_and_rebuilt_when_lost(
+    tmp_path: Path,
+) -> None:
+    """A scope's prefilter reads a bitmap index on ``source``: the ingest builds it before it
+    seals the table (so the seal lists its files), and a search after its files are deleted
+    rebuilds it and still keeps to the scope, as doctor --repair would."""
+    import shutil
+
+    from localcrag.ingest import doctor, seal, sidecar
+    from localcrag.ingest.maintain import has_source_index
+    from localcrag.ingest.store import LanceStore
+    from tests.fakes import quoting_pipeline
+
+    docs = tmp_path / "docs"
+    _two_reports(docs)
+    store = quoting_pipeline(docs).library.store
+    assert has_source_index(store.table)
+    files = _source_index_files(store)
+    sealed = seal.check(store, full=True)
+    assert files and sealed.state is None and not sealed.changed and not sealed.missing
+    table_dir = store.path / f"{store.name}.lance"
+    listed = sidecar.read(seal.path(store))[0]["files"]
+    assert {f.relative_to(table_dir).as_posix() for f in files} <= set(listed)
+    library = str(docs / "library.txt")
+    for f in files:
+        shutil.rmtree(f.parent)
+    fresh = LanceStore(store.path, store.name, store.dim)  # a new process opens it
+    vector = np.ones(store.dim, dtype=np.float32)
+    for mode in ("hybrid", "text"):
+        hits = fresh.search("gallery attendance visitors", vector, 3, mode, within=[library])
+        assert hits and {h.chunk.source for h in hits} == {library}, mode
+    assert fresh.count_in([library]) == store.count_in([library]) >= 1
+    assert has_source_index(fresh.table) and _source_index_files(fresh)
+    assert doctor.check(fresh).ok
+
+
 @pytest.mark.slow  # ingests and asks with the real models in subprocesses
 def test_ask_and_search_in_a_scope_from_the_command_line(
     isolated_home: Path, tmp_path: Path

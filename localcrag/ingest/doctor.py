@@ -41,7 +41,7 @@ from localcrag.ingest.maintain import (
     documents_state,
     duplicates,
     known_documents,
-    rebuild_fts,
+    rebuild_indexes,
 )
 from localcrag.ingest.unread import Unread
 from localcrag.ingest.vcache import VectorCache
@@ -392,10 +392,14 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _fts_works(table: Any) -> bool:
+    """The full-text index answers, also behind a prefilter on ``source`` (a scoped search,
+    which reads the source index where there is one)."""
     try:
         if not any(i.index_type == "FTS" for i in table.list_indices()):
             return False
-        table.search("index", query_type="fts").select(["chunk_id"]).limit(1).to_list()
+        search = table.search("index", query_type="fts").select(["chunk_id"]).limit(1)
+        search.to_list()
+        search.where("source = ''", prefilter=True).to_list()
         return True
     except Exception:  # noqa: BLE001 - any failure means the full-text half is not working
         return False
@@ -518,7 +522,7 @@ def repair(library: Any) -> Repair:
         out.reindexed = report.indexed if report else []
         failed = {p for p, _ in report.failed} if report else set()
         if (not up.fts_ok or not _fts_works(store.table)) and store.count():
-            out.fts_rebuilt = rebuild_fts(store, locked=True)
+            out.fts_rebuilt = rebuild_indexes(store, locked=True)
         if store.exists():
             out.notes += _rewrite_small_files(store, _small_files(store, store.table.version))
         after = set(store.file_hashes())

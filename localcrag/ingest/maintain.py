@@ -3,7 +3,7 @@ and removing duplicate rows.
 
 Every commit leaves a table version behind, and old versions keep their data files alive,
 so after each ingest the store is compacted (small fragments merged, the full-text index
-brought up to date) and versions older than ``index_keep_minutes`` are dropped: the
+and the source index brought up to date) and versions older than ``index_keep_minutes`` are dropped: the
 retention window is what ``doctor --repair`` can go back to. Beside each table a small
 JSON list of its documents (source -> content hash) survives the loss of any data file,
 so a repair knows which documents to rebuild from their files.
@@ -35,6 +35,7 @@ def compact(store: Any, keep_minutes: float) -> None:
         t = store.table
         if t.count_rows() and not any(i.index_type == "FTS" for i in t.list_indices()):
             t.create_index("text", config=FTS(with_position=False), replace=True)
+        ensure_source_index(store)
         with warnings.catch_warnings():  # keep=0 warns about other readers: the writer lock is ours
             warnings.simplefilter("ignore", UserWarning)
             t.optimize(cleanup_older_than=timedelta(minutes=keep_minutes))
@@ -116,10 +117,51 @@ def ensure_fts(store: Any, force: bool = False) -> None:
     store._fts_dirty = False
 
 
-def rebuild_fts(store: Any, locked: bool = False) -> bool:
-    """Build the full-text index again (a missing or broken one: a full disk, a damaged file)
-    under the writer lock (``locked``: the caller holds it), unless another process holds it;
-    True when rebuilt. Local only."""
+def has_source_index(table: Any) -> bool:
+    return any(list(i.columns) == ["source"] for i in table.list_indices())
+
+
+def ensure_source_index(store: Any, force: bool = False) -> None:
+    """A bitmap index on ``source``, so a scope's ``source IN (...)`` prefilter reads the
+    index instead of every row's source (at 1M passages, a scope of 100 documents: ~50 ms
+    instead of ~70, bench section 13). Only writers build it (compaction, repair), before
+    the seal is written, so the seal covers its files; ``optimize`` keeps it up to date."""
+    from lancedb.index import Bitmap
+
+    t = store.table
+    if t.count_rows() and (force or not has_source_index(t)):
+        t.create_index("source", config=Bitmap(), replace=True)
+
+
+def heal_source_index(store: Any) -> None:
+    """As a local table opens: a source index whose files changed since the seal, or no
+    longer read (deleted), would make every scoped or per-document read fail or filter
+    wrongly, so it is rebuilt now (seconds even at 1M passages); when it cannot be (another
+    process holds the writer lock, a read-only folder) the command stops with one line."""
+    from localcrag.ingest.faults import damaged
+
+    t = store.table
+    own = [i for i in t.list_indices() if list(i.columns) == ["source"]]
+    if not own:
+        return  # an index written before the source index existed: scans instead
+    folder = f"_indices/{own[0].index_uuid}/"
+    changed = [c for c in store.derived_changed if c.startswith(folder)]
+    if not changed:
+        try:
+            t.count_rows("source = ''")  # reads the index's lookup file
+            return
+        except Exception as exc:  # noqa: BLE001 - only the index's own files are judged here
+            if own[0].index_uuid not in str(exc):
+                return  # other damage (a data or deletion file): the read that meets it says so
+            changed = [f"{folder} does not read"]
+    if not rebuild_indexes(store):
+        raise damaged(store.path, f"its source index is damaged ({changed[0]})")
+
+
+def rebuild_indexes(store: Any, locked: bool = False) -> bool:
+    """Build the derived indexes again (full-text and source; a missing or broken one: a
+    full disk, a damaged or deleted file) under the writer lock (``locked``: the caller
+    holds it), unless another process holds it; True when rebuilt. Local only."""
     from lancedb.index import FTS
 
     from localcrag.ingest.lock import WriterLock
@@ -135,7 +177,9 @@ def rebuild_fts(store: Any, locked: bool = False) -> bool:
         return False
     try:
         store.table.create_index("text", config=FTS(with_position=False), replace=True)
+        ensure_source_index(store, force=True)
         store._fts_dirty = store.fts_damaged = False
+        store.derived_changed = []
         seal.write(store, store.table.version)
         return True
     except Exception:  # noqa: BLE001 - e.g. the disk is still full

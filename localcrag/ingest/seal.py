@@ -160,6 +160,7 @@ def verify(store: Any) -> None:
     if found.lost_version is not None or len(derived) + len(unread) < len(found.changed):
         raise damaged(store.path, found.describe())
     store.fts_damaged = bool(derived)  # rebuilt from the table on the first text search
+    store.derived_changed = derived  # the source index's own are rebuilt as the table opens
 
 
 def quarantine(store: Any, rels: list[str]) -> Path | None:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from localcrag.errors import FullTextFailed
 from localcrag.ingest import pending, rowsums
 from localcrag.ingest.faults import guard_methods, in_the_way, not_a_folder
 from localcrag.ingest.location import IndexLocation, as_location, retry_conflicts
-from localcrag.ingest.maintain import ensure_fts, rebuild_fts
+from localcrag.ingest.maintain import ensure_fts, heal_source_index, rebuild_indexes
 from localcrag.ingest.names import MAX_NAMED, FileNames, fuse, held_counts, quiet, workers
 from localcrag.ingest.rows import (  # noqa: F401 - table_name, SourceInfo: re-exported
     SourceInfo,
@@ -43,6 +43,8 @@ from localcrag.ingest.vsync import Moved, RamVectors, exact_rerank, live_rowids,
 from localcrag.textutil import holds, identifiers
 from localcrag.textutil.labels import split_heading
 from localcrag.types import Chunk, Hit
+
+T = TypeVar("T")
 
 os.environ.setdefault("LANCE_LOG", "error")
 os.environ.setdefault("RUST_LOG", "error")
@@ -94,6 +96,7 @@ class LanceStore:
         self._seen = False
         self.verify = True  # check the files against the seal on open (ingest/seal.py; doctor: off)
         self.fts_damaged = False  # the seal found the full-text index's files changed
+        self.derived_changed: list[str] = []  # derived index files the seal found changed
         # source -> (content hash, digest of its rows) written by this process since the
         # document list was last saved (ingest/rowsums.py)
         self.written: dict[str, tuple[str, str]] = {}
@@ -118,6 +121,8 @@ class LanceStore:
                 if self.verify:  # damage since the last write: one line, never a read
                     verify_seal(self)
                 self._table = self._db.open_table(self.name)
+                if self.verify and self.location.folder is not None:
+                    heal_source_index(self)
             else:
                 self._table = self._create()
         return self._table
@@ -415,7 +420,19 @@ class LanceStore:
         """The vector codes' masks of a scope's rows and those row ids (None: the table)."""
         if scope is None:
             return None, None
-        return self._ram.masks(snap, scope, lambda: live_rowids(self.table, _in_sources(scope)))
+        return self._ram.masks(
+            snap, scope, lambda: self._healed(lambda: live_rowids(self.table, _in_sources(scope)))
+        )
+
+    def _healed(self, read: Callable[[], T]) -> T:
+        """A read filtered by source; when it fails (the source index's files lost or
+        damaged since the seal) the derived indexes are rebuilt once and the read retried."""
+        try:
+            return read()
+        except Exception:
+            if not rebuild_indexes(self):
+                raise
+            return read()
 
     def _vector(
         self, vector: np.ndarray, n: int, scope: tuple[str, ...] | None = None
@@ -451,7 +468,9 @@ class LanceStore:
             return search.select(columns).limit(n).to_list()
         # a broken index is an error or a visible fallback, never "no hits"
         except Exception as exc:
-            if not healed and rebuild_fts(self):  # missing or broken (a full disk): rebuilt once
+            if not healed and rebuild_indexes(
+                self
+            ):  # missing or broken (a full disk): rebuilt once
                 # by sources: the rebuilt index is a new version, where row ids may have moved
                 return self._fts(query, n, columns, sources, healed=True, where=where)
             first = re.sub(
@@ -511,7 +530,8 @@ class LanceStore:
         """Passages of these documents (a scope's size, for "searched N passages in ...")."""
         if not sources or not self.exists():
             return 0
-        return int(self.table.count_rows(_in_sources(sorted(set(sources)))))
+        where = _in_sources(sorted(set(sources)))
+        return int(self._healed(lambda: self.table.count_rows(where)))
 
     def _search(
         self,
