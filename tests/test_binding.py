@@ -253,6 +253,62 @@ def test_the_pipeline_refuses_what_no_passage_binds_and_says_what_it_found(tmp_p
     assert not answered.claims_nothing and "12,345" in answered.answer.text
 
 
+def test_relevant_passages_that_do_not_state_the_answer_are_never_correct(tmp_path) -> None:
+    """The passage is about the thing asked (graded relevant), but holds no date: the quote
+    says so, and the decision the run reports, the answer's badge and `--json` say
+    Incorrect with why, never Correct beside "The documents do not state it"."""
+    from localcrag.cli.ask import to_json
+    from tests.fakes import FakeGenerator, asked, quoting_pipeline
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "seq.txt").write_text(
+        "The LinnSequencer\n\nThe LinnSequencer is a 32-track MIDI sequencer with a fast disk "
+        "drive. One way to create a song is to record each track all the way through, up to "
+        "999 bars.\n",
+        encoding="utf-8",
+    )
+    (docs / "garden.txt").write_text(
+        "Gardening notes. Tomatoes need sun and water every day in summer.\n", encoding="utf-8"
+    )
+    pipe = quoting_pipeline(docs, FakeGenerator())
+    run = asked(pipe, "When was the LinnSequencer released?")
+    assert run.answer is not None and run.answer.text.startswith(NOT_STATED)
+    assert max(g.score for g in run.grades.values()) >= pipe.settings.evaluator.upper_threshold
+    assert run.action is Action.INCORRECT and run.answer.action is Action.INCORRECT
+    assert run.decision is not None and run.decision.reason.endswith("no passage states the answer")
+    data = to_json(run)
+    assert data["action"] == "incorrect" and data["refused"] and not data["citations"]
+    assert data["reason"].endswith("no passage states the answer") and data["searched"]
+    answered = asked(pipe, "How many tracks does the LinnSequencer have?")
+    assert answered.action is Action.CORRECT and "32" in answered.answer.text
+
+
+def test_a_number_that_counts_something_else_is_not_the_quantity_asked() -> None:
+    """A count binds the question only when it counts what is asked: "32-track" is no price
+    and no number of bars; a number with no noun of its own (a table cell), a scale word
+    ("5 million people") or a currency is still a filler."""
+    from localcrag.crag.shapes import answer_spans
+
+    def spans(sentence: str, question: str) -> list[str]:
+        return [sentence[a:b] for a, b in answer_spans(sentence, question, "number")]
+
+    seq = "The LinnSequencer is a 32-track sequencer that records up to 999 bars."
+    assert spans(seq, "How much did the LinnSequencer cost?") == []
+    assert spans(seq, "How many bars can it record?") == ["999 bars"]
+    assert spans("It costs $1,299 for 32 tracks.", "How much did it cost?") == ["$1,299"]
+    assert spans("Town: Ely; Residents: 20,256", "How many residents did Ely have?") == ["20,256"]
+    assert spans("The city had 5 million people.", "How many people lived there?") == ["5 million"]
+    assert spans("41,000 visitors saw 30 galleries.", "How many were there?") == [
+        "41,000 visitors",
+        "30 galleries",
+    ]
+    refused = extractive_answer(
+        "How much did the LinnSequencer cost?", [Evidence(1, seq, "/d/seq.txt", 1, score=0.9)]
+    )
+    assert not refused.found and refused.text.startswith(NOT_STATED)
+
+
 RESULTS_CSV = """STATE,ELECTORAL VOTES,TOTAL VOTES
 TX,40,11388674
 CA,54,15865475

@@ -26,6 +26,7 @@ from localcrag.crag.timing import Stage, ms_since, timed
 from localcrag.errors import BadQuestion
 from localcrag.llm.cpu import CpuMeter
 from localcrag.settings import Settings
+from localcrag.textutil import states_nothing
 from localcrag.types import Action, Answer, Decision, Evidence, Hit, Scope
 
 if TYPE_CHECKING:
@@ -60,6 +61,22 @@ class Generator(Protocol):
         stop: list[str] | None = None,
         cancel: threading.Event | None = None,
     ) -> Iterator[str]: ...
+
+
+def nothing_stated_under_correct(answer: Answer) -> bool:
+    """The passages were graded relevant (Correct) but the answer states nothing from them
+    ("The documents do not state it. No passage gives ...")."""
+    return answer.action is Action.CORRECT and (answer.refused or states_nothing(answer.text))
+
+
+def not_stated(decision: Decision) -> Decision:
+    """The decision once the answer found nothing: the badge says what was checked, so a
+    relevant retrieval whose passages do not state the answer is not Correct."""
+    return replace(
+        decision,
+        action=Action.INCORRECT,
+        reason=f"{decision.reason}; but no passage states the answer",
+    )
 
 
 class Pipeline:
@@ -433,6 +450,10 @@ class Pipeline:
                 timings["generate_end"] = ms_since(t0)
             elif isinstance(e, ev.AnswerDone):
                 timings["total"] = ms_since(t0)
+                if decision is not None and nothing_stated_under_correct(e.answer):
+                    decision = not_stated(decision)
+                    yield ev.DecisionMade(decision)
+                    e = replace(e, answer=replace(e.answer, action=decision.action, refused=True))
             yield e
 
     def _documents(self) -> list[tuple[str, str]]:

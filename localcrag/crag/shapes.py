@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from localcrag.crag.emphasis import MONTH as _MONTH
-from localcrag.crag.emphasis import with_frequencies
+from localcrag.crag.emphasis import counted, counts, with_frequencies
 from localcrag.textutil import STOPWORDS, content_words
 
 _SHAPES = [
@@ -73,6 +73,43 @@ _SPANS = {
 }
 
 
+# A count's own noun: "32-track", "999 bars", "110,000 notes" (the word the number counts).
+_UNIT_AFTER = re.compile(r"(?:-|\s+)([a-z]{3,})\b")
+# Words that scale or measure a number rather than name what it counts (general English).
+_SCALE = frozenset(
+    "hundred hundreds thousand thousands million millions billion billions trillion "
+    "percent per cent dollars dollar euros euro pounds pound cents yen usd eur gbp "
+    "times fold".split()
+)
+_MONEY = re.compile(
+    r"\bhow much\b.*\b(?:cost|costs|price|priced|spent|spend|spends|pay|paid|pays|worth|"
+    r"charge|charged|charges|sell|sold|sells|earn|earned|earns|raise|raised|budget|revenue|"
+    r"income|expenses?|fees?|salary|wage)\b",
+    re.I,
+)
+
+
+def _asked_units(question: str) -> set[str] | None:
+    """The stems a count in the answer may count, when the question says: "how many active
+    voters" -> {active, voter} (``emphasis.counted``); a money question ("how much did it
+    cost") -> empty (a count of any thing is no amount of money); else None (any number)."""
+    if nouns := counted(question):
+        return set(nouns)
+    return set() if _MONEY.search(question) else None
+
+
+def _counts_other(sentence: str, span: tuple[int, int], end: int, units: set[str] | None) -> bool:
+    """Does the number ending at ``end`` count a thing the question does not ask about ("a
+    **32**-track sequencer" for "how much did it cost?"): a word of its own follows it, and
+    no asked noun stands near it ("h = 8 parallel attention layers" counts attention heads)?"""
+    if units is None:
+        return False
+    m = _UNIT_AFTER.match(sentence, end)
+    if not m or m.group(1) in STOPWORDS or m.group(1) in _SCALE:
+        return False
+    return not counts(sentence, span, frozenset(units))
+
+
 def answer_shape(question: str) -> str | None:
     """What an answer to ``question`` looks like: number, date, name, place, or None."""
     for shape, pattern in _SHAPES:
@@ -104,6 +141,15 @@ def _cell(sentence: str, at: int) -> bool:
     return not sentence[max(0, at - 8) : at - 2].lower().endswith(("year", "date", "period"))
 
 
+_NUMBER = re.compile(_NUM)
+
+
+def _number_end(sentence: str, at: int) -> int:
+    """Where the number of a number span starting at ``at`` ends (before its unit word)."""
+    m = _NUMBER.search(sentence, at)
+    return m.end() if m else at
+
+
 _LEAD = " \t-*\u2022>#0123456789.)"  # what may come before a sentence's first word: a list marker
 
 
@@ -112,6 +158,7 @@ def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[
     if shape is None:
         return []
     asked = content_words(question)
+    units = _asked_units(question) if shape == "number" else None
     refs = [r.span() for r in _REFMARK.finditer(sentence)]
     out = []
     for m in _SPANS[shape].finditer(sentence):
@@ -130,6 +177,9 @@ def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[
             or _XREF.search(sentence[: m.start(group)])
         ):
             continue  # "Table 2", "Section 3", "(section 5.4)": a label, not a quantity
+        at = (m.start(group), m.end(group))
+        if shape == "number" and _counts_other(sentence, at, _number_end(sentence, at[0]), units):
+            continue  # the number counts something else than the question asks for
         words = content_words(text)
         if text and not (words and words <= asked) and text.lower() not in question.lower():
             out.append((m.start(group), m.start(group) + len(m.group(group).rstrip())))
