@@ -1,4 +1,4 @@
-"""What `localcrag ingest` says while it works (issue 26 item 5).
+"""What `localcrag ingest` says while it works.
 
 On a terminal: a bar on stderr (files done, the file at hand, and inside a large file the
 chunks embedded so far). Without a terminal (a log, CI, a pipe): one line per file as it

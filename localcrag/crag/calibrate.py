@@ -1,4 +1,4 @@
-"""Per-corpus self-calibration of the CRAG thresholds (issue 12; setting ``calibrate``).
+"""Per-corpus self-calibration of the CRAG thresholds (setting ``calibrate``).
 
 The thresholds in the settings were fitted on SQuAD 2.0 (docs/evaluator.md). A grader's
 score scale may shift with the corpus, so fixed thresholds may misjudge another library.

@@ -2,7 +2,7 @@
 
 Correct when any chunk reaches the upper threshold; Incorrect when every chunk is
 below the lower one; Ambiguous otherwise. With no chunks at all the action is Incorrect.
-A chunk whose grading failed (``Grade.error``: a fallback score, issue 27) is no verdict:
+A chunk whose grading failed (``Grade.error``: a fallback score) is no verdict:
 it can make the decision neither Correct nor Incorrect, so a run where grading failed is
 Correct only on a chunk that was graded, and otherwise Ambiguous, saying why.
 """

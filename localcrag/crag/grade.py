@@ -5,7 +5,7 @@ Strategies (``settings.evaluator.grader``; the registry is ``localcrag.registry.
 * ``fusion`` (default): a calibrated logistic model over cheap signals, namely question/chunk
   cosine, best two-sentence window cosine, and coverage of the question's key terms
   (IDF x leave-one-out importance). Needs only the embedder; tens of ms per chunk.
-* ``reader`` (issue 23): a MiniLM cross-encoder trained for answer containment and answer
+* ``reader``: a MiniLM cross-encoder trained for answer containment and answer
   spans (:mod:`localcrag.crag.graders.reader`); falls back to ``fusion``, visibly.
 * ``embedding``: calibrated best-window cosine alone.
 * ``lexical``: calibrated IDF-weighted coverage of the question's content words.

@@ -58,7 +58,7 @@ def resolve_style(setting: str, generator: Any) -> tuple[str, str]:
     """("extractive" | "generative", why) for the ``answer_style`` setting and this generator."""
     if setting in ("extractive", "generative"):
         return setting, f"answer_style = {setting}"
-    if getattr(generator, "remote", False):  # a model server: sized for answering (issue 13)
+    if getattr(generator, "remote", False):  # a model server: a model sized for writing answers
         return (
             "generative",
             f"auto: written on the model server {generator.url}, counted as capable",

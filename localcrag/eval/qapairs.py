@@ -122,7 +122,7 @@ def sample_pairs(
     (label 0), from the family's rows in file order. A family with fewer rows of a label
     gives all of them. Deterministic: the same file, ``per_label`` and ``seed`` always give
     the same pairs in the same order (positives first). Pure: reads nothing, draws from
-    nothing but its own generator. Default: 100 + 100 per family, seed 0 (issue 23).
+    nothing but its own generator. Default: 100 + 100 per family, seed 0.
     """
     rng = random.Random(seed)
     by_family: dict[str, list[QAPair]] = {}

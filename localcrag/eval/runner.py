@@ -129,7 +129,7 @@ def run_eval(
         decisions = run_decisions(
             pipe, questions, k, lambda *a: progress(Progress("decisions", *a)), units=ds.units
         )
-        if opts.withhold:  # the same run, so both of issue 12's goals come from one report
+        if opts.withhold:  # the same run, so both decision goals come from one report
             decisions["withheld"] = run_withheld(
                 pipe, ds, questions, k, lambda *a: progress(Progress("withheld", *a))
             )

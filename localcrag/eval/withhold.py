@@ -1,7 +1,7 @@
 """``--withhold gold``: the CRAG decision on on-topic passages that lack the answer.
 
-Issue 12 will be judged on question sets whose passages are on topic but do not hold the
-answer; we have none. The closest honest stand-in from our own data: ask each answerable
+A decision is only trustworthy if it refuses questions whose passages are on topic but do
+not hold the answer; the sets here have no such questions. The closest honest stand-in from our own data: ask each answerable
 question again with its own answer-bearing units (anthropic-docs: its gold chunks; SQuAD:
 its own paragraph; val.json: its gold chapters) withheld from the search, so the chunks
 graded are the nearest on-topic text that should not answer it, and CRAG should refuse.
@@ -84,7 +84,7 @@ def run_withheld(
 
 
 def goal(decisions: dict) -> dict:
-    """Issue 12's pair of goals from one run: >= 90% of answerable questions answered on the
+    """The pair of decision goals from one run: >= 90% of answerable questions answered on the
     full index, >= 80% refused with their answer-bearing text withheld. Beside them, on the
     questions of both runs: how well the best score alone tells the two apart (ROC-AUC, no
     threshold), and the refused share at the lower threshold that would answer exactly 90%

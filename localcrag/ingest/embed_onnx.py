@@ -52,7 +52,7 @@ BULK = 64
 # saturating int16 first (vpmaddubsw: 255 x 127 x 2 > 32,767; 10.5% of this model's weights
 # exceed 63). The same model then gave other vectors there (20 anthropic-docs chunks: mean
 # cosine 0.9918, min 0.9875 to the exact sums) and the README's anthropic-docs retrieval
-# figure moved (issue 25; docs/eval.md, "Embedder vectors across machines";
+# figure moved (docs/eval.md, "Embedder vectors across machines";
 # scripts/int8_paths.py emulates both kernels bit-exactly). On such a CPU this option makes
 # onnxruntime convert the weights to u8 and use its exact u8u8 kernel. It is set only there:
 # onnxruntime would also apply it on a VNNI CPU, where it changes no bit and costs 28% of the

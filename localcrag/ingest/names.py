@@ -1,4 +1,4 @@
-"""What hybrid search adds to RRF for a question that names things exactly (issue 26 item 2).
+"""What hybrid search adds to RRF for a question that names things exactly.
 
 * **Exact identifiers win**: a question holding a code, part number, date or ID
   (``textutil.identifiers``) that a passage holds verbatim puts that passage first (more
