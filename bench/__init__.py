@@ -73,6 +73,8 @@ class Section:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     data: dict = field(default_factory=dict)  # raw figures for BENCHMARKS.json (unformatted)
+    name: str = ""  # the section's module (bench/<name>.py), set by ``python -m bench``
+    code: dict = field(default_factory=dict)  # what it measured: paths and sha256 (bench/code.py)
 
 
 @contextmanager

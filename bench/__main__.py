@@ -11,24 +11,7 @@ import traceback
 from pathlib import Path
 
 from bench import CACHE, ROOT, Section, log
-
-SECTIONS = (
-    "ingest",
-    "retrieval",
-    "grading",
-    "e2e",
-    "memory",
-    "answers",
-    "index",
-    "shared",
-    "hostile",
-    "watch",
-    "endpoint",
-    "ocr",
-    "scale",
-    "identifiers",
-    "mixed",
-)
+from bench.code import SECTIONS, code_hash, paths, stale
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,6 +21,11 @@ def main(argv: list[str] | None = None) -> int:
         "--only", default=",".join(SECTIONS), help=f"comma-separated subset of {SECTIONS}"
     )
     p.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="list the sections of BENCHMARKS.json whose code changed since they were measured",
+    )
     p.add_argument(
         "--fresh",
         action="store_true",
@@ -49,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"unknown section(s): {', '.join(bad)}")
 
     os.chdir(ROOT)
+    if args.check:
+        return check(args.out.with_suffix(".json"))
     if args.fresh:
         os.environ["LCBENCH_FRESH"] = "1"
     CACHE.mkdir(exist_ok=True)
@@ -67,12 +57,14 @@ def main(argv: list[str] | None = None) -> int:
     for name in only:
         log(f"section {name}")
         t = time.perf_counter()
+        code = {"paths": list(paths(name)), "sha256": code_hash(name)}  # as it starts
         try:
             sec = importlib.import_module(f"bench.{name}").run(args.quick)
         except Exception as exc:  # noqa: BLE001 - one broken section still leaves a report
             traceback.print_exc()
             sec = Section(name, notes=[f"failed: {type(exc).__name__}: {exc}"])
         sec.seconds = time.perf_counter() - t
+        sec.name, sec.code = name, code
         sections.append(sec)
         log(f"section {name} done in {sec.seconds:.0f} s")
     text = render(sections, models, args.quick, time.perf_counter() - t0, header)
@@ -86,6 +78,24 @@ def main(argv: list[str] | None = None) -> int:
         f"wrote {args.out} and {args.out.with_suffix('.json').name} ({len(failed)} target(s) missed)"
     )
     return 0
+
+
+def check(path: Path) -> int:
+    """Print the sections of ``path`` whose code changed since they were measured; 1 if any."""
+    import json
+
+    if not path.exists():
+        print(f"{path.name}: none (run `make bench`)")
+        return 1
+    data = json.loads(path.read_text(encoding="utf-8"))
+    old = stale(data)
+    for name, why in old.items():
+        print(f"{name}: {why} (python -m bench --only {name})")
+    measured = len(data.get("sections", []))
+    print(
+        f"{measured - len(old)} of {measured} sections measured on the code here ({data.get('commit')})"
+    )
+    return 1 if old else 0
 
 
 if __name__ == "__main__":

@@ -162,9 +162,10 @@ def commit() -> str:
 def to_json(
     sections: list[Section], models: dict[str, str], quick: bool, header_lines: list[str]
 ) -> str:
-    """BENCHMARKS.json: one entry per target under "targets" (issue 15: name, target,
-    measured, pass), then every table, target and note of BENCHMARKS.md plus each section's
-    raw figures (``Section.data``), for scripts that compare runs."""
+    """BENCHMARKS.json: one entry per target under "targets" (name, target, measured,
+    pass), then every table, target and note of BENCHMARKS.md plus each section's
+    raw figures (``Section.data``) and the code it measured (``Section.code``: paths and
+    their sha256, bench/code.py), for scripts that compare runs and ``--check``."""
     return (
         json.dumps(
             {
@@ -182,6 +183,8 @@ def to_json(
                 "sections": [
                     {
                         "title": s.title,
+                        "name": s.name,
+                        "code": s.code,
                         "seconds": round(s.seconds, 1),
                         "targets": [
                             {"name": n, "target": t, "measured": m, "pass": ok}

@@ -17,15 +17,19 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # bench/code.py: which code each bench section measured
+    sys.path.insert(0, str(REPO))
 BENCH_JSON = REPO / "BENCHMARKS.json"
 RESULTS = REPO / "docs" / "results"
 NOT_MEASURED = "not measured yet"
+CHANGED = "code changed since"
 
 
 class Missing(LookupError):
@@ -81,6 +85,14 @@ class Bench:
             return text
         raise Missing(f"no range in {text!r}")
 
+    def stale(self) -> dict[str, str]:
+        """Sections whose code changed since they were measured (bench/code.py), once."""
+        if not hasattr(self, "_stale"):
+            from bench.code import stale
+
+            self._stale = stale(self.data)
+        return self._stale
+
     def when(self) -> str:
         """``2026-12-01 06:53 UTC, commit abc1234, load 1.4`` (what the file records)."""
         machine = list(self.data.get("machine", []))
@@ -109,6 +121,12 @@ class PerfRow:
     targets: Sequence[tuple[str, str]]  # (shown target, BENCHMARKS.json target name)
     command: str
     chosen_on: str = "–"
+
+    @property
+    def section(self) -> str | None:
+        """The bench section the row's command runs (``--only NAME``)."""
+        m = re.search(r"--only (\w+)", self.command)
+        return m.group(1) if m else None
 
 
 def _try(fn: Callable[[Bench], str], bench: Bench) -> str:
@@ -466,12 +484,21 @@ def perf_table(rows: Sequence[PerfRow], bench: Bench | None = None) -> str:
         "|---|---|---|---|---|---|",
     ]
     body = []
+    stale = b.stale() if b.data else {}
     for r in rows:
+        measured = _try(r.measured, b)
+        if r.section in stale and measured != NOT_MEASURED:
+            measured += f" ({CHANGED})"
         body.append(
-            f"| {r.what} | {_try(r.measured, b)} | {_try(r.spread, b) or '–'} | "
+            f"| {r.what} | {measured} | {_try(r.spread, b) or '–'} | "
             f"{_verdict(b, r.targets) or '–'} | {r.chosen_on} | {r.command} |"
         )
     src = f"From BENCHMARKS.json ({b.when()}), `make bench` or the row's command:"
+    if marked := sorted({r.section for r in rows if r.section in stale}):
+        src += (
+            f" rows marked *{CHANGED}* measure sections ({', '.join(marked)}) whose code is"
+            " not the code measured, or was not recorded (`python -m bench --check`)."
+        )
     if b.data.get("quick"):
         src = src.replace(
             "BENCHMARKS.json (", "BENCHMARKS.json (a `--quick` run: fewer repetitions; "

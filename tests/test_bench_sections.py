@@ -162,3 +162,64 @@ def test_the_scale_sections_synthetic_rows_fit_a_fresh_index(tmp_path) -> None:
     store.table.add(rows)
     assert store.count() == 3
     assert store.table.to_arrow()["chunk_id"].to_pylist() == ["c0000010", "c0000011", "c0000012"]
+
+
+def test_every_section_names_code_that_exists_and_the_list_is_the_one_the_bench_runs() -> None:
+    from bench import code
+    from bench.__main__ import SECTIONS
+
+    assert tuple(code.SECTION_CODE) == SECTIONS
+    for name in SECTIONS:
+        missing = [p for p in code.paths(name) if not (code.ROOT / p).exists()]
+        assert not missing, (name, missing)
+
+
+def test_a_section_is_stale_when_its_code_changes_and_only_its_own_code_counts(
+    tmp_path, monkeypatch
+) -> None:
+    """The hash is over the section's files' paths and bytes: an edit to one of them marks
+    the section, bytecode and files outside its paths do not; an entry without a hash (a run
+    from before hashes were recorded) is stale too."""
+    from bench import code
+
+    for rel in ("localcrag/ingest/a.py", "localcrag/llm/b.py", "bench/ocr.py", "bench/e2e.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(f"# {rel}\n")
+    monkeypatch.setattr(code, "ROOT", tmp_path)  # no git checkout: every file but bytecode
+    monkeypatch.setitem(code.SECTION_CODE, "ocr", ("localcrag/ingest", "localcrag/llm"))
+    before = code.code_hash("ocr")
+    entry = {"title": "12. OCR (scanned PDF pages)", "code": {"sha256": before}}
+    assert code.section_name(entry) == "ocr" and code.stale({"sections": [entry]}) == {}
+    (tmp_path / "localcrag/ingest/__pycache__").mkdir()
+    (tmp_path / "localcrag/ingest/__pycache__/a.cpython-311.pyc").write_bytes(b"\0")
+    (tmp_path / "bench/e2e.py").write_text("# another section's module\n")
+    assert code.code_hash("ocr") == before
+    (tmp_path / "localcrag/llm/b.py").write_text("# edited\n")
+    assert code.stale({"sections": [entry]}) == {"ocr": "code changed since"}
+    old = {"title": "12. OCR (scanned PDF pages)"}
+    assert "no code hash recorded" in code.stale({"sections": [old]})["ocr"]
+
+
+def test_readme_rows_of_a_changed_section_say_so(monkeypatch) -> None:
+    """README's generated performance rows read BENCHMARKS.json: a row whose section's code
+    changed since its run says "code changed since", and the table's source line names it."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    import readme_tables as rt
+
+    from bench import code
+
+    target = {"name": "ocr-cpu-seconds-per-page", "measured": "2.5 s", "pass": True}
+
+    def bench(sha: str) -> rt.Bench:
+        section = {"title": "12. OCR", "name": "ocr", "code": {"sha256": sha}, "targets": []}
+        return rt.Bench({"targets": [target], "sections": [section], "commit": "abc1234"})
+
+    row = rt.PerfRow("OCR a page", rt._target(target["name"]), rt._text("-"), [], rt._cmd("ocr"))
+    assert row.section == "ocr"
+    fresh = rt.perf_table([row], bench(code.code_hash("ocr")))
+    assert "2.5 s |" in fresh and rt.CHANGED not in fresh
+    changed = rt.perf_table([row], bench("0" * 64))
+    assert f"2.5 s ({rt.CHANGED}) |" in changed and "sections (ocr)" in changed
