@@ -189,6 +189,11 @@ def test_the_source_index_is_built_by_the_writer_sealed_and_rebuilt_when_lost(
     assert fresh.count_in([library]) == store.count_in([library]) >= 1
     assert has_source_index(fresh.table) and _source_index_files(fresh)
     assert doctor.check(fresh).ok
+    for f in _source_index_files(fresh):  # lost again while the table is open
+        shutil.rmtree(f.parent)
+    assert fresh.count_in([library]) == store.count_in([library])  # read as it was opened
+    again = LanceStore(store.path, store.name, store.dim)
+    assert again.count_in([library]) == store.count_in([library]) and _source_index_files(again)
 
 
 @pytest.mark.slow  # ingests and asks with the real models in subprocesses

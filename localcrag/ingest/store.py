@@ -429,9 +429,9 @@ class LanceStore:
         damaged since the seal) the derived indexes are rebuilt once and the read retried."""
         try:
             return read()
-        except Exception:
-            if not rebuild_indexes(self):
-                raise
+        except Exception as exc:
+            if "_indices" not in str(exc) or not rebuild_indexes(self):
+                raise  # not the index's files (a data file: the caller's error says so)
             return read()
 
     def _vector(
