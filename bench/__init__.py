@@ -75,6 +75,7 @@ class Section:
     data: dict = field(default_factory=dict)  # raw figures for BENCHMARKS.json (unformatted)
     name: str = ""  # the section's module (bench/<name>.py), set by ``python -m bench``
     code: dict = field(default_factory=dict)  # what it measured: paths and sha256 (bench/code.py)
+    run: dict = field(default_factory=dict)  # when: date, commit, quick (kept when merged)
 
 
 @contextmanager

@@ -1,4 +1,4 @@
-"""``python -m bench [--quick] [--only ingest,retrieval,...] [--out BENCHMARKS.md]``."""
+"""``python -m bench [--quick] [--only ingest,retrieval,...] [--alone] [--check] [--out BENCHMARKS.md]``."""
 
 from __future__ import annotations
 
@@ -25,6 +25,11 @@ def main(argv: list[str] | None = None) -> int:
         "--check",
         action="store_true",
         help="list the sections of BENCHMARKS.json whose code changed since they were measured",
+    )
+    p.add_argument(
+        "--alone",
+        action="store_true",
+        help="write only the sections run (default with --only: merge them into --out's record)",
     )
     p.add_argument(
         "--fresh",
@@ -67,10 +72,12 @@ def main(argv: list[str] | None = None) -> int:
         sec.name, sec.code = name, code
         sections.append(sec)
         log(f"section {name} done in {sec.seconds:.0f} s")
-    text = render(sections, models, args.quick, time.perf_counter() - t0, header)
+    sections = merged(sections, args.out.with_suffix(".json"), args.alone)
+    quick = args.quick or any(sec.run.get("quick") for sec in sections)
+    text = render(sections, models, quick, time.perf_counter() - t0, header)
     args.out.write_text(text, encoding="utf-8")
     args.out.with_suffix(".json").write_text(
-        to_json(sections, models, args.quick, header), encoding="utf-8"
+        to_json(sections, models, quick, header), encoding="utf-8"
     )
     print(text)
     failed = [t for sec in sections for t in sec.targets if t[2] is False]
@@ -78,6 +85,21 @@ def main(argv: list[str] | None = None) -> int:
         f"wrote {args.out} and {args.out.with_suffix('.json').name} ({len(failed)} target(s) missed)"
     )
     return 0
+
+
+def merged(ran: list[Section], record: Path, alone: bool) -> list[Section]:
+    """The sections just run, put into the record's place for them: every other section the
+    record holds is kept as it was measured (its run's date, commit and code hash travel
+    with it), in the report's order. ``alone`` (or no record): only the sections run."""
+    import json
+
+    if alone or not record.exists():
+        return ran
+    from bench.report import sections_from_json
+
+    by_name = {sec.name: sec for sec in sections_from_json(json.loads(record.read_text()))}
+    by_name.update({sec.name: sec for sec in ran})
+    return [by_name[name] for name in SECTIONS if name in by_name]
 
 
 def check(path: Path) -> int:

@@ -85,8 +85,15 @@ def render(
             mark = "pass" if ok else ("n/a" if ok is None else "**FAIL**")
             out.append(f"| {title} | {target} | {measured} | {mark} |")
         out.append("")
+    now = commit()
     for s in sections:
-        out += [f"## {s.title}", "", f"_{s.seconds:.0f} s_", ""]
+        when = f"_{s.seconds:.0f} s_"
+        if s.run and s.run.get("commit") != now:  # kept from an earlier run (a merge)
+            fewer = ", `--quick`" if s.run.get("quick") else ""
+            when += (
+                f" _(measured {s.run.get('date')}, commit {str(s.run.get('commit'))[:7]}{fewer})_"
+            )
+        out += [f"## {s.title}", "", when, ""]
         for caption, rows in s.tables:
             out += [caption + ":", ""] + table(rows) + [""]
         out += [f"- {n}" for n in s.notes]
@@ -166,10 +173,11 @@ def to_json(
     pass), then every table, target and note of BENCHMARKS.md plus each section's
     raw figures (``Section.data``) and the code it measured (``Section.code``: paths and
     their sha256, bench/code.py), for scripts that compare runs and ``--check``."""
+    now = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     return (
         json.dumps(
             {
-                "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "date": now,
                 "commit": commit(),
                 "machine": [line.removeprefix("- ") for line in header_lines],
                 "targets": [
@@ -185,6 +193,7 @@ def to_json(
                         "title": s.title,
                         "name": s.name,
                         "code": s.code,
+                        "run": s.run or {"date": now, "commit": commit(), "quick": quick},
                         "seconds": round(s.seconds, 1),
                         "targets": [
                             {"name": n, "target": t, "measured": m, "pass": ok}
@@ -206,3 +215,40 @@ def to_json(
         )
         + "\n"
     )
+
+
+def sections_from_json(data: dict) -> list[Section]:
+    """The sections of a BENCHMARKS.json, as ``run`` returned them (to merge a partial run
+    into the record); an entry from before sections recorded their run gets the file's."""
+    from bench.code import section_name
+
+    out = []
+    for e in data.get("sections", []):
+        run = e.get("run") or {
+            "date": data.get("date"),
+            "commit": data.get("commit"),
+            "quick": data.get("quick", False),
+        }
+        out.append(
+            Section(
+                e["title"],
+                tables=[
+                    (
+                        t["caption"],
+                        [
+                            Row(r["label"], {k: v for k, v in r.items() if k != "label"})
+                            for r in t["rows"]
+                        ],
+                    )
+                    for t in e.get("tables", [])
+                ],
+                targets=[(t["target"], t["measured"], t["pass"]) for t in e.get("targets", [])],
+                notes=list(e.get("notes", [])),
+                seconds=float(e.get("seconds", 0.0)),
+                data=dict(e.get("data", {})),
+                name=section_name(e) or "",
+                code=dict(e.get("code") or {}),
+                run=run,
+            )
+        )
+    return out

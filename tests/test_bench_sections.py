@@ -223,3 +223,42 @@ def test_readme_rows_of_a_changed_section_say_so(monkeypatch) -> None:
     assert "2.5 s |" in fresh and rt.CHANGED not in fresh
     changed = rt.perf_table([row], bench("0" * 64))
     assert f"2.5 s ({rt.CHANGED}) |" in changed and "sections (ocr)" in changed
+
+
+def test_a_partial_run_is_merged_into_the_record_keeping_when_each_section_was_measured(
+    tmp_path,
+) -> None:
+    """`python -m bench --only ocr` re-measures one section: the record keeps every other
+    section as it was measured (its date, commit and code hash), in the report's order, and
+    BENCHMARKS.md says which sections come from an earlier run; --alone writes the run only."""
+    import json
+
+    from bench import Row, Section
+    from bench.__main__ import merged
+    from bench.report import render, sections_from_json, to_json
+
+    def section(name: str, title: str, figure: str) -> Section:
+        return Section(
+            title,
+            tables=[("Speed", [Row("page", {"s": figure})])],
+            targets=[("<= 3 s", figure, True)],
+            name=name,
+            code={"sha256": "x" * 64},
+        )
+
+    record = tmp_path / "BENCHMARKS.json"
+    old = [section("ingest", "1. Ingestion", "1.0 s"), section("ocr", "12. OCR", "4.0 s")]
+    data = json.loads(to_json(old, {}, False, []))
+    data["sections"][0]["run"]["commit"] = "0123456789abcdef"  # measured on an older commit
+    record.write_text(json.dumps(data))
+    back = sections_from_json(data)
+    assert back[1].tables[0][1][0].cells == {"s": "4.0 s"} and back[1].targets == old[1].targets
+    new = [section("ocr", "12. OCR", "2.5 s")]
+    out = merged(new, record, alone=False)
+    assert [s.name for s in out] == ["ingest", "ocr"] and out[1] is new[0]
+    assert out[0].run["commit"] == "0123456789abcdef" and out[0].code == {"sha256": "x" * 64}
+    text = render(out, {}, False, 1.0, [])
+    assert "measured" in text.split("## 1. Ingestion")[1].split("##")[0] and "0123456" in text
+    assert "measured" not in text.split("## 12. OCR")[1]
+    assert merged(new, record, alone=True) == new
+    assert merged(new, tmp_path / "none.json", alone=False) == new
