@@ -3,7 +3,6 @@ MiniLM tokenizer on the shared documents."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pymupdf
@@ -231,13 +230,10 @@ needs_data = pytest.mark.skipif(not AI_PDF.exists(), reason=f"shared eval data n
 @pytest.mark.slow
 @needs_data
 def test_ai_information_real_tokenizer(embedder) -> None:
-    doc = parse_document(AI_PDF)
-    t0 = time.perf_counter()
+    doc = parse_document(AI_PDF)  # (its speed is bench section 1's, not a unit test's)
     chunks = chunk_pages(
         doc, embedder.count_tokens_batch, embedder.max_tokens, 1, "ai", str(AI_PDF)
     )
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 2.0, f"chunking took {elapsed:.2f} s"
     real = embedder.count_tokens_batch([c.text for c in chunks])
     assert real == [c.n_tokens for c in chunks] and max(real) <= 256
     assert covered(doc, chunks)
