@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.fresh:
         os.environ["LCBENCH_FRESH"] = "1"
     CACHE.mkdir(exist_ok=True)
-    from bench.report import machine, render, to_json
+    from bench.report import commit, machine, render, to_json
     from localcrag.settings import Settings
 
     s = Settings.load()
@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         "Default grader": s.evaluator.grader,
     }
     header = machine(models)
+    measured_on = commit()  # before this run writes BENCHMARKS.md (which would read as dirty)
     t0 = time.perf_counter()
     sections: list[Section] = []
     for name in only:
@@ -70,6 +71,11 @@ def main(argv: list[str] | None = None) -> int:
             sec = Section(name, notes=[f"failed: {type(exc).__name__}: {exc}"])
         sec.seconds = time.perf_counter() - t
         sec.name, sec.code = name, code
+        sec.run = {
+            "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "commit": measured_on,
+            "quick": args.quick,
+        }
         sections.append(sec)
         log(f"section {name} done in {sec.seconds:.0f} s")
     sections = merged(sections, args.out.with_suffix(".json"), args.alone)
@@ -77,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     text = render(sections, models, quick, time.perf_counter() - t0, header)
     args.out.write_text(text, encoding="utf-8")
     args.out.with_suffix(".json").write_text(
-        to_json(sections, models, quick, header), encoding="utf-8"
+        to_json(sections, models, quick, header, measured_on), encoding="utf-8"
     )
     print(text)
     failed = [t for sec in sections for t in sec.targets if t[2] is False]

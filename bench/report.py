@@ -88,7 +88,7 @@ def render(
     now = commit()
     for s in sections:
         when = f"_{s.seconds:.0f} s_"
-        if s.run and s.run.get("commit") != now:  # kept from an earlier run (a merge)
+        if s.run and s.run.get("commit") not in (now, now.removesuffix("+dirty")):  # a merge
             fewer = ", `--quick`" if s.run.get("quick") else ""
             when += (
                 f" _(measured {s.run.get('date')}, commit {str(s.run.get('commit'))[:7]}{fewer})_"
@@ -167,7 +167,11 @@ def commit() -> str:
 
 
 def to_json(
-    sections: list[Section], models: dict[str, str], quick: bool, header_lines: list[str]
+    sections: list[Section],
+    models: dict[str, str],
+    quick: bool,
+    header_lines: list[str],
+    measured_on: str | None = None,
 ) -> str:
     """BENCHMARKS.json: one entry per target under "targets" (name, target, measured,
     pass), then every table, target and note of BENCHMARKS.md plus each section's
@@ -178,7 +182,7 @@ def to_json(
         json.dumps(
             {
                 "date": now,
-                "commit": commit(),
+                "commit": measured_on or commit(),
                 "machine": [line.removeprefix("- ") for line in header_lines],
                 "targets": [
                     {"name": n, "section": s.title, "target": t, "measured": m, "pass": ok}
@@ -193,7 +197,8 @@ def to_json(
                         "title": s.title,
                         "name": s.name,
                         "code": s.code,
-                        "run": s.run or {"date": now, "commit": commit(), "quick": quick},
+                        "run": s.run
+                        or {"date": now, "commit": measured_on or commit(), "quick": quick},
                         "seconds": round(s.seconds, 1),
                         "targets": [
                             {"name": n, "target": t, "measured": m, "pass": ok}
