@@ -98,13 +98,13 @@ def _asked_units(question: str) -> set[str] | None:
     return set() if _MONEY.search(question) else None
 
 
-def _counts_other(sentence: str, span: tuple[int, int], end: int, units: set[str] | None) -> bool:
-    """Does the number ending at ``end`` count a thing the question does not ask about ("a
+def _counts_other(sentence: str, span: tuple[int, int], units: set[str] | None) -> bool:
+    """Does the number of ``span`` count a thing the question does not ask about ("a
     **32**-track sequencer" for "how much did it cost?"): a word of its own follows it, and
     no asked noun stands near it ("h = 8 parallel attention layers" counts attention heads)?"""
     if units is None:
         return False
-    m = _UNIT_AFTER.match(sentence, end)
+    m = _UNIT_AFTER.match(sentence, _number_end(sentence, span[0]))
     if not m or m.group(1) in STOPWORDS or m.group(1) in _SCALE:
         return False
     return not counts(sentence, span, frozenset(units))
@@ -178,7 +178,7 @@ def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[
         ):
             continue  # "Table 2", "Section 3", "(section 5.4)": a label, not a quantity
         at = (m.start(group), m.end(group))
-        if shape == "number" and _counts_other(sentence, at, _number_end(sentence, at[0]), units):
+        if shape == "number" and _counts_other(sentence, at, units):
             continue  # the number counts something else than the question asks for
         words = content_words(text)
         if text and not (words and words <= asked) and text.lower() not in question.lower():

@@ -1,10 +1,11 @@
 """``--withhold gold``: the CRAG decision on on-topic passages that lack the answer.
 
 A decision is only trustworthy if it refuses questions whose passages are on topic but do
-not hold the answer; the sets here have no such questions. The closest honest stand-in from our own data: ask each answerable
-question again with its own answer-bearing units (anthropic-docs: its gold chunks; SQuAD:
-its own paragraph; val.json: its gold chapters) withheld from the search, so the chunks
-graded are the nearest on-topic text that should not answer it, and CRAG should refuse.
+not hold the answer; the sets here have no such questions. The closest honest stand-in
+from our own data: ask each answerable question again with its own answer-bearing units
+(anthropic-docs: its gold chunks; SQuAD: its own paragraph; val.json: its gold chapters)
+withheld from the search, so the chunks graded are the nearest on-topic text that should
+not answer it, and CRAG should refuse.
 The withheld chunks are dropped inside the search (``LanceStore.search(withhold=...)``),
 from each ranked list before fusion: one index, no re-ingest, still k chunks.
 

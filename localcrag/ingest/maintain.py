@@ -3,8 +3,8 @@ and removing duplicate rows.
 
 Every commit leaves a table version behind, and old versions keep their data files alive,
 so after each ingest the store is compacted (small fragments merged, the full-text index
-and the source index brought up to date) and versions older than ``index_keep_minutes`` are dropped: the
-retention window is what ``doctor --repair`` can go back to. Beside each table a small
+and the source index brought up to date) and versions older than ``index_keep_minutes``
+are dropped: the retention window is what ``doctor --repair`` can go back to. Beside each table a small
 JSON list of its documents (source -> content hash) survives the loss of any data file,
 so a repair knows which documents to rebuild from their files.
 """
@@ -117,14 +117,19 @@ def ensure_fts(store: Any, force: bool = False) -> None:
     store._fts_dirty = False
 
 
+def source_index(table: Any) -> Any | None:
+    """The table's index on ``source`` (its config: name, uuid), or None."""
+    return next((i for i in table.list_indices() if list(i.columns) == ["source"]), None)
+
+
 def has_source_index(table: Any) -> bool:
-    return any(list(i.columns) == ["source"] for i in table.list_indices())
+    return source_index(table) is not None
 
 
 def ensure_source_index(store: Any, force: bool = False) -> None:
     """A bitmap index on ``source``, so a scope's ``source IN (...)`` prefilter reads the
-    index instead of every row's source (at 1M passages, a scope of 100 documents: ~50 ms
-    instead of ~70, bench section 13). Only writers build it (compaction, repair), before
+    index instead of every row's source (at 1M passages, a scope of 100 documents: 32-38 ms
+    p50 instead of 65-74, bench/scope_probe.py). Only writers build it (compaction, repair), before
     the seal is written, so the seal covers its files; ``optimize`` keeps it up to date."""
     from lancedb.index import Bitmap
 
@@ -141,17 +146,17 @@ def heal_source_index(store: Any) -> None:
     from localcrag.ingest.faults import damaged
 
     t = store.table
-    own = [i for i in t.list_indices() if list(i.columns) == ["source"]]
-    if not own:
+    own = source_index(t)
+    if own is None:
         return  # an index written before the source index existed: scans instead
-    folder = f"_indices/{own[0].index_uuid}/"
+    folder = f"_indices/{own.index_uuid}/"
     changed = [c for c in store.derived_changed if c.startswith(folder)]
     if not changed:
         try:
             t.count_rows("source = ''")  # reads the index's lookup file
             return
         except Exception as exc:  # noqa: BLE001 - only the index's own files are judged here
-            if own[0].index_uuid not in str(exc):
+            if own.index_uuid not in str(exc):
                 return  # other damage (a data or deletion file): the read that meets it says so
             changed = [f"{folder} does not read"]
     if not rebuild_indexes(store):

@@ -468,9 +468,8 @@ class LanceStore:
             return search.select(columns).limit(n).to_list()
         # a broken index is an error or a visible fallback, never "no hits"
         except Exception as exc:
-            if not healed and rebuild_indexes(
-                self
-            ):  # missing or broken (a full disk): rebuilt once
+            # missing or broken (a full disk, a deleted file): rebuilt once
+            if not healed and rebuild_indexes(self):
                 # by sources: the rebuilt index is a new version, where row ids may have moved
                 return self._fts(query, n, columns, sources, healed=True, where=where)
             first = re.sub(
