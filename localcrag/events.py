@@ -114,10 +114,13 @@ class GeneratorFellBack:
 
 @dataclass(frozen=True)
 class AnswerRestarted:
-    """The model server stopped mid-answer: what was streamed so far is withdrawn, and the
-    local model writes the answer from the start (``GeneratorFellBack`` says why)."""
+    """What was streamed so far is withdrawn and the answer starts over; ``reason`` says why
+    and who answers: the model server stopped mid-answer (the local model writes), or no
+    passage of the documents stated the answer (the web's results answer).
+    ``server_failed``: the first case (the CLI's exit status reports it)."""
 
     reason: str
+    server_failed: bool = True
 
 
 @dataclass(frozen=True)

@@ -98,8 +98,9 @@ class RunRecord:
                 self.generator_fallback = message
             case ev.Token(text=text):
                 self.tokens.append(text)
-            case ev.AnswerRestarted(reason=reason):
-                self.tokens, self.restarted = [], reason  # the withdrawn fragment is no part of it
+            case ev.AnswerRestarted(reason=reason, server_failed=failed):
+                self.tokens = []  # the withdrawn fragment is no part of it
+                self.restarted = reason if failed else self.restarted
             case ev.AnswerDone(answer=answer, evidence=evidence, timings_ms=timings):
                 self.answer, self.evidence = answer, evidence
                 self.timings.update(timings)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from localcrag.types import Chunk, Grade
+from localcrag.types import Chunk, Grade, WebResult
 
 if TYPE_CHECKING:
     from localcrag.crag.pipeline import Pipeline
@@ -108,6 +108,19 @@ class FakeGenerator:
             if cancel is not None and cancel.is_set():
                 return
             yield word if i == 0 else " " + word
+
+
+class FakeWeb:
+    """A web searcher (crag/web.WebSearch) that answers every query with ``results`` and
+    records the queries: no network."""
+
+    def __init__(self, *results: WebResult) -> None:
+        self.results = list(results)
+        self.queries: list[str] = []
+
+    def search(self, query: str, max_results: int) -> list[WebResult]:
+        self.queries.append(query)
+        return self.results[:max_results]
 
 
 def chunk(text: str, cid: str = "c1", source: str = "/docs/a.pdf", page: int = 1) -> Chunk:

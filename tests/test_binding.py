@@ -6,6 +6,8 @@ documents, asks as a user would and checks both the decision (the badge) and the
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from localcrag.crag.binding import bindings, raise_bound
@@ -253,13 +255,9 @@ def test_the_pipeline_refuses_what_no_passage_binds_and_says_what_it_found(tmp_p
     assert not answered.claims_nothing and "12,345" in answered.answer.text
 
 
-def test_relevant_passages_that_do_not_state_the_answer_are_never_correct(tmp_path) -> None:
-    """The passage is about the thing asked (graded relevant), but holds no date: the quote
-    says so, and the decision the run reports, the answer's badge and `--json` say
-    Incorrect with why, never Correct beside "The documents do not state it"."""
-    from localcrag.cli.ask import to_json
-    from tests.fakes import FakeGenerator, asked, quoting_pipeline
-
+def _sequencer_docs(tmp_path) -> Path:
+    """A product note that says what the LinnSequencer is, never when it was released, and
+    a note on something else."""
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "seq.txt").write_text(
@@ -271,6 +269,17 @@ def test_relevant_passages_that_do_not_state_the_answer_are_never_correct(tmp_pa
     (docs / "garden.txt").write_text(
         "Gardening notes. Tomatoes need sun and water every day in summer.\n", encoding="utf-8"
     )
+    return docs
+
+
+def test_relevant_passages_that_do_not_state_the_answer_are_never_correct(tmp_path) -> None:
+    """The passage is about the thing asked (graded relevant), but holds no date: the quote
+    says so, and the decision the run reports, the answer's badge and `--json` say
+    Incorrect with why, never Correct beside "The documents do not state it"."""
+    from localcrag.cli.ask import to_json
+    from tests.fakes import FakeGenerator, asked, quoting_pipeline
+
+    docs = _sequencer_docs(tmp_path)
     pipe = quoting_pipeline(docs, FakeGenerator())
     run = asked(pipe, "When was the LinnSequencer released?")
     assert run.answer is not None and run.answer.text.startswith(NOT_STATED)
@@ -282,6 +291,44 @@ def test_relevant_passages_that_do_not_state_the_answer_are_never_correct(tmp_pa
     assert data["reason"].endswith("no passage states the answer") and data["searched"]
     answered = asked(pipe, "How many tracks does the LinnSequencer have?")
     assert answered.action is Action.CORRECT and "32" in answered.answer.text
+    assert "web search was skipped" in run.answer.text.lower()  # why the web did not answer
+
+
+def test_once_no_passage_states_the_answer_the_web_is_searched_when_allowed(tmp_path) -> None:
+    """Correct revised to Incorrect is CRAG's Incorrect: online and allowed, the web is
+    searched and its results answer, citing the URL; the quote that found nothing is
+    withdrawn (the record keeps only the web's answer) and no server failure is reported."""
+    from localcrag.crag.pipeline import NOT_STATED_WEB, Pipeline
+    from localcrag.crag.web import WebResult
+    from localcrag.settings import Settings
+    from tests.fakes import FakeGenerator, FakeGrader, FakeWeb, quoting_pipeline
+
+    docs = _sequencer_docs(tmp_path)
+    library = quoting_pipeline(docs, FakeGenerator()).library
+    web = FakeWeb(
+        WebResult(
+            "LinnSequencer",
+            "https://example.org/linn",
+            "The LinnSequencer was released in 1985 by Linn Electronics.",
+        )
+    )
+    options = Settings(offline=False, web_search="always", answer_style="extractive")
+    pipe = Pipeline(
+        options, library=library, grader=FakeGrader(), generator=FakeGenerator(), web=web
+    )
+    from localcrag.record import RunRecord
+
+    run = RunRecord("When was the LinnSequencer released?", "crag")
+    events = list(pipe.run(run.question))
+    for event in events:
+        run.add(event)
+    assert web.queries, "the web was not searched after the revision"
+    assert run.action is Action.INCORRECT and run.answer is not None
+    assert "1985" in run.answer.text and not run.answer.text.startswith(NOT_STATED)
+    assert [c.url for c in run.answer.citations] == ["https://example.org/linn"]
+    assert run.streamed == run.answer.text and run.restarted is None
+    restarts = [e for e in events if type(e).__name__ == "AnswerRestarted"]
+    assert [(e.reason, e.server_failed) for e in restarts] == [(NOT_STATED_WEB, False)]
 
 
 def test_a_number_that_counts_something_else_is_not_the_quantity_asked() -> None:
@@ -493,3 +540,38 @@ def test_a_line_labelling_its_value_answers_before_one_that_only_names_the_thing
         "What is the sample rate of the Widget One?", chunk(text, "/d/Widget One.html")
     )
     assert action is Action.CORRECT and said.startswith("- supported sample rates: 2 Msps"), said
+
+
+def test_a_leading_phrase_saying_where_to_look_does_not_hide_the_asked_slot() -> None:
+    """ "In the deck's table, which Header 3 text goes with ...": the question proper starts
+    after the comma, so the slot is "which" and "text" the kind asked, not a noun the row
+    must write; the row that holds the given value answers with the named column's cell."""
+    cons = read(
+        "In the pricing deck's table, which Plan text goes with the row whose Seats value is 25?"
+    )
+    assert cons.slot == "which" and cons.kind == "text" and cons.numbers == ("25",)
+    rows = "Plan: Basic; Seats: 5; Note: monthly.\nPlan: Team; Seats: 25; Note: yearly."
+    action, said = ask(
+        "In the pricing deck's table, which Plan text goes with the row whose Seats value is 25?",
+        chunk(rows, "/d/pricing.pptx"),
+    )
+    assert action is Action.CORRECT and "**Team**" in said and "Basic" not in said
+    assert read("In which year did Ely, a town, grow?").slot == "date"  # no leading phrase
+
+
+def test_who_did_it_is_the_agent_after_by_not_another_name_in_the_line() -> None:
+    """A changelog item names a tool and its contributor: "who contributed the change that
+    replaced X with Y" is answered by the name after "by"; "change" is the category the
+    relative clause defines, which the item need not write."""
+    cons = read("Who contributed the change that replaced OldReader with NewReader in tablekit?")
+    assert "chang" not in cons.terms and cons.slot == "name"
+    log = (
+        "- Replace `OldReader` with `NewReader` and pin PyParse to `>=3.0`. "
+        "[#307](https://example.org/pull/307) by [Ada Quist](https://example.org/ada)."
+    )
+    action, said = ask(
+        "Who contributed the change that replaced OldReader with NewReader in tablekit?",
+        chunk(log, "/d/tablekit-HISTORY.md", heading="0.11.0 (2023-02-26)"),
+    )
+    assert action is Action.CORRECT and "**Ada Quist**" in said and "**PyParse**" not in said
+    assert "fee" in read("What is the fee that members pay?").terms  # no name in the clause

@@ -13,23 +13,9 @@ from localcrag.ingest.library import Library
 from localcrag.record import RunRecord
 from localcrag.settings import Settings
 from localcrag.types import Action, WebResult
+from tests.fakes import FakeWeb
 
 pytestmark = pytest.mark.slow
-
-
-class FakeWeb:
-    def __init__(self) -> None:
-        self.queries: list[str] = []
-
-    def search(self, query: str, max_results: int) -> list[WebResult]:
-        self.queries.append(query)
-        return [
-            WebResult(
-                "Earthquake prediction",
-                "https://example.org/quakes",
-                "Scientists cannot yet predict earthquakes reliably; AI helps detect small tremors.",
-            )
-        ]
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +78,13 @@ def test_unanswerable_question_offline_is_refused(pipeline: Pipeline) -> None:
 
 
 def test_web_fallback_with_a_fake_backend(pipeline: Pipeline) -> None:
-    web = FakeWeb()
+    web = FakeWeb(
+        WebResult(
+            "Earthquake prediction",
+            "https://example.org/quakes",
+            "Scientists cannot yet predict earthquakes reliably; AI helps detect small tremors.",
+        )
+    )
     online = Pipeline(
         pipeline.settings.merged({"offline": False, "web_search": "always"}),
         library=pipeline.library,

@@ -202,7 +202,8 @@ def _show(event: object, args: argparse.Namespace, view: AnswerView) -> None:
         print(f"\nwarning: {event.message}", file=sys.stderr)
     elif view.terminal and isinstance(event, ev.AnswerRestarted):  # shown already: marked, not kept
         view.feed(
-            f"\n\n[{event.reason}: the text above is withdrawn; the local model answers:]\n\n"
+            f"\n\n[{event.reason}: the text above is withdrawn"
+            f"{'; the local model answers' if event.server_failed else ''}:]\n\n"
         )
 
 

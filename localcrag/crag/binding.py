@@ -461,6 +461,27 @@ def cell_value(text: str, question: str) -> str | None:
     return top[0] if best[0] and len(top) == 1 else None
 
 
+def named_cell(text: str, cons: Constraints) -> str | None:
+    """In a table row's sentence, the value of the one column the question names whose value
+    it does not already give ("which Header 3 text goes with the row whose Header 2 value is
+    9.0": Header 3's); None when no column, or more than one, is so named."""
+    asked = _said(cons.question)
+    entities = {e.lower() for e in cons.entities}
+    given = [*cons.numbers, *(p.text for p in cons.periods)]
+    cells = _cells(text)[1]
+    pieces = [c.partition(": ") for c in text.strip().rstrip(".").split("; ")]
+    if not cells and len(pieces) > 1 and all(sep and name for name, sep, _ in pieces):
+        cells = [(name, value.strip()) for name, _, value in pieces]  # a row with no locator
+    found = []
+    for name, value in cells:
+        words = _said(name)
+        named = name.strip().lower() in entities or (words and all(_holds(asked, w) for w in words))
+        if named and value and not any(_has_number(g, value) for g in given):
+            if not (_said(value) and _said(value) <= asked):
+                found.append(value)
+    return found[0] if len(found) == 1 else None
+
+
 def _only_narrower(text: str, question: str) -> bool:
     """Do the columns of a row that name what the question asks all count a narrower kind of
     it (:func:`narrower`)? Then no figure of the row fills the question's slot."""
@@ -567,6 +588,8 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
         filler = None  # a document's own line says what it is, by whom and when: no more
         missing.append(f"which {cons.kind}" if cons.slot == "which" else f"a {cons.slot}")
     elif cons.slot in FILLED:
+        if filler is None and cons.slot in ("which", "name"):
+            filler = named_cell(unit.text, cons)  # the cell of the column the question names
         if filler is None and cons.slot == "which":
             # a heading's code is the kind of thing a section is ("0.11.0"); else the line's
             filler = _thing(unit.label, cons, names=False) or _thing(unit.text, cons)

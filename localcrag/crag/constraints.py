@@ -306,6 +306,23 @@ _NAMED_KINDS = frozenset(
 _LEADING_CLAUSE = re.compile(
     r"^\s*(?:when|while|if|before|after|once|as of)\s+[^,?]*,\s*(?=\S)", re.I
 )
+# "In the example deck's table, which ...", "According to the manual, what ...": a leading
+# phrase that says where to look; the question proper starts after its comma
+_SETTING = re.compile(
+    r"^\s*(?:in|on|within|for|from|according to|per|among|across)\s+"
+    r"(?:(?!\b(?:what|which|who|whom|whose|when|where|how|why)\b)[^,?])+,\s*"
+    r"(?=(?:what|which|who|whom|whose|when|where|how|why|is|are|was|were|does|do|did|can)\b)",
+    re.I,
+)
+
+
+def setting_end(question: str) -> int:
+    """Where the question proper starts, past a leading phrase saying where to look (0
+    without one)."""
+    m = _SETTING.match(question)
+    return m.end() if m else 0
+
+
 # a question word right after a noun opens a relative clause ("the row whose value is"),
 # it does not ask
 _RELATIVE = re.compile(r"\b(\w+)(\s+)(whose|which|who|whom|where|when)\b", re.I)
@@ -335,7 +352,7 @@ def _slot(question: str, kind: str | None) -> str | None:
         return "meaning"
     # "When deciding whether ..., what are ...": a leading clause sets the scene; the main
     # clause asks
-    main = _LEADING_CLAUSE.sub("", question, count=1)
+    main = _LEADING_CLAUSE.sub("", question[setting_end(question) :], count=1)
     main = _WHEN_CLAUSE.sub(" ", main)  # "... latency when evaluating": a condition, no date
     shape = answer_shape(_RELATIVE.sub(_unless_noun_before, main))
     if shape is None and kind is not None:
@@ -343,7 +360,7 @@ def _slot(question: str, kind: str | None) -> str | None:
             return "name"
         # "which chip is listed", "at which frame rates": one of several things, named;
         # "what role does X play" asks for a description
-        return "which" if re.match(r"\W*(?:\w+\s+)?which\b", question, re.I) else None
+        return "which" if re.match(r"\W*(?:\w+\s+)?which\b", main, re.I) else None
     return shape
 
 
@@ -399,11 +416,12 @@ _VERBISH = frozenset(
 _TOKEN = re.compile(r"[\w'’-]+")
 
 
-def _asked_kind(text: str) -> tuple[str, str | None]:
+def _asked_kind(text: str, start: int = 0) -> tuple[str, str | None]:
     """``text`` with the noun that names the answer's kind blanked: the word before the first
     verb or preposition within four words of "what" or "which" ("which pdfplumber release
-    upgraded ..." -> "which pdfplumber         upgraded ...")."""
-    tokens = list(_TOKEN.finditer(text))
+    upgraded ..." -> "which pdfplumber         upgraded ..."); the question proper starts
+    at ``start`` (:func:`setting_end`)."""
+    tokens = list(_TOKEN.finditer(text, start))
     for i, m in enumerate(tokens[:3]):  # the question's own word, not "on which" later
         if m.group(0).lower() not in ("what", "which") or i + 1 >= len(tokens):
             continue
@@ -418,6 +436,23 @@ def _asked_kind(text: str) -> tuple[str, str | None]:
                 a, b = tokens[k].span()
                 return text[:a] + " " * (b - a) + text[b:], tokens[k].group(0)
     return text, None
+
+
+# a noun that a relative clause defines: "the change that replaced X with Y"
+_CLAUSE_HEAD = re.compile(r"\b([A-Za-z]+)\s+(?:that|which|who)\s+(?=[a-z])", re.I)
+
+
+def _clause_heads(rest: str, exact: list[tuple[int, int]]) -> str:
+    """``rest`` with the nouns blanked that a relative clause defines by a name, code or
+    number ("the change that replaced PdfFileReader with PdfReader"): the clause says which
+    thing, and the noun its category, which the evidence need not write ("- Replace
+    PdfFileReader with PdfReader" in a changelog is that change)."""
+    for m in _CLAUSE_HEAD.finditer(rest):
+        word = m.group(1)
+        if "NOUN" in readings(word.lower()) and any(a >= m.end() for a, _ in exact):
+            a, b = m.span(1)
+            rest = rest[:a] + " " * (b - a) + rest[b:]
+    return rest
 
 
 def read(question: str) -> Constraints:
@@ -443,7 +478,8 @@ def read(question: str) -> Constraints:
     rest = _ALIASED.sub(" ", rest) if any(q[a - 1 : a] == "(" for _, (a, _b) in ents) else rest
     # "at what temperature", "which company made": the last noun before the verb after the
     # question word names the answer's kind, not something the answer must mention
-    rest, kind = _asked_kind(rest)
+    rest, kind = _asked_kind(rest, setting_end(q))
+    rest = _clause_heads(rest, spans)
     counted = set(number_words(1, 20))
     terms = []
     rest = re.sub(r"\b[A-Za-z]{1,5}-(?=[A-Za-z])", lambda m: " " * len(m.group(0)), rest)  # "pre-"

@@ -60,6 +60,15 @@ _CALENDAR = re.compile(
 )
 
 
+# "... by [Martin Thoma]", "written by Jane Doe": the agent of a passive, who did it
+_AGENT = re.compile(r"\bby\s+[\[(]?$")
+
+
+def by_agent(sentence: str, span: tuple[int, int]) -> bool:
+    """Is the name at ``span`` the agent of a passive ("written by Jane Doe", "by [Ada]")?"""
+    return bool(_AGENT.search(sentence[: span[0]]))
+
+
 def _unlikely(sentence: str, span: tuple[int, int], shape: str | None) -> bool:
     """A span of the right shape that is probably not what the question asks for."""
     text = sentence[span[0] : span[1]]
@@ -102,6 +111,7 @@ def order_spans(
     return sorted(
         spans,
         key=lambda s: (
+            not (shape == "name" and by_agent(sentence, s)),
             not (often and FREQUENCY.fullmatch(sentence[s[0] : s[1]])),
             not (timed and TIME_UNIT.search(sentence[s[0] : s[1]])),
             _unlikely(sentence, s, shape),

@@ -51,6 +51,7 @@ from localcrag.crag.binding import (
 from localcrag.crag.cells import cell_answer
 from localcrag.crag.constraints import Constraints, read
 from localcrag.crag.emphasis import (
+    by_agent,
     counted,
     counts,
     file_words,
@@ -171,7 +172,13 @@ def _score(
     asked, said = _stems(question), _stems(sentence)
     w = weights or {}
     overlap = _covered(asked, said, lambda t: w.get(t, 1.0))
-    has_span = bool(answer_spans(sentence, question, shape))
+    spans = answer_spans(sentence, question, shape)
+    # a who-question's name: the agent ("... by Ada Quist") fills it surely, another name may
+    has_span = (
+        1.0
+        if spans and (shape != "name" or any(by_agent(sentence, s) for s in spans))
+        else (0.75 if spans else 0.0)
+    )
     score = (
         0.45 * relevance + 0.35 * overlap + 0.20 * has_span
         if shape

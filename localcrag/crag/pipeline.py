@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Generator as Yields
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -77,6 +77,28 @@ def not_stated(decision: Decision) -> Decision:
         action=Action.INCORRECT,
         reason=f"{decision.reason}; but no passage states the answer",
     )
+
+
+NOT_STATED_WEB = "no passage in your documents states the answer; the web results answer"
+
+
+@dataclass(frozen=True)
+class _AnswerArgs:
+    """What the answer stage needs besides its evidence and badge: the same for the
+    documents' answer and, when none of their passages states it, the web's."""
+
+    question: str
+    q: str
+    style: str
+    reason: str
+    cancel: threading.Event
+    timings: dict[str, float]
+    t0: float
+    meter: CpuMeter | None
+    scorer: Callable[[str, Sequence[str]], list[float]] | None
+    spans: Any
+    idf: Idf | None
+    note: str
 
 
 class Pipeline:
@@ -422,39 +444,84 @@ class Pipeline:
             timings["total"] = max(ms_since(t0), timings["first_token"])
             yield ev.AnswerDone(Answer(question, text, (), action, refused=True), (), timings)
             return
-        from localcrag.crag.answer import answer_events
-
         scorer = self.grader.score_texts if mode != "rag" and not ungraded else None
-        spans = self.answer_spans() if scorer is not None else None
-        for e in answer_events(
+        answer = _AnswerArgs(
             question,
             q,
-            evidence,
-            action,
             style=style,
             reason=why,
-            llm=self.generator,
-            settings=s,
             cancel=cancel,
             timings=timings,
             t0=t0,
             meter=meter,
-            score_texts=scorer,
-            read_spans=spans,
+            scorer=scorer,
+            spans=self.answer_spans() if scorer is not None else None,
             idf=idf,
             note=UNGRADED_NOTE.format(error=ungraded) if ungraded else "",
+        )
+        done = yield from self._answer(answer, evidence, action)
+        if decision is None or not nothing_stated_under_correct(done.answer):
+            yield done
+            return
+        # Correct, yet no passage states the answer: CRAG's Incorrect, so the web (when
+        # online and allowed) before the refusal stands
+        decision = not_stated(decision)
+        yield ev.DecisionMade(decision)
+        web: list[Evidence] = []
+        if not cancel.is_set():
+            with Stage("web", timings) as st:
+                yield st.started
+                web, web_note, web_events = self._web(q, confirm_web, 0, scope is not None)
+            yield from self._fallbacks()
+            yield from web_events
+            yield st.finished
+        if web:
+            yield ev.AnswerRestarted(NOT_STATED_WEB, server_failed=False)
+            yield (yield from self._answer(answer, web, decision.action))
+            return
+        refused = replace(done.answer, action=decision.action, refused=True)
+        if not cancel.is_set():  # says why the web did not answer either, as Incorrect does
+            tail = f" {web_note[:1].upper()}{web_note[1:]}."
+            yield ev.Token(tail)
+            refused = replace(refused, text=refused.text + tail)
+        yield replace(done, answer=refused)
+
+    def _answer(
+        self, a: _AnswerArgs, evidence: list[Evidence], action: Action | None
+    ) -> Yields[ev.Event, None, ev.AnswerDone]:
+        """The answer stage's events up to, not including, its ``AnswerDone`` (returned)."""
+        from localcrag.crag.answer import answer_events
+
+        done: ev.AnswerDone | None = None
+        for e in answer_events(
+            a.question,
+            a.q,
+            evidence,
+            action,
+            style=a.style,
+            reason=a.reason,
+            llm=self.generator,
+            settings=self.settings,
+            cancel=a.cancel,
+            timings=a.timings,
+            t0=a.t0,
+            meter=a.meter,
+            score_texts=a.scorer,
+            read_spans=a.spans,
+            idf=a.idf,
+            note=a.note,
         ):
             yield from self._fallbacks()  # before the first token that the local model wrote
             # elapsed since the question (events.py): the AnswerDone carries this dict
             if isinstance(e, ev.StageFinished) and e.stage == "generate":
-                timings["generate_end"] = ms_since(t0)
+                a.timings["generate_end"] = ms_since(a.t0)
             elif isinstance(e, ev.AnswerDone):
-                timings["total"] = ms_since(t0)
-                if decision is not None and nothing_stated_under_correct(e.answer):
-                    decision = not_stated(decision)
-                    yield ev.DecisionMade(decision)
-                    e = replace(e, answer=replace(e.answer, action=decision.action, refused=True))
+                a.timings["total"] = ms_since(a.t0)
+                done = e
+                continue
             yield e
+        assert done is not None, "answer_events ends with its AnswerDone"
+        return done
 
     def _documents(self) -> list[tuple[str, str]]:
         """(source, what the document says it is) of every indexed document, per index

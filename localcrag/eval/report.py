@@ -255,7 +255,7 @@ def withheld_lines(d: dict) -> list[str]:
         f"  answer text still among the graded chunks: {_fmt(w['answer_seen_share'])} (refused where it is "
         f"not: {_fmt(w['refused_share_answer_unseen'])} of {w['answer_unseen_n']}); the check finds the answer "
         f"in {_fmt(d['answerable']['answer_seen_when_gold_graded'])} of normal runs that graded a gold unit",
-        f"  goals (>= 90% answered, >= 80% refused with the gold withheld): answered {_fmt(g['answered_share'])} (>= 0.9), refused with gold withheld "
+        f"  goals: answered {_fmt(g['answered_share'])} (>= 0.9), refused with the gold withheld "
         f"{_fmt(g['withheld_refused_share'])} (>= 0.8): {'met' if g['met'] else 'not met'}; AUC full vs "
         f"withheld best score {_fmt(g['auc_full_vs_withheld'])}; in-sample: a lower threshold of "
         f"{_fmt(g['in_sample_lower_for_90'])} answers 90% and refuses {_fmt(g['in_sample_refused_at_90'])}",

@@ -153,7 +153,8 @@ class TurnView(Vertical):
         await self._stream.write(unlinked(fragment))  # char by char: safe in any cut
 
     async def restart(self) -> None:
-        """The model server died mid-answer: its fragment goes, the local model's answer follows."""
+        """The answer starts over (the model server died mid-answer, or no passage stated it
+        and the web's results answer): what was shown goes, the new answer follows."""
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None
