@@ -6,16 +6,19 @@ documents, asks as a user would and checks both the decision (the badge) and the
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from localcrag import events as ev
 from localcrag.crag.binding import bindings, raise_bound
 from localcrag.crag.constraints import read
 from localcrag.crag.decide import decide
 from localcrag.crag.extract import extractive_answer
 from localcrag.textutil import NOT_STATED, states_nothing
-from localcrag.types import Action, Chunk, Evidence, Grade
+from localcrag.types import Action, Chunk, Evidence, Grade, WebResult
+from tests.fakes import FakeGenerator, FakeGrader, FakeWeb, asked, quoting_pipeline
 
 UPPER, LOWER = 0.76, 0.51
 
@@ -272,62 +275,70 @@ def _sequencer_docs(tmp_path) -> Path:
     return docs
 
 
+class _Declining(FakeGenerator):
+    """A model that says it cannot answer unless a web result is among its evidence."""
+
+    def stream(self, prompt: str, *args: object, **kw: object) -> Iterator[str]:
+        self.answer = (
+            "It was released in 1985 [1]."
+            if "example.org" in prompt
+            else "I don't have enough information to answer that."
+        )
+        return super().stream(prompt, *args, **kw)
+
+
 def test_relevant_passages_that_do_not_state_the_answer_are_never_correct(tmp_path) -> None:
-    """The passage is about the thing asked (graded relevant), but holds no date: the quote
-    says so, and the decision the run reports, the answer's badge and `--json` say
-    Incorrect with why, never Correct beside "The documents do not state it"."""
+    """The passages are about the thing asked (graded relevant) but the answer states
+    nothing: the decision the run reports, the answer's badge and `--json` say Incorrect
+    with why, never Correct beside a refusal; offline, the answer says the web was not
+    searched. A question whose slot no passage fills is refused at the decision already."""
     from localcrag.cli.ask import to_json
-    from tests.fakes import FakeGenerator, asked, quoting_pipeline
 
     docs = _sequencer_docs(tmp_path)
-    pipe = quoting_pipeline(docs, FakeGenerator())
-    run = asked(pipe, "When was the LinnSequencer released?")
-    assert run.answer is not None and run.answer.text.startswith(NOT_STATED)
+    pipe = quoting_pipeline(docs, _Declining())
+    run = asked(pipe, "How many tracks does the LinnSequencer have?", style="generative")
     assert max(g.score for g in run.grades.values()) >= pipe.settings.evaluator.upper_threshold
+    assert run.answer is not None and states_nothing(run.answer.text)
     assert run.action is Action.INCORRECT and run.answer.action is Action.INCORRECT
     assert run.decision is not None and run.decision.reason.endswith("no passage states the answer")
     data = to_json(run)
     assert data["action"] == "incorrect" and data["refused"] and not data["citations"]
     assert data["reason"].endswith("no passage states the answer") and data["searched"]
-    answered = asked(pipe, "How many tracks does the LinnSequencer have?")
-    assert answered.action is Action.CORRECT and "32" in answered.answer.text
     assert "web search was skipped" in run.answer.text.lower()  # why the web did not answer
+    answered = asked(pipe, "How many tracks does the LinnSequencer have?")  # quoted
+    assert answered.action is Action.CORRECT and "32" in answered.answer.text
+    undated = asked(pipe, "When was the LinnSequencer released?")  # "999 bars" is no year
+    assert undated.action is Action.INCORRECT and "999" not in undated.answer.text
 
 
 def test_once_no_passage_states_the_answer_the_web_is_searched_when_allowed(tmp_path) -> None:
     """Correct revised to Incorrect is CRAG's Incorrect: online and allowed, the web is
-    searched and its results answer, citing the URL; the quote that found nothing is
+    searched and its results answer, citing the URL; the refusal already streamed is
     withdrawn (the record keeps only the web's answer) and no server failure is reported."""
     from localcrag.crag.pipeline import NOT_STATED_WEB, Pipeline
-    from localcrag.crag.web import WebResult
+    from localcrag.record import RunRecord
     from localcrag.settings import Settings
-    from tests.fakes import FakeGenerator, FakeGrader, FakeWeb, quoting_pipeline
 
-    docs = _sequencer_docs(tmp_path)
-    library = quoting_pipeline(docs, FakeGenerator()).library
+    library = quoting_pipeline(_sequencer_docs(tmp_path), FakeGenerator()).library
     web = FakeWeb(
         WebResult(
             "LinnSequencer",
             "https://example.org/linn",
-            "The LinnSequencer was released in 1985 by Linn Electronics.",
+            "The LinnSequencer has 32 tracks and was released in 1985 by Linn Electronics.",
         )
     )
-    options = Settings(offline=False, web_search="always", answer_style="extractive")
-    pipe = Pipeline(
-        options, library=library, grader=FakeGrader(), generator=FakeGenerator(), web=web
-    )
-    from localcrag.record import RunRecord
-
-    run = RunRecord("When was the LinnSequencer released?", "crag")
+    options = Settings(offline=False, web_search="always", answer_style="generative")
+    pipe = Pipeline(options, library=library, grader=FakeGrader(), generator=_Declining(), web=web)
+    run = RunRecord("How many tracks does the LinnSequencer have?", "crag")
     events = list(pipe.run(run.question))
     for event in events:
         run.add(event)
     assert web.queries, "the web was not searched after the revision"
     assert run.action is Action.INCORRECT and run.answer is not None
-    assert "1985" in run.answer.text and not run.answer.text.startswith(NOT_STATED)
+    assert "1985" in run.answer.text and not states_nothing(run.answer.text)
     assert [c.url for c in run.answer.citations] == ["https://example.org/linn"]
     assert run.streamed == run.answer.text and run.restarted is None
-    restarts = [e for e in events if type(e).__name__ == "AnswerRestarted"]
+    restarts = [e for e in events if isinstance(e, ev.AnswerRestarted)]
     assert [(e.reason, e.server_failed) for e in restarts] == [(NOT_STATED_WEB, False)]
 
 
@@ -575,3 +586,26 @@ def test_who_did_it_is_the_agent_after_by_not_another_name_in_the_line() -> None
     )
     assert action is Action.CORRECT and "**Ada Quist**" in said and "**PyParse**" not in said
     assert "fee" in read("What is the fee that members pay?").terms  # no name in the clause
+
+
+def test_which_company_is_answered_by_a_name_with_its_legal_form_not_words_in_capitals(
+    tmp_path,
+) -> None:
+    """A product sheet names its maker only in its address block; the sheet's title binds
+    the product there. "Which company" asks for a name: the one written with its legal
+    form, never a feature set in capitals ("PLAY, STOP") nor a plain heading word."""
+    from localcrag.crag.shapes import answer_spans
+
+    q = "Which company made the TapeMaster?"
+    assert read(q).slot == "name"
+    controls = "Operation is like a tape deck with PLAY, STOP, RECORD and MIDI controls."
+    assert [controls[a:b] for a, b in answer_spans(controls, q, "name")] == ["MIDI"]
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "sheet.txt").write_text(
+        "The TapeMaster\n\nThe TapeMaster is a 16-track recorder for the studio.\n\n"
+        f"{controls}\n\nQuorn Audio Works, Inc. 12 Mill Road, Ely\n",
+        encoding="utf-8",
+    )
+    run = asked(quoting_pipeline(docs, FakeGenerator()), q)
+    assert run.action is Action.CORRECT and "**Quorn Audio Works**" in run.answer.text

@@ -64,9 +64,32 @@ _CALENDAR = re.compile(
 _AGENT = re.compile(r"\bby\s+[\[(]?$")
 
 
+# "which company / manufacturer / publisher ...": the name asked is an organisation's
+_ORG_ASKED = re.compile(
+    r"\b(?:which|what)\s+(?:\w+\s+)?(?:compan(?:y|ies)|firms?|manufacturers?|makers?|"
+    r"vendors?|brands?|publishers?|organi[sz]ations?|corporations?)\b",
+    re.I,
+)
+# the legal form an organisation's name is written with: "Linn Electronics, Inc."
+_LEGAL = re.compile(
+    r"(?:,?\s+|\s)(?:Inc|Incorporated|Ltd|Limited|LLC|Corp|Corporation|Co|Company|GmbH|AG|"
+    r"plc|PLC|LLP|S\.A)\b\.?$|^,?\s*(?:Inc|Incorporated|Ltd|Limited|LLC|Corp|Corporation|"
+    r"GmbH|AG|plc|PLC|LLP)\b"
+)
+
+
 def by_agent(sentence: str, span: tuple[int, int]) -> bool:
     """Is the name at ``span`` the agent of a passive ("written by Jane Doe", "by [Ada]")?"""
     return bool(_AGENT.search(sentence[: span[0]]))
+
+
+def sure_name(sentence: str, span: tuple[int, int], question: str) -> bool:
+    """Is the name at ``span`` surely the one asked: an organisation's, written with its
+    legal form, for "which company ..."; else the agent of a passive (:func:`by_agent`)?"""
+    if _ORG_ASKED.search(question):
+        name, after = sentence[span[0] : span[1]], sentence[span[1] : span[1] + 14]
+        return bool(_LEGAL.search(name) or _LEGAL.match(after))
+    return by_agent(sentence, span)
 
 
 def _unlikely(sentence: str, span: tuple[int, int], shape: str | None) -> bool:
@@ -111,7 +134,7 @@ def order_spans(
     return sorted(
         spans,
         key=lambda s: (
-            not (shape == "name" and by_agent(sentence, s)),
+            not (shape == "name" and sure_name(sentence, s, question)),
             not (often and FREQUENCY.fullmatch(sentence[s[0] : s[1]])),
             not (timed and TIME_UNIT.search(sentence[s[0] : s[1]])),
             _unlikely(sentence, s, shape),

@@ -51,12 +51,12 @@ from localcrag.crag.binding import (
 from localcrag.crag.cells import cell_answer
 from localcrag.crag.constraints import Constraints, read
 from localcrag.crag.emphasis import (
-    by_agent,
     counted,
     counts,
     file_words,
     order_spans,
     plausible,
+    sure_name,
 )
 from localcrag.crag.glossary import definition_answer
 from localcrag.crag.grounding import lead_lines
@@ -79,6 +79,7 @@ if TYPE_CHECKING:
 ReadSpans = Callable[
     [str, Sequence[str]], "list[Span | None]"
 ]  # the reader's answer_spans: one Span or None per text
+_SHAPED = ("number", "date", "name", "place")  # slots with an answer shape (crag/shapes)
 MAX_WORDS = 60  # a quote longer than this is no longer an answer at a glance
 MAX_SENTENCES = 3
 # how a table writes "no value": R's and pandas' NA / NaN, n/a, a dash, "null", "none"
@@ -173,10 +174,11 @@ def _score(
     w = weights or {}
     overlap = _covered(asked, said, lambda t: w.get(t, 1.0))
     spans = answer_spans(sentence, question, shape)
-    # a who-question's name: the agent ("... by Ada Quist") fills it surely, another name may
+    # a name the question asks for: the agent ("... by Ada Quist") or a company's name with
+    # its legal form fills it surely, another name may
     has_span = (
         1.0
-        if spans and (shape != "name" or any(by_agent(sentence, s) for s in spans))
+        if spans and (shape != "name" or any(sure_name(sentence, s, question) for s in spans))
         else (0.75 if spans else 0.0)
     )
     score = (
@@ -281,9 +283,10 @@ def extractive_answer(
     With ``read_spans`` (the reader's answer spans) and a question that asks for a short
     answer (it has an answer shape), the span in bold is the one the reader finds in the
     lead sentence; without one (none above its margin) it comes from the answer shape. The sentences are chosen the same way either way."""
-    shape = answer_shape(question)
-    asked = _stems(question)
     cons = read(question)
+    # the question word's shape, else the slot its kind names ("which company": a name)
+    shape = answer_shape(question) or (cons.slot if cons.slot in _SHAPED else None)
+    asked = _stems(question)
     bound = bindings(cons, evidence, idf)
     complete = [b for b in bound if b.complete]
     if not complete:  # no unit holds every part of the question: say what is missing
@@ -384,7 +387,13 @@ def extractive_answer(
     }
     ranked = sorted(top, key=lambda i: (-scores[i], cands[i][0], cands[i][1]))
     best, lead = ranked[0], scores[ranked[0]]
-    if not asked & _stems(cands[best][2]) and relevance(best) < 0.5:
+    # a line that binds by its context ("Linn Electronics, Inc." in the LinnSequencer's
+    # sheet) holds the question's words there
+    context = {place(b): f"{b.unit.near}\n{b.unit.document}" for b in complete}
+    said_best = _stems(
+        f"{cands[best][2]}\n{context.get((cands[best][0], _key(cands[best][2])), '')}"
+    )
+    if not asked & said_best and relevance(best) < 0.5:
         return Extract(NOT_STATED, (), (), found=False)
     chosen = [best]
     chosen_keys = [_key(cands[best][2])]

@@ -15,6 +15,7 @@ import re
 from localcrag.crag.emphasis import MONTH as _MONTH
 from localcrag.crag.emphasis import counted, counts, with_frequencies
 from localcrag.textutil import STOPWORDS, content_words
+from localcrag.textutil.pos import readings
 
 _SHAPES = [
     (
@@ -24,13 +25,16 @@ _SHAPES = [
             r"|\b(?:what|which) (?:\w+ )?(?:percentage|percent|number|amount|"
             r"temperature|size|age|speed|rate|proportion|fraction|share|score|cost|"
             r"price|value|length|height|width|weight|distance|duration|population|"
-            r"total|count)\b",
+            r"total|count)s?\b",
             re.I,
         ),
     ),
     (
         "date",
-        re.compile(r"\bwhen\b|\b(?:what|which) (?:year|date|century|decade|day|month)\b", re.I),
+        re.compile(
+            r"\bwhen\b|\b(?:what|which) (?:year|date|decade|day|month)s?\b|\b(?:what|which) century\b",
+            re.I,
+        ),
     ),
     ("name", re.compile(r"\bwho(?:m|se)?\b|\b(?:what|which) (?:person|people)\b", re.I)),
     (
@@ -110,6 +114,33 @@ def _counts_other(sentence: str, span: tuple[int, int], units: set[str] | None) 
     return not counts(sentence, span, frozenset(units))
 
 
+_ERA = re.compile(r"\s*(?:AD|BC|BCE|CE|A\.D\.|B\.C\.)\b")
+
+
+def _counts_a_thing(sentence: str, end: int, digits: str) -> bool:
+    """Does the bare number ending at ``end`` count something rather than name a year: a
+    noun of its own follows ("999 bars", "2000 samples"), or it has three digits and no era
+    ("up to 999")?"""
+    if _ERA.match(sentence, end):
+        return False
+    m = _UNIT_AFTER.match(sentence, end)
+    if (
+        m
+        and m.group(0)[:1] != "-"
+        and m.group(1) not in STOPWORDS
+        and "NOUN" in readings(m.group(1))
+    ):
+        return True
+    return len(digits) < 4
+
+
+def _shouted(text: str) -> bool:
+    """Is ``text`` ordinary English words set in capitals ("CREATE SONG", "PLAY")? An
+    acronym or a name in capitals ("MIDI", "NASA") is no English word."""
+    words = text.split()
+    return text.isupper() and all(w.isalpha() and readings(w.lower()) for w in words)
+
+
 def answer_shape(question: str) -> str | None:
     """What an answer to ``question`` looks like: number, date, name, place, or None."""
     for shape, pattern in _SHAPES:
@@ -168,10 +199,14 @@ def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[
             continue  # "the Adam optimizer [20]": a reference, not the answer
         if shape == "date" and text.isdigit() and not 1000 <= int(text) <= 2100 and len(text) == 4:
             continue
+        if shape == "date" and text.isdigit() and _counts_a_thing(sentence, m.end(), text):
+            continue  # "up to 999 bars": a count of something, no year
         if shape == "date" and text.isdigit() and _cell(sentence, m.start()):
             continue  # a table cell's figure ("Active: 867") is its column's quantity
         if shape == "name" and " " not in text and not sentence[: m.start()].strip(_LEAD):
             continue  # a capitalised first word is grammar, not a name ("* Replace all ...")
+        if shape == "name" and _shouted(text):
+            continue  # "PLAY, STOP, RECORD": words in capitals for emphasis, not a name
         if shape == "number" and (
             re.search(r"\b[A-Z][a-z]*\.? $", sentence[: m.start(group)])
             or _XREF.search(sentence[: m.start(group)])

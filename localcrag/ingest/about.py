@@ -128,3 +128,26 @@ def make(
     if _PLACEHOLDER.match(by):
         by = ""
     return About(name, by, date, rest)
+
+
+_CLOSING = ".!?:;,"
+OPENING_WORDS = 12  # an opening line longer than this is a sentence, not the document's name
+
+
+def from_opening(paras: list[tuple[str, int | None]], path: Path | None = None) -> About:
+    """What a document whose reader found no title (plain text, Markdown, a scan) says it is:
+    its first paragraph, when that is a top-level heading ("# LinnSequencer") or, where the
+    format marks no headings, one short line without closing punctuation, as a scan's or a
+    note's title is printed ("The LinnSequencer"). Empty otherwise: a document that opens
+    with prose has no title to read."""
+    if not paras:
+        return About()
+    text, level = paras[0]
+    line = clean(text)
+    if level not in (None, 1) or "\n" in text.strip() or not line or line[-1] in _CLOSING:
+        return About()
+    if len(line.split()) > OPENING_WORDS or not re.search(r"[A-Za-z]", line):
+        return About()
+    if line[:1] in "-*\u2022>|#" or re.match(r"\d+[.)]\s", line):
+        return About()  # a list item or a table's first row opens the text: no title
+    return About(real_title(line, path))

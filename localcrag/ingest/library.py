@@ -48,8 +48,10 @@ from localcrag.types import Chunk, Scope
 # bump when chunking output changes: a new table is built (c2: .docx tables apart; c3: .docx
 # body text numbered by the tables before it, so text without a heading is never "p. 1";
 # c4: a sheet or CSV read table by table, each row naming its file, sheet, table and columns;
-# c5: a document's first line says what it is, every chunk's heading starts with its title)
-CHUNKER_VERSION = "c5"
+# c5: a document's first line says what it is, every chunk's heading starts with its title;
+# c6: a format with no title of its own (text, Markdown, a scan) is named by its opening
+# heading or title line)
+CHUNKER_VERSION = "c6"
 EMBED_BATCH_CHUNKS = 128  # chunks gathered before one embedding call (and one commit round)
 PART_CHUNKS = 2048  # a document with more chunks is committed this many at a time (~40 s)
 PARTIAL = "partial:"  # doc_hash prefix while a document's commit in parts is unfinished

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
-from localcrag.ingest.about import About
+from localcrag.ingest.about import About, from_opening
 from localcrag.ingest.files import RawPage, Read, bad, broken_link, label
 from localcrag.ingest.formats import (
     FORMATS,
@@ -259,12 +259,18 @@ def parse_document(
     fmt = FORMATS[ext]
     if not fmt.binary:
         check_text_size(path, path.stat().st_size, ctx.limits)
-    read = Read(*reader(ext)(path, read_bytes(path), ctx))
+    got = reader(ext)(path, read_bytes(path), ctx)
+    read = Read(*got)
     pages = list(read.pages)
-    if read.about and pages:  # what the document is: its first line, a unit of its own
+    about = read.about
+    if about and pages:  # what the document is: its first line, a unit of its own
         first = RawPage(*pages[0])
-        pages[0] = first._replace(paras=[(read.about.line(), None), *first.paras])
+        pages[0] = first._replace(paras=[(about.line(), None), *first.paras])
+    elif pages and len(got) == 2:
+        # a format with no title of its own (text, Markdown, a scan): the title it opens
+        # with, which is its first line already
+        about = from_opening(list(RawPage(*pages[0]).paras), path)
     doc = assemble(path.resolve(), pages, read.warnings)
     if not doc.pages:
         raise bad(path, fmt.empty, "nothing to index")
-    return replace(doc, about=read.about)
+    return replace(doc, about=about)
