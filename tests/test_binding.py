@@ -609,3 +609,38 @@ def test_which_company_is_answered_by_a_name_with_its_legal_form_not_words_in_ca
     )
     run = asked(quoting_pipeline(docs, FakeGenerator()), q)
     assert run.action is Action.CORRECT and "**Quorn Audio Works**" in run.answer.text
+
+
+def test_what_is_the_quantity_asks_for_a_number_and_a_line_that_only_names_it_is_no_answer() -> (
+    None
+):
+    """ "What is the maximum sample rate X supports?": the subject's head noun is a
+    quantity, so the answer holds a number; a line that only names the quantity
+    ("specifications include ... maximum sample rate") is refused, never Correct. A noun
+    phrase that goes on ("the rate limiting strategy") or "the F value" (a column's name)
+    asks for no number."""
+    from localcrag.crag.shapes import answer_shape
+
+    assert answer_shape("What is the maximum sample rate the Radio One supports?") == "number"
+    assert answer_shape("What is the population of Ely?") == "number"
+    assert answer_shape("What is the rate limiting strategy?") is None
+    assert answer_shape("What is the F value of the iris ANOVA?") is None
+    faq = "The Radio One's specifications include frequency range, maximum sample rate and bits."
+    action, _ = ask(
+        "What is the maximum sample rate the Radio One supports?", chunk(faq, "/d/faq.html")
+    )
+    assert action is Action.INCORRECT
+    spec = "Radio One features: maximum sample rate: 20 Msps (quadrature)."
+    action, said = ask(
+        "What is the maximum sample rate the Radio One supports?", chunk(spec, "/d/radio.html")
+    )
+    assert action is Action.CORRECT and "**20** Msps" in said
+
+
+def test_a_question_s_last_word_after_a_name_is_its_verb_unless_the_name_owns_it() -> None:
+    from localcrag.textutil.pos import is_noun
+
+    supports = "What is the maximum sample rate the Radio One supports".split()
+    samples = "What is the resolution of the Radio One's samples".split()
+    assert not is_noun(supports, len(supports) - 1)
+    assert is_noun(samples, len(samples) - 1)

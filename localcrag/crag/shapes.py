@@ -17,15 +17,27 @@ from localcrag.crag.emphasis import counted, counts, with_frequencies
 from localcrag.textutil import STOPWORDS, content_words
 from localcrag.textutil.pos import readings
 
+# nouns that name a quantity: "what rate", "what is the maximum sample rate ..." ("value"
+# only right after the question word: "what is the F value" names a table's column)
+_MEASURE = (
+    r"percentage|percent|number|amount|temperature|size|age|speed|rate|proportion|"
+    r"fraction|share|score|cost|price|length|height|width|weight|distance|duration|"
+    r"population|total|count"
+)
+_QUANTITY = r"(?:" + _MEASURE + r"|value)s?"
+_HEAD_QUANTITY = r"(?:" + _MEASURE + r")s?"
 _SHAPES = [
     (
         "number",
         re.compile(
             r"\bhow (?:many|much|long|old|far|big|large|tall|fast|often|high|deep)\b"
-            r"|\b(?:what|which) (?:\w+ )?(?:percentage|percent|number|amount|"
-            r"temperature|size|age|speed|rate|proportion|fraction|share|score|cost|"
-            r"price|value|length|height|width|weight|distance|duration|population|"
-            r"total|count)s?\b",
+            r"|\b(?:what|which) (?:\w+ )?" + _QUANTITY + r"\b"
+            # "what is the maximum sample rate HackRF supports": the subject's head noun,
+            # where the noun phrase ends (not "the rate limiting strategy")
+            r"|\b(?:what|which) (?:is|are|was|were) (?:the |an? )?(?:[\w-]+ ){0,3}?"
+            + _HEAD_QUANTITY
+            + r"(?=\s*(?:[?,.]|$)|\s+(?:of|for|in|on|at|that|which|does|do|did|is|are|was|"
+            r"were|can|will|when|during|per|the|a|an|its|their|this|these)\b|(?-i:\s+[A-Z]))",
             re.I,
         ),
     ),

@@ -132,6 +132,7 @@ def make(
 
 _CLOSING = ".!?:;,"
 OPENING_WORDS = 12  # an opening line longer than this is a sentence, not the document's name
+OPENING_CHARS = 200  # ... and one of more characters, whatever its spaces
 
 
 def from_opening(paras: list[tuple[str, int | None]], path: Path | None = None) -> About:
@@ -140,7 +141,7 @@ def from_opening(paras: list[tuple[str, int | None]], path: Path | None = None) 
     format marks no headings, one short line without closing punctuation, as a scan's or a
     note's title is printed ("The LinnSequencer"). Empty otherwise: a document that opens
     with prose has no title to read."""
-    if not paras:
+    if not paras or len(paras[0][0]) > OPENING_CHARS:  # a paragraph of prose: read no further
         return About()
     text, level = paras[0]
     line = clean(text)
