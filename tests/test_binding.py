@@ -625,15 +625,10 @@ def test_what_is_the_quantity_asks_for_a_number_and_a_line_that_only_names_it_is
     assert answer_shape("What is the population of Ely?") == "number"
     assert answer_shape("What is the rate limiting strategy?") is None
     assert answer_shape("What is the F value of the iris ANOVA?") is None
+    q = "What is the maximum sample rate the Radio One supports?"
     faq = "The Radio One's specifications include frequency range, maximum sample rate and bits."
-    action, _ = ask(
-        "What is the maximum sample rate the Radio One supports?", chunk(faq, "/d/faq.html")
-    )
-    assert action is Action.INCORRECT
-    spec = "Radio One features: maximum sample rate: 20 Msps (quadrature)."
-    action, said = ask(
-        "What is the maximum sample rate the Radio One supports?", chunk(spec, "/d/radio.html")
-    )
+    assert ask(q, chunk(faq, "/d/faq.html"))[0] is Action.INCORRECT
+    action, said = ask(q, chunk("Radio One features: maximum sample rate: 20 Msps.", "/d/r.html"))
     assert action is Action.CORRECT and "**20** Msps" in said
 
 
@@ -644,3 +639,31 @@ def test_a_question_s_last_word_after_a_name_is_its_verb_unless_the_name_owns_it
     samples = "What is the resolution of the Radio One's samples".split()
     assert not is_noun(supports, len(supports) - 1)
     assert is_noun(samples, len(samples) - 1)
+
+
+def test_a_choice_question_is_answered_by_the_option_the_evidence_states() -> None:
+    """ "Is X A or B?" asks which option holds: a line stating one (not denying it, not
+    asking it) answers, the one that predicates it ("X is a B ...") over lines that only
+    mention the other; a line naming neither or both is no answer; the options and the
+    noun they modify are no words a line must hold."""
+    cons = read("Is the Radio One a full-duplex or a half-duplex device?")
+    assert cons.slot == "choice" and cons.alternatives == ("full-duplex", "half-duplex")
+    assert not {"duplex", "devic", "full", "half"} & set(cons.terms)
+    faq = (
+        "Why isn't the Radio One full-duplex?\n"
+        "Full-duplex support would have made it larger.\n"
+        "Users who need full-duplex can use two units.\n"
+        "The Radio One is a half-duplex transceiver."
+    )
+    action, said = ask(
+        "Is the Radio One a full-duplex or a half-duplex device?", chunk(faq, "/d/faq.md")
+    )
+    assert action is Action.CORRECT and said.startswith("The Radio One is a **half-duplex**")
+    for unstated in (
+        "The Radio One is a small, portable transceiver.",  # neither option
+        "The Radio One does not support full-duplex operation.",  # a denial states none
+    ):
+        action, _ = ask(
+            "Is the Radio One a full-duplex or a half-duplex device?", chunk(unstated, "/d/f.md")
+        )
+        assert action is Action.INCORRECT, unstated

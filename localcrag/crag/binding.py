@@ -53,7 +53,7 @@ COMMON = 0.25  # a noun in at least this share of passages is not required
 # in its own docs, which mostly say "our"): no passage need repeat it
 LIBRARY_NAME = 0.05
 NOUN_SHARE = 0.5  # ... but the nouns a unit holds must still weigh more than this
-FILLED = ("number", "date", "name", "which")  # slots a unit must hold a filler of
+FILLED = ("number", "date", "name", "which", "choice")  # slots a unit must hold a filler of
 ABOUT_SLOTS = ("date", "name", None)  # what a document's own line may answer (ingest/about)
 # a thing named in a text: a token with a digit, an all-capitals code, a snake_case or
 # dotted identifier, or a capitalised word that does not start the text
@@ -461,6 +461,56 @@ def cell_value(text: str, question: str) -> str | None:
     return top[0] if best[0] and len(top) == 1 else None
 
 
+# a word that denies what follows it within a few words ("does not require full-duplex",
+# "Why isn't HackRF One full-duplex?")
+_DENIAL = re.compile(
+    r"\b(?:not|no|never|without|isn't|aren't|wasn't|doesn't|don't|cannot|can't)\b"
+    r"|n['\u2019]t\b",
+    re.I,
+)
+
+
+def chosen(unit: Unit, options: Sequence[str]) -> str | None:
+    """Which of a choice question's ``options`` the unit states: the one it names, and names
+    nowhere denied ("not", "isn't" up to four words before it); None when it names neither,
+    both, or denies the one it names."""
+    if re.search(r"\?[^\w]*$", unit.text):
+        return None  # a question ("Is HackRF full-duplex?", a FAQ's heading) states nothing
+    said = []
+    for text in (unit.text,):
+        for option in options:
+            for m in re.finditer(r"(?<![\w-])" + re.escape(option) + r"(?![\w-])", text, re.I):
+                before = " ".join(text[: m.start()].split()[-4:])
+                said.append((option, bool(_DENIAL.search(before))))
+    named = {o for o, _ in said if o}
+    if len(named) != 1 or any(denied for _, denied in said):
+        return None
+    return named.pop()
+
+
+def choice_made(complete: Sequence[Bound]) -> str | None:
+    """The option a choice question's binding units state, where they disagree: the one a
+    line predicates ("HackRF One is a half-duplex transceiver"), else the one most lines
+    name; None when no line predicates one and as many name each."""
+    named = [b.filler for b in complete if b.filler]
+    said = [
+        b.filler
+        for b in complete
+        if b.filler
+        and re.search(
+            r"\b(?:is|are|was|were)\s+(?:an?\s+|the\s+)?" + re.escape(b.filler) + r"(?![\w-])",
+            b.unit.text,
+            re.I,
+        )
+    ]
+    for pool in (said, named):
+        counts = {o: pool.count(o) for o in set(pool)}
+        top = sorted(counts.values(), reverse=True)
+        if top and (len(top) == 1 or top[0] > top[1]):
+            return max(counts, key=counts.__getitem__)
+    return None
+
+
 def named_cell(text: str, cons: Constraints) -> str | None:
     """In a table row's sentence, the value of the one column the question names whose value
     it does not already give ("which Header 3 text goes with the row whose Header 2 value is
@@ -587,6 +637,10 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
     if about and cons.slot not in ABOUT_SLOTS:
         filler = None  # a document's own line says what it is, by whom and when: no more
         missing.append(f"which {cons.kind}" if cons.slot == "which" else f"a {cons.slot}")
+    elif cons.slot == "choice":
+        filler = chosen(unit, cons.alternatives)
+        if filler is None:
+            missing.append(" or ".join(cons.alternatives))
     elif cons.slot in FILLED:
         if filler is None and cons.slot in ("which", "name"):
             filler = named_cell(unit.text, cons)  # the cell of the column the question names

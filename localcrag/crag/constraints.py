@@ -279,6 +279,8 @@ class Constraints:
     entities: tuple[str, ...] = ()
     terms: tuple[str, ...] = ()  # stems
     spans: tuple[tuple[int, int], ...] = field(default=(), compare=False)
+    # "Is it a full-duplex or a half-duplex device?": the answer is one of these (slot "choice")
+    alternatives: tuple[str, ...] = ()
 
     @property
     def hard(self) -> int:
@@ -347,7 +349,36 @@ _PHRASES = re.compile(
 )
 
 
+# "Is HackRF One a full-duplex or a half-duplex device?", "Does it run on AC or DC?": a
+# question that asks which of two things holds
+_CHOICE = re.compile(
+    r"^\s*(?:is|are|was|were|does|do|did|can|could|will|would|should|has|have|had)\b.*?"
+    r"(?<![\w-])(?:an?\s+|the\s+)?([\w][\w-]*)\s+or\s+(?:an?\s+|the\s+)?([\w][\w-]*)\b"
+    r"(?:\s+([A-Za-z]+))?",
+    re.I,
+)
+
+
+def choice_noun(question: str) -> str | None:
+    """The noun both alternatives modify ("a full-duplex or a half-duplex *device*"): the
+    kind of the answer, which the evidence need not write."""
+    m = _CHOICE.match(question)
+    word = m.group(3) if m and alternatives(question) else None
+    return word if word and "NOUN" in readings(word.lower()) else None
+
+
+def alternatives(question: str) -> tuple[str, ...]:
+    """The two things a yes/no-shaped question asks to choose between ("full-duplex",
+    "half-duplex"); () for any other question."""
+    m = _CHOICE.match(question)
+    if m is None or m.group(1).lower() in STOPWORDS or m.group(2).lower() in STOPWORDS:
+        return ()
+    return (m.group(1), m.group(2))
+
+
 def _slot(question: str, kind: str | None) -> str | None:
+    if alternatives(question):
+        return "choice"
     if asked_term(question):
         return "meaning"
     # "When deciding whether ..., what are ...": a leading clause sets the scene; the main
@@ -491,13 +522,19 @@ def read(question: str) -> Constraints:
         if low in counted or base in NUMBER_WORDS or low in MONTHS or len(base) < 2:
             continue
         terms.append(stem(base))
+    # the alternatives are the answer, one of them: no unit need hold both
+    choice = alternatives(q)
+    chosen = {stem(base_form(w.lower())) for a in choice for w in re.findall(r"[A-Za-z]+", a)}
+    if noun := choice_noun(q):
+        chosen.add(stem(base_form(noun.lower())))
     return Constraints(
         q,
         _slot(q, kind),
         periods=tuple(periods),
         kind=kind,
         numbers=tuple(numbers),
-        entities=tuple(t for t, _ in ents),
-        terms=tuple(dict.fromkeys(terms)),
+        entities=tuple(t for t, _ in ents if t not in choice),
+        terms=tuple(dict.fromkeys(t for t in terms if t not in chosen)),
         spans=tuple(spans),
+        alternatives=choice,
     )

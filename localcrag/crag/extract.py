@@ -44,6 +44,7 @@ from localcrag.crag.binding import (
     Idf,
     bindings,
     cell_value,
+    choice_made,
     closest_quote,
     described,
     key_terms,
@@ -289,6 +290,9 @@ def extractive_answer(
     asked = _stems(question)
     bound = bindings(cons, evidence, idf)
     complete = [b for b in bound if b.complete]
+    if cons.slot == "choice":  # the lines that state the option the evidence makes
+        made = choice_made(complete)
+        complete = [b for b in complete if made is not None and b.filler == made]
     if not complete:  # no unit holds every part of the question: say what is missing
         return _not_found(bound, evidence)
     if defined := definition_answer(question, [e.text for e in evidence]):
@@ -309,7 +313,9 @@ def extractive_answer(
     whole = {b.unit.n for b in complete if b.unit.position < 0}
     # the value under the header of years the question names; a "which" question's thing
     fillers = {
-        place(b): b.filler for b in complete if b.filler and (b.unit.header or cons.slot == "which")
+        place(b): b.filler
+        for b in complete
+        if b.filler and (b.unit.header or cons.slot in ("which", "choice"))
     }
     # a table row's figure in the column the question names ("Republican Active: 15281"):
     # what binding chose, before any guess of the reader's
