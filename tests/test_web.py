@@ -438,6 +438,10 @@ def test_standalone_question() -> None:
         ("Why is it used?", True),
         ("How does it compare to RNNs?", True),
         ("How big is it?", True),
+        # "One" in a product's name is no pronoun
+        ("What is HackRF One?", False),
+        ("Is HackRF One a full-duplex or a half-duplex device?", False),
+        ("Which one is faster?", True),
     ],
 )
 def test_a_question_with_its_own_subject_is_not_a_follow_up(question: str, follow_up: bool) -> None:

@@ -214,7 +214,14 @@ def _unresolved_pronoun(question: str) -> bool:
     references at all: existential "there" next to a form of "be" ("Is there a limit?") and
     "that"/"which" right after a content word (a relative clause: "a model that learns").
     """
-    low = " ".join(question.lower().split())
+    # a capitalised word inside the question is part of a name ("HackRF One", "Square
+    # Enix's The Last One"), not the pronoun "one"
+    named = re.sub(
+        r"(?<=\S)(\s+)([A-Z][a-z'’]*)\b",
+        lambda m: m.group(1) + ("Name" if m.group(2).lower() in REFERRING else m.group(2)),
+        question.strip(),
+    )
+    low = " ".join(named.lower().split())
     start, seen_content = 0, False
     spans = [m.start() for m in CLAUSE_BREAK.finditer(low)] + [len(low)]
     for end in spans:
