@@ -443,19 +443,21 @@ def test_sources_after_a_chunking_change_says_to_reindex_not_that_nothing_is_ind
     ("name", "text", "title"),
     [
         ("sheet.txt", "The LinnSequencer\n\nA 32-track MIDI sequencer.\n", "The LinnSequencer"),
-        ("notes.md", "# Release History\n\n## 0.11.0\n\n- Fix a crash.\n", "Release History"),
+        ("notes.txt", "Release notes\n\n0.11.0\n\n- Fix a crash.\n", "Release notes"),
+        ("history.md", "# Release History\n\n## 0.11.0\n\n- Fix a crash.\n", ""),
         ("prose.txt", "The sequencer records 32 tracks. It was sold in 1985.\n", ""),
-        ("install.md", "## Install\n\nRun the installer.\n", ""),
+        ("install.md", "Install\n\nRun the installer.\n", ""),
         ("list.md", "- one item\n- another item\n", ""),
     ],
 )
 def test_a_document_without_a_title_of_its_own_is_named_by_its_opening_title_line(
     tmp_path, name: str, text: str, title: str
 ) -> None:
-    """Plain text, Markdown and scans carry no title property: a top-level heading or one
-    short line without closing punctuation that opens the document names it, and every
-    chunk is read under that name (a line deep in the sheet binds "the LinnSequencer");
-    a document that opens with prose, a lower heading or a list has no title to read."""
+    """Plain text and scans carry no title property: one short line without closing
+    punctuation that opens the document names it, and every chunk is read under that name
+    (a line deep in the sheet binds "the LinnSequencer"); a document that opens with prose
+    or a list has no title to read. Markdown is named by its headings (the heading path
+    over its passages), never by an opening line."""
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     doc = parse_document(path)

@@ -31,6 +31,9 @@ class Format:
     # What a source's stored count (its highest page number) counts, singular; "" when that
     # number is no count a reader knows (.docx: its last table, or 1 for text only).
     unit: str = "page"
+    # The file has no title of its own (no properties, no marked headings): a short title
+    # line it opens with names it (about.from_opening). Markdown names itself by its headings.
+    titled_by_opening: bool = False
 
 
 _P = "localcrag.ingest."
@@ -38,7 +41,7 @@ _NO_MARKUP_TEXT = "no text (only whitespace or markup)"
 FORMATS: dict[str, Format] = {
     ".pdf": Format(_P + "pdf:read_pdf", True),
     ".epub": Format(_P + "pdf:read_epub", True),
-    ".txt": Format(_P + "markup:read_plain", False, _NO_MARKUP_TEXT),
+    ".txt": Format(_P + "markup:read_plain", False, _NO_MARKUP_TEXT, titled_by_opening=True),
     ".md": Format(_P + "markup:read_markdown", False, _NO_MARKUP_TEXT),
     ".markdown": Format(_P + "markup:read_markdown", False, _NO_MARKUP_TEXT),
     ".html": Format(_P + "markup:read_html", False, _NO_MARKUP_TEXT),
@@ -49,11 +52,11 @@ FORMATS: dict[str, Format] = {
         _P + "sheets:read_xlsx", True, "no cells with values", "row"
     ),  # the longest sheet's last
     ".csv": Format(_P + "sheets:read_csv", False, "no rows with values", "row"),
-    ".png": Format(_P + "ocr:read_image", True, "no text found by OCR"),
-    ".jpg": Format(_P + "ocr:read_image", True, "no text found by OCR"),
-    ".jpeg": Format(_P + "ocr:read_image", True, "no text found by OCR"),
-    ".tif": Format(_P + "ocr:read_image", True, "no text found by OCR"),
-    ".tiff": Format(_P + "ocr:read_image", True, "no text found by OCR"),
+    ".png": Format(_P + "ocr:read_image", True, "no text found by OCR", titled_by_opening=True),
+    ".jpg": Format(_P + "ocr:read_image", True, "no text found by OCR", titled_by_opening=True),
+    ".jpeg": Format(_P + "ocr:read_image", True, "no text found by OCR", titled_by_opening=True),
+    ".tif": Format(_P + "ocr:read_image", True, "no text found by OCR", titled_by_opening=True),
+    ".tiff": Format(_P + "ocr:read_image", True, "no text found by OCR", titled_by_opening=True),
 }
 # Old binary Office formats: no maintained pure-Python reader; each gets one line saying how.
 OLD_BINARY = {".doc": ".docx", ".ppt": ".pptx", ".xls": ".xlsx"}

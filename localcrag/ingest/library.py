@@ -49,8 +49,8 @@ from localcrag.types import Chunk, Scope
 # body text numbered by the tables before it, so text without a heading is never "p. 1";
 # c4: a sheet or CSV read table by table, each row naming its file, sheet, table and columns;
 # c5: a document's first line says what it is, every chunk's heading starts with its title;
-# c6: a format with no title of its own (text, Markdown, a scan) is named by its opening
-# heading or title line)
+# c6: a format with no title of its own (plain text, a scan) is named by the short title
+# line it opens with)
 CHUNKER_VERSION = "c6"
 EMBED_BATCH_CHUNKS = 128  # chunks gathered before one embedding call (and one commit round)
 PART_CHUNKS = 2048  # a document with more chunks is committed this many at a time (~40 s)

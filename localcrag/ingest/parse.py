@@ -259,16 +259,15 @@ def parse_document(
     fmt = FORMATS[ext]
     if not fmt.binary:
         check_text_size(path, path.stat().st_size, ctx.limits)
-    got = reader(ext)(path, read_bytes(path), ctx)
-    read = Read(*got)
+    read = Read(*reader(ext)(path, read_bytes(path), ctx))
     pages = list(read.pages)
     about = read.about
     if about and pages:  # what the document is: its first line, a unit of its own
         first = RawPage(*pages[0])
         pages[0] = first._replace(paras=[(about.line(), None), *first.paras])
-    elif pages and len(got) == 2:
-        # a format with no title of its own (text, Markdown, a scan): the title it opens
-        # with, which is its first line already
+    elif pages and fmt.titled_by_opening:
+        # a format with no title of its own (text, a scan): the title it opens with, which
+        # is its first line already
         about = from_opening(list(RawPage(*pages[0]).paras), path)
     doc = assemble(path.resolve(), pages, read.warnings)
     if not doc.pages:
