@@ -376,13 +376,16 @@ def _cells(text: str) -> tuple[str | None, list[tuple[str, str]], int]:
     if not m:
         return None, [], 0
     lab = re.search(r"\brows? \d+\s*\(([^)]*)\):", text)
-    pieces = m.group(1).rstrip(".").split("; ")
-    out = []
-    for cell in pieces:
-        name, colon, value = cell.rpartition(": ")
-        if colon:
-            out.append((name, value.strip()))
-    return (lab.group(1).strip() if lab else None), out, len(pieces)
+    out, pieces = _pairs(m.group(1))
+    return (lab.group(1).strip() if lab else None), out, pieces
+
+
+def _pairs(body: str) -> tuple[list[tuple[str, str]], int]:
+    """A row's body ("County: Polk; Total: 9.") as (column name, value) for its pieces that
+    name their column, and how many pieces ("; " apart) it has."""
+    pieces = body.rstrip(".").split("; ")
+    named = (piece.rpartition(": ") for piece in pieces)
+    return [(name, value.strip()) for name, colon, value in named if colon], len(pieces)
 
 
 def _row_cells(text: str) -> list[tuple[str, str]]:
@@ -476,13 +479,13 @@ def chosen(unit: Unit, options: Sequence[str]) -> str | None:
     both, or denies the one it names."""
     if re.search(r"\?[^\w]*$", unit.text):
         return None  # a question ("Is HackRF full-duplex?", a FAQ's heading) states nothing
-    said = []
-    for text in (unit.text,):
-        for option in options:
-            for m in re.finditer(r"(?<![\w-])" + re.escape(option) + r"(?![\w-])", text, re.I):
-                before = " ".join(text[: m.start()].split()[-4:])
-                said.append((option, bool(_DENIAL.search(before))))
-    named = {o for o, _ in said if o}
+    text = unit.text
+    said = [
+        (option, bool(_DENIAL.search(" ".join(text[: m.start()].split()[-4:]))))
+        for option in options
+        for m in re.finditer(r"(?<![\w-])" + re.escape(option) + r"(?![\w-])", text, re.I)
+    ]
+    named = {option for option, _ in said}
     if len(named) != 1 or any(denied for _, denied in said):
         return None
     return named.pop()
@@ -519,9 +522,9 @@ def named_cell(text: str, cons: Constraints) -> str | None:
     entities = {e.lower() for e in cons.entities}
     given = [*cons.numbers, *(p.text for p in cons.periods)]
     cells = _cells(text)[1]
-    pieces = [c.partition(": ") for c in text.strip().rstrip(".").split("; ")]
-    if not cells and len(pieces) > 1 and all(sep and name for name, sep, _ in pieces):
-        cells = [(name, value.strip()) for name, _, value in pieces]  # a row with no locator
+    if not cells:  # a row with no locator ("Header 1: B; Header 2: 9.0"), every piece named
+        pairs, pieces = _pairs(text.strip())
+        cells = pairs if pieces > 1 and len(pairs) == pieces and all(n for n, _ in pairs) else []
     found = []
     for name, value in cells:
         words = _said(name)

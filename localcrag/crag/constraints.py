@@ -359,25 +359,19 @@ _CHOICE = re.compile(
 )
 
 
-def choice_noun(question: str) -> str | None:
-    """The noun both alternatives modify ("a full-duplex or a half-duplex *device*"): the
-    kind of the answer, which the evidence need not write."""
-    m = _CHOICE.match(question)
-    word = m.group(3) if m and alternatives(question) else None
-    return word if word and "NOUN" in readings(word.lower()) else None
-
-
-def alternatives(question: str) -> tuple[str, ...]:
+def _choice(question: str) -> tuple[tuple[str, ...], str | None]:
     """The two things a yes/no-shaped question asks to choose between ("full-duplex",
-    "half-duplex"); () for any other question."""
+    "half-duplex"), () for any other question; and the noun both modify ("a full-duplex or
+    a half-duplex *device*"): the kind of the answer, which the evidence need not write."""
     m = _CHOICE.match(question)
     if m is None or m.group(1).lower() in STOPWORDS or m.group(2).lower() in STOPWORDS:
-        return ()
-    return (m.group(1), m.group(2))
+        return (), None
+    noun = m.group(3)
+    return (m.group(1), m.group(2)), noun if noun and "NOUN" in readings(noun.lower()) else None
 
 
-def _slot(question: str, kind: str | None) -> str | None:
-    if alternatives(question):
+def _slot(question: str, kind: str | None, choice: bool) -> str | None:
+    if choice:
         return "choice"
     if asked_term(question):
         return "meaning"
@@ -523,13 +517,12 @@ def read(question: str) -> Constraints:
             continue
         terms.append(stem(base))
     # the alternatives are the answer, one of them: no unit need hold both
-    choice = alternatives(q)
-    chosen = {stem(base_form(w.lower())) for a in choice for w in re.findall(r"[A-Za-z]+", a)}
-    if noun := choice_noun(q):
-        chosen.add(stem(base_form(noun.lower())))
+    choice, noun = _choice(q)
+    words = [w for a in choice for w in re.findall(r"[A-Za-z]+", a)] + ([noun] if noun else [])
+    chosen = {stem(base_form(w.lower())) for w in words}
     return Constraints(
         q,
-        _slot(q, kind),
+        _slot(q, kind, bool(choice)),
         periods=tuple(periods),
         kind=kind,
         numbers=tuple(numbers),

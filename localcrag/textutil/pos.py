@@ -67,11 +67,10 @@ def is_noun(words: Sequence[str], i: int) -> bool:
     if "VERB" in found and i and words[i - 1][:1].isupper() and not readings(words[i - 1]):
         if words[i][:1].islower():
             return False  # "did Anthropic launch", "Voyage AI returns": a name, then its verb
-    named = words[i - 1][:1].isupper() and not words[i - 1].endswith(("'s", "\u2019s"))
-    if "VERB" in found and i > 1 and i == len(words) - 1 and named:
-        if words[i][:1].islower() and verb_form(words[i]):
-            return False  # "the rate the Radio One supports": the clause's verb ends it
-            # (not "the Radio One's samples": a possessive's noun)
+    if "VERB" in found and i > 1 and i == len(words) - 1 and words[i][:1].islower():
+        name = words[i - 1]  # "the rate the Radio One supports": the clause's verb ends it
+        if name[:1].isupper() and not name.endswith(("'s", "\u2019s")) and verb_form(words[i]):
+            return False  # (not "the Radio One's samples": a possessive's noun)
     if before in _VERB_BEFORE or "VERB" not in found:
         return before not in _VERB_BEFORE
     last = i == len(words) - 1
