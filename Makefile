@@ -9,6 +9,8 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.localcrag-installed
 MODELS := models/.provisioned
+# files holding cog blocks rendered by scripts/readme_tables.py (make lint checks them)
+COG_FILES := README.md docs/ingest.md docs/performance.md
 
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
@@ -47,7 +49,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
-	$(VENV)/bin/cog --check -I scripts --check-fail-msg 'run make readme (or cog -r -I scripts README.md)' README.md
+	$(VENV)/bin/cog --check -I scripts --check-fail-msg 'run make readme-tables (or cog -r -I scripts $(COG_FILES))' $(COG_FILES)
 
 test: $(MODELS) lint
 	$(PY) -m pytest -q
@@ -59,14 +61,15 @@ bench: $(MODELS)
 bench-quick: $(MODELS)
 	$(PY) -m bench --quick
 
-# README's tables are cog blocks rendered by scripts/readme_tables.py from BENCHMARKS.json
-# (make bench) and docs/results/*.json (written here by re-running README's eval commands).
+# README's tables (and the figures in docs/ingest.md and docs/performance.md) are cog blocks
+# rendered by scripts/readme_tables.py from BENCHMARKS.json (make bench) and docs/results/*.json
+# (written here by re-running README's eval commands).
 readme: $(MODELS)
 	$(PY) scripts/readme_evals.py
 	$(MAKE) readme-tables
 
 readme-tables: $(STAMP)
-	$(VENV)/bin/cog -r -I scripts README.md
+	$(VENV)/bin/cog -r -I scripts $(COG_FILES)
 
 clean-venv:
 	rm -rf $(VENV) $(MODELS)

@@ -308,7 +308,7 @@ PERFORMANCE: tuple[PerfRow, ...] = (
     ),
     PerfRow(
         "fusion grader per chunk / vs the tutorial's generate-and-regex grader (cost only; the "
-        'graders\' quality: "The retrieval evaluator")',
+        "graders' quality: `docs/grading.md`)",
         _join(
             _target("grader-ms-per-chunk"), lambda b: b.measured("grader-vs-tutorial") + " cheaper"
         ),
