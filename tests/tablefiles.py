@@ -178,3 +178,45 @@ def make_two_column_pdf(path: Path) -> Path:
     page.insert_text((300, 752), "3", fontsize=8)
     doc.save(path)
     return path
+
+
+def make_grouped_registration_pdf(path: Path) -> Path:
+    """A PDF page with a registration table set by alignment alone (no rules): a header
+    (County, Precincts, Date/Period, Democratic, Green, Total), then five counties, each
+    labelled once beside the first of its three rows (JUL 2023, OCT 2023, JAN 2024), a "*"
+    where a party had no figure, figures set flush right; below, a second block of the same
+    columns under its own label ("Congressional District 2") and no header of its own."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    font = pymupdf.Font("helv")
+
+    def right(x: float, y: float, text: str) -> None:  # flush right at x
+        page.insert_text((x - font.text_length(text, fontsize=9), y), text, fontsize=9)
+
+    header, y = ["County", "Precincts", "Date/Period", "Democratic", "Green", "Total"], 80
+    for x, name in zip((40, 100, 160, 250, 320, 400), header):
+        page.insert_text((x, y), name, fontsize=9)
+    for c, county in enumerate(["Apache", "Cochise", "Gila", "Pima", "Yuma"]):
+        for k, period in enumerate(["JUL 2023", "OCT 2023", "JAN 2024"]):
+            y += 14
+            if k == 0:
+                page.insert_text((40, y), county, fontsize=9)
+            right(140, y, str(40 + c))
+            page.insert_text((160, y), period, fontsize=9)
+            right(290, y, f"{(c + 1) * 10_000 + k * 111:,}")
+            right(350, y, "*" if k < 2 else str(5 + c))
+            right(440, y, f"{(c + 1) * 30_000 + k * 7:,}")
+    y += 40
+    page.insert_text((40, y), "Congressional District 2", fontsize=9)
+    for c, county in enumerate(["Apache", "Cochise", "Gila"]):
+        y += 14
+        page.insert_text((40, y), county, fontsize=9)
+        right(140, y, str(7 + c))
+        page.insert_text((160, y), "JAN 2024", fontsize=9)
+        right(290, y, f"{(c + 1) * 1_000:,}")
+        right(350, y, str(c))
+        right(440, y, f"{(c + 1) * 3_000:,}")
+    doc.save(path)
+    return path

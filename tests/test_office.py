@@ -91,6 +91,26 @@ def test_docx_keeps_headings_paragraphs_and_table_rows(tmp_path: Path) -> None:
     assert table.locator == "table 1"
 
 
+def test_docx_form_laid_out_in_nested_tables_is_read(tmp_path: Path) -> None:
+    """A form whose outer table's cells hold tables of their own (a procedure template):
+    python-docx reads the outer cells as empty, so nothing but the file's properties was
+    indexed. Each inner table is read as a table, the cells' own text as paragraphs."""
+    import docx
+
+    d = docx.Document()
+    outer = d.add_table(rows=2, cols=1)
+    inner = outer.cell(0, 0).add_table(rows=2, cols=2)
+    for (r, c), value in zip(
+        [(0, 0), (0, 1), (1, 0), (1, 1)], ["Last Issue Date", "Revision", "11 December 2017", "1"]
+    ):
+        inner.cell(r, c).text = value
+    outer.cell(1, 0).paragraphs[0].text = "Specific PPE: a safety harness for the crane crew."
+    d.save(tmp_path / "procedure.docx")
+    doc = parse_document(tmp_path / "procedure.docx")
+    assert "Last Issue Date: 11 December 2017; Revision: 1." in doc.text
+    assert "Specific PPE: a safety harness for the crane crew." in doc.text
+
+
 @pytest.mark.parametrize("budget", [64, 512])
 def test_docx_body_text_is_cited_by_its_section_never_by_a_table_beside_it(
     tmp_path: Path, budget: int

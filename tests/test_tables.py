@@ -275,7 +275,8 @@ def test_the_attention_papers_four_booktabs_and_grid_tables_are_read(shared_data
         "Sequential Operations: O(n); Maximum Path Length: O(n)."
     ) in text
     assert "row 5: Model: Transformer (big); BLEU EN-DE EN-FR: 28.4;" in text  # Table 2
-    assert "p. 9, row 7 (big): N dmodel dff h dk dv Pdrop ϵls train steps: 6 1024" in text
+    # Table 3's columns, read by alignment: each value under its own header
+    assert "row 20 (big): N: 6; dmodel: 1024; dff: 4096; h: 16; Pdrop: 0.3;" in text
     assert (
         "row 10: Parser: Transformer (4 layers); Training: semi-supervised; WSJ 23 F1: 92.7."
         in text
@@ -324,3 +325,84 @@ def test_a_key_that_names_several_rows_answers_no_cell() -> None:
     ]
     assert cell_answer("What was Tesla's price on Jan 1 2008?", rows) is None
     assert cell_answer("What was AAPL's price on Jan 1 2008?", rows) is not None
+
+
+def test_a_borderless_table_in_groups_of_rows_reads_each_value_under_its_column(
+    tmp_path: Path,
+) -> None:
+    """A registration report sets each county's label once, beside the first of its three
+    period rows, a period ("JUL 2023") as a text cell among the figures and "*" for none,
+    with no rules: every row names its county, period and party, and the block below it,
+    set without a header of its own, takes the column names of the table above on the page."""
+    from tests.tablefiles import make_grouped_registration_pdf
+
+    text = parse_document(make_grouped_registration_pdf(tmp_path / "registration.pdf")).text
+    assert (
+        "row 6: County: Cochise; Precincts: 41; Date/Period: JAN 2024; Democratic: 20,222; "
+        "Green: 6; Total: 60,014." in text
+    ), text
+    assert (
+        "row 2: County: Apache; Precincts: 40; Date/Period: OCT 2023; Democratic: 10,111; " in text
+    )
+    assert "row 3 (Gila): Precincts: 9; Date/Period: JAN 2024; Democratic: 3,000; Green: 2;" in text
+
+
+def test_notes_written_above_a_sheets_table_are_not_its_column_names(tmp_path: Path) -> None:
+    """People write notes above a table ("some notes", "at the top of their spreadsheets"):
+    the column names are the row of text right above the first row of figures or dates,
+    which fills more cells than the notes; the notes are kept as rows of their own."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "arts"
+    sheet.append(["Lots of people"])
+    sheet.append(["simply cannot resist writing", None, None, None, "some notes"])
+    sheet.append(["at", "the", "top", None, "of their spreadsheets"])
+    sheet.append(["Name", "Profession", "Age", "Has kids", "Date of death"])
+    sheet.append(["David Bowie", "musician", 69, "yes", "2016-01-10"])
+    sheet.append(["George Michael", "musician", 53, "no", "2016-12-25"])
+    sheet.append(["Alan Rickman", "actor", 69, "no", "2016-01-14"])
+    book.save(tmp_path / "deaths.xlsx")
+    text = parse_document(tmp_path / "deaths.xlsx").text
+    assert "columns: Name | Profession | Age | Has kids | Date of death" in text, text
+    assert "Name: George Michael; Profession: musician; Age: 53; Has kids: no;" in text, text
+    assert "simply cannot resist writing" in text and "of their spreadsheets" in text
+
+
+def test_notes_written_above_a_sheets_table_are_not_its_column_names(tmp_path: Path) -> None:
+    """People write notes above a table ("some notes", "at the top of their spreadsheets"):
+    the column names are the row of text right above the first row of figures or dates,
+    which fills more cells than the notes; the notes are kept as rows of their own."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "arts"
+    sheet.append(["Lots of people"])
+    sheet.append(["simply cannot resist writing", None, None, None, "some notes"])
+    sheet.append(["at", "the", "top", None, "of their spreadsheets"])
+    sheet.append(["Name", "Profession", "Age", "Has kids", "Date of death"])
+    sheet.append(["David Bowie", "musician", 69, "yes", "2016-01-10"])
+    sheet.append(["George Michael", "musician", 53, "no", "2016-12-25"])
+    sheet.append(["Alan Rickman", "actor", 69, "no", "2016-01-14"])
+    book.save(tmp_path / "deaths.xlsx")
+    text = parse_document(tmp_path / "deaths.xlsx").text
+    assert "columns: Name | Profession | Age | Has kids | Date of death" in text, text
+    assert "Name: George Michael; Profession: musician; Age: 53; Has kids: no;" in text, text
+    assert "simply cannot resist writing" in text and "of their spreadsheets" in text
+
+
+def test_the_words_that_name_the_file_name_no_column_in_part() -> None:
+    """ "How old was he, according to the deaths spreadsheet?": "deaths" names the file, not
+    the "Date of death" column, whose date is no age; a column the question names in full
+    ("weather" in seattle-weather.csv) is still that column."""
+    rows = [
+        "deaths.xlsx, sheet arts, row 8: Name: Chuck Berry; Profession: musician; Age: 90; "
+        "Date of birth: 1926-10-18; Date of death: 2017-03-18.",
+    ]
+    cell = cell_answer("How old was Chuck Berry when he died, in the deaths spreadsheet?", rows)
+    assert cell is None or cell.value != "2017-03-18"
+    weather = ["seattle-weather.csv, row 5: date: 2012/01/04; wind: 4.7; weather: rain."]
+    found = cell_answer("What was the weather on 2012/01/04?", weather)
+    assert found is not None and found.value == "rain"

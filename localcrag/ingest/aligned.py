@@ -28,7 +28,7 @@ Line = tuple[str, Rect]
 MIN_ROWS = 3  # rows of figures on shared columns before a run of them is a table
 EDGE = 3.0  # points within which figures end on the same column edge
 # a figure as a table cell holds it: 11,062.6, (1,234), 12%, $5, a dash or "(X)" for none
-_FIGURE = re.compile(r"[-+(]?[$€£]?\d[\d,]*(?:\.\d+)?%?\)?|[-–—]|\(X\)|X|NA|n/a", re.I)
+_FIGURE = re.compile(r"[-+(]?[$€£]?\d[\d,]*(?:\.\d+)?%?\)?|[-–—*]|\(X\)|X|NA|n/a", re.I)
 _LEADER = re.compile(r"(?:\s*\.){2,}\s*$")  # a dot leader after a row's label
 
 
@@ -36,6 +36,13 @@ def figure(text: str) -> str | None:
     """The figure a line holds alone ("11,062. 6" -> "11,062.6"), or None."""
     t = re.sub(r"(?<=[\d.,])\s+(?=\d)", "", text.strip())
     return t if t and _FIGURE.fullmatch(t) else None
+
+
+def _cell_text(text: str) -> bool:
+    """Is ``text`` a short value a table sets among its figures (a period "JUL 2023", a code
+    "N/A"), not words running on: at most two words, one of them with a digit or capitals?"""
+    words = text.split()
+    return 0 < len(words) <= 2 and any(re.search(r"\d|^[A-Z]{2,}$", w) for w in words)
 
 
 @dataclass
@@ -59,6 +66,8 @@ def _rows(lines: list[Line]) -> list[_Row]:
             rows.append(row)
         row.y0, row.y1 = min(row.y0, box[1]), max(row.y1, box[3])
         value = figure(text)
+        if value is None and row.figures and _cell_text(text):
+            value = " ".join(text.split())  # a short text cell among figures ("JUL 2023")
         if value is not None and box[0] > min((b[0] for _, b in row.label), default=box[0] - 1):
             row.figures.append((value, box))
         else:
@@ -179,6 +188,13 @@ def _header(
             best = max(range(len(spans)), key=lambda i: overlap[i])
             if overlap[best] > 0.5 * (b[2] - b[0]):
                 names[best + 1].append(t)
+                continue
+            # a name set wider than its column's figures, ending over them ("Precincts"
+            # over two-digit counts): the column its right end falls in
+            ends = [i for i, (a, e) in enumerate(spans) if a < b[2] <= e + EDGE]
+            short = len(t.split()) <= 2 and not t.endswith(".")  # a name, not running text
+            if short and len(ends) == 1 and not names[ends[0] + 1]:
+                names[ends[0] + 1].append(t)
     return [" ".join(n) for n in names]
 
 
@@ -203,6 +219,7 @@ def find(lines: list[Line]) -> list[AlignedTable]:
         return []  # cheap: most pages have too few figure lines to hold one
     rows = _rows(lines)
     out: list[AlignedTable] = []
+    above: tuple[list[float], list[str]] | None = None  # the last named columns on the page
     for a, b in _runs(rows):
         run = rows[a : b + 1]
         edges = _edges([r for r in run if r.figures])
@@ -212,6 +229,10 @@ def find(lines: list[Line]) -> list[AlignedTable]:
         firsts = [bx[0] for r in run for _, bx in r.figures if _column(bx, edges) == 0]
         start = min(firsts) - 2 * EDGE if firsts else left + 1
         header = _header(rows, a, edges, start, left)
+        if not any(header[1:]) and above and _same_columns(above[0], edges):
+            header = header[:1] + above[1][1:]  # the page's table goes on under a new label
+        if any(header[1:]):
+            above = (edges, header)
         body: list[list[str]] = []
         pending: list[Line] = []
         for row in run:
@@ -226,10 +247,38 @@ def find(lines: list[Line]) -> list[AlignedTable]:
                 if col is not None:
                     cells[col + 1] = value
             body.append(cells)
+        _fill_groups(body)
         top = min([rows[a].y0] + [bx[1] for _, bx in lines if _in_header(bx, rows, a, header)])
         box = (left, top, edges[-1] + 1, run[-1].y1)
         out.append(AlignedTable(box, _caption(lines, top), header, body))
     return out
+
+
+GROUPS = 4  # groups of equal size, each labelled on its first row, before rows are filled
+
+
+def _fill_groups(body: list[list[str]]) -> None:
+    """Label the rows of a table set in groups of equal size, its label on each group's first
+    row only ("Apache" beside its JUL 2023 row, then the OCT and JAN rows unlabelled), with
+    their group's label: from the first row, as long as labels come every ``size`` rows (at
+    least ``GROUPS`` groups of two rows or more). A label set elsewhere in its group (centred
+    on the rows it spans, as a paper's "(A)") makes no such run, and its rows stay unlabelled."""
+    at = [i for i, row in enumerate(body) if row[0]]
+    if len(at) < GROUPS or at[0] != 0 or (size := at[1] - at[0]) < 2:
+        return
+    run = 1
+    while run < len(at) and at[run] - at[run - 1] == size:
+        run += 1
+    if run < GROUPS:
+        return
+    end = at[run] if run < len(at) else min(len(body), at[-1] + size)
+    for i in range(end):
+        body[i][0] = body[i][0] or body[i - i % size][0]
+
+
+def _same_columns(edges: list[float], other: list[float]) -> bool:
+    """Do two runs of rows end their figures on the same column edges?"""
+    return len(edges) == len(other) and all(abs(a - b) <= EDGE for a, b in zip(edges, other))
 
 
 def _in_header(box: Rect, rows: list[_Row], first: int, header: list[str]) -> bool:

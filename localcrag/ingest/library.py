@@ -50,8 +50,11 @@ from localcrag.types import Chunk, Scope
 # c4: a sheet or CSV read table by table, each row naming its file, sheet, table and columns;
 # c5: a document's first line says what it is, every chunk's heading starts with its title;
 # c6: a format with no title of its own (plain text, a scan) is named by the short title
-# line it opens with)
-CHUNKER_VERSION = "c6"
+# line it opens with; c7: a .docx form laid out in nested tables read cell by cell, where its
+# text had been lost; a PDF table set by alignment read with its text cells ("JUL 2023"),
+# its groups' labels and the column names of the table above it on the page; notes above a
+# sheet's table kept apart from its column names)
+CHUNKER_VERSION = "c7"
 EMBED_BATCH_CHUNKS = 128  # chunks gathered before one embedding call (and one commit round)
 PART_CHUNKS = 2048  # a document with more chunks is committed this many at a time (~40 s)
 PARTIAL = "partial:"  # doc_hash prefix while a document's commit in parts is unfinished

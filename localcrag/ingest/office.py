@@ -13,7 +13,7 @@ tables included) in reading order, then its speaker notes ("Notes: ...").
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,20 @@ def _level(style_name: str) -> int | None:
     return None
 
 
+def _blocks(blocks: Iterable[Any]) -> Iterator[Any]:
+    """Paragraphs and tables in reading order, a table whose cells hold tables of their own
+    (a form laid out by nested tables, whose outer cells read as empty) read as its cells'
+    paragraphs and tables, in order, each cell once."""
+    from docx.table import Table, _Cell
+
+    for block in blocks:
+        if not isinstance(block, Table) or not block._tbl.xpath("./w:tr/w:tc/w:tbl"):
+            yield block
+            continue
+        for tc in block._tbl.xpath("./w:tr/w:tc"):
+            yield from _blocks(_Cell(tc, block).iter_inner_content())
+
+
 def read_docx(path: Path, data: bytes, ctx: Any) -> Read:
     import docx
     from docx.table import Table
@@ -69,7 +83,7 @@ def read_docx(path: Path, data: bytes, ctx: Any) -> Read:
     pages: list[RawPage] = []
     paras: Paragraphs = []
     tables = 0
-    for block in document.iter_inner_content():
+    for block in _blocks(document.iter_inner_content()):
         if isinstance(block, Table):
             tables += 1
             if paras:

@@ -88,6 +88,26 @@ def _is_header(cells: list[str]) -> bool:
     )
 
 
+def _typed(cells: list[str]) -> bool:
+    """Does a row hold a number or a date: a data row, not column names or notes?"""
+    return any(c and (_is_number(c) or (c[:4].isdigit() and c[4:5] == "-")) for c in cells)
+
+
+def _notes(cut: list[list[str]], i: int) -> int:
+    """How many rows from ``i`` are notes written above a table ("simply cannot resist
+    writing" / "at the top of their spreadsheets"): rows of text before the one that names
+    the columns, which is the text row right above the first row of numbers or dates and
+    fills more cells than the first row does. 0 when the first row names the columns."""
+    first = next((j for j in range(i, len(cut)) if _typed(cut[j])), None)
+    if first is None or first - 1 <= i:
+        return 0
+    names = cut[first - 1]
+    filled = sum(bool(c) for c in names)
+    if not _is_header(names) or filled <= sum(bool(c) for c in cut[i]):
+        return 0
+    return first - 1 - i
+
+
 def find_tables(grid: Grid, numbers: list[int]) -> list[Table]:
     """The tables of a grid; ``numbers[i]`` is the sheet row number of ``grid[i]``."""
     tables: list[Table] = []
@@ -101,6 +121,12 @@ def find_tables(grid: Grid, numbers: list[int]) -> list[Table]:
         while i < len(cut) - 1 and c1 - c0 > 1 and sum(bool(c) for c in cut[i]) == 1 and cut[i][0]:
             own.append(cut[i][0])
             i += 1
+        notes = _notes(cut, i)
+        if notes:  # lines written above the table: their own rows, then the table
+            title = ", ".join(t for t in [above.get(c0, "")] + own if t)
+            rows = [(numbers[r0 + j], cut[j]) for j in range(i, i + notes) if any(cut[j])]
+            tables.append(Table(title, None, rows, 0, (c0, c1)))
+            i += notes
         header = cut[i] if i < len(cut) - 1 and _is_header(cut[i]) else None
         prev = tables[-1] if tables else None
         if (
