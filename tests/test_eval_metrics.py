@@ -169,3 +169,15 @@ def test_trust_table_counts_each_outcome_and_the_wrong_answer_rate_can_rise() ->
     assert t["wrong_answer_rate"] == 0.6667  # 2 of the 3 judged answers given
     assert t["wrong_refusal_rate"] == 0.5  # of the 2 refusals
     assert m.trust_table([])["wrong_answer_rate"] is None
+
+
+def test_a_reference_joined_to_its_neighbours_by_punctuation_is_found() -> None:
+    """SQuAD's normalisation deletes punctuation, gluing "arts!A5:F15" into one word and a
+    Markdown link's text to its URL: a reference with letters is also looked for with
+    punctuation read as a space; figures alone are not ("1,234" is no "1 234")."""
+    from localcrag.eval.metrics import contains_reference
+
+    assert contains_reference('range = "arts!**A5:F15**"', ["A5:F15"])
+    assert contains_reference("- [**CVE-2021-27836**](https://nvd.nist.gov/x)", ["CVE-2021-27836"])
+    assert not contains_reference("range = arts!A5:F16", ["A5:F15"])
+    assert not contains_reference("sizes 1 234 and 5", ["1,234"])
