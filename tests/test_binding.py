@@ -537,6 +537,14 @@ def test_a_figure_of_another_kind_of_quantity_does_not_answer() -> None:
     assert action is Action.CORRECT and "**120 g**" in said, said
     assert asked_kind("Is the current version stable?") is None  # "current" as an adjective
     assert figure_kind("rose 3 in 2019", len("rose 3")) is None
+    # a ratio weighs nothing: "0 to 47 dB" (the range's unit is both figures') is no mass,
+    # though decibels may give a power
+    gain = chunk("The IF gain of the Widget One is 0 to 47 dB; RF gain: 0 or 14 dB.", "/d/w.html")
+    action, said = ask("How much does the Widget One weigh?", gain)
+    assert action is Action.INCORRECT and "a number" in said, said
+    action, said = ask("What is the IF gain of the Widget One?", gain)
+    assert action is Action.CORRECT, said
+    assert figure_kind("2-20 MHz", 1) == figure_kind("20 MHz", 2)
 
 
 def test_a_line_labelling_its_value_answers_before_one_that_only_names_the_thing() -> None:
@@ -667,3 +675,152 @@ def test_a_choice_question_is_answered_by_the_option_the_evidence_states() -> No
             "Is the Radio One a full-duplex or a half-duplex device?", chunk(unstated, "/d/f.md")
         )
         assert action is Action.INCORRECT, unstated
+
+
+def test_a_row_of_figures_read_without_its_header_fills_no_column() -> None:
+    """A table the PDF reader could not read as one leaves its rows as bare figures ("37
+    49,415 79 722 ..."): which figure is the "No Labels" column's is not written, so no
+    figure of the row answers, though the page's heading names the period and the place."""
+    text = (
+        "Statewide Active Registration JAN 2024\n"
+        "Democratic Green Libertarian No Labels Republican Other Total\n\n"
+        "37 49,415 79 722 863 14,835 40,947 106,861"
+    )
+    action, said = ask(
+        "How many active No Labels voters were registered statewide in January 2024?",
+        chunk(text, "/d/state_voter_registration.pdf"),
+    )
+    assert action is Action.INCORRECT, said
+
+
+def test_which_kind_is_answered_by_the_thing_written_as_that_kind() -> None:
+    """ "Which CVE ...": CVE is the kind asked (not a name the evidence must hold), and of the
+    lines that bind, the one whose thing is written as a CVE answers, not one naming an issue
+    number beside the word; a long line ending in ":" is the caption of the list below it."""
+    cons = read("Which CVE does the embedded libxls in readxl 1.4.2 fix?")
+    assert cons.slot == "which" and cons.kind == "CVE" and "CVE" not in cons.entities
+    news = (
+        "readxl 1.4.2\n\n"
+        "* We embed a development version of libxls, based on its most recent release, v1.6.2.\n"
+        "The reason for embedding a development version is to ship a version of libxls that "
+        "incorporates the fix for this CVE (#679):\n"
+        "  - [CVE-2021-27836](https://nvd.nist.gov/vuln/detail/CVE-2021-27836)\n"
+    )
+    action, said = ask(
+        "Which CVE does the embedded libxls in readxl 1.4.2 fix?", chunk(news, "/d/NEWS.md")
+    )
+    assert action is Action.CORRECT and "**CVE-2021-27836**" in said, said
+    vignette = 'read_excel(readxl_example("deaths.xlsx"), range = "arts!A5:F15")'
+    action, said = ask(
+        "Which cell range does the vignette use to read the arts sheet of deaths.xlsx?",
+        chunk(vignette, "/d/sheet-geometry.html"),
+    )
+    assert "**A5:F15**" in said, said
+
+
+def test_a_unit_the_question_names_binds_the_figure() -> None:
+    """ "What battery capacity, in mAh, ...?" asks for a figure in mAh: a version number in a
+    change history is none; a figure under a header that writes the unit is."""
+    from localcrag.textutil.quantities import named_unit
+
+    question = "What battery capacity, in mAh, does the Widget spec require?"
+    assert read(question).slot == "number" and named_unit("profits in Iowa in 2008") is None
+    history = chunk(
+        "Widget spec change history\nCR: 0575; Subject: Correction to extreme condition "
+        "voltages for Lithium batteries in the Widget spec; New version: 8.1.0.",
+        "/d/widget spec.docx",
+    )
+    action, said = ask(question, history)
+    assert action is Action.INCORRECT and "a number" in said, said
+    table = chunk(
+        "Widget spec battery requirements\nParameter: battery capacity; Unit: mAh; Level: 1500.",
+        "/d/widget spec.docx",
+    )
+    action, said = ask(question, table)
+    assert action is Action.CORRECT and "**1500**" in said, said
+
+
+def test_a_name_binds_without_its_accents_and_a_row_of_bare_figures_fills_no_slot() -> None:
+    """A list sets names in capitals without accents ("CORVINO GERMAN"): the question's
+    "Germán Corvino" is that name. The line is a table's row read without its header: which
+    of its figures (an ID, a tax number, a date, an amount) is the contribution is not
+    written, so none answers; a sentence that says it does."""
+    row = chunk(
+        "Donors 2013\nCORVINO GERMAN 27.491.524 20-27491524-3 09/10/2013 EFECTIVO $ 20.000,00",
+        "/d/donors.pdf",
+    )
+    action, said = ask("How much did Germán Corvino contribute to the campaign?", row)
+    assert action is Action.INCORRECT and "the column asked for" in said, said
+    said_so = chunk("Donors 2013\nGerman Corvino gave $20,000 to the campaign.", "/d/donors.pdf")
+    action, said = ask("How much did Germán Corvino contribute to the campaign?", said_so)
+    assert action is Action.CORRECT and "**$20,000**" in said, said
+
+
+def test_the_asked_kind_of_quantity_and_period_bind_a_row_of_a_table() -> None:
+    """A table's row answers only with what the question asks: a percentage where it asks
+    "what percentage" (a count of voters is none), a figure of the asked kind ("wind speed":
+    a code's "909" is none), and its own period: a row dated "OCT 2023" does not answer for
+    January 2023, though the file's name says "jan" and the row says 2023."""
+    rows = chunk(
+        "Registered voters by county\n"
+        "registration_jan2024.pdf, p. 1, columns: County | Date/Period | Republican | Total\n"
+        "registration_jan2024.pdf, p. 1, row 7: County: Pima; Date/Period: OCT 2023; "
+        "Republican: 175,106; Total: 636,419.\n"
+        "registration_jan2024.pdf, p. 1, row 8: County: Pima; Date/Period: JAN 2024; "
+        "Republican: 171,377; Total: 629,052.",
+        "/d/registration_jan2024.pdf",
+    )
+    action, said = ask("How many registered voters did Pima County have in January 2023?", rows)
+    assert action is Action.INCORRECT, said
+    action, said = ask("How many registered voters did Pima County have in October 2023?", rows)
+    assert action is Action.CORRECT and "OCT 2023" in said and "636,419" in said, said
+    action, said = ask(
+        "What percentage of Pima County's voters were Republicans in October 2023?", rows
+    )
+    assert action is Action.INCORRECT, said
+    shares = chunk(
+        "Percentages by party\nIn October 2023, 27.51% of the voters of Pima County were Republicans.",
+        "/d/registration_jan2024.pdf",
+    )
+    action, said = ask(
+        "What percentage of Pima County's voters were Republicans in October 2023?", shares
+    )
+    assert action is Action.CORRECT and "27.51%" in said, said
+    procedure = chunk(
+        "Procedure Lay Down Tubulars\nRMS References: Manual Handling Operation RMS-DOP-909; "
+        "stop when the wind speed exceeds the crane's limit.",
+        "/d/procedure.docx",
+    )
+    action, said = ask(
+        "What is the maximum wind speed for the Lay Down Tubulars procedure?", procedure
+    )
+    assert action is Action.INCORRECT, said
+
+
+def test_a_numbered_name_holds_its_number_beside_its_noun() -> None:
+    """ "District 10" is not "Legislative District 7" in a row whose precinct
+    count is 10: the number of a numbered name binds beside its noun, not anywhere."""
+    row = chunk(
+        "Active registered voters, January 2024\n"
+        "arizona.pdf, p. 3, row 3: Legislative District 7: Navajo; Precincts: 10; Total: 36,571.",
+        "/d/arizona.pdf",
+    )
+    question = "How many active registered voters did District 10 have in January 2024?"
+    action, said = ask(question, row)
+    assert action is Action.INCORRECT, said
+    other = chunk(
+        "Active registered voters, January 2024\n"
+        "In January 2024, District 10 had 50,149 active registered voters.",
+        "/d/arizona.pdf",
+    )
+    action, said = ask(question, other)
+    assert action is Action.CORRECT and "50,149" in said, said
+
+
+def test_a_part_of_a_date_is_no_quantity() -> None:
+    """ "How old was he?": the 18 of "1926-10-18" is a day of a date, not an age."""
+    from localcrag.crag.shapes import answer_spans
+
+    line = "Chuck Berry, musician, born 1926-10-18, died aged 90."
+    spans = [line[a:b] for a, b in answer_spans(line, "How old was Chuck Berry?", "number")]
+    assert "18" not in spans and "10" not in spans and spans[:1] == ["90"], spans

@@ -9,7 +9,7 @@ import pytest
 
 from localcrag.crag.binding import raise_bound
 from localcrag.crag.extract import extractive_answer
-from localcrag.crag.glossary import asked_term, definition_lines
+from localcrag.crag.glossary import asked_term, definition_answer, definition_lines
 from localcrag.crag.pipeline import Pipeline
 from localcrag.crag.retrieve import Retriever
 from localcrag.ingest.library import Library
@@ -190,3 +190,18 @@ def test_a_lower_case_column_name_is_searched_as_a_code_when_its_meaning_is_aske
     record = asked(pipe, question)
     assert record.answer is not None
     assert "percent qualifying for reduced-price lunch" in record.answer.text, record.answer.text
+
+
+def test_an_acronym_list_defines_by_initials_and_a_schema_line_defines_nothing() -> None:
+    """An abbreviations list writes "NID National Identifier" (no mark: the initials say it
+    is the expansion, Schwartz and Hearst's test); "NID: DT_UUID - Feature_ID: DT_UUID" is a
+    class's attributes and their types, not what NID stands for."""
+    text = (
+        "ABBREVIATIONS\nLRM Linear Reference Method\nNID National Identifier\n"
+        "NID: DT_UUID - Feature_ID: DT_UUID\nNID is not used in the 2004 model."
+    )
+    assert definition_lines("NID", text) == ["NID National Identifier"]
+    assert definition_lines("LRM", text) == ["LRM Linear Reference Method"]
+    assert definition_answer("What does the abbreviation NID stand for?", [text]) == [
+        (0, "NID National Identifier")
+    ]

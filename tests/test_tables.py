@@ -370,29 +370,6 @@ def test_notes_written_above_a_sheets_table_are_not_its_column_names(tmp_path: P
     assert "simply cannot resist writing" in text and "of their spreadsheets" in text
 
 
-def test_notes_written_above_a_sheets_table_are_not_its_column_names(tmp_path: Path) -> None:
-    """People write notes above a table ("some notes", "at the top of their spreadsheets"):
-    the column names are the row of text right above the first row of figures or dates,
-    which fills more cells than the notes; the notes are kept as rows of their own."""
-    import openpyxl
-
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.title = "arts"
-    sheet.append(["Lots of people"])
-    sheet.append(["simply cannot resist writing", None, None, None, "some notes"])
-    sheet.append(["at", "the", "top", None, "of their spreadsheets"])
-    sheet.append(["Name", "Profession", "Age", "Has kids", "Date of death"])
-    sheet.append(["David Bowie", "musician", 69, "yes", "2016-01-10"])
-    sheet.append(["George Michael", "musician", 53, "no", "2016-12-25"])
-    sheet.append(["Alan Rickman", "actor", 69, "no", "2016-01-14"])
-    book.save(tmp_path / "deaths.xlsx")
-    text = parse_document(tmp_path / "deaths.xlsx").text
-    assert "columns: Name | Profession | Age | Has kids | Date of death" in text, text
-    assert "Name: George Michael; Profession: musician; Age: 53; Has kids: no;" in text, text
-    assert "simply cannot resist writing" in text and "of their spreadsheets" in text
-
-
 def test_the_words_that_name_the_file_name_no_column_in_part() -> None:
     """ "How old was he, according to the deaths spreadsheet?": "deaths" names the file, not
     the "Date of death" column, whose date is no age; a column the question names in full

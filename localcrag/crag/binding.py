@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import PurePath
 from typing import Protocol
 
-from localcrag.crag.constraints import Constraints, number_value, read
+from localcrag.crag.constraints import MONTH_YEAR, Constraints, Period, number_value, read
 from localcrag.crag.glossary import asked_term, definition_lines
 from localcrag.crag.grounding import evidence_sentences
 from localcrag.crag.shapes import answer_spans
@@ -38,13 +38,22 @@ from localcrag.textutil import (
     base_form,
     content_words,
     dehyphenate,
+    folded,
     source_label,
     stem,
 )
 from localcrag.textutil.labels import ABOUT, split_heading
 from localcrag.textutil.places import code_as_cell, region_codes
 from localcrag.textutil.pos import is_noun, readings
-from localcrag.textutil.quantities import Kind, asked_kind, figure_kind
+from localcrag.textutil.quantities import (
+    Kind,
+    asked_kind,
+    figure_kind,
+    named_unit,
+    ratio_after,
+    ratio_measures,
+    writes_unit,
+)
 from localcrag.types import Decision, Grade
 
 Idf = Callable[[str], "tuple[int, int]"]  # base form -> (document frequency, documents)
@@ -58,7 +67,7 @@ ABOUT_SLOTS = ("date", "name", None)  # what a document's own line may answer (i
 # a thing named in a text: a token with a digit, an all-capitals code, a snake_case or
 # dotted identifier, or a capitalised word that does not start the text
 _THING = re.compile(
-    r"(?<![\w.-])(?:[\w.-]*\d[\w.-]*|[A-Z]{2,}\w*|\w+_\w+)(?![\w-])|(?<=[a-z0-9,;:] )[A-Z][a-z]\w+"
+    r"(?<![\w.-])(?:[\w.-]*\d[\w.:-]*|[A-Z]{2,}\w*|\w+_\w+)(?![\w-])|(?<=[a-z0-9,;:] )[A-Z][a-z]\w+"
 )
 _NUM = re.compile(r"(?<![\w.])[-+(]?[$€£]?\d[\d,]*(?:\.\d+)?%?\)?(?![\w])")
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
@@ -100,6 +109,9 @@ class Bound:
     filler: str | None  # the answer span of the asked slot, when the question asks one
     held: int  # constraints held (to rank partial bindings)
     by_passage: bool = False  # entities or nouns held by the unit's passage, not the unit
+    # how its filler shows the asked kind: 2 written with its noun ("CVE-2021-27836" for
+    # "which CVE"), 1 right after it ("range = A5:F15"), 0 not at all
+    marked: int = 0
 
     @property
     def complete(self) -> bool:
@@ -246,6 +258,8 @@ def _has_entity(entity: str, text: str, rare: str | None = None) -> bool:
     code in a cell ("Texas" as "STATE: TX;")."""
     if any(code_as_cell(code, text) for code in region_codes(entity)):
         return True
+    # "Germán" in "CORVINO GERMAN HORACIO"
+    entity, text, rare = folded(entity), folded(text), rare and folded(rare)
     low = text.lower()
     said: set[str] | None = None  # the text's stems, read once and only when a word needs them
 
@@ -258,6 +272,13 @@ def _has_entity(entity: str, text: str, rare: str | None = None) -> bool:
         said = _said(text) if said is None else said
         return stem(base_form(w)) in said
 
+    # a numbered name holds its number beside its noun ("District 10", "Power Class 4"):
+    # "Legislative District 7 ... Precincts: 10" is another district
+    for noun, number in re.findall(r"([A-Za-z]+)\s+(\d[\w.]*)", entity):
+        if not re.search(
+            rf"\b{re.escape(noun)}\W{{1,3}}{re.escape(number)}(?![\w.]\w)", text, re.I
+        ):
+            return False
     words = _entity_words(entity)
     if rare is None:
         return all(has(w) for w in words)
@@ -325,8 +346,9 @@ def units(n: int, text: str, source: str, heading: str | None, locator: str | No
         columns = table_header(lines, i)
         context = " ".join(x for x in (base, lead, head, columns) if x)
         near = " ".join(x for x in (section, lead, head, columns) if x)
-        if line.endswith(":") and len(line.split()) <= 14:
-            lead = line  # a caption of the list or lines below it
+        following = next((ln for ln in lines[i + 1 :] if ln), "")
+        if line.endswith(":") and (len(line.split()) <= 14 or _ITEM.match(following)):
+            lead = line  # a caption of the list or lines below it (any length before items)
         long = len(line.split()) > 12 and not line.startswith(ABOUT)  # one unit, read whole
         pieces = evidence_sentences(line) if long else [line]
         if long and len(pieces) > 1 and _ITEM.match(line):
@@ -356,6 +378,27 @@ def _thing(text: str, cons: Constraints, names: bool = True) -> str | None:
         if found and found.lower() not in asked:
             return found
     return None
+
+
+def _kind_thing(text: str, cons: Constraints) -> tuple[str, int] | None:
+    """The thing ``text`` names as of the asked kind, which the question does not name, and
+    how: 2 written with the kind's noun ("CVE-2021-27836" for "which CVE"), 1 right after it
+    ("range = "arts!A5:F15"" for "which cell range"); None when none is."""
+    head = (cons.kind or "").split()[-1:]
+    if not head or len(head[0]) < 2:
+        return None
+    word, asked = head[0].lower(), cons.question.lower()
+    after = [m.end() for m in re.finditer(rf"\b{re.escape(word)}s?\b", text, re.I)]
+    best: tuple[str, int] | None = None
+    for m in _THING.finditer(text):
+        found = m.group(0).strip(".-:")
+        if not found or found.lower() in asked:
+            continue
+        if found.lower().startswith(word):
+            return found, 2
+        if best is None and any(0 <= m.start() - e <= 12 for e in after):
+            best = found, 1
+    return best
 
 
 # a table row as its sentence writes it: "<where>, row 4 (Polk): County: Polk; Total: 9."
@@ -406,13 +449,21 @@ def _row_values(text: str) -> list[str]:
     return out
 
 
+def _another_month(period: Period, text: str) -> bool:
+    """Does ``text`` itself date what it says by a month of a year other than ``period``
+    ("OCT 2023" in a row, for "January 2023", which the file's name "jan2024" and the row's
+    year would otherwise make up between them)?"""
+    dated = [m.group(0) for m in MONTH_YEAR.finditer(text)]
+    return bool(dated) and not any(period.found_in(d) for d in dated)
+
+
 def _names_row(cons: Constraints, text: str) -> bool:
     """Does the question name the table row ``text`` is, by one of its values ("burglary"
     for "Offense charged: Burglary", "2013/07/15" for its date, "Alabama" for "STATE: AL")?
     A row the question names by nothing ("Fraud" for "arrests for cybercrime") is another
     row, however well its columns and its table's title bind the question."""
-    values = _row_values(text)
-    if not values:
+    values = [v for v in _row_values(text) if not MONTH_YEAR.fullmatch(v.strip())]
+    if not values:  # a period ("OCT 2023") is checked as a period, never names the row
         return True
     asked = _said(cons.question)
     low = cons.question.lower()
@@ -575,7 +626,7 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
     missing: list[str] = []
     held = 0
     for p in cons.periods:
-        if p.found_in(whole):
+        if p.found_in(whole) and not _another_month(p, unit.text):
             held += 1
         else:
             missing.append(p.text)
@@ -591,6 +642,7 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
         else:
             missing.append(e)
     filler: str | None = None
+    marked = 0
     if term is not None:
         lines = definition_lines(term, unit.text)
         filler = lines[0] if lines else None
@@ -649,7 +701,12 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
             filler = named_cell(unit.text, cons)  # the cell of the column the question names
         if filler is None and cons.slot == "which":
             # a heading's code is the kind of thing a section is ("0.11.0"); else the line's
-            filler = _thing(unit.label, cons, names=False) or _thing(unit.text, cons)
+            if kinded := _kind_thing(unit.text, cons):
+                filler, marked = kinded
+            else:
+                filler = _thing(unit.label, cons, names=False) or _thing(unit.text, cons)
+        elif filler is None and _figures_only(unit.text):
+            missing.append("the column asked for")  # "37 49,415 79 722": whose is each?
         elif filler is None and not narrow:  # ("ELECTORAL VOTES: 9" fills no "how many votes")
             spans = answer_spans(unit.text, cons.question, cons.slot)
             asked = {p.text for p in cons.periods} | set(cons.numbers)
@@ -658,23 +715,58 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
                 # "the date of the 2024 election": a date of another year does not fill it
                 spans = [s for s in spans if _years(unit.text[s[0] : s[1]]) <= years]
             filler = unit.text[spans[0][0] : spans[0][1]] if spans else None
-        if filler is not None and cons.slot == "number" and _other_kind(filler, unit.text, cons):
+        if filler is not None and cons.slot == "number" and not _of_asked_kind(filler, unit, cons):
             filler = None  # "-5 dBm" is a power: it fills no "how much does it weigh"
         if filler is None:
             missing.append(f"which {cons.kind}" if cons.slot == "which" else f"a {cons.slot}")
-    return Bound(unit, tuple(missing), filler, held)
+    return Bound(unit, tuple(missing), filler, held, marked=marked)
 
 
-def _other_kind(filler: str, text: str, cons: Constraints) -> bool:
-    """Does ``filler``'s unit in ``text`` measure another kind of quantity than the one the
-    question asks for (a power for a weight, a voltage for a current)?"""
-    asked = _asked_kind(cons.question)
-    at = text.find(filler)
+# a question that asks for a share: its figure is a percentage
+_PERCENT_ASKED = re.compile(r"\b(?:percentage|percent|per cent)\b|%", re.I)
+_PERCENT_SAID = re.compile(r"%|\bper ?cent(?:age)?s?\b", re.I)
+
+
+def _of_asked_kind(filler: str, unit: Unit, cons: Constraints) -> bool:
+    """Is ``filler`` the kind of quantity the question asks for, if it asks for one ("how
+    much does it weigh", "what wind speed", "in mAh", "what percentage")? Written with a
+    unit, that unit's kind (a power in dBm weighs nothing; a ratio, "0 to 47 dB", is no
+    length, though decibels may give a power); bare, on a line or under a header that writes
+    such a unit ("Unit: mAh; Level: 1500"); a percentage written as one or under a header
+    that says so. A bare figure elsewhere ("New version: 8.1.0", "RMS-DOP-909" for a wind
+    speed, a count of voters for "what percentage") is not."""
+    at = unit.text.find(filler)
     figs = list(_NUM.finditer(filler))
-    if asked is None or at < 0 or not figs:
-        return False
-    kind = figure_kind(text, at + figs[-1].end())
-    return kind is not None and kind != asked[1]
+    end = at + figs[-1].end() if at >= 0 and figs else -1
+    if _PERCENT_ASKED.search(cons.question):
+        after = unit.text[at + len(filler) : at + len(filler) + 9] if at >= 0 else ""
+        if not (_PERCENT_SAID.search(filler) or _PERCENT_SAID.match(after.strip())):
+            return bool(_PERCENT_SAID.search(unit.near))
+    asked = named_unit(cons.question) or _asked_kind(cons.question)
+    if asked is None:
+        return True
+    if end >= 0 and (kind := figure_kind(unit.text, end)) is not None:
+        return kind == asked[1]
+    if end >= 0 and ratio_after(unit.text, end):
+        return ratio_measures(asked[1])
+    around = f"{unit.text}\n{unit.near}"
+    return bool(re.search(rf"(?<![\w]){re.escape(asked[0])}(?![\w])", around)) or writes_unit(
+        around, asked[1]
+    )
+
+
+def _figures_only(text: str) -> bool:
+    """Is ``text`` a table's row read without its header: three figures or more, and little
+    else ("37 49,415 79 722 863"), or no word of running text at all ("CORVINO GERMAN
+    HORACIO 27.491.524 20-27491524-3 09/10/2013 EFECTIVO $ 20.000,00")? No figure of it is
+    known to be the asked column's."""
+    if "; " in text and re.search(r"\w: \S", text):
+        return False  # a row that names its columns ("Army: 8571; Disease: 1"): cells read
+    words = text.split()
+    digits = sum(1 for w in words if re.search(r"\d", w))
+    figs = sum(1 for w in words if _NUM.fullmatch(w.strip(",;")) or not re.search(r"\w", w))
+    prose = any(re.fullmatch(r"[a-z]{2,}[,;:.]?", w) for w in words)
+    return digits >= 3 and (figs >= 0.6 * len(words) or not prose)
 
 
 @lru_cache(maxsize=64)
@@ -759,7 +851,7 @@ def bindings(
             wide = bind(cons, u, keys, passages[u.n - 1].text)
             b = replace(wide, by_passage=True) if wide.complete else b
         out.append(b)
-    return sorted(out, key=lambda b: (not b.complete, b.by_passage, -b.held))
+    return sorted(out, key=lambda b: (not b.complete, b.by_passage, -b.marked, -b.held))
 
 
 def bound_figures(

@@ -129,10 +129,15 @@ def cell_answer(question: str, sentences: Sequence[str]) -> Cell | None:
         held += held_days
         by_label = _covered(row.label, asked)
         matched = len(_terms(row.label) & asked)
+        # the words that name the file or table ("the deaths spreadsheet") name no column of
+        # it in part ("Date of death" for "how old was he, in the deaths spreadsheet?"); a
+        # column the question names in full still is ("weather" in seattle-weather.csv)
+        columns_asked = asked - _terms(row.where)
         for col, (name, value) in enumerate(row.cells):
             if value in keys or (col == 0 and value == row.label):
                 continue  # the key the question gives is not its answer
-            named = by_label if keyed else _covered(name, asked)
+            full = _covered(name, asked) == 1.0
+            named = by_label if keyed else 1.0 if full else _covered(name, columns_asked)
             alone = filled[(row.where, name)] == 1 and _covered(row.where, asked) > 0
             if named < 0.5 or not (held or by_label >= 0.5 or alone):
                 continue

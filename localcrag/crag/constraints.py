@@ -35,6 +35,7 @@ from localcrag.textutil import (
     stem,
 )
 from localcrag.textutil.pos import readings, verb_form
+from localcrag.textutil.quantities import named_unit
 
 # Words that frame a question rather than constrain its answer: verbs that ask ("what does
 # X mean", "what is listed", "according to"), and the nouns a user names the source or the
@@ -85,7 +86,7 @@ _QUARTER = re.compile(
     r"(?:\s+(?:of\s+)?(?:FY\s*|fiscal\s+(?:year\s+)?)?('?\d{2}|" + _YEAR + r"))?\b",
     re.I,
 )
-_MONTH_YEAR = re.compile(r"\b(" + _MONTH + r")\.?,?\s+(" + _YEAR + r")\b", re.I)
+MONTH_YEAR = re.compile(r"\b(" + _MONTH + r")\.?,?\s+(" + _YEAR + r")\b", re.I)
 _ISO_DATE = re.compile(r"\b(" + _YEAR + r")[-/.](\d{1,2})[-/.](\d{1,2})\b")
 _LONG_DATE = re.compile(
     r"\b(?:(" + _MONTH + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(" + _YEAR + r")"
@@ -195,7 +196,7 @@ def _periods(question: str) -> tuple[list[Period], list[tuple[int, int]]]:
             )
         found.append(Period(m.group(0), pats))
         taken.append(m.span())
-    for m in _MONTH_YEAR.finditer(question):
+    for m in MONTH_YEAR.finditer(question):
         if not free(m):
             continue
         mon, y = MONTHS[m.group(1).lower()], m.group(2)
@@ -380,6 +381,8 @@ def _slot(question: str, kind: str | None, choice: bool) -> str | None:
     main = _LEADING_CLAUSE.sub("", question[setting_end(question) :], count=1)
     main = _WHEN_CLAUSE.sub(" ", main)  # "... latency when evaluating": a condition, no date
     shape = answer_shape(_RELATIVE.sub(_unless_noun_before, main))
+    if shape is None and named_unit(question):  # "what battery capacity, in mAh, ...": a figure
+        return "number"
     if shape is None and kind is not None:
         if kind.lower() in _NAMED_KINDS:
             return "name"
@@ -480,11 +483,23 @@ def _clause_heads(rest: str, exact: list[tuple[int, int]]) -> str:
     return rest
 
 
+def _kind_code(q: str, span: tuple[int, int]) -> bool:
+    """Is the capitals at ``span`` the asked kind, not a name ("Which CVE does ... fix?":
+    a CVE, whichever; "Which API..."): the word right after the question's own "which" or
+    "what", before its verb?"""
+    if not re.match(r"\s*(?:which|what)\s+$", q[setting_end(q) : span[0]], re.I):
+        return False
+    after = _TOKEN.search(q, span[1])
+    word = after.group(0).lower() if after else ""
+    return word in _VERBISH or bool(word and verb_form(word))
+
+
 def read(question: str) -> Constraints:
     """The constraints of ``question`` (see the module docstring)."""
     q = " ".join(question.split())
     periods, taken = _periods(q)
     ents = _entities(q, taken)  # before numbers: "Claude 3 Haiku" is a name
+    ents = [e for e in ents if not _kind_code(q, e[1])]
     taken += [span for _, span in ents]
     numbers = []
     for m in _NUMBER.finditer(q):

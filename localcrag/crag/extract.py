@@ -293,6 +293,9 @@ def extractive_answer(
     if cons.slot == "choice":  # the lines that state the option the evidence makes
         made = choice_made(complete)
         complete = [b for b in complete if made is not None and b.filler == made]
+    if complete and (marked := max(b.marked for b in complete)):
+        # "which CVE": the lines whose thing shows the kind ("CVE-2021-27836") answer
+        complete = [b for b in complete if b.marked == marked]
     if not complete:  # no unit holds every part of the question: say what is missing
         return _not_found(bound, evidence)
     if defined := definition_answer(question, [e.text for e in evidence]):

@@ -93,11 +93,51 @@ def definition_lines(term: str, text: str) -> list[str]:
         rf"(?:{_MARK}|[ \t]{{2,}})",
         re.I,
     )
+    acronym = re.compile(
+        rf"[ \t]*(?:[-*\u2022][ \t]+)?(?P<line>{re.escape(term)})[ \t]+(?P<long>.+)"
+    )
     out = []
     for line in text.split("\n"):
-        if (m := head.match(line)) and _WORD.search(line, m.end()):
+        if (
+            (m := head.match(line))
+            and _WORD.search(line, m.end())
+            and not _CODE.search(line, m.end())
+        ):
             out.append(" ".join(line[m.start("line") :].split()))
+        elif (m := acronym.match(line)) and _expands(term, m.group("long").strip()):
+            out.append(" ".join(line[m.start("line") :].split()))  # "NID National Identifier"
     return out
+
+
+# a type or code after the mark, not words: a schema's attributes ("NID: DT_UUID -
+# Feature_ID: DT_UUID", "NID: UUID - geometry: GB_CompositeCurve")
+_CODE = re.compile(r"\b[A-Za-z]+_[A-Za-z_]+\b")
+
+
+def _expands(term: str, long: str) -> bool:
+    """Is ``long`` the words an acronym ``term`` abbreviates ("NID", "National Identifier")?
+    Schwartz and Hearst's test (2003): each letter of the term, last first, found in the
+    words in order, the first at the start of the first word; at most two words more than
+    the term has letters, and none of them a sentence's."""
+    letters = [c.lower() for c in term if c.isalnum()]
+    words = long.split()
+    if (
+        len(letters) < 2
+        or sum(c.isupper() for c in term) < 2
+        or not words
+        or len(words) > len(letters) + 2
+        or words[0][:1].lower() != letters[0]
+        or long.rstrip().endswith(".")
+    ):
+        return False
+    text, i = long.lower(), len(long) - 1
+    for k in range(len(letters) - 1, -1, -1):
+        while i >= 0 and (text[i] != letters[k] or (k == 0 and i > 0 and text[i - 1].isalnum())):
+            i -= 1
+        if i < 0:
+            return False
+        i -= 1
+    return True
 
 
 def definition_answer(question: str, texts: Sequence[str]) -> list[tuple[int, str]]:

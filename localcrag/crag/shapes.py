@@ -196,6 +196,14 @@ def _number_end(sentence: str, at: int) -> int:
 _LEAD = " \t-*\u2022>#0123456789.)"  # what may come before a sentence's first word: a list marker
 
 
+_ISO_DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b")
+
+
+def _in_date(sentence: str, at: int) -> bool:
+    """Is the figure at ``at`` a part of a date ("1926-10-18", "09/10/2013"): no quantity."""
+    return any(m.start() <= at < m.end() for m in _ISO_DATE.finditer(sentence))
+
+
 def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[int, int]]:
     """(start, end) of the spans of ``shape`` in ``sentence`` the question does not contain."""
     if shape is None:
@@ -222,8 +230,11 @@ def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[
         if shape == "number" and (
             re.search(r"\b[A-Z][a-z]*\.? $", sentence[: m.start(group)])
             or _XREF.search(sentence[: m.start(group)])
+            or re.search(r"[A-Za-z]-$", sentence[: m.start(group)])
+            or _in_date(sentence, m.start(group))
         ):
-            continue  # "Table 2", "Section 3", "(section 5.4)": a label, not a quantity
+            continue  # "Table 2", "Section 3", "(section 5.4)", "RMS-DOP-909": a label
+            # or a code's part, not a quantity
         at = (m.start(group), m.end(group))
         if shape == "number" and _counts_other(sentence, at, units):
             continue  # the number counts something else than the question asks for

@@ -80,12 +80,71 @@ def asked_kind(question: str, nouns: frozenset[str] = frozenset()) -> tuple[str,
     return None
 
 
+# a range's or a choice's second figure, read past to the unit both share ("0 to 47 dB",
+# "2-20 MHz", "0 or 14 dB")
+_RANGE = re.compile(r"\s*(?:to|or|and|-|\u2013|\u2014)\s*[-+]?\d[\d,]*(?:\.\d+)?")
+
+
+def _unit_after(text: str, end: int) -> str | None:
+    """The word written right after the figure ending at ``end`` (past a range's second
+    figure), when it is no stop word ("3 in 2019", "4 at a time": no units)."""
+    if r := _RANGE.match(text, end):
+        end = r.end()
+    m = _UNIT.match(text, end)
+    if not m or m.group(1).lower() in STOPWORDS:
+        return None
+    scale = _SCALE.match(text, m.end()) if m.group(1).lower() in ("degree", "degrees") else None
+    return f"degree_{scale.group(1).capitalize()}" if scale else m.group(1)
+
+
+# "175 degrees Celsius": the scale names the unit (pint's "degree_Celsius"), not the angle
+_SCALE = re.compile(r"\s+(celsius|fahrenheit|kelvin)\b", re.I)
+
+
 def figure_kind(text: str, end: int) -> Kind | None:
     """The kind of quantity the unit written right after ``end`` in ``text`` measures
-    ("-5 dBm" -> power), or None: no unit, a word pint does not know, or a dimensionless one
-    (a percentage or decibels compare with anything)."""
-    m = _UNIT.match(text, end)
-    if not m or m.group(1).lower() in STOPWORDS:  # "3 in 2019", "4 at a time": no units
-        return None
-    dims = _dimension(m.group(1))
-    return dims or None
+    ("-5 dBm" -> power, "0 to 47 dB" read to its unit), or None: no unit, a word pint does
+    not know, or a dimensionless one (:func:`ratio_after` tells that one apart)."""
+    unit = _unit_after(text, end)
+    return (_dimension(unit) or None) if unit else None
+
+
+def ratio_after(text: str, end: int) -> bool:
+    """Is the figure ending at ``end`` written with a unit of no dimension: a ratio ("dB",
+    "%")? Such a figure measures no mass, length or time; decibels measure a power, voltage
+    or current against another (:func:`ratio_measures`)."""
+    unit = _unit_after(text, end)
+    return bool(unit) and _dimension(unit or "") == frozenset()
+
+
+def ratio_measures(kind: Kind) -> bool:
+    """Can a ratio (decibels, a percentage of a rating) give a quantity of ``kind``: a
+    power, a voltage or a current, which datasheets state as gains and levels?"""
+    return any(kind == _dimension(u) for u in ("watt", "volt", "ampere"))
+
+
+# "in mAh", "in dBm", "in seconds": the unit the question wants its figure in
+_IN_UNIT = re.compile(r"\bin\s+([A-Za-zµμΩ°][\w/°µμΩ]*)")
+
+
+def named_unit(question: str) -> tuple[str, Kind] | None:
+    """The unit ``question`` asks its figure in and that unit's kind ("What battery capacity,
+    in mAh, ..." -> ("mAh", charge)), or None: no "in <unit>", or one pint does not read as a
+    unit of a dimension ("in Iowa", "in percent", "in a table")."""
+    for m in _IN_UNIT.finditer(question):
+        word = m.group(1)
+        if word.lower() in STOPWORDS or len(word) < 2:
+            continue
+        if kind := _dimension(word):
+            return word, kind
+    return None
+
+
+def writes_unit(text: str, kind: Kind) -> bool:
+    """Does ``text`` write a unit of ``kind`` ("Unit: mAh", "Speed (km/h)", "20 m/s"): a
+    word of two characters or more, no stop word, that pint reads as of that kind?"""
+    for m in re.finditer(r"(?<![\w/])[A-Za-zµμΩ°][\w/°µμΩ]+", text):
+        word = m.group(0)
+        if word.lower() not in STOPWORDS and _dimension(word) == kind:
+            return True
+    return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from localcrag.textutil.stemmer import stem
 
@@ -103,3 +104,13 @@ def identifiers(text: str) -> list[str]:
 def holds(text: str, ident: str) -> bool:
     """Does ``text`` hold ``ident`` verbatim (any case), as a whole token ("DOC0012" is not in "DOC00123")?"""
     return re.search(r"(?<![\w-])" + re.escape(ident) + r"(?![\w-])", text, re.I) is not None
+
+
+def folded(text: str) -> str:
+    """``text`` without accents ("Germán" -> "German"), as a full-text index folds it: a
+    name written in capitals without its accent ("CORVINO GERMAN") is the same name. Letters
+    with no plain form (ß, ø) stay as they are."""
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
