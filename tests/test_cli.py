@@ -145,7 +145,10 @@ def test_config_documents_environment_overrides(monkeypatch: pytest.MonkeyPatch,
     assert main(["config"]) == 0
     out = capsys.readouterr().out
     assert "LOCALCRAG_<NAME>" in out
-    assert "top_k = 8  # Chunks retrieved per question.  [from LOCALCRAG_TOP_K]" in out.splitlines()
+    assert (
+        "top_k = 8  # Chunks kept as evidence per question (best graded).  [from LOCALCRAG_TOP_K]"
+        in (out.splitlines())
+    )
 
 
 def test_sources_count_each_document_in_its_formats_unit(

@@ -27,7 +27,7 @@ from localcrag.errors import BadQuestion
 from localcrag.llm.cpu import CpuMeter
 from localcrag.settings import Settings
 from localcrag.textutil import states_nothing
-from localcrag.types import Action, Answer, Decision, Evidence, Hit, Scope
+from localcrag.types import Action, Answer, Decision, Evidence, Grade, Hit, Scope
 
 if TYPE_CHECKING:
     from localcrag.crag.calibrate import Thresholds
@@ -61,6 +61,13 @@ class Generator(Protocol):
         stop: list[str] | None = None,
         cancel: threading.Event | None = None,
     ) -> Iterator[str]: ...
+
+
+def best_graded(grades: list[Grade], k: int) -> list[Grade]:
+    """The ``k`` best graded of a graded pool, in the search's order: the evidence the
+    decision and the answer read (ties go to the better search rank)."""
+    keep = sorted(range(len(grades)), key=lambda i: (-grades[i].score, i))[:k]
+    return [grades[i] for i in sorted(keep)]
 
 
 def nothing_stated_under_correct(answer: Answer) -> bool:
@@ -367,7 +374,8 @@ class Pipeline:
         with Stage("retrieve", timings) as st:
             yield st.started
             retriever = Retriever(s, self.library)
-            hits = retriever.search(q, k=k, scope=scope)
+            pool = k if mode == "rag" else max(k, s.retrieval.graded_pool)
+            hits = retriever.search(q, k=pool, scope=scope)
         yield ev.Retrieved(tuple(hits), retriever.fallback, scope)
         yield st.finished
 
@@ -392,6 +400,7 @@ class Pipeline:
             for i, g in enumerate(grades):
                 yield ev.ChunkGraded(g, i, len(grades))
             yield st.finished
+            grades = grades if ungraded else best_graded(grades, k)
             decision = (
                 ungraded_decision(grades, ungraded, th.upper, th.lower)
                 if ungraded

@@ -181,7 +181,18 @@ class EvaluatorSettings(Group):
 
 
 class RetrievalSettings(Group):
-    top_k: int = Field(default=5, ge=1, le=50, description="Chunks retrieved per question.")
+    top_k: int = Field(
+        default=5, ge=1, le=50, description="Chunks kept as evidence per question (best graded)."
+    )
+    graded_pool: int = Field(
+        default=10,
+        ge=1,
+        le=100,
+        description=(
+            "Chunks retrieved and graded per question (at least top_k): the top_k best graded"
+            " are kept, so a passage the search ranked lower can still answer."
+        ),
+    )
     retrieval_mode: Literal["hybrid", "vector", "text"] = Field(
         default="hybrid",
         description="Vector, full-text, or both fused with reciprocal-rank fusion.",
