@@ -603,6 +603,14 @@ EVALS: tuple[Eval, ...] = (
         )
         for part in ("dev", "held", "context", "near", "fresh")
     ),
+    *(
+        Eval(
+            f"library2-{part}",
+            ("tests/data/library2", "--mode", "crag", "--slice", part),
+            prepare=("python", "scripts/fetch_library2.py"),
+        )
+        for part in ("dev2", "held2")
+    ),
 )
 
 
@@ -893,6 +901,25 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         _same("–"),
         "written before asking; its answers were read while fixing list items and captions: "
         "**in-sample**",
+    ),
+    EvalRow(
+        "library2: 14 more public files nobody here wrote (`scripts/fetch_library2.py`: "
+        "registration and donor PDFs, a data-model PDF, a spec and a procedure DOCX, a CSV "
+        "with its codebook, a sheet with notes, changelogs, decks, a scan); dev2 slice "
+        "({questions} questions)",
+        "same",
+        "library2-dev2",
+        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _same("–"),
+        "written before asking; its answers were read while fixing: **in-sample**",
+    ),
+    EvalRow(
+        "library2: held2 slice ({questions} questions, never looked at while fixing)",
+        "same",
+        "library2-held2",
+        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _same("–"),
+        "held out: its questions and answers were not read while fixing",
     ),
 )
 
