@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from localcrag.llm.chat import ChatModel, ModelFacts
 from localcrag.types import Chunk, Grade, WebResult
 
 if TYPE_CHECKING:
@@ -72,8 +73,10 @@ class FakeGrader:
         return [self._score(question, t) for t in texts]
 
 
-class FakeGenerator:
+class FakeGenerator(ChatModel):
     """A chat model that streams a scripted answer word by word."""
+
+    facts = ModelFacts()  # a test sets what the model is (its size picks the answer style)
 
     def __init__(
         self, answer: str = "Machine learning learns from data [1].", n_ctx: int = 2048
@@ -101,7 +104,7 @@ class FakeGenerator:
         temperature: float = 0.0,
         stop: list[str] | None = None,
         cancel: threading.Event | None = None,
-        **kw: object,
+        repeat_penalty: float = 1.0,
     ) -> Iterator[str]:
         self.prompts.append(prompt)
         for i, word in enumerate(self.answer.split(" ")):

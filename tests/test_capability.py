@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from localcrag.crag.capability import is_capable, model_choices
+from localcrag.llm.chat import ModelFacts
 from localcrag.llm.ggufmeta import GGUFError, read_meta
 from localcrag.settings import Settings
 from tests.conftest import MODELS
@@ -72,8 +72,8 @@ def test_truncated_and_foreign_files_are_refused(tmp_path: Path) -> None:
         read_meta(text)
 
 
-def _gen(n: int | None, name: str = "m.gguf") -> SimpleNamespace:
-    return SimpleNamespace(n_params=n, size_label=None, path=None, name=name)
+def _gen(n: int | None, name: str = "m.gguf") -> ModelFacts:
+    return ModelFacts(name, n_params=n)
 
 
 def test_a_capable_model_writes_and_keeps_the_fusion_grader_until_measured(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ import pytest
 from localcrag import events as ev
 from localcrag.crag.style import resolve_style
 from localcrag.errors import LocalcragError
+from localcrag.llm.chat import ChatModel, ModelFacts
 from localcrag.llm.endpoint import ChatPrompt, EndpointDown, EndpointLLM, is_loopback, yes_share
 from localcrag.llm.failover import FailoverLLM, Restart, endpoint_generator
 from localcrag.settings import Settings
@@ -274,12 +275,11 @@ def test_yes_probability_from_top_logprobs() -> None:
     assert yes_share({"message": {"content": "Maybe"}}) == 0.5
 
 
-class Local:
+class Local(ChatModel):
     """A stand-in local model: records what it was asked."""
 
-    name = "local.gguf"
+    facts = ModelFacts("local.gguf", n_params=135_000_000)
     n_ctx = 2048
-    n_params = 135_000_000
 
     def __init__(self) -> None:
         self.prompts: list[str] = []
@@ -305,13 +305,13 @@ def test_failover_to_the_local_model_until_the_next_question(fake) -> None:
     [notice] = gen.take_notices()
     assert url in notice and "answering with the local model local.gguf" in notice
     # the style follows the model that will write: the small local one quotes
-    assert resolve_style("auto", gen)[0] == "extractive"
+    assert resolve_style("auto", gen.facts)[0] == "extractive"
     assert gen.complete(gen.chat_prompt(MESSAGES), 8) == "local answer."
     assert local.prompts == ["LOCAL:Say hi."]
     script.plan["/v1/models"] = [(200, MODELS)]
     gen.begin_question()  # the server is back
     assert not gen.take_notices() and gen.active is gen.endpoint
-    style, why = resolve_style("auto", gen)
+    style, why = resolve_style("auto", gen.facts)
     assert style == "generative" and "model server" in why and url in why
 
 
@@ -481,8 +481,7 @@ def test_the_settings_screen_choices_name_the_model_server() -> None:
 class NamedLocal(FakeGenerator):
     """The local model behind the server: a name of its own, an answer the evidence holds."""
 
-    name = "local-model.gguf"
-    remote = False
+    facts = ModelFacts("local-model.gguf")
 
 
 @pytest.mark.parametrize("cut", ["at the first piece", "mid-answer"])

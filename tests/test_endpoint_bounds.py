@@ -18,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from localcrag.llm.chat import ChatModel, ModelFacts
 from localcrag.llm.endpoint import ChatPrompt, EndpointDown, EndpointLLM
 from localcrag.llm.failover import endpoint_generator, joined
 from localcrag.settings import Settings
@@ -124,10 +125,9 @@ def bad() -> Iterator[tuple[Misbehaving, str]]:
         yield state, url
 
 
-class Local:
-    name = "local.gguf"
+class Local(ChatModel):
+    facts = ModelFacts("local.gguf", n_params=135_000_000)
     n_ctx = 2048
-    n_params = 135_000_000
 
     def chat_prompt(self, messages: list[dict[str, str]]) -> str:
         return messages[-1]["content"]

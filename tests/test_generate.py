@@ -8,6 +8,7 @@ from localcrag.crag.citations import Attributor, CitationFilter, clean_citations
 from localcrag.crag.generate import REFUSAL, build_messages, fit_evidence
 from localcrag.crag.shaping import SentenceGate
 from localcrag.errors import LocalcragError
+from localcrag.llm.chat import ChatModel
 from localcrag.types import Evidence
 
 HISTORY = (
@@ -129,7 +130,7 @@ def test_attributor_moves_unsupported_model_citations():
 # --- fit_evidence with a fake word tokenizer ----------------------------------------
 
 
-class FakeLLM:
+class FakeLLM(ChatModel):
     """One token per word; the chat template just joins the message contents."""
 
     def __init__(self, n_ctx: int) -> None:

@@ -15,6 +15,7 @@ from localcrag.crag.generate import REFUSAL
 from localcrag.crag.pipeline import Pipeline
 from localcrag.errors import BadQuestion, EmptyIndex
 from localcrag.ingest.library import Library
+from localcrag.llm.chat import ModelFacts
 from localcrag.settings import Settings
 from localcrag.types import Action, WebResult
 from tests.fakes import FakeEmbedder, FakeGenerator, FakeGrader
@@ -347,7 +348,7 @@ def test_a_made_up_answer_is_never_shown_on_any_action(
 
 def test_a_small_generator_quotes_the_evidence_without_generating(library: Library) -> None:
     gen = FakeGenerator("The quibble is a fruit [1].")
-    gen.n_params = 134_515_008  # the bundled SmolLM2's count: auto picks extractive
+    gen.facts = ModelFacts(n_params=134_515_008)  # the bundled SmolLM2's count: auto quotes
     evs = _run(
         _pipe(library, gen=gen, upper_threshold=0.3, lower_threshold=0.1), "What are cobots?"
     )

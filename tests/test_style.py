@@ -8,14 +8,17 @@ import pytest
 
 from localcrag.crag.style import SMALL_MODEL_BYTES, parse_size_label, resolve_style, style_label
 from localcrag.errors import LocalcragError
+from localcrag.llm.chat import ModelFacts
 from localcrag.settings import Settings
 
 
-class Model:
-    def __init__(
-        self, n_params=None, size_label=None, path=None, name="SmolLM2-135M-Instruct.Q4_1.gguf"
-    ):
-        self.n_params, self.size_label, self.path, self.name = n_params, size_label, path, name
+def Model(  # noqa: N802 - stands for the model the facts describe
+    n_params: int | None = None,
+    size_label: str | None = None,
+    path: Path | None = None,
+    name: str = "SmolLM2-135M-Instruct.Q4_1.gguf",
+) -> ModelFacts:
+    return ModelFacts(name, path, n_params, size_label)
 
 
 def test_auto_quotes_for_a_small_model_and_writes_for_a_large_one() -> None:
@@ -34,7 +37,7 @@ def test_size_label_then_file_size_stand_in_for_the_parameter_count(tmp_path: Pa
         f.truncate(SMALL_MODEL_BYTES + 1)  # sparse: no disk used
     assert resolve_style("auto", Model(path=small))[0] == "extractive"
     assert resolve_style("auto", Model(path=big))[0] == "generative"
-    assert resolve_style("auto", object())[0] == "generative"  # unknown: let it write, checked
+    assert resolve_style("auto", ModelFacts())[0] == "generative"  # unknown: let it write, checked
 
 
 def test_an_explicit_style_wins() -> None:

@@ -20,6 +20,7 @@ from localcrag.crag.citations import clean_citations, renumber
 from localcrag.crag.extract import extractive_answer
 from localcrag.crag.style import model_name
 from localcrag.crag.timing import Stage, ms_since
+from localcrag.llm.chat import ChatModel
 from localcrag.llm.cpu import CpuMeter, threads_for, usable_cores
 from localcrag.llm.failover import Restart
 from localcrag.settings import Settings
@@ -41,7 +42,7 @@ def answer_events(
     *,
     style: str,
     reason: str,
-    llm: Any,
+    llm: ChatModel,
     settings: Settings,
     score_texts: ScoreTexts | None,
     cancel: threading.Event,
@@ -54,7 +55,7 @@ def answer_events(
 ) -> Iterator[ev.Event]:
     """Events of the answer stage, ending with the run's one ``AnswerDone``. ``note`` is
     said at the end of the answer itself (ungraded evidence), so no reader misses it."""
-    yield ev.StyleChosen(style, reason, model_name(llm))
+    yield ev.StyleChosen(style, reason, model_name(llm.facts))
     if style == "extractive":
         detail, inner = (
             "quoting the evidence",
@@ -159,7 +160,7 @@ def _write(
     q: str,
     evidence: list[Evidence],
     action: Action | None,
-    llm: Any,
+    llm: ChatModel,
     s: Settings,
     score_texts: ScoreTexts | None,
     cancel: threading.Event,
@@ -177,17 +178,17 @@ def _write(
         yield ev.EvidenceTrimmed(tuple(dropped), llm.n_ctx)
     spans = read_spans(q, [e.text for e in kept]) if read_spans else None
     prompt = llm.chat_prompt(build_messages(q, kept, spans))
-    if s.generation.threads == 0 and meter is not None and hasattr(llm, "set_threads"):
+    if s.generation.threads == 0 and meter is not None:
         llm.set_threads(threads_for(usable_cores(), meter.others_busy()))  # cores left free
     gate = SentenceGate(kept, q, idf)
     reported = 0
-    writer = model_name(llm)  # as StyleChosen named it; a failover changes who writes
+    writer = model_name(llm.facts)  # as StyleChosen named it; a failover changes who writes
 
     def rewritten_by() -> Iterator[ev.Event]:
         """A new StyleChosen when the model server failed and the local model writes, so
         the answer line names the model that wrote the answer."""
         nonlocal writer
-        if (now := model_name(llm)) != writer:
+        if (now := model_name(llm.facts)) != writer:
             writer = now
             yield ev.StyleChosen("generative", f"the model server failed; {now} writes", now)
 
@@ -217,13 +218,13 @@ def _write(
         if stop or cancel.is_set():
             break  # the model loops, or the user cancelled
     yield from rewritten_by()
-    truncated = getattr(llm, "finish_reason", None) == "length"
+    truncated = llm.finish_reason == "length"
     if tail := gate.finish(cancelled=cancel.is_set(), truncated=truncated):
         timings.setdefault("first_token", ms_since(t0))
         yield ev.Token(tail)
     yield from news()
     if not gate.kept and kept and not cancel.is_set():
-        yield ev.StyleChosen("extractive", FELL_BACK, model_name(llm))
+        yield ev.StyleChosen("extractive", FELL_BACK, model_name(llm.facts))
         yield from _quote(
             question, q, kept, action, score_texts, timings, t0, len(gate.dropped), read_spans, idf
         )

@@ -17,10 +17,10 @@ The parameter count comes from the GGUF header (``llm.ggufmeta``): the settings 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any
 
 from localcrag.crag.style import SMALL_MODEL_PARAMS, model_name, model_size, resolve_style
+from localcrag.llm.chat import ModelFacts
 from localcrag.llm.ggufmeta import GGUFError, read_meta
 
 # What was measured, on what (docs/evaluator.md, "llm yes/no"): one model, not every small one.
@@ -29,7 +29,7 @@ MEASURED_AT_CHANCE = (
     "(the one model under 1B it was measured on)"
 )
 
-_FACTS: dict[tuple[str, int, int], Any] = {}
+_FACTS: dict[tuple[str, int, int], ModelFacts] = {}
 GRADER_MEASURE = "localcrag eval DEV --only evaluator --grader llm --generator {name}"
 
 
@@ -43,40 +43,36 @@ class Choice:
         return f"{self.part}: {self.choice} ({self.why})"
 
 
-def generator_facts(settings: Any) -> Any:
-    """What ``model_size`` needs (n_params, size_label, path, name), read from the header;
-    with ``llm_endpoint``, the model server (``remote``: counted as capable)."""
+def generator_facts(settings: Any) -> ModelFacts:
+    """What the generator is, read from its GGUF's header without loading it; with
+    ``llm_endpoint``, the model server (``remote``: counted as capable)."""
     if url := settings.endpoint.llm_endpoint:
         from localcrag.llm.endpoint import EndpointLLM
 
-        server = EndpointLLM(url, settings.endpoint.llm_endpoint_model)
-        return SimpleNamespace(
-            remote=True, url=url, name=server.name, n_params=None, size_label=None, path=None
-        )
+        return EndpointLLM(url, settings.endpoint.llm_endpoint_model).facts
     path = settings.model_path(settings.models.generator)
     try:
         stat = path.stat()
         key = (str(path), stat.st_mtime_ns, stat.st_size)
         if key not in _FACTS:  # the settings screen asks on every keystroke
             meta = read_meta(path)
-            _FACTS[key] = SimpleNamespace(
-                n_params=meta.n_params, size_label=meta.size_label, path=path, name=path.name
-            )
+            _FACTS[key] = ModelFacts(path.name, path, meta.n_params, meta.size_label)
         return _FACTS[key]
     except (GGUFError, OSError):
-        return SimpleNamespace(n_params=None, size_label=None, path=path, name=path.name)
+        return ModelFacts(path.name, path)
 
 
-def is_capable(generator: Any) -> bool:
-    if getattr(generator, "remote", False):
+def is_capable(facts: ModelFacts) -> bool:
+    if facts.remote:
         return True
-    n, _ = model_size(generator)
+    n, _ = model_size(facts)
     return n is not None and n >= SMALL_MODEL_PARAMS
 
 
-def model_choices(settings: Any, generator: Any = None) -> list[Choice]:
-    """The answer style, the rewriter and the grader this generator gets, each with why."""
-    gen = generator if generator is not None else generator_facts(settings)
+def model_choices(settings: Any, facts: ModelFacts | None = None) -> list[Choice]:
+    """The answer style, the rewriter and the grader the generator gets (``facts``: what it
+    is; by default read from the settings' model without loading it), each with why."""
+    gen = facts if facts is not None else generator_facts(settings)
     name = model_name(gen)
     style, why = resolve_style(settings.generation.answer_style, gen)
     out = [
@@ -88,7 +84,7 @@ def model_choices(settings: Any, generator: Any = None) -> list[Choice]:
             why,
         )
     ]
-    remote = getattr(gen, "remote", False)
+    remote = gen.remote
     # rewrite.standalone_question: grammar before the model ("it" too when answers are quoted)
     grammar = (
         "; a follow-up that is only a phrase ('And the decoder?') "

@@ -16,9 +16,9 @@ name too), so the definition line is read structurally, as ``crag/cells`` reads 
   followed by words.
 
 Such a line binds the question (``crag/binding``: a passage holding it is relevant whatever
-its grade), and the quote is that line (``definition_answer``). The patterns are English grammar for asking
-and for writing a definition, written from the issue's "column meanings" before any
-question of the sheets set was run through them.
+its grade), and the quote is that line (``definition_answer``). The patterns are English
+grammar for asking and for writing a definition, written before any question of the sheets
+set was run through them.
 """
 
 from __future__ import annotations

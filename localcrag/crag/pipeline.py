@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from collections.abc import Generator as Yields
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 from localcrag import events as ev
 from localcrag.crag.binding import Idf, corpus_idf, unbound_note
@@ -24,6 +24,7 @@ from localcrag.crag.graders.base import grade_or_rank
 from localcrag.crag.refine import chunks_as_evidence, graded_evidence, recompose, refine
 from localcrag.crag.timing import Stage, ms_since, timed
 from localcrag.errors import BadQuestion
+from localcrag.llm.chat import ChatModel
 from localcrag.llm.cpu import CpuMeter
 from localcrag.settings import Settings
 from localcrag.textutil import states_nothing
@@ -44,23 +45,6 @@ UNGRADED_NOTE = (
     "Note: the retrieved passages could not be graded ({error}), so this answer "
     "uses them in retrieval order, unchecked for relevance."
 )
-
-
-class Generator(Protocol):
-    """What generation needs from a chat model (llm.LocalLLM, or a fake in tests)."""
-
-    n_ctx: int
-
-    def count_tokens(self, text: str) -> int: ...
-    def chat_prompt(self, messages: list[dict[str, str]]) -> str: ...
-    def stream(
-        self,
-        prompt: str,
-        max_tokens: int,
-        temperature: float = 0.0,
-        stop: list[str] | None = None,
-        cancel: threading.Event | None = None,
-    ) -> Iterator[str]: ...
 
 
 def best_graded(grades: list[Grade], k: int) -> list[Grade]:
@@ -117,7 +101,7 @@ class Pipeline:
         *,
         library: Any = None,
         grader: Any = None,
-        generator: Generator | None = None,
+        generator: ChatModel | None = None,
         web: Any = None,
         spans: Any = None,
     ) -> None:
@@ -149,7 +133,7 @@ class Pipeline:
         return self._library
 
     @property
-    def generator(self) -> Generator:
+    def generator(self) -> ChatModel:
         """The local GGUF, or with ``llm_endpoint`` the model server with it behind
         (``llm.failover``; refused offline when the server is not this machine)."""
         if self._generator is None:
@@ -175,23 +159,19 @@ class Pipeline:
     def generator_info(self) -> dict[str, Any]:
         """{"kind": "local" | "endpoint", "url", "model"}: where the evidence goes to be
         written up (``ask --json``), without loading anything."""
-        s, gen = self.settings, self._generator
-        if url := getattr(gen, "url", None) if gen is not None else s.endpoint.llm_endpoint:
-            name = (
-                getattr(getattr(gen, "endpoint", None), "model", None)
-                or s.endpoint.llm_endpoint_model
-            )
+        s = self.settings
+        facts = self._generator.facts if self._generator is not None else None
+        if url := facts.url if facts is not None else s.endpoint.llm_endpoint:
+            name = (facts.served_model if facts else None) or s.endpoint.llm_endpoint_model
             return {"kind": "endpoint", "url": url, "model": name}
-        return {
-            "kind": "local",
-            "url": None,
-            "model": getattr(gen, "name", None) or s.models.generator,
-        }
+        return {"kind": "local", "url": None, "model": (facts and facts.name) or s.models.generator}
 
     def _fallbacks(self) -> Iterator[ev.Event]:
         """A GeneratorFellBack for each line the model server's failover has not reported."""
-        for message in getattr(self._generator, "take_notices", lambda: [])():
-            yield ev.GeneratorFellBack(getattr(self._generator, "url", ""), message)
+        if self._generator is None:
+            return
+        for message in self._generator.take_notices():
+            yield ev.GeneratorFellBack(self._generator.facts.url or "", message)
 
     def _index_key(self) -> tuple[Any, ...]:
         """The grader's corpus statistics follow the index: its size and change stamp (an
@@ -342,11 +322,11 @@ class Pipeline:
                 "load", timings, lambda: (self.generator, mode == "rag" or self.thresholds)
             )
         gen = self.generator  # a missing or corrupt model fails here, before any work
-        getattr(gen, "begin_question", lambda: None)()  # a model server is checked again
+        gen.begin_question()  # a model server is checked again
         yield from self._fallbacks()
         from localcrag.crag.style import resolve_style
 
-        style, why = resolve_style(style, gen)
+        style, why = resolve_style(style, gen.facts)
         from localcrag.crag.rewrite import needs_context, standalone_question
 
         if history and needs_context(q):  # a question that stands alone is no rewrite stage
@@ -547,7 +527,7 @@ class Pipeline:
         question: str,
         phrase: str,
         scope: Scope | None,
-        gen: Generator,
+        gen: ChatModel,
         timings: dict[str, float],
         t0: float,
     ) -> Yields[ev.Event, None, bool]:
@@ -582,7 +562,7 @@ class Pipeline:
         th = self.thresholds
         yield ev.DecisionMade(Decision(Action.CORRECT, 1.0, th.upper, th.lower, reason, th.basis))
         yield ev.StyleChosen(
-            "extractive", "a document's overview is quoted from it", model_name(gen)
+            "extractive", "a document's overview is quoted from it", model_name(gen.facts)
         )
         timings["first_token"] = ms_since(t0)
         yield ev.Token(text)

@@ -11,9 +11,8 @@ often enough for the sentence check to be the exception rather than the rule.
 from __future__ import annotations
 
 import re
-from pathlib import Path
-from typing import Any
 
+from localcrag.llm.chat import ModelFacts
 from localcrag.textutil.labels import style_label
 
 __all__ = ["model_name", "model_size", "parse_size_label", "resolve_style", "style_label"]
@@ -35,41 +34,40 @@ def parse_size_label(label: str | None) -> int | None:
     return int(experts * float(m.group(2)) * _SCALE[m.group(3).lower()])
 
 
-def model_size(generator: Any) -> tuple[int | None, str]:
-    """(parameter count or None, how it was found) for a loaded generator."""
-    if n := getattr(generator, "n_params", None):
-        return int(n), "parameter count"
-    if n := parse_size_label(getattr(generator, "size_label", None)):
+def model_size(facts: ModelFacts) -> tuple[int | None, str]:
+    """(parameter count or None, how it was found) for a chat model."""
+    if facts.n_params:
+        return int(facts.n_params), "parameter count"
+    if n := parse_size_label(facts.size_label):
         return n, "size label"
-    path = getattr(generator, "path", None)
-    if isinstance(path, Path) and path.is_file():
-        size = path.stat().st_size
+    if facts.path is not None and facts.path.is_file():
+        size = facts.path.stat().st_size
         return int(size * SMALL_MODEL_PARAMS / SMALL_MODEL_BYTES), "file size"
     return None, "unknown"
 
 
-def model_name(generator: Any) -> str:
-    """The generator's name for "Written by <model>" (the file name without .gguf)."""
-    name = str(getattr(generator, "name", "") or "the model")
+def model_name(facts: ModelFacts) -> str:
+    """The model's name for "Written by <model>" (the file name without .gguf)."""
+    name = facts.name or "the model"
     return name[:-5] if name.lower().endswith(".gguf") else name
 
 
-def resolve_style(setting: str, generator: Any) -> tuple[str, str]:
-    """("extractive" | "generative", why) for the ``answer_style`` setting and this generator."""
+def resolve_style(setting: str, facts: ModelFacts) -> tuple[str, str]:
+    """("extractive" | "generative", why) for the ``answer_style`` setting and this model."""
     if setting in ("extractive", "generative"):
         return setting, f"answer_style = {setting}"
-    if getattr(generator, "remote", False):  # a model server: a model sized for writing answers
+    if facts.remote:  # a model server: a model sized for writing answers
         return (
             "generative",
-            f"auto: written on the model server {generator.url}, counted as capable",
+            f"auto: written on the model server {facts.url}, counted as capable",
         )
-    n, how = model_size(generator)
+    n, how = model_size(facts)
     if n is None:
         return "generative", "auto: the generator's size is unknown"
     size = f"{n / 1e9:.1f}B" if n >= 1e9 else f"{n / 1e6:.0f}M"
     if n < SMALL_MODEL_PARAMS:
         return (
             "extractive",
-            f"auto: {model_name(generator)} has {size} parameters ({how}), under 1B",
+            f"auto: {model_name(facts)} has {size} parameters ({how}), under 1B",
         )
-    return "generative", f"auto: {model_name(generator)} has {size} parameters ({how})"
+    return "generative", f"auto: {model_name(facts)} has {size} parameters ({how})"

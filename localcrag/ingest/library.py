@@ -275,7 +275,7 @@ class Library:
 
     def _embed(self, pending: list[_Pending], progress: Callable[..., None]):  # noqa: ANN202
         """Embed a round's chunks a slice at a time, saying which file and how fast: a round
-        of many small files is otherwise one silent call (issue: "0/3 parsed" for 15 s)."""
+        of many small files is otherwise one silent call ("0/3 parsed" for 15 s)."""
         import time
 
         import numpy as np

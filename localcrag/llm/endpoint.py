@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from localcrag.errors import LocalcragError
+from localcrag.llm.chat import ChatModel, ModelFacts
 
 if TYPE_CHECKING:
     import httpx2
@@ -112,10 +113,9 @@ def is_loopback(url: str, hosts_file: Path | None = None) -> bool:
     return loopback_address(urlsplit(url).hostname or "", hosts_file) is not None
 
 
-class EndpointLLM:
+class EndpointLLM(ChatModel):
     """One OpenAI-compatible server; ``url`` is its base URL ending in ``/v1``."""
 
-    remote = True  # evidence text leaves the process (the answer style counts it as capable)
     has_chat_template = True  # the server applies the model's own
 
     def __init__(
@@ -158,6 +158,11 @@ class EndpointLLM:
     def model(self) -> str | None:
         """The model name sent, once known (set, or listed by the server)."""
         return self._model
+
+    @property
+    def facts(self) -> ModelFacts:
+        """Remote: evidence text leaves the process (the answer style counts it as capable)."""
+        return ModelFacts(self.name, remote=True, url=self.url, served_model=self._model)
 
     def __repr__(self) -> str:
         return f"EndpointLLM({self.url!r}, model={self._model!r})"

@@ -15,11 +15,13 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
 from localcrag.errors import LocalcragError
 from localcrag.llm import endpoint as _endpoint
+from localcrag.llm.chat import ChatModel, ModelFacts
 from localcrag.llm.endpoint import (
     ChatPrompt,
     EndpointDown,
@@ -95,7 +97,7 @@ def joined(pieces: Iterable[str]) -> str:
     return "".join(out)
 
 
-class FailoverLLM:
+class FailoverLLM(ChatModel):
     """Delegates to the endpoint until it fails, then to the local model (this question)."""
 
     def __init__(self, endpoint: EndpointLLM, load_local: Callable[[], Any]) -> None:
@@ -128,7 +130,30 @@ class FailoverLLM:
     def active(self) -> Any:
         return self.local if self.failed else self.endpoint
 
-    def __getattr__(self, name: str) -> Any:  # name, n_ctx, n_params, finish_reason, ...
+    @property
+    def n_ctx(self) -> int:  # type: ignore[override]
+        n: int = self.active.n_ctx
+        return n
+
+    @property
+    def finish_reason(self) -> str | None:  # type: ignore[override]
+        reason: str | None = self.active.finish_reason
+        return reason
+
+    @property
+    def has_chat_template(self) -> bool:  # type: ignore[override]
+        return bool(self.active.has_chat_template)
+
+    @property
+    def facts(self) -> ModelFacts:
+        """The model that writes now, at the server's address (where answers go first)."""
+        facts: ModelFacts = self.active.facts
+        return replace(facts, url=self.url, served_model=self.endpoint.model)
+
+    def set_threads(self, n: int) -> None:
+        self.active.set_threads(n)
+
+    def __getattr__(self, name: str) -> Any:  # the rest of the active model (tokenize, ...)
         if name.startswith("_"):
             raise AttributeError(name)
         return getattr(self.active, name)
@@ -137,7 +162,7 @@ class FailoverLLM:
         return f"FailoverLLM({self.endpoint!r}, failed={self.failed!r})"
 
     def _fall_back(self, exc: EndpointDown, mid_answer: bool = False) -> None:
-        name = getattr(self.local, "name", "")
+        name = self.local.facts.name
         self.failed = str(exc.message)
         what = (
             "; it stopped mid-answer: what it wrote is withdrawn, and the local model "

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from localcrag.errors import LocalcragError, ModelMissing
+from localcrag.llm.chat import ChatModel, ModelFacts
 from localcrag.llm.models import PROVISION_HINT, require_gguf
 
 if TYPE_CHECKING:
@@ -143,7 +144,7 @@ def _n_params(llama: Any) -> int | None:
     return int(fn(llama.model)) if fn is not None and getattr(llama, "model", None) else None
 
 
-class LocalLLM:
+class LocalLLM(ChatModel):
     """A loaded GGUF model: tokenization, chat rendering, streaming, and scoring."""
 
     def __init__(self, llama: Any, path: Path) -> None:
@@ -162,6 +163,10 @@ class LocalLLM:
         self._bos: int = llama.token_bos()
         self._add_bos: bool = bool(llama._model.add_bos_token())
         self._scoring: Scorer | None = None
+
+    @property
+    def facts(self) -> ModelFacts:
+        return ModelFacts(self.name, self.path, self.n_params, self.size_label)
 
     def set_threads(self, n: int) -> None:
         """Threads for the next prompt and generation (``localcrag.llm.cpu`` picks them)."""

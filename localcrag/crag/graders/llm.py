@@ -27,7 +27,7 @@ YESNO_BASE = (
 
 def yesno_prompt(llm: Any, question: str, passage: str) -> str:
     """The relevance question, in the model's chat template when it has one."""
-    if getattr(llm, "has_chat_template", False):
+    if llm.has_chat_template:
         user = YESNO_USER.format(passage=passage.strip(), question=question.strip())
         return str(llm.chat_prompt([{"role": "user", "content": user}]))
     return YESNO_BASE.format(passage=passage.strip(), question=question.strip())
