@@ -824,3 +824,27 @@ def test_a_part_of_a_date_is_no_quantity() -> None:
     line = "Chuck Berry, musician, born 1926-10-18, died aged 90."
     spans = [line[a:b] for a, b in answer_spans(line, "How old was Chuck Berry?", "number")]
     assert "18" not in spans and "10" not in spans and spans[:1] == ["90"], spans
+
+
+def test_a_line_that_negates_a_word_of_the_question_does_not_bind_it() -> None:
+    """ "active" asked, "Inactive County: Maricopa" read: the row is about the opposite (a
+    report's inactive table), whatever its page's heading says; the active row answers."""
+    heading = "Registration report > Active"
+    inactive = chunk(
+        "report.pdf, p. 6, row 24: Inactive County: Maricopa; Date/Period: JAN 2024; "
+        "Democratic: 138,945.",
+        "/d/report.pdf",
+        heading=heading,
+    )
+    question = "How many active registered Democrats did Maricopa County have in January 2024?"
+    action, said = ask(question, inactive)
+    assert action is Action.INCORRECT and "active" in said, said
+    active = chunk(
+        "report.pdf, p. 1, row 24: Active County: Maricopa; Date/Period: JAN 2024; "
+        "Democratic: 697,057.",
+        "/d/report.pdf",
+        "c2",
+        heading=heading,
+    )
+    action, said = ask(question, inactive, active)
+    assert action is Action.CORRECT and "697,057" in said and "138,945" not in said, said

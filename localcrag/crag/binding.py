@@ -656,6 +656,7 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
     total = sum(keys.weights.values())
     share = sum(keys.weights[t] for t in have) / total if total else 1.0
     missing.extend(lacking)
+    missing.extend(_negated(cons, unit.text))  # its own words, whatever its heading says
     if keys.weights and not about and not lacking and lines_asked(cons):
         # a line answers only about the asked thing: one that holds none of the question's
         # nouns, names or numbers itself (in its text, heading or column), only its period,
@@ -753,6 +754,25 @@ def _of_asked_kind(filler: str, unit: Unit, cons: Constraints) -> bool:
     return bool(re.search(rf"(?<![\w]){re.escape(asked[0])}(?![\w])", around)) or writes_unit(
         around, asked[1]
     )
+
+
+# prefixes that make a word its opposite ("inactive", "unpaid", "nonvoting", "disallowed")
+_NEGATING = "in|un|non|dis|im|ir|il"
+
+
+def _negated(cons: Constraints, text: str) -> list[str]:
+    """The question's words that ``text`` holds only negated ("active" asked, "Inactive
+    County: Maricopa" read): that line is about the opposite, and does not bind them,
+    whatever its heading or title says."""
+    said = _said(text)
+    out = []
+    for word in re.findall(r"[A-Za-z]{4,}", cons.question):
+        t = stem(base_form(word.lower()))
+        if t not in cons.terms or t in said or len(t) < 4:
+            continue
+        if re.search(rf"\b(?:{_NEGATING})-?{re.escape(t)}", text, re.I):
+            out.append(word)
+    return out
 
 
 def _figures_only(text: str) -> bool:
