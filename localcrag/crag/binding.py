@@ -743,7 +743,7 @@ def _of_asked_kind(filler: str, unit: Unit, cons: Constraints) -> bool:
         after = unit.text[at + len(filler) : at + len(filler) + 9] if at >= 0 else ""
         if not (_PERCENT_SAID.search(filler) or _PERCENT_SAID.match(after.strip())):
             return bool(_PERCENT_SAID.search(unit.near))
-    asked = named_unit(cons.question) or _asked_kind(cons.question)
+    asked = _asked_kind(cons.question)
     if asked is None:
         return True
     if end >= 0 and (kind := figure_kind(unit.text, end)) is not None:
@@ -764,15 +764,25 @@ def _negated(cons: Constraints, text: str) -> list[str]:
     """The question's words that ``text`` holds only negated ("active" asked, "Inactive
     County: Maricopa" read): that line is about the opposite, and does not bind them,
     whatever its heading or title says."""
+    found = [
+        word for word, negated in _negatable(cons.question, cons.terms) if negated.search(text)
+    ]
+    if not found:
+        return []
     said = _said(text)
+    return [w for w in found if stem(base_form(w.lower())) not in said]
+
+
+@lru_cache(maxsize=64)
+def _negatable(question: str, terms: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The question's words (its terms, stems of four letters or more) with the pattern of
+    their negated form ("inactive" for "active"): read once a question, not once a unit."""
     out = []
-    for word in re.findall(r"[A-Za-z]{4,}", cons.question):
+    for word in re.findall(r"[A-Za-z]{4,}", question):
         t = stem(base_form(word.lower()))
-        if t not in cons.terms or t in said or len(t) < 4:
-            continue
-        if re.search(rf"\b(?:{_NEGATING})-?{re.escape(t)}", text, re.I):
-            out.append(word)
-    return out
+        if t in terms and len(t) >= 4:
+            out.append((word, re.compile(rf"\b(?:{_NEGATING})-?{re.escape(t)}", re.I)))
+    return tuple(out)
 
 
 def _figures_only(text: str) -> bool:
@@ -791,7 +801,10 @@ def _figures_only(text: str) -> bool:
 
 @lru_cache(maxsize=64)
 def _asked_kind(question: str) -> tuple[str, Kind] | None:
-    """``asked_kind`` of ``question`` with its nouns: read once a question, not once a unit."""
+    """The unit the question names ("in mAh") or the kind its words ask for (``asked_kind``
+    with its nouns: "how much does it weigh"): read once a question, not once a unit."""
+    if named := named_unit(question):
+        return named
     words = re.findall(r"[A-Za-z]+", question)
     return asked_kind(
         question, frozenset(w.lower() for i, w in enumerate(words) if is_noun(words, i))

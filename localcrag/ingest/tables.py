@@ -80,17 +80,20 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _is_value(cell: str) -> bool:
+    """A number or a date ("2016-01-10"): a value, never a column's name."""
+    return _is_number(cell) or (cell[:4].isdigit() and cell[4:5] == "-")
+
+
 def _is_header(cells: list[str]) -> bool:
     """Column names: at least two cells, each text, none a number or a date."""
     named = [c for c in cells if c]
-    return len(named) >= 2 and not any(
-        _is_number(c) or (c[:4].isdigit() and c[4:5] == "-") for c in named
-    )
+    return len(named) >= 2 and not any(_is_value(c) for c in named)
 
 
 def _typed(cells: list[str]) -> bool:
     """Does a row hold a number or a date: a data row, not column names or notes?"""
-    return any(c and (_is_number(c) or (c[:4].isdigit() and c[4:5] == "-")) for c in cells)
+    return any(c and _is_value(c) for c in cells)
 
 
 def _notes(cut: list[list[str]], i: int) -> int:
