@@ -1,7 +1,9 @@
 """Ingestion and the document library: incremental, per-file atomic, never loses work.
 
 Unchanged files (same content hash) are skipped. A changed file's chunks are replaced
-in one commit. Bad files are reported one line each and never stop the others. Chunks
+in one commit. Bad files are reported one line each and never stop the others. Files are
+parsed on a reader thread up to READ_AHEAD files ahead (ingest/readahead.py), so a file's
+parse overlaps the last ones' embedding; results are taken in the files' order. Chunks
 from several small files are embedded together (the embedder is the bottleneck and
 likes full batches) and committed together, whole documents only; a document of more than
 PART_CHUNKS chunks is committed in parts marked unfinished until the last (a killed ingest
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -40,6 +43,7 @@ from localcrag.ingest.maintain import compact, documents_path, load_documents, s
 from localcrag.ingest.overview import Overview, Overviews
 from localcrag.ingest.overview import make as make_overview
 from localcrag.ingest.progress import IngestProgress, IngestReport, Rate
+from localcrag.ingest.readahead import ReadAhead, Stopped
 from localcrag.ingest.store import LanceStore, SourceInfo, table_name
 from localcrag.ingest.unread import Unread
 from localcrag.settings import Settings
@@ -58,8 +62,10 @@ CHUNKER_VERSION = "c7"
 EMBED_BATCH_CHUNKS = 128  # chunks gathered before one embedding call (and one commit round)
 PART_CHUNKS = 2048  # a document with more chunks is committed this many at a time (~40 s)
 PARTIAL = "partial:"  # doc_hash prefix while a document's commit in parts is unfinished
+EMBED_AHEAD_CHUNKS = 64  # embedded before the round is full when the next file is still read
 EMBED_PROGRESS_CHUNKS = 128  # per embedding call, so progress moves; below ~64 (embed_onnx.BULK)
 # the embedder uses its non-spinning session, and ingest measured 0.65x a plain encode
+READ_AHEAD = 2  # files parsed ahead of the one being embedded (memory: at most this many)
 
 
 @dataclass
@@ -69,6 +75,7 @@ class _Pending:
     pages: int
     chunks: list[Chunk]
     warnings: tuple[str, ...] = ()
+    vectors: Any = None  # embedded ahead of the commit (an ndarray), or not yet
 
 
 class Library:
@@ -304,20 +311,37 @@ class Library:
         )
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
+    def _embed_into(self, pending: list[_Pending], progress: Callable[..., None]) -> None:
+        """Embed the files of ``pending`` not embedded yet, in one call."""
+        todo = [p for p in pending if p.vectors is None]
+        if todo:
+            vectors, at = self._embed(todo, progress), 0
+            for p in todo:
+                p.vectors, at = vectors[at : at + len(p.chunks)], at + len(p.chunks)
+
+    def _embed_ahead(self, pending: list[_Pending], progress: Callable[..., None]) -> None:
+        """Embed the round's files while the reader reads the next file; too few chunks wait
+        for the round (a small call runs slower: EMBED_PROGRESS_CHUNKS)."""
+        if sum(len(p.chunks) for p in pending if p.vectors is None) >= EMBED_AHEAD_CHUNKS:
+            self._embed_into(pending, progress)
+
     def _flush(
         self, pending: list[_Pending], report: IngestReport, progress: Callable[..., None]
     ) -> None:
         if not pending:
             return
-        vectors = self._embed(pending, progress)
-        at, docs = 0, []
+        self._embed_into(pending, progress)
+        docs = []
         for p in pending:
-            docs.append((p.source, p.doc_hash, p.pages, p.chunks, vectors[at : at + len(p.chunks)]))
+            docs.append((p.source, p.doc_hash, p.pages, p.chunks, p.vectors))
             self._overviews.record(
-                make_overview(p.source, p.doc_hash, p.chunks, docs[-1][4], p.pages)
+                make_overview(p.source, p.doc_hash, p.chunks, p.vectors, p.pages)
             )
-            at += len(p.chunks)
         self.store.replace_files(docs)
+        for p in pending:
+            p.vectors = (
+                None  # committed: the run keeps the list of its documents, not their vectors
+            )
         self._committed += pending
         self._changed = True
         self._report(pending, report, progress)
@@ -447,7 +471,13 @@ class Library:
         total = len(files)
         done = 0
 
+        told = threading.Lock()  # the reader thread reports too: one report at a time
+
         def progress(path: str, stage: str, **extra: Any) -> None:
+            with told:
+                _progress(path, stage, **extra)
+
+        def _progress(path: str, stage: str, **extra: Any) -> None:
             nonlocal done
             if stage in ("indexed", "unchanged", "failed"):
                 done += 1
@@ -458,36 +488,51 @@ class Library:
                     IngestProgress(done, total, path, stage, files_per_s=per_s, eta_s=eta, **extra)
                 )
 
-        pending: list[_Pending] = []
-        for path in files:
+        def read(path: Path) -> tuple[str, _Pending | str | None]:
+            """On the reader thread: (source, its chunks, or a failure's line, or None
+            when unchanged)."""
             source = source_key(path)
             st = seen[source]
             try:  # size and mtime as recorded: unchanged without reading the file
                 doc_hash = (st and stats.known_hash(source, st)) or content_hash(path)
                 if not (force is True or source in (force or ())) and known.get(source) == doc_hash:
+                    return source, None
+                said(source, "reading")
+                on_page = lambda d, n, s=source: said(s, "ocr", pages_done=d, pages_total=n)  # noqa: E731
+                return source, self._chunk_file(path, doc_hash, on_page)
+            except Stopped:
+                raise
+            except LocalcragError as exc:
+                return source, str(exc)
+            except Exception as exc:  # an unexpected parser failure is still one line
+                return source, f"{path.name}: could not read ({type(exc).__name__}: {exc})"
+
+        def said(source: str, stage: str, **extra: Any) -> None:
+            reader.check()  # the ingest has ended: stop this file's parse
+            progress(source, stage, **extra)
+
+        pending: list[_Pending] = []
+        reader = ReadAhead(files, read, READ_AHEAD)  # bound before its thread starts
+        with reader:
+            for source, got in reader:
+                if got is None:
                     report.unchanged.append(source)
                     progress(source, "unchanged")
                     continue
-                progress(source, "reading")
-                on_page = lambda d, n, s=source: progress(s, "ocr", pages_done=d, pages_total=n)  # noqa: E731
-                pending.append(self._chunk_file(path, doc_hash, on_page))
+                if isinstance(got, str):
+                    report.failed.append((source, got))
+                    progress(source, "failed")
+                    continue
+                pending.append(got)
                 progress(source, "parsed")
-            except LocalcragError as exc:
-                report.failed.append((source, str(exc)))
-                progress(source, "failed")
-                continue
-            except Exception as exc:  # an unexpected parser failure is still one line
-                report.failed.append(
-                    (source, f"{path.name}: could not read ({type(exc).__name__}: {exc})")
-                )
-                progress(source, "failed")
-                continue
-            if len(pending[-1].chunks) > PART_CHUNKS:
-                big = pending.pop()
-                self._flush(pending, report, progress)
-                self._commit_in_parts(big, report, progress)
-            elif sum(len(p.chunks) for p in pending) >= EMBED_BATCH_CHUNKS:
-                self._flush(pending, report, progress)
+                if len(got.chunks) > PART_CHUNKS:
+                    big = pending.pop()
+                    self._flush(pending, report, progress)
+                    self._commit_in_parts(big, report, progress)
+                elif sum(len(p.chunks) for p in pending) >= EMBED_BATCH_CHUNKS:
+                    self._flush(pending, report, progress)
+                elif not reader.ready():  # the next file is still being read: embed meanwhile
+                    self._embed_ahead(pending, progress)
         self._flush(pending, report, progress)
         hashes = {**known, **{p.source: p.doc_hash for p in self._committed}}
         for source in report.unchanged + [p.source for p in self._committed]:
