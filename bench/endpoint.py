@@ -33,7 +33,7 @@ TARGET = 0.15
 
 def prompts(n: int) -> list[list[dict[str, str]]]:
     """``n`` answer prompts: a val.json question with three ~80-word passages of the PDF."""
-    from localcrag.crag.generate import build_messages
+    from localcrag.crag.answer.generate import build_messages
     from localcrag.ingest.parse import parse_document
     from localcrag.types import Evidence
 

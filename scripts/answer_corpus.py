@@ -74,7 +74,7 @@ def _run_set(
     name: str, path: Path, plan: dict[str, int | None], llm: RecordingLLM, seed: int, log: Any
 ) -> list[dict]:
     from localcrag import events as ev
-    from localcrag.crag.generate import build_messages, source_label
+    from localcrag.crag.answer.generate import build_messages, source_label
     from localcrag.crag.pipeline import Pipeline
     from localcrag.eval.adapters import load_dataset
     from localcrag.eval.datasets import select

@@ -27,8 +27,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from localcrag.crag.extract import extractive_answer
-from localcrag.crag.grounding import evidence_sentences
+from localcrag.crag.answer.extract import extractive_answer
+from localcrag.crag.answer.grounding import evidence_sentences
 from localcrag.crag.refine import chunks_as_evidence, graded_evidence
 from localcrag.eval.adapters import load_dataset
 from localcrag.eval.datasets import Question, select

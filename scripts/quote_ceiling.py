@@ -21,7 +21,7 @@ import json
 import statistics
 from pathlib import Path
 
-from localcrag.crag.grounding import evidence_sentences
+from localcrag.crag.answer.grounding import evidence_sentences
 from localcrag.eval.metrics import token_f1, token_recall
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "anthropic-docs"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from localcrag.crag.binding import bindings, key_terms
-from localcrag.crag.constraints import read
+from localcrag.crag.answer.binding import bindings, key_terms
+from localcrag.crag.answer.constraints import read
 from localcrag.ingest.parse import parse_document
 from localcrag.textutil.labels import ABOUT
 from localcrag.types import Action
@@ -327,7 +327,7 @@ def test_prose_in_two_columns_with_figures_is_no_table(tmp_path) -> None:
 
 
 def test_a_row_s_figure_is_the_cell_of_the_column_the_question_names() -> None:
-    from localcrag.crag.binding import cell_value
+    from localcrag.crag.answer.binding import cell_value
 
     row = (
         "x.pdf, p. 1, Table 324, row 3: Offense charged: Motor vehicle theft; Total Total: "

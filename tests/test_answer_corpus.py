@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from localcrag.crag.generate import _ASK, REFUSAL, SYSTEM
+from localcrag.crag.answer.generate import _ASK, REFUSAL, SYSTEM
 from localcrag.eval.metrics import unsupported_terms
 from localcrag.textutil import states_nothing
 from localcrag.types import Evidence
@@ -211,8 +211,8 @@ def test_corpus_covers_every_data_set_and_its_raw_output_has_artefacts() -> None
 def processed() -> list[tuple[dict, list[Evidence], str, str]]:
     """(item, evidence, kept text after the grounding check, the extractive answer) per item:
     computed once, both product paths, for the two tests below."""
-    from localcrag.crag.extract import extractive_answer
-    from localcrag.crag.grounding import ground
+    from localcrag.crag.answer.extract import extractive_answer
+    from localcrag.crag.answer.grounding import ground
 
     out = []
     for it in ITEMS:
@@ -231,7 +231,7 @@ def processed() -> list[tuple[dict, list[Evidence], str, str]]:
 def _streamed(item: dict, evidence: list[Evidence]) -> str:
     """The raw output fed to the answer stage's ``SentenceGate`` in 4-character pieces, as the
     model streams it: what the generative answer shows, sentence by sentence."""
-    from localcrag.crag.shaping import SentenceGate
+    from localcrag.crag.answer.shaping import SentenceGate
 
     gate = SentenceGate(evidence, item["question"])
     raw = item["raw"]

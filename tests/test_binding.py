@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from localcrag import events as ev
-from localcrag.crag.binding import bindings, raise_bound
-from localcrag.crag.constraints import read
+from localcrag.crag.answer.binding import bindings, raise_bound
+from localcrag.crag.answer.constraints import read
+from localcrag.crag.answer.extract import extractive_answer
 from localcrag.crag.decide import decide
-from localcrag.crag.extract import extractive_answer
 from localcrag.textutil import NOT_STATED, states_nothing
 from localcrag.types import Action, Chunk, Evidence, Grade, WebResult
 from tests.fakes import FakeGenerator, FakeGrader, FakeWeb, asked, quoting_pipeline
@@ -207,7 +207,7 @@ def test_the_library_s_own_name_and_paraphrased_nouns_are_not_required() -> None
     """A one-word name most passages hold is what the library is about; a noun no passage
     holds weighs nothing unless every noun is such (then nothing is about the question) or
     it narrows a noun the library holds ("identity theft")."""
-    from localcrag.crag.binding import key_terms
+    from localcrag.crag.answer.binding import key_terms
 
     df = {"anthropic": 90, "insurance": 3, "expense": 40, "rent": 0, "deficit": 0, "work": 5}
     df |= {"theft": 4, "identity": 0, "arrest": 30}
@@ -346,7 +346,7 @@ def test_a_number_that_counts_something_else_is_not_the_quantity_asked() -> None
     """A count binds the question only when it counts what is asked: "32-track" is no price
     and no number of bars; a number with no noun of its own (a table cell), a scale word
     ("5 million people") or a currency is still a filler."""
-    from localcrag.crag.shapes import answer_spans
+    from localcrag.crag.answer.shapes import answer_spans
 
     def spans(sentence: str, question: str) -> list[str]:
         return [sentence[a:b] for a, b in answer_spans(sentence, question, "number")]
@@ -378,7 +378,7 @@ def test_a_region_named_in_words_is_found_as_its_code_in_a_table(tmp_path) -> No
     """A results table writes states as codes ("TX"); a question names "Texas". The real
     index and pipeline find the row and answer its cell; the code counts only as a cell's
     whole value, never as a word of prose ("OR" is no Oregon in "or")."""
-    from localcrag.crag.binding import Unit, bind, key_terms
+    from localcrag.crag.answer.binding import Unit, bind, key_terms
     from localcrag.textutil.places import code_as_cell, regions_named
     from tests.fakes import FakeGenerator, asked, quoting_pipeline
 
@@ -414,7 +414,7 @@ def test_a_column_of_a_narrower_kind_does_not_answer_for_the_whole() -> None:
         "How many electoral votes did Ann Lee get in AL?", chunk(row, "/d/results.pdf")
     )
     assert action is Action.CORRECT and "**9**" in said
-    from localcrag.crag.binding import _said, narrower
+    from localcrag.crag.answer.binding import _said, narrower
 
     asked = _said("How many registered voters in all were there?")
     assert narrower("Active Registered Voters", asked)  # "active" narrows; "registered" is asked
@@ -457,7 +457,7 @@ def test_a_written_answer_states_the_figure_that_binds_the_question() -> None:
     """The generative style's draft gets the same check: a sentence stating the FY 2018
     figure for an FY 2019 question is dropped (both figures are in the evidence, so the
     grounding check alone passes it); the bound figure is kept."""
-    from localcrag.crag.shaping import SentenceGate
+    from localcrag.crag.answer.shaping import SentenceGate
 
     evidence = [Evidence(1, REPORT_2019, "/d/2019 Annual Report.pdf", 11, score=0.8)]
     question = "How much was spent on insurance in FY 2019?"
@@ -602,7 +602,7 @@ def test_which_company_is_answered_by_a_name_with_its_legal_form_not_words_in_ca
     """A product sheet names its maker only in its address block; the sheet's title binds
     the product there. "Which company" asks for a name: the one written with its legal
     form, never a feature set in capitals ("PLAY, STOP") nor a plain heading word."""
-    from localcrag.crag.shapes import answer_spans
+    from localcrag.crag.answer.shapes import answer_spans
 
     q = "Which company made the TapeMaster?"
     assert read(q).slot == "name"
@@ -627,7 +627,7 @@ def test_what_is_the_quantity_asks_for_a_number_and_a_line_that_only_names_it_is
     ("specifications include ... maximum sample rate") is refused, never Correct. A noun
     phrase that goes on ("the rate limiting strategy") or "the F value" (a column's name)
     asks for no number."""
-    from localcrag.crag.shapes import answer_shape
+    from localcrag.crag.answer.shapes import answer_shape
 
     assert answer_shape("What is the maximum sample rate the Radio One supports?") == "number"
     assert answer_shape("What is the population of Ely?") == "number"
@@ -819,7 +819,7 @@ def test_a_numbered_name_holds_its_number_beside_its_noun() -> None:
 
 def test_a_part_of_a_date_is_no_quantity() -> None:
     """ "How old was he?": the 18 of "1926-10-18" is a day of a date, not an age."""
-    from localcrag.crag.shapes import answer_spans
+    from localcrag.crag.answer.shapes import answer_spans
 
     line = "Chuck Berry, musician, born 1926-10-18, died aged 90."
     spans = [line[a:b] for a, b in answer_spans(line, "How old was Chuck Berry?", "number")]

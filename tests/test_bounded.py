@@ -137,7 +137,7 @@ def hostile_lines(n: int) -> list[str]:
 @pytest.mark.parametrize("n", [100_000, 200_000])
 def test_definition_lines_are_found_in_time_linear_in_the_line(n: int) -> None:
     """A 60,000-space line after the term took 77 s (the word lookahead ran at each space)."""
-    from localcrag.crag.glossary import asked_term, definition_lines
+    from localcrag.crag.answer.glossary import asked_term, definition_lines
 
     with deadline():
         for body in hostile_lines(n):
@@ -158,7 +158,7 @@ def _ev(text: str) -> Any:
 
 
 def _attribute(text: str) -> str:
-    from localcrag.crag.citations import Attributor
+    from localcrag.crag.answer.citations import Attributor
 
     attr = Attributor([_ev("Ada Lovelace wrote the first program.")])
     return attr.feed(text) + attr.flush()
@@ -168,7 +168,8 @@ def _entry_points() -> dict[str, Any]:
     """Each public function that runs a pattern on text of any length, with a line its old
     pattern took minutes on (quadratic, or worse): a run of spaces, dots, dotted or joined
     words that the pattern tried again from each of its characters, or split n^2 ways."""
-    from localcrag.crag import ellipsis, extract, grounding
+    from localcrag.crag import ellipsis
+    from localcrag.crag.answer import extract, grounding
     from localcrag.textutil import ends_sentence, identifiers, split_sentences
 
     ada = [_ev("Ada Lovelace wrote the first program.")]

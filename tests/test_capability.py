@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from localcrag.crag.capability import is_capable, model_choices
+from localcrag.crag.answer.capability import is_capable, model_choices
 from localcrag.llm.chat import ModelFacts
 from localcrag.llm.ggufmeta import GGUFError, read_meta
 from localcrag.settings import Settings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from localcrag.crag.style import model_name, resolve_style
+from localcrag.crag.answer.style import model_name, resolve_style
 from localcrag.llm.chat import ChatModel, ModelFacts
 from localcrag.llm.endpoint import EndpointLLM
 from localcrag.llm.failover import FailoverLLM

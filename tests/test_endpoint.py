@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from localcrag import events as ev
-from localcrag.crag.style import resolve_style
+from localcrag.crag.answer.style import resolve_style
 from localcrag.errors import LocalcragError
 from localcrag.llm.chat import ChatModel, ModelFacts
 from localcrag.llm.endpoint import ChatPrompt, EndpointDown, EndpointLLM, is_loopback, yes_share
@@ -464,7 +464,7 @@ def test_status_bar_and_trace_show_the_model_server() -> None:
 
 
 def test_the_settings_screen_choices_name_the_model_server() -> None:
-    from localcrag.crag.capability import model_choices
+    from localcrag.crag.answer.capability import model_choices
 
     lines = [
         c.line()

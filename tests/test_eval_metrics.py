@@ -53,7 +53,7 @@ def test_summaries_skip_what_does_not_apply() -> None:
 
 
 def test_refusal_detection_covers_the_generator_writing_it() -> None:
-    from localcrag.crag.generate import REFUSAL
+    from localcrag.crag.answer.generate import REFUSAL
     from localcrag.textutil import is_refusal
 
     assert is_refusal(REFUSAL) and is_refusal("Sorry, I do not have enough information.")

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from localcrag.crag.extract import MAX_WORDS, NOT_STATED, answer_shape, extractive_answer
+from localcrag.crag.answer.extract import MAX_WORDS, NOT_STATED, answer_shape, extractive_answer
 from localcrag.types import Evidence
 
 
@@ -124,7 +124,7 @@ def test_a_label_number_is_not_an_answer_and_the_distinguishing_term_counts() ->
 
 
 def test_a_lower_case_cross_reference_is_not_an_answer_number() -> None:
-    from localcrag.crag.extract import answer_spans
+    from localcrag.crag.answer.extract import answer_spans
 
     s = "We tuned the learning rate (see section 5.4 and table 3) and settled on 0.002."
     spans = [s[a:b] for a, b in answer_spans(s, "What learning rate was used?", "number")]
@@ -139,7 +139,7 @@ def test_the_same_sentence_is_not_quoted_twice() -> None:
 
 
 def test_a_question_that_asks_for_several_things_gets_more_than_one_sentence() -> None:
-    from localcrag.crag.extract import asked_items
+    from localcrag.crag.answer.extract import asked_items
 
     assert [
         asked_items(q)
@@ -167,7 +167,7 @@ def test_a_question_that_asks_for_several_things_gets_more_than_one_sentence() -
 
 
 def test_a_heading_or_menu_is_not_quoted_as_an_answer_but_a_list_item_is() -> None:
-    from localcrag.crag.extract import is_heading
+    from localcrag.crag.answer.extract import is_heading
 
     assert is_heading("Chapter 18: The Role of Government and Policy in AI")
     assert is_heading(
@@ -185,7 +185,7 @@ def test_a_heading_or_menu_is_not_quoted_as_an_answer_but_a_list_item_is() -> No
 
 
 def test_a_long_menu_of_section_titles_is_a_heading_even_with_lower_case_words() -> None:
-    from localcrag.crag.extract import is_heading
+    from localcrag.crag.answer.extract import is_heading
 
     menu = (
         "Introduction Benefits of Automated Routing Defining the Task Defining intent categories "
@@ -327,7 +327,7 @@ def test_the_citation_marker_goes_before_a_closing_colon() -> None:
 
 
 def test_a_reference_marker_is_not_an_answer_number() -> None:
-    from localcrag.crag.extract import answer_spans
+    from localcrag.crag.answer.extract import answer_spans
 
     s = "We used the Adam optimizer [20] with a learning rate of 0.002 as in [3, 18]."
     spans = [s[a:b] for a, b in answer_spans(s, "What learning rate was used?", "number")]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from localcrag.crag.citations import Attributor, CitationFilter, clean_citations
-from localcrag.crag.generate import REFUSAL, build_messages, fit_evidence
-from localcrag.crag.shaping import SentenceGate
+from localcrag.crag.answer.citations import Attributor, CitationFilter, clean_citations
+from localcrag.crag.answer.generate import REFUSAL, build_messages, fit_evidence
+from localcrag.crag.answer.shaping import SentenceGate
 from localcrag.errors import LocalcragError
 from localcrag.llm.chat import ChatModel
 from localcrag.types import Evidence
@@ -200,7 +200,7 @@ def _answer(llm, question: str, evidence: list[Evidence], max_tokens: int = 48) 
         shaper.feed(piece)
     shaper.finish()
     if not shaper.kept:  # nothing the model wrote is supported: the pipeline quotes instead
-        from localcrag.crag.extract import extractive_answer
+        from localcrag.crag.answer.extract import extractive_answer
 
         return extractive_answer(question, evidence).text
     return shaper.text

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from localcrag.crag.binding import raise_bound
-from localcrag.crag.extract import extractive_answer
-from localcrag.crag.glossary import asked_term, definition_answer, definition_lines
+from localcrag.crag.answer.binding import raise_bound
+from localcrag.crag.answer.extract import extractive_answer
+from localcrag.crag.answer.glossary import asked_term, definition_answer, definition_lines
 from localcrag.crag.pipeline import Pipeline
 from localcrag.crag.retrieve import Retriever
 from localcrag.ingest.library import Library

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from localcrag import events as ev
-from localcrag.crag.generate import REFUSAL
+from localcrag.crag.answer.generate import REFUSAL
 from localcrag.crag.graders.base import RANK_GRADER, BaseGrader, GradingFailed
 from localcrag.crag.pipeline import Pipeline
 from localcrag.ingest.library import Library

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from localcrag.crag.grounding import check_sentence, clean_prose, dehyphenate, ground, split_answer
+from localcrag.crag.answer.grounding import (
+    check_sentence,
+    clean_prose,
+    dehyphenate,
+    ground,
+    split_answer,
+)
 from localcrag.types import Evidence
 
 
@@ -146,7 +152,7 @@ def test_dehyphenate_joins_words_broken_over_lines() -> None:
 
 
 def test_a_heading_glued_to_its_paragraph_is_not_quoted_twice() -> None:
-    from localcrag.crag.grounding import evidence_sentences
+    from localcrag.crag.answer.grounding import evidence_sentences
 
     assert evidence_sentences(
         "Explainable AI (XAI) Explainable AI (XAI) aims to make AI clear."
@@ -154,7 +160,7 @@ def test_a_heading_glued_to_its_paragraph_is_not_quoted_twice() -> None:
 
 
 def test_a_web_page_glued_without_a_space_still_breaks_into_sentences() -> None:
-    from localcrag.crag.grounding import evidence_sentences
+    from localcrag.crag.answer.grounding import evidence_sentences
 
     text = (
         "Have Claude summarise long documents.Tool Use lets Claude call functions. "

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from localcrag.cli.main import main
-from localcrag.crag.generate import SYSTEM, build_messages
-from localcrag.crag.grounding import check_sentence, clauses, ground, sensitive_strings
+from localcrag.crag.answer.generate import SYSTEM, build_messages
+from localcrag.crag.answer.grounding import check_sentence, clauses, ground, sensitive_strings
 from localcrag.types import Evidence
 from tests.test_endpoint import Scripted, fake  # noqa: F401 - the scripted model server fixture
 

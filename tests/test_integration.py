@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from localcrag import events as ev
-from localcrag.crag.generate import REFUSAL
+from localcrag.crag.answer.generate import REFUSAL
 from localcrag.crag.pipeline import Pipeline
 from localcrag.ingest.library import Library
 from localcrag.record import RunRecord

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from localcrag import events as ev
-from localcrag.crag.generate import REFUSAL
+from localcrag.crag.answer.generate import REFUSAL
 from localcrag.crag.pipeline import Pipeline
 from localcrag.errors import BadQuestion, EmptyIndex
 from localcrag.ingest.library import Library
@@ -177,7 +177,7 @@ def test_cancel_ends_with_partial_answer(library: Library) -> None:
 
 
 def test_small_context_trims_evidence_and_says_so(library: Library) -> None:
-    from localcrag.crag.generate import build_messages
+    from localcrag.crag.answer.generate import build_messages
 
     q = "What are cobots and weather forecasts and rain?"
     gen = FakeGenerator()

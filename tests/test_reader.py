@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from localcrag.crag.extract import extractive_answer
+from localcrag.crag.answer.extract import extractive_answer
 from localcrag.crag.grade import make_grader
 from localcrag.crag.graders.reader import (
     MODEL_FILE,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from localcrag.cli.render import AnswerView, plain, tidy
-from localcrag.crag.citations import renumber
+from localcrag.crag.answer.citations import renumber
 from localcrag.crag.decide import decide
 from localcrag.crag.pipeline import Pipeline
 from localcrag.ingest.library import Library

@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from localcrag.crag.style import SMALL_MODEL_BYTES, parse_size_label, resolve_style, style_label
+from localcrag.crag.answer.style import (
+    SMALL_MODEL_BYTES,
+    parse_size_label,
+    resolve_style,
+    style_label,
+)
 from localcrag.errors import LocalcragError
 from localcrag.llm.chat import ModelFacts
 from localcrag.settings import Settings

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from localcrag.cli.ask import summary
-from localcrag.crag.cells import cell_answer
+from localcrag.crag.answer.cells import cell_answer
 from localcrag.ingest.parse import parse_document
 from localcrag.ingest.tables import blocks, find_tables
 from localcrag.textutil import identifiers
@@ -156,7 +156,7 @@ def test_a_lookup_by_date_is_answered_with_the_cell_cited(tmp_path: Path) -> Non
 def test_a_passage_holding_the_named_cell_reaches_the_upper_threshold_whatever_its_grade() -> None:
     """A row of numbers scored 0.09 by the evaluator although it holds the close on the date
     asked; a name the question gives that no passage holds ("Tesla") is not bound."""
-    from localcrag.crag.binding import raise_bound
+    from localcrag.crag.answer.binding import raise_bound
     from localcrag.types import Chunk, Grade
 
     rows = (

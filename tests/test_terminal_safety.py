@@ -62,7 +62,7 @@ def test_fields_of_events_are_cleaned_and_untouched_ones_kept() -> None:
 
 
 def test_a_sequence_streamed_in_pieces_is_removed_whole() -> None:
-    from localcrag.crag.shaping import SentenceGate
+    from localcrag.crag.answer.shaping import SentenceGate
     from localcrag.textutil import terminal_safe_prefix
 
     pieces = [

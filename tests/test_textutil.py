@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from localcrag.crag.generate import REFUSAL
+from localcrag.crag.answer.generate import REFUSAL
 from localcrag.textutil import (
     BE_FORMS,
     NUMBER_WORDS,

@@ -220,7 +220,7 @@ def _describe(event: object) -> str:
 def _binding(r: RunRecord) -> dict:
     """What the question constrains (crag/constraints) and, when no kept passage bound all
     of it, what was missing and which unit came closest."""
-    from localcrag.crag.constraints import read
+    from localcrag.crag.answer.constraints import read
 
     c = read(r.rewritten or r.question) if (r.rewritten or r.question) else None
     d = r.decision

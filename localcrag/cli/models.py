@@ -70,7 +70,7 @@ def cmd_models(args: argparse.Namespace) -> int:
             f"{r.chat:<4}  {r.name}{extra}{used}"
         )
     if any("generator" in r.roles for r in rows):
-        from localcrag.crag.capability import model_choices
+        from localcrag.crag.answer.capability import model_choices
 
         print(f"\nWith generator = {settings.models.generator}:")
         for choice in model_choices(settings):

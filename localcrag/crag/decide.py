@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import PurePath
 
-from localcrag.crag.binding import Idf, bindings, described
+from localcrag.crag.answer.binding import Idf, bindings, described
 from localcrag.types import Action, Decision, Grade
 
 

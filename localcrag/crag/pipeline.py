@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from localcrag import events as ev
-from localcrag.crag.binding import Idf, corpus_idf, unbound_note
+from localcrag.crag.answer.binding import Idf, corpus_idf, unbound_note
 from localcrag.crag.decide import decide, ungraded_decision
 from localcrag.crag.documents import about_question
 from localcrag.crag.documents import named_scope as scope_named
@@ -324,7 +324,7 @@ class Pipeline:
         gen = self.generator  # a missing or corrupt model fails here, before any work
         gen.begin_question()  # a model server is checked again
         yield from self._fallbacks()
-        from localcrag.crag.style import resolve_style
+        from localcrag.crag.answer.style import resolve_style
 
         style, why = resolve_style(style, gen.facts)
         from localcrag.crag.rewrite import needs_context, standalone_question
@@ -422,7 +422,7 @@ class Pipeline:
 
         evidence = evidence + web_evidence
         if action is Action.INCORRECT and not web_evidence:
-            from localcrag.crag.generate import REFUSAL
+            from localcrag.crag.answer.generate import REFUSAL
 
             where = f"documents in scope, {scope.label}," if scope else "indexed documents"
             text = f"{REFUSAL} The {where} do not answer it, and {web_note}."
@@ -479,7 +479,7 @@ class Pipeline:
         self, a: _AnswerArgs, evidence: list[Evidence], action: Action | None
     ) -> Yields[ev.Event, None, ev.AnswerDone]:
         """The answer stage's events up to, not including, its ``AnswerDone`` (returned)."""
-        from localcrag.crag.answer import answer_events
+        from localcrag.crag.answer.stage import answer_events
 
         done: ev.AnswerDone | None = None
         for e in answer_events(
@@ -533,6 +533,7 @@ class Pipeline:
     ) -> Yields[ev.Event, None, bool]:
         """ "What is X about?": X's overview, quoted (crag/documents). Returns False (nothing
         yielded) when X names no document: then it is a question about a topic."""
+        from localcrag.crag.answer.style import model_name
         from localcrag.crag.documents import (
             Named,
             citations_of,
@@ -541,7 +542,6 @@ class Pipeline:
             overview_answer,
             unnamed_line,
         )
-        from localcrag.crag.style import model_name
 
         inside = set(scope.sources) if scope else None
         docs = [d for d in self._documents() if inside is None or d[0] in inside]

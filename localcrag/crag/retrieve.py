@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import replace
 
-from localcrag.crag.glossary import asked_term
+from localcrag.crag.answer.glossary import asked_term
 from localcrag.errors import EmptyIndex, FullTextFailed
 from localcrag.ingest.library import Library
 from localcrag.settings import Settings

@@ -230,7 +230,7 @@ def trust_table(cells: Iterable[tuple[bool, str]]) -> dict:
 
 # --- unsupported words -----------------------------------------------------------------------
 # The eval's check of what an answer says against what the generator saw. It is not the
-# product's grounding check (crag/grounding.py keeps a sentence whose numbers and names are
+# product's grounding check (crag/answer/grounding.py keeps a sentence whose numbers and names are
 # in the evidence and more than half of whose content words are in one evidence sentence):
 # here *every* content word of the answer must occur somewhere in the evidence, so a
 # sentence the product lets through can still fail it.
@@ -265,7 +265,7 @@ def unsupported_words(answer: str, evidence: Sequence[str]) -> list[str]:
 
 
 # --- unsupported claims ----------------------------------------------------------------------
-# Written apart from the product's grounding check (crag/grounding.py) on purpose: a
+# Written apart from the product's grounding check (crag/answer/grounding.py) on purpose: a
 # measurement must not grade itself. Rules are general English orthography, not words
 # taken from any data set; the English word lists (number words, articles) are textutil's.
 

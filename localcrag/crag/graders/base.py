@@ -165,7 +165,7 @@ def grade_or_rank(
     binds the whole question is raised to ``upper`` (``binding.raise_bound``; ``idf``: the
     corpus's document frequencies, ``binding.corpus_idf``)."""
     try:
-        from localcrag.crag.binding import raise_bound
+        from localcrag.crag.answer.binding import raise_bound
 
         return raise_bound(question, list(grader.grade(question, chunks)), upper, idf), None
     except Exception as exc:  # noqa: BLE001 - any grader bug: answer ungraded, and say so

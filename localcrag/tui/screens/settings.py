@@ -234,7 +234,7 @@ class SettingsScreen(Screen):
 
     def _show_choices(self, s: Settings) -> None:
         """What the selected generator will be used for, and why (from its GGUF header)."""
-        from localcrag.crag.capability import model_choices
+        from localcrag.crag.answer.capability import model_choices
 
         text = Text()
         text.append("With this generator:", style="bold")

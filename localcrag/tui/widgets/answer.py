@@ -23,7 +23,7 @@ from textual.widgets.markdown import MarkdownStream
 from textual.widgets.option_list import Option
 
 from localcrag import events as ev
-from localcrag.crag.style import style_label
+from localcrag.crag.answer.style import style_label
 from localcrag.textutil import (
     document_named,
     source_label,

@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from localcrag.crag.binding import (
+from localcrag.crag.answer.binding import (
     FILLED,
     Bound,
     Idf,
@@ -49,9 +49,9 @@ from localcrag.crag.binding import (
     described,
     key_terms,
 )
-from localcrag.crag.cells import cell_answer
-from localcrag.crag.constraints import Constraints, read
-from localcrag.crag.emphasis import (
+from localcrag.crag.answer.cells import cell_answer
+from localcrag.crag.answer.constraints import Constraints, read
+from localcrag.crag.answer.emphasis import (
     counted,
     counts,
     file_words,
@@ -59,9 +59,9 @@ from localcrag.crag.emphasis import (
     plausible,
     sure_name,
 )
-from localcrag.crag.glossary import definition_answer
-from localcrag.crag.grounding import lead_lines
-from localcrag.crag.shapes import answer_shape, answer_spans
+from localcrag.crag.answer.glossary import definition_answer
+from localcrag.crag.answer.grounding import lead_lines
+from localcrag.crag.answer.shapes import answer_shape, answer_spans
 from localcrag.textutil import (
     NOT_STATED,
     STOPWORDS,

@@ -26,10 +26,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from localcrag.crag.binding import Idf, bound_figures, figures
-from localcrag.crag.citations import Attributor, CitationFilter
-from localcrag.crag.constraints import read
-from localcrag.crag.grounding import check_sentence, clean_prose, sentence_key, split_answer
+from localcrag.crag.answer.binding import Idf, bound_figures, figures
+from localcrag.crag.answer.citations import Attributor, CitationFilter
+from localcrag.crag.answer.constraints import read
+from localcrag.crag.answer.grounding import check_sentence, clean_prose, sentence_key, split_answer
 from localcrag.textutil import is_refusal, terminal_safe, terminal_safe_prefix
 from localcrag.types import Evidence
 

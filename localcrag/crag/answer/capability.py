@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from localcrag.crag.style import SMALL_MODEL_PARAMS, model_name, model_size, resolve_style
+from localcrag.crag.answer.style import SMALL_MODEL_PARAMS, model_name, model_size, resolve_style
 from localcrag.llm.chat import ModelFacts
 from localcrag.llm.ggufmeta import GGUFError, read_meta
 

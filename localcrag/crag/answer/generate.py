@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from localcrag.crag.citations import clean_citations
+from localcrag.crag.answer.citations import clean_citations
 from localcrag.errors import LocalcragError
 from localcrag.textutil import sentences, source_label
 from localcrag.types import Evidence

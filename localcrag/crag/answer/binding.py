@@ -28,10 +28,10 @@ from functools import lru_cache
 from pathlib import PurePath
 from typing import Protocol
 
-from localcrag.crag.constraints import MONTH_YEAR, Constraints, Period, number_value, read
-from localcrag.crag.glossary import asked_term, definition_lines
-from localcrag.crag.grounding import evidence_sentences
-from localcrag.crag.shapes import answer_spans
+from localcrag.crag.answer.constraints import MONTH_YEAR, Constraints, Period, number_value, read
+from localcrag.crag.answer.glossary import asked_term, definition_lines
+from localcrag.crag.answer.grounding import evidence_sentences
+from localcrag.crag.answer.shapes import answer_spans
 from localcrag.textutil import (
     PRONOUNS,
     STOPWORDS,

@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from localcrag.crag.glossary import asked_term
-from localcrag.crag.shapes import answer_shape
+from localcrag.crag.answer.glossary import asked_term
+from localcrag.crag.answer.shapes import answer_shape
 from localcrag.textutil import (
     MONTHS,
     NUMBER_WORDS,

@@ -15,10 +15,10 @@ from dataclasses import replace
 from typing import Any
 
 from localcrag import events as ev
-from localcrag.crag.binding import Idf
-from localcrag.crag.citations import clean_citations, renumber
-from localcrag.crag.extract import extractive_answer
-from localcrag.crag.style import model_name
+from localcrag.crag.answer.binding import Idf
+from localcrag.crag.answer.citations import clean_citations, renumber
+from localcrag.crag.answer.extract import extractive_answer
+from localcrag.crag.answer.style import model_name
 from localcrag.crag.timing import Stage, ms_since
 from localcrag.llm.chat import ChatModel
 from localcrag.llm.cpu import CpuMeter, threads_for, usable_cores
@@ -170,8 +170,8 @@ def _write(
     read_spans: ReadSpans | None = None,
     idf: Idf | None = None,
 ) -> Iterator[ev.Event]:
-    from localcrag.crag.generate import build_messages, fit_evidence
-    from localcrag.crag.shaping import SentenceGate
+    from localcrag.crag.answer.generate import build_messages, fit_evidence
+    from localcrag.crag.answer.shaping import SentenceGate
 
     kept, dropped = fit_evidence(llm, q, evidence, s.generation.max_answer_tokens)
     if dropped:
@@ -231,7 +231,7 @@ def _write(
         return
     text = gate.text
     if not kept and not text:  # nothing to answer from, and the model said nothing checkable
-        from localcrag.crag.generate import REFUSAL
+        from localcrag.crag.answer.generate import REFUSAL
 
         text = REFUSAL
         yield ev.Token(text)

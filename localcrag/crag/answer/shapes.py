@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from localcrag.crag.emphasis import MONTH as _MONTH
-from localcrag.crag.emphasis import counted, counts, with_frequencies
+from localcrag.crag.answer.emphasis import MONTH as _MONTH
+from localcrag.crag.answer.emphasis import counted, counts, with_frequencies
 from localcrag.textutil import STOPWORDS, content_words
 from localcrag.textutil.pos import readings
 
