@@ -1,4 +1,5 @@
-"""The one grader registry: it feeds the `grader` setting, its help text and make_grader."""
+"""The grader registry: its names and descriptions feed the `grader` setting and its help;
+the factories of the same names build them (make_grader)."""
 
 from __future__ import annotations
 
@@ -24,10 +25,16 @@ QUESTION = "Who was the leader of the Norse raiders?"
 def test_one_registry_feeds_the_setting_and_make_grader() -> None:
     assert typing.get_args(field("grader").info.annotation) == tuple(GRADERS)
     assert Settings().evaluator.grader == next(iter(GRADERS))
+    from localcrag.crag.graders.factories import FACTORIES
+
+    assert list(FACTORIES) == list(GRADERS)
     for name, spec in GRADERS.items():
         assert spec.description and name in (field("grader").info.description or "")
-        module, func = spec.factory.split(":")
-        assert callable(getattr(__import__(module, fromlist=[func]), func))
+        assert callable(FACTORIES[name])
+    help_text = field("grader").info.description or ""
+    default = next(iter(GRADERS))
+    assert f"(default: {default})" in help_text
+    assert help_text.count("default") == 1  # no other grader calls itself the default
     with pytest.raises(ValueError, match="grader"):
         Settings(grader="nonsense")
 

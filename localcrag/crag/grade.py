@@ -18,7 +18,6 @@ fitted by ``scripts/fit_grader.py``; see docs/evaluator.md for how they were mea
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -55,22 +54,18 @@ def make_grader(
     corpus_stats: CorpusStats | None = None,
     llm_loader: Callable[[Path], Any] | None = None,
 ) -> Grader:
-    """The evaluator ``settings.evaluator.grader`` names, built by its registry factory
-    (``localcrag.registry.GRADERS``). GGUF models load lazily, on first grade.
+    """The evaluator ``settings.evaluator.grader`` names, built by its factory
+    (``graders.factories.FACTORIES``). GGUF models load lazily, on first grade.
 
     ``corpus_stats``: document frequencies over the indexed chunks (build once with
     ``CorpusStats.from_texts(store.all_texts())``); without them every term weighs 1.
     ``llm_loader``: ``path -> LocalLLM``; defaults to ``localcrag.llm.gguf.load_llm``.
     """
-    spec = GRADERS.get(settings.evaluator.grader)
-    if spec is None:
+    from localcrag.crag.graders.factories import FACTORIES, GraderContext
+
+    factory = FACTORIES.get(settings.evaluator.grader)
+    if factory is None:
         raise ValueError(
             f"unknown grader {settings.evaluator.grader!r}; choose one of {', '.join(GRADERS)}"
         )
-    from localcrag.crag.graders.factories import GraderContext
-
-    module, func = spec.factory.split(":")
-    grader: Grader = getattr(import_module(module), func)(
-        GraderContext(settings, embedder, corpus_stats, llm_loader)
-    )
-    return grader
+    return factory(GraderContext(settings, embedder, corpus_stats, llm_loader))

@@ -2,8 +2,9 @@
 
 ``parse.parse_document`` looks the reader up here (no if-ladder), ``SUPPORTED`` (what a
 folder walk picks up) and the formats list in messages come from here, so a new format is
-one entry and one reader. Readers are named ``"module:function"`` and imported only when
-a file of that type is read (python-docx, openpyxl, the OCR engine load only when needed).
+one entry and one reader. Each entry holds a reader function; its module (python-docx,
+openpyxl, the OCR engine, PyMuPDF and the settings they read) is imported when a file of
+that type is read, not when this registry is (`localcrag --help` imports it).
 
 A reader is ``read(path, data, ctx) -> (pages, warnings)``: ``pages`` are ``RawPage`` (or
 plain (number, paragraphs) pairs for printed pages), ``warnings`` one line each.
@@ -13,19 +14,82 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from localcrag.ingest.files import bad
+from localcrag.ingest.files import Read, bad
 
 if TYPE_CHECKING:  # the limits import pydantic settings: not for `localcrag --help`
     from localcrag.ingest.limits import Limits
 
 
+Got = Read | tuple[list, list[str]]  # a reader that cannot tell what the document is: a pair
+Reader = Callable[[Path, Any, "ReadContext"], Got]
+
+
+def _read_pdf(path: Path, data: Any, ctx: ReadContext) -> Got:
+    from localcrag.ingest.pdf import read_pdf
+
+    return read_pdf(path, data, ctx)
+
+
+def _read_epub(path: Path, data: Any, ctx: ReadContext) -> Got:
+    from localcrag.ingest.pdf import read_epub
+
+    return read_epub(path, data, ctx)
+
+
+def _read_plain(path: Path, data: Any, ctx: ReadContext) -> Got:
+    from localcrag.ingest.markup import read_plain
+
+    return read_plain(path, data, ctx)
+
+
+def _read_markdown(path: Path, data: Any, ctx: ReadContext) -> Got:
+    from localcrag.ingest.markup import read_markdown
+
+    return read_markdown(path, data, ctx)
+
+
+def _read_html(path: Path, data: Any, ctx: ReadContext) -> Got:
+    from localcrag.ingest.markup import read_html
+
+    return read_html(path, data, ctx)
+
+
+def _read_docx(path: Path, data: Any, ctx: ReadContext) -> Got:
+    from localcrag.ingest.office import read_docx
+
+    return read_docx(path, data, ctx)
+
+
+def _read_pptx(path: Path, data: Any, ctx: ReadContext) -> Got:
+    from localcrag.ingest.office import read_pptx
+
+    return read_pptx(path, data, ctx)
+
+
+def _read_xlsx(path: Path, data: Any, ctx: ReadContext) -> Got:
+    from localcrag.ingest.sheets import read_xlsx
+
+    return read_xlsx(path, data, ctx)
+
+
+def _read_csv(path: Path, data: Any, ctx: ReadContext) -> Got:
+    from localcrag.ingest.sheets import read_csv
+
+    return read_csv(path, data, ctx)
+
+
+def _read_image(path: Path, data: Any, ctx: ReadContext) -> Got:
+    from localcrag.ingest.ocr import read_image
+
+    return read_image(path, data, ctx)
+
+
 @dataclass(frozen=True)
 class Format:
-    reader: str  # "module:function"
+    reader: Reader  # read(path, data, ctx) -> (pages, warnings)
     binary: bool  # True: bytes go to the reader as they are; False: text, decoded by the reader
     empty: str = "no extractable text"  # why a file that yields no text is refused
     # What a source's stored count (its highest page number) counts, singular; "" when that
@@ -36,27 +100,24 @@ class Format:
     titled_by_opening: bool = False
 
 
-_P = "localcrag.ingest."
 _NO_MARKUP_TEXT = "no text (only whitespace or markup)"
 FORMATS: dict[str, Format] = {
-    ".pdf": Format(_P + "pdf:read_pdf", True),
-    ".epub": Format(_P + "pdf:read_epub", True),
-    ".txt": Format(_P + "markup:read_plain", False, _NO_MARKUP_TEXT, titled_by_opening=True),
-    ".md": Format(_P + "markup:read_markdown", False, _NO_MARKUP_TEXT),
-    ".markdown": Format(_P + "markup:read_markdown", False, _NO_MARKUP_TEXT),
-    ".html": Format(_P + "markup:read_html", False, _NO_MARKUP_TEXT),
-    ".htm": Format(_P + "markup:read_html", False, _NO_MARKUP_TEXT),
-    ".docx": Format(_P + "office:read_docx", True, "no text in the document", ""),
-    ".pptx": Format(_P + "office:read_pptx", True, "no text on any slide or in the notes", "slide"),
-    ".xlsx": Format(
-        _P + "sheets:read_xlsx", True, "no cells with values", "row"
-    ),  # the longest sheet's last
-    ".csv": Format(_P + "sheets:read_csv", False, "no rows with values", "row"),
-    ".png": Format(_P + "ocr:read_image", True, "no text found by OCR", titled_by_opening=True),
-    ".jpg": Format(_P + "ocr:read_image", True, "no text found by OCR", titled_by_opening=True),
-    ".jpeg": Format(_P + "ocr:read_image", True, "no text found by OCR", titled_by_opening=True),
-    ".tif": Format(_P + "ocr:read_image", True, "no text found by OCR", titled_by_opening=True),
-    ".tiff": Format(_P + "ocr:read_image", True, "no text found by OCR", titled_by_opening=True),
+    ".pdf": Format(_read_pdf, True),
+    ".epub": Format(_read_epub, True),
+    ".txt": Format(_read_plain, False, _NO_MARKUP_TEXT, titled_by_opening=True),
+    ".md": Format(_read_markdown, False, _NO_MARKUP_TEXT),
+    ".markdown": Format(_read_markdown, False, _NO_MARKUP_TEXT),
+    ".html": Format(_read_html, False, _NO_MARKUP_TEXT),
+    ".htm": Format(_read_html, False, _NO_MARKUP_TEXT),
+    ".docx": Format(_read_docx, True, "no text in the document", ""),
+    ".pptx": Format(_read_pptx, True, "no text on any slide or in the notes", "slide"),
+    ".xlsx": Format(_read_xlsx, True, "no cells with values", "row"),  # the longest sheet's last
+    ".csv": Format(_read_csv, False, "no rows with values", "row"),
+    ".png": Format(_read_image, True, "no text found by OCR", titled_by_opening=True),
+    ".jpg": Format(_read_image, True, "no text found by OCR", titled_by_opening=True),
+    ".jpeg": Format(_read_image, True, "no text found by OCR", titled_by_opening=True),
+    ".tif": Format(_read_image, True, "no text found by OCR", titled_by_opening=True),
+    ".tiff": Format(_read_image, True, "no text found by OCR", titled_by_opening=True),
 }
 # Old binary Office formats: no maintained pure-Python reader; each gets one line saying how.
 OLD_BINARY = {".doc": ".docx", ".ppt": ".pptx", ".xls": ".xlsx"}
@@ -91,9 +152,8 @@ def count_text(source: str, n: int) -> str:
     return f"{n:,} {unit}{'' if n == 1 else 's'}" if unit else "—"
 
 
-def reader(ext: str) -> Callable[[Path, Any, ReadContext], tuple[list, list[str]]]:
-    module, func = FORMATS[ext].reader.split(":")
-    return getattr(import_module(module), func)
+def reader(ext: str) -> Reader:
+    return FORMATS[ext].reader
 
 
 @dataclass(frozen=True)

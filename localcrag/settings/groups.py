@@ -123,7 +123,7 @@ class EvaluatorSettings(Group):
 
     grader: GraderName = Field(
         default=next(iter(GRADERS)),
-        description="Retrieval evaluator: "
+        description=f"Retrieval evaluator (default: {next(iter(GRADERS))}): "
         + "; ".join(f"{k} = {v.description}" for k, v in GRADERS.items())
         + ".",
     )

@@ -1,6 +1,5 @@
-"""Factories named by the grader registry (``localcrag.registry.GRADERS``).
-
-Each takes a :class:`GraderContext` and returns a ``Grader``. The context builds the
+"""The graders' factories, by the names of the registry (``localcrag.registry.GRADERS``):
+``FACTORIES``. Each takes a :class:`GraderContext` and returns a ``Grader``. The context builds the
 shared parts (the lexical grader, the feature extractor, the fusion grader) once and only
 when a factory asks for them, so the lexical grader never embeds anything.
 """
@@ -34,6 +33,7 @@ from localcrag.crag.graders.reader import (
 )
 from localcrag.crag.graders.text import CorpusStats
 from localcrag.errors import LocalcragError
+from localcrag.registry import GRADERS
 from localcrag.settings import Settings
 
 
@@ -160,3 +160,15 @@ def reader(ctx: GraderContext) -> Grader:
         trained_on=meta.get("trained_on_families", ()),
         span_margin=float(meta.get("span_margin", 0.0)),
     )
+
+
+# name (``localcrag.registry.GRADERS``, whose descriptions the settings show) -> factory
+FACTORIES: dict[str, Callable[[GraderContext], Grader]] = {
+    "fusion": fusion,
+    "reader": reader,
+    "embedding": embedding,
+    "lexical": lexical,
+    "llm": llm,
+}
+if set(FACTORIES) != set(GRADERS):  # a grader named in one place and not the other
+    raise ImportError(f"grader factories {sorted(FACTORIES)} != registry {sorted(GRADERS)}")
