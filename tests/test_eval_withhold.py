@@ -81,7 +81,9 @@ def test_withheld_units_never_reach_grading(
     normal, withheld = calls[:3], calls[3:]
     assert any(s.endswith("/robots.md") for s in normal[0][1])  # the gold note is found normally
     for (question, sources), topic in zip(withheld, ("robots", "weather")):
-        assert len(sources) == 3  # still k chunks
+        # the product's graded pool (graded_pool >= k): here every chunk there is, less the
+        # withheld one
+        assert len(sources) == len(normal[0][1]) - 1 >= 3
         assert not any(s.endswith(f"/{topic}.md") for s in sources), (question, sources)
         assert any(s.endswith(f"/{topic}1.md") for s in sources)  # on-topic neighbours remain
     w = d["withheld"]

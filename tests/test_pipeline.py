@@ -483,3 +483,24 @@ def test_a_question_that_stands_alone_after_earlier_turns_has_no_rewrite_stage(
     assert "rewrite" not in evs[-1].timings_ms or evs[-1].timings_ms["rewrite"] is None
     evs = _run(_pipe(library), "Where do they work?", history=[("What are cobots?", "robots")])
     assert "rewrite" in [e.stage for e in evs if isinstance(e, ev.StageStarted)]
+
+
+@pytest.mark.parametrize(
+    "question", ["What are cobots and where do cobots work?", "What is the capital of Peru?"]
+)
+def test_judge_is_the_decision_run_makes(library: Library, question: str) -> None:
+    """`localcrag eval --only decisions` measures Pipeline.judge: the same graded pool, the
+    same kept grades and the same decision as a run."""
+    pipe = _pipe(library, upper_threshold=0.5, top_k=1, graded_pool=3)
+    evs = _run(pipe, question, k=1)
+    decision = next(e for e in evs if isinstance(e, ev.DecisionMade)).decision
+    graded = [e.grade for e in evs if isinstance(e, ev.ChunkGraded)]
+    judged = pipe.judge(question, 1)
+    assert judged.decision == decision
+    assert [g.chunk.chunk_id for g in judged.graded] == [g.chunk.chunk_id for g in graded]
+    assert len(judged.graded) > 1 and len(judged.kept) == 1  # pool graded, the best kept
+
+
+def test_judge_takes_the_grader_failure_path(library: Library) -> None:
+    judged = _pipe(library, grader=FakeGrader(fail=True)).judge("Where do cobots work?")
+    assert judged.ungraded and judged.decision.action is Action.AMBIGUOUS

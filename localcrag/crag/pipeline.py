@@ -54,6 +54,17 @@ def best_graded(grades: list[Grade], k: int) -> list[Grade]:
     return [grades[i] for i in sorted(keep)]
 
 
+@dataclass(frozen=True)
+class Judged:
+    """One question's retrieve -> grade -> decide (``Pipeline.judge``)."""
+
+    hits: tuple[Hit, ...]  # the graded pool, in the search's order
+    graded: tuple[Grade, ...]  # the pool's grades
+    kept: tuple[Grade, ...]  # the ``k`` best (every one when the grader failed)
+    ungraded: str | None  # why the grader failed as a whole, if it did
+    decision: Decision
+
+
 def nothing_stated_under_correct(answer: Answer) -> bool:
     """The passages were graded relevant (Correct) but the answer states nothing from them
     ("The documents do not state it. No passage gives ...")."""
@@ -311,8 +322,6 @@ class Pipeline:
         named_scope: bool = True,
         alone: bool = False,
     ) -> Iterator[ev.Event]:
-        from localcrag.crag.retrieve import Retriever
-
         s = self.settings
         meter = CpuMeter()  # what other processes do with our cores while we work
         timings: dict[str, float] = {}
@@ -351,41 +360,21 @@ class Pipeline:
             q, named = found
             scope = self.library.scope_of(named.sources, named.phrase)
 
-        with Stage("retrieve", timings) as st:
-            yield st.started
-            retriever = Retriever(s, self.library)
-            pool = k if mode == "rag" else max(k, s.retrieval.graded_pool)
-            hits = retriever.search(q, k=pool, scope=scope)
-        yield ev.Retrieved(tuple(hits), retriever.fallback, scope)
-        yield st.finished
-
         action: Action | None = None
         decision: Decision | None = None
         evidence: list[Evidence] = []
         web_evidence: list[Evidence] = []
         web_note = ""
         ungraded: str | None = None  # why the grader failed as a whole, if it did
-        grader = None if mode == "rag" else self.grader  # (re)built with the library's stats
-        idf = corpus_idf(self._corpus)  # how rare each noun is: binding's key nouns
-        if grader is None:
+        if mode == "rag":
+            hits = yield from self._retrieve(q, k, scope, timings)
             evidence = chunks_as_evidence([h.chunk for h in hits])
+            idf = corpus_idf(self._corpus)  # how rare each noun is: binding's key nouns
         else:
-            th = self.thresholds
-            with Stage("grade", timings) as st:
-                yield st.started
-                grades, ungraded = grade_or_rank(
-                    grader, q, [h.chunk for h in hits], th.upper, th.lower, idf
-                )
-            yield from self._fallbacks()
-            for i, g in enumerate(grades):
-                yield ev.ChunkGraded(g, i, len(grades))
-            yield st.finished
-            grades = grades if ungraded else best_graded(grades, k)
-            decision = (
-                ungraded_decision(grades, ungraded, th.upper, th.lower)
-                if ungraded
-                else decide(grades, th.upper, th.lower, th.basis, q, idf)
-            )
+            judged = yield from self._judge(q, k, scope, timings)
+            grader, th = self.grader, self.thresholds
+            grades, ungraded, decision = list(judged.kept), judged.ungraded, judged.decision
+            idf = corpus_idf(self._corpus)  # (the grader built: its corpus read)
             action = decision.action
             yield ev.DecisionMade(decision)
             if ungraded:  # nothing to refine with: the chunks as retrieved, best first
@@ -474,6 +463,84 @@ class Pipeline:
             yield ev.Token(tail)
             refused = replace(refused, text=refused.text + tail)
         yield replace(done, answer=refused)
+
+    def _retrieve(
+        self,
+        q: str,
+        n: int,
+        scope: Scope | None,
+        timings: dict[str, float],
+        withhold: frozenset[str] = frozenset(),
+    ) -> Yields[ev.Event, None, list[Hit]]:
+        """The retrieve stage: the ``n`` best chunks (in ``scope``; ``withhold``: chunk ids
+        searched as if not indexed, for eval)."""
+        from localcrag.crag.retrieve import Retriever
+
+        with Stage("retrieve", timings) as st:
+            yield st.started
+            retriever = Retriever(self.settings, self.library)
+            hits = retriever.search(q, k=n, scope=scope, withhold=withhold)
+        yield ev.Retrieved(tuple(hits), retriever.fallback, scope)
+        yield st.finished
+        return hits
+
+    def _judge(
+        self,
+        q: str,
+        k: int,
+        scope: Scope | None,
+        timings: dict[str, float],
+        withhold: frozenset[str] = frozenset(),
+    ) -> Yields[ev.Event, None, Judged]:
+        """Retrieve the graded pool, grade it, keep the ``k`` best, decide: the one decision
+        path (``run`` and ``judge``)."""
+        s = self.settings
+        hits = yield from self._retrieve(
+            q, max(k, s.retrieval.graded_pool), scope, timings, withhold
+        )
+        grader, th = self.grader, self.thresholds  # (re)built with the library's stats
+        idf = corpus_idf(self._corpus)
+        with Stage("grade", timings) as st:
+            yield st.started
+            grades, ungraded = grade_or_rank(
+                grader, q, [h.chunk for h in hits], th.upper, th.lower, idf
+            )
+        yield from self._fallbacks()
+        for i, g in enumerate(grades):
+            yield ev.ChunkGraded(g, i, len(grades))
+        yield st.finished
+        pool = tuple(grades)
+        grades = grades if ungraded else best_graded(grades, k)
+        decision = (
+            ungraded_decision(grades, ungraded, th.upper, th.lower)
+            if ungraded
+            else decide(grades, th.upper, th.lower, th.basis, q, idf)
+        )
+        return Judged(tuple(hits), pool, tuple(grades), ungraded, decision)
+
+    def judge(
+        self,
+        question: str,
+        k: int | None = None,
+        withhold: frozenset[str] = frozenset(),
+        timings: dict[str, float] | None = None,
+    ) -> Judged:
+        """One question's retrieve -> grade -> decide, as ``run`` does it (the graded pool,
+        the grader's failure path), without an answer: what ``localcrag eval --only
+        decisions`` measures. ``timings`` gets each stage's milliseconds."""
+        gen = self._judge(
+            question,
+            k or self.settings.retrieval.top_k,
+            None,
+            {} if timings is None else timings,
+            frozenset(withhold),
+        )
+        while True:
+            try:
+                next(gen)
+            except StopIteration as done:
+                judged: Judged = done.value
+                return judged
 
     def _answer(
         self, a: _AnswerArgs, evidence: list[Evidence], action: Action | None

@@ -1,4 +1,5 @@
-"""The CRAG decision alone: retrieve k chunks, grade them, decide; no generation.
+"""The CRAG decision alone, by the pipeline's own path (``Pipeline.judge``: retrieve the
+graded pool, grade it, keep the k best, decide); no generation.
 
 The answers part reaches the same decision but also writes an answer, which on a 135M
 model costs seconds per question; this part measures the evaluator where CRAG uses it
@@ -8,13 +9,10 @@ per question, so a 100-question set can be checked after every change.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from localcrag.crag.calibrate import Thresholds, from_settings
-from localcrag.crag.decide import decide
-from localcrag.crag.graders.base import grade_or_rank
 from localcrag.eval import metrics as m
 from localcrag.eval.datasets import Question
 from localcrag.types import Chunk
@@ -32,25 +30,17 @@ def run_decisions(
     Correct or Ambiguous; not answerable -> Incorrect), and whether a reference answer's
     text is among the chunks graded. ``withhold``: the chunk ids searched as if not indexed;
     ``units``: the dataset's chunk -> gold units map (then: whether a gold unit was graded)."""
-    from localcrag.crag.retrieve import Retriever
-
-    s = pipe.settings
-    retriever = Retriever(s, pipe.library)
-    retriever.check_ready()
     grader = pipe.grader
     th = thresholds_of(pipe)
-    idf = pipe.idf  # the product's own decision: grades raised by binding, then bound
     rows = []
     spent = 0.0
     for i, q in enumerate(questions):
         drop = withhold(q) if withhold else frozenset()
-        hits = retriever.search(q.question, k=k, withhold=drop)
-        t = time.perf_counter()
-        grades, _ = grade_or_rank(
-            grader, q.question, [h.chunk for h in hits], th.upper, th.lower, idf
-        )
-        spent += time.perf_counter() - t
-        d = decide(grades, th.upper, th.lower, th.basis, q.question, idf)
+        timings: dict[str, float] = {}
+        # the product's own path: the graded pool, grades raised by binding, the k best kept
+        judged = pipe.judge(q.question, k, withhold=drop, timings=timings)
+        spent += timings.get("grade", 0.0) / 1000
+        hits, grades, d = judged.hits, judged.graded, judged.decision
         action = d.action.value
         ok = action in ("correct", "ambiguous") if q.answerable else action == "incorrect"
         rows.append(
