@@ -10,8 +10,10 @@ import inspect
 def test_every_listed_bench_section_imports_and_runs_with_quick() -> None:
     main = importlib.import_module("bench.__main__")
     assert len(set(main.SECTIONS)) == len(main.SECTIONS)
+    assert tuple(main.RUNS) == main.SECTIONS  # one run for each section of the code map
     for name in main.SECTIONS:
-        run = importlib.import_module(f"bench.{name}").run
+        run = main.RUNS[name]
+        assert run.__module__ == f"bench.{name}"
         assert list(inspect.signature(run).parameters) == ["quick"], name
 
 
