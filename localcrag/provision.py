@@ -41,8 +41,23 @@ def _export_onnx(folder: Path) -> str:
     return f"{out}: ok"
 
 
+def _quantize_ocr(models_dir: Path) -> str:
+    """The OCR recogniser's int8 copy (once, ~3 s); without it OCR runs the wheel's float32."""
+    from localcrag.ingest.ocr import REC_INT8, quantize_rec
+
+    out = models_dir / REC_INT8
+    if out.is_file():
+        return f"{out}: ok"
+    try:
+        quantize_rec(out)
+    except Exception as exc:  # noqa: BLE001 - a failed copy must not stop provisioning
+        return f"{out}: skipped ({type(exc).__name__}: {exc}; OCR runs the float32 model)"
+    return f"{out}: ok"
+
+
 def provision(models_dir: Path) -> list[str]:
-    """Provision the bundled models (the embedder, its int8 ONNX copy, the chat GGUF); returns
+    """Provision the bundled models (the embedder, its int8 ONNX copy, the chat GGUF, the OCR
+    recogniser's int8 copy); returns
     one status line per model."""
     models_dir.mkdir(parents=True, exist_ok=True)
     lines: list[str] = []
@@ -59,6 +74,7 @@ def provision(models_dir: Path) -> list[str]:
     smol = models_dir / smol_src.name
     _link_or_copy(smol_src, smol)
     lines.append(f"{smol}: {'ok' if is_gguf(smol) else 'MISSING'}")
+    lines.append(_quantize_ocr(models_dir))
     return lines
 
 

@@ -166,6 +166,7 @@ class ReadContext:
     ocr_page_seconds: float = 60.0
     on_page: Callable[[int, int], None] | None = None  # (pages done, of) while OCR runs
     threads: int = 0  # for the OCR engine; 0 = every core
+    models_dir: Path | None = None  # where provisioning put the OCR recogniser's int8 copy
 
     @classmethod
     def from_settings(
@@ -178,6 +179,7 @@ class ReadContext:
             settings.scans.ocr_page_seconds,
             on_page,
             settings.generation.threads,
+            settings.models.models_dir,
         )
 
 

@@ -65,18 +65,23 @@ _MODELS = {
     "Rec.model_path": "PP-OCRv6_rec_small.onnx",
     "Cls.model_path": "ch_ppocr_mobile_v2.0_cls_mobile.onnx",
 }
-_ENGINES: dict[int, Any] = {}
+REC_INT8 = "PP-OCRv6_rec_small.int8.onnx"  # made in models/ by provisioning (quantize_rec)
+_ENGINES: dict[tuple[int, str], Any] = {}
 
 
 class OverBudget(Exception):
     """A page's OCR took longer than ``ocr_page_seconds``."""
 
 
-def engine(threads: int = 0) -> Any:
-    """The RapidOCR engine (one per thread count, loaded once per process)."""
+def engine(threads: int = 0, models_dir: Path | None = None) -> Any:
+    """The RapidOCR engine (one per thread count and recogniser, loaded once per process).
+    Its recogniser is the int8 copy in ``models_dir`` (``REC_INT8``) when provisioning made
+    one, else the wheel's float32 model: the same text, ~15% less CPU (``quantize_rec``)."""
     threads = threads or os.cpu_count() or 1
-    if threads in _ENGINES:
-        return _ENGINES[threads]
+    rec = models_dir / REC_INT8 if models_dir is not None else None
+    key = (threads, str(rec) if rec is not None and rec.is_file() else "")
+    if key in _ENGINES:
+        return _ENGINES[key]
     try:
         import rapidocr
         from rapidocr import RapidOCR
@@ -93,31 +98,62 @@ def engine(threads: int = 0) -> Any:
             f"OCR model file missing: {missing[0]}",
             "reinstall it: pip install --force-reinstall rapidocr==3.10.0",
         )
+    if key[1]:
+        paths["Rec.model_path"] = key[1]
     params = {
         **paths,
         "Global.log_level": "error",
         "Global.use_cls": False,
         "EngineConfig.onnxruntime.intra_op_num_threads": threads,
         "EngineConfig.onnxruntime.inter_op_num_threads": 1,
-        # off: a model's buffers go back after each run instead of staying reserved at the
-        # largest size seen; with strips the CPU a page is unchanged (scripts/ocr_memory.py)
-        "EngineConfig.onnxruntime.enable_cpu_mem_arena": False,
+        # on, and shrunk after every run (_tune_sessions): a run's tensors come from one
+        # arena instead of one mmap each (glibc's threshold, ingest/heap.py), and it goes back
+        # when the run ends
+        "EngineConfig.onnxruntime.enable_cpu_mem_arena": True,
     }
-    _no_spinning()
+    _tune_sessions()
     eng = RapidOCR(params=params)
     eng._load_det_model(), eng._load_rec_model()  # load now, not inside the first page's budget
-    _ENGINES[threads] = eng
+    _ENGINES[key] = eng
     return eng
 
 
-def _no_spinning() -> None:
-    """ONNX Runtime's idle worker threads spin by default; RapidOCR (3.10) does not expose
-    the option, so its session options get ``allow_spinning = 0`` here. Measured on 3 pages
-    at 96 dpi, 2 threads on a busy 2-core machine: 4.9 -> 3.9 CPU s a page, wall 5.0 -> 4.1 s."""
+def quantize_rec(out: Path) -> Path:
+    """The wheel's recogniser with its MatMul weights in int8 (per channel), written to
+    ``out`` (once, at provisioning; ~3 s). Its convolutions stay float32: int8 ones ran no
+    faster. Measured on the 15 pages of bench section 12's scan: the same text, character
+    for character, for ~15% less recogniser CPU."""
+    import rapidocr
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    src = Path(rapidocr.__file__).parent / "models" / _MODELS["Rec.model_path"]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    quantize_dynamic(
+        str(src),
+        str(tmp),
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        op_types_to_quantize=["MatMul"],
+    )
+    tmp.replace(out)
+    return out
+
+
+def _tune_sessions() -> None:
+    """RapidOCR (3.10) exposes neither option, so its sessions are patched here:
+    ``allow_spinning = 0`` (ONNX Runtime's idle worker threads spin by default; measured on
+    3 pages at 96 dpi, 2 threads on a busy 2-core machine: 4.9 -> 3.9 CPU s a page), and
+    every run shrinks the memory arena when it ends (``enable_memory_arena_shrinkage``):
+    with the arena off, each of a run's big tensors was its own mmap under the bounded heap,
+    its pages faulted in each time (~400,000 faults a page). Measured on the 15 scanned
+    pages, heap bounded as in an ingest: 4.2-5.0 -> 3.4-3.6 CPU s a page with the int8
+    recogniser, the same peak RSS (`scripts/ocr_memory.py`)."""
+    import onnxruntime as ort
     from rapidocr.inference_engine.onnxruntime.main import OrtInferSession
 
     make = OrtInferSession._init_sess_opts
-    if getattr(make, "localcrag_no_spin", False):
+    if getattr(make, "localcrag_tuned", False):
         return
 
     def options(cfg: Any) -> Any:
@@ -125,14 +161,30 @@ def _no_spinning() -> None:
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         return opts
 
-    options.localcrag_no_spin = True  # type: ignore[attr-defined]
-    # patching RapidOCR's session options: it has no setting for this
+    shrink = ort.RunOptions()
+    shrink.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+
+    def run(self: Any, input_content: np.ndarray) -> np.ndarray:
+        feeds = dict(zip(self.get_input_names(), [input_content]))
+        try:
+            return self.session.run(self.get_output_names(), feeds, shrink)[0]
+        except Exception as exc:
+            raise LocalcragError(
+                f"OCR failed ({type(exc).__name__}: {str(exc).splitlines()[0][:160]})",
+                'set ocr = "never" to index without it',
+            ) from exc
+
+    options.localcrag_tuned = True  # type: ignore[attr-defined]
+    # patching RapidOCR's session options and run: it has no setting for these
     OrtInferSession._init_sess_opts = staticmethod(options)  # type: ignore[method-assign]
+    OrtInferSession.__call__ = run  # type: ignore[method-assign]
 
 
-def recognise(img: np.ndarray, budget: float, threads: int = 0) -> Paragraphs:
+def recognise(
+    img: np.ndarray, budget: float, threads: int = 0, models_dir: Path | None = None
+) -> Paragraphs:
     """Paragraphs read from one BGR image; raises OverBudget past ``budget`` seconds."""
-    eng = engine(threads)
+    eng = engine(threads, models_dir)
     t0 = time.perf_counter()
     small = padded(bounded(img), eng.width_height_ratio, eng.min_height)
     boxes = detect(eng._load_det_model(), small, t0 + budget)
@@ -684,7 +736,7 @@ def ocr_pdf_pages(
             img = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.h, pix.w, 3)[:, :, ::-1]
             try:
                 out[number] = recognise(
-                    np.ascontiguousarray(img), ctx.ocr_page_seconds, ctx.threads
+                    np.ascontiguousarray(img), ctx.ocr_page_seconds, ctx.threads, ctx.models_dir
                 )
             except OverBudget:
                 slow.append(number)
@@ -746,7 +798,8 @@ def _read_image(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[
         except (OSError, SyntaxError, ValueError, EOFError):
             raise _unreadable(path) from None
         try:
-            pages.append(RawPage(i + 1, recognise(img, ctx.ocr_page_seconds, ctx.threads), "ocr"))
+            paras = recognise(img, ctx.ocr_page_seconds, ctx.threads, ctx.models_dir)
+            pages.append(RawPage(i + 1, paras, "ocr"))
         except OverBudget:
             slow.append(i + 1)
         if ctx.on_page:
