@@ -35,7 +35,7 @@ $(STAMP): pyproject.toml constraints.txt | $(PY)
 
 install: $(STAMP)
 
-$(MODELS): $(STAMP) localcrag/provision.py localcrag/ingest/embed_onnx.py
+$(MODELS): $(STAMP) localcrag/provision.py localcrag/models/embed_onnx.py localcrag/ingest/ocr.py
 	$(PY) -m localcrag.provision
 	@touch $@
 

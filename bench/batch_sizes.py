@@ -81,7 +81,7 @@ def speed(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from localcrag.ingest.embed import SentenceTransformerEmbedder, load_embedder
+    from localcrag.models.embed import SentenceTransformerEmbedder, load_embedder
     from localcrag.settings import Settings
 
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 _PKG = "localcrag"
 _CORE = ("localcrag/types.py", "localcrag/settings", "localcrag/textutil", "localcrag/errors.py")
-_INGEST = (*_CORE, "localcrag/ingest", "localcrag/llm")
+_INGEST = (*_CORE, "localcrag/ingest", "localcrag/llm", "localcrag/models")
 # retrieval and what it imports from the answer package (the asked term of "what does X mean")
 _RETRIEVE = ("localcrag/crag/retrieve.py", "localcrag/crag/answer/glossary.py")
 _CRAG = (*_INGEST, "localcrag/crag", "localcrag/data", "localcrag/events.py", "localcrag/record.py")

@@ -85,7 +85,7 @@ def _race(folder: Path, runs: int) -> list[int]:
 
 
 def run(quick: bool) -> Section:
-    from localcrag.ingest.embed import load_embedder
+    from localcrag.models.embed import load_embedder
     from localcrag.settings import Settings
 
     sec = Section("7. Index on disk")

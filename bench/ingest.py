@@ -65,8 +65,8 @@ def _without_overviews(go: Any) -> Any:
 
 
 def run(quick: bool) -> Section:
-    from localcrag.ingest.embed import SentenceTransformerEmbedder, load_embedder
     from localcrag.ingest.library import Library
+    from localcrag.models.embed import SentenceTransformerEmbedder, load_embedder
     from localcrag.settings import Settings
 
     sec = Section("1. Ingestion")

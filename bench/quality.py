@@ -116,11 +116,11 @@ _SOURCES = (
     "localcrag/ingest/pdf.py",
     "localcrag/ingest/markup.py",
     "localcrag/ingest/chunking.py",
-    "localcrag/ingest/embed.py",
+    "localcrag/models/embed.py",
     "localcrag/ingest/store.py",
     "localcrag/ingest/library.py",
     "bench/quality.py",
-    "localcrag/ingest/embed_onnx.py",
+    "localcrag/models/embed_onnx.py",
     "localcrag/ingest/vectors.py",
 )
 

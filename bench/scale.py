@@ -82,7 +82,7 @@ def _ms(xs: list[float], p: float) -> float:
 
 def run(quick: bool) -> Section:
     from localcrag.ingest import vectors
-    from localcrag.ingest.embed import load_embedder
+    from localcrag.models.embed import load_embedder
     from localcrag.settings import Settings
 
     sec = Section("13. Scale (10,000 documents)")

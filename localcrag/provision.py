@@ -10,7 +10,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from localcrag.llm.models import is_gguf, is_st_folder
+from localcrag.models.discovery import is_gguf, is_st_folder
 from localcrag.settings import default_models_dir
 
 
@@ -27,7 +27,7 @@ def _link_or_copy(src: Path, dst: Path) -> None:
 
 def _export_onnx(folder: Path) -> str:
     """The int8 ONNX copy of the embedder (once, ~10 s); without `onnx` the torch path stays."""
-    from localcrag.ingest.embed_onnx import export_int8, onnx_path_for
+    from localcrag.models.embed_onnx import export_int8, onnx_path_for
 
     out = onnx_path_for(folder)
     if out.is_file():

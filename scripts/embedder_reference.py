@@ -31,7 +31,7 @@ OUT = REPO / "tests" / "data" / "embedder_reference.json"
 def main() -> int:
     import onnxruntime
 
-    from localcrag.ingest.embed import load_embedder
+    from localcrag.models.embed import load_embedder
     from localcrag.settings import Settings
 
     s = Settings()

@@ -439,7 +439,7 @@ def main() -> int:
     def log(msg: str) -> None:
         print(f"[{time.time() - t0:6.1f}s] {msg}", file=sys.stderr, flush=True)
 
-    from localcrag.ingest.embed import load_embedder
+    from localcrag.models.embed import load_embedder
 
     cache: dict = pickle.loads(args.cache.read_bytes()) if args.cache.exists() else {}
 

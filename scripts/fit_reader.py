@@ -207,7 +207,7 @@ def main() -> int:
     from localcrag.crag.graders.factories import GraderContext
     from localcrag.crag.graders.reader import ReaderModel, read_sidecar
     from localcrag.crag.graders.text import CorpusStats
-    from localcrag.ingest.embed import load_embedder
+    from localcrag.models.embed import load_embedder
     from localcrag.settings import Settings
 
     meta = read_sidecar(args.model)

@@ -174,8 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     import onnx
     import onnxruntime as ort
 
-    from localcrag.ingest.embed import load_embedder
-    from localcrag.ingest.embed_onnx import (
+    from localcrag.models.embed import load_embedder
+    from localcrag.models.embed_onnx import (
         PRECISE_INT8,
         OnnxEmbedder,
         onnx_path_for,

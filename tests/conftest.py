@@ -149,7 +149,7 @@ def ai_pdf(shared_data: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def real_embedder():
-    from localcrag.ingest.embed import load_embedder
+    from localcrag.models.embed import load_embedder
 
     path = MODELS / "all-MiniLM-L6-v2"
     if not path.exists():

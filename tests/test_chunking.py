@@ -216,7 +216,7 @@ def test_budget_too_small() -> None:
 def embedder():
     if not MODEL.is_dir():
         pytest.skip(f"embedder not provisioned at {MODEL} (run make models)")
-    from localcrag.ingest.embed import load_embedder
+    from localcrag.models.embed import load_embedder
 
     e = load_embedder(MODEL)
     assert e.max_tokens == 256

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from localcrag.llm.cpu import CpuMeter, threads_for, usable_cores
+from localcrag.models.cpu import CpuMeter, threads_for, usable_cores
 
 
 def test_threads_for_leaves_the_busy_cores_alone() -> None:

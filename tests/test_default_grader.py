@@ -39,7 +39,7 @@ def decisions(
 ) -> dict:
     """Decisions with the real default settings, and with ``calibrate`` on (thresholds
     carried to this PDF by probes over its own chunks; localcrag/crag/calibrate.py)."""
-    from localcrag.ingest.embed_onnx import OnnxEmbedder
+    from localcrag.models.embed_onnx import OnnxEmbedder
 
     assert isinstance(real_embedder, OnnxEmbedder)  # the default backend, int8 ONNX
     items = json.loads((ai_pdf.parent / "val.json").read_text(encoding="utf-8"))

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from localcrag.errors import ModelMissing
-from localcrag.ingest.embed import SentenceTransformerEmbedder, load_embedder
-from localcrag.ingest.embed_onnx import OnnxEmbedder, onnx_path_for
+from localcrag.models.embed import SentenceTransformerEmbedder, load_embedder
+from localcrag.models.embed_onnx import OnnxEmbedder, onnx_path_for
 from tests.conftest import MODELS
 
 MINILM = MODELS / "all-MiniLM-L6-v2"
@@ -59,7 +59,7 @@ def test_onnx_vector_does_not_depend_on_batch_mates(both) -> None:
 def test_bulk_calls_run_in_streams_with_the_same_bits(both) -> None:
     """A call of BULK texts or more (ingest) runs single-threaded runs side by side: each
     vector must be bit for bit the one a query-sized call gives, in any order and company."""
-    from localcrag.ingest.embed_onnx import BULK
+    from localcrag.models.embed_onnx import BULK
 
     onnx, _ = both
     texts = [f"{t} ({i})" for i in range(BULK // len(TEXTS) + 1) for t in TEXTS]

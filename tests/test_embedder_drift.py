@@ -49,7 +49,7 @@ def test_the_provisioned_embedder_has_not_drifted(real_embedder) -> None:  # noq
 
 
 def _onnx(real_embedder):  # noqa: ANN001, ANN202
-    from localcrag.ingest.embed_onnx import OnnxEmbedder
+    from localcrag.models.embed_onnx import OnnxEmbedder
 
     if not isinstance(real_embedder, OnnxEmbedder):
         pytest.skip("the embedder runs on torch here (no int8 ONNX copy)")
@@ -58,7 +58,7 @@ def _onnx(real_embedder):  # noqa: ANN001, ANN202
 
 def precise(options) -> bool:  # noqa: ANN001
     """Whether an onnxruntime SessionOptions asks for the exact int8 kernel."""
-    from localcrag.ingest.embed_onnx import PRECISE_INT8
+    from localcrag.models.embed_onnx import PRECISE_INT8
 
     try:
         return options.get_session_config_entry(PRECISE_INT8) == "1"
@@ -67,7 +67,7 @@ def precise(options) -> bool:  # noqa: ANN001
 
 
 def test_every_session_asks_for_exact_int8_sums_where_the_cpu_saturates(real_embedder) -> None:  # noqa: ANN001
-    from localcrag.ingest.embed_onnx import saturating_int8
+    from localcrag.models.embed_onnx import saturating_int8
 
     emb = _onnx(real_embedder)
     for kind in (True, False, "stream"):
@@ -90,14 +90,14 @@ CPUS = {
 
 @pytest.mark.parametrize("cpu", list(CPUS))
 def test_which_cpus_get_the_exact_kernel(cpu: str) -> None:
-    from localcrag.ingest.embed_onnx import saturating_int8
+    from localcrag.models.embed_onnx import saturating_int8
 
     flags, saturates = CPUS[cpu]
     assert saturating_int8(flags, "x86_64") is saturates
 
 
 def test_non_x86_cpus_need_nothing_and_unreadable_flags_take_the_exact_kernel(monkeypatch) -> None:  # noqa: ANN001
-    from localcrag.ingest import embed_onnx
+    from localcrag.models import embed_onnx
 
     assert embed_onnx.saturating_int8(set(), "aarch64") is False
     monkeypatch.setattr(embed_onnx, "cpu_flags", lambda: None)
@@ -113,7 +113,7 @@ def test_the_shipped_model_sums_exactly_and_the_check_catches_the_other_kernel(
     take by default moves every reference vector past TOLERANCE: the drift test catches it."""
     import onnxruntime as ort
 
-    from localcrag.ingest.embed_onnx import OnnxEmbedder
+    from localcrag.models.embed_onnx import OnnxEmbedder
 
     emb = _onnx(real_embedder)
     paths = load_script("int8_paths")

@@ -299,7 +299,7 @@ def minilm():
         pytest.skip("models/ not provisioned (run `make models`)")
     import torch
 
-    from localcrag.ingest.embed import load_embedder
+    from localcrag.models.embed import load_embedder
 
     # One torch thread for this module: on a 2-core machine shared with other jobs, two
     # threads made these tests 5x slower (threads wait on each other). Restored after.

@@ -106,7 +106,7 @@ def test_single_line_rss_in_a_subprocess_stays_bounded(tmp_path: Path, real_embe
     the 290 MB per MB it took (its encodings of the whole file were held at once)."""
     f = single_line(tmp_path / "big.txt", 4_000_000)
     code = (
-        "import resource,sys;from localcrag.ingest.embed import load_embedder;"
+        "import resource,sys;from localcrag.models.embed import load_embedder;"
         "from localcrag.ingest.parse import parse_document;from localcrag.ingest.chunking import chunk_pages;"
         f"e=load_embedder({str(REPO / 'models' / 'all-MiniLM-L6-v2')!r});e.count_tokens_batch(['x']);"
         "r0=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss;"

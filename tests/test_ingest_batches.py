@@ -49,7 +49,7 @@ def test_two_fresh_ingests_in_two_processes_store_identical_vectors(
     """Real int8 model, each ingest in its own process with its own hash seed (batch-mates
     picked from anything unordered, or from whichever thread finished first, would change
     the bits), and each stored vector equal to a one-text call's."""
-    from localcrag.ingest.embed_onnx import BULK, OnnxEmbedder
+    from localcrag.models.embed_onnx import BULK, OnnxEmbedder
 
     if not isinstance(real_embedder, OnnxEmbedder):
         pytest.skip("no int8 ONNX copy in models/ (run `make models`)")

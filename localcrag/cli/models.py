@@ -55,7 +55,7 @@ def cmd_models(args: argparse.Namespace) -> int:
     for r in rows:
         extra = f"  ({r.error})" if r.error else ""
         if r.kind == "sentence-transformers":
-            from localcrag.ingest.embed_onnx import onnx_path_for
+            from localcrag.models.embed_onnx import onnx_path_for
 
             onnx = onnx_path_for(r.path)
             extra = (

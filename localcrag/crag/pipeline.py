@@ -25,7 +25,7 @@ from localcrag.crag.refine import chunks_as_evidence, graded_evidence, recompose
 from localcrag.crag.timing import Stage, ms_since, timed
 from localcrag.errors import BadQuestion
 from localcrag.llm.chat import ChatModel
-from localcrag.llm.cpu import CpuMeter
+from localcrag.models.cpu import CpuMeter
 from localcrag.settings import Settings
 from localcrag.textutil import states_nothing
 from localcrag.types import Action, Answer, Decision, Evidence, Grade, Hit, Scope

@@ -32,7 +32,6 @@ from typing import Any
 
 from localcrag.errors import LocalcragError
 from localcrag.ingest import pending, seal, sidecar, stamp
-from localcrag.ingest.embed import Embedder, load_embedder
 from localcrag.ingest.exclusions import Exclusions
 from localcrag.ingest.faults import DiskFull, IndexDamaged, disk_full, translate
 from localcrag.ingest.files import source_key, source_path
@@ -46,6 +45,7 @@ from localcrag.ingest.progress import IngestProgress, IngestReport, Rate
 from localcrag.ingest.readahead import ReadAhead, Stopped
 from localcrag.ingest.store import LanceStore, SourceInfo, table_name
 from localcrag.ingest.unread import Unread
+from localcrag.models.embed import Embedder, load_embedder
 from localcrag.settings import Settings
 from localcrag.types import Chunk, Scope
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from localcrag.errors import LocalcragError, ModelMissing
 from localcrag.llm.chat import ChatModel, ModelFacts
-from localcrag.llm.models import PROVISION_HINT, require_gguf
+from localcrag.models.discovery import PROVISION_HINT, require_gguf
 
 if TYPE_CHECKING:
     from localcrag.llm.scoring import Scorer
@@ -52,7 +52,7 @@ def _silence_llama_logs() -> None:
 
 def amx_cpu() -> bool:
     """Whether this CPU advertises AMX tiles (Linux /proc/cpuinfo; False when unknown)."""
-    from localcrag.llm.cpu import cpu_flags
+    from localcrag.models.cpu import cpu_flags
 
     return "amx_int8" in (cpu_flags() or ())
 
@@ -109,7 +109,7 @@ def _load(path: Path, n_ctx: int, threads: int) -> LocalLLM:
     _LOG_ERRORS.clear()
     import llama_cpp
 
-    from localcrag.llm.cpu import usable_cores
+    from localcrag.models.cpu import usable_cores
 
     n_threads = threads or usable_cores()
     try:
@@ -169,7 +169,7 @@ class LocalLLM(ChatModel):
         return ModelFacts(self.name, self.path, self.n_params, self.size_label)
 
     def set_threads(self, n: int) -> None:
-        """Threads for the next prompt and generation (``localcrag.llm.cpu`` picks them)."""
+        """Threads for the next prompt and generation (``localcrag.models.cpu`` picks them)."""
         import llama_cpp
 
         n = max(1, int(n))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from localcrag.llm.catalogue import CATALOGUE, CatalogueEntry, by_filename
 from localcrag.llm.ggufmeta import GGUFError, GGUFMeta, read_meta
-from localcrag.llm.models import discover
+from localcrag.models.discovery import discover
 
 
 @dataclass(frozen=True)

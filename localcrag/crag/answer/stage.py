@@ -21,8 +21,8 @@ from localcrag.crag.answer.extract import extractive_answer
 from localcrag.crag.answer.style import model_name
 from localcrag.crag.timing import Stage, ms_since
 from localcrag.llm.chat import ChatModel
-from localcrag.llm.cpu import CpuMeter, threads_for, usable_cores
 from localcrag.llm.failover import Restart
+from localcrag.models.cpu import CpuMeter, threads_for, usable_cores
 from localcrag.settings import Settings
 from localcrag.textutil import document_named
 from localcrag.types import Action, Answer, Citation, Evidence

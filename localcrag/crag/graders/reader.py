@@ -31,7 +31,7 @@ import numpy as np
 
 from localcrag.crag.graders.base import BaseGrader, Logistic
 from localcrag.ingest.chunking import split_sentences
-from localcrag.ingest.embed_onnx import cpu_session
+from localcrag.models.embed_onnx import cpu_session
 
 MODEL_FILE = "reader_int8.onnx"
 TOKENIZER_FILE = "reader_tokenizer.json"

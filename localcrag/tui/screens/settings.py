@@ -89,7 +89,7 @@ class SettingsScreen(Screen):
         return app_host(self)
 
     def compose(self) -> ComposeResult:
-        from localcrag.llm.models import discover
+        from localcrag.models.discovery import discover
 
         s = self.host.settings
         try:
@@ -145,7 +145,7 @@ class SettingsScreen(Screen):
     def _refresh_model_options(self) -> None:
         """A model pulled (Models screen) or dropped into models/ since this screen was built
         becomes selectable here without a restart."""
-        from localcrag.llm.models import discover
+        from localcrag.models.discovery import discover
 
         try:
             models = discover(self.host.settings.models.models_dir)

@@ -7,7 +7,7 @@ weights per output channel; word embeddings and attention softmax stay float32).
 the ``onnx`` package at export time only. ``OnnxEmbedder`` then runs it with onnxruntime
 (already installed: pymupdf depends on it) and the model's own ``tokenizer.json``: no
 torch and no sentence-transformers import, so it also starts faster. It implements
-``localcrag.ingest.embed.Embedder`` and can be passed to ``Library(settings, embedder=...)``.
+``localcrag.models.embed.Embedder`` and can be passed to ``Library(settings, embedder=...)``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from localcrag.llm.cpu import cpu_flags, usable_cores
+from localcrag.models.cpu import cpu_flags, usable_cores
 
 if TYPE_CHECKING:  # loaded on first use
     from tokenizers import Tokenizer
@@ -122,7 +122,7 @@ def _export_int8(model_dir: Path, out: Path) -> Path:
     from transformers import AutoModel
     from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
     model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
 
@@ -131,7 +131,7 @@ def _export_int8(model_dir: Path, out: Path) -> Path:
             super().__init__()
             self.m = m
 
-        def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001, ANN201
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
             return self.m(
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             ).last_hidden_state
@@ -287,7 +287,8 @@ class OnnxEmbedder:
         )[0]
         m = mask[..., None].astype(np.float32)
         v = (hidden * m).sum(1) / np.clip(m.sum(1), 1e-9, None)
-        return v / np.clip(np.linalg.norm(v, axis=1, keepdims=True), 1e-12, None)
+        unit: np.ndarray = v / np.clip(np.linalg.norm(v, axis=1, keepdims=True), 1e-12, None)
+        return unit
 
 
 def _ids_only(tok: Any) -> Any:

@@ -15,7 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from localcrag.errors import ModelMissing
-from localcrag.llm.models import hf_offline, require_st
+from localcrag.models.discovery import hf_offline, require_st
 
 
 @runtime_checkable
@@ -49,7 +49,7 @@ class SentenceTransformerEmbedder:
         self._lock = threading.Lock()
 
     @property
-    def model(self):  # noqa: ANN201 - SentenceTransformer, imported lazily
+    def model(self) -> Any:  # a SentenceTransformer, imported lazily
         if self._model is None:
             with self._lock:
                 if self._model is None:
@@ -137,7 +137,7 @@ def load_embedder(path: Path, threads: int = 0, backend: str = "auto") -> Embedd
     fp32 on 2 cores, recall on anthropic-docs within a point, and no torch import (cold
     start ~5 s shorter). ``"torch"`` forces sentence-transformers; ``"onnx"`` insists.
     """
-    from localcrag.ingest.embed_onnx import OnnxEmbedder, onnx_path_for
+    from localcrag.models.embed_onnx import OnnxEmbedder, onnx_path_for
 
     folder = require_st(Path(path))
     onnx = onnx_path_for(folder)
