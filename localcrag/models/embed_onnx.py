@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from localcrag.models.cpu import cpu_flags, usable_cores
+from localcrag.models.quantize import int8_matmuls
 
 if TYPE_CHECKING:  # loaded on first use
     from tokenizers import Tokenizer
@@ -118,7 +119,6 @@ def export_int8(model_dir: Path, out: Path) -> Path:
 def _export_int8(model_dir: Path, out: Path) -> Path:
     import onnx  # noqa: F401 - needed by both the exporter and the quantizer
     import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
     from transformers import AutoModel
     from transformers.utils import logging as hf_logging
 
@@ -154,17 +154,8 @@ def _export_int8(model_dir: Path, out: Path) -> Path:
                 n: {v: k for k, v in axes.items()} for n in names + ["last_hidden_state"]
             },
         )
-    tmp = out.with_suffix(".tmp")
-    quantize_dynamic(
-        str(fp32),
-        str(tmp),
-        weight_type=QuantType.QInt8,
-        per_channel=True,
-        op_types_to_quantize=["MatMul"],
-        extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
-    )
+    int8_matmuls(fp32, out)
     fp32.unlink()
-    tmp.replace(out)
     return out
 
 
