@@ -85,7 +85,7 @@ def _index_pages(pdf: Path, queries: list[str]) -> list[tuple[int, int] | None]:
 def run(quick: bool) -> Section:
     import tempfile
 
-    from localcrag.ingest.formats import ReadContext
+    from localcrag.ingest.context import ReadContext
     from localcrag.ingest.heap import bound_heap
     from localcrag.ingest.parse import parse_document
     from localcrag.settings import Settings

@@ -136,7 +136,7 @@ def test_a_large_image_is_our_one_line_not_pillows_warning(tmp_path: Path) -> No
     from PIL import Image
 
     from localcrag.errors import BadDocument
-    from localcrag.ingest.formats import ReadContext
+    from localcrag.ingest.context import ReadContext
     from localcrag.ingest.limits import Limits
     from localcrag.ingest.ocr import read_image
 

@@ -13,7 +13,7 @@ import pytest
 from bench.ocr import image_only_pdf
 from localcrag.crag.retrieve import Retriever
 from localcrag.errors import BadDocument
-from localcrag.ingest.formats import ReadContext
+from localcrag.ingest.context import ReadContext
 from localcrag.ingest.library import Library
 from localcrag.ingest.limits import Limits
 from localcrag.ingest.parse import parse_document

@@ -13,7 +13,7 @@ from localcrag.cli.ask import summary, to_json
 from localcrag.crag.pipeline import Pipeline
 from localcrag.errors import BadDocument
 from localcrag.ingest.chunking import chunk_pages
-from localcrag.ingest.formats import ReadContext
+from localcrag.ingest.context import ReadContext
 from localcrag.ingest.library import Library
 from localcrag.ingest.limits import Limits
 from localcrag.ingest.parse import parse_document

@@ -260,7 +260,7 @@ def test_encrypted_pdf(tmp_path: Path) -> None:
 
 
 def test_image_only_and_blank_pdf(tmp_path: Path) -> None:
-    from localcrag.ingest.formats import ReadContext
+    from localcrag.ingest.context import ReadContext
 
     scan = _pdf(tmp_path / "scan.pdf", image=True)
     with pytest.raises(BadDocument) as exc:

@@ -16,7 +16,7 @@ import pytest
 from localcrag.errors import BadDocument
 from localcrag.ingest import library as library_module
 from localcrag.ingest import sheets
-from localcrag.ingest.formats import ReadContext
+from localcrag.ingest.context import ReadContext
 from localcrag.ingest.library import PARTIAL, Library
 from localcrag.ingest.limits import Limits
 from localcrag.ingest.parse import parse_document

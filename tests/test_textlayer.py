@@ -12,7 +12,7 @@ import pymupdf
 import pytest
 
 from localcrag.ingest import doctor
-from localcrag.ingest.formats import ReadContext
+from localcrag.ingest.context import ReadContext
 from localcrag.ingest.library import Library
 from localcrag.ingest.parse import parse_document
 from localcrag.settings import Settings

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import re
 from pathlib import Path
 from typing import NamedTuple
@@ -148,3 +149,44 @@ def page_ranges(numbers: list[int]) -> str:
             parts.append(str(n) if start == n else f"{start}-{n}")
             start = None
     return ", ".join(parts)
+
+
+_BOMS = [
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+]
+
+
+def decode(path: Path, data: bytes, declared: str | None = None) -> tuple[str, list[str]]:
+    """Bytes to text by the module's encoding policy; returns (text, warnings)."""
+    for bom, enc in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(enc), []
+            except UnicodeDecodeError:
+                raise bad(
+                    path,
+                    f"invalid {enc.upper()} text despite its byte-order mark",
+                    "re-save it as UTF-8",
+                ) from None
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError:
+        pass
+    if declared:
+        try:
+            return data.decode(declared), []
+        except (LookupError, UnicodeDecodeError):
+            pass
+    if b"\x00" in data[:8192]:
+        raise bad(
+            path, "binary data, not text", "check that the file extension matches its content"
+        )
+    text = data.decode("utf-8", errors="replace")
+    n_bad = text.count("\ufffd")
+    if n_bad * 1000 > len(data):
+        raise bad(path, "not UTF-8 text", "save it as UTF-8, e.g. iconv -f cp1252 -t utf-8")
+    return text, [f"{label(path)}: {n_bad} invalid UTF-8 byte(s) replaced"]

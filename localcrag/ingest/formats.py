@@ -1,4 +1,4 @@
-"""The one registry of document formats: file extension -> reader, plus what a reader gets.
+"""The one registry of document formats: file extension -> reader.
 
 ``parse.parse_document`` looks the reader up here (no if-ladder), ``SUPPORTED`` (what a
 folder walk picks up) and the formats list in messages come from here, so a new format is
@@ -7,20 +7,23 @@ openpyxl, the OCR engine, PyMuPDF and the settings they read) is imported when a
 that type is read, not when this registry is (`localcrag --help` imports it).
 
 A reader is ``read(path, data, ctx) -> (pages, warnings)``: ``pages`` are ``RawPage`` (or
-plain (number, paragraphs) pairs for printed pages), ``warnings`` one line each.
+plain (number, paragraphs) pairs for printed pages), ``warnings`` one line each; ``ctx`` is a
+``context.ReadContext``. The readers import ``files`` and ``context``, never this module, so
+the registry's imports of them make no circle.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from localcrag.ingest.context import ReadContext
 from localcrag.ingest.files import Read, bad
 
 if TYPE_CHECKING:  # the limits import pydantic settings: not for `localcrag --help`
-    from localcrag.ingest.limits import Limits
+    pass
 
 
 Got = Read | tuple[list, list[str]]  # a reader that cannot tell what the document is: a pair
@@ -154,36 +157,3 @@ def count_text(source: str, n: int) -> str:
 
 def reader(ext: str) -> Reader:
     return FORMATS[ext].reader
-
-
-@dataclass(frozen=True)
-class ReadContext:
-    """What a reader may need beyond the bytes: limits, OCR settings, page progress."""
-
-    limits: Limits = field(default_factory=lambda: _limits()())
-    ocr: str = "auto"  # auto: pages without a text layer; always: every page; never
-    ocr_dpi: int = 96
-    ocr_page_seconds: float = 60.0
-    on_page: Callable[[int, int], None] | None = None  # (pages done, of) while OCR runs
-    threads: int = 0  # for the OCR engine; 0 = every core
-    models_dir: Path | None = None  # where provisioning put the OCR recogniser's int8 copy
-
-    @classmethod
-    def from_settings(
-        cls, settings: Any, on_page: Callable[[int, int], None] | None = None
-    ) -> ReadContext:
-        return cls(
-            _limits().from_settings(settings),
-            settings.scans.ocr,
-            settings.scans.ocr_dpi,
-            settings.scans.ocr_page_seconds,
-            on_page,
-            settings.generation.threads,
-            settings.models.models_dir,
-        )
-
-
-def _limits() -> type[Limits]:
-    from localcrag.ingest.limits import Limits
-
-    return Limits

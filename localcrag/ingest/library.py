@@ -258,7 +258,7 @@ class Library:
         self, path: Path, doc_hash: str, on_page: Callable[[int, int], None] | None = None
     ) -> _Pending:
         from localcrag.ingest.chunking import chunk_pages
-        from localcrag.ingest.formats import ReadContext
+        from localcrag.ingest.context import ReadContext
         from localcrag.ingest.parse import parse_document
 
         parsed = parse_document(path, ctx=ReadContext.from_settings(self.settings, on_page))

@@ -302,8 +302,8 @@ def declared_charset(data: bytes) -> str | None:
 
 
 def _text(path: Path, data: bytes, ctx: Any, declared: str | None = None) -> tuple[str, list[str]]:
+    from localcrag.ingest.files import decode
     from localcrag.ingest.limits import check_chars
-    from localcrag.ingest.parse import decode
 
     text, warnings = decode(path, data, declared)
     check_chars(path, len(text), ctx.limits)

@@ -13,7 +13,6 @@ in which case they become U+FFFD and a warning is recorded. No guessing of cp125
 
 from __future__ import annotations
 
-import codecs
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -22,11 +21,11 @@ from functools import cached_property
 from pathlib import Path
 
 from localcrag.ingest.about import About, from_opening
-from localcrag.ingest.files import RawPage, Read, bad, broken_link, label
+from localcrag.ingest.context import ReadContext
+from localcrag.ingest.files import RawPage, Read, bad, broken_link
 from localcrag.ingest.formats import (
     FORMATS,
     SUPPORTED,
-    ReadContext,
     check_old_binary,
     reader,
     supported_text,
@@ -201,47 +200,6 @@ def read_bytes(path: Path) -> bytes:
     if not data:
         raise bad(path, "empty file (0 bytes)", "nothing to index")
     return data
-
-
-_BOMS = [
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-]
-
-
-def decode(path: Path, data: bytes, declared: str | None = None) -> tuple[str, list[str]]:
-    """Bytes to text by the module's encoding policy; returns (text, warnings)."""
-    for bom, enc in _BOMS:
-        if data.startswith(bom):
-            try:
-                return data.decode(enc), []
-            except UnicodeDecodeError:
-                raise bad(
-                    path,
-                    f"invalid {enc.upper()} text despite its byte-order mark",
-                    "re-save it as UTF-8",
-                ) from None
-    try:
-        return data.decode("utf-8"), []
-    except UnicodeDecodeError:
-        pass
-    if declared:
-        try:
-            return data.decode(declared), []
-        except (LookupError, UnicodeDecodeError):
-            pass
-    if b"\x00" in data[:8192]:
-        raise bad(
-            path, "binary data, not text", "check that the file extension matches its content"
-        )
-    text = data.decode("utf-8", errors="replace")
-    n_bad = text.count("\ufffd")
-    if n_bad * 1000 > len(data):
-        raise bad(path, "not UTF-8 text", "save it as UTF-8, e.g. iconv -f cp1252 -t utf-8")
-    return text, [f"{label(path)}: {n_bad} invalid UTF-8 byte(s) replaced"]
 
 
 # --- public API ----------------------------------------------------------------------------

@@ -140,8 +140,8 @@ def fitz_pages(
     """Parse PDF/EPUB bytes; raises BadDocument for corrupt, locked, text-less or
     over-limit files (pages before the text is read, characters as it is read). PDF pages
     without a text layer (every page with ``ocr = "always"``) are read by OCR
-    (``ctx``: a ``formats.ReadContext``), unless ``ocr = "never"``."""
-    from localcrag.ingest.formats import ReadContext
+    (``ctx``: a ``context.ReadContext``), unless ``ocr = "never"``."""
+    from localcrag.ingest.context import ReadContext
 
     pymupdf = load_pymupdf()
 

@@ -159,7 +159,7 @@ def read_xlsx(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[st
 
 
 def read_csv(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[str]]:
-    from localcrag.ingest.parse import decode
+    from localcrag.ingest.files import decode
 
     text, warnings = decode(path, data)
     check_chars(path, len(text), ctx.limits)
