@@ -46,6 +46,7 @@ class SentenceTransformerEmbedder:
         self.device = device
         self.threads = threads
         self._model: Any = None  # a SentenceTransformer, loaded on first use
+        self._counter: Any = None  # a tokenizer of its own for counting (see ``_counting``)
         self._lock = threading.Lock()
 
     @property
@@ -103,14 +104,27 @@ class SentenceTransformerEmbedder:
                 h.update(str(f.stat().st_size).encode())
         return h.hexdigest()[:10]
 
+    def _counting(self) -> Any:
+        """A copy of the model's tokenizer, for counting only. An ingest counts on its reader
+        thread while the main thread embeds (ingest/readahead.py), and a fast tokenizer's
+        truncation and padding are state its calls set: counting with ``truncation=False``
+        on the encoder's own tokenizer made a concurrent encode's batch ragged ("expected
+        sequence of length 200 (got 198)")."""
+        if self._counter is None:
+            model = self.model
+            with self._lock:
+                if self._counter is None:
+                    import copy
+
+                    self._counter = copy.deepcopy(model.tokenizer)
+        return self._counter
+
     def count_tokens(self, text: str) -> int:
         """Token count with special tokens: what the model actually sees."""
-        return len(
-            self.model.tokenizer(text, add_special_tokens=True, truncation=False)["input_ids"]
-        )
+        return self.count_tokens_batch([text])[0]
 
     def count_tokens_batch(self, texts: Sequence[str]) -> list[int]:
-        enc = self.model.tokenizer(list(texts), add_special_tokens=True, truncation=False)
+        enc = self._counting()(list(texts), add_special_tokens=True, truncation=False)
         return [len(ids) for ids in enc["input_ids"]]
 
     def embed(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
