@@ -83,6 +83,9 @@ class Grade:
     grader: str
     signals: dict[str, float] = field(default_factory=dict)
     error: str | None = None  # set when grading failed and a fallback score was used
+    # one unit of the chunk binds the whole question (crag/answer/binding): kept before
+    # chunks that only score higher
+    binds: bool = False
 
 
 @dataclass(frozen=True)

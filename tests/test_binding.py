@@ -848,3 +848,97 @@ def test_a_line_that_negates_a_word_of_the_question_does_not_bind_it() -> None:
     )
     action, said = ask(question, inactive, active)
     assert action is Action.CORRECT and "697,057" in said and "138,945" not in said, said
+
+
+PEOPLE_SHEET = """people.xlsx, sheet arts, row 2: Name: Prince; Profession: musician; Has kids: yes.
+people.xlsx, sheet arts, row 3: Name: Alan Rickman; Profession: actor; Has kids: no.
+people.xlsx, sheet arts, row 4: Name: George Michael; Profession: musician; Has kids: no."""
+
+
+def test_a_yes_no_cell_is_a_constraint_and_the_row_name_the_answer() -> None:
+    """ "Which musician had no kids?": the row must say "Has kids: no" and "musician"; its
+    answer is the row's name, never the yes/no cell."""
+    sheet = chunk(PEOPLE_SHEET, "/d/people.xlsx")
+    action, said = ask("Which musician on the arts sheet had no kids?", sheet)
+    assert action is Action.CORRECT and "**George Michael**" in said
+    assert "Prince" not in said and "Alan Rickman" not in said
+    # only rows of the other polarity or kind: no answer, and it says why
+    other = chunk(PEOPLE_SHEET.rsplit("\n", 1)[0], "/d/people.xlsx")
+    action, said = ask("Which musician on the arts sheet had no kids?", other)
+    assert action is Action.INCORRECT
+
+
+POWER_TABLE = """UE maximum output power
+Operating Band: Band I; Power Class 1: +33; Power Class 2: +27.
+Operating Band: Band III; Power Class 3: +24; Power Class 4: +21."""
+
+
+def test_a_numbered_name_binds_its_own_number_only() -> None:
+    """ "Power Class 3 in Band I": "Band III" is not "Band I" (a Roman numeral is a number),
+    and a numbered name stays required however common its noun is in the library."""
+    from localcrag.crag.answer.binding import key_terms
+
+    table = chunk(POWER_TABLE, "/d/ts.docx")
+    action, said = ask("What is the maximum output power of Power Class 1 in Band I?", table)
+    assert action is Action.CORRECT and "+33" in said and "+21" not in said
+    action, _ = ask("What is the maximum output power of Power Class 3 in Band I?", table)
+    assert action is Action.INCORRECT  # Band I has no class 3; Band III is another band
+    everywhere = lambda word: (900, 1000)  # noqa: E731 - every word in 90% of passages
+    names = key_terms(
+        read("What is the output power of Power Class 3 in Band I?"), everywhere
+    ).names
+    assert "Band I" in names and "Power Class 3" in names
+
+
+SPEC_NOTES = """Minimum output power
+Parameter: UE Output Power, 16QAM; Unit: dBm; Level: -30.
+The minimum output power shall be less than -50 dBm.
+NOTE 2 For Power class 4 this shall be at the maximum output power NOTE 3 For the UE which supports both bands the reference sensitivity level of -114.5 dBm shall apply for the band."""
+
+
+def test_what_level_of_a_named_quantity_asks_for_its_figure() -> None:
+    """ "Below what level must the minimum output power be?" asks for a power: the line that
+    gives the *minimum* output power answers, not a table's output power at another test,
+    a section number, or a figure at the far end of a run-on note."""
+    assert read("Below what level must the UE minimum output power be?").slot == "number"
+    assert read("What voltage does the board need?").slot == "number"
+    assert read("What power supply does it use?").slot != "number"  # a supply, not a power
+    action, said = ask(
+        "Below what level must the UE minimum output power be?", chunk(SPEC_NOTES, "/d/ts.docx")
+    )
+    assert action is Action.CORRECT and "**-50 dBm**" in said
+    notes = chunk(SPEC_NOTES.split("\n", 3)[3], "/d/ts.docx")
+    action, said = ask("What is the maximum output power of Power Class 1?", notes)
+    assert action is Action.INCORRECT  # "-114.5 dBm" is a sensitivity level, far off
+
+
+def test_a_bound_is_part_of_the_quantity_asked() -> None:
+    """ "maximum" is not "minimum": a line that gives a quantity's other bound does not
+    answer; a range gives both ends, "up to" a maximum."""
+    lines = chunk("The minimum sample rate of the Widget is 2 Msps.", "/d/widget.html")
+    action, _ = ask("What is the maximum sample rate of the Widget?", lines)
+    assert action is Action.INCORRECT
+    span = chunk("Widget supported sample rates: 2 Msps to 20 Msps.", "/d/widget.html")
+    assert ask("What is the maximum sample rate of the Widget?", span)[0] is Action.CORRECT
+    up_to = chunk("The Widget samples at up to 20 Msps.", "/d/widget.html")
+    assert ask("What is the maximum sample rate of the Widget?", up_to)[0] is Action.CORRECT
+
+
+def test_a_chunk_that_binds_is_kept_before_one_that_scores_higher() -> None:
+    """The grader scores topic: five "output power" table chunks outscore the line that
+    gives the minimum output power; binding keeps the line."""
+    from localcrag.crag.pipeline import best_graded
+
+    rows = [
+        chunk(
+            f"Parameter: UE Output Power, test {i}; Unit: dBm; Level: -{20 + i}.",
+            "/d/ts.docx",
+            f"r{i}",
+        )
+        for i in range(5)
+    ]
+    line = chunk("The UE minimum output power shall be less than -50 dBm.", "/d/ts.docx", "m")
+    q = "Below what level must the UE minimum output power be?"
+    grades = raise_bound(q, [*(Grade(c, 0.9, "g") for c in rows), Grade(line, 0.6, "g")], UPPER)
+    kept = best_graded(grades, 5)
+    assert any(g.chunk.chunk_id == "m" for g in kept)

@@ -36,6 +36,7 @@ NOTES = (
         ("What is the definition of hs_grad?", "hs_grad"),
         ("Define GNP.", "GNP"),
         ("What does the restOfWorld column hold in the profits data?", "restOfWorld"),
+        ("In the Nightingale dataset, what does the Disease variable count?", "Disease"),
         ("What does the table hold?", None),  # no column named
         ("What was TOTEMP in 1950?", None),  # a value, not a meaning
         ("What is the term for a problem that a computer can solve?", None),

@@ -49,8 +49,10 @@ UNGRADED_NOTE = (
 
 def best_graded(grades: list[Grade], k: int) -> list[Grade]:
     """The ``k`` best graded of a graded pool, in the search's order: the evidence the
-    decision and the answer read (ties go to the better search rank)."""
-    keep = sorted(range(len(grades)), key=lambda i: (-grades[i].score, i))[:k]
+    decision and the answer read. A chunk that binds the whole question goes before one
+    that only scores higher (the grader scores topic: "UE output power" rows outscore the
+    line that gives the *minimum* output power); ties go to the better search rank."""
+    keep = sorted(range(len(grades)), key=lambda i: (not grades[i].binds, -grades[i].score, i))[:k]
     return [grades[i] for i in sorted(keep)]
 
 
@@ -480,6 +482,7 @@ class Pipeline:
             yield st.started
             retriever = Retriever(self.settings, self.library)
             hits = retriever.search(q, k=n, scope=scope, withhold=withhold)
+            hits += retriever.codebooks(hits, withhold, scope)  # what the rows' columns mean
         yield ev.Retrieved(tuple(hits), retriever.fallback, scope)
         yield st.finished
         return hits

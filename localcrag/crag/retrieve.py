@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import replace
 
+from localcrag.crag.answer.codebook import QUERY_COLUMNS, columns, is_codebook
 from localcrag.crag.answer.glossary import asked_term
 from localcrag.errors import EmptyIndex, FullTextFailed
 from localcrag.ingest.library import Library
 from localcrag.settings import Settings
 from localcrag.textutil.places import regions_named
 from localcrag.types import Hit, Scope
+
+CODEBOOK_SEARCH = 5  # full-text hits read for a table's codebook
 
 
 class Retriever:
@@ -56,6 +59,43 @@ class Retriever:
         hits = self.library.store.search(words, vector, 2 * k, mode, withhold, codes, within)
         self.fallback = getattr(self.library.store, "fallback", None)
         return distinct(hits, k)
+
+    def codebooks(
+        self, hits: list[Hit], withhold: Collection[str] = (), scope: Scope | None = None
+    ) -> list[Hit]:
+        """The codebook of each table whose rows are among ``hits`` and not among them yet
+        (crag/answer/codebook): the passage of another file, no table itself, that defines
+        the table's columns, found by a full-text search for their names. A question asks
+        in the codebook's words; the row answers only read with them."""
+        tables: dict[str, list[str]] = {}
+        for h in hits:
+            if cols := columns(h.chunk.text):
+                tables.setdefault(h.chunk.source, []).extend(cols)
+        have = {h.chunk.chunk_id for h in hits}
+        within = scope.sources if scope is not None else None
+        out: list[Hit] = []
+        for source, found in tables.items():
+            names = list(dict.fromkeys(found))[:QUERY_COLUMNS]
+            try:
+                top = self.library.store.prose_search(
+                    " ".join(names), CODEBOOK_SEARCH, withhold, within
+                )
+            except FullTextFailed:  # the main search said so already
+                return out
+            book = next(
+                (
+                    h
+                    for h in top
+                    if h.chunk.source != source
+                    and h.chunk.chunk_id not in have
+                    and is_codebook(h.chunk.text, names)
+                ),
+                None,
+            )
+            if book is not None:
+                have.add(book.chunk.chunk_id)
+                out.append(replace(book, rank=len(hits) + len(out)))
+        return out
 
     def _coded(self, query: str) -> str:
         """The query's words, and the code of each region it names that no passage names in

@@ -480,6 +480,24 @@ class LanceStore:
                 "search with --mode vector; to rebuild it, run `localcrag doctor --repair`",
             ) from exc
 
+    def prose_search(
+        self,
+        query: str,
+        k: int,
+        withhold: Collection[str] = (),
+        within: Collection[str] | None = None,
+    ) -> list[Hit]:
+        """Full-text hits among passages that are not table rows (a table's codebook, found
+        by its columns' names, which every row of the table holds too); ``within``: the
+        sources searched (None: all). Raises FullTextFailed as ``search`` does."""
+        scope = () if within is None else tuple(sorted(set(within)))
+        if not self.exists() or k <= 0 or (within is not None and not scope):
+            return []
+        drop = frozenset(withhold)
+        rows = self._fts(query, k + len(drop), self._cols(_COLUMNS), scope, where=NOT_ROWS)
+        kept = [r for r in rows if r["chunk_id"] not in drop][:k]
+        return [Hit(_row_to_chunk(r), float(r["_score"]), i) for i, r in enumerate(kept)]
+
     def _prose_holders(self, ids: list[str], n: int, scope: Sequence[str] = ()) -> list[dict]:
         """The identifier search again, among passages that are not table rows: a code that
         names a column ("What does CRIM mean?") is in every row of its table, whose short rows

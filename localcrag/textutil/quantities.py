@@ -48,6 +48,10 @@ _ASKS = {
     "speed": "meter / second",
     "velocity": "meter / second",
 }
+# the nouns among them: "what voltage", "what is the supply current" ask for a figure
+QUANTITY_NOUNS = tuple(
+    w for w in _ASKS if w not in ("weigh", "weighs", "heavy", "hot", "cold", "warm", "tall", "wide")
+)
 Kind = frozenset[tuple[str, float]]  # a dimension as pint gives it: {"[mass]": 1}
 _UNIT = re.compile(r"\s*([A-Za-zµμΩ°%][\w/°µμΩ]*)")
 

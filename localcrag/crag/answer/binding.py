@@ -28,6 +28,8 @@ from functools import lru_cache
 from pathlib import PurePath
 from typing import Protocol
 
+from localcrag.crag.answer.cells import flag
+from localcrag.crag.answer.codebook import definitions, row_definitions
 from localcrag.crag.answer.constraints import MONTH_YEAR, Constraints, Period, number_value, read
 from localcrag.crag.answer.glossary import asked_term, definition_lines
 from localcrag.crag.answer.grounding import evidence_sentences
@@ -93,6 +95,9 @@ class Unit:
     # passage's title line, the list caption above it and the header of its column(s), as
     # against the file's name and its document's title, which every line of it shares
     near: str = ""
+    # its columns' definitions in its table's codebook ((column, "Army: Estimated ..."));
+    # they are in its context and near too (crag/answer/codebook)
+    defined: tuple[tuple[str, str], ...] = ()
 
     @property
     def key(self) -> tuple[int, int]:
@@ -129,6 +134,20 @@ class KeyTerms:
     names: tuple[str, ...] = ()  # the names a unit must hold (not those the library is about)
 
 
+# a quantity's bound is part of the quantity asked: "minimum output power" is not the
+# output power of another test; tables write the bounds short ("Min", "Max")
+_BOUNDS = {"minimum": "min", "maximum": "max"}
+
+
+# English for a bound: "up to 20 images" is a maximum, "at least 8 GB" a minimum
+_BOUND_SAID = {
+    "maximum": re.compile(r"\b(?:up to|at most|no more than|not (?:to )?exceed)\b", re.I),
+    "minimum": re.compile(r"\b(?:at least|no less than|no fewer than)\b", re.I),
+}
+# a range of figures ("2 Msps to 20 Msps", "1.8–3.6 V"): its ends are its minimum and maximum
+_SPAN_OF = re.compile(r"\d[\d,.]*\s*[A-Za-zµ/%]*\s*(?:to|\u2013|\u2014|-)\s*[-+]?\d")
+
+
 def _modifies(words: Sequence[str], i: int) -> bool:
     return (
         i + 1 < len(words)
@@ -152,8 +171,15 @@ def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
     for i, w in enumerate(words):
         at.setdefault(stem(base_form(w)), i)
     nouns: list[tuple[str, str, int, int, bool]] = []  # (stem, word, df, n, modifier)
+    bounds = []
     for t in cons.terms:
         where = at.get(t)
+        if where is not None and words[where].lower() in _BOUNDS:
+            word = words[where]
+            df, n = idf(word.lower()) if idf else (0, 0)
+            if df or not n:  # a bound the library writes somewhere
+                bounds.append((t, word))
+            continue
         if where is not None and _modifies(words, where):
             continue  # "key advantages", "main steps": an adjective before its noun
         if where is not None and is_noun(words, where):
@@ -185,10 +211,17 @@ def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
         parts = _entity_words(e)
         if idf and len(parts) >= 3:
             rare[e] = min(parts, key=lambda w: idf(base_form(w.lower()))[0])
-        if not idf or not all(_library_word(w, idf) for w in parts):
-            names.append(e)  # ("Claude API" in Claude's docs: every word of it is theirs)
+        # ("Claude API" in Claude's docs: every word of it is theirs); a numbered name
+        # ("Band I", "Power Class 1") tells its rows apart by its number, however common
+        # its noun
+        if not idf or numbered_names(e) or not all(_library_word(w, idf) for w in parts):
+            names.append(e)
     if not lines_asked(cons):  # a description: most of its nouns, no word in particular
         required = [(t, w) for t, w in required if not readings(w)]
+    else:
+        required += bounds
+        for t, word in bounds:
+            weights[t], written[t] = 1.0, word
     return KeyTerms(tuple(required), weights, written, rare, tuple(names))
 
 
@@ -231,7 +264,7 @@ def _points_back(text: str) -> bool:
 def _holds(said: set[str], term: str) -> bool:
     """Is ``term`` (a stem) among ``said``, whole or as an abbreviation of four letters or
     more ("temp" for "temperature", "precip" for "precipitation")?"""
-    if term in said:
+    if term in said or (term in _BOUNDS and _BOUNDS[term] in said):
         return True
     return len(term) >= 4 and any(
         len(w) >= 4
@@ -249,6 +282,23 @@ def _entity_words(entity: str) -> list[str]:
         if w.lower() not in STOPWORDS:
             out.append(w)
     return out
+
+
+def numbered_names(text: str) -> list[tuple[str, str]]:
+    """The numbered names ``text`` writes, as (noun, number): "Power Class 1" -> (Class, 1),
+    "Band I" -> (Band, I), a Roman numeral in capitals counting as a number."""
+    return re.findall(r"([A-Za-z]+)\s+(\d[\w.]*|(?-i:[IVX]+)\b)", text)
+
+
+def another_number(name: str, question: str) -> bool:
+    """Does ``name`` (a column's) write a numbered name the question writes with another
+    number ("Power Class 4" for a question on "Power Class 1")?"""
+    asked = numbered_names(question)
+    for noun, number in numbered_names(name):
+        same = [n for w, n in asked if w.lower() == noun.lower()]
+        if same and number.lower() not in (n.lower() for n in same):
+            return True
+    return False
 
 
 def _has_entity(entity: str, text: str, rare: str | None = None) -> bool:
@@ -274,9 +324,9 @@ def _has_entity(entity: str, text: str, rare: str | None = None) -> bool:
 
     # a numbered name holds its number beside its noun ("District 10", "Power Class 4"):
     # "Legislative District 7 ... Precincts: 10" is another district
-    for noun, number in re.findall(r"([A-Za-z]+)\s+(\d[\w.]*)", entity):
+    for noun, number in numbered_names(entity):
         if not re.search(
-            rf"\b{re.escape(noun)}\W{{1,3}}{re.escape(number)}(?![\w.]\w)", text, re.I
+            rf"\b{re.escape(noun)}\W{{1,3}}{re.escape(number)}(?!\w|\.\w)", text, re.I
         ):
             return False
     words = _entity_words(entity)
@@ -496,18 +546,19 @@ def narrower(name: str, asked: set[str]) -> bool:
     return False
 
 
-def cell_value(text: str, question: str) -> str | None:
+def cell_value(text: str, question: str, defined: Sequence[tuple[str, str]] = ()) -> str | None:
     """In a table row's sentence, the figure of the one cell whose column's name shares
     the most words with the question ("Republican Active: 15281" for "registered
     Republicans active"), of those the one whose name says least else ("Male Total" over
     "Male Under 18 years" for "males"); a column of a narrower kind (:func:`narrower`) is
     never it. None when no column, or more than one, does best."""
     asked = _said(question)
+    meaning = dict(defined)  # a column's name read with its codebook's definition
     scored: list[tuple[int, int, str]] = []
     for name, value in _row_cells(text):
-        if narrower(name, asked):
+        if narrower(name, asked) or another_number(name, question):
             continue
-        words = _said(name)
+        words = _said(meaning.get(name.strip(), name))
         held = sum(_holds(asked, w) for w in words)
         scored.append((held, held - len(words), value))  # then: says least else
     best = max((n, extra) for n, extra, _ in scored) if scored else (0, 0)
@@ -565,6 +616,65 @@ def choice_made(complete: Sequence[Bound]) -> str | None:
     return None
 
 
+def _row_pairs(text: str) -> list[tuple[str, str]]:
+    """A row's cells as (column name, value): a located row's ("row 4: A: 1; B: 2"), or a
+    line of named pieces only ("Header 1: B; Header 2: 9.0")."""
+    cells = _cells(text)[1]
+    if not cells:
+        pairs, pieces = _pairs(text.strip())
+        cells = pairs if pieces > 1 and len(pairs) == pieces and all(n for n, _ in pairs) else []
+    return cells
+
+
+def _denied_words(question: str) -> set[str]:
+    """The stems a question denies: those up to three words after "no", "not", "without",
+    "never" or an "n't" ("had no kids", "did not vote")."""
+    out: set[str] = set()
+    tokens = re.findall(r"[A-Za-z'’]+", question)
+    for i, tok in enumerate(tokens):
+        if _DENIAL.fullmatch(tok) or tok.lower().endswith(("n't", "n’t")):
+            out.update(stem(base_form(w.lower())) for w in tokens[i + 1 : i + 4])
+    return out
+
+
+def flag_clash(cons: Constraints, text: str) -> list[str]:
+    """The yes/no cells of a row that say the opposite of the question ("Has kids: yes" for
+    "which musician had no kids?", "Has kids: no" for "who had kids?"), as the question's
+    words; none for a question that asks yes or no itself (its cell is the answer)."""
+    if cons.slot in (None, "choice", "meaning"):
+        return []
+    asked, denied = _said(cons.question), _denied_words(cons.question)
+    out = []
+    for name, value in _row_pairs(text):
+        says = flag(value)
+        words = [w for w in _said(name) if _holds(asked, w)]
+        if says is None or not words:
+            continue
+        negative = any(w in denied for w in words)
+        if says == negative:
+            out.append(("no " if negative else "") + name.strip())
+    return out
+
+
+def row_thing(text: str, cons: Constraints) -> str | None:
+    """A which or who question's filler in a table row: its label ("row 4 (Polk)"), else the
+    first cell of words the question does not give (the row's name: "Name: George Michael"),
+    never a yes/no cell or a column's name; None for a text that is no row."""
+    label, _, _ = _cells(text)
+    asked = cons.question.lower()
+    if label and label.lower() not in asked:
+        return label
+    for _name, value in _row_pairs(text):
+        if (
+            re.search(r"[A-Za-z]{2,}", value)
+            and flag(value) is None
+            and value.lower() not in asked
+            and not MONTH_YEAR.fullmatch(value)
+        ):
+            return value
+    return None
+
+
 def named_cell(text: str, cons: Constraints) -> str | None:
     """In a table row's sentence, the value of the one column the question names whose value
     it does not already give ("which Header 3 text goes with the row whose Header 2 value is
@@ -572,12 +682,10 @@ def named_cell(text: str, cons: Constraints) -> str | None:
     asked = _said(cons.question)
     entities = {e.lower() for e in cons.entities}
     given = [*cons.numbers, *(p.text for p in cons.periods)]
-    cells = _cells(text)[1]
-    if not cells:  # a row with no locator ("Header 1: B; Header 2: 9.0"), every piece named
-        pairs, pieces = _pairs(text.strip())
-        cells = pairs if pieces > 1 and len(pairs) == pieces and all(n for n, _ in pairs) else []
     found = []
-    for name, value in cells:
+    for name, value in _row_pairs(text):
+        if flag(value) is not None:
+            continue  # a yes/no cell is a constraint the question puts (flag_clash)
         words = _said(name)
         named = name.strip().lower() in entities or (words and all(_holds(asked, w) for w in words))
         if named and value and not any(_has_number(g, value) for g in given):
@@ -610,7 +718,48 @@ def _column_value(unit: Unit, cons: Constraints) -> str | None:
     return None
 
 
-def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = None) -> Bound:
+def _kind_stem(cons: Constraints) -> str | None:
+    """The stem of a which or who question's asked kind ("which musician": musician)."""
+    if cons.slot not in ("which", "name") or not cons.kind:
+        return None
+    return stem(base_form(cons.kind.lower()))
+
+
+def kind_columns(cons: Constraints, found: Sequence[Unit]) -> frozenset[str]:
+    """The columns whose cells write the asked kind in some row of the evidence ("Profession:
+    musician" for "which musician ..."): a table that sorts its rows by kind, where a row of
+    another kind ("Profession: actor") is no answer."""
+    kind = _kind_stem(cons)
+    if kind is None:
+        return frozenset()
+    return frozenset(
+        name
+        for u in found
+        for name, value in _row_pairs(u.text)
+        if stem(base_form(value.strip().lower())) == kind
+    )
+
+
+def _other_kind(cons: Constraints, text: str, columns: frozenset[str]) -> list[str]:
+    """The asked kind, as missing, when the row ``text`` writes another in a kind column."""
+    kind = _kind_stem(cons)
+    cells = [(n, v) for n, v in _row_pairs(text) if n in columns]
+    if kind is None or not cells:
+        return []
+    return (
+        []
+        if any(stem(base_form(v.strip().lower())) == kind for _, v in cells)
+        else [cons.kind or ""]
+    )
+
+
+def bind(
+    cons: Constraints,
+    unit: Unit,
+    keys: KeyTerms,
+    passage: str | None = None,
+    kinds: frozenset[str] = frozenset(),
+) -> Bound:
     """How ``unit`` binds ``cons`` (see the module docstring). With ``passage`` (the text
     of the unit's passage), entities may be held anywhere in it ("the Transformer" named in
     the paragraph, not in the sentence with the number), and nouns too when the unit points
@@ -622,7 +771,10 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
     whole = f"{unit.text}\n{unit.context}\n{unit.document}"
     # a document's own line holds only what it says (its passage's rows are not its)
     about = unit.text.startswith(ABOUT)
-    wide = f"{whole}\n{passage}" if passage and not about else whole
+    # a table's row holds only its own cells: another row's "Power Class 1" or "Band I"
+    # is not this row's
+    row = bool(_row_pairs(unit.text))
+    wide = f"{whole}\n{passage}" if passage and not about and not row else whole
     missing: list[str] = []
     held = 0
     for p in cons.periods:
@@ -652,11 +804,18 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
     # nouns from the passage only for a unit that points back to them ("they run at ...")
     said = _said(f"{whole}\n{passage}" if passage and _points_back(unit.text) else whole)
     have = {t for t in keys.weights if _holds(said, t)}  # the required ones are among them
+    if _SPAN_OF.search(unit.text):  # "2 Msps to 20 Msps" gives both its bounds
+        have |= {t for t in keys.weights if t in _BOUNDS}
+    have |= {
+        t for t, said_as in _BOUND_SAID.items() if t in keys.weights and said_as.search(unit.text)
+    }
     lacking = [word for t, word in keys.required if t not in have]
     total = sum(keys.weights.values())
     share = sum(keys.weights[t] for t in have) / total if total else 1.0
     missing.extend(lacking)
     missing.extend(_negated(cons, unit.text))  # its own words, whatever its heading says
+    missing.extend(flag_clash(cons, unit.text))  # "Has kids: yes" for "had no kids"
+    missing.extend(_other_kind(cons, unit.text, kinds))  # "Profession: actor", for a musician
     if keys.weights and not about and not lacking and lines_asked(cons):
         # a line answers only about the asked thing: one that holds none of the question's
         # nouns, names or numbers itself (in its text, heading or column), only its period,
@@ -684,7 +843,7 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
     if unit.header and cons.slot in ("number", None):
         filler = _column_value(unit, cons)  # the value in the column of the asked year
     if filler is None and cons.slot in ("number", None):
-        filler = cell_value(unit.text, cons.question)  # the cell of the asked column
+        filler = cell_value(unit.text, cons.question, unit.defined)  # the asked column's cell
     # no figure of a header's line fills a slot ("Under 18 years" is no count); nor one of a
     # row whose columns that name the asked thing count only a narrower kind of it
     narrow = filler is None and (
@@ -700,7 +859,11 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
     elif cons.slot in FILLED:
         if filler is None and cons.slot in ("which", "name"):
             filler = named_cell(unit.text, cons)  # the cell of the column the question names
-        if filler is None and cons.slot == "which":
+        if _COLUMNS.match(unit.text):
+            filler = None  # a table's header names its columns, never a value
+        elif filler is None and cons.slot in ("which", "name") and _row_pairs(unit.text):
+            filler = row_thing(unit.text, cons)  # the row's name, never a column's
+        elif filler is None and cons.slot == "which":
             # a heading's code is the kind of thing a section is ("0.11.0"); else the line's
             if kinded := _kind_thing(unit.text, cons):
                 filler, marked = kinded
@@ -718,9 +881,31 @@ def bind(cons: Constraints, unit: Unit, keys: KeyTerms, passage: str | None = No
             filler = unit.text[spans[0][0] : spans[0][1]] if spans else None
         if filler is not None and cons.slot == "number" and not _of_asked_kind(filler, unit, cons):
             filler = None  # "-5 dBm" is a power: it fills no "how much does it weigh"
+        if filler is not None and not row and not _near_asked(unit.text, filler, cons):
+            filler = None  # a run-on line's far clause speaks of something else
         if filler is None:
             missing.append(f"which {cons.kind}" if cons.slot == "which" else f"a {cons.slot}")
     return Bound(unit, tuple(missing), filler, held, marked=marked)
+
+
+LONG_UNIT = 30  # words: a line this long is read clause by clause around its filler
+NEAR_WORDS = 12  # ... and a filler binds with the question's nouns this close to it
+
+
+def _near_asked(text: str, filler: str, cons: Constraints) -> bool:
+    """Does ``filler`` stand within NEAR_WORDS words of one of the question's words or names
+    in ``text``, when ``text`` is a run-on line (a table cell of notes with no full stop:
+    "NOTE 2 For Power class 4 this shall be at the maximum output power NOTE 3 ... the
+    reference sensitivity level of -110.5 dBm")? Any short line is one clause: it does."""
+    tokens = re.findall(r"\S+", text)
+    at = text.find(filler)
+    if len(tokens) <= LONG_UNIT or at < 0:
+        return True
+    where = len(re.findall(r"\S+", text[:at]))
+    window = tokens[max(0, where - NEAR_WORDS) : where + NEAR_WORDS + 1]
+    said = _said(" ".join(window))
+    names = _said(" ".join(w for e in cons.entities for w in _entity_words(e)))
+    return any(_holds(said, t) for t in cons.terms) or bool(names & said)
 
 
 # a question that asks for a share: its figure is a percentage
@@ -750,8 +935,13 @@ def _of_asked_kind(filler: str, unit: Unit, cons: Constraints) -> bool:
         return kind == asked[1]
     if end >= 0 and ratio_after(unit.text, end):
         return ratio_measures(asked[1])
+    # a bare figure: its column, or the header or section it sits under, names the kind
+    # ("Wind speed: 20"); the kind's word elsewhere on its line ("the maximum output power
+    # NOTE 2 For Power class 4") says nothing of this figure
+    column = next((name for name, value in _row_pairs(unit.text) if filler in value), "")
+    named = f"{column}\n{unit.near}"
     around = f"{unit.text}\n{unit.near}"
-    return bool(re.search(rf"(?<![\w]){re.escape(asked[0])}(?![\w])", around)) or writes_unit(
+    return bool(re.search(rf"(?<![\w]){re.escape(asked[0])}(?![\w])", named, re.I)) or writes_unit(
         around, asked[1]
     )
 
@@ -855,12 +1045,18 @@ def _summary(text: str, cons: Constraints) -> bool:
 
 
 def evidence_units(passages: Sequence[Passage]) -> list[Unit]:
-    """The units of ``passages``, ``n`` = 1 + the passage's index (as ``bindings`` numbers them)."""
-    return [
-        u
-        for i, p in enumerate(passages, 1)
-        for u in units(i, p.text, p.source, p.heading, p.locator)
-    ]
+    """The units of ``passages``, ``n`` = 1 + the passage's index (as ``bindings`` numbers
+    them); a table's row read with its columns' definitions where another passage is the
+    table's codebook (crag/answer/codebook)."""
+    defs = definitions(passages)
+    out = []
+    for i, p in enumerate(passages, 1):
+        for u in units(i, p.text, p.source, p.heading, p.locator):
+            if p.source in defs and (own := row_definitions(u.text, defs[p.source])):
+                said = " ".join(line for _, line in own)
+                u = replace(u, context=f"{u.context} {said}", near=f"{u.near} {said}", defined=own)
+            out.append(u)
+    return out
 
 
 def bindings(
@@ -877,11 +1073,12 @@ def bindings(
             Unit(i, p.text, _context(p.source, p.heading, p.locator), -1)
             for i, p in enumerate(passages, 1)
         ]
+    kinds = kind_columns(cons, found)
     out = []
     for u in found:
-        b = bind(cons, u, keys)
+        b = bind(cons, u, keys, kinds=kinds)
         if not b.complete and u.position >= 0 and not _summary(u.text, cons):
-            wide = bind(cons, u, keys, passages[u.n - 1].text)
+            wide = bind(cons, u, keys, passages[u.n - 1].text, kinds)
             b = replace(wide, by_passage=True) if wide.complete else b
         out.append(b)
     return sorted(out, key=lambda b: (not b.complete, b.by_passage, -b.marked, -b.held))
@@ -919,24 +1116,26 @@ def corpus_idf(stats: object | None) -> Idf | None:
 def raise_bound(
     question: str, grades: list[Grade], upper: float, idf: Idf | None = None
 ) -> list[Grade]:
-    """``grades`` with each passage that binds the whole question raised to ``upper``: one of
-    its units holds every period, number and entity the question names, its key nouns and a
-    filler of the asked slot. The grader scores topic; a row of numbers or a definition line
+    """``grades`` with each passage that binds the whole question marked (``binds``) and
+    raised to ``upper`` if under it: one of its units holds every period, number and entity
+    the question names, its key nouns and a filler of the asked slot. The grader scores topic; a row of numbers or a definition line
     holding all of that is relevant whatever it made of it. Only a question with something
     exact to match (a period, a number, an entity, a term whose meaning is asked) is raised:
     without one, "complete" would say little."""
     cons = read(question)
     if (cons.hard == 0 and cons.slot != "meaning") or not lines_asked(cons):
         return grades
-    low = [i for i, g in enumerate(grades) if g.score < upper]
     # a unit that binds is complete only with its slot's filler (FILLED), so any complete
     # unit of a passage raises it
     bound = {
-        low[b.unit.n - 1]
-        for b in bindings(cons, [grades[i].chunk for i in low], idf)
+        b.unit.n - 1
+        for b in bindings(cons, [g.chunk for g in grades], idf)
         if b.complete and (b.filler or cons.slot not in FILLED)
     }
-    return [replace(g, score=upper) if i in bound else g for i, g in enumerate(grades)]
+    return [
+        replace(g, score=max(g.score, upper), binds=True) if i in bound else g
+        for i, g in enumerate(grades)
+    ]
 
 
 def closest_quote(text: str) -> str:

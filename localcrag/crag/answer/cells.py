@@ -91,6 +91,27 @@ class Cell:
     value: str
 
 
+_YES = frozenset("yes y true".split())
+_NO = frozenset("no n false none".split())
+# a question that asks yes or no ("Did Prince have kids?"): its answer may be a yes/no cell
+_YES_NO_ASKED = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|had|can|could)\b", re.I)
+
+
+def _written(value: str, question: str) -> bool:
+    """Does the question itself write ``value`` ("the Alpha version": Alpha), as whole words?
+    What the question gives is a constraint on the row, never its answer."""
+    v = value.strip()
+    return bool(re.search(r"[A-Za-z]", v)) and bool(
+        re.search(rf"(?<!\w){re.escape(v)}(?!\w)", question, re.I)
+    )
+
+
+def flag(value: str) -> bool | None:
+    """A yes/no cell's value as True or False ("yes", "no", "true", "none"); None for any other."""
+    low = value.strip().lower()
+    return True if low in _YES else False if low in _NO else None
+
+
 def cell_answer(question: str, sentences: Sequence[str]) -> Cell | None:
     """The cell of the row and column ``question`` names among ``sentences``, or None.
 
@@ -134,8 +155,10 @@ def cell_answer(question: str, sentences: Sequence[str]) -> Cell | None:
         # column the question names in full still is ("weather" in seattle-weather.csv)
         columns_asked = asked - _terms(row.where)
         for col, (name, value) in enumerate(row.cells):
-            if value in keys or (col == 0 and value == row.label):
+            if value in keys or (col == 0 and value == row.label) or _written(value, question):
                 continue  # the key the question gives is not its answer
+            if flag(value) is not None and not _YES_NO_ASKED.match(question):
+                continue  # "Has kids: no" says which rows "had no kids": a constraint
             full = _covered(name, asked) == 1.0
             named = by_label if keyed else 1.0 if full else _covered(name, columns_asked)
             alone = filled[(row.where, name)] == 1 and _covered(row.where, asked) > 0

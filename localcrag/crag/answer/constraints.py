@@ -35,7 +35,7 @@ from localcrag.textutil import (
     stem,
 )
 from localcrag.textutil.pos import readings, verb_form
-from localcrag.textutil.quantities import named_unit
+from localcrag.textutil.quantities import asked_kind, named_unit
 
 # Words that frame a question rather than constrain its answer: verbs that ask ("what does
 # X mean", "what is listed", "according to"), and the nouns a user names the source or the
@@ -76,6 +76,9 @@ _ORDINALS = {
 }
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 _YEAR = r"(?:19|20)\d\d"
+# a year a month or day dates: any from 1000 on ("October 1854" in a historical table); a
+# bare number is read as a year only in 1900-2099 ("1500 mAh" is no year)
+_DATED_YEAR = r"(?:1\d|20)\d\d"
 # "2018-19", "2018–2019", "2018/19", "FY2018-19"
 _RANGE = re.compile(
     r"(?<![\d.,])(" + _YEAR + r")\s*[-\u2013\u2014/]\s*(\d{2}|" + _YEAR + r")(?![\d.,])"
@@ -86,11 +89,11 @@ _QUARTER = re.compile(
     r"(?:\s+(?:of\s+)?(?:FY\s*|fiscal\s+(?:year\s+)?)?('?\d{2}|" + _YEAR + r"))?\b",
     re.I,
 )
-MONTH_YEAR = re.compile(r"\b(" + _MONTH + r")\.?,?\s+(" + _YEAR + r")\b", re.I)
-_ISO_DATE = re.compile(r"\b(" + _YEAR + r")[-/.](\d{1,2})[-/.](\d{1,2})\b")
+MONTH_YEAR = re.compile(r"\b(" + _MONTH + r")\.?,?\s+(" + _DATED_YEAR + r")\b", re.I)
+_ISO_DATE = re.compile(r"\b(" + _DATED_YEAR + r")[-/.](\d{1,2})[-/.](\d{1,2})\b")
 _LONG_DATE = re.compile(
-    r"\b(?:(" + _MONTH + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(" + _YEAR + r")"
-    r"|(\d{1,2})(?:st|nd|rd|th)?\s+(" + _MONTH + r")\.?,?\s+(" + _YEAR + r"))\b",
+    r"\b(?:(" + _MONTH + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(" + _DATED_YEAR + r")"
+    r"|(\d{1,2})(?:st|nd|rd|th)?\s+(" + _MONTH + r")\.?,?\s+(" + _DATED_YEAR + r"))\b",
     re.I,
 )
 _BARE_YEAR = re.compile(r"(?<![\w.,/-])(" + _YEAR + r")(?![\w.,/%-]|\.\d)")
@@ -383,6 +386,8 @@ def _slot(question: str, kind: str | None, choice: bool) -> str | None:
     shape = answer_shape(_RELATIVE.sub(_unless_noun_before, main))
     if shape is None and named_unit(question):  # "what battery capacity, in mAh, ...": a figure
         return "number"
+    if shape is None and kind is not None and kind.lower() in _SLOT_WORDS and asked_kind(question):
+        return "number"  # "below what level must the output power be": a power's figure
     if shape is None and kind is not None:
         if kind.lower() in _NAMED_KINDS:
             return "name"

@@ -86,6 +86,7 @@ MAX_SENTENCES = 3
 # how a table writes "no value": R's and pandas' NA / NaN, n/a, a dash, "null", "none"
 _UNKNOWN = re.compile(r"(?i)|na|n/a|nan|null|none|-+|\u2013|\u2014|\.{1,3}|\?")
 BORROWED = 0.9  # the score of a unit whose passage, not itself, holds a name it needs
+BY_HEADING = 0.6  # ... of one that holds fewer of the required nouns itself than another
 CANDIDATES = 40  # sentences scored by the evaluator (the rest by overlap only): latency
 NEAR_BEST = 0.85  # a second or third sentence is added only if it scores this close to the best
 LIST_NEAR = 0.70  # ... or this close when the question asks for several things
@@ -325,13 +326,19 @@ def extractive_answer(
     cells = {
         place(b): b.filler
         for b in complete
-        if b.filler and b.filler == cell_value(b.unit.text, cons.question)
+        if b.filler and b.filler == cell_value(b.unit.text, cons.question, b.unit.defined)
     }
     keys = {place(b) for b in complete if b.unit.position >= 0}
     # a unit holding every part itself beats one that borrows a name from its passage
     borrowed = {place(b) for b in complete if b.by_passage} - {
         place(b) for b in complete if not b.by_passage
     }
+    # ... and one whose own words hold the question's required nouns beats one that holds
+    # some only by its heading ("Minimum requirement" above an output-power table)
+    required = [t for t, _ in key_terms(cons, idf).required]
+    own = {place(b): sum(t in _stems(b.unit.text) for t in required) for b in complete}
+    most = max(own.values(), default=0)
+    by_heading = {p for p, n in own.items() if n < most}
     seen: set[str] = set()
     cands: list[tuple[int, int, str]] = []  # (evidence n, position, sentence)
     # every line and sentence was read into ``bound`` once (a binding each), in order
@@ -392,6 +399,7 @@ def extractive_answer(
     scores = {
         i: _score(question, cands[i][2], relevance(i), shape, weights)
         * (BORROWED if (cands[i][0], _key(cands[i][2])) in borrowed else 1.0)
+        * (BY_HEADING if (cands[i][0], _key(cands[i][2])) in by_heading else 1.0)
         for i in top
     }
     ranked = sorted(top, key=lambda i: (-scores[i], cands[i][0], cands[i][1]))

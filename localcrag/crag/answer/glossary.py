@@ -9,7 +9,7 @@ name too), so the definition line is read structurally, as ``crag/cells`` reads 
 * the question asks what a term means (``asked_term``: "what does X mean / stand for /
   measure / represent / refer to / denote", "the meaning / definition of X", "what is the X
   variable / column / field / abbreviation / acronym", "what does the X column hold /
-  contain / record / give");
+  contain / record / give / count / measure / track / store / show");
 * a line of a retrieved chunk (or a list item: "- CRIM     per capita crime rate by town")
   starts with that term and a definition mark (":", " - ", "–", "=", "means", "stands for",
   "refers to", "denotes", "is defined as", or two spaces or more: a fixed-width column)
@@ -43,7 +43,7 @@ _ASKS = (
     ),
     # what a column holds is what it means: "what does the restOfWorld column hold/contain"
     re.compile(
-        rf"\bwhat (?:does|do) (?:the )?(?P<t>\S+) (?:{_KINDS})s? (?:hold|contain|record|give)\b",
+        rf"\bwhat (?:does|do) (?:the )?(?P<t>\S+) (?:{_KINDS})s? (?:hold|contain|record|give|count|measure|track|store|show)\b",
         re.I,
     ),
     re.compile(r"^\s*define (?P<t>.+?)[?.!]?$", re.I),

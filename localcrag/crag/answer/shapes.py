@@ -16,13 +16,14 @@ from localcrag.crag.answer.emphasis import MONTH as _MONTH
 from localcrag.crag.answer.emphasis import counted, counts, with_frequencies
 from localcrag.textutil import STOPWORDS, content_words
 from localcrag.textutil.pos import readings
+from localcrag.textutil.quantities import QUANTITY_NOUNS, figure_kind, ratio_after
 
 # nouns that name a quantity: "what rate", "what is the maximum sample rate ..." ("value"
 # only right after the question word: "what is the F value" names a table's column)
 _MEASURE = (
-    r"percentage|percent|number|amount|temperature|size|age|speed|rate|proportion|"
-    r"fraction|share|score|cost|price|length|height|width|weight|distance|duration|"
-    r"population|total|count"
+    r"percentage|percent|number|amount|size|age|rate|proportion|"
+    r"fraction|share|score|cost|price|duration|population|total|count|"
+    + "|".join(QUANTITY_NOUNS)  # a physical quantity by its name: "what voltage"
 )
 _QUANTITY = r"(?:" + _MEASURE + r"|value)s?"
 _HEAD_QUANTITY = r"(?:" + _MEASURE + r")s?"
@@ -32,6 +33,9 @@ _SHAPES = [
         re.compile(
             r"\bhow (?:many|much|long|old|far|big|large|tall|fast|often|high|deep)\b"
             r"|\b(?:what|which) (?:\w+ )?" + _QUANTITY + r"\b"
+            # the head of its noun phrase ("what power supply" asks for a supply)
+            r"(?=\s*(?:[?,.]|$)|\s+(?:of|for|in|on|at|to|from|by|does|do|did|is|are|was|were|"
+            r"can|could|will|would|should|must|may|might|has|have|had|the|a|an|its|their)\b)"
             # "what is the maximum sample rate HackRF supports": the subject's head noun,
             # where the noun phrase ends (not "the rate limiting strategy")
             r"|\b(?:what|which) (?:is|are|was|were) (?:the |an? )?(?:[\w-]+ ){0,3}?"
@@ -63,11 +67,11 @@ _SPANS = {
     "number": re.compile(
         r"(?:\b[A-Za-z]\w{0,3}\s*=\s*)"
         + _NUM
-        + r"|(?<![\w.])"
+        + r"|(?<![\w.])[-+\u2212]?"
         + _NUM
         + r"(?:\s+(?!(?:"
         + "|".join(sorted(STOPWORDS))
-        + r")\b)[a-z]+"
+        + r")\b)[a-zµμ°Ω][A-Za-z]*"
         r"(?:\s+[A-Z][a-z]+(?=[\s.,;]|$))?)?"
     ),
     # "September 11, 2021", "12 March 2025", "October 2025", "1998", "the 1990s", "June 3", "11:30", "6 pm"
@@ -165,7 +169,7 @@ def answer_shape(question: str) -> str | None:
 # section 5.4", "in table 3"): the closed class of cross-reference nouns of English
 # technical writing (general vocabulary, not taken from any data set).
 _XREF = re.compile(
-    r"\b(?:sections?|tables?|fig(?:ure)?s?|chapters?|pages?|pp?|equations?|eqs?|"
+    r"\b(?:sections?|(?:sub)?clauses?|annex(?:es)?|paragraphs?|tables?|fig(?:ure)?s?|chapters?|pages?|pp?|equations?|eqs?|"
     r"appendi(?:x|ces)|footnotes?|lines?|rows?|columns?|items?|steps?)\.? $",
     re.I,
 )
@@ -204,6 +208,29 @@ def _in_date(sentence: str, at: int) -> bool:
     return any(m.start() <= at < m.end() for m in _ISO_DATE.finditer(sentence))
 
 
+# a section's outline number opening its heading ("6.2.1D UE maximum output power")
+_OUTLINE = re.compile(
+    r"\d+(?:\.\d+){2,}[A-Za-z]?\s|\d+\.\d+[A-Za-z]?\s+[A-Z][a-z]{2,}(?![^.]*\.\s*$)"
+)
+
+
+def _numbered_name(before: str, question: str) -> bool:
+    """Is a figure right after ``before`` the number of a numbered name the question writes
+    with another number ("Power class 4" where the question asks about "Power Class 1",
+    "Band 3" beside "Band 1"): the word before it precedes a number in the question too."""
+    m = re.search(r"\b([A-Za-z]{2,})\s+$", before)
+    if m is None or m.group(1).lower() in STOPWORDS:
+        return False
+    return bool(re.search(rf"\b{re.escape(m.group(1))}\s+(?:\d|[IVX]+\b)", question, re.I))
+
+
+def _glued_code(sentence: str, end: int) -> bool:
+    """Do letters follow the figure ending at ``end`` with no space, and pint reads them as
+    no unit ("16QAM", "5G" are codes; "3.3V", "10mA" are figures)?"""
+    m = re.match(r"[A-Za-zµμΩ]+", sentence[end:])
+    return bool(m) and figure_kind(sentence, end) is None and not ratio_after(sentence, end)
+
+
 def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[int, int]]:
     """(start, end) of the spans of ``shape`` in ``sentence`` the question does not contain."""
     if shape is None:
@@ -232,9 +259,14 @@ def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[
             or _XREF.search(sentence[: m.start(group)])
             or re.search(r"[A-Za-z]-$", sentence[: m.start(group)])
             or _in_date(sentence, m.start(group))
+            or _numbered_name(sentence[: m.start(group)], question)
+            or _glued_code(sentence, _number_end(sentence, m.start(group)))
+            or _OUTLINE.match(sentence, m.start(group))
+            and not sentence[: m.start(group)].strip()
         ):
-            continue  # "Table 2", "Section 3", "(section 5.4)", "RMS-DOP-909": a label
-            # or a code's part, not a quantity
+            continue  # "Table 2", "Section 3", "(section 5.4)", "RMS-DOP-909", "Power
+            # class 4" beside the question's "Power Class 1", "16QAM": a label or a code's
+            # part, not a quantity
         at = (m.start(group), m.end(group))
         if shape == "number" and _counts_other(sentence, at, units):
             continue  # the number counts something else than the question asks for
