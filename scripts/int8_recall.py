@@ -21,63 +21,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def _export_fp32(model_dir: Path, out: Path) -> Path:
-    import torch
-    from transformers import AutoModel
-
-    model = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
-
-    class Hidden(torch.nn.Module):
-        def __init__(self, m: torch.nn.Module) -> None:
-            super().__init__()
-            self.m = m
-
-        def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001, ANN201
-            return self.m(
-                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
-            ).last_hidden_state
-
-    ids = torch.ones(2, 16, dtype=torch.long)
-    names = ["input_ids", "attention_mask", "token_type_ids"]
-    with torch.no_grad():
-        torch.onnx.export(
-            Hidden(model),
-            (ids, ids, torch.zeros_like(ids)),
-            str(out),
-            dynamo=False,
-            input_names=names,
-            output_names=["last_hidden_state"],
-            opset_version=17,
-            dynamic_axes={n: {0: "b", 1: "s"} for n in names + ["last_hidden_state"]},
-        )
-    return out
-
-
-def _variant(fp32: Path, out: Path, keep: list[str]) -> Path:
-    import logging
-
-    import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    logging.getLogger().setLevel(logging.ERROR)
-    quantize_dynamic(
-        str(fp32),
-        str(out),
-        weight_type=QuantType.QInt8,
-        per_channel=True,
-        op_types_to_quantize=["MatMul"],
-        nodes_to_exclude=keep,
-        extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
-    )
-    return out
-
-
 def main() -> int:
     import onnx
 
     from bench.quality import evaluate
     from localcrag.models.embed import SentenceTransformerEmbedder
-    from localcrag.models.embed_onnx import OnnxEmbedder
+    from localcrag.models.embed_onnx import OnnxEmbedder, export_fp32
+    from localcrag.models.quantize import int8_matmuls
     from localcrag.settings import Settings
 
     p = argparse.ArgumentParser()
@@ -88,7 +38,7 @@ def main() -> int:
     model_dir = s.model_path(s.models.embedder)
     fp32 = args.out / "fp32.onnx"
     if not fp32.is_file():
-        _export_fp32(model_dir, fp32)
+        export_fp32(model_dir, fp32)
     mm = [n.name for n in onnx.load(str(fp32)).graph.node if n.op_type == "MatMul"]
     layer = lambda i: [n for n in mm if f"/layer.{i}/" in n]  # noqa: E731
     ffn = [n for n in mm if "/intermediate/" in n or ("/output/" in n and "/attention/" not in n)]
@@ -110,7 +60,7 @@ def main() -> int:
     texts = None
     rows = []
     for label, keep in variants.items():
-        path = _variant(fp32, args.out / (label.split(":")[0].split(" ")[0] + ".onnx"), keep)
+        path = int8_matmuls(fp32, args.out / (label.split(":")[0].split(" ")[0] + ".onnx"), keep)
         emb = OnnxEmbedder(model_dir, path, threads=s.generation.threads)
         r = evaluate(emb)
         if texts is None:

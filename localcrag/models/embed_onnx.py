@@ -117,7 +117,17 @@ def export_int8(model_dir: Path, out: Path) -> Path:
 
 
 def _export_int8(model_dir: Path, out: Path) -> Path:
-    import onnx  # noqa: F401 - needed by both the exporter and the quantizer
+    fp32 = export_fp32(model_dir, out.with_name(out.stem + "-fp32.onnx"))
+    int8_matmuls(fp32, out)
+    fp32.unlink()
+    return out
+
+
+def export_fp32(model_dir: Path, out: Path) -> Path:
+    """The sentence-transformers folder's encoder as a float32 ONNX graph (its last hidden
+    state; pooling stays in numpy), dynamic in batch and length: what ``int8_matmuls``
+    quantizes."""
+    import onnx  # noqa: F401 - needed by the exporter
     import torch
     from transformers import AutoModel
     from transformers.utils import logging as hf_logging
@@ -137,7 +147,6 @@ def _export_int8(model_dir: Path, out: Path) -> Path:
             ).last_hidden_state
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    fp32 = out.with_name(out.stem + "-fp32.onnx")
     ids = torch.ones(2, 16, dtype=torch.long)
     axes = {"b": 0, "s": 1}
     names = ["input_ids", "attention_mask", "token_type_ids"]
@@ -145,7 +154,7 @@ def _export_int8(model_dir: Path, out: Path) -> Path:
         torch.onnx.export(
             Hidden(model),
             (ids, ids, torch.zeros_like(ids)),
-            str(fp32),
+            str(out),
             dynamo=False,
             input_names=names,
             output_names=["last_hidden_state"],
@@ -154,8 +163,6 @@ def _export_int8(model_dir: Path, out: Path) -> Path:
                 n: {v: k for k, v in axes.items()} for n in names + ["last_hidden_state"]
             },
         )
-    int8_matmuls(fp32, out)
-    fp32.unlink()
     return out
 
 
