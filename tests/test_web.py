@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -32,11 +31,13 @@ class FakeSearch:
     ) -> None:
         self.results, self.error, self.delay, self.calls = results or [], error, delay, []
         self.release = threading.Event()
+        self.returned = threading.Event()  # set when a search call has come back
 
     def search(self, query: str, max_results: int) -> list[WebResult]:
         self.calls.append((query, max_results))
         if self.delay:
             self.release.wait(self.delay)
+            self.returned.set()
         if self.error:
             raise self.error
         return self.results[:max_results]
@@ -139,17 +140,14 @@ def _no_dns(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_real_ddgsearch_fails_fast_without_network() -> None:
     # the real ddgs client, sent by conftest to a closed loopback proxy: no request leaves
-    start = time.monotonic()
     with pytest.raises(WebSearchError) as info:
         DDGSearch(timeout=5.0).search("corrective retrieval augmented generation", 3)
-    assert time.monotonic() - start < 6.0
     message = str(info.value)
     assert message.startswith("web search failed: ConnectError") and "\n" not in message
 
 
 def test_search_web_offline_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     _no_dns(monkeypatch)
-    start = time.monotonic()
     rewrites: list[str] = []
     out = search_web(
         lambda: rewrites.append("ran") or "crag",
@@ -174,23 +172,23 @@ def test_search_web_offline_machine(monkeypatch: pytest.MonkeyPatch) -> None:
         max_results=4,
     )
     assert out.attempted and out.error.startswith("web search failed") and "\n" not in out.error
-    assert time.monotonic() - start < 6.0
 
 
 def test_is_online_caches_and_bounds_a_hanging_resolver(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
-    release = threading.Event()
+    release, returned = threading.Event(), threading.Event()
 
     def hanging(host: str, *a: object, **k: object) -> list:
         calls.append(host)
         release.wait(10)
+        returned.set()
         raise socket.gaierror(-2, "Name or service not known")
 
     monkeypatch.setattr(socket, "getaddrinfo", hanging)
-    start = time.monotonic()
     assert is_online("example.invalid", timeout=0.3) is False
     assert is_online("example.invalid", timeout=0.3) is False  # cached: no second probe
-    assert time.monotonic() - start < 1.0 and calls == ["example.invalid"]
+    # answered while the resolver still hangs: the deadline ended the wait, not the resolver
+    assert not returned.is_set() and calls == ["example.invalid"]
     release.set()
 
 
@@ -247,11 +245,17 @@ def test_ddgsearch_error_messages(fake_ddgs: dict, kind: str, expected: str) -> 
 
 
 def test_ddgsearch_enforces_deadline(fake_ddgs: dict) -> None:
-    fake_ddgs["text"] = lambda: fake_ddgs["release"].wait(10) and []
-    start = time.monotonic()
+    returned = threading.Event()
+
+    def hang() -> list:
+        fake_ddgs["release"].wait(10)
+        returned.set()
+        return []
+
+    fake_ddgs["text"] = hang
     with pytest.raises(WebSearchError, match=r"timed out after 0.5 s"):
         DDGSearch(timeout=0.5).search("q", 3)
-    assert time.monotonic() - start < 1.5
+    assert not returned.is_set()  # the call still hangs: the deadline answered
 
 
 # --- search_web policy ---------------------------------------------------------------------
@@ -286,9 +290,8 @@ def test_search_web_errors_and_timeout() -> None:
     out = search_web("q", searcher=FakeSearch(error=KeyError("href")), timeout=2.0, **kw)
     assert out.error == "web search failed: KeyError: 'href'"
     slow = FakeSearch([RESULT], delay=10)
-    start = time.monotonic()
     out = search_web("q", searcher=slow, timeout=0.5, **kw)
-    assert out.error == "web search timed out after 0.5 s" and time.monotonic() - start < 1.5
+    assert out.error == "web search timed out after 0.5 s" and not slow.returned.is_set()
     slow.release.set()
 
 
