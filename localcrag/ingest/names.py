@@ -19,7 +19,7 @@ without either rule, 0.693 / 0.807 with both applied to every match: docs/eval.m
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
@@ -128,14 +128,25 @@ def held_counts(
 
 
 def fuse(
-    ranked: list[list[int]], held: dict[int, int], rrf_k: int, k: int
+    ranked: list[list[int]],
+    held: dict[int, int],
+    rrf_k: int,
+    scores: Sequence[Sequence[float] | None] = (),
 ) -> tuple[dict[int, float], list[int]]:
-    """RRF over the ranked lists; passages holding identifiers first. (scores, the top k ids)."""
+    """RRF over the ranked lists; passages holding identifiers first. (scores, every id in
+    order: ties in the order the lists first name them). ``scores``: each list's own scores,
+    where known: passages a list scores alike share the rank of the first of them, so the
+    fused order does not depend on the order the table stores rows in (a rebuilt index
+    answers as the one it replaced)."""
     fused: dict[int, float] = {rid: 0.0 for rid in held}
-    for rids in ranked:
-        for rank, rid in enumerate(rids):
+    for n, rids in enumerate(ranked):
+        given = scores[n] if n < len(scores) and scores[n] else None
+        rank = 0
+        for i, rid in enumerate(rids):
+            if not (given is not None and i and given[i] == given[i - 1]):
+                rank = i
             fused[rid] = fused.get(rid, 0.0) + 1.0 / (rrf_k + rank + 1)
-    return fused, sorted(fused, key=lambda rid: (-held.get(rid, 0), -fused[rid]))[:k]
+    return fused, sorted(fused, key=lambda rid: (-held.get(rid, 0), -fused[rid]))
 
 
 def quiet(future: Future) -> list[dict]:

@@ -605,7 +605,7 @@ class LanceStore:
             else set()
         )
         text_half = workers().submit(
-            self._fts, query, pool + len(gone), ["_rowid"], among, rows=by_rows
+            self._fts, query, pool + len(gone), ["_rowid", "chunk_id"], among, rows=by_rows
         )
         ids = list(dict.fromkeys([*identifiers(query), *codes]))
         # wide: a date's words ("2024", "10") are common; only verbatim holders count
@@ -638,23 +638,31 @@ class LanceStore:
             else None
         )
         ranked: list[list[int]] = []
+        scores: list[list[float]] = []  # each list's own scores: tied ones share a rank
         if vector is not None:  # int8 ranks (RRF uses ranks only): no float32 read-back here
-            ranked.append(
-                [
-                    rid
-                    for rid, _ in self._ram.top(snap, vector, pool + len(gone), within)
-                    if rid not in gone
-                ][:pool]
-            )
+            near = [
+                (rid, score)
+                for rid, score in self._ram.top(snap, vector, pool + len(gone), within)
+                if rid not in gone
+            ][:pool]
+            ranked.append([rid for rid, _ in near])
+            scores.append([float(score) for _, score in near])
         try:
-            ranked.append(
-                [r["_rowid"] for r in text_half.result() if r["_rowid"] not in gone][:pool]
-            )
+            # passages the text search scores alike, in chunk-id order (a document's own
+            # order): the table's storage order would differ in a rebuilt index
+            found = sorted(
+                (r for r in text_half.result() if r["_rowid"] not in gone),
+                key=lambda r: (-float(r.get("_score", 0.0)), r["chunk_id"]),
+            )[:pool]
+            ranked.append([r["_rowid"] for r in found])
+            scores.append([])  # ranked by position: its ties are ordered already
         except FullTextFailed as exc:
             self.fallback = f"vector only: {exc.message}"
         named_rows = quiet(name_half) if name_half else []
         if name_half is not None:  # the file the question names ("TSLA" -> TSLA.csv): its passages
-            ranked.append([r["_rowid"] for r in named_rows if r["_rowid"] not in gone][:pool])
+            found = [r for r in named_rows if r["_rowid"] not in gone][:pool]
+            ranked.append([r["_rowid"] for r in found])
+            scores.append([float(r.get("_score", 0.0)) for r in found])
         id_rows = quiet(id_half) if id_half else []
         column_only: set[str] = set()
         held = held_counts(id_rows + named_rows, ids, gone, column_only)
@@ -663,9 +671,17 @@ class LanceStore:
             held = held_counts(id_rows + more + named_rows, ids, gone)  # sets: repeats count once
         if ids:  # a passage holds an identifier in its context too: a row under its report's date
             held.update(self._held_in_context(ranked, held, ids))
-        fused, best = fuse(ranked, held, RRF_K, k)
-        rows = self._rows(best, _HIT_COLUMNS)
-        return [Hit(_row_to_chunk(rows[r]), fused[r], i) for i, r in enumerate(best)]
+        fused, order = fuse(ranked, held, RRF_K, scores)
+
+        def rank(rid: int) -> tuple[int, float]:
+            return -held.get(rid, 0), -fused[rid]
+
+        # the k best, and those tied with the k-th: ties go by chunk id, a passage's own name,
+        # never by where the table happens to store it
+        top = [r for i, r in enumerate(order) if i < k or (k and rank(r) == rank(order[k - 1]))]
+        rows = self._rows(top, _HIT_COLUMNS)
+        best = sorted((r for r in top if r in rows), key=lambda r: (rank(r), rows[r]["chunk_id"]))
+        return [Hit(_row_to_chunk(rows[r]), fused[r], i) for i, r in enumerate(best[:k])]
 
 
 def _in_rows(rows: np.ndarray) -> str:
