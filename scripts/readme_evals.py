@@ -86,6 +86,14 @@ def run_once(ev: Eval, d: Path, home: Path) -> dict[str, Any]:
     commit = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=False
     ).stdout.strip()
+    changed = subprocess.run(  # the package measured differs from the commit: say so
+        ["git", "status", "--porcelain", "--", "localcrag"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    commit += "+dirty" if changed else ""
     meta = {"command": ev.command, "commit": commit, "machine": machine()}
     meta |= {"started": _stamp(), "load_start": _load()}
     for k, v in meta.items():

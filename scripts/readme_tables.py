@@ -611,6 +611,14 @@ EVALS: tuple[Eval, ...] = (
         )
         for part in ("dev2", "held2")
     ),
+    *(
+        Eval(
+            f"library3-{part}",
+            ("tests/data/library3", "--mode", "crag", "--slice", part),
+            prepare=("python", "scripts/fetch_library3.py"),
+        )
+        for part in ("dev3", "held3")
+    ),
 )
 
 
@@ -917,6 +925,26 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         "library2: held2 slice ({questions} questions, never looked at while fixing)",
         "same",
         "library2-held2",
+        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _same("–"),
+        "held out: its questions and answers were not read while fixing",
+    ),
+    EvalRow(
+        "library3: 19 more public files from 8 packages (`scripts/fetch_library3.py`: "
+        "voter-registration and tax-instruction PDFs, a law summary, a diary scan with its "
+        "text layer, three CSVs with their codebooks, pivot-table sheets, a tender DOCX, a "
+        "deck, a screenshot, changelogs); dev3 slice ({questions} questions)",
+        "same",
+        "library3-dev3",
+        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _same("–"),
+        "written before asking by a helper that never ran the product; its answers were "
+        "read while fixing: **in-sample**",
+    ),
+    EvalRow(
+        "library3: held3 slice ({questions} questions, never looked at while fixing)",
+        "same",
+        "library3-held3",
         lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
         _same("–"),
         "held out: its questions and answers were not read while fixing",

@@ -942,3 +942,29 @@ def test_a_chunk_that_binds_is_kept_before_one_that_scores_higher() -> None:
     grades = raise_bound(q, [*(Grade(c, 0.9, "g") for c in rows), Grade(line, 0.6, "g")], UPPER)
     kept = best_graded(grades, 5)
     assert any(g.chunk.chunk_id == "m" for g in kept)
+
+
+def test_a_count_in_words_a_date_in_capitals_and_a_possessive() -> None:
+    """ "ten years" and "thirteen dollars" fill a number slot; a diary's "JUNE 17TH" fills a
+    date; "Once ..." opening a question is grammar; "the diarist's division" names an owner,
+    not a kind of division the library must hold."""
+    from localcrag.crag.answer.binding import key_terms
+
+    law = chunk("Protection lasts ten years from the date of registration.", "/d/law.pdf")
+    action, said = ask("Once a design is registered, how long does protection last?", law)
+    assert action is Action.CORRECT and "**ten years**" in said
+    assert "onc" not in read("Once a design is registered, how long does protection last?").terms
+    diary = chunk(
+        "JUNE 17TH.—I was detailed to guard rebel prisoners at the corral.", "/d/diary.pdf"
+    )
+    action, said = ask("On which day of June was the diarist detailed to guard prisoners?", diary)
+    assert action is Action.CORRECT and "**JUNE 17TH**" in said
+    unknown = lambda word: (0, 100) if word.startswith("diarist") else (5, 100)  # noqa: E731
+    q = "What calibre were the siege guns behind the diarist's division?"
+    assert "diarist" not in [t for t, _ in key_terms(read(q), unknown).required]
+
+
+def test_a_header_line_answers_only_a_question_about_the_columns() -> None:
+    header = chunk("cars.csv, columns: mpg | cyl | wt | hp", "/d/cars.csv")
+    action, _ = ask("In what unit is the wt column of cars.csv given?", header)
+    assert action is Action.INCORRECT  # a header names columns, no unit, no value

@@ -77,3 +77,18 @@ def test_retrieval_adds_the_codebook_of_the_rows_it_found(tmp_path: Path) -> Non
     assert [Path(h.chunk.source).name for h in added] == ["data.html"]
     assert added[0].rank == len(hits) and "Estimated average" in added[0].chunk.text
     assert retriever.codebooks(hits + added) == []  # already among them
+
+
+def test_an_r_documentation_variable_list_is_a_codebook() -> None:
+    """R's help pages list variables as "[, 4] | hp | Gross horsepower"."""
+    from localcrag.crag.answer.glossary import definition_lines
+
+    book = "Format\n[, 1] | mpg | Miles/(US) gallon\n[, 4] | hp | Gross horsepower"
+    assert definition_lines("hp", book) == ["hp | Gross horsepower"]
+    rows = chunk(
+        "cars.csv, row 32 (Maserati Bora): mpg: 15; cyl: 8; hp: 335; wt: 3.57.", "/d/cars.csv", "r"
+    )
+    action, said = ask(
+        "What is the gross horsepower of the Maserati Bora?", rows, chunk(book, "/d/cars.html", "b")
+    )
+    assert action is Action.CORRECT and "335" in said

@@ -188,6 +188,7 @@ def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
             # "key benefit", "status code": a noun before its head noun modifies it
             head = (
                 where + 1 < len(words)
+                and not re.search(r"['\u2019]s$", word)  # "the diarist's division": its owner
                 and words[where + 1].lower() not in STOPWORDS
                 and is_noun(words, where + 1)
             )
@@ -453,6 +454,12 @@ def _kind_thing(text: str, cons: Constraints) -> tuple[str, int] | None:
 
 # a table row as its sentence writes it: "<where>, row 4 (Polk): County: Polk; Total: 9."
 _ROW = re.compile(r"\brows? \d+(?:\s*\([^)]*\))?: (.+)$")
+# a question about a table's columns themselves ("which columns does it have?")
+_COLUMNS_ASKED = re.compile(
+    r"\b(?:which|what|list)\s+(?:the\s+)?(?:columns|fields|variables|headers)\b"
+    r"|\b(?:columns|fields|variables|headers)\s+(?:does|do|are|did)\b",
+    re.I,
+)
 # a table's header as its line writes it (ingest/tables.header_line): names, never values
 _COLUMNS = re.compile(r"^[^\n]*?, columns: ")
 
@@ -849,6 +856,8 @@ def bind(
     narrow = filler is None and (
         bool(_COLUMNS.match(unit.text)) or _only_narrower(unit.text, cons.question)
     )
+    if _COLUMNS.match(unit.text) and not _COLUMNS_ASKED.search(cons.question):
+        missing.append("a value")  # a header names columns: it answers only "which columns"
     if about and cons.slot not in ABOUT_SLOTS:
         filler = None  # a document's own line says what it is, by whom and when: no more
         missing.append(f"which {cons.kind}" if cons.slot == "which" else f"a {cons.slot}")

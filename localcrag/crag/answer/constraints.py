@@ -55,7 +55,8 @@ FRAMING = frozenset(
     behind beside besides beyond near within without across along around against toward
     towards throughout inside outside despite except like unlike
     another other others else such same
-    exactly approximately roughly""".split()
+    exactly approximately roughly
+    once""".split()
 )
 # The question's own words for the answer it wants (answer_shape's cues): not constraints.
 _SLOT_WORDS = frozenset(

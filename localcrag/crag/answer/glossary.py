@@ -82,6 +82,11 @@ def asked_term(question: str) -> str | None:
     return None
 
 
+# a variable list's index before the term, as R's documentation writes it ("[, 4] | hp |
+# Gross horsepower", "[,10]  gear  Number of forward gears")
+_INDEX = r"\[\s*,\s*\d+\s*\][ \t]*\|?[ \t]*"
+
+
 def definition_lines(term: str, text: str) -> list[str]:
     """The lines of ``text`` that define ``term`` (it starts them, then a definition mark,
     then a word of two letters or more: "GNPDEFL: 116.9" is a value, not a definition).
@@ -89,8 +94,8 @@ def definition_lines(term: str, text: str) -> list[str]:
     the word is looked for once after it; a lookahead for the word after the mark's
     optional spaces ran once per space (a 60,000-space line took 77 s)."""
     head = re.compile(
-        rf"[ \t]*(?:[-*\u2022][ \t]+)?(?P<line>(?:the[ \t]+)?{re.escape(term)})"
-        rf"(?:{_MARK}|[ \t]{{2,}})",
+        rf"[ \t]*(?:[-*\u2022][ \t]+|{_INDEX})?(?P<line>(?:the[ \t]+)?{re.escape(term)})"
+        rf"(?:{_MARK}|[ \t]*\|[ \t]*|[ \t]{{2,}})",
         re.I,
     )
     acronym = re.compile(

@@ -14,7 +14,7 @@ import re
 
 from localcrag.crag.answer.emphasis import MONTH as _MONTH
 from localcrag.crag.answer.emphasis import counted, counts, with_frequencies
-from localcrag.textutil import STOPWORDS, content_words
+from localcrag.textutil import NUMBER_WORDS, STOPWORDS, content_words
 from localcrag.textutil.pos import readings
 from localcrag.textutil.quantities import QUANTITY_NOUNS, figure_kind, ratio_after
 
@@ -62,6 +62,11 @@ _SHAPES = [
         ),
     ),
 ]
+# number words that count ("one" aside: mostly a pronoun, "the best one")
+_COUNT_WORDS = [w for w in NUMBER_WORDS if w not in ("zero", "one")]
+# a month as a heading or a diary writes it too: "June", "JUNE"; its day "17th" or "17TH"
+_MONTHS = "(?:" + _MONTH[3:-1] + "|" + _MONTH[3:-1].upper() + ")"
+_TH = r"(?:st|nd|rd|th|ST|ND|RD|TH)"
 _NUM = r"(?:[$€£]\s?)?\d[\d,]*(?:\.\d+)?(?:\s?(?:%|percent\b|°\s?[CF]?))?"
 _SPANS = {
     "number": re.compile(
@@ -73,15 +78,23 @@ _SPANS = {
         + "|".join(sorted(STOPWORDS))
         + r")\b)[a-zµμ°Ω][A-Za-z]*"
         r"(?:\s+[A-Z][a-z]+(?=[\s.,;]|$))?)?"
+        # a count written in words, with its unit: "ten years", "thirteen dollars"
+        + r"|\b(?:"
+        + "|".join(sorted(_COUNT_WORDS, key=len, reverse=True))
+        + r")"
+        + r"(?:[\s-]+(?:"
+        + "|".join(sorted(_COUNT_WORDS, key=len, reverse=True))
+        + r"))*"
+        + r"\s+(?!(?:"
+        + "|".join(sorted(STOPWORDS))
+        + r")\b)[a-z]+"
     ),
     # "September 11, 2021", "12 March 2025", "October 2025", "1998", "the 1990s", "June 3", "11:30", "6 pm"
     "date": re.compile(
         r"\b\d{1,2}/\d{1,2}/(?:\d{4}|\d\d)\b|\b\d{4}-\d\d-\d\d\b"
-        r"|\b(?:(?:\d{1,2}(?:st|nd|rd|th)?\s+)?"
-        + _MONTH
-        + r"\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?)?"
+        r"|\b(?:(?:\d{1,2}" + _TH + r"?\s+)?" + _MONTHS + r"\s+(?:\d{1,2}" + _TH + r"?,?\s+)?)?"
         r"\d{3,4}s?\b(?!\.\d)|\b\d{1,2}(?:st|nd|rd|th)? century\b"
-        r"|\b(?:\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTH + r"|" + _MONTH + r"\s+\d{1,2})\b"
+        r"|\b(?:\d{1,2}" + _TH + r"?\s+" + _MONTHS + r"|" + _MONTHS + r"\s+\d{1,2}" + _TH + r"?)\b"
         r"|\b\d{1,2}:\d\d(?!\d)(?:\s?[ap]\.?m\b\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?"
     ),
     # possessive: a run of spaces is split one way only (``\s+`` then ``\s*`` took n^2 tries)
@@ -260,7 +273,7 @@ def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[
             or re.search(r"[A-Za-z]-$", sentence[: m.start(group)])
             or _in_date(sentence, m.start(group))
             or _numbered_name(sentence[: m.start(group)], question)
-            or _glued_code(sentence, _number_end(sentence, m.start(group)))
+            or (text[:1].isdigit() and _glued_code(sentence, _number_end(sentence, m.start(group))))
             or _OUTLINE.match(sentence, m.start(group))
             and not sentence[: m.start(group)].strip()
         ):
