@@ -51,6 +51,7 @@ class FakeGrader:
     """Scores by word overlap with the question, or from a fixed table of chunk scores."""
 
     name = "fake"
+    trained_on: tuple[str, ...] = ()
 
     def __init__(self, fixed: dict[str, float] | None = None, fail: bool = False) -> None:
         self.fixed = fixed or {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from localcrag.eval.answers import summarise
 from localcrag.eval.report import markdown, terminal_table
+from tests.fakes import FakeGrader
 
 
 def _row(timings: dict, total: float, refused: bool) -> dict:
@@ -117,7 +118,7 @@ def test_report_md_has_a_decisions_section_with_the_terminals_numbers() -> None:
             "chunks": [],
         },
     ]
-    d = decisions_summary(rows, object(), 0.1)
+    d = decisions_summary(rows, FakeGrader(), 0.1)
     d["thresholds"] = {"lower": 0.5, "upper": 0.7, "basis": "settings"}
     res = {
         **_result(),
@@ -130,7 +131,7 @@ def test_report_md_has_a_decisions_section_with_the_terminals_numbers() -> None:
         ],
     }
     lines = decision_lines(d)
-    assert lines[0].startswith("CRAG decisions (object, no generation): accuracy 0.500")
+    assert lines[0].startswith("CRAG decisions (fake, no generation): accuracy 0.500")
     terminal, report = terminal_table(res), markdown(res)
     assert all(line in terminal for line in lines)
     section = report.split("## CRAG decisions", 1)[1]

@@ -3,13 +3,13 @@ answer, `ask` (text and --json) and the TUI trace; never a refusal from ungraded
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
 from localcrag import events as ev
+from localcrag.cli.main import build_parser
 from localcrag.crag.answer.generate import REFUSAL
 from localcrag.crag.graders.base import RANK_GRADER, BaseGrader, GradingFailed
 from localcrag.crag.pipeline import Pipeline
@@ -82,14 +82,8 @@ def _ask(library: Library, monkeypatch: pytest.MonkeyPatch, capsys, as_json: boo
     from localcrag.cli import ask
 
     monkeypatch.setattr(pipeline_module, "Pipeline", lambda settings: _pipe(library))
-    args = argparse.Namespace(
-        question="Which robots work next to people?",
-        mode="crag",
-        offline=True,
-        web=False,
-        k=None,
-        json=as_json,
-        style=None,
+    args = build_parser().parse_args(
+        ["ask", "Which robots work next to people?", "--offline", *(["--json"] if as_json else [])]
     )
     assert ask.cmd_ask(args) == 0
     out = capsys.readouterr()
@@ -168,15 +162,7 @@ def test_ask_without_a_terminal_never_looks_up_the_search_host(
         Settings(), library=library, grader=FakeGrader(fixed={}), generator=FakeGenerator()
     )
     monkeypatch.setattr(pipeline_module, "Pipeline", lambda settings: pipe)
-    args = argparse.Namespace(
-        question="Who painted the sunflowers?",
-        mode="crag",
-        offline=False,
-        web=False,
-        k=None,
-        json=True,
-        style=None,
-    )
+    args = build_parser().parse_args(["ask", "Who painted the sunflowers?", "--json"])
     assert ask.cmd_ask(args) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["action"] == "incorrect" and data["refused"] and data["web"]["attempted"] is False

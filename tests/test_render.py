@@ -4,12 +4,12 @@ and in the trace; printed scores whose comparison is true."""
 
 from __future__ import annotations
 
-import argparse
 import io
 from pathlib import Path
 
 import pytest
 
+from localcrag.cli.main import build_parser
 from localcrag.cli.render import AnswerView, plain, tidy
 from localcrag.crag.answer.citations import renumber
 from localcrag.crag.decide import decide
@@ -139,15 +139,7 @@ def test_ask_piped_prints_plain_text(
         "Pipeline",
         lambda s: Pipeline(settings, library=lib, grader=FakeGrader(), generator=None),
     )
-    args = argparse.Namespace(
-        question="How much does the blue lamp cost?",
-        mode="crag",
-        offline=True,
-        web=False,
-        k=None,
-        json=False,
-        style=None,
-    )
+    args = build_parser().parse_args(["ask", "How much does the blue lamp cost?", "--offline"])
     assert ask.cmd_ask(args) == 0
     out = capsys.readouterr().out
     assert "12 euros" in out and "**" not in out and "[1] lamp.txt" in out

@@ -580,7 +580,7 @@ def test_strip_sentences_rebuilds_the_grader_and_is_not_an_index_setting(tmp_pat
     backend = Backend(
         Settings(models_dir=tmp_path),
         pipeline_factory=lambda s, lib: object(),
-        library_factory=lambda s: object(),
+        library_factory=lambda s: FakeLibrary(),
     )
     backend.pipeline()
     assert backend.apply(Settings(models_dir=tmp_path, strip_sentences=3)) == {"strip_sentences"}

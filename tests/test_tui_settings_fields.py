@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("textual")
 
 from textual.widgets import Input, Select  # noqa: E402
-from tui_fakes import SIZE, anyio_backend, home, make_app, settle  # noqa: E402,F401
+from tui_fakes import SIZE, FakeLibrary, anyio_backend, home, make_app, settle  # noqa: E402,F401
 
 from localcrag.settings import Settings, config_path, field, fields, grouped  # noqa: E402
 from localcrag.tui.screens.settings import HIDDEN, SECTIONS, SettingsScreen, editor  # noqa: E402
@@ -172,7 +172,7 @@ def test_model_server_and_index_location_rebuild_what_uses_them(tmp_path: Path) 
     backend = Backend(
         Settings(models_dir=tmp_path),
         pipeline_factory=lambda s, lib: object(),
-        library_factory=lambda s: object(),
+        library_factory=lambda s: FakeLibrary(),
     )
     backend.pipeline()
     assert backend.apply(Settings(models_dir=tmp_path, llm_endpoint="http://127.0.0.1:9/v1")) == {

@@ -3,8 +3,22 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from localcrag.textutil import shown  # noqa: F401 - the commands import it from here
+
+if TYPE_CHECKING:
+    from localcrag.settings import Settings
+
+
+def user_settings(offline: bool = False) -> Settings:
+    """The user's settings; ``offline`` (a command's ``--offline``) turns the web off."""
+    from localcrag.settings import Settings
+
+    s = Settings.load()
+    if offline:
+        s.web.offline = True
+    return s
 
 
 def positive_int(text: str) -> int:

@@ -87,20 +87,20 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from localcrag.crag.pipeline import Pipeline
     from localcrag.settings import Settings
 
-    settings = with_generator(Settings.load(), getattr(args, "generator", None))
+    settings = with_generator(Settings.load(), args.generator)
     if args.offline:
         settings.web.offline = True
     if args.web:
         settings.web.web_search = "always"
     pipe = Pipeline(settings)
     log = History(settings.history_dir)
-    conv = log.last() if getattr(args, "cont", False) else None
-    if getattr(args, "cont", False) and conv is None:
+    conv = log.last() if args.cont else None
+    if args.cont and conv is None:
         print("localcrag: no earlier conversation to continue: asking it alone", file=sys.stderr)
-    patterns = getattr(args, "within", None) or []
+    patterns = args.within or []
     scope = pipe.library.scope(patterns) if patterns else None
     last = conv.turns[-1].scope if conv and conv.turns else None
-    if scope is None and last and not getattr(args, "everywhere", False):
+    if scope is None and last and not args.everywhere:
         indexed = {d.source for d in pipe.library.sources()}
         if kept := [s for s in last if s in indexed]:  # the conversation's documents
             scope = pipe.library.scope_of(kept)
@@ -113,12 +113,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     record = RunRecord(args.question, args.mode)
     stream = sys.stdout.isatty() and not args.json
     can_ask = sys.stdin.isatty() and sys.stderr.isatty()  # no terminal: no consent, no DNS lookup
-    # questions only: the rewriter never sees answers (getattr: callers that build the
-    # Namespace themselves predate the two options)
-    history = [(q, "") for q in getattr(args, "after", None) or []] or (
-        conv.pairs(limit=6) if conv else []
-    )
-    rewrite = not getattr(args, "no_rewrite", False)
+    # questions only: the rewriter never sees answers
+    history = [(q, "") for q in args.after or []] or (conv.pairs(limit=6) if conv else [])
+    rewrite = not args.no_rewrite
     view = AnswerView(
         raw_stdout(), terminal=stream
     )  # rendered Markdown in a terminal, else plain text
@@ -130,9 +127,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
             k=args.k,
             history=history,
             rewrite=rewrite,
-            style=getattr(args, "style", None),
+            style=args.style,
             scope=scope,
-            named_scope=not getattr(args, "everywhere", False),
+            named_scope=not args.everywhere,
             alone=not history,
         ):
             record.add(event)

@@ -194,7 +194,7 @@ def _settings(args: argparse.Namespace, base: Any) -> Any:
     from localcrag.errors import LocalcragError
 
     update: dict[str, Any] = {}
-    if getattr(args, "calibrate", None) is not None:
+    if args.calibrate is not None:
         update["calibrate"] = args.calibrate == "on"
     if args.grader:
         update["grader"] = args.grader
@@ -215,7 +215,7 @@ def _settings(args: argparse.Namespace, base: Any) -> Any:
             grader_model=str(path),
             **{k: float(v) for k, v in thresholds.items() if k in THRESHOLDS},
         )
-    if getattr(args, "generator", None):
+    if args.generator:
         from localcrag.cli.args import with_generator
 
         update["generator"] = with_generator(

@@ -8,21 +8,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from localcrag import __version__
-from localcrag.cli.args import add_scope_option, positive_int, shown
+from localcrag.cli.args import add_scope_option, positive_int, shown, user_settings
 from localcrag.cli.output import command_session, dumps
 
-
-def _settings(args: argparse.Namespace):
-    from localcrag.settings import Settings
-
-    s = Settings.load()
-    if getattr(args, "offline", False):
-        s.web.offline = True
-    return s
+if TYPE_CHECKING:
+    from localcrag.ingest.library import Library
 
 
 def _print_json(obj: object) -> None:
@@ -33,24 +28,33 @@ def _print_json(obj: object) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from localcrag.cli.progress import ingest_progress
     from localcrag.ingest.library import Library
 
-    callback, close = ingest_progress(args.json, getattr(args, "quiet", False))
-    try:
-        lib = Library(_settings(args))
-    except BaseException:
-        close()
-        raise
-    lib.wait_for_lock = not getattr(args, "no_wait", False)
+    lib = Library(user_settings())
+    return _ingest(lib, args.paths, args.prune, args.json, args.quiet, args.no_wait)
+
+
+def _ingest(
+    lib: Library,
+    paths: Sequence[Path],
+    prune: bool,
+    json: bool,
+    quiet: bool = False,
+    no_wait: bool = False,
+    force: bool | set[str] = False,
+) -> int:
+    """Index ``paths`` into ``lib`` with progress on stderr and a summary (``ingest`` and
+    ``reindex``)."""
+    from localcrag.cli.progress import ingest_progress
+
+    callback, close = ingest_progress(json, quiet)
+    lib.wait_for_lock = not no_wait
     lib.on_lock_wait = lambda msg: print(f"localcrag: {msg}", file=sys.stderr)
     try:
-        report = lib.ingest(
-            args.paths, prune=args.prune, on_progress=callback, force=getattr(args, "force", False)
-        )
+        report = lib.ingest(paths, prune=prune, on_progress=callback, force=force)
     finally:
         close()
-    if args.json:
+    if json:
         _print_json(report.to_json())
     else:
         for _path, warning in report.warnings:
@@ -78,7 +82,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     """Re-embed every document known to the index into the current embedder's table."""
     from localcrag.ingest.library import Library
 
-    lib = Library(_settings(args))
+    lib = Library(user_settings())
     paths = sorted({s.source for s in lib.sources()} | set(lib.previous_sources()))
     if not paths:
         print("No documents indexed yet. Add some with: localcrag ingest PATH")
@@ -86,17 +90,14 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     from localcrag.ingest.doctor import invalid_vector_sources
     from localcrag.ingest.files import source_path
 
-    args.force = set(
-        invalid_vector_sources(lib.store)
-    )  # damaged rows of unchanged files: re-embedded
-    args.paths, args.prune = [source_path(p) for p in paths], False
-    return cmd_ingest(args)
+    damaged = set(invalid_vector_sources(lib.store))  # rows of unchanged files: re-embedded
+    return _ingest(lib, [source_path(p) for p in paths], False, args.json, force=damaged)
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
     from localcrag.ingest.library import Library
 
-    lib = Library(_settings(args))
+    lib = Library(user_settings())
     status = 0
     for p in args.paths:
         removed = lib.remove_under(p, keep_out=True)
@@ -112,11 +113,11 @@ def cmd_sources(args: argparse.Namespace) -> int:
     from localcrag.ingest.formats import count_text, count_unit
     from localcrag.ingest.library import Library
 
-    library = Library(_settings(args))
+    library = Library(user_settings())
     srcs = library.sources()
-    needle, total = (getattr(args, "filter", None) or "").lower(), len(srcs)
+    needle, total = (args.filter or "").lower(), len(srcs)
     srcs = [s for s in srcs if needle in s.source.lower()]
-    matching, srcs = len(srcs), srcs[: getattr(args, "limit", None) or None]
+    matching, srcs = len(srcs), srcs[: args.limit or None]
     if args.json:
         about = library.documents([s.source for s in srcs])
         _print_json(
@@ -185,7 +186,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     if not args.query.strip():
         raise BadQuestion("the search query is empty", "give some words to search for")
-    settings = _settings(args)
+    settings = user_settings()
     retriever = Retriever(settings)
     mode = args.mode or settings.retrieval.retrieval_mode
     scope = retriever.library.scope(args.within) if args.within else None

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from localcrag.cli.args import user_settings
+
 PULL_HELP = (
     "download a chat GGUF from the Hugging Face hub into models/ (resumable, sha256-checked). "
     "NAME is a catalogue short name (listed by `localcrag models`) or OWNER/REPO/FILE.gguf. "
@@ -34,19 +36,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=cmd_models)
 
 
-def _settings(args: argparse.Namespace):
-    from localcrag.settings import Settings
-
-    s = Settings.load()
-    if getattr(args, "offline", False):
-        s.web.offline = True
-    return s
-
-
 def cmd_models(args: argparse.Namespace) -> int:
     from localcrag.llm.inventory import catalogue_rows, human_size, model_rows
 
-    settings = _settings(args)
+    settings = user_settings()
     rows = model_rows(settings)
     if not rows:
         print(f"No models in {settings.models.models_dir} (run `make models`)")
@@ -93,7 +86,7 @@ def cmd_pull(args: argparse.Namespace) -> int:
     from localcrag.llm.inventory import human_size
     from localcrag.llm.pull import check_disk, download, hub_endpoint, plan_pull, ram_warning
 
-    settings = _settings(args)
+    settings = user_settings(args.offline)
     plan = plan_pull(
         args.name, settings.models.models_dir, offline=settings.web.offline, probe=is_online
     )

@@ -20,7 +20,7 @@ from localcrag.crag.answer.binding import Idf, corpus_idf, unbound_note
 from localcrag.crag.decide import decide, ungraded_decision
 from localcrag.crag.documents import about_question
 from localcrag.crag.documents import named_scope as scope_named
-from localcrag.crag.graders.base import grade_or_rank
+from localcrag.crag.graders.base import Grader, grade_or_rank
 from localcrag.crag.refine import chunks_as_evidence, graded_evidence, recompose, refine
 from localcrag.crag.timing import Stage, ms_since, timed
 from localcrag.errors import BadQuestion
@@ -113,7 +113,7 @@ class Pipeline:
         settings: Settings,
         *,
         library: Any = None,
-        grader: Any = None,
+        grader: Grader | None = None,
         generator: ChatModel | None = None,
         web: Any = None,
         spans: Any = None,
@@ -189,7 +189,7 @@ class Pipeline:
     def _index_key(self) -> tuple[Any, ...]:
         """The grader's corpus statistics follow the index: its size and change stamp (an
         ingest from another process, seen after Library.refresh)."""
-        return self.library.count(), getattr(self.library, "change_stamp", lambda: "")()
+        return self.library.count(), self.library.change_stamp()
 
     def _grader_stale(self) -> bool:  # (re)built on next use: first use, or the index changed
         return self._grader is None or self._stats_key not in (None, self._index_key())
@@ -204,7 +204,7 @@ class Pipeline:
         return self._spans or None
 
     @property
-    def grader(self) -> Any:  # a Grader, or the one a caller passed in
+    def grader(self) -> Grader:  # the settings' grader, or the one a caller passed in
         if self._grader_stale():
             key = self._index_key()
             count = key[0]
@@ -214,7 +214,7 @@ class Pipeline:
             s = self.settings
             store = self.library.store
             stats = CorpusStats.from_texts(store.all_texts(STATS_TEXTS)) if count else None
-            if stats is not None and hasattr(store, "centroid"):  # from the search's int8 codes
+            if stats is not None:  # the centroid from the search's int8 codes
                 stats = replace(stats, centroid=store.centroid())
             generator_path = s.model_path(s.models.generator)
 
@@ -226,6 +226,8 @@ class Pipeline:
             self._grader = make_grader(s, self.library.embedder, stats, llm_loader=llm_loader)
             self._corpus = stats
             self._stats_key = key
+        if self._grader is None:  # built above whenever missing
+            raise RuntimeError("no grader was built")
         return self._grader
 
     @property

@@ -59,8 +59,8 @@ def score_run(ds: Dataset, q: Question, run: RunRecord, mode: str, offline: bool
         "best_score": best,
         "answer": text,
         "refused": refused,
-        "style": getattr(answer, "style", None),
-        "dropped_sentences": getattr(answer, "dropped_sentences", None),
+        "style": answer.style if answer else None,
+        "dropped_sentences": answer.dropped_sentences if answer else None,
         "unsupported": None if refused else m.unsupported_words(text, seen),
         "draft_unsupported": None
         if (written := draft(run)) is None
@@ -68,10 +68,10 @@ def score_run(ds: Dataset, q: Question, run: RunRecord, mode: str, offline: bool
         "outcome": m.outcome(text, refused, q.answerable, q.answers),
         "decision_ok": _decision_ok(q, action, refused, offline) if mode == "crag" else None,
         "refusal_ok": refused == (not q.answerable),
-        "short": getattr(answer, "short", None),
+        "short": answer.short if answer else None,
         "f1": round(m.token_f1(text, q.answers), 4) if q.answerable else None,
         # the short answer the quote leads with, in bold (the whole quote when it has none)
-        "short_f1": round(m.token_f1(getattr(answer, "short", None) or text, q.answers), 4)
+        "short_f1": round(m.token_f1((answer.short if answer else None) or text, q.answers), 4)
         if q.answerable
         else None,
         "recall": round(m.token_recall(text, q.answers), 4) if q.answerable else None,
@@ -141,7 +141,7 @@ def run_answers(
     question is recorded, never fatal."""
     styled = {"style": style} if style else {}
     rows: list[dict] = []
-    if questions and hasattr(pipe, "warm_up"):
+    if questions:
         pipe.warm_up()  # model loading is not part of any question's latency
     for i, q in enumerate(questions):
         run = RunRecord(q.question, mode)

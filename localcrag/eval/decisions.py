@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from localcrag.crag.calibrate import Thresholds, from_settings
 from localcrag.eval import metrics as m
 from localcrag.eval.datasets import Question
 from localcrag.types import Chunk
@@ -31,7 +30,7 @@ def run_decisions(
     text is among the chunks graded. ``withhold``: the chunk ids searched as if not indexed;
     ``units``: the dataset's chunk -> gold units map (then: whether a gold unit was graded)."""
     grader = pipe.grader
-    th = thresholds_of(pipe)
+    th = pipe.thresholds
     rows = []
     spent = 0.0
     for i, q in enumerate(questions):
@@ -65,13 +64,6 @@ def run_decisions(
     return {**summarise(rows, grader, spent), "thresholds": th.to_json()}
 
 
-def thresholds_of(pipe: Any) -> Thresholds:
-    """The pipeline's decision thresholds (calibrated when the setting asks); a pipeline
-    without the property (a test fake) uses its settings'."""
-    th = getattr(pipe, "thresholds", None)
-    return th if th is not None else from_settings(pipe.settings)
-
-
 def summarise(rows: list[dict], grader: Any, spent: float) -> dict:
     def actions(sel: list[dict]) -> dict[str, int]:
         return {
@@ -81,7 +73,7 @@ def summarise(rows: list[dict], grader: Any, spent: float) -> dict:
     yes = [r for r in rows if r["answerable"]]
     no = [r for r in rows if not r["answerable"]]
     return {
-        "grader": getattr(grader, "name", type(grader).__name__),
+        "grader": grader.name,
         "questions": len(rows),
         "decision_accuracy": m.rounded(m.mean(r["ok"] for r in rows)),
         "answerable": {

@@ -313,7 +313,7 @@ def run_pairs(
             "--limit N takes N pairs per family, half of each label",
         )
     grader = pipe.grader
-    trained_on = tuple(getattr(grader, "trained_on", ()) or ())
+    trained_on = tuple(grader.trained_on)
     sample = sample_pairs(load_pairs(path), opts.per_family // 2, opts.seed)
     exclude = trained_on if opts.exclude_trained else ()
     groups = restrict(sample, opts.sources, exclude)
@@ -330,7 +330,7 @@ def run_pairs(
     neg = [s for rows in scored.values() for p, s in rows if p.label == 0]
     summary = summarise(scored, lo, up, trained_on)
     return {
-        "grader": getattr(grader, "name", type(grader).__name__),
+        "grader": grader.name,
         "pairs": n,
         "errors": None,
         "auc_all": m.rounded(m.roc_auc(pos, neg)),

@@ -18,7 +18,7 @@ from localcrag.eval import metrics as m
 from localcrag.eval.adapters import check_options
 from localcrag.eval.answers import columns, run_answers
 from localcrag.eval.datasets import Dataset, Pair, Question, select
-from localcrag.eval.decisions import run_decisions, thresholds_of
+from localcrag.eval.decisions import run_decisions
 from localcrag.eval.withhold import goal, run_withheld
 from localcrag.settings import Settings, data_dir, field
 from localcrag.types import Chunk
@@ -118,7 +118,7 @@ def run_eval(
     evaluator = None
     if want("evaluator") and ds.evaluate is not None:  # a dataset that brings its own (qa-pairs)
         evaluator = ds.evaluate(
-            pipe, opts, thresholds_of(pipe), lambda *a: progress(Progress("evaluator", *a))
+            pipe, opts, pipe.thresholds, lambda *a: progress(Progress("evaluator", *a))
         )
     elif want("evaluator") and ds.has_pairs:
         evaluator = _evaluator(pipe, ds, questions, opts.seed, settings, wd, progress)
@@ -411,10 +411,10 @@ def _evaluator(
     kinds = ("relevant", "easy", "hard", "near_miss", "ablated")
     s = {kind: [sc for p, sc in scored if p.kind == kind] for kind in kinds}
     negatives = s["easy"] + s["hard"] + s["near_miss"] + s["ablated"]
-    th = thresholds_of(pipe)
+    th = pipe.thresholds
     up, lo = th.upper, th.lower
     return {
-        "grader": getattr(grader, "name", type(grader).__name__),
+        "grader": grader.name,
         "pairs": len(scored),
         "errors": errors,
         "auc_all": m.rounded(m.roc_auc(s["relevant"], negatives)),

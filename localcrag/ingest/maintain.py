@@ -44,8 +44,8 @@ def compact(store: Any, keep_minutes: float) -> None:
         run, store.reopen
     ) if remote else run()  # a concurrent commit: redo on the new version
     store._fts_dirty = False
-    ram = getattr(store, "_ram", None)
-    if ram is not None and store.table.count_rows():
+    ram = store._ram
+    if store.table.count_rows():
         try:  # the vector codes brought up to date (and saved) by the writer, so a process
             ram.snapshot(store.table)  # starting next maps them instead of reading every vector
         except Exception:  # noqa: BLE001 - only a speed-up: a reader rebuilds what it lacks
@@ -55,7 +55,7 @@ def compact(store: Any, keep_minutes: float) -> None:
 def documents_path(store: Any) -> Path | None:
     """The document list beside a local table; None on object storage, where the list is not
     kept (doctor's "lost documents" check is local-only; docs/shared-index.md)."""
-    folder = store.location.folder if hasattr(store, "location") else Path(store.path)
+    folder = store.location.folder
     return folder / f"{store.name}.documents.json" if folder is not None else None
 
 

@@ -266,10 +266,10 @@ def _overlap(a: _Candidate, b: _Candidate) -> float:
 
 class Overviews:
     """The overviews of one table's documents (``<table>.overviews.json``; none for a table
-    on object storage: kept in memory only for the run)."""
+    on object storage, or without a store: kept in memory only for the run)."""
 
     def __init__(self, store: Any) -> None:
-        folder = getattr(getattr(store, "location", None), "folder", None)
+        folder = store.location.folder if store is not None else None
         self.path = Path(folder) / f"{store.name}.overviews.json" if folder is not None else None
         data, _ = sidecar.read(self.path)
         self.entries: dict[str, dict[str, Any]] = (

@@ -26,7 +26,7 @@ def not_read(warnings: Iterable[str]) -> list[str]:
 
 class Unread:
     def __init__(self, store: Any) -> None:
-        folder = getattr(getattr(store, "location", None), "folder", None)
+        folder = store.location.folder
         self.path = Path(folder) / f"{store.name}.unread.json" if folder is not None else None
         data, _ = sidecar.read(self.path)
         self.entries: dict[str, list[str]] = (

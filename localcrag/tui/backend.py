@@ -92,7 +92,7 @@ def demo_paths() -> list[Path]:
 
 def _stamp_of(library: Any) -> str:
     try:
-        return str(getattr(library, "change_stamp", lambda: "")())
+        return str(library.change_stamp())
     except OSError:
         return ""
 
@@ -175,7 +175,7 @@ class Backend:
             if now == self._stamp:
                 return False
             self._stamp = now
-        getattr(lib, "refresh", lambda: None)()
+        lib.refresh()
         self.choose_index()  # the user's first documents, say: the demo is no longer searched
         return True
 

@@ -68,9 +68,7 @@ class LibraryController:
         self.backend.demo_active = not sources and bool(demo)
         try:
             current = {s.source for s in sources}
-            previous = tuple(
-                p for p in getattr(lib, "previous_sources", lambda: [])() if p not in current
-            )
+            previous = tuple(p for p in lib.previous_sources() if p not in current)
         except Exception:  # noqa: BLE001 - only a hint; never stops the listing
             previous = ()
         return (demo if self.backend.demo_active else sources), previous, demo

@@ -21,6 +21,8 @@ class Grader(Protocol):
     """The retrieval evaluator: one relevance score in [0, 1] per chunk (or text)."""
 
     name: str
+    # the qa-pairs families (or exact sources) its weights were fitted on (``BaseGrader``)
+    trained_on: tuple[str, ...]
 
     def grade(self, question: str, chunks: Sequence[Chunk]) -> list[Grade]: ...
 
