@@ -968,3 +968,81 @@ def test_a_header_line_answers_only_a_question_about_the_columns() -> None:
     header = chunk("cars.csv, columns: mpg | cyl | wt | hp", "/d/cars.csv")
     action, _ = ask("In what unit is the wt column of cars.csv given?", header)
     assert action is Action.INCORRECT  # a header names columns, no unit, no value
+
+
+def test_a_sentence_is_read_with_the_one_before_it_in_its_paragraph() -> None:
+    """ "As amended, section 108 permits up to three copies" goes on from the sentence
+    before it, which says what the copies are for: its nouns count, not those of a sentence
+    further away or another paragraph."""
+    text = (
+        "Prior to the amendment, section 108 let libraries make a single copy of a work for "
+        "purposes of preservation. As amended, section 108 permits up to three copies, which "
+        "may be digital, provided they stay on the premises.\n\n"
+        "Section 104 asks for a report on the effects of the amendments within 24 months."
+    )
+    question = "How many preservation copies may a library make under section 108?"
+    action, said = ask(question, chunk(text, "/d/summary.pdf"))
+    assert action is Action.CORRECT and "**three copies**" in said
+    # the paragraph's first sentence has no sentence before it to borrow from
+    alone = "Section 108 permits up to three copies, which may be digital."
+    assert ask(question, chunk(alone, "/d/summary.pdf"))[0] is Action.INCORRECT
+
+
+def test_what_is_the_name_of_asks_for_a_name() -> None:
+    """ "What was the name of the diarist's sister?" asks for a thing named: a line about
+    the sister that names no one does not answer it."""
+    assert read("What was the name of the diarist's bedridden sister?").slot == "which"
+    line = "The diarist thought of home, and of the dear sister there, bedridden, with little hope."
+    action, _ = ask("What was the name of the diarist's bedridden sister?", chunk(line, "/d/d.pdf"))
+    assert action is Action.INCORRECT
+    named = "The diarist wrote daily to his bedridden sister, Mary Ellen, in Ohio."
+    action, said = ask(
+        "What was the name of the diarist's bedridden sister?", chunk(named, "/d/d.pdf")
+    )
+    assert action is Action.CORRECT and "Mary" in said
+
+
+def test_a_question_in_a_script_without_spaces_is_never_called_checked() -> None:
+    """No word of "歌山镇农贸市场的总建筑面积是多少平方？" can be told apart, so no passage can
+    be checked to hold its parts: however well graded, the badge is Ambiguous."""
+    from localcrag.textutil import unspaced
+
+    text = "项目概况 东阳市歌山镇农贸市场经营管理权项目的潜在投标人应在网上获取招标文件。"
+    question = "歌山镇农贸市场的总建筑面积是多少平方？"
+    assert unspaced(question) and not unspaced("Geshan farmers' market, 2021")
+    grades = [Grade(chunk(text, "/d/tender.docx"), 0.9, "g")]
+    assert decide(grades, UPPER, LOWER, question=question).action is Action.AMBIGUOUS
+    assert decide(grades, UPPER, LOWER).action is Action.CORRECT  # no question: scores only
+
+
+def test_a_preposition_before_what_asks_for_a_figure() -> None:
+    """ "Up to what length count as useful articles": the noun after "what" is followed by a
+    verb no list of function words holds, yet "up to what length" asks for a figure."""
+    question = "Hulls of vessels up to what length count as useful articles?"
+    assert read(question).slot == "number"
+    assert read("What power supply does it need?").slot != "number"  # a supply, no figure
+    text = (
+        "Useful articles are limited to the hulls of vessels no longer than 200 feet. "
+        "Hulls of vessels count as useful articles under the new chapter."
+    )
+    action, said = ask(question, chunk(text, "/d/summary.pdf"))
+    assert action is Action.CORRECT and "**200 feet**" in said
+
+
+def test_a_numbered_name_in_a_column_is_no_narrower_kind() -> None:
+    """ "US Representative District 4 Republican Active": "District 4" names the group the
+    table is about, not a narrower kind of the question's "congressional district", so the
+    Republican Active cell answers "active Republican voters ... congressional district"."""
+    from localcrag.crag.answer.binding import cell_value
+
+    row = (
+        "cong.pdf, p. 4, row 31: US Representative District 4 County: Sioux; "
+        "US Representative District 4 Democratic Active: 1819; "
+        "US Representative District 4 Republican Active: 15358; "
+        "US Representative District 4 Total Active: 20770."
+    )
+    question = "How many active Republican voters did Sioux County have in the congressional district report?"
+    assert cell_value(row, question) == "15358"
+    # an adjective before the asked noun still narrows it ("Electoral Votes" for "votes")
+    votes = "results.csv, row 2: State: Ohio; Electoral Votes: 18; Popular Votes: 5922202."
+    assert cell_value(votes, "How many votes did Ohio cast?") is None

@@ -37,6 +37,9 @@ NOTES = (
         ("Define GNP.", "GNP"),
         ("What does the restOfWorld column hold in the profits data?", "restOfWorld"),
         ("In the Nightingale dataset, what does the Disease variable count?", "Disease"),
+        # what follows the kind says where the term is, not what it is
+        ("What does the drat variable in mtcars stand for?", "drat"),
+        ("What does the column of ages in the table mean?", None),  # no term before it
         ("What does the table hold?", None),  # no column named
         ("What was TOTEMP in 1950?", None),  # a value, not a meaning
         ("What is the term for a problem that a computer can solve?", None),

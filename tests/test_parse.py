@@ -352,3 +352,25 @@ def test_an_html_definition_list_reads_as_term_colon_definition(tmp_path: Path) 
     assert "mealpct: percent qualifying for reduced-price lunch" in text
     assert "str: student teacher ratio" in text
     assert "lonely" in text and "After." in text
+
+
+def test_columns_drawn_line_by_line_read_column_by_column(tmp_path: Path) -> None:
+    """Some PDFs draw a multi-column page line by line across the columns (the IRS's
+    instructions do), and MuPDF puts both columns' lines in one block: each column is read
+    top to bottom. A label beside its value is no column and reads as drawn."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for i in range(12):
+        page.insert_text((50, 100 + 12 * i), f"left column sentence {i} goes on here", fontsize=10)
+        page.insert_text(
+            (320, 100 + 12 * i), f"right column words in line {i} as well", fontsize=10
+        )
+    for i, (label, value) in enumerate([("Supply voltage", "3.3 V"), ("Supply current", "12 mA")]):
+        page.insert_text((50, 300 + 12 * i), label, fontsize=10)
+        page.insert_text((320, 300 + 12 * i), value, fontsize=10)
+    doc.save(tmp_path / "columns.pdf")
+    text = " ".join(parse_document(tmp_path / "columns.pdf").text.split())
+    left = " ".join(f"left column sentence {i} goes on here" for i in range(12))
+    right = " ".join(f"right column words in line {i} as well" for i in range(12))
+    assert f"{left} {right}" in text
+    assert "Supply voltage 3.3 V Supply current 12 mA" in text

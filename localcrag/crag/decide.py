@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import PurePath
 
 from localcrag.crag.answer.binding import Idf, bindings, described
+from localcrag.textutil import unspaced
 from localcrag.types import Action, Decision, Grade
 
 
@@ -29,10 +30,20 @@ def decide(
     With ``question``, Correct and Ambiguous also need a passage kept (at or above
     ``lower``) with a unit that binds every constraint of the question
     (``crag/binding``); without one the documents do not answer it: Incorrect, saying what
-    no passage holds and which passage came closest."""
+    no passage holds and which passage came closest. A question in a script written without
+    spaces (Chinese, Japanese, Thai) cannot be checked so: Correct becomes Ambiguous."""
     d = replace(_decide(grades, upper, lower), basis=basis)
     if question is None or d.action is Action.INCORRECT or any(g.error for g in grades):
         return d
+    if unspaced(question) and d.action is Action.CORRECT:
+        # "歌山镇农贸市场的总建筑面积是多少平方？": no word of it can be told apart, so no
+        # passage can be checked to hold them; the badge says only what was checked
+        return replace(
+            d,
+            action=Action.AMBIGUOUS,
+            reason=f"{d.reason}, but the question is written in a script without spaces "
+            "between words, which the check of its parts cannot read",
+        )
     kept = [g.chunk for g in grades if g.score >= lower]
     found = bindings(question, kept, idf)
     if not found or found[0].complete:

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import replace
+from functools import partial
+from pathlib import PurePath
 
-from localcrag.crag.answer.codebook import QUERY_COLUMNS, columns, is_codebook
+from localcrag.crag.answer.codebook import (
+    QUERY_COLUMNS,
+    STEM_CHARS,
+    columns,
+    documents,
+    is_codebook,
+)
 from localcrag.crag.answer.glossary import asked_term
 from localcrag.errors import EmptyIndex, FullTextFailed
 from localcrag.ingest.library import Library
@@ -28,7 +36,7 @@ class Retriever:
         """An empty index is a user error with a fix, not an empty answer."""
         store = self.library.store
         if store.count() == 0:
-            others = store.other_tables() if hasattr(store, "other_tables") else []
+            others = store.other_tables()
             if others:
                 raise EmptyIndex(
                     "the index was built with a different embedder or chunking settings",
@@ -57,7 +65,7 @@ class Retriever:
         words = query if mode == "vector" else self._coded(query)
         within = scope.sources if scope is not None else None
         hits = self.library.store.search(words, vector, 2 * k, mode, withhold, codes, within)
-        self.fallback = getattr(self.library.store, "fallback", None)
+        self.fallback = self.library.store.fallback
         return distinct(hits, k)
 
     def codebooks(
@@ -65,8 +73,9 @@ class Retriever:
     ) -> list[Hit]:
         """The codebook of each table whose rows are among ``hits`` and not among them yet
         (crag/answer/codebook): the passage of another file, no table itself, that defines
-        the table's columns, found by a full-text search for their names. A question asks
-        in the codebook's words; the row answers only read with them."""
+        the table's columns, found by a full-text search for their names; and the data
+        file's documentation, found by a search for the file's name. A question asks in the
+        codebook's words; the row answers only read with them."""
         tables: dict[str, list[str]] = {}
         for h in hits:
             if cols := columns(h.chunk.text):
@@ -74,27 +83,35 @@ class Retriever:
         have = {h.chunk.chunk_id for h in hits}
         within = scope.sources if scope is not None else None
         out: list[Hit] = []
-        for source, found in tables.items():
-            names = list(dict.fromkeys(found))[:QUERY_COLUMNS]
-            try:
-                top = self.library.store.prose_search(
-                    " ".join(names), CODEBOOK_SEARCH, withhold, within
-                )
-            except FullTextFailed:  # the main search said so already
-                return out
-            book = next(
+
+        def add(query: str, source: str, fits: Callable[[str], bool]) -> None:
+            """The first prose hit for ``query`` of another file that ``fits``, added."""
+            top = self.library.store.prose_search(query, CODEBOOK_SEARCH, withhold, within)
+            found = next(
                 (
                     h
                     for h in top
                     if h.chunk.source != source
                     and h.chunk.chunk_id not in have
-                    and is_codebook(h.chunk.text, names)
+                    and fits(h.chunk.text)
                 ),
                 None,
             )
-            if book is not None:
-                have.add(book.chunk.chunk_id)
-                out.append(replace(book, rank=len(hits) + len(out)))
+            if found is not None:
+                have.add(found.chunk.chunk_id)
+                out.append(replace(found, rank=len(hits) + len(out)))
+
+        for source, found in tables.items():
+            names = list(dict.fromkeys(found))[:QUERY_COLUMNS]
+            stem = PurePath(source).stem
+            try:
+                add(" ".join(names), source, partial(is_codebook, names=names))
+                if len(stem) >= STEM_CHARS and not any(
+                    h.chunk.source != source and documents(h.chunk.text, source) for h in hits
+                ):  # the data file's documentation: what the whole table holds
+                    add(stem, source, partial(documents, source=source))
+            except FullTextFailed:  # the main search said so already
+                return out
         return out
 
     def _coded(self, query: str) -> str:

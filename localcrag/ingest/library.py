@@ -57,8 +57,9 @@ from localcrag.types import Chunk, Scope
 # line it opens with; c7: a .docx form laid out in nested tables read cell by cell, where its
 # text had been lost; a PDF table set by alignment read with its text cells ("JUL 2023"),
 # its groups' labels and the column names of the table above it on the page; notes above a
-# sheet's table kept apart from its column names)
-CHUNKER_VERSION = "c7"
+# sheet's table kept apart from its column names; c8: a PDF page drawn line by line across
+# its columns read column by column)
+CHUNKER_VERSION = "c8"
 EMBED_BATCH_CHUNKS = 128  # chunks gathered before one embedding call (and one commit round)
 PART_CHUNKS = 2048  # a document with more chunks is committed this many at a time (~40 s)
 PARTIAL = "partial:"  # doc_hash prefix while a document's commit in parts is unfinished
@@ -243,7 +244,7 @@ class Library:
     def exclusions(self) -> Exclusions:
         """The documents the user removed and wants kept out (read afresh: another process
         may have written them)."""
-        return Exclusions(getattr(self.store.location, "folder", None))
+        return Exclusions(self.store.location.folder)
 
     def previous_sources(self) -> list[str]:
         """Documents indexed under other embedder/chunking settings that still exist."""
@@ -264,9 +265,7 @@ class Library:
         parsed = parse_document(path, ctx=ReadContext.from_settings(self.settings, on_page))
         source = source_key(path)  # a name's non-UTF-8 bytes as \xe9: LanceDB stores UTF-8
         doc_id = hashlib.sha1(source.encode()).hexdigest()[:10] + "-" + doc_hash[:8]
-        count = getattr(self.embedder, "count_tokens_batch", None) or (
-            lambda texts: [self.embedder.count_tokens(t) for t in texts]
-        )
+        count = self.embedder.count_tokens_batch
         chunks = chunk_pages(
             parsed,
             count,
@@ -459,9 +458,7 @@ class Library:
         report.skipped = [str(p) for p in skipped]
         known = self.store.file_hashes()
         self._changed = self._changed or self._unrecorded(known)  # list and seal written
-        folder = getattr(
-            getattr(self.store, "location", None), "folder", None
-        )  # None: shared index
+        folder = self.store.location.folder  # None: shared index
         stats = FileStats(Path(folder) / f"{self.store.name}.filestat.json" if folder else None)
         unread = Unread(self.store)
         self._overviews = Overviews(self.store)

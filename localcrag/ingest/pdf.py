@@ -51,13 +51,81 @@ def _inside(box: tuple, rects: list) -> bool:
     return any(r[0] <= x <= r[2] and r[1] <= y <= r[3] for r in rects)
 
 
+COLUMN_SHARE = 0.2  # of the page's width: the narrowest column of prose
+COLUMN_LINES = 3  # lines each column of a block holds at least
+COLUMN_CHARS = 20  # characters a column's lines hold on average: prose, not labels
+
+
+def _spans(lines: list[dict]) -> list[list]:
+    """``lines`` grouped by horizontal extent: [x0, x1, lines] for each run of lines whose
+    extents overlap, left to right."""
+    spans: list[list] = []
+    for line in sorted(lines, key=lambda ln: ln["bbox"][0]):
+        x0, _, x1, _ = line["bbox"]
+        if spans and x0 < spans[-1][1] - 1:
+            spans[-1][1] = max(spans[-1][1], x1)
+            spans[-1][2].append(line)
+        else:
+            spans.append([x0, x1, [line]])
+    return spans
+
+
+def _chars(lines: list[dict]) -> float:
+    """The characters ``lines`` hold on average."""
+    return sum(len("".join(s["text"] for s in ln["spans"]).strip()) for ln in lines) / len(lines)
+
+
+def _prose(col: list, width: float) -> bool:
+    """Is the span ``col`` a column of prose (see ``_reading_order``)?"""
+    wide = col[1] - col[0] >= COLUMN_SHARE * width
+    return wide and len(col[2]) >= COLUMN_LINES and _chars(col[2]) >= COLUMN_CHARS
+
+
+def _reading_order(blocks: list[dict], width: float) -> list[list[dict]]:
+    """The page's blocks' lines in reading order, as groups of lines. MuPDF groups lines
+    into blocks by position; on some multi-column pages it makes bands across the columns,
+    their lines in the order they are drawn (line by line across the columns: "No
+    deductions Enter 'Dual-Status Return' across the resident alien"). A block whose lines
+    fall into separate columns of prose (horizontal extents that never overlap, each at
+    least ``COLUMN_SHARE`` of the page wide, ``COLUMN_LINES`` lines of ``COLUMN_CHARS``
+    characters on average) shows the page's columns; each run of bands whose lines all sit
+    in those columns, prose too, is then read column by column, top to bottom. A label beside its value
+    (a datasheet's "Supply voltage   3.3 V") is no column: such a page reads as drawn."""
+    lined = [list(b.get("lines", ())) for b in blocks]
+    split = [sp for lines in lined if len(sp := _spans(lines)) > 1]
+    split = [sp for sp in split if all(_prose(col, width) for col in sp)]
+    if not split:
+        return lined
+    cols = [(c[0], c[1]) for c in max(split, key=lambda sp: sum(len(c[2]) for c in sp))]
+
+    def column(line: dict) -> int | None:
+        x0, _, x1, _ = line["bbox"]
+        return next((i for i, (a, b) in enumerate(cols) if x0 >= a - 2 and x1 <= b + 2), None)
+
+    out: list[list[dict]] = []
+    run: list[list[dict]] = [[] for _ in cols]  # the current run of bands, per column
+    for lines in lined:
+        where = [column(ln) for ln in lines]
+        if lines and None not in where and len(set(where)) > 1 and _chars(lines) >= COLUMN_CHARS:
+            for ln, i in zip(lines, where):
+                run[i].append(ln)  # type: ignore[index]
+            continue
+        out += [sorted(c, key=lambda ln: ln["bbox"][1]) for c in run if c]
+        run = [[] for _ in cols]
+        out.append(lines)
+    out += [sorted(c, key=lambda ln: ln["bbox"][1]) for c in run if c]
+    return out
+
+
 def _blocks(read: dict, skip: list | None = None) -> list[list[Line]]:
-    """A page's text blocks (its ``get_text("dict")``) as styled lines; rotated lines
-    (margin stamps) and the lines inside ``skip`` (the tables read as tables) are dropped."""
+    """A page's text blocks (its ``get_text("dict")``) as styled lines, in reading order
+    (``_reading_order``: bands across columns read column by column); rotated lines (margin stamps) and
+    the lines inside ``skip`` (the tables read as tables) are dropped."""
     blocks: list[list[Line]] = []
-    for block in read["blocks"]:
+    width = float(read.get("width") or 0.0)
+    for column in _reading_order(read["blocks"], width):
         lines: list[Line] = []
-        for line in block.get("lines", ()):
+        for line in column:
             spans = [s for s in line["spans"] if s["text"].strip()]
             if not spans or abs(line["dir"][1]) > 0.5 or (skip and _inside(line["bbox"], skip)):
                 continue

@@ -56,6 +56,7 @@ from localcrag.textutil.words import (
     stems,
     term_spans,
     terms,
+    unspaced,
     words,
 )
 
@@ -102,5 +103,6 @@ __all__ = [
     "terms",
     "unlinked",
     "visible",
+    "unspaced",
     "words",
 ]

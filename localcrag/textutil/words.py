@@ -27,6 +27,20 @@ _REFUSAL = re.compile(r"\b(?:do not|don'?t|don t) have enough information\b")
 NOT_STATED = "The documents do not state it."  # a quote that found nothing that answers
 
 
+# scripts written without spaces between words (Han, kana, Hangul, Thai, Lao, Khmer,
+# Myanmar): ``words`` finds no word in them, so nothing written so can be matched word by word
+_UNSPACED = re.compile(
+    r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+    r"\uac00-\ud7af\uf900-\ufaff]"
+)
+
+
+def unspaced(text: str, least: int = 2) -> bool:
+    """Does ``text`` hold ``least`` or more characters of a script written without spaces
+    between words ("歌山镇农贸市场"), whose words this toolkit cannot tell apart?"""
+    return len(_UNSPACED.findall(text)) >= least
+
+
 def words(text: str) -> list[str]:
     """Lower-case word tokens of ``text`` (curly apostrophes made straight)."""
     return [m.group().lower().replace("\u2019", "'") for m in WORD.finditer(text)]

@@ -29,7 +29,7 @@ from pathlib import PurePath
 from typing import Protocol
 
 from localcrag.crag.answer.cells import flag
-from localcrag.crag.answer.codebook import definitions, row_definitions
+from localcrag.crag.answer.codebook import codebooks, row_definitions
 from localcrag.crag.answer.constraints import MONTH_YEAR, Constraints, Period, number_value, read
 from localcrag.crag.answer.glossary import asked_term, definition_lines
 from localcrag.crag.answer.grounding import evidence_sentences
@@ -98,6 +98,10 @@ class Unit:
     # its columns' definitions in its table's codebook ((column, "Army: Estimated ..."));
     # they are in its context and near too (crag/answer/codebook)
     defined: tuple[tuple[str, str], ...] = ()
+    books: tuple[int, ...] = ()  # the evidence items (``n``) that give those definitions
+    # the sentence before it in its paragraph: what it goes on about ("As amended, section
+    # 108 permits up to three copies" after the sentence on preservation copies)
+    before: str = ""
 
     @property
     def key(self) -> tuple[int, int]:
@@ -404,11 +408,13 @@ def units(n: int, text: str, source: str, heading: str | None, locator: str | No
         pieces = evidence_sentences(line) if long else [line]
         if long and len(pieces) > 1 and _ITEM.match(line):
             pieces.append(line)  # a list item is one entry too: its change and who made it
+        before = ""
         for piece in pieces:
             if piece in seen:
                 continue
             seen.add(piece)
-            out.append(Unit(n, piece, context, pos, head, label, document, near))
+            out.append(Unit(n, piece, context, pos, head, label, document, near, before=before))
+            before = piece if piece != line else ""
             pos += 1
     return out
 
@@ -537,10 +543,14 @@ def narrower(name: str, asked: set[str]) -> bool:
     """Does a column's name count a narrower kind of a thing the question asks for: one of
     the question's words after an adjective the question does not hold ("ELECTORAL VOTES"
     for "how many votes", "Active Registered Voters" for "registered voters")? Participles
-    ("Registered") and summing words ("Total") are read past, not counted."""
+    ("Registered") and summing words ("Total") are read past, not counted, and a numbered
+    name ("District 4") is no kind."""
     words = re.findall(r"[A-Za-z][A-Za-z'’]*", re.sub(r"([a-z])([A-Z])", r"\1 \2", name))
+    # a noun with its number names one group ("US Representative District 4 Republican
+    # Active"): a name, not the kind of thing the column counts
+    numbered = {noun.lower() for noun, _ in numbered_names(name)}
     for i in range(1, len(words)):
-        if not _holds(asked, stem(base_form(words[i].lower()))):
+        if words[i].lower() in numbered or not _holds(asked, stem(base_form(words[i].lower()))):
             continue
         for w in reversed(words[:i]):
             kinds = readings(w)
@@ -808,8 +818,11 @@ def bind(
         if filler is None:
             missing.append(f"a definition of {term}")
         return Bound(unit, tuple(missing), filler, held + bool(filler))
-    # nouns from the passage only for a unit that points back to them ("they run at ...")
-    said = _said(f"{whole}\n{passage}" if passage and _points_back(unit.text) else whole)
+    # nouns from the passage only for a unit that points back to them ("they run at ..."),
+    # and from the sentence before it in its paragraph, which it goes on from
+    said = _said(
+        f"{whole}\n{passage}" if passage and _points_back(unit.text) else f"{whole}\n{unit.before}"
+    )
     have = {t for t in keys.weights if _holds(said, t)}  # the required ones are among them
     if _SPAN_OF.search(unit.text):  # "2 Msps to 20 Msps" gives both its bounds
         have |= {t for t in keys.weights if t in _BOUNDS}
@@ -1056,14 +1069,24 @@ def _summary(text: str, cons: Constraints) -> bool:
 def evidence_units(passages: Sequence[Passage]) -> list[Unit]:
     """The units of ``passages``, ``n`` = 1 + the passage's index (as ``bindings`` numbers
     them); a table's row read with its columns' definitions where another passage is the
-    table's codebook (crag/answer/codebook)."""
-    defs = definitions(passages)
+    table's codebook, and with its documentation's description (crag/answer/codebook)."""
+    books = codebooks(passages)
     out = []
     for i, p in enumerate(passages, 1):
         for u in units(i, p.text, p.source, p.heading, p.locator):
-            if p.source in defs and (own := row_definitions(u.text, defs[p.source])):
+            book = books.get(p.source)
+            if book is not None and _row_pairs(u.text):
+                own = row_definitions(u.text, book.defs)
                 said = " ".join(line for _, line in own)
-                u = replace(u, context=f"{u.context} {said}", near=f"{u.near} {said}", defined=own)
+                u = replace(
+                    u,
+                    context=f"{u.context} {said}",
+                    near=f"{u.near} {said}",
+                    # what the whole table holds, as its document's title would say
+                    document=f"{u.document} {book.about}".strip(),
+                    defined=own,
+                    books=tuple(k + 1 for k in book.passages) if own or book.about else (),
+                )
             out.append(u)
     return out
 
@@ -1127,20 +1150,23 @@ def raise_bound(
 ) -> list[Grade]:
     """``grades`` with each passage that binds the whole question marked (``binds``) and
     raised to ``upper`` if under it: one of its units holds every period, number and entity
-    the question names, its key nouns and a filler of the asked slot. The grader scores topic; a row of numbers or a definition line
-    holding all of that is relevant whatever it made of it. Only a question with something
+    the question names, its key nouns and a filler of the asked slot. The grader scores
+    topic; a row of numbers or a definition line holding all of that is relevant whatever it made of it. Only a question with something
     exact to match (a period, a number, an entity, a term whose meaning is asked) is raised:
     without one, "complete" would say little."""
     cons = read(question)
-    if (cons.hard == 0 and cons.slot != "meaning") or not lines_asked(cons):
+    if cons.hard == 0 and cons.slot != "meaning":
         return grades
     # a unit that binds is complete only with its slot's filler (FILLED), so any complete
-    # unit of a passage raises it
-    bound = {
-        b.unit.n - 1
-        for b in bindings(cons, [g.chunk for g in grades], idf)
-        if b.complete and (b.filler or cons.slot not in FILLED)
-    }
+    # unit of a passage raises it; a question that asks for no line ("what is the gross
+    # horsepower of the Maserati Bora") only by a row's cell of the asked column, its
+    # filler. A row read with its codebook raises the codebook too, which says what the
+    # row's cells mean (crag/answer/codebook)
+    lines = lines_asked(cons)
+    bound: set[int] = set()
+    for b in bindings(cons, [g.chunk for g in grades], idf):
+        if b.complete and (b.filler or (lines and cons.slot not in FILLED)):
+            bound |= {b.unit.n - 1, *(k - 1 for k in b.unit.books)}
     return [
         replace(g, score=max(g.score, upper), binds=True) if i in bound else g
         for i, g in enumerate(grades)

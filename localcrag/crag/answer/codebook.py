@@ -6,14 +6,21 @@ HTML or PDF page beside it. Questions are asked in the codebook's words ("the es
 average monthly strength of the army in October 1854"), so a row binds one only read with
 its columns' definitions. Retrieval adds the codebook of each table whose rows it found
 (``Retriever.codebooks``), and binding reads each row with the definitions of its columns
-(``definitions``). A codebook is known by what it holds, not by its name: a passage of
+(``codebooks``). A row kept as evidence keeps its codebook beside it: the answer quotes
+the row and the line that says what its column means. A codebook is known by what it holds, not by its name: a passage of
 another file, itself no table, that defines at least ``MIN_DEFINED`` of the table's columns
-the way a glossary does (``glossary.definition_lines``).
+the way a glossary does (``glossary.definition_lines``). A data file's documentation says
+what the table as a whole holds ("The number of telephones in various regions of the world
+(in thousands)" for WorldPhones.csv, whose columns are regions): a short passage of another
+file whose first lines name the data file (``documents``); every row is read with it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Protocol
 
 from localcrag.crag.answer.cells import parse_row
@@ -53,7 +60,7 @@ def is_codebook(text: str, names: Sequence[str]) -> bool:
 
 
 class Passage(Protocol):
-    """What ``definitions`` reads of a passage (a Chunk or an Evidence item)."""
+    """What ``codebooks`` reads of a passage (a Chunk or an Evidence item)."""
 
     @property
     def text(self) -> str: ...
@@ -61,21 +68,63 @@ class Passage(Protocol):
     def source(self) -> str: ...
 
 
-def definitions(passages: Sequence[Passage]) -> dict[str, dict[str, str]]:
+@dataclass(frozen=True)
+class Codebook:
+    """What a table's codebooks say: its columns' definitions, what the table as a whole
+    holds (its documentation's description), and which passages say so (0-based indices
+    into the passages read), so that a row kept as evidence keeps them."""
+
+    defs: dict[str, str]
+    passages: tuple[int, ...]
+    about: str = ""  # "The number of telephones in various regions of the world ..."
+
+
+DOC_WORDS = 80  # a documentation passage is short: its description, not a manual's chapter
+STEM_CHARS = 5  # a data file's name this long at least names it ("data.csv" names nothing)
+
+
+def documents(text: str, source: str) -> bool:
+    """Is ``text`` (a passage of another file) the documentation of the data file
+    ``source``: a short passage, no table itself, whose first lines name the file's stem
+    as a word ("WorldPhones | R Documentation" for WorldPhones.csv) and that describes in a
+    sentence?"""
+    stem = PurePath(source).stem
+    if len(stem) < STEM_CHARS or len(text.split()) > DOC_WORDS or columns(text):
+        return False
+    lines = [ln.strip() for ln in text.strip().split("\n")]
+    if not any(len(ln.split()) >= 5 and ln.endswith(".") for ln in lines):
+        return False  # no sentence that describes: a usage line, a code example
+    head = "\n".join(lines[:4])
+    return re.search(rf"(?<![\w.-]){re.escape(stem)}(?![\w-])", head, re.I) is not None
+
+
+def codebooks(passages: Sequence[Passage]) -> dict[str, Codebook]:
     """For each table among ``passages`` (by source), the definitions of its columns that
-    the other passages, its codebooks, give: {"/d/Nightingale.csv": {"Army": "Army: ..."}}."""
+    the other passages, its codebooks, give: {"/d/Nightingale.csv": Codebook({"Army":
+    "Army: ..."}, (3,))}."""
     tables: dict[str, list[str]] = {}
-    for p in passages:
-        if cols := columns(p.text):
+    rows = [columns(p.text) for p in passages]
+    for p, cols in zip(passages, rows):
+        if cols:
             tables.setdefault(p.source, [])
             tables[p.source] += [c for c in cols if c not in tables[p.source]]
-    out: dict[str, dict[str, str]] = {}
+    out: dict[str, Codebook] = {}
     for source, names in tables.items():
-        for p in passages:
-            if p.source != source and is_codebook(p.text, names):
-                found = out.setdefault(source, {})
-                for name, line in defined(p.text, names).items():
-                    found.setdefault(name, line)
+        defs: dict[str, str] = {}
+        where, about = [], []
+        for i, p in enumerate(passages):
+            if p.source == source or rows[i]:  # a table's own rows say "Army: 30643", a value
+                continue
+            found = defined(p.text, names)
+            if len(found) >= min(MIN_DEFINED, len(names)):
+                where.append(i)
+                for name, line in found.items():
+                    defs.setdefault(name, line)
+            elif documents(p.text, source):
+                where.append(i)
+                about.append(" ".join(p.text.split()))
+        if where:
+            out[source] = Codebook(defs, tuple(where), " ".join(about))
     return out
 
 

@@ -310,6 +310,12 @@ _NAMED_KINDS = frozenset(
 )
 
 
+# "What was the name of the diarist's sister?": the question asks for a name
+_NAME_OF = re.compile(
+    r"\W*what (?:is|was|are|were) (?:the |his |her |its |their )?(?:full |first |last )?"
+    r"names? of\b",
+    re.I,
+)
 _LEADING_CLAUSE = re.compile(
     r"^\s*(?:when|while|if|before|after|once|as of)\s+[^,?]*,\s*(?=\S)", re.I
 )
@@ -389,6 +395,8 @@ def _slot(question: str, kind: str | None, choice: bool) -> str | None:
         return "number"
     if shape is None and kind is not None and kind.lower() in _SLOT_WORDS and asked_kind(question):
         return "number"  # "below what level must the output power be": a power's figure
+    if shape is None and kind == "name" and _NAME_OF.match(question, setting_end(question)):
+        return "which"  # named by whatever names it: a person, a file, a code
     if shape is None and kind is not None:
         if kind.lower() in _NAMED_KINDS:
             return "name"
@@ -414,7 +422,7 @@ def _entities(question: str, taken: list[tuple[int, int]]) -> list[tuple[str, tu
 
     first = re.match(r"\s*\W*(\w+)", question)
     for m in _NAME.finditer(question):
-        text = m.group(0).rstrip(".'’&-")
+        text = m.group(0).rstrip(".,;:'’&-")
         words = text.split()
         if m.start() == (first.start(1) if first else 0):
             head = words[0].lower()
@@ -525,6 +533,8 @@ def read(question: str) -> Constraints:
     # "at what temperature", "which company made": the last noun before the verb after the
     # question word names the answer's kind, not something the answer must mention
     rest, kind = _asked_kind(rest, setting_end(q))
+    if kind is None and _NAME_OF.match(q, setting_end(q)):
+        kind = "name"  # "what was the name of the diarist's sister": a thing named
     rest = _clause_heads(rest, spans)
     counted = set(number_words(1, 20))
     terms = []

@@ -42,6 +42,7 @@ from localcrag.crag.answer.binding import (
     FILLED,
     Bound,
     Idf,
+    Unit,
     bindings,
     cell_value,
     choice_made,
@@ -49,7 +50,7 @@ from localcrag.crag.answer.binding import (
     described,
     key_terms,
 )
-from localcrag.crag.answer.cells import cell_answer
+from localcrag.crag.answer.cells import cell_answer, parse_row
 from localcrag.crag.answer.constraints import Constraints, read
 from localcrag.crag.answer.emphasis import (
     counted,
@@ -477,4 +478,29 @@ def extractive_answer(
         end = len(sentence.removesuffix("\n").rstrip(".!?:"))
         parts.append(f"{sentence[:end]} [{n}]{sentence[end:]}")
     cited = tuple(dict.fromkeys(cands[i][0] for i in chosen))
+    first = next((b for b in complete if place(b) == (cands[best][0], _key(cands[best][2]))), None)
+    if (
+        span is not None
+        and first is not None
+        and (said := _column_meaning(first.unit, span, evidence))
+    ):
+        # a cell under a terse column ("hp: 335") is quoted with the codebook line that says
+        # what the column means ("hp | Gross horsepower"), cited to the codebook
+        line, k = said
+        parts.append(f"{line.rstrip('.')} [{evidence[k - 1].n}].")
+        cited = (*cited, evidence[k - 1].n)
     return Extract(" ".join(parts), cited, tuple(cands[i][2] for i in chosen), span)
+
+
+def _column_meaning(unit: Unit, value: str, evidence: Sequence[Evidence]) -> tuple[str, int] | None:
+    """The codebook's definition of the column of ``unit``'s row whose cell is ``value``,
+    and the evidence item (1-based, as ``Unit.books``) that gives it; None for a row read
+    without a codebook."""
+    row = parse_row(unit.text) if unit.defined and unit.books else None
+    if row is None:
+        return None
+    meaning = dict(unit.defined)
+    names = [name.strip() for name, cell in row.cells if cell.strip().rstrip(".") == value.strip()]
+    line = next((meaning[n] for n in names if n in meaning), None)
+    k = next((k for k in unit.books if line and line in evidence[k - 1].text), None)
+    return None if line is None or k is None else (line, k)

@@ -72,6 +72,17 @@ def asked_term(question: str) -> str | None:
         if m := pattern.search(question.strip()):
             words = m.group("t").strip(" \"'`\u201c\u201d\u2018\u2019").split()
             i, j = 0, len(words)  # noise words cut by index: one pass, whatever the length
+            # "the drat variable in mtcars": what follows the kind names where it is
+            kind = next(
+                (
+                    k
+                    for k in range(1, j - 1)
+                    if words[k].lower() in _KIND and words[k - 1].lower() not in _LEAD
+                ),
+                None,
+            )
+            if kind is not None and words[kind + 1].lower() in ("in", "of", "from", "for"):
+                j = kind + 1
             while j - i > 1 and (
                 words[i].lower() in _LEAD | _KIND or words[j - 1].lower() in _KIND
             ):  # "the column mealpct", "the str variable"

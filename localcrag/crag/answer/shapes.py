@@ -32,6 +32,9 @@ _SHAPES = [
         "number",
         re.compile(
             r"\bhow (?:many|much|long|old|far|big|large|tall|fast|often|high|deep)\b"
+            # "up to what length", "at what speed": a figure, whatever follows the noun
+            r"|\b(?:up to|to|at|by|from|within|over|under|below|above) (?:what|which) "
+            r"(?:\w+ )?" + _QUANTITY + r"\b"
             r"|\b(?:what|which) (?:\w+ )?" + _QUANTITY + r"\b"
             # the head of its noun phrase ("what power supply" asks for a supply)
             r"(?=\s*(?:[?,.]|$)|\s+(?:of|for|in|on|at|to|from|by|does|do|did|is|are|was|were|"
