@@ -1029,20 +1029,19 @@ def test_a_preposition_before_what_asks_for_a_figure() -> None:
     assert action is Action.CORRECT and "**200 feet**" in said
 
 
-def test_a_numbered_name_in_a_column_is_no_narrower_kind() -> None:
-    """ "US Representative District 4 Republican Active": "District 4" names the group the
-    table is about, not a narrower kind of the question's "congressional district", so the
-    Republican Active cell answers "active Republican voters ... congressional district"."""
-    from localcrag.crag.answer.binding import cell_value
-
-    row = (
-        "cong.pdf, p. 4, row 31: US Representative District 4 County: Sioux; "
-        "US Representative District 4 Democratic Active: 1819; "
-        "US Representative District 4 Republican Active: 15358; "
-        "US Representative District 4 Total Active: 20770."
+def test_an_ordinal_numbers_a_name() -> None:
+    """ "Iowa's 4th congressional district" is the district numbered 4: a row of District 1
+    does not answer it, the row of District 4 does."""
+    question = (
+        "How many inactive voters did Sioux County have in Iowa's 4th congressional district?"
     )
-    question = "How many active Republican voters did Sioux County have in the congressional district report?"
-    assert cell_value(row, question) == "15358"
-    # an adjective before the asked noun still narrows it ("Electoral Votes" for "votes")
-    votes = "results.csv, row 2: State: Ohio; Electoral Votes: 18; Popular Votes: 5922202."
-    assert cell_value(votes, "How many votes did Ohio cast?") is None
+    assert "District 4" in read(question).entities
+    title = "State of Iowa Voter Registration Totals"
+    first = "cong.pdf, p. 1, row 5: District: 1; County: Sioux; Total Inactive: 1554."
+    fourth = "cong.pdf, p. 4, row 31: District: 4; County: Sioux; Total Inactive: 2021."
+    assert ask(question, chunk(first, "/d/cong.pdf", heading=title))[0] is Action.INCORRECT
+    action, said = ask(question, chunk(fourth, "/d/cong.pdf", heading=title))
+    assert action is Action.CORRECT and "**2021**" in said
+    prose = "In the 4th congressional district, Sioux County had 2,021 inactive voters."
+    action, said = ask(question, chunk(prose, "/d/notes.md", heading=title))
+    assert action is Action.CORRECT and "2,021" in said

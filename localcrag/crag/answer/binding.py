@@ -30,7 +30,14 @@ from typing import Protocol
 
 from localcrag.crag.answer.cells import flag
 from localcrag.crag.answer.codebook import codebooks, row_definitions
-from localcrag.crag.answer.constraints import MONTH_YEAR, Constraints, Period, number_value, read
+from localcrag.crag.answer.constraints import (
+    MONTH_YEAR,
+    Constraints,
+    Period,
+    number_value,
+    ordinal_names,
+    read,
+)
 from localcrag.crag.answer.glossary import asked_term, definition_lines
 from localcrag.crag.answer.grounding import evidence_sentences
 from localcrag.crag.answer.shapes import answer_spans
@@ -292,7 +299,8 @@ def _entity_words(entity: str) -> list[str]:
 def numbered_names(text: str) -> list[tuple[str, str]]:
     """The numbered names ``text`` writes, as (noun, number): "Power Class 1" -> (Class, 1),
     "Band I" -> (Band, I), a Roman numeral in capitals counting as a number."""
-    return re.findall(r"([A-Za-z]+)\s+(\d[\w.]*|(?-i:[IVX]+)\b)", text)
+    written = re.findall(r"([A-Za-z]+)\s+(\d[\w.]*|(?-i:[IVX]+)\b)", text)
+    return written + [(noun, number) for noun, number, _ in ordinal_names(text)]
 
 
 def another_number(name: str, question: str) -> bool:
@@ -331,9 +339,14 @@ def _has_entity(entity: str, text: str, rare: str | None = None) -> bool:
     # "Legislative District 7 ... Precincts: 10" is another district
     for noun, number in numbered_names(entity):
         if not re.search(
-            rf"\b{re.escape(noun)}\W{{1,3}}{re.escape(number)}(?!\w|\.\w)", text, re.I
+            rf"\b{re.escape(noun)}\W{{1,3}}{re.escape(number)}(?!\w|\.\w)"
+            rf"|\b{re.escape(number)}(?:st|nd|rd|th)\s+(?:[\w-]+\s+){{0,2}}{re.escape(noun)}\b",
+            text,
+            re.I,
         ):
             return False
+        if re.fullmatch(rf"{re.escape(noun)}\s+{re.escape(number)}", entity, re.I):
+            return True  # "District 4" (asked as "the 4th district"): its number is all of it
     words = _entity_words(entity)
     if rare is None:
         return all(has(w) for w in words)
@@ -543,14 +556,10 @@ def narrower(name: str, asked: set[str]) -> bool:
     """Does a column's name count a narrower kind of a thing the question asks for: one of
     the question's words after an adjective the question does not hold ("ELECTORAL VOTES"
     for "how many votes", "Active Registered Voters" for "registered voters")? Participles
-    ("Registered") and summing words ("Total") are read past, not counted, and a numbered
-    name ("District 4") is no kind."""
+    ("Registered") and summing words ("Total") are read past, not counted."""
     words = re.findall(r"[A-Za-z][A-Za-z'’]*", re.sub(r"([a-z])([A-Z])", r"\1 \2", name))
-    # a noun with its number names one group ("US Representative District 4 Republican
-    # Active"): a name, not the kind of thing the column counts
-    numbered = {noun.lower() for noun, _ in numbered_names(name)}
     for i in range(1, len(words)):
-        if words[i].lower() in numbered or not _holds(asked, stem(base_form(words[i].lower()))):
+        if not _holds(asked, stem(base_form(words[i].lower()))):
             continue
         for w in reversed(words[:i]):
             kinds = readings(w)
@@ -567,13 +576,16 @@ def cell_value(text: str, question: str, defined: Sequence[tuple[str, str]] = ()
     """In a table row's sentence, the figure of the one cell whose column's name shares
     the most words with the question ("Republican Active: 15281" for "registered
     Republicans active"), of those the one whose name says least else ("Male Total" over
-    "Male Under 18 years" for "males"); a column of a narrower kind (:func:`narrower`) is
-    never it. None when no column, or more than one, does best."""
+    "Male Under 18 years" for "males"); a column of a narrower kind (:func:`narrower`), or
+    whose cell is the number of a numbered name the question writes ("District: 4" for "the
+    4th district": the row's key), is never it. None when no column, or more than one,
+    does best."""
     asked = _said(question)
     meaning = dict(defined)  # a column's name read with its codebook's definition
+    keys = {number for _, number in numbered_names(question)}  # "the 4th district": a key
     scored: list[tuple[int, int, str]] = []
     for name, value in _row_cells(text):
-        if narrower(name, asked) or another_number(name, question):
+        if narrower(name, asked) or another_number(name, question) or value.strip() in keys:
             continue
         words = _said(meaning.get(name.strip(), name))
         held = sum(_holds(asked, w) for w in words)

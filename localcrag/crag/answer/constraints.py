@@ -412,6 +412,26 @@ def _known(word: str) -> bool:
     return bool(readings(word))
 
 
+_ORDINAL = re.compile(r"\b(\d{1,3})(?:st|nd|rd|th)\b((?:\s+[A-Za-z][\w-]*){1,3})")
+
+
+def ordinal_names(text: str) -> list[tuple[str, str, tuple[int, int]]]:
+    """The things ``text`` numbers by an ordinal, as (noun, number, span): "Iowa's 4th
+    congressional district" -> ("district", "4", ...), the district numbered 4; the noun is
+    the first of the next three words that can be a noun and is no adjective only."""
+    out = []
+    for m in _ORDINAL.finditer(text):
+        for w in re.finditer(r"[A-Za-z][\w-]*", text[m.end(1) : m.end()]):
+            word = w.group(0)
+            if word.lower() in STOPWORDS:
+                break
+            if "NOUN" in readings(word.lower()):
+                end = m.end(1) + w.end()
+                out.append((word.lower(), m.group(1), (m.start(), end)))
+                break
+    return out
+
+
 def _entities(question: str, taken: list[tuple[int, int]]) -> list[tuple[str, tuple[int, int]]]:
     """Names (capitalised words past the first word, or a first word that is no question or
     function word) and codes ("BME280", "TOTEMP")."""
@@ -420,6 +440,9 @@ def _entities(question: str, taken: list[tuple[int, int]]) -> list[tuple[str, tu
     def free(a: int, b: int) -> bool:
         return not any(x < b and a < y for x, y in taken + [s for _, s in out])
 
+    for noun, number, (a, b) in ordinal_names(question):  # "4th district": "District 4"
+        if free(a, b):
+            out.append((f"{noun.capitalize()} {number}", (a, b)))
     first = re.match(r"\s*\W*(\w+)", question)
     for m in _NAME.finditer(question):
         text = m.group(0).rstrip(".,;:'’&-")
