@@ -73,6 +73,9 @@ class FakeGrader:
     def score_texts(self, question: str, texts: Sequence[str]) -> list[float]:
         return [self._score(question, t) for t in texts]
 
+    def reader_spans(self) -> None:
+        return None  # scores only
+
 
 class FakeGenerator(ChatModel):
     """A chat model that streams a scripted answer word by word."""
@@ -116,7 +119,9 @@ class FakeGenerator(ChatModel):
 
 class FakeWeb:
     """A web searcher (crag/web.WebSearch) that answers every query with ``results`` and
-    records the queries: no network."""
+    records the queries: no network (no host: no DNS lookup)."""
+
+    host: str | None = None
 
     def __init__(self, *results: WebResult) -> None:
         self.results = list(results)

@@ -158,7 +158,7 @@ def test_sources_count_each_document_in_its_formats_unit(
     ingest/formats.py); a Word file's stored number counts nothing a reader knows: a dash."""
     import json
 
-    import localcrag.ingest.library as library
+    from localcrag.cli.args import Backends
     from localcrag.cli.main import main
     from localcrag.ingest.exclusions import Exclusions
     from localcrag.ingest.formats import FORMATS
@@ -189,12 +189,11 @@ def test_sources_count_each_document_in_its_formats_unit(
         def exclusions(self) -> Exclusions:
             return Exclusions(None)
 
-    monkeypatch.setattr(library, "Library", Listed)
-    assert main(["sources"]) == 0
+    assert main(["sources"], Backends(library=Listed)) == 0
     lines = capsys.readouterr().out.splitlines()
     counts = [line.split(" 3 chunks")[0].strip() for line in lines[:-1]]
     assert counts == ["2,400 rows", "1 slide", "15 pages", "12 rows", "—"]
-    assert main(["sources", "--json"]) == 0
+    assert main(["sources", "--json"], Backends(library=Listed)) == 0
     data = json.loads(capsys.readouterr().out)["sources"]
     assert [(d["pages"], d["unit"]) for d in data] == [
         (2400, "row"),

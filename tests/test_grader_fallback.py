@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from localcrag import events as ev
+from localcrag.cli.args import Backends
 from localcrag.cli.main import build_parser
 from localcrag.crag.answer.generate import REFUSAL
 from localcrag.crag.graders.base import RANK_GRADER, BaseGrader, GradingFailed
@@ -78,11 +79,9 @@ def test_a_chunk_with_no_score_at_all_fails_the_batch_not_scores_zero() -> None:
 
 
 def _ask(library: Library, monkeypatch: pytest.MonkeyPatch, capsys, as_json: bool) -> str:
-    import localcrag.crag.pipeline as pipeline_module
     from localcrag.cli import ask
 
-    monkeypatch.setattr(pipeline_module, "Pipeline", lambda settings: _pipe(library))
-    args = build_parser().parse_args(
+    args = build_parser(Backends(pipeline=lambda settings: _pipe(library))).parse_args(
         ["ask", "Which robots work next to people?", "--offline", *(["--json"] if as_json else [])]
     )
     assert ask.cmd_ask(args) == 0
@@ -155,14 +154,14 @@ def test_ask_without_a_terminal_never_looks_up_the_search_host(
     """issue 17: default settings (web_search = "ask") and no terminal: consent can never be
     given, so no DNS lookup of duckduckgo.com (the conftest guard records any) and the refusal
     says why."""
-    import localcrag.crag.pipeline as pipeline_module
     from localcrag.cli import ask
 
     pipe = Pipeline(
         Settings(), library=library, grader=FakeGrader(fixed={}), generator=FakeGenerator()
     )
-    monkeypatch.setattr(pipeline_module, "Pipeline", lambda settings: pipe)
-    args = build_parser().parse_args(["ask", "Who painted the sunflowers?", "--json"])
+    args = build_parser(Backends(pipeline=lambda settings: pipe)).parse_args(
+        ["ask", "Who painted the sunflowers?", "--json"]
+    )
     assert ask.cmd_ask(args) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["action"] == "incorrect" and data["refused"] and data["web"]["attempted"] is False

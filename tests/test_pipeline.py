@@ -32,6 +32,8 @@ Rain falls when clouds hold too much water. Forecasts use satellites and models.
 
 
 class FakeWeb:
+    host: str | None = None
+
     def __init__(self) -> None:
         self.queries: list[str] = []
 

@@ -114,14 +114,12 @@ def test_ask_json_keeps_its_contract_and_adds_evidence_ids(
 ) -> None:
     import json
 
+    from localcrag.cli.args import Backends
     from localcrag.cli.main import main
-    from localcrag.crag import pipeline as pipeline_module
 
     monkeypatch.setenv("LOCALCRAG_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(
-        pipeline_module, "Pipeline", lambda settings: _pipe(library, upper_threshold=0.5)
-    )
-    assert main(["ask", "What are cobots and where do cobots work?", "--json"]) == 0
+    fake = Backends(pipeline=lambda settings: _pipe(library, upper_threshold=0.5))
+    assert main(["ask", "What are cobots and where do cobots work?", "--json"], fake) == 0
     out = json.loads(capsys.readouterr().out)
     assert list(out) == [
         "question",
@@ -183,8 +181,8 @@ def test_a_refusal_says_what_was_searched_and_an_answer_always_cites(
     names the evidence it rests on, marked as not cited in the text."""
     import json
 
+    from localcrag.cli.args import Backends
     from localcrag.cli.main import main
-    from localcrag.crag import pipeline as pipeline_module
 
     refused, _ = _fold(_pipe(library), "Can kiwi birds fly?")  # offline, Incorrect: refused
     assert refused.claims_nothing and refused.sources == ()
@@ -216,14 +214,17 @@ def test_a_refusal_says_what_was_searched_and_an_answer_always_cites(
     assert answered.sources[0].n in {e.n for e in answered.evidence}
 
     monkeypatch.setenv("LOCALCRAG_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(pipeline_module, "Pipeline", lambda settings: _pipe(library))
-    assert main(["ask", "Can kiwi birds fly?"]) == 0
+    fake = Backends(pipeline=lambda settings: _pipe(library))
+    assert main(["ask", "Can kiwi birds fly?"], fake) == 0
     out = capsys.readouterr().out
     assert out.strip().endswith(s["text"]) and "Sources" not in out
-    assert main(["ask", "Can kiwi birds fly?", "--json"]) == 0
+    assert main(["ask", "Can kiwi birds fly?", "--json"], fake) == 0
     assert json.loads(capsys.readouterr().out)["searched"]["text"] == s["text"]
-    monkeypatch.setattr(pipeline_module, "Pipeline", lambda settings: uncited)
-    assert main(["ask", "What are cobots and where do cobots work?", "--style", "generative"]) == 0
+    fake = Backends(pipeline=lambda settings: uncited)
+    assert (
+        main(["ask", "What are cobots and where do cobots work?", "--style", "generative"], fake)
+        == 0
+    )
     assert (
         "Sources (not cited in the text; the passage the answer shares the most words with):\n  ["
         in capsys.readouterr().out

@@ -89,8 +89,7 @@ def test_sources_lists_filtered_and_limited(
     folder = _folder(tmp_path, 12)
     lib = Library(Settings(), embedder=FakeEmbedder())
     lib.ingest([folder])
-    monkeypatch.setattr("localcrag.ingest.library.Library", lambda s: lib)
-    args = cli.build_parser().parse_args(
+    args = cli.build_parser(cli.Backends(library=lambda s: lib)).parse_args(
         ["sources", "--json", "--filter", "note01", "--limit", "2"]
     )
     assert cli.cmd_sources(args) == 0

@@ -21,7 +21,9 @@ from localcrag.types import WebResult
 
 
 class FakeSearch:
-    """Deterministic WebSearch; no ``host`` attribute, so search_web does not probe DNS."""
+    """Deterministic WebSearch; no host, so search_web does not probe DNS."""
+
+    host: str | None = None
 
     def __init__(
         self,

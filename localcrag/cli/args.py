@@ -1,14 +1,41 @@
-"""Argument types shared by every subcommand (kept apart so command modules never import main)."""
+"""What every subcommand shares (kept apart so command modules never import main): argument
+types, the user's settings, and the backends the commands build from them."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from localcrag.textutil import shown  # noqa: F401 - the commands import it from here
 
 if TYPE_CHECKING:
+    from localcrag.crag.pipeline import Pipeline
+    from localcrag.ingest.library import Library
     from localcrag.settings import Settings
+
+
+def _library(settings: Settings) -> Library:
+    from localcrag.ingest.library import Library  # heavy: only when a command runs
+
+    return Library(settings)
+
+
+def _pipeline(settings: Settings) -> Pipeline:
+    from localcrag.crag.pipeline import Pipeline
+
+    return Pipeline(settings)
+
+
+@dataclass(frozen=True)
+class Backends:
+    """What the commands build from the settings: the user's library and the pipeline over
+    it. ``main(argv, Backends(...))`` hands a command other ones (a test's fakes); every
+    command reads them from ``args.backends``."""
+
+    library: Callable[[Settings], Library] = _library
+    pipeline: Callable[[Settings], Pipeline] = _pipeline
 
 
 def user_settings(offline: bool = False) -> Settings:

@@ -84,7 +84,6 @@ def _confirm(query: str) -> bool:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from localcrag.cli.args import with_generator
-    from localcrag.crag.pipeline import Pipeline
     from localcrag.settings import Settings
 
     settings = with_generator(Settings.load(), args.generator)
@@ -92,7 +91,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         settings.web.offline = True
     if args.web:
         settings.web.web_search = "always"
-    pipe = Pipeline(settings)
+    pipe = args.backends.pipeline(settings)
     log = History(settings.history_dir)
     conv = log.last() if args.cont else None
     if args.cont and conv is None:

@@ -31,10 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from localcrag.cli.args import shown
     from localcrag.ingest import doctor
-    from localcrag.ingest.library import Library
     from localcrag.settings import Settings
 
-    lib = Library(Settings.load())
+    lib = args.backends.library(Settings.load())
     lib.on_lock_wait = lambda msg: print(f"localcrag: {msg}", file=sys.stderr)
     up = doctor.check(lib.store)
     fixed = doctor.repair(lib) if args.repair and not up.ok else None

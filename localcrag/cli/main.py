@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from localcrag import __version__
-from localcrag.cli.args import add_scope_option, positive_int, shown, user_settings
+from localcrag.cli.args import Backends, add_scope_option, positive_int, shown, user_settings
 from localcrag.cli.output import command_session, dumps
 
 if TYPE_CHECKING:
@@ -28,9 +28,8 @@ def _print_json(obj: object) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from localcrag.ingest.library import Library
 
-    lib = Library(user_settings())
+    lib = args.backends.library(user_settings())
     return _ingest(lib, args.paths, args.prune, args.json, args.quiet, args.no_wait)
 
 
@@ -80,9 +79,8 @@ def _ingest(
 
 def cmd_reindex(args: argparse.Namespace) -> int:
     """Re-embed every document known to the index into the current embedder's table."""
-    from localcrag.ingest.library import Library
 
-    lib = Library(user_settings())
+    lib = args.backends.library(user_settings())
     paths = sorted({s.source for s in lib.sources()} | set(lib.previous_sources()))
     if not paths:
         print("No documents indexed yet. Add some with: localcrag ingest PATH")
@@ -95,9 +93,8 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    from localcrag.ingest.library import Library
 
-    lib = Library(user_settings())
+    lib = args.backends.library(user_settings())
     status = 0
     for p in args.paths:
         removed = lib.remove_under(p, keep_out=True)
@@ -111,9 +108,8 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 def cmd_sources(args: argparse.Namespace) -> int:
     from localcrag.ingest.formats import count_text, count_unit
-    from localcrag.ingest.library import Library
 
-    library = Library(user_settings())
+    library = args.backends.library(user_settings())
     srcs = library.sources()
     needle, total = (args.filter or "").lower(), len(srcs)
     srcs = [s for s in srcs if needle in s.source.lower()]
@@ -187,7 +183,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not args.query.strip():
         raise BadQuestion("the search query is empty", "give some words to search for")
     settings = user_settings()
-    retriever = Retriever(settings)
+    retriever = Retriever(settings, args.backends.library(settings))
     mode = args.mode or settings.retrieval.retrieval_mode
     scope = retriever.library.scope(args.within) if args.within else None
     hits = retriever.search(args.query, k=args.k, mode=mode, scope=scope)
@@ -276,7 +272,9 @@ def cmd_config(args: argparse.Namespace) -> int:
 # --- wiring -------------------------------------------------------------------------------
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(backends: Backends | None = None) -> argparse.ArgumentParser:
+    """The ``localcrag`` command line; its commands build ``backends`` (the real library
+    and pipeline by default)."""
     p = argparse.ArgumentParser(
         prog="localcrag",
         description="Ask questions about your own documents, fully offline (Corrective RAG). "
@@ -289,6 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="use this named library (its own index, history and settings; `localcrag "
         "libraries` lists them); default: LOCALCRAG_LIBRARY, else the default library",
     )
+    p.set_defaults(backends=backends or Backends())
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     from localcrag.ingest.formats import supported_text
@@ -361,8 +360,8 @@ def _extra_commands() -> list[Callable]:
     return [ask, evaluate, doctor, models, watch, libraries]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: list[str] | None = None, backends: Backends | None = None) -> int:
+    parser = build_parser(backends)
     args = parser.parse_args(argv)
     if args.library:  # every path below reads it: index, history, settings (settings/paths)
         import os

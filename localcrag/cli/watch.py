@@ -37,7 +37,6 @@ def _print_report(report: Any, first: bool = False) -> None:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    from localcrag.ingest.library import Library
     from localcrag.ingest.watch import watch
     from localcrag.settings import Settings
 
@@ -48,7 +47,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    lib = Library(Settings.load())
+    lib = args.backends.library(Settings.load())
     lib.on_lock_wait = lambda msg: print(f"localcrag: {msg}", file=sys.stderr)
     first = [True]
 

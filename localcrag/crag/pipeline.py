@@ -200,7 +200,7 @@ class Pipeline:
         spans on SQuAD but lost on descriptive answers (docs/evaluator.md), so only the
         reader's own runs use them."""
         if self._spans is None:
-            return getattr(self.grader, "answer_spans", None)
+            return self.grader.reader_spans()
         return self._spans or None
 
     @property

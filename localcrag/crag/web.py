@@ -46,6 +46,11 @@ class WebSearchError(Exception):
 class WebSearch(Protocol):
     """Anything that turns a query into web results (DuckDuckGo, a fake in tests...)."""
 
+    @property
+    def host(self) -> str | None:
+        """The host a DNS lookup must resolve before a search is tried; None: a local
+        engine or a fake, never probed."""
+
     def search(self, query: str, max_results: int) -> list[WebResult]: ...
 
 
@@ -237,7 +242,7 @@ def search_web(
     query -> "ask" confirm -> search. ``query`` may be a function (the model's rewrite): it runs only once the
     machine is known to be online, so an offline ask never pays for a query it cannot send.
     The DNS probe targets ``searcher.host`` (DuckDuckGo for DDGSearch / None); a searcher
-    without a ``host`` attribute (a fake, a local engine) is not probed.
+    whose ``host`` is None (a fake, a local engine) is not probed.
     """
     if policy not in ("ask", "always", "never"):
         raise ValueError(f"web policy must be ask, always or never, not {policy!r}")
@@ -249,7 +254,7 @@ def search_web(
         return WebOutcome(False, None, skipped=SKIP_DISABLED)
     if policy == "ask" and confirm is None:  # the answer can only be "no": not even a DNS lookup
         return WebOutcome(False, None, skipped=SKIP_NO_CONSENT)
-    host = SEARCH_HOST if searcher is None else getattr(searcher, "host", None)
+    host = SEARCH_HOST if searcher is None else searcher.host
     if host and not is_online(host, timeout=min(1.5, timeout)):
         return WebOutcome(False, None, skipped=SKIP_DNS)  # checked first: never ask in vain
     q = " ".join(((query() if callable(query) else query) or "").split()) or None

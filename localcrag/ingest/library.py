@@ -478,7 +478,8 @@ class Library:
             nonlocal done
             if stage in ("indexed", "unchanged", "failed"):
                 done += 1
-                rate.finished(getattr(seen.get(path), "st_size", 0), stage != "unchanged")
+                st = seen.get(path)
+                rate.finished(st.st_size if st is not None else 0, stage != "unchanged")
             if on_progress:
                 per_s, eta = rate.now()
                 on_progress(

@@ -12,11 +12,14 @@ import io
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from localcrag.errors import BadDocument
 from localcrag.ingest.files import bad
 from localcrag.settings.groups import LimitSettings
+
+if TYPE_CHECKING:
+    from localcrag.settings import Settings
 
 _DEFAULTS = LimitSettings()
 RATIO_FLOOR = 10_000_000  # an archive expanding to less is harmless whatever its ratio
@@ -34,10 +37,10 @@ class Limits:
     max_archive_ratio: float = _DEFAULTS.max_archive_ratio
 
     @classmethod
-    def from_settings(cls, settings: Any) -> Limits:
-        """The ``limits`` group of ``settings`` (defaults for an object without one)."""
-        group = getattr(settings, "limits", _DEFAULTS)
-        return cls(**{f: getattr(group, f) for f in cls.__dataclass_fields__})
+    def from_settings(cls, settings: Settings) -> Limits:
+        """The ``limits`` group of ``settings``."""
+        group = settings.limits.model_dump()
+        return cls(**{f: group[f] for f in cls.__dataclass_fields__})
 
 
 def over_limit(path: Path, what: str, limit: str, setting: str) -> BadDocument:

@@ -72,7 +72,7 @@ class Rate:
 
 def rate_eta(p: IngestProgress) -> str:
     """ " · 3.2 files/s · ~1 min 40 s left" once measured; "" before."""
-    per_s, eta = getattr(p, "files_per_s", 0.0), getattr(p, "eta_s", None)
+    per_s, eta = p.files_per_s, p.eta_s
     if not per_s or eta is None:
         return ""
     left = (

@@ -21,10 +21,9 @@ NAME = "changed.stamp"
 
 def _folder(where: Any) -> Path | None:
     """The stamp's folder: a path, or a store's folder (None for a store on object storage)."""
-    location = getattr(where, "location", None)
-    if location is None:
+    if isinstance(where, (str, Path)):
         return Path(where)
-    return location.folder
+    return where.location.folder
 
 
 def touch(where: Any) -> None:

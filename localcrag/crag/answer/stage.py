@@ -12,12 +12,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from typing import Any
 
 from localcrag import events as ev
 from localcrag.crag.answer.binding import Idf
 from localcrag.crag.answer.citations import clean_citations, renumber
-from localcrag.crag.answer.extract import extractive_answer
+from localcrag.crag.answer.extract import ReadSpans, extractive_answer
 from localcrag.crag.answer.style import model_name
 from localcrag.crag.timing import Stage, ms_since
 from localcrag.llm.chat import ChatModel
@@ -28,9 +27,6 @@ from localcrag.textutil import document_named
 from localcrag.types import Action, Answer, Citation, Evidence
 
 ScoreTexts = Callable[[str, Sequence[str]], list[float]]
-ReadSpans = Callable[
-    [str, Sequence[str]], list[Any]
-]  # the reader's answer spans (extract.ReadSpans)
 FELL_BACK = "nothing the model wrote passed the check against the sources; the answer quotes them"
 
 

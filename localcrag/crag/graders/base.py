@@ -28,6 +28,11 @@ class Grader(Protocol):
 
     def score_texts(self, question: str, texts: Sequence[str]) -> list[float]: ...
 
+    def reader_spans(self) -> Callable[[str, Sequence[str]], list[Any]] | None:
+        """The reader's answer spans (``question, texts -> [Span | None]``) for a grader
+        that reads answers (``reader``); None for one that only scores."""
+        ...
+
 
 def sigmoid(z: float) -> float:
     if z >= 0:
@@ -82,6 +87,9 @@ class BaseGrader:
     # params file or sidecar declares them (``trained_on_families``): ``localcrag eval
     # qa-pairs --exclude-trained`` drops them, and the report marks them in-sample.
     trained_on: tuple[str, ...] = ()
+
+    def reader_spans(self) -> Callable[[str, Sequence[str]], list[Any]] | None:
+        return None  # scores only; the reader's grader reads spans too
 
     def _score_batch(
         self, question: str, texts: Sequence[str]

@@ -258,6 +258,9 @@ class ReaderGrader(BaseGrader):
                 self._memo.popitem(last=False)
         return [self._memo[(question, t)] for t in texts]
 
+    def reader_spans(self) -> Callable[[str, Sequence[str]], list[Any]] | None:
+        return self.answer_spans
+
     def answer_spans(self, question: str, texts: Sequence[str]) -> list[Span | None]:
         """The answer span of each text when its margin clears the fitted one, else None."""
         try:

@@ -140,6 +140,8 @@ class LibraryScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.marked: set[str] = set()  # documents marked for "ask about these"
+        self._typing = False  # the list is redrawn for a filter keystroke (no new stat)
+        self._stale: dict[str, str] = {}  # documents changed on disk since indexed
 
     @property
     def host(self) -> AppHost:
@@ -229,9 +231,7 @@ class LibraryScreen(Screen):
         table = self.query_one("#documents", DataTable)
         table.clear()
         demo, sources = 0, self.host.sources
-        if not getattr(
-            self, "_typing", False
-        ):  # a filter keystroke re-uses the last stat of the list
+        if not self._typing:  # a filter keystroke re-uses the last stat of the list
             self._stale = changed_on_disk(sources)
         stale, self._typing = self._stale, False
         box = self.query_one("#doc-filter", Input)  # hidden (app.tcss) until a library is large
@@ -295,7 +295,7 @@ class LibraryScreen(Screen):
             return
         bar.update(total=1, progress=1)
         bar.display = True
-        skipped = len(getattr(r, "skipped", ()))
+        skipped = len(r.skipped)
         status.update(
             Text(
                 f"Done: indexed {len(r.indexed)}, unchanged {len(r.unchanged)}, "

@@ -14,6 +14,7 @@ from rich.text import Text
 from textual.widgets import DirectoryTree
 
 from localcrag.ingest.formats import count_text
+from localcrag.ingest.progress import IngestProgress
 from localcrag.textutil import shown
 from localcrag.tui.widgets.labels import plural
 
@@ -159,7 +160,7 @@ def library_summary(
     return summary
 
 
-def progress_text(p: Any) -> str:
+def progress_text(p: IngestProgress) -> str:
     """One line for an ingest in progress: the file being read or embedded and, while
     embedding, how many chunks at what speed ("embedding 64/200 chunks · 45 chunks/s")."""
     from localcrag.ingest.progress import rate_eta
@@ -167,9 +168,9 @@ def progress_text(p: Any) -> str:
     name, overall = Path(p.path).name, rate_eta(p)
     if p.stage == "reading":
         return f"reading {name}{overall}"
-    if p.stage == "ocr" and getattr(p, "pages_total", 0):
+    if p.stage == "ocr" and p.pages_total:
         return f"OCR page {p.pages_done}/{p.pages_total} · {name}{overall}"
-    if p.stage == "embedding" and getattr(p, "chunks_total", 0):
-        rate = f" · {p.rate:.0f} chunks/s" if getattr(p, "rate", 0.0) else ""
+    if p.stage == "embedding" and p.chunks_total:
+        rate = f" · {p.rate:.0f} chunks/s" if p.rate else ""
         return f"embedding {p.chunks_done}/{p.chunks_total} chunks{rate} · {name}{overall}"
     return f"{p.stage} {name}{overall}"

@@ -34,7 +34,7 @@ def welcome_markdown(app: AppHost) -> str:
             f"({supported_text()}).\n\nEverything runs on this machine; **F1** lists every key."
         )
     n = len(app.sources)
-    if getattr(app, "demo_active", False):
+    if app.demo_active:
         return (
             f"## Ask about the {plural(n, 'demo document')}\n\n"
             "localcrag's own README and docs/ sit in an index of their own. Try *What does the "
