@@ -447,6 +447,8 @@ def test_standalone_question() -> None:
         ("What is HackRF One?", False),
         ("Is HackRF One a full-duplex or a half-duplex device?", False),
         ("Which one is faster?", True),
+        # words written without spaces cannot be read: never called a fragment
+        ("歌山镇农贸市场的总建筑面积是多少平方？", False),
     ],
 )
 def test_a_question_with_its_own_subject_is_not_a_follow_up(question: str, follow_up: bool) -> None:

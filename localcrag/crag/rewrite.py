@@ -16,7 +16,7 @@ from typing import Any
 
 from localcrag.crag.ellipsis import complete, elliptical, resolve_it
 from localcrag.llm.failover import joined
-from localcrag.textutil import BE_FORMS, PRONOUNS, STOPWORDS, content_words, stem
+from localcrag.textutil import BE_FORMS, PRONOUNS, STOPWORDS, content_words, stem, unspaced
 
 # Words of asking, chit-chat and "the document" itself: no use in a web query or as a topic.
 ASKING = frozenset(
@@ -250,7 +250,12 @@ def needs_context(question: str) -> bool:
     """True if the question cannot be resolved alone: a pronoun with no referent inside the
     question (see _unresolved_pronoun), an "and/what about" opener, no content word of its
     own ("Why?"), or only a generic one ("More details?", "Pros and cons?"). "What is a
-    cobot?" names its own subject, and so does "What is X and why is it used?"."""
+    cobot?" names its own subject, and so does "What is X and why is it used?". A question
+    in a script written without spaces is never judged so: its words cannot be read."""
+    if unspaced(question):
+        return (
+            False  # its words cannot be told apart ("歌山镇农贸市场..."): never judged a fragment
+        )
     low = " ".join(question.lower().split())
     if low.startswith(FOLLOW_UP_OPENERS) or _unresolved_pronoun(question):
         return True
