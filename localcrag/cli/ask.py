@@ -83,12 +83,9 @@ def _confirm(query: str) -> bool:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from localcrag.cli.args import with_generator
-    from localcrag.settings import Settings
+    from localcrag.cli.args import user_settings, with_generator
 
-    settings = with_generator(Settings.load(), args.generator)
-    if args.offline:
-        settings.web.offline = True
+    settings = with_generator(user_settings(args.offline), args.generator)
     if args.web:
         settings.web.web_search = "always"
     pipe = args.backends.pipeline(settings)

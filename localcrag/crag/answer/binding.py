@@ -303,10 +303,9 @@ def numbered_names(text: str) -> list[tuple[str, str]]:
     return written + [(noun, number) for noun, number, _ in ordinal_names(text)]
 
 
-def another_number(name: str, question: str) -> bool:
-    """Does ``name`` (a column's) write a numbered name the question writes with another
-    number ("Power Class 4" for a question on "Power Class 1")?"""
-    asked = numbered_names(question)
+def another_number(name: str, asked: Sequence[tuple[str, str]]) -> bool:
+    """Does ``name`` (a column's) write a numbered name the question writes (``asked``, its
+    ``numbered_names``) with another number ("Power Class 4" for "Power Class 1")?"""
     for noun, number in numbered_names(name):
         same = [n for w, n in asked if w.lower() == noun.lower()]
         if same and number.lower() not in (n.lower() for n in same):
@@ -582,10 +581,11 @@ def cell_value(text: str, question: str, defined: Sequence[tuple[str, str]] = ()
     does best."""
     asked = _said(question)
     meaning = dict(defined)  # a column's name read with its codebook's definition
-    keys = {number for _, number in numbered_names(question)}  # "the 4th district": a key
+    numbered = numbered_names(question)  # read once, not once a cell
+    keys = {number for _, number in numbered}  # "the 4th district": a key
     scored: list[tuple[int, int, str]] = []
     for name, value in _row_cells(text):
-        if narrower(name, asked) or another_number(name, question) or value.strip() in keys:
+        if narrower(name, asked) or another_number(name, numbered) or value.strip() in keys:
             continue
         words = _said(meaning.get(name.strip(), name))
         held = sum(_holds(asked, w) for w in words)
