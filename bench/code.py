@@ -2,7 +2,9 @@
 
 A figure is the figure of the code it was measured on. ``python -m bench`` records, per
 section, the files that section exercises (``SECTION_CODE``: package folders and modules,
-plus the section's own bench modules) and a SHA-256 of their bytes in BENCHMARKS.json;
+plus the section's own bench modules) and a SHA-256 of their code in BENCHMARKS.json (a
+Python file's syntax tree without comments and docstrings, so a reworded comment or a moved
+test path keeps the figures current; any other file's bytes);
 ``python -m bench --check`` names the sections whose code changed since, and README's
 generated performance rows say "code changed since" for them (scripts/readme_tables.py),
 so a landing that changes measured code either re-runs those sections or shows it.
@@ -14,6 +16,7 @@ current). Sections that run the whole pipeline list the whole package.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import subprocess
 from pathlib import Path
@@ -80,12 +83,33 @@ def _files(rels: tuple[str, ...]) -> list[Path]:
     return sorted(f for f in out if f.suffix not in (".pyc", ".pyo"))
 
 
+_DEFINES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def code_of(source: bytes, name: str = "") -> bytes:
+    """What runs in a file: a Python module's syntax tree without its docstrings (comments
+    never reach the tree, nor do line numbers), or the bytes of anything else."""
+    if not name.endswith(".py"):
+        return source
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return source
+    for node in ast.walk(tree):
+        if isinstance(node, _DEFINES) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                if isinstance(first.value.value, str):
+                    node.body = node.body[1:] or [ast.Pass()]
+    return ast.dump(tree).encode()
+
+
 def code_hash(section: str) -> str:
-    """SHA-256 over the section's files (path and bytes, in path order)."""
+    """SHA-256 over the section's files (path and code, in path order)."""
     h = hashlib.sha256()
     for f in _files(paths(section)):
         h.update(f.relative_to(ROOT).as_posix().encode() + b"\0")
-        h.update(f.read_bytes())
+        h.update(code_of(f.read_bytes(), f.name))
         h.update(b"\0")
     return h.hexdigest()
 

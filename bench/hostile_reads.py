@@ -7,7 +7,7 @@ fresh LOCALCRAG_HOME:
   ``limits.max_table_cells``): ``ingest``;
 * a codebook whose definition line holds 60,000 spaces, then "What does CRIM mean?" (one
   question took 77 s while the definition pattern was quadratic): ``ask --offline``;
-* a model server on 127.0.0.1 (tests/test_endpoint_bounds.py's) whose model list never
+* a model server on 127.0.0.1 (tests/unit/llm/test_endpoint_bounds.py's) whose model list never
   ends, whose stream never ends, and one that drips its stream a byte at a time for 30 s
   (read whole, or waited on, before the caps and ``llm_endpoint_deadline``): ``ask`` falls
   back to the local model with one line.

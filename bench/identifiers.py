@@ -5,7 +5,7 @@ reference SUP-40123 ... last counted on 2024-05-03"), one file each, are ingeste
 product's embedder; 200 questions that name one note's code, supplier reference or count
 date are searched (hybrid, the default), and the note that holds the identifier must come
 first. Before issue 26 the full-text hit tied with an unrelated vector hit under RRF: 37 of
-200 first. ``notes``/``questions`` are also the fixture of tests/test_identifiers.py.
+200 first. ``notes``/``questions`` are also the fixture of tests/unit/ingest/test_identifiers.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Pages drawn with Pillow (DejaVu Sans) from known text, for OCR's reading order: a
 two-column article under a title across both columns, a two-panel application window of
 label/value rows, and one column of prose; with the measures ``scripts/ocr_layout.py``
-reports (tests/test_ocr_layout.py reads the same pages). Each builder gives the picture
+reports (tests/unit/ingest/test_ocr_layout.py reads the same pages). Each builder gives the picture
 (BGR), the units whose text must come out contiguous, and the whole text in reading order.
 """
 

@@ -202,7 +202,7 @@ def run(quick: bool) -> Section:
         f"LanceStore keeps int8 + sign-bit codes of the vectors (issue 15; section 13), built on the "
         f"first search or mapped from the cache beside the table, then updated incrementally "
         f"({'; '.join(loads)}); the final candidates are re-ranked in float32 read back by row id, "
-        f"so small tables give LanceDB's exact flat results (tests/test_store.py). At 100k it is "
+        f"so small tables give LanceDB's exact flat results (tests/unit/ingest/test_store.py). At 100k it is "
         f"{flat.pct(50) / h.pct(50):.1f}× faster than LanceDB's own flat search, which re-reads "
         "the whole vector column (~150 MB at 100k) on every query. An IVF_PQ index (256 "
         "partitions, 48 sub-vectors) answered in ~9–12 ms but took 166 s to build at 100k on "

@@ -2,7 +2,7 @@
 
     python scripts/embedder_reference.py            # after `make models`
 
-tests/test_embedder_drift.py compares the provisioned embedder with this file: the int8 ONNX
+tests/unit/models/test_embedder_drift.py compares the provisioned embedder with this file: the int8 ONNX
 copy is exported and quantised at provision time, and its int8 kernels are chosen by the CPU,
 so vectors can move between machines or package versions; figures that depend on them (the
 retrieval recall in the README) move with them. The file records where it was written.

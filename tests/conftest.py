@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = (REPO.parent / "shared" / "data").resolve()
-MODELS = REPO / "models"
+from tests.support import CLOSED_PROXY, MODELS, SHARED
+
+# fixtures used in more than one folder, defined beside what they fake
+pytest_plugins = ["tests.support.fixtures", "tests.support.fakehub", "tests.support.modelserver"]
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -27,9 +28,6 @@ def isolated_home(
     # the default library; a test that picks another in-process (--library) is undone after
     monkeypatch.setenv("LOCALCRAG_LIBRARY", "")
     return home
-
-
-CLOSED_PROXY = "http://127.0.0.1:9"  # the discard port, closed: a proxied request fails at once
 
 
 class NetworkBlocked(OSError):

@@ -2,7 +2,7 @@
 
 ``Settings`` (settings/model.py) holds one of each, in the order a user sees them on
 ``localcrag config`` and the TUI settings screen; each group's title is its ``Field`` title
-there. A field's name is unique across all groups (tests/test_settings.py checks it): that is
+there. A field's name is unique across all groups (tests/unit/settings/test_settings.py checks it): that is
 what lets the flat names of older config files and ``LOCALCRAG_<FIELD>`` variables still map
 to exactly one setting.
 """

@@ -5,7 +5,7 @@ The thresholds were fitted together with the fusion weights on the grader's cali
 (docs/evaluator.md), so they live in that file and nowhere else: the settings' defaults and
 the trace drawn before any settings load read them from here, and the CRAG layer's
 ``load_params`` is this loader. The reader's sidecar (``reader_int8.json``) records the cut
-points its calibration was rescaled onto; tests/test_settings.py fails if those disagree.
+points its calibration was rescaled onto; tests/unit/settings/test_settings.py fails if those disagree.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from localcrag.textutil.stemmer import stem
 # fitted weights in localcrag/data/grader_fusion.json were fitted with exactly this list);
 # all but 9 of them ("did does doing having just ones s shall t") are also in the Glasgow
 # IR stop list that scikit-learn ships as ENGLISH_STOP_WORDS. Changing it changes grader
-# features: re-run scripts/fit_grader.py and tests/test_grade.py.
+# features: re-run scripts/fit_grader.py and tests/unit/crag/test_grade.py.
 STOPWORDS = frozenset(
     """a an the and or but if then else of to in on at by for with from into onto upon about
     above below over under between among through during before after since until while as than

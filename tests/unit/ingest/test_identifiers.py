@@ -1,0 +1,88 @@
+"""Exact identifiers win and file names are searched (issue 26 item 2). The 401-note
+library of bench/identifiers.py, with the test embedder; the real-embedder figure is that
+bench section's (before: 37 of 200 first; after: 200 of 200)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bench.identifiers import notes, questions
+from localcrag.crag.retrieve import Retriever
+from localcrag.ingest.library import Library
+from localcrag.ingest.names import FileNames, held_counts
+from localcrag.settings import Settings
+from tests.support.documents import make_stock_csv
+from tests.support.fakes import FakeEmbedder
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
+    """One index for the module, in a home of its own (the per-test isolated home does not
+    exist yet at module scope: without this the index went to the user's data folder and
+    grew with every run)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LOCALCRAG_HOME", str(tmp_path_factory.mktemp("ids-home")))
+        yield _library(tmp_path_factory)
+
+
+def _library(tmp_path_factory: pytest.TempPathFactory) -> Library:
+    folder = tmp_path_factory.mktemp("ids")
+    notes(folder / "notes")
+    (folder / "prices").mkdir()
+    make_stock_csv(folder / "prices" / "NSE-TATAGLOBAL11.csv", days=300)
+    (folder / "prices" / "closing.txt").write_text(
+        "The closing price is the last price at which a share traded on a given day.\n",
+        encoding="utf-8",
+    )
+    lib = Library(Settings(), embedder=FakeEmbedder())
+    assert not lib.ingest([folder]).failed
+    return lib
+
+
+def test_a_question_naming_a_code_date_or_id_gets_the_passage_that_holds_it_first(
+    library: Library,
+) -> None:
+    retriever = Retriever(Settings(), library)
+    asked = questions(40)  # 200 in the bench section; a 40-question sample keeps the suite quick
+    missed = [q for q, name in asked if Path(retriever.search(q)[0].chunk.source).name != name]
+    assert not missed, missed
+
+
+def test_a_code_that_is_a_prefix_of_another_is_not_held_by_it(library: Library) -> None:
+    hits = Retriever(Settings(), library).search("Where is item code DOC0040 kept?")
+    assert Path(hits[0].chunk.source).name == "note0040.txt"
+
+
+def test_a_word_of_a_file_name_reaches_that_file(library: Library) -> None:
+    """ "TATAGLOBAL" is in no passage's words (the rows say "NSE-TATAGLOBAL11.csv"); the
+    file's name brings its passages over the one that explains closing prices."""
+    hits = Retriever(Settings(), library).search("What was the TATAGLOBAL closing price?")
+    assert Path(hits[0].chunk.source).name == "NSE-TATAGLOBAL11.csv"
+
+
+def test_an_identifier_many_documents_hold_identifies_nothing() -> None:
+    """ "API" across a library of API docs is held by every document: it must not put the
+    passages that merely say it first; a code held by one document still wins."""
+    rows = [
+        {"_rowid": i, "text": f"The API call {i}.", "source": f"/docs/d{i}.md"} for i in range(8)
+    ]
+    rows.append({"_rowid": 99, "text": "Item DOC0042 uses the API.", "source": "/docs/x.md"})
+    held = held_counts(rows, ["API", "DOC0042"], gone=set())
+    assert held == {99: 1}
+    assert held_counts(rows[:3], ["API"], gone=set()) == {0: 1, 1: 1, 2: 1}
+
+
+def test_a_name_word_the_texts_use_throughout_names_no_file() -> None:
+    """A word of a file's name that the texts of many documents hold is already searched by the
+    text half ("prompt" in prompt-engineering.md); a word only the name holds names the file."""
+    names = FileNames()
+    sources = ["/d/prompt-engineering.md", "/d/NSE-TATAGLOBAL11.csv", "/d/other.md"]
+    in_text = {"prompt": [f"/d/{i}.md" for i in range(9)], "tataglobal": []}
+    named = names.named(
+        "prompt tips for the TATAGLOBAL close", 1, lambda: sources, lambda w: in_text.get(w, [])
+    )
+    assert named == ["/d/NSE-TATAGLOBAL11.csv"]
+    assert names.named("prompt tips", 1, lambda: sources) == ["/d/prompt-engineering.md"]
