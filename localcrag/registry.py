@@ -1,4 +1,4 @@
-"""The names and descriptions of the retrieval evaluators (graders).
+"""The names and descriptions of the retrieval evaluators (graders), and the answer styles.
 
 The ``grader`` setting's choices and help text (``localcrag.settings``) come from here; the
 factory of each name is a function in ``localcrag.crag.graders.factories.FACTORIES``, keyed
@@ -10,6 +10,7 @@ grader is one entry here and one function there.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 
 @dataclass(frozen=True)
@@ -37,3 +38,12 @@ GRADERS: dict[str, GraderSpec] = {
         "yes/no prompt to `grader_llm` (slow; at chance with SmolLM2-135M, the one model measured)",
     ),
 }
+
+
+# How answers are written: "extractive" quotes the evidence, "generative" lets the model
+# write (each sentence checked), "auto" picks one for the model in use. Declared once: the
+# setting's type, the command lines' choices and the pipeline's check read these.
+AnswerStyle = Literal["auto", "extractive", "generative"]
+WrittenStyle = Literal["extractive", "generative"]  # what "auto" resolves to
+ANSWER_STYLES: tuple[str, ...] = get_args(AnswerStyle)
+WRITTEN_STYLES: tuple[str, ...] = get_args(WrittenStyle)

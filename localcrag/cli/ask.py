@@ -10,6 +10,7 @@ from localcrag.cli.output import dumps, raw_stdout
 from localcrag.cli.render import AnswerView
 from localcrag.history import Conversation, History, Turn
 from localcrag.record import RunRecord, scope_json
+from localcrag.registry import ANSWER_STYLES
 from localcrag.textutil import shown, source_label
 
 # Exit status of an answer the local model wrote after the model server stopped mid-answer:
@@ -39,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_scope_option(s)
     s.add_argument(
         "--style",
-        choices=["auto", "extractive", "generative"],
+        choices=list(ANSWER_STYLES),
         default=None,
         help="extractive quotes the evidence; generative lets the model write, each "
         "sentence checked (default: the answer_style setting)",

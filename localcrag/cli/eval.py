@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from localcrag.cli.output import dumps
+from localcrag.registry import WRITTEN_STYLES
 
 # Tests replace this with a factory of fake pipelines (Settings -> Pipeline-like object).
 pipeline_factory: Callable[[Any], Any] | None = None
@@ -129,7 +130,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument(
         "--style",
-        choices=["extractive", "generative", "auto", "both"],
+        choices=[*WRITTEN_STYLES, "auto", "both"],
         default=None,
         help="answer style (default: the answer_style setting); both = CRAG extractive and "
         "CRAG generative side by side, with generative RAG as the baseline",

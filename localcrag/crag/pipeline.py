@@ -26,6 +26,7 @@ from localcrag.crag.timing import Stage, ms_since, timed
 from localcrag.errors import BadQuestion
 from localcrag.llm.chat import ChatModel
 from localcrag.models.cpu import CpuMeter
+from localcrag.registry import ANSWER_STYLES
 from localcrag.settings import Settings
 from localcrag.textutil import states_nothing
 from localcrag.types import Action, Answer, Decision, Evidence, Grade, Hit, Scope
@@ -295,7 +296,7 @@ class Pipeline:
         conversation (a command line without ``-c``); one that cannot stand alone ("and in
         2019?") is answered with a note saying so, not searched. Timings: see STAGE_TIMINGS and ELAPSED_TIMINGS in events.py."""
         t0 = time.perf_counter()  # question received: every "from question" timing counts from here
-        if style not in (None, "auto", "extractive", "generative"):
+        if style is not None and style not in ANSWER_STYLES:
             raise ValueError(f"unknown answer style {style!r}")
         with self._lock:  # one question at a time per pipeline: llama contexts are not re-entrant
             yield from self._run(

@@ -20,10 +20,11 @@ from localcrag.eval.answers import columns, run_answers
 from localcrag.eval.datasets import Dataset, Pair, Question, select
 from localcrag.eval.decisions import run_decisions
 from localcrag.eval.withhold import goal, run_withheld
+from localcrag.registry import WRITTEN_STYLES
 from localcrag.settings import Settings, data_dir, field
 from localcrag.types import Chunk
 
-STYLES = ("extractive", "generative")
+STYLES = WRITTEN_STYLES
 RETRIEVAL_MODES = ("hybrid", "vector", "text")
 POOL_FACTOR = 10  # chunks retrieved per unit of k, before per-unit aggregation
 

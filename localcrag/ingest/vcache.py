@@ -163,8 +163,12 @@ class DiskRows:
     def __len__(self) -> int:
         return int(self.shape[0])
 
-    def __getitem__(self, key: slice) -> np.ndarray:
-        return np.array(self.mapped[key])
+    def __getitem__(self, key: slice | np.ndarray) -> np.ndarray:
+        """A slice, copied out of the mapping; or rows by index, read (:meth:`take`), as an
+        in-RAM code matrix gives them."""
+        if isinstance(key, slice):
+            return np.array(self.mapped[key])
+        return self.take(key)
 
     def __array__(self, dtype=None, copy=None) -> np.ndarray:  # noqa: ANN001
         return np.asarray(self.mapped, dtype=dtype)

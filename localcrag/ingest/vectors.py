@@ -124,7 +124,7 @@ def segment(
 
 def rows_of(q8: Any, idx: np.ndarray) -> np.ndarray:
     """Rows of an in-RAM array or of codes on disk (vcache.DiskRows: read, not mapped)."""
-    return q8.take(idx) if hasattr(q8, "fd") else q8[idx]
+    return np.asarray(q8[idx])
 
 
 def hamming(seg: Segment, qbits: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from localcrag.registry import GRADERS
+from localcrag.registry import GRADERS, AnswerStyle
 from localcrag.settings.paths import default_models_dir
 from localcrag.settings.thresholds import LOWER_THRESHOLD, STRIP_THRESHOLD, UPPER_THRESHOLD
 
@@ -217,7 +217,7 @@ class WebSettings(Group):
 class GenerationSettings(Group):
     """How answers are written."""
 
-    answer_style: Literal["auto", "extractive", "generative"] = Field(
+    answer_style: AnswerStyle = Field(
         default="auto",
         description=(
             "How answers are written: 'extractive' quotes the evidence sentences that "

@@ -50,3 +50,21 @@ def test_make_grader_builds_each_cheap_grader_by_name(name: str) -> None:
     assert g.name == name
     (grade,) = g.grade(QUESTION, [Chunk("c0", "/docs/a.md", PARAGRAPH, 1, 1, 0, len(PARAGRAPH))])
     assert grade.error is None and 0.0 <= grade.score <= 1.0
+
+
+def test_answer_styles_are_declared_once_for_the_setting_the_commands_and_the_pipeline() -> None:
+    """The setting's choices, `ask --style` and `eval --style` read one declaration; a style
+    the declaration lacks is refused by the pipeline and by the setting."""
+    from localcrag.cli.args import Backends
+    from localcrag.cli.main import build_parser
+    from localcrag.registry import ANSWER_STYLES, WRITTEN_STYLES
+
+    assert typing.get_args(field("answer_style").info.annotation) == ANSWER_STYLES
+    assert set(WRITTEN_STYLES) < set(ANSWER_STYLES)
+    parser = build_parser(Backends())
+    for command, extra in (("ask", ()), ("eval", ("both",))):
+        sub = parser._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
+        style = next(a for a in sub._actions if a.dest == "style")
+        assert set(style.choices) == {*ANSWER_STYLES, *extra}, command
+    with pytest.raises(ValueError):
+        Settings(answer_style="poetic")

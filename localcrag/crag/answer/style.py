@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from localcrag.llm.chat import ModelFacts
+from localcrag.registry import WRITTEN_STYLES
 from localcrag.textutil.labels import style_label
 
 __all__ = ["model_name", "model_size", "parse_size_label", "resolve_style", "style_label"]
@@ -54,7 +55,7 @@ def model_name(facts: ModelFacts) -> str:
 
 def resolve_style(setting: str, facts: ModelFacts) -> tuple[str, str]:
     """("extractive" | "generative", why) for the ``answer_style`` setting and this model."""
-    if setting in ("extractive", "generative"):
+    if setting in WRITTEN_STYLES:
         return setting, f"answer_style = {setting}"
     if facts.remote:  # a model server: a model sized for writing answers
         return (
