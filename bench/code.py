@@ -123,7 +123,8 @@ def section_name(entry: dict[str, Any]) -> str | None:
 
 
 def stale(data: dict[str, Any]) -> dict[str, str]:
-    """Sections of a BENCHMARKS.json whose code is not the code measured: name -> why."""
+    """Sections of a BENCHMARKS.json whose code is not the code measured, or whose last run
+    failed: name -> why."""
     out: dict[str, str] = {}
     for entry in data.get("sections", []):
         name = section_name(entry)
@@ -134,4 +135,6 @@ def stale(data: dict[str, Any]) -> dict[str, str]:
             out[name] = "no code hash recorded (measured before the bench recorded one)"
         elif recorded != code_hash(name):
             out[name] = "code changed since"
+        elif any(str(n).startswith("failed:") for n in entry.get("notes") or []):
+            out[name] = "failed in its last run"  # no figures: nothing current to show
     return out

@@ -85,7 +85,7 @@ def _sheets(root: Path) -> dict[str, list[Path]]:
 
 
 def _inputs(root: Path, quick: bool) -> dict[str, list[Path]]:
-    from tests.test_hostile import epub, single_line
+    from tests.support.documents import epub, single_line
 
     big, bomb = root / "big.txt", root / "bomb" / "bomb.epub"
     bomb.parent.mkdir()

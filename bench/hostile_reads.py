@@ -48,8 +48,8 @@ def _cli(home: Path, *args: str, env: dict | None = None):  # noqa: ANN202 - ben
 
 def cases(root: Path) -> dict[str, tuple[float, float, str]]:
     """label -> (seconds, peak RSS MB, outcome in a few words)."""
-    from tests.test_bounded import ruled_grid_pdf
-    from tests.test_endpoint_bounds import Misbehaving, misbehaving
+    from tests.support.documents import ruled_grid_pdf
+    from tests.support.modelserver import Misbehaving, misbehaving
 
     out: dict[str, tuple[float, float, str]] = {}
     grid = ruled_grid_pdf(root / "grid.pdf", 100)

@@ -4,7 +4,6 @@ rest of the folder still indexed (issue 14 part 4)."""
 from __future__ import annotations
 
 import os
-import random
 import re
 import subprocess
 import sys
@@ -21,22 +20,8 @@ from localcrag.ingest.parse import parse_document
 from localcrag.settings import Settings
 from localcrag.textutil import split_sentences
 from tests.support import REPO
-from tests.support.documents import epub
+from tests.support.documents import epub, single_line
 from tests.support.fakes import FakeEmbedder
-
-WORDS = "alpha beta gamma delta market system data river stone light".split()
-
-
-def single_line(path: Path, n_chars: int, periods: bool = False, seed: int = 1) -> Path:
-    """One line of words, no newline (with ``periods``: a sentence end every ~15 words)."""
-    rng = random.Random(seed)
-    words = [
-        rng.choice(WORDS) + ("." if periods and rng.random() < 0.07 else "")
-        for _ in range(n_chars // 6 + 1)
-    ]
-    text = " ".join(words)
-    path.write_text((text * (n_chars // len(text) + 1))[:n_chars], encoding="utf-8")
-    return path
 
 
 def _count(texts: list[str]) -> list[int]:

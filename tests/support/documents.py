@@ -6,12 +6,14 @@ for a regression: "SUMMARY OUTPUT", "Regression Statistics", "ANOVA" (a merged t
 and the coefficients table, whose header's first cell is blank (row labels).
 ``make_stock_csv``: daily prices of a ticker, one row per date.
 ``make_docx``: a Word file with a heading, a table and a subheading.
+``single_line``: one endless line of words; ``ruled_grid_pdf``: a page of ruled grid.
 ``epub``: a minimal EPUB 3, one XHTML file per chapter.
 ``lined_page``: a picture of numbered text lines at given heights, for the OCR tests.
 """
 
 from __future__ import annotations
 
+import random
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -307,4 +309,51 @@ def make_docx(path: Path) -> Path:
     d.add_heading("Outlook", 2)
     d.add_paragraph("Growth is expected in every office next year.")
     d.save(path)
+    return path
+
+
+WORDS = "alpha beta gamma delta market system data river stone light".split()
+
+
+def single_line(path: Path, n_chars: int, periods: bool = False, seed: int = 1) -> Path:
+    """One line of words, no newline (with ``periods``: a sentence end every ~15 words)."""
+    rng = random.Random(seed)
+    words = [
+        rng.choice(WORDS) + ("." if periods and rng.random() < 0.07 else "")
+        for _ in range(n_chars // 6 + 1)
+    ]
+    text = " ".join(words)
+    path.write_text((text * (n_chars // len(text) + 1))[:n_chars], encoding="utf-8")
+    return path
+
+
+GRID_TEXT = "Plot grid of the survey field, one cell per square metre."
+
+
+def ruled_grid_pdf(path: Path, n: int = 100) -> Path:
+    """A one-page PDF: a sentence, then an n x n grid of ruled lines with a label in each
+    row's first cell ("r0" ... "r99") and its number in every tenth cell (drawn in one shape
+    and one text writer: a call per cell rewrites the page's content each time)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((20, 80), GRID_TEXT, fontsize=10)
+    x0, y0, w, h = 20.0, 100.0, 572 / n, 600 / n
+    shape = page.new_shape()
+    for i in range(n + 1):
+        shape.draw_line((x0, y0 + i * h), (x0 + n * w, y0 + i * h))
+        shape.draw_line((x0 + i * w, y0), (x0 + i * w, y0 + n * h))
+    shape.finish(width=0.3)
+    shape.commit()
+    writer = pymupdf.TextWriter(page.rect)
+    size = min(4.0, h * 0.6)
+    for i in range(n):
+        for j in range(n):
+            if j and (i + j) % 10:
+                continue
+            label = f"r{i}" if j == 0 else str(i)
+            writer.append((x0 + j * w + 0.5, y0 + i * h + h * 0.8), label, fontsize=size)
+    writer.write_text(page)
+    doc.save(path)
     return path

@@ -200,6 +200,9 @@ def test_a_section_is_stale_when_its_code_changes_and_only_its_own_code_counts(
     assert code.stale({"sections": [entry]}) == {"ocr": "code changed since"}
     old = {"title": "12. OCR (scanned PDF pages)"}
     assert "no code hash recorded" in code.stale({"sections": [old]})["ocr"]
+    (tmp_path / "localcrag/llm/b.py").write_text('"""Reworded."""\n\nLIMIT = 3  # the bound\n')
+    failed = {**entry, "notes": ["failed: ModuleNotFoundError: No module named 'tests.x'"]}
+    assert code.stale({"sections": [failed]}) == {"ocr": "failed in its last run"}
 
 
 def test_readme_rows_of_a_changed_section_say_so(monkeypatch) -> None:
@@ -263,3 +266,22 @@ def test_a_partial_run_is_merged_into_the_record_keeping_when_each_section_was_m
     assert "measured" not in text.split("## 12. OCR")[1]
     assert merged(new, record, alone=True) == new
     assert merged(new, tmp_path / "none.json", alone=False) == new
+
+
+def test_every_name_the_bench_imports_from_the_tests_exists() -> None:
+    """Bench sections build their inputs with the tests' builders (tests/support): a name
+    moved or renamed there would fail the section only inside `make bench`, as a note."""
+    import ast
+    import importlib
+
+    imported = [
+        (node.module, alias.name, path.name)
+        for path in sorted((REPO / "bench").glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tests")
+        for alias in node.names
+    ]
+    assert imported  # the bench does borrow builders: this test guards something
+    for module, name, where in imported:
+        assert module.startswith("tests.support"), (where, module)  # never a test module
+        assert hasattr(importlib.import_module(module), name), (where, module, name)

@@ -18,37 +18,7 @@ import pytest
 
 from localcrag.ingest.limits import Limits
 from localcrag.ingest.parse import parse_document
-
-GRID_TEXT = "Plot grid of the survey field, one cell per square metre."
-
-
-def ruled_grid_pdf(path: Path, n: int = 100) -> Path:
-    """A one-page PDF: a sentence, then an n x n grid of ruled lines with a label in each
-    row's first cell ("r0" ... "r99") and its number in every tenth cell (drawn in one shape
-    and one text writer: a call per cell rewrites the page's content each time)."""
-    import pymupdf
-
-    doc = pymupdf.open()
-    page = doc.new_page(width=612, height=792)
-    page.insert_text((20, 80), GRID_TEXT, fontsize=10)
-    x0, y0, w, h = 20.0, 100.0, 572 / n, 600 / n
-    shape = page.new_shape()
-    for i in range(n + 1):
-        shape.draw_line((x0, y0 + i * h), (x0 + n * w, y0 + i * h))
-        shape.draw_line((x0 + i * w, y0), (x0 + i * w, y0 + n * h))
-    shape.finish(width=0.3)
-    shape.commit()
-    writer = pymupdf.TextWriter(page.rect)
-    size = min(4.0, h * 0.6)
-    for i in range(n):
-        for j in range(n):
-            if j and (i + j) % 10:
-                continue
-            label = f"r{i}" if j == 0 else str(i)
-            writer.append((x0 + j * w + 0.5, y0 + i * h + h * 0.8), label, fontsize=size)
-    writer.write_text(page)
-    doc.save(path)
-    return path
+from tests.support.documents import GRID_TEXT, ruled_grid_pdf
 
 
 def _count_finder(monkeypatch: pytest.MonkeyPatch) -> list[int]:
