@@ -252,10 +252,8 @@ def needs_context(question: str) -> bool:
     own ("Why?"), or only a generic one ("More details?", "Pros and cons?"). "What is a
     cobot?" names its own subject, and so does "What is X and why is it used?". A question
     in a script written without spaces is never judged so: its words cannot be read."""
-    if unspaced(question):
-        return (
-            False  # its words cannot be told apart ("歌山镇农贸市场..."): never judged a fragment
-        )
+    if unspaced(question):  # its words cannot be told apart ("歌山镇农贸市场..."): no fragment
+        return False
     low = " ".join(question.lower().split())
     if low.startswith(FOLLOW_UP_OPENERS) or _unresolved_pronoun(question):
         return True

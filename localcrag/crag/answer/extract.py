@@ -36,7 +36,6 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from localcrag.crag.answer.binding import (
     FILLED,
@@ -63,6 +62,7 @@ from localcrag.crag.answer.emphasis import (
 from localcrag.crag.answer.glossary import definition_answer
 from localcrag.crag.answer.grounding import lead_lines
 from localcrag.crag.answer.shapes import answer_shape, answer_spans
+from localcrag.crag.graders.base import ReadSpans
 from localcrag.textutil import (
     NOT_STATED,
     STOPWORDS,
@@ -75,12 +75,6 @@ from localcrag.textutil import (
 )
 from localcrag.types import Evidence
 
-if TYPE_CHECKING:
-    from localcrag.crag.graders.reader import Span
-
-ReadSpans = Callable[
-    [str, Sequence[str]], "list[Span | None]"
-]  # the reader's answer_spans: one Span or None per text
 _SHAPED = ("number", "date", "name", "place")  # slots with an answer shape (crag/shapes)
 MAX_WORDS = 60  # a quote longer than this is no longer an answer at a glance
 MAX_SENTENCES = 3

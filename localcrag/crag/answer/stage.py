@@ -16,8 +16,9 @@ from dataclasses import replace
 from localcrag import events as ev
 from localcrag.crag.answer.binding import Idf
 from localcrag.crag.answer.citations import clean_citations, renumber
-from localcrag.crag.answer.extract import ReadSpans, extractive_answer
+from localcrag.crag.answer.extract import extractive_answer
 from localcrag.crag.answer.style import model_name
+from localcrag.crag.graders.base import ReadSpans
 from localcrag.crag.timing import Stage, ms_since
 from localcrag.llm.chat import ChatModel
 from localcrag.llm.failover import Restart

@@ -11,6 +11,20 @@ from localcrag.errors import exc_summary
 from localcrag.settings.thresholds import shipped_grader_params
 from localcrag.types import Chunk, Grade
 
+
+@dataclass(frozen=True)
+class Span:
+    """An answer span in a passage: characters ``start:end`` of the text, and how far its
+    start+end logits stand above the no-answer ([CLS]) pair (> 0: the reader prefers it)."""
+
+    start: int
+    end: int
+    margin: float
+
+
+# a reader's answer spans: (question, texts) -> one Span or None per text
+ReadSpans = Callable[[str, Sequence[str]], list[Span | None]]
+
 load_params = shipped_grader_params  # the one loader of the shipped fit (settings read it too)
 
 RANK_GRADER = "retrieval order"  # Grade.grader when the grader failed as a whole
@@ -28,9 +42,9 @@ class Grader(Protocol):
 
     def score_texts(self, question: str, texts: Sequence[str]) -> list[float]: ...
 
-    def reader_spans(self) -> Callable[[str, Sequence[str]], list[Any]] | None:
-        """The reader's answer spans (``question, texts -> [Span | None]``) for a grader
-        that reads answers (``reader``); None for one that only scores."""
+    def reader_spans(self) -> ReadSpans | None:
+        """The reader's answer spans for a grader that reads answers (``reader``); None
+        for one that only scores."""
         ...
 
 
@@ -88,7 +102,7 @@ class BaseGrader:
     # qa-pairs --exclude-trained`` drops them, and the report marks them in-sample.
     trained_on: tuple[str, ...] = ()
 
-    def reader_spans(self) -> Callable[[str, Sequence[str]], list[Any]] | None:
+    def reader_spans(self) -> ReadSpans | None:
         return None  # scores only; the reader's grader reads spans too
 
     def _score_batch(

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from localcrag.crag.graders.base import BaseGrader, Logistic
+from localcrag.crag.graders.base import BaseGrader, Logistic, ReadSpans, Span
 from localcrag.ingest.chunking import split_sentences
 from localcrag.models.embed_onnx import cpu_session
 
@@ -44,16 +44,6 @@ MAX_SPAN = 30  # tokens in an answer span
 
 def packaged(name: str) -> Path:
     return Path(str(resources.files("localcrag").joinpath("data", name)))
-
-
-@dataclass(frozen=True)
-class Span:
-    """An answer span in a passage: characters ``start:end`` of the text, and how far its
-    start+end logits stand above the no-answer ([CLS]) pair (> 0: the reader prefers it)."""
-
-    start: int
-    end: int
-    margin: float
 
 
 @dataclass(frozen=True)
@@ -258,7 +248,7 @@ class ReaderGrader(BaseGrader):
                 self._memo.popitem(last=False)
         return [self._memo[(question, t)] for t in texts]
 
-    def reader_spans(self) -> Callable[[str, Sequence[str]], list[Any]] | None:
+    def reader_spans(self) -> ReadSpans | None:
         return self.answer_spans
 
     def answer_spans(self, question: str, texts: Sequence[str]) -> list[Span | None]:
