@@ -572,12 +572,15 @@ class LanceStore:
             self.ensure_fts()  # before any snapshot: it may compact the table, which moves offsets
         except Exception:  # noqa: BLE001 - rows not yet indexed are still searched (flat); a
             pass  # missing or broken index fails in _fts, which says so
-        if mode == "text":
-            rows = [
-                r
-                for r in self._fts(query, n, self._cols(_COLUMNS), scope or ())
-                if r["chunk_id"] not in drop
-            ][:k]
+        if mode == "text":  # ties in tie_key order, as in the hybrid's text half
+            rows = sorted(
+                (
+                    r
+                    for r in self._fts(query, n, self._cols(_COLUMNS), scope or ())
+                    if r["chunk_id"] not in drop
+                ),
+                key=lambda r: (-float(r["_score"]), tie_key(r["chunk_id"])),
+            )[:k]
             return [Hit(_row_to_chunk(r), float(r["_score"]), i) for i, r in enumerate(rows)]
         return self._hybrid(query, vector, k, drop, codes, scope)
 
@@ -648,11 +651,11 @@ class LanceStore:
             ranked.append([rid for rid, _ in near])
             scores.append([float(score) for _, score in near])
         try:
-            # passages the text search scores alike, in chunk-id order (a document's own
+            # passages the text search scores alike, in tie_key order (a document's own
             # order): the table's storage order would differ in a rebuilt index
             found = sorted(
                 (r for r in text_half.result() if r["_rowid"] not in gone),
-                key=lambda r: (-float(r.get("_score", 0.0)), r["chunk_id"]),
+                key=lambda r: (-float(r.get("_score", 0.0)), tie_key(r["chunk_id"])),
             )[:pool]
             ranked.append([r["_rowid"] for r in found])
             scores.append([])  # ranked by position: its ties are ordered already
@@ -680,8 +683,17 @@ class LanceStore:
         # never by where the table happens to store it
         top = [r for i, r in enumerate(order) if i < k or (k and rank(r) == rank(order[k - 1]))]
         rows = self._rows(top, _HIT_COLUMNS)
-        best = sorted((r for r in top if r in rows), key=lambda r: (rank(r), rows[r]["chunk_id"]))
+        best = sorted(
+            (r for r in top if r in rows), key=lambda r: (rank(r), tie_key(rows[r]["chunk_id"]))
+        )
         return [Hit(_row_to_chunk(rows[r]), fused[r], i) for i, r in enumerate(best[:k])]
+
+
+def tie_key(chunk_id: str) -> tuple[str, str]:
+    """How passages scored alike are ordered: by their id past the hash of the file's path
+    (the content's hash, then the passage number), so a library answers alike wherever it
+    lives; the whole id settles the rest."""
+    return chunk_id.partition("-")[2], chunk_id
 
 
 def _in_rows(rows: np.ndarray) -> str:
