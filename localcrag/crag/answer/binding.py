@@ -451,13 +451,15 @@ def _thing(text: str, cons: Constraints, names: bool = True) -> str | None:
 
 def _kind_thing(text: str, cons: Constraints) -> tuple[str, int] | None:
     """The thing ``text`` names as of the asked kind, which the question does not name, and
-    how: 2 written with the kind's noun ("CVE-2021-27836" for "which CVE"), 1 right after it
-    ("range = "arts!A5:F15"" for "which cell range"); None when none is."""
+    how: 2 written with the kind's noun ("CVE-2021-27836" for "which CVE"), 1 naming the
+    noun from right before it ("the Iris dataset"; a bare number there counts, "1 President")
+    or right after it with no word between ("range = "arts!A5:F15"" for "which cell range";
+    "the dataset in Julia" names a language, not a dataset); None when none is."""
     head = (cons.kind or "").split()[-1:]
     if not head or len(head[0]) < 2:
         return None
     word, asked = head[0].lower(), cons.question.lower()
-    after = [m.end() for m in re.finditer(rf"\b{re.escape(word)}s?\b", text, re.I)]
+    nouns = list(re.finditer(rf"\b{re.escape(word)}s?\b", text, re.I))
     best: tuple[str, int] | None = None
     for m in _THING.finditer(text):
         found = m.group(0).strip(".-:")
@@ -465,9 +467,23 @@ def _kind_thing(text: str, cons: Constraints) -> tuple[str, int] | None:
             continue
         if found.lower().startswith(word):
             return found, 2
-        if best is None and any(0 <= m.start() - e <= 12 for e in after):
+        if best is None and any(
+            _apposed(text[n.end() : m.start()])
+            if n.end() <= m.start()
+            else m.end() <= n.start()
+            and not text[m.end() : n.start()].strip()
+            and re.search(r"[^\W\d_]", found) is not None
+            for n in nouns
+        ):
             best = found, 1
     return best
+
+
+def _apposed(gap: str) -> bool:
+    """Does ``gap``, between a kind's noun and a thing after it, set the thing beside the
+    noun (a space, "=", ":", a quote, the sheet its reference is on: ' = "arts!'), no
+    word of its own between them ("in", "by")?"""
+    return len(gap) <= 12 and not re.search(r"[^\W\d_]+\s", gap)
 
 
 # a table row as its sentence writes it: "<where>, row 4 (Polk): County: Polk; Total: 9."

@@ -702,6 +702,28 @@ def test_which_kind_is_answered_by_the_thing_written_as_that_kind() -> None:
     assert "**A5:F15**" in said, said
 
 
+def test_a_thing_of_the_asked_kind_is_named_beside_its_noun_never_past_a_word() -> None:
+    """ "Which overused dataset ...": "the Iris dataset" names a dataset from before its noun;
+    "the dataset in Julia" names a language (a word stands between them), and "1 President"
+    counts one. The line that names a thing of the kind answers."""
+    readme = (
+        "The Palmer penguins dataset in Julia:\n\n"
+        "The goal of the Palmer Penguins dataset is to replace the highly overused Iris dataset "
+        "for data exploration & visualization.\n"
+    )
+    action, said = ask(
+        "Which overused dataset is the Palmer Penguins dataset meant to replace?",
+        chunk(readme, "/d/README.md"),
+    )
+    assert action is Action.CORRECT and "**Iris**" in said and "Julia" not in said, said
+    act = "The Digital Millennium Copyright Act was signed into law by 1 President Clinton."
+    action, said = ask(
+        "Which president signed the Digital Millennium Copyright Act into law?",
+        chunk(act, "/d/copyright.pdf"),
+    )
+    assert "**Clinton**" in said, said
+
+
 def test_a_unit_the_question_names_binds_the_figure() -> None:
     """ "What battery capacity, in mAh, ...?" asks for a figure in mAh: a version number in a
     change history is none; a figure under a header that writes the unit is."""
