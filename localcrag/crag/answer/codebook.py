@@ -25,6 +25,7 @@ from typing import Protocol
 
 from localcrag.crag.answer.cells import parse_row
 from localcrag.crag.answer.glossary import definition_lines
+from localcrag.textutil.labels import split_heading
 
 MIN_DEFINED = 2  # columns a passage must define to be a table's codebook
 QUERY_COLUMNS = 12  # the columns a codebook is searched for by (its first ones)
@@ -66,6 +67,8 @@ class Passage(Protocol):
     def text(self) -> str: ...
     @property
     def source(self) -> str: ...
+    @property
+    def heading(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,12 @@ def codebooks(passages: Sequence[Passage]) -> dict[str, Codebook]:
             elif documents(p.text, source):
                 where.append(i)
                 about.append(" ".join(p.text.split()))
+            else:
+                continue
+            # the title of the document that defines or describes the table says what the
+            # table is ("The California Test Score Data Set" for Caschool.csv's rows)
+            if (title := split_heading(p.heading)[0]) and title not in about:
+                about.insert(0, title)
         if where:
             out[source] = Codebook(defs, tuple(where), " ".join(about))
     return out

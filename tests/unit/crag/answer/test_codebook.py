@@ -175,3 +175,33 @@ def test_retrieval_adds_the_documentation_of_a_data_file_it_found(tmp_path: Path
     added = retriever.codebooks(hits)
     assert [Path(h.chunk.source).name for h in added] == ["WorldPhones.md"]
     assert retriever.codebooks(hits + added) == []  # already among them
+
+
+def test_the_title_of_a_tables_codebook_says_what_the_table_is() -> None:
+    """A row of Caschool.csv says nowhere that its districts are Californian; the document
+    that defines its columns is titled "The California Test Score Data Set", and the row is
+    read with that title as its own document's would be."""
+    rows = chunk(
+        "Caschool.csv, row 400 (399): distcod: 69419; county: Santa Clara; "
+        "district: Cupertino Union Elementary; enrltot: 15228; compstu: 0.1.",
+        "/d/Caschool.csv",
+        "r",
+    )
+    book = Chunk(
+        "b",
+        "/d/Caschool.html",
+        "Format\nA dataframe containing :\ndistcod: disctric code\ncounty: county\n"
+        "district: district\nenrltot: total enrollment\ncompstu: computer per student",
+        1,
+        1,
+        0,
+        60,
+        "R: The California Test Score Data Set \u203a Format",
+        40,
+    )
+    assert "California" in codebooks([rows, book])["/d/Caschool.csv"].about
+    question = "Which California school district has 15228 students enrolled?"
+    action, said = ask(question, rows, book)
+    assert action is Action.CORRECT and "**Cupertino Union Elementary**" in said, said
+    action, said = ask(question.replace("California", "Oregon"), rows, book)
+    assert action is Action.INCORRECT and "Oregon" in said, said
