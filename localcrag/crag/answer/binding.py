@@ -935,6 +935,10 @@ def bind(
             filler = None  # a run-on line's far clause speaks of something else
         if filler is None:
             missing.append(f"which {cons.kind}" if cons.slot == "which" else f"a {cons.slot}")
+    elif cons.slot is None and (head := (cons.kind or "").split()[-1:]):
+        # "What calibre were the guns?": a line that says the kind's noun itself ("These guns
+        # are nine-inch calibre") says which, before lines that only name the guns
+        marked = int(re.search(rf"\b{re.escape(head[0])}s?\b", unit.text, re.I) is not None)
     return Bound(unit, tuple(missing), filler, held, marked=marked)
 
 

@@ -724,6 +724,22 @@ def test_a_thing_of_the_asked_kind_is_named_beside_its_noun_never_past_a_word() 
     assert "**Clinton**" in said, said
 
 
+def test_a_line_that_says_the_asked_kind_answers_what_kind() -> None:
+    """ "What calibre were the siege guns?": of the lines about the guns, the one that says
+    "calibre" says which; the longer line that names more of the question's words (planted,
+    division) says where they stand."""
+    diary = (
+        "We have several large siege guns, lately planted in the rear of our division, which "
+        "it took ten yoke of oxen to haul, one at a time, to their places. These guns are "
+        "nine-inch calibre and about twelve feet long."
+    )
+    action, said = ask(
+        "What calibre were the big siege guns planted behind the diarist's division?",
+        chunk(diary, "/d/diary.pdf"),
+    )
+    assert action is Action.CORRECT and "nine-inch calibre" in said and "oxen" not in said, said
+
+
 def test_a_unit_the_question_names_binds_the_figure() -> None:
     """ "What battery capacity, in mAh, ...?" asks for a figure in mAh: a version number in a
     change history is none; a figure under a header that writes the unit is."""
