@@ -31,6 +31,7 @@ from typing import Protocol
 from localcrag.crag.answer.cells import flag
 from localcrag.crag.answer.codebook import codebooks, row_definitions
 from localcrag.crag.answer.constraints import (
+    FRAMING,
     MONTH_YEAR,
     Constraints,
     Period,
@@ -935,9 +936,14 @@ def bind(
             filler = None  # a run-on line's far clause speaks of something else
         if filler is None:
             missing.append(f"which {cons.kind}" if cons.slot == "which" else f"a {cons.slot}")
-    elif cons.slot is None and (head := (cons.kind or "").split()[-1:]):
+    elif (
+        cons.slot is None
+        and (head := (cons.kind or "").split()[-1:])
+        and base_form(head[0].lower()) not in FRAMING
+    ):
         # "What calibre were the guns?": a line that says the kind's noun itself ("These guns
-        # are nine-inch calibre") says which, before lines that only name the guns
+        # are nine-inch calibre") says which, before lines that only name the guns; a noun that
+        # frames ("what architecture type") names no kind a line would write
         marked = int(re.search(rf"\b{re.escape(head[0])}s?\b", unit.text, re.I) is not None)
     return Bound(unit, tuple(missing), filler, held, marked=marked)
 

@@ -738,6 +738,17 @@ def test_a_line_that_says_the_asked_kind_answers_what_kind() -> None:
         chunk(diary, "/d/diary.pdf"),
     )
     assert action is Action.CORRECT and "nine-inch calibre" in said and "oxen" not in said, said
+    # "type" frames the question ("what architecture type"): a line saying "types" says no
+    # kind, and the answer leads with the line about the architecture
+    history = (
+        "In England, the period of Norman architecture immediately succeeds that of the "
+        "Anglo-Saxon and precedes the Early Gothic. Many types of Norman edifices in England "
+        "were destroyed in later times."
+    )
+    action, said = ask(
+        "What architecture type came after Norman in England?", chunk(history, "/d/normans.txt")
+    )
+    assert said.startswith("In England, the period of Norman architecture"), said
 
 
 def test_a_unit_the_question_names_binds_the_figure() -> None:
