@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from localcrag.ingest.store import LanceStore, table_name
 from localcrag.types import Chunk
@@ -197,27 +198,26 @@ def test_tied_passages_rank_the_same_whatever_order_the_table_stores_them(tmp_pa
     assert results[0] == results[1] and len(results[0]) == 5
 
 
-def test_tied_passages_rank_the_same_wherever_the_library_lives(tmp_path: Path) -> None:
+def test_tied_passages_rank_the_same_wherever_the_library_lives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A chunk's id starts with a hash of its file's path (ingest/library); ties go by the
     rest of it (the content's hash, the passage number), so the same files in another folder
     (another user, a fresh evaluation home, a test's temporary folder) rank alike."""
-    import hashlib
+    from localcrag.ingest.library import Library
+    from localcrag.settings import Settings
 
     words = ["amber", "birch", "cedar", "delta", "ember", "fjord", "grove", "heath"]
     results = []
-    for name, folder in (("a", "/home/ann/docs"), ("b", "/mnt/lab/papers")):
-        store = LanceStore(tmp_path / name, "t", EMB.dim)
+    for home, folder in (("a", "ann/docs"), ("b", "lab/papers")):
+        docs = tmp_path / folder
+        docs.mkdir(parents=True)
         for w in words:
-            source, text = f"{folder}/{w}.txt", f"The gripper of arm {w} is calibrated weekly."
-            doc = (
-                hashlib.sha1(source.encode()).hexdigest()[:10]
-                + "-"
-                + hashlib.sha1(text.encode()).hexdigest()[:8]
-            )  # as ingest/library names a document's chunks
-            chunk = Chunk(f"{doc}-00000", source, text, 1, 1, 0, len(text), None, 7)
-            store.replace_file(source, doc, 1, [chunk], EMB.embed([text]))
-        store.ensure_fts(force=True)
-        hits = store.search("gripper calibrated weekly", None, len(words), "text")
+            (docs / f"{w}.txt").write_text(f"The gripper of arm {w} is calibrated weekly.\n")
+        monkeypatch.setenv("LOCALCRAG_HOME", str(tmp_path / home))
+        library = Library(Settings(), embedder=EMB)
+        assert not library.ingest([docs]).failed
+        hits = library.store.search("gripper calibrated weekly", None, len(words), "text")
         assert len({h.score for h in hits}) == 1  # every passage scored alike
-        results.append([h.chunk.source.rsplit("/", 1)[1] for h in hits])
+        results.append([Path(h.chunk.source).name for h in hits])
     assert results[0] == results[1] and len(results[0]) == len(words)
