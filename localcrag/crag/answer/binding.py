@@ -456,11 +456,11 @@ def _kind_thing(text: str, cons: Constraints) -> tuple[str, int] | None:
     noun from right before it ("the Iris dataset"; a bare number there counts, "1 President")
     or right after it with no word between ("range = "arts!A5:F15"" for "which cell range";
     "the dataset in Julia" names a language, not a dataset); None when none is."""
-    head = (cons.kind or "").split()[-1:]
-    if not head or len(head[0]) < 2:
+    word = _kind_head(cons)
+    if word is None or len(word) < 2:
         return None
-    word, asked = head[0].lower(), cons.question.lower()
-    nouns = list(re.finditer(rf"\b{re.escape(word)}s?\b", text, re.I))
+    word, asked = word.lower(), cons.question.lower()
+    nouns = _kind_nouns(word, text)
     best: tuple[str, int] | None = None
     for m in _THING.finditer(text):
         found = m.group(0).strip(".-:")
@@ -468,16 +468,33 @@ def _kind_thing(text: str, cons: Constraints) -> tuple[str, int] | None:
             continue
         if found.lower().startswith(word):
             return found, 2
-        if best is None and any(
-            _apposed(text[n.end() : m.start()])
-            if n.end() <= m.start()
-            else m.end() <= n.start()
-            and not text[m.end() : n.start()].strip()
-            and re.search(r"[^\W\d_]", found) is not None
-            for n in nouns
-        ):
+        if best is None and any(_beside(text, n, m) for n in nouns):
             best = found, 1
     return best
+
+
+def _kind_head(cons: Constraints) -> str | None:
+    """The noun of the asked kind ("range" of "cell range"), as the question writes it."""
+    head = (cons.kind or "").split()[-1:]
+    return head[0] if head else None
+
+
+def _kind_nouns(word: str, text: str) -> list[re.Match[str]]:
+    """Where ``text`` writes the kind's noun ``word``, singular or plural."""
+    return list(re.finditer(rf"\b{re.escape(word)}s?\b", text, re.I))
+
+
+def _beside(text: str, noun: re.Match[str], thing: re.Match[str]) -> bool:
+    """Does ``thing`` name the kind's ``noun``: right before it with only space between,
+    and a word, not a bare count ("the Iris dataset", never "1 President"); or right after
+    it with no word of its own between (:func:`_apposed`)?"""
+    if noun.end() <= thing.start():
+        return _apposed(text[noun.end() : thing.start()])
+    return (
+        thing.end() <= noun.start()
+        and not text[thing.end() : noun.start()].strip()
+        and re.search(r"[^\W\d_]", thing.group(0)) is not None
+    )
 
 
 def _apposed(gap: str) -> bool:
@@ -938,13 +955,13 @@ def bind(
             missing.append(f"which {cons.kind}" if cons.slot == "which" else f"a {cons.slot}")
     elif (
         cons.slot is None
-        and (head := (cons.kind or "").split()[-1:])
-        and base_form(head[0].lower()) not in FRAMING
+        and (head := _kind_head(cons)) is not None
+        and base_form(head.lower()) not in FRAMING
     ):
         # "What calibre were the guns?": a line that says the kind's noun itself ("These guns
         # are nine-inch calibre") says which, before lines that only name the guns; a noun that
         # frames ("what architecture type") names no kind a line would write
-        marked = int(re.search(rf"\b{re.escape(head[0])}s?\b", unit.text, re.I) is not None)
+        marked = int(bool(_kind_nouns(head, unit.text)))
     return Bound(unit, tuple(missing), filler, held, marked=marked)
 
 
