@@ -112,6 +112,20 @@ def verb_form(word: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
+def superlative(word: str) -> str | None:
+    """The adjective ``word`` is the superlative of ("oldest" -> "old", "least" -> "less",
+    "best" -> "good"), or None: LemmInflect's lexicon reads it as an adjective whose lemma
+    is another word, and it ends as superlatives do ("-st"; "older" is a comparative)."""
+    from lemminflect import getAllLemmas
+
+    low = word.lower()
+    lemmas = getAllLemmas(low).get("ADJ", ())
+    if not lemmas or low in lemmas or not low.endswith("st"):
+        return None
+    return str(lemmas[0])
+
+
+@lru_cache(maxsize=4096)
 def _participle(word: str) -> bool:
     """Is ``word`` a past participle of one of its verbs ("set", "written"; not "cake")?"""
     from lemminflect import getAllLemmas, getInflection

@@ -54,7 +54,7 @@ from localcrag.textutil import (
 )
 from localcrag.textutil.labels import ABOUT, split_heading
 from localcrag.textutil.places import code_as_cell, region_codes
-from localcrag.textutil.pos import is_noun, readings
+from localcrag.textutil.pos import is_noun, readings, superlative
 from localcrag.textutil.quantities import (
     Kind,
     asked_kind,
@@ -876,6 +876,7 @@ def bind(
         t for t, said_as in _BOUND_SAID.items() if t in keys.weights and said_as.search(unit.text)
     }
     lacking = [word for t, word in keys.required if t not in have]
+    lacking += [w for w in cons.extremes if not _says_extreme(w, said, unit.text)]
     total = sum(keys.weights.values())
     share = sum(keys.weights[t] for t in have) / total if total else 1.0
     missing.extend(lacking)
@@ -1064,6 +1065,27 @@ def _figures_only(text: str) -> bool:
     figs = sum(1 for w in words if _NUM.fullmatch(w.strip(",;")) or not re.search(r"\w", w))
     prose = any(re.fullmatch(r"[a-z]{2,}[,;:.]?", w) for w in words)
     return digits >= 3 and (figs >= 0.6 * len(words) or not prose)
+
+
+# the extremes a range or a bound also states: "1 MHz to 6 GHz" gives the lowest frequency
+_EXTREME_BOUNDS = {
+    **dict.fromkeys(("high", "large", "big", "great", "long"), "maximum"),
+    **dict.fromkeys(("low", "small", "few", "little", "less", "short"), "minimum"),
+}
+
+
+def _says_extreme(word: str, said: set[str], text: str) -> bool:
+    """Does a unit (``said``: the stems of it and its context) state the superlative ``word``
+    the question asks by: the word itself, or for a highest or lowest value a maximum or
+    minimum ("Max", "up to", a range of figures)?"""
+    if stem(word) in said:
+        return True
+    bound = _EXTREME_BOUNDS.get(superlative(word) or "")
+    return bound is not None and (
+        stem(bound) in said
+        or _BOUNDS[bound] in said
+        or bool(_SPAN_OF.search(text) or _BOUND_SAID[bound].search(text))
+    )
 
 
 @lru_cache(maxsize=64)

@@ -34,7 +34,7 @@ from localcrag.textutil import (
     number_words,
     stem,
 )
-from localcrag.textutil.pos import readings, verb_form
+from localcrag.textutil.pos import readings, superlative, verb_form
 from localcrag.textutil.quantities import asked_kind, named_unit
 
 # Words that frame a question rather than constrain its answer: verbs that ask ("what does
@@ -286,6 +286,9 @@ class Constraints:
     spans: tuple[tuple[int, int], ...] = field(default=(), compare=False)
     # "Is it a full-duplex or a half-duplex device?": the answer is one of these (slot "choice")
     alternatives: tuple[str, ...] = ()
+    # "the oldest work", "the least used type": an extreme picks one of many things of a
+    # kind, so an answer must be of that extreme, not only of the kind (as written, lower case)
+    extremes: tuple[str, ...] = ()
 
     @property
     def hard(self) -> int:
@@ -584,4 +587,18 @@ def read(question: str) -> Constraints:
         terms=tuple(dict.fromkeys(t for t in terms if t not in chosen)),
         spans=tuple(spans),
         alternatives=choice,
+        extremes=_extremes(rest),
+    )
+
+
+def _extremes(rest: str) -> tuple[str, ...]:
+    """The superlatives of what no other constraint took ("oldest", "least"); "most" only
+    grades the adjective after it, and "at least" bounds a number."""
+    words = [w.lower() for w in re.findall(r"[A-Za-z]+", rest)]
+    return tuple(
+        dict.fromkeys(
+            w
+            for i, w in enumerate(words)
+            if w != "most" and not (w == "least" and i and words[i - 1] == "at") and superlative(w)
+        )
     )

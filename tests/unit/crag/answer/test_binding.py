@@ -125,6 +125,23 @@ def test_answer_free_questions_are_refused_not_answered_with_the_nearest_figure(
     assert action is Action.INCORRECT
 
 
+ART = """By far the most famous work of Norman art is the Bayeux Tapestry, which is not a
+tapestry but a work of embroidery.
+HackRF One operating frequency: 1 MHz to 6 GHz."""
+
+
+def test_an_asked_extreme_is_a_constraint_the_unit_must_state() -> None:
+    # the most famous work is not the oldest one: a superlative picks one thing of a kind
+    action, said = ask("What is the oldest work of Norman art?", chunk(ART, "/d/normans.txt"))
+    assert action is Action.INCORRECT and said == "oldest"
+    action, said = ask("What is the most famous work of Norman art?", chunk(ART, "/d/n.txt"))
+    assert action is Action.CORRECT and "Bayeux Tapestry" in said
+    # a range states its ends: the lowest frequency is its first figure
+    action, said = ask("What is the lowest frequency HackRF One operates at?", chunk(ART, "/d/h"))
+    assert action is Action.CORRECT and "1 MHz to 6 GHz" in said
+    assert read("How many at least, and what is the most used?").extremes == ()
+
+
 def test_a_quote_that_finds_nothing_says_what_is_missing_and_what_came_closest() -> None:
     evidence = [Evidence(1, REPORT_2019, "/d/2019 Annual Report.pdf", 11, score=0.8)]
     out = extractive_answer("How much was spent on insurance in FY 2016?", evidence)
