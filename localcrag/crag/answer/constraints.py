@@ -393,13 +393,13 @@ def _slot(question: str, kind: str | None, choice: bool) -> str | None:
     # clause asks
     main = _LEADING_CLAUSE.sub("", question[setting_end(question) :], count=1)
     main = _WHEN_CLAUSE.sub(" ", main)  # "... latency when evaluating": a condition, no date
+    if kind == "name" and _NAME_OF.match(question, setting_end(question)):
+        return "which"  # "what was the name of the count of Apulia": a name, whatever it names
     shape = answer_shape(_RELATIVE.sub(_unless_noun_before, main))
     if shape is None and named_unit(question):  # "what battery capacity, in mAh, ...": a figure
         return "number"
     if shape is None and kind is not None and kind.lower() in _SLOT_WORDS and asked_kind(question):
         return "number"  # "below what level must the output power be": a power's figure
-    if shape is None and kind == "name" and _NAME_OF.match(question, setting_end(question)):
-        return "which"  # named by whatever names it: a person, a file, a code
     if shape is None and kind is not None:
         if kind.lower() in _NAMED_KINDS:
             return "name"

@@ -232,6 +232,29 @@ def test_the_library_s_own_name_and_paraphrased_nouns_are_not_required() -> None
     assert "motor" not in [w for _, w in keys.required]  # a known modifier: only its head
 
 
+def test_particles_and_reflexive_pronouns_are_grammar_no_passage_must_hold() -> None:
+    """ "kicked Ethelred out", "unify themselves": function words, not things an answer
+    names, even where the library writes them rarely."""
+    from localcrag.crag.answer.binding import key_terms
+
+    def idf(term: str) -> tuple[int, int]:
+        return 2, 1000  # every word rare: each noun the question holds is required
+
+    for q, required in [
+        ("Who kicked Ethelred out?", []),
+        ("Who used the church to unify themselves?", ["church"]),
+        ("Who held the castle against the king once again?", ["castle", "king"]),
+    ]:
+        assert [w for _, w in key_terms(read(q), idf).required] == required
+
+
+def test_what_was_the_name_of_asks_a_name_whatever_it_names() -> None:
+    # "count" names a title here, not a number asked for
+    assert read("What was the name of the count of Apulia?").slot == "which"
+    assert read("What was the name of the diarist's sister?").slot == "which"
+    assert read("What was the count of votes in Apulia?").slot == "number"
+
+
 def test_the_pipeline_refuses_what_no_passage_binds_and_says_what_it_found(tmp_path) -> None:
     """The real pipeline and index over a built annual report (fake embedder, grader and
     model): a line item of another year is refused, naming the year and the row that came
