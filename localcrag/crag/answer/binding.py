@@ -274,6 +274,17 @@ def _points_back(text: str) -> bool:
     return any(w in PRONOUNS and w != "that" for w in re.findall(r"[a-z]+", text.lower()))
 
 
+def _names(text: str) -> bool:
+    """Does ``text`` name someone or something of its own: a word in capitals that does not
+    start it or a sentence of it ("Earlier Viking settlers ...")?"""
+    words = text.split()
+    return any(
+        w[:1].isupper() and not words[i - 1].endswith((".", ":", "!", "?"))
+        for i, w in enumerate(words)
+        if i
+    )
+
+
 def _holds(said: set[str], term: str) -> bool:
     """Is ``term`` (a stem) among ``said``, whole or as an abbreviation of four letters or
     more ("temp" for "temperature", "precip" for "precipitation")?"""
@@ -824,10 +835,12 @@ def bind(
     kinds: frozenset[str] = frozenset(),
 ) -> Bound:
     """How ``unit`` binds ``cons`` (see the module docstring). With ``passage`` (the text
-    of the unit's passage), entities may be held anywhere in it ("the Transformer" named in
-    the paragraph, not in the sentence with the number), and nouns too when the unit points
-    back with a pronoun ("they run at 4 litres"); periods and numbers only in the unit or
-    its context."""
+    of the unit's passage), a unit that points back with a pronoun holds the names and
+    nouns its passage holds ("it has 8 heads" after the paragraph names the Transformer;
+    "they run at 4 litres"), and one that names nobody the names ("The minimum output
+    power shall be less than -50 dBm" under a paragraph on the UE); one that names others
+    speaks of them ("Earlier Viking settlers had begun arriving in the 880s" is not about
+    the Rollo its paragraph names). Periods and numbers only in the unit or its context."""
 
     # the unit with its context: its heading, title line, file name and its document's
     # title, authors and running header (a row of a county is the report's state's)
@@ -837,7 +850,11 @@ def bind(
     # a table's row holds only its own cells: another row's "Power Class 1" or "Band I"
     # is not this row's
     row = bool(_row_pairs(unit.text))
-    wide = f"{whole}\n{passage}" if passage and not about and not row else whole
+    wide = (
+        f"{whole}\n{passage}"
+        if passage and not about and not row and (_points_back(unit.text) or not _names(unit.text))
+        else whole
+    )
     missing: list[str] = []
     held = 0
     for p in cons.periods:

@@ -232,6 +232,17 @@ def test_the_library_s_own_name_and_paraphrased_nouns_are_not_required() -> None
     assert "motor" not in [w for _, w in keys.required]  # a known modifier: only its head
 
 
+def test_a_sentence_that_names_others_is_not_about_the_name_its_paragraph_holds() -> None:
+    """A sentence speaks of a name its paragraph holds when it points back ("He") or names
+    nobody; one that names others ("Viking settlers") speaks of them."""
+    rollo = "Rollo was a Viking leader of great renown.\nEarlier Viking settlers had begun arriving in the 880s."
+    action, said = ask("When did Rollo begin to arrive?", chunk(rollo, "/d/normans.txt"))
+    assert action is Action.INCORRECT and said == "a date"
+    rollo = "Rollo was a Viking leader of great renown.\nHe arrived with his men in 1066."
+    action, said = ask("When did Rollo arrive?", chunk(rollo, "/d/normans.txt"))
+    assert action is Action.CORRECT and "**1066**" in said
+
+
 def test_particles_and_reflexive_pronouns_are_grammar_no_passage_must_hold() -> None:
     """ "kicked Ethelred out", "unify themselves": function words, not things an answer
     names, even where the library writes them rarely."""
