@@ -276,10 +276,13 @@ def _points_back(text: str) -> bool:
 
 def _names(text: str) -> bool:
     """Does ``text`` name someone or something of its own: a word in capitals that does not
-    start it or a sentence of it ("Earlier Viking settlers ...")?"""
+    start it or a sentence of it ("Earlier Viking settlers ...") and is no unit after a
+    figure ("3.3 V", "1 MHz")?"""
     words = text.split()
     return any(
-        w[:1].isupper() and not words[i - 1].endswith((".", ":", "!", "?"))
+        w[:1].isupper()
+        and not words[i - 1].endswith((".", ":", "!", "?"))
+        and not any(c.isdigit() for c in words[i - 1])
         for i, w in enumerate(words)
         if i
     )

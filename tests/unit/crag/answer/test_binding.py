@@ -241,6 +241,12 @@ def test_a_sentence_that_names_others_is_not_about_the_name_its_paragraph_holds(
     rollo = "Rollo was a Viking leader of great renown.\nHe arrived with his men in 1066."
     action, said = ask("When did Rollo arrive?", chunk(rollo, "/d/normans.txt"))
     assert action is Action.CORRECT and "**1066**" in said
+    # a unit after a figure names nobody: the board's sentence speaks of the paragraph's board
+    board = "The HackRF One is a radio board.\nThe clock output gives 3.3 V square waves."
+    action, said = ask(
+        "What voltage does the clock output of the HackRF One give?", chunk(board, "/d/h")
+    )
+    assert action is Action.CORRECT and "3.3" in said
 
 
 def test_particles_and_reflexive_pronouns_are_grammar_no_passage_must_hold() -> None:
