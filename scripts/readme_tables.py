@@ -590,6 +590,24 @@ EVALS: tuple[Eval, ...] = (
     Eval(
         "anthropic-answers", ("../shared/data/anthropic-docs", "--only", "answers", "--limit", "40")
     ),
+    *(
+        Eval(
+            f"squad-{name}",
+            (
+                "../shared/data/squad2-dev-subset/small.json",
+                "--mode",
+                "crag",
+                "--only",
+                "answers",
+                "--article",
+                article,
+            ),
+        )
+        for name, article in (
+            ("normans", "Normans"),
+            ("complexity", "Computational_complexity_theory"),
+        )
+    ),
     Eval(
         "sheets",
         ("tests/data/sheets", "--mode", "crag"),
@@ -851,6 +869,26 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         _mode("crag", "answer_f1", "answer_recall"),
         _mode("rag", "answer_f1", "answer_recall"),
         f"{_SQUAD_FIT} for CRAG's decisions; the extractive mix: not chosen on it",
+    ),
+    EvalRow(
+        "SQuAD 2.0, article *Normans* ({questions} questions, 112 of them on topic but "
+        "answer-free)",
+        "**wrong answer rate** / **wrong refusal rate** (right / wrong answers, right / wrong "
+        "refusals); wrong answers under CORRECT",
+        "squad-normans",
+        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _same("–"),
+        "its answers were read while fixing binding (docs/decisions/0025): **in-sample**",
+    ),
+    EvalRow(
+        "SQuAD 2.0, article *Computational complexity theory* ({questions} questions, 221 "
+        "answer-free)",
+        "same",
+        "squad-complexity",
+        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _same("–"),
+        "held out since docs/decisions/0025: only its counts were read (some of its "
+        "questions are among the 60 above)",
     ),
     EvalRow(
         "sheets: public CSVs and ToolPak-style workbooks ({questions} questions: "
