@@ -853,9 +853,10 @@ def bind(
     # a table's row holds only its own cells: another row's "Power Class 1" or "Band I"
     # is not this row's
     row = bool(_row_pairs(unit.text))
+    back = bool(passage) and _points_back(unit.text)  # "it", "they": the passage's names
     wide = (
         f"{whole}\n{passage}"
-        if passage and not about and not row and (_points_back(unit.text) or not _names(unit.text))
+        if passage and not about and not row and (back or not _names(unit.text))
         else whole
     )
     missing: list[str] = []
@@ -886,17 +887,12 @@ def bind(
         return Bound(unit, tuple(missing), filler, held + bool(filler))
     # nouns from the passage only for a unit that points back to them ("they run at ..."),
     # and from the sentence before it in its paragraph, which it goes on from
-    said = _said(
-        f"{whole}\n{passage}" if passage and _points_back(unit.text) else f"{whole}\n{unit.before}"
-    )
+    said = _said(f"{whole}\n{passage}" if back else f"{whole}\n{unit.before}")
     have = {t for t in keys.weights if _holds(said, t)}  # the required ones are among them
-    if _SPAN_OF.search(unit.text):  # "2 Msps to 20 Msps" gives both its bounds
-        have |= {t for t in keys.weights if t in _BOUNDS}
-    have |= {
-        t for t, said_as in _BOUND_SAID.items() if t in keys.weights and said_as.search(unit.text)
-    }
+    stated = _stated_bounds(unit.text)
+    have |= {t for t in keys.weights if t in stated}
     lacking = [word for t, word in keys.required if t not in have]
-    lacking += [w for w in cons.extremes if not _says_extreme(w, said, unit.text)]
+    lacking += [w for w in cons.extremes if not _says_extreme(w, said, stated)]
     total = sum(keys.weights.values())
     share = sum(keys.weights[t] for t in have) / total if total else 1.0
     missing.extend(lacking)
@@ -909,7 +905,7 @@ def bind(
         # speaks of something else in that period ("As of February 2013, there were 4 such
         # tables" in a file on profits, for "profits in 2013")
         own = f"{unit.text}\n{unit.near}"
-        if passage and _points_back(unit.text):  # "due to its speed": the passage's model
+        if back:  # "due to its speed": the passage's model
             own += f"\n{passage}"
         said_own = _said(own)
         if not (
@@ -1094,18 +1090,22 @@ _EXTREME_BOUNDS = {
 }
 
 
-def _says_extreme(word: str, said: set[str], text: str) -> bool:
-    """Does a unit (``said``: the stems of it and its context) state the superlative ``word``
-    the question asks by: the word itself, or for a highest or lowest value a maximum or
-    minimum ("Max", "up to", a range of figures)?"""
+def _stated_bounds(text: str) -> set[str]:
+    """The bounds ("maximum", "minimum") a line gives in words ("up to 20 images", "at
+    least 8 GB") or as the ends of a range ("2 Msps to 20 Msps" gives both)."""
+    if _SPAN_OF.search(text):
+        return set(_BOUNDS)
+    return {t for t, said_as in _BOUND_SAID.items() if said_as.search(text)}
+
+
+def _says_extreme(word: str, said: set[str], stated: set[str]) -> bool:
+    """Does a unit (``said``: the stems of it and its context; ``stated``: the bounds its
+    line gives) state the superlative ``word`` the question asks by: the word itself, or for
+    a highest or lowest value a maximum or minimum ("Max", "up to", a range of figures)?"""
     if stem(word) in said:
         return True
     bound = _EXTREME_BOUNDS.get(superlative(word) or "")
-    return bound is not None and (
-        stem(bound) in said
-        or _BOUNDS[bound] in said
-        or bool(_SPAN_OF.search(text) or _BOUND_SAID[bound].search(text))
-    )
+    return bound is not None and (stem(bound) in said or _BOUNDS[bound] in said or bound in stated)
 
 
 @lru_cache(maxsize=64)
