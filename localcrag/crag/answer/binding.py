@@ -69,8 +69,9 @@ from localcrag.types import Decision, Grade
 Idf = Callable[[str], "tuple[int, int]"]  # base form -> (document frequency, documents)
 COMMON = 0.25  # a noun in at least this share of passages is not required
 # a one-word name in at least this share of passages is what the library is about ("Anthropic"
-# in its own docs, which mostly say "our"): no passage need repeat it
-LIBRARY_NAME = 0.05
+# in its own docs, which mostly say "our"): no passage need repeat it. One in fewer passages
+# is a topic of some of them ("Dyrrachium" in 5 of 99 SQuAD paragraphs): required
+LIBRARY_NAME = 0.15
 NOUN_SHARE = 0.5  # ... but the nouns a unit holds must still weigh more than this
 FILLED = ("number", "date", "name", "which", "choice")  # slots a unit must hold a filler of
 ABOUT_SLOTS = ("date", "name", None)  # what a document's own line may answer (ingest/about)
