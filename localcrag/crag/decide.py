@@ -15,7 +15,7 @@ from pathlib import PurePath
 
 from localcrag.crag.answer.binding import Idf, bindings, described
 from localcrag.textutil import unspaced
-from localcrag.types import Action, Decision, Grade
+from localcrag.types import Action, Chunk, Decision, Grade
 
 
 def decide(
@@ -33,8 +33,10 @@ def decide(
     no passage holds and which passage came closest. A question in a script written without
     spaces (Chinese, Japanese, Thai) cannot be checked so: Correct becomes Ambiguous."""
     d = replace(_decide(grades, upper, lower), basis=basis)
-    if question is None or d.action is Action.INCORRECT or any(g.error for g in grades):
+    if question is None or any(g.error for g in grades):
         return d
+    if d.action is Action.INCORRECT:
+        return _closest(d, question, [g.chunk for g in grades], idf)
     if unspaced(question) and d.action is Action.CORRECT:
         # "歌山镇农贸市场的总建筑面积是多少平方？": no word of it can be told apart, so no
         # passage can be checked to hold them; the badge says only what was checked
@@ -57,6 +59,22 @@ def decide(
         missing=closest.missing,
         closest=closest.unit.text,
         closest_chunk=kept[closest.unit.n - 1],
+    )
+
+
+def _closest(d: Decision, question: str, chunks: Sequence[Chunk], idf: Idf | None) -> Decision:
+    """An Incorrect decision with what the passages searched lack and the unit that came
+    closest, when one holds part of the question (a row of the asked county without the
+    asked column): the refusal says what was found, not only that nothing was."""
+    found = bindings(question, chunks, idf)
+    if not found or found[0].complete or not found[0].held:
+        return d
+    closest = found[0]
+    return replace(
+        d,
+        missing=closest.missing,
+        closest=closest.unit.text,
+        closest_chunk=chunks[closest.unit.n - 1],
     )
 
 

@@ -1137,3 +1137,17 @@ def test_an_ordinal_numbers_a_name() -> None:
     prose = "In the 4th congressional district, Sioux County had 2,021 inactive voters."
     action, said = ask(question, chunk(prose, "/d/notes.md", heading=title))
     assert action is Action.CORRECT and "2,021" in said
+
+
+def test_a_refusal_below_the_thresholds_still_says_what_came_closest() -> None:
+    """Every passage scored under the lower threshold: Incorrect, and the refusal says what
+    the closest unit lacks (the asked column of the asked county's row), not only that the
+    documents do not answer it; a passage that holds nothing of the question is not quoted."""
+    row = "report.pdf, p. 2, row 17: County: Linn; Democratic Active: 53580; Republican Active: 38870."
+    question = "How many inactive Libertarian voters were there in Linn County?"
+    d = decide([Grade(chunk(row, "/d/report.pdf"), 0.05, "g")], UPPER, LOWER, question=question)
+    assert d.action is Action.INCORRECT and d.closest == row
+    assert "Libertarian" in d.missing and "Linn County" not in d.missing
+    other = chunk("The weather was mild all week.", "/d/notes.txt")
+    d = decide([Grade(other, 0.05, "g")], UPPER, LOWER, question=question)
+    assert d.action is Action.INCORRECT and d.closest is None and not d.missing
