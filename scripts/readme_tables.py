@@ -736,6 +736,11 @@ def _under_correct(mode: str) -> Figure:
     return _of_mode(mode, fn)
 
 
+def _crag_trust(res: dict[str, Any]) -> str:
+    """CRAG's trust table, then its wrong answers under CORRECT and the two shares."""
+    return _trust("crag")(res) + "; " + _under_correct("crag")(res)
+
+
 def _same(text: str) -> Figure:
     return lambda res: text
 
@@ -876,7 +881,7 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         "**wrong answer rate** / **wrong refusal rate** (right / wrong answers, right / wrong "
         "refusals); wrong answers under CORRECT",
         "squad-normans",
-        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _crag_trust,
         _same("–"),
         "its answers were read while fixing binding (docs/decisions/0025): **in-sample**",
     ),
@@ -885,7 +890,7 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         "answer-free)",
         "same",
         "squad-complexity",
-        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _crag_trust,
         _same("–"),
         "held out since docs/decisions/0025: only its counts were read (some of its "
         "questions are among the 60 above)",
@@ -906,7 +911,7 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         "**wrong answer rate** / **wrong refusal rate** (right / wrong answers, right / wrong "
         "refusals); wrong answers under CORRECT",
         "library-dev",
-        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _crag_trust,
         _same("–"),
         "binding was fixed while reading this slice's answers: **in-sample**",
     ),
@@ -914,7 +919,7 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         "library: held-out slice ({questions} questions, never looked at while fixing)",
         "same",
         "library-held",
-        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _crag_trust,
         _same("–"),
         "held out: its questions and answers were not read while fixing",
     ),
@@ -923,7 +928,7 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         "running header says: its state, month, publisher)",
         "same",
         "library-context",
-        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _crag_trust,
         _same("–"),
         "written before asking, after the document context was built; its answers were "
         "read while fixing the bold of a row's figure: **in-sample**",
@@ -933,7 +938,7 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         "state, county, month, year or offence; states named in words where tables write codes)",
         "same",
         "library-near",
-        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _crag_trust,
         _same("–"),
         "written before asking; its answers were read while fixing row and column binding: "
         "**in-sample**",
@@ -943,7 +948,7 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         "formats and class codes)",
         "same",
         "library-fresh",
-        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _crag_trust,
         _same("–"),
         "written before asking; its answers were read while fixing list items and captions: "
         "**in-sample**",
@@ -955,7 +960,7 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         "({questions} questions)",
         "same",
         "library2-dev2",
-        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _crag_trust,
         _same("–"),
         "written before asking; its answers were read while fixing: **in-sample**",
     ),
@@ -963,7 +968,7 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         "library2: held2 slice ({questions} questions, never looked at while fixing)",
         "same",
         "library2-held2",
-        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _crag_trust,
         _same("–"),
         "held out: its questions and answers were not read while fixing",
     ),
@@ -974,7 +979,7 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         "deck, a screenshot, changelogs); dev3 slice ({questions} questions)",
         "same",
         "library3-dev3",
-        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _crag_trust,
         _same("–"),
         "written before asking by a helper that never ran the product; its answers were "
         "read while fixing: **in-sample**",
@@ -983,7 +988,7 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         "library3: held3 slice ({questions} questions, never looked at while fixing)",
         "same",
         "library3-held3",
-        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _crag_trust,
         _same("–"),
         "held out: its questions and answers were not read while fixing",
     ),
@@ -992,7 +997,7 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         "before asking by a second helper that never ran the product)",
         "same",
         "library3-dev4",
-        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _crag_trust,
         _same("–"),
         "measured before any change for it (3 of 20 answerable right on fd2e2ae); its "
         "answers were then read while fixing: **in-sample**",
@@ -1001,7 +1006,7 @@ EVAL_ROWS: tuple[EvalRow, ...] = (
         "library3: held4 slice ({questions} new questions, never looked at while fixing)",
         "same",
         "library3-held4",
-        lambda res: _trust("crag")(res) + "; " + _under_correct("crag")(res),
+        _crag_trust,
         _same("–"),
         "held out: its questions and answers were not read while fixing",
     ),
