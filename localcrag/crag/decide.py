@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import PurePath
 
-from localcrag.crag.answer.binding import Idf, bindings, described
+from localcrag.crag.answer.binding import Bound, Idf, bindings, described
 from localcrag.textutil import unspaced
 from localcrag.types import Action, Chunk, Decision, Grade
 
@@ -36,7 +36,11 @@ def decide(
     if question is None or any(g.error for g in grades):
         return d
     if d.action is Action.INCORRECT:
-        return _closest(d, question, [g.chunk for g in grades], idf)
+        # every passage under the lower threshold: the refusal still says what the one
+        # holding most of the question lacks (the asked county's row, not its column)
+        chunks = [g.chunk for g in grades]
+        closest = _closest(question, chunks, idf)
+        return d if closest is None or not closest.held else _lacking(d, closest, chunks)
     if unspaced(question) and d.action is Action.CORRECT:
         # "歌山镇农贸市场的总建筑面积是多少平方？": no word of it can be told apart, so no
         # passage can be checked to hold them; the badge says only what was checked
@@ -47,29 +51,26 @@ def decide(
             "between words, which the check of its parts cannot read",
         )
     kept = [g.chunk for g in grades if g.score >= lower]
-    found = bindings(question, kept, idf)
-    if not found or found[0].complete:
+    closest = _closest(question, kept, idf)
+    if closest is None:
         return d
-    closest = found[0]
     where = PurePath(kept[closest.unit.n - 1].source).name
     return replace(
-        d,
+        _lacking(d, closest, kept),
         action=Action.INCORRECT,
         reason=f"{d.reason}, but no passage holds {described(closest.missing)} (closest: {where})",
-        missing=closest.missing,
-        closest=closest.unit.text,
-        closest_chunk=kept[closest.unit.n - 1],
     )
 
 
-def _closest(d: Decision, question: str, chunks: Sequence[Chunk], idf: Idf | None) -> Decision:
-    """An Incorrect decision with what the passages searched lack and the unit that came
-    closest, when one holds part of the question (a row of the asked county without the
-    asked column): the refusal says what was found, not only that nothing was."""
+def _closest(question: str, chunks: Sequence[Chunk], idf: Idf | None) -> Bound | None:
+    """The unit of ``chunks`` that came nearest to binding ``question``; None when one binds
+    all of it, or ``chunks`` has no unit."""
     found = bindings(question, chunks, idf)
-    if not found or found[0].complete or not found[0].held:
-        return d
-    closest = found[0]
+    return None if not found or found[0].complete else found[0]
+
+
+def _lacking(d: Decision, closest: Bound, chunks: Sequence[Chunk]) -> Decision:
+    """``d`` saying what no passage holds and which unit, of which chunk, came closest."""
     return replace(
         d,
         missing=closest.missing,
