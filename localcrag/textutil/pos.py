@@ -4,7 +4,9 @@ From LemmInflect's English lexicon (every reading a word can have) and the word 
 (a determiner or a preposition makes a noun, a subject pronoun or an auxiliary a verb),
 plus two facts of question grammar: a question word that is the subject is followed by its
 verb ("who holds"), and after do-support the verb follows the subject ("what does the
-column hold"). No tagger model: a closed-class reading of short questions.
+column hold"), as after an inverted modal, where the verb is the word that takes the object
+("can a taxpayer claim the deduction"). No tagger model: a closed-class reading of short
+questions.
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ _NOUN_BEFORE = ARTICLES | frozenset(
     "of on for in at by with about per from into over under between among this these those "
     "each every its their our your my his her".split()
 )
+# the modal auxiliaries: put before the subject, they ask a question whose verb follows it
+_MODALS = frozenset("can could will would shall should may might must".split())
+# words that open an object's noun phrase: a bare verb-or-noun right before one takes it
+_OBJECT_OPENERS = ARTICLES | frozenset("this these those its their our your my his her".split())
 _QUANTIFIERS = frozenset("many few several more most much some any no all both".split())
 _VERB_BEFORE = (
     BE_FORMS
@@ -79,8 +85,14 @@ def is_noun(words: Sequence[str], i: int) -> bool:
     do = next((k for k, w in enumerate(words[:5]) if w.lower() in DO_FORMS), None)
     if "VERB" in found and do is not None and i > do + 1:
         then = words[i + 1].lower() if not last else ""
-        if last or then in STOPWORDS or "NOUN" in readings(words[i - 1]):
-            return False  # "what does the column hold ...", "how much did Acme pay for"
+        prior = readings(words[i - 1])
+        if last or then in STOPWORDS or "NOUN" in prior or not prior:
+            # "what does the column hold ...", "how much did Acme pay for", "did pypdf stop"
+            return False
+    modal = next((k for k, w in enumerate(words[:5]) if w.lower() in _MODALS), None)
+    if "VERB" in found and modal is not None and i > modal + 1 and not last:
+        if words[i + 1].lower() in _OBJECT_OPENERS and "NOUN" in readings(words[i - 1]):
+            return False  # "can a taxpayer claim the deduction": the verb takes its object
     after = words[i + 1].lower() if not last else ""
     if (
         "VERB" in found

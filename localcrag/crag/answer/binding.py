@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import PurePath
 from typing import Protocol
 
-from localcrag.crag.answer.cells import flag
+from localcrag.crag.answer.cells import dates, flag
 from localcrag.crag.answer.codebook import codebooks, row_definitions
 from localcrag.crag.answer.constraints import (
     FRAMING,
@@ -460,6 +460,8 @@ def _thing(text: str, cons: Constraints, names: bool = True) -> str | None:
         found = m.group(0).strip(".-")
         if not names and not re.search(r"\d|_", found):
             continue  # a heading's capitals ("FAQ") name its section, not a thing
+        if dates(found):
+            continue  # "2024-09-15" is when, never which (a date is asked as a date slot)
         if found and found.lower() not in asked:
             return found
     return None
@@ -479,8 +481,8 @@ def _kind_thing(text: str, cons: Constraints) -> tuple[str, int] | None:
     best: tuple[str, int] | None = None
     for m in _THING.finditer(text):
         found = m.group(0).strip(".-:")
-        if not found or found.lower() in asked:
-            continue
+        if not found or found.lower() in asked or dates(found):
+            continue  # (a date is when, never which)
         if found.lower().startswith(word):
             return found, 2
         if best is None and any(_beside(text, n, m) for n in nouns):

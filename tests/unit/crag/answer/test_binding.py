@@ -202,6 +202,12 @@ def test_question_words_are_read_as_nouns_or_verbs_by_their_place() -> None:
     assert "hold" not in nouns("What does the column hold in the data")
     assert "rests" not in nouns("What is a problem that rests within NP")
     assert "cake" in nouns("How long should I bake the lemon cake")
+    # after an inverted modal, the word after the subject that takes an object is its verb
+    assert "claim" not in nouns("Can a taxpayer claim the standard deduction")
+    assert "deduction" in nouns("Can a taxpayer claim the standard deduction")
+    assert "limit" in nouns("What can the rate limit be raised to")
+    # after do-support, a word after a subject the lexicon lacks (a name) is its verb
+    assert "stop" not in nouns("Which Python version did pypdf 5.0.0 stop supporting")
 
 
 def test_the_library_s_own_name_and_paraphrased_nouns_are_not_required() -> None:
@@ -781,6 +787,19 @@ def test_a_thing_of_the_asked_kind_is_named_beside_its_noun_never_past_a_word() 
         chunk(act, "/d/copyright.pdf"),
     )
     assert "**Clinton**" in said, said
+
+
+def test_a_date_never_answers_which() -> None:
+    """ "Which Python version ...": a changelog heading's date is when the release came,
+    never which version; the line under it that names one answers, and the question's own
+    release is no answer either."""
+    log = chunk(
+        "Version 5.0.0, 2024-09-15\n\nThis version drops support for Python 3.7 (not "
+        "maintained since July 2023) and PdfMerger.",
+        "/d/pypdf-CHANGELOG.md",
+    )
+    action, said = ask("Which Python version did pypdf 5.0.0 stop supporting?", log)
+    assert action is Action.CORRECT and "**3.7**" in said and "**2024" not in said, said
 
 
 def test_a_line_that_says_the_asked_kind_answers_what_kind() -> None:
