@@ -1253,10 +1253,12 @@ def raise_bound(
     the question names, its key nouns and a filler of the asked slot. The grader scores
     topic; a row of numbers or a definition line holding all of that is relevant whatever it made of it. Only a question with something
     exact to match (a period, a number, an entity, a term whose meaning is asked) is raised:
-    without one, "complete" would say little."""
+    without one, "complete" would say little, so a passage the grader found relevant (at or
+    above ``upper``) that holds it all in one line of its own is only marked, to be kept
+    before relevant ones that score higher ("Ozone: Mean ozone ... from 1300 to 1500 hours"
+    before the data file's rows, for "over which hours is the mean ozone taken")."""
     cons = read(question)
-    if cons.hard == 0 and cons.slot != "meaning":
-        return grades
+    exact = cons.hard > 0 or cons.slot == "meaning"
     # a unit that binds is complete only with its slot's filler (FILLED), so any complete
     # unit of a passage raises it; a question that asks for no line ("what is the gross
     # horsepower of the Maserati Bora") only by a row's cell of the asked column, its
@@ -1265,10 +1267,19 @@ def raise_bound(
     lines = lines_asked(cons)
     bound: set[int] = set()
     for b in bindings(cons, [g.chunk for g in grades], idf):
-        if b.complete and (b.filler or (lines and cons.slot not in FILLED)):
+        if not b.complete:
+            continue
+        if exact and (b.filler or (lines and cons.slot not in FILLED)):
             bound |= {b.unit.n - 1, *(k - 1 for k in b.unit.books)}
+        elif (
+            not exact
+            and grades[b.unit.n - 1].score >= upper
+            and b.unit.position >= 0
+            and not (b.unit.books or b.by_passage)
+        ):
+            bound.add(b.unit.n - 1)  # among relevant passages, one holding it all in a line
     return [
-        replace(g, score=max(g.score, upper), binds=True) if i in bound else g
+        replace(g, score=max(g.score, upper) if exact else g.score, binds=True) if i in bound else g
         for i, g in enumerate(grades)
     ]
 

@@ -1055,6 +1055,38 @@ def test_a_chunk_that_binds_is_kept_before_one_that_scores_higher() -> None:
     assert any(g.chunk.chunk_id == "m" for g in kept)
 
 
+def test_a_relevant_line_that_holds_a_loose_question_is_kept_before_higher_rows() -> None:
+    """A question with nothing exact to match raises nothing, but among the passages the
+    grader found relevant, one with a line that holds the whole question is kept before data
+    rows that only score higher; one the grader did not find relevant is not."""
+    from localcrag.crag.pipeline import best_graded
+
+    rows = [
+        chunk(
+            f"airquality.csv, row {i}: Ozone: {40 + i}; Solar.R: 190; Wind: 7.4; Temp: 67.",
+            "/d/airquality.csv",
+            f"r{i}",
+        )
+        for i in range(5)
+    ]
+    line = chunk(
+        "Ozone: Mean ozone in parts per billion from 1300 to 1500 hours at Roosevelt Island",
+        "/d/airquality.html",
+        "m",
+    )
+    q = "According to the airquality help page, over which hours is the mean ozone taken?"
+    assert read(q).hard == 0  # nothing exact: no score is raised
+
+    def kept(score: float) -> list[str]:
+        pool = [*(Grade(c, 0.95, "g") for c in rows), Grade(line, score, "g")]
+        graded = raise_bound(q, pool, UPPER)
+        assert [g.score for g in graded] == [g.score for g in pool]
+        return [g.chunk.chunk_id for g in best_graded(graded, 5)]
+
+    assert "m" in kept(UPPER + 0.01)
+    assert "m" not in kept(UPPER - 0.01)
+
+
 def test_a_count_in_words_a_date_in_capitals_and_a_possessive() -> None:
     """ "ten years" and "thirteen dollars" fill a number slot; a diary's "JUNE 17TH" fills a
     date; "Once ..." opening a question is grammar; "the diarist's division" names an owner,
