@@ -17,6 +17,7 @@ from typing import Any
 from localcrag.crag.ellipsis import complete, elliptical, resolve_it
 from localcrag.llm.failover import joined
 from localcrag.textutil import BE_FORMS, PRONOUNS, STOPWORDS, content_words, stem, unspaced
+from localcrag.textutil.pos import is_noun, verb_form
 
 # Words of asking, chit-chat and "the document" itself: no use in a web query or as a topic.
 ASKING = frozenset(
@@ -235,11 +236,35 @@ def _unresolved_pronoun(question: str) -> bool:
                 continue
             if w in ("that", "which") and before and _content_words(before):
                 continue
+            if _refers_within(words, i):
+                continue
             if not seen_content:
                 return True
         seen_content = seen_content or bool(_content_words(clause) - _generic_stems())
         start = end
     return False
+
+
+# a pronoun that opens a clause of its own, or owns a noun, after a noun of its clause
+_SUBJECTS = frozenset("it they he she".split())
+_OWNERS = frozenset("its their his her".split())
+_FINITE = BE_FORMS | frozenset(
+    "do does did has have had can could will would should may might must".split()
+)
+
+
+def _refers_within(words: list[str], i: int) -> bool:
+    """Does the pronoun ``words[i]`` point back to a noun earlier in its own clause? A
+    subject pronoun before its verb ("the part of the year they were a resident alien")
+    or an owner before its noun ("did the company release its first product") does, when a
+    noun comes before it; one that only follows a verb or a preposition ("tell me more
+    about its size") has nothing to point back to."""
+    w, after = words[i], words[i + 1] if i + 1 < len(words) else ""
+    opens = w in _OWNERS or (w in _SUBJECTS and (after in _FINITE or verb_form(after)))
+    return opens and any(
+        w2 not in STOPWORDS and _content_words(w2) and is_noun(words, k)
+        for k, w2 in enumerate(words[:i])
+    )
 
 
 def _generic_stems() -> set[str]:

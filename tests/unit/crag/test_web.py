@@ -440,6 +440,15 @@ def test_standalone_question() -> None:
         ("When BERT was released, what did it change?", False),
         ("Is there a size limit for the context window?", False),  # existential "there"
         ("What is a model that learns from data?", False),  # relative "that"
+        # ... and so is one that opens a clause or owns a noun after a noun of its clause
+        (
+            "Can a dual-status taxpayer claim the standard deduction for the part of 2007 "
+            "they were a resident alien?",
+            False,
+        ),
+        ("What year did the company release its first product?", False),
+        ("Tell me more about its architecture", True),
+        ("Does the model support it?", True),
         ("Why is it used?", True),
         ("How does it compare to RNNs?", True),
         ("How big is it?", True),
