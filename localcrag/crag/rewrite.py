@@ -16,7 +16,15 @@ from typing import Any
 
 from localcrag.crag.ellipsis import complete, elliptical, resolve_it
 from localcrag.llm.failover import joined
-from localcrag.textutil import BE_FORMS, PRONOUNS, STOPWORDS, content_words, stem, unspaced
+from localcrag.textutil import (
+    BE_FORMS,
+    POSSESSIVES,
+    PRONOUNS,
+    STOPWORDS,
+    content_words,
+    stem,
+    unspaced,
+)
 from localcrag.textutil.pos import is_noun, verb_form
 
 # Words of asking, chit-chat and "the document" itself: no use in a web query or as a topic.
@@ -247,7 +255,7 @@ def _unresolved_pronoun(question: str) -> bool:
 
 # a pronoun that opens a clause of its own, or owns a noun, after a noun of its clause
 _SUBJECTS = frozenset("it they he she".split())
-_OWNERS = frozenset("its their his her".split())
+_OWNERS = PRONOUNS & POSSESSIVES  # third person: what can point back
 _FINITE = BE_FORMS | frozenset(
     "do does did has have had can could will would should may might must".split()
 )
@@ -261,10 +269,7 @@ def _refers_within(words: list[str], i: int) -> bool:
     about its size") has nothing to point back to."""
     w, after = words[i], words[i + 1] if i + 1 < len(words) else ""
     opens = w in _OWNERS or (w in _SUBJECTS and (after in _FINITE or verb_form(after)))
-    return opens and any(
-        w2 not in STOPWORDS and _content_words(w2) and is_noun(words, k)
-        for k, w2 in enumerate(words[:i])
-    )
+    return opens and any(_content_words(w2) and is_noun(words, k) for k, w2 in enumerate(words[:i]))
 
 
 def _generic_stems() -> set[str]:

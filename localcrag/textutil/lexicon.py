@@ -11,6 +11,10 @@ ARTICLES = frozenset("a an the".split())
 BE_FORMS = frozenset("am is are was were be been being".split())
 DO_FORMS = frozenset("do does did".split())
 WH_WORDS = frozenset("what which who whom whose when where why how".split())
+# the modal auxiliaries ("can a taxpayer claim ...": put before the subject, they ask)
+MODALS = frozenset("can could will would shall should may might must".split())
+# the possessive determiners: they open a noun phrase ("its first product")
+POSSESSIVES = frozenset("its their our your my his her".split())
 # third person and demonstratives: what can point back to something said earlier
 PRONOUNS = frozenset(
     "it its they them their theirs he him his she her hers this that these those".split()

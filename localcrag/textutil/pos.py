@@ -14,7 +14,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from localcrag.textutil.lexicon import ARTICLES, BE_FORMS, DO_FORMS, WH_WORDS
+from localcrag.textutil.lexicon import (
+    ARTICLES,
+    BE_FORMS,
+    DO_FORMS,
+    MODALS,
+    POSSESSIVES,
+    WH_WORDS,
+)
 from localcrag.textutil.words import STOPWORDS, base_form
 
 
@@ -31,22 +38,20 @@ def readings(word: str) -> frozenset[str]:
 # Before a word that is both a noun and a verb ("rent", "set", "take"): a determiner or a
 # preposition makes it a noun ("on rent"); a subject pronoun, an auxiliary, a modal or
 # "to" makes it a verb ("did it take", "to rent"). English grammar, a closed class.
-_NOUN_BEFORE = ARTICLES | frozenset(
-    "of on for in at by with about per from into over under between among this these those "
-    "each every its their our your my his her".split()
+_DEMONSTRATIVES = frozenset("this these those".split())
+_NOUN_BEFORE = (
+    ARTICLES
+    | _DEMONSTRATIVES
+    | POSSESSIVES
+    | frozenset(
+        "of on for in at by with about per from into over under between among each every".split()
+    )
 )
-# the modal auxiliaries: put before the subject, they ask a question whose verb follows it
-_MODALS = frozenset("can could will would shall should may might must".split())
 # words that open an object's noun phrase: a bare verb-or-noun right before one takes it
-_OBJECT_OPENERS = ARTICLES | frozenset("this these those its their our your my his her".split())
+_OBJECT_OPENERS = ARTICLES | _DEMONSTRATIVES | POSSESSIVES
 _QUANTIFIERS = frozenset("many few several more most much some any no all both".split())
 _VERB_BEFORE = (
-    BE_FORMS
-    | DO_FORMS
-    | frozenset(
-        "it they we you i he she to can could will would shall should may might must has have "
-        "had".split()
-    )
+    BE_FORMS | DO_FORMS | MODALS | frozenset("it they we you i he she to has have had".split())
 )
 
 
@@ -89,7 +94,7 @@ def is_noun(words: Sequence[str], i: int) -> bool:
         if last or then in STOPWORDS or "NOUN" in prior or not prior:
             # "what does the column hold ...", "how much did Acme pay for", "did pypdf stop"
             return False
-    modal = next((k for k, w in enumerate(words[:5]) if w.lower() in _MODALS), None)
+    modal = next((k for k, w in enumerate(words[:5]) if w.lower() in MODALS), None)
     if "VERB" in found and modal is not None and i > modal + 1 and not last:
         if words[i + 1].lower() in _OBJECT_OPENERS and "NOUN" in readings(words[i - 1]):
             return False  # "can a taxpayer claim the deduction": the verb takes its object

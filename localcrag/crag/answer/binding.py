@@ -1259,6 +1259,8 @@ def raise_bound(
     before the data file's rows, for "over which hours is the mean ozone taken")."""
     cons = read(question)
     exact = cons.hard > 0 or cons.slot == "meaning"
+    if not exact and all(g.score < upper for g in grades):
+        return grades  # nothing relevant to keep first: no binding to compute
     # a unit that binds is complete only with its slot's filler (FILLED), so any complete
     # unit of a passage raises it; a question that asks for no line ("what is the gross
     # horsepower of the Maserati Bora") only by a row's cell of the asked column, its
