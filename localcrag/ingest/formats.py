@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -101,26 +102,46 @@ class Format:
     # The file has no title of its own (no properties, no marked headings): a short title
     # line it opens with names it (about.from_opening). Markdown names itself by its headings.
     titled_by_opening: bool = False
+    # The nouns a question calls a file of this format by ("the python-docx example
+    # screenshot", "the deaths workbook"): a passage of such a file holds them
+    # (crag/answer/binding), and one of another format does not (a screenshot is no .docx).
+    # Nouns any format may be called by ("the report", "the slides": a deck may be a PDF)
+    # frame a question and constrain nothing (crag/answer/constraints.FRAMING).
+    kinds: tuple[str, ...] = ()
 
 
 _NO_MARKUP_TEXT = "no text (only whitespace or markup)"
+_MARKDOWN = ("markdown", "readme")
+_WEB = ("html", "webpage", "website")
+_SLIDES = ("pptx", "powerpoint", "slideshow")
+_SHEETS = ("xlsx", "excel", "workbook", "worksheet", "sheet")
+
+
+def _image(ext: str) -> Format:
+    kinds = (ext, "screenshot", "image", "picture", "photo", "photograph")
+    return Format(_read_image, True, "no text found by OCR", titled_by_opening=True, kinds=kinds)
+
+
 FORMATS: dict[str, Format] = {
-    ".pdf": Format(_read_pdf, True),
-    ".epub": Format(_read_epub, True),
-    ".txt": Format(_read_plain, False, _NO_MARKUP_TEXT, titled_by_opening=True),
-    ".md": Format(_read_markdown, False, _NO_MARKUP_TEXT),
-    ".markdown": Format(_read_markdown, False, _NO_MARKUP_TEXT),
-    ".html": Format(_read_html, False, _NO_MARKUP_TEXT),
-    ".htm": Format(_read_html, False, _NO_MARKUP_TEXT),
-    ".docx": Format(_read_docx, True, "no text in the document", ""),
-    ".pptx": Format(_read_pptx, True, "no text on any slide or in the notes", "slide"),
-    ".xlsx": Format(_read_xlsx, True, "no cells with values", "row"),  # the longest sheet's last
-    ".csv": Format(_read_csv, False, "no rows with values", "row"),
-    ".png": Format(_read_image, True, "no text found by OCR", titled_by_opening=True),
-    ".jpg": Format(_read_image, True, "no text found by OCR", titled_by_opening=True),
-    ".jpeg": Format(_read_image, True, "no text found by OCR", titled_by_opening=True),
-    ".tif": Format(_read_image, True, "no text found by OCR", titled_by_opening=True),
-    ".tiff": Format(_read_image, True, "no text found by OCR", titled_by_opening=True),
+    ".pdf": Format(_read_pdf, True, kinds=("pdf",)),
+    ".epub": Format(_read_epub, True, kinds=("epub", "ebook")),
+    ".txt": Format(_read_plain, False, _NO_MARKUP_TEXT, titled_by_opening=True, kinds=("txt",)),
+    ".md": Format(_read_markdown, False, _NO_MARKUP_TEXT, kinds=_MARKDOWN),
+    ".markdown": Format(_read_markdown, False, _NO_MARKUP_TEXT, kinds=_MARKDOWN),
+    ".html": Format(_read_html, False, _NO_MARKUP_TEXT, kinds=_WEB),
+    ".htm": Format(_read_html, False, _NO_MARKUP_TEXT, kinds=_WEB),
+    ".docx": Format(_read_docx, True, "no text in the document", "", kinds=("docx",)),
+    ".pptx": Format(
+        _read_pptx, True, "no text on any slide or in the notes", "slide", kinds=_SLIDES
+    ),
+    # a count of rows: the longest sheet's last
+    ".xlsx": Format(_read_xlsx, True, "no cells with values", "row", kinds=_SHEETS),
+    ".csv": Format(_read_csv, False, "no rows with values", "row", kinds=("csv",)),
+    ".png": _image("png"),
+    ".jpg": _image("jpg"),
+    ".jpeg": _image("jpeg"),
+    ".tif": _image("tif"),
+    ".tiff": _image("tiff"),
 }
 # Old binary Office formats: no maintained pure-Python reader; each gets one line saying how.
 OLD_BINARY = {".doc": ".docx", ".ppt": ".pptx", ".xls": ".xlsx"}
@@ -153,6 +174,24 @@ def count_text(source: str, n: int) -> str:
     """``15 pages``, ``1 slide``, ``2,400 rows``, or ``—`` when the count means nothing."""
     unit = count_unit(source)
     return f"{n:,} {unit}{'' if n == 1 else 's'}" if unit else "—"
+
+
+def called(noun: str) -> frozenset[str]:
+    """The extensions of the formats ``noun`` (a stem, as ``textutil.stem`` gives it) names
+    files of: "screenshot" -> {".png", ".jpg", ...}, "workbook" -> {".xlsx"}; empty for a
+    noun no format is called by ("procedure")."""
+    return _called_by().get(noun, frozenset())
+
+
+@lru_cache(maxsize=1)
+def _called_by() -> dict[str, frozenset[str]]:
+    from localcrag.textutil import base_form, stem
+
+    out: dict[str, set[str]] = {}
+    for ext, fmt in FORMATS.items():
+        for kind in fmt.kinds:
+            out.setdefault(stem(base_form(kind)), set()).add(ext)
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 def reader(ext: str) -> Reader:

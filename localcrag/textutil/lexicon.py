@@ -28,6 +28,16 @@ NUMBER_WORDS: dict[str, int] = {
         "fifteen sixteen seventeen eighteen nineteen twenty".split()
     )
 }
+# English ordinal words and their values ("first": 1 .. "twentieth": 20)
+ORDINAL_WORDS: dict[str, int] = {
+    w: i
+    for i, w in enumerate(
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+        "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
+        "twentieth".split(),
+        1,
+    )
+}
 NUMBER_WORDS.update(
     thirty=30,
     forty=40,

@@ -42,7 +42,9 @@ from localcrag.crag.answer.constraints import (
 from localcrag.crag.answer.glossary import asked_term, definition_lines
 from localcrag.crag.answer.grounding import evidence_sentences
 from localcrag.crag.answer.shapes import answer_spans
+from localcrag.ingest.formats import called
 from localcrag.textutil import (
+    ORDINAL_WORDS,
     PRONOUNS,
     STOPWORDS,
     base_form,
@@ -111,6 +113,7 @@ class Unit:
     # the sentence before it in its paragraph: what it goes on about ("As amended, section
     # 108 permits up to three copies" after the sentence on preservation copies)
     before: str = ""
+    file: str = ""  # its file's name ("example-docx-01.png"): what kind of file it is
 
     @property
     def key(self) -> tuple[int, int]:
@@ -145,6 +148,9 @@ class KeyTerms:
     words: dict[str, str]  # every noun as written, by stem
     rare: dict[str, str] = field(default_factory=dict)  # a name of 3+ words -> its rarest word
     names: tuple[str, ...] = ()  # the names a unit must hold (not those the library is about)
+    # the nouns a format's files are called by ("screenshot", "workbook"), by stem -> the
+    # extensions of those files: a line of such a file holds them (ingest/formats)
+    kinds: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 # a quantity's bound is part of the quantity asked: "minimum output power" is not the
@@ -236,7 +242,8 @@ def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
         required += bounds
         for t, word in bounds:
             weights[t], written[t] = 1.0, word
-    return KeyTerms(tuple(required), weights, written, rare, tuple(names))
+    kinds = {t: exts for t in weights if (exts := called(t))}
+    return KeyTerms(tuple(required), weights, written, rare, tuple(names), kinds)
 
 
 def _narrows(word: str, idf: Idf | None) -> bool:
@@ -415,6 +422,7 @@ def units(n: int, text: str, source: str, heading: str | None, locator: str | No
     first = next((ln for ln in lines if ln), "")
     title = first if len(first.split()) <= 14 and first[-1:] not in ".!?" else ""
     base = _context(source, heading, locator, title)
+    file = _file(source)
     label = " ".join(x for x in (heading or "", title) if x)
     # the section a line is in: the last of its heading's path ("Profits > Source": Source)
     section = " ".join(x for x in ((heading or "").rsplit(" > ", 1)[-1], title) if x)
@@ -441,7 +449,9 @@ def units(n: int, text: str, source: str, heading: str | None, locator: str | No
             if piece in seen:
                 continue
             seen.add(piece)
-            out.append(Unit(n, piece, context, pos, head, label, document, near, before=before))
+            out.append(
+                Unit(n, piece, context, pos, head, label, document, near, before=before, file=file)
+            )
             before = piece if piece != line else ""
             pos += 1
     return out
@@ -736,6 +746,40 @@ def flag_clash(cons: Constraints, text: str) -> list[str]:
     return out
 
 
+_ORDINAL_WORD = "|".join(ORDINAL_WORDS)
+# a thing numbered by an ordinal before it ("second item", "4th district") or a number
+# after it ("slide 2", "item 3")
+_ORDINAL_NOUN = re.compile(
+    rf"\b(?:({_ORDINAL_WORD})|(\d{{1,3}})(?:st|nd|rd|th))\s+([A-Za-z][\w-]*)", re.I
+)
+_NOUN_NUMBER = re.compile(r"\b([A-Za-z][\w-]*)\s+(\d{1,3})\b(?![.,:/]\d)")
+
+
+def _numbered(text: str) -> dict[str, set[int]]:
+    """The numbers ``text`` gives things: "first item" and "item 1" -> {"item": {1}}."""
+    out: dict[str, set[int]] = {}
+    for m in _ORDINAL_NOUN.finditer(text):
+        n = ORDINAL_WORDS[m.group(1).lower()] if m.group(1) else int(m.group(2))
+        out.setdefault(stem(base_form(m.group(3).lower())), set()).add(n)
+    for m in _NOUN_NUMBER.finditer(text):
+        out.setdefault(stem(base_form(m.group(1).lower())), set()).add(int(m.group(2)))
+    return out
+
+
+def other_ordinal(question: str, text: str) -> list[str]:
+    """The things the question numbers ("the second item", "the 4th district") that
+    ``text`` numbers otherwise only ("first item in unordered list", "slide 1"): it speaks
+    of another one. A text that numbers none of them says nothing against them."""
+    given = _numbered(text)
+    out = []
+    for m in _ORDINAL_NOUN.finditer(question):
+        n = ORDINAL_WORDS[m.group(1).lower()] if m.group(1) else int(m.group(2))
+        numbers = given.get(stem(base_form(m.group(3).lower())))
+        if numbers and n not in numbers:
+            out.append(m.group(0))
+    return out
+
+
 def row_thing(text: str, cons: Constraints) -> str | None:
     """A which or who question's filler in a table row: its label ("row 4 (Polk)"), else the
     first cell of words the question does not give (the row's name: "Name: George Michael"),
@@ -892,6 +936,8 @@ def bind(
     # and from the sentence before it in its paragraph, which it goes on from
     said = _said(f"{whole}\n{passage}" if back else f"{whole}\n{unit.before}")
     have = {t for t in keys.weights if _holds(said, t)}  # the required ones are among them
+    if unit.file:  # "the screenshot", "the workbook": its file is one
+        have |= {t for t, exts in keys.kinds.items() if PurePath(unit.file).suffix.lower() in exts}
     stated = _stated_bounds(unit.text)
     have |= {t for t in keys.weights if t in stated}
     lacking = [word for t, word in keys.required if t not in have]
@@ -901,6 +947,9 @@ def bind(
     missing.extend(lacking)
     missing.extend(_negated(cons, unit.text))  # its own words, whatever its heading says
     missing.extend(flag_clash(cons, unit.text))  # "Has kids: yes" for "had no kids"
+    # "first item in unordered list" for "the second item"; a passage of slide 1 for "the
+    # second slide"
+    missing.extend(other_ordinal(cons.question, f"{unit.text}\n{unit.context}"))
     missing.extend(_other_kind(cons, unit.text, kinds))  # "Profession: actor", for a musician
     if keys.weights and not about and not lacking and lines_asked(cons):
         # a line answers only about the asked thing: one that holds none of the question's
@@ -1144,6 +1193,11 @@ def _spaced(stem: str) -> str:
     return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
 
 
+def _file(source: str) -> str:
+    """A source's file name: what a question calls its document by ("the ... screenshot")."""
+    return PurePath(source).name
+
+
 def _context(source: str, heading: str | None, locator: str | None, title: str = "") -> str:
     """What a unit is read with: its file's name as words ("notes-june-5th-2024"), the
     passage's heading and title line, and where it is (slide, sheet, page)."""
@@ -1202,7 +1256,7 @@ def bindings(
     found = evidence_units(passages)
     if not lines_asked(cons):
         found += [
-            Unit(i, p.text, _context(p.source, p.heading, p.locator), -1)
+            Unit(i, p.text, _context(p.source, p.heading, p.locator), -1, file=_file(p.source))
             for i, p in enumerate(passages, 1)
         ]
     kinds = kind_columns(cons, found)

@@ -27,6 +27,7 @@ from localcrag.crag.answer.shapes import answer_shape
 from localcrag.textutil import (
     MONTHS,
     NUMBER_WORDS,
+    ORDINAL_WORDS,
     STOPWORDS,
     WH_WORDS,
     base_form,
@@ -65,16 +66,9 @@ _SLOT_WORDS = frozenset(
     age speed rate proportion fraction share score cost price length height width weight
     distance duration population count level""".split()
 )
-_ORDINALS = {
-    "first": 1,
-    "1st": 1,
-    "second": 2,
-    "2nd": 2,
-    "third": 3,
-    "3rd": 3,
-    "fourth": 4,
-    "4th": 4,
-}
+# a quarter's number, in words or figures ("second", "2nd")
+_ORDINALS = {w: n for w, n in ORDINAL_WORDS.items() if n <= 4}
+_ORDINALS |= {f"{n}{suffix}": n for n, suffix in enumerate(("st", "nd", "rd", "th"), 1)}
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 _YEAR = r"(?:19|20)\d\d"
 # a year a month or day dates: any from 1000 on ("October 1854" in a historical table); a
@@ -95,6 +89,12 @@ _ISO_DATE = re.compile(r"\b(" + _DATED_YEAR + r")[-/.](\d{1,2})[-/.](\d{1,2})\b"
 _LONG_DATE = re.compile(
     r"\b(?:(" + _MONTH + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(" + _DATED_YEAR + r")"
     r"|(\d{1,2})(?:st|nd|rd|th)?\s+(" + _MONTH + r")\.?,?\s+(" + _DATED_YEAR + r"))\b",
+    re.I,
+)
+# a day of a month with no year ("June 20th", "20 June", "the 4th of July"): a diary's entry
+_DAY_MONTH = re.compile(
+    r"\b(?:(" + _MONTH + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?![\d,.:]\d)"
+    r"|(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(" + _MONTH + r"))\b",
     re.I,
 )
 _BARE_YEAR = re.compile(r"(?<![\w.,/-])(" + _YEAR + r")(?![\w.,/%-]|\.\d)")
@@ -175,6 +175,11 @@ def _periods(question: str) -> tuple[list[Period], list[tuple[int, int]]]:
         name, day, yr = (m.group(1), m.group(2), m.group(3)) if m.group(1) else m.group(5, 4, 6)
         found.append(Period(m.group(0), (_date_pattern(int(yr), MONTHS[name.lower()], int(day)),)))
         taken.append(m.span())
+    for m in _DAY_MONTH.finditer(question):
+        name, day = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        if free(m) and 1 <= int(day) <= 31:
+            found.append(Period(m.group(0), (_day_pattern(MONTHS[name.lower()], int(day)),)))
+            taken.append(m.span())
     for m in _QUARTER.finditer(question):
         if not free(m):
             continue
@@ -249,6 +254,16 @@ def _periods(question: str) -> tuple[list[Period], list[tuple[int, int]]]:
         found.append(Period(m.group(0), _year_patterns(int(m.group(1)), fiscal=False)))
         taken.append(m.span())
     return found, taken
+
+
+def _day_pattern(mo: int, d: int) -> re.Pattern[str]:
+    """A day of a month as documents write it without its year ("June 20th", "20 June")."""
+    names = _month_names(mo)
+    return re.compile(
+        rf"\b(?:{names})\.?\s+0?{d}(?:st|nd|rd|th)?(?![\d,.:]?\d)"
+        rf"|\b0?{d}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{names})\b",
+        re.I,
+    )
 
 
 def _date_pattern(y: int, mo: int, d: int) -> re.Pattern[str]:

@@ -164,6 +164,12 @@ def test_periods_are_read_in_the_forms_documents_write_them() -> None:
     assert not holds("in FY 2019?", "Expenses 2018 2017")
     assert not holds("in Q2 2020?", "Q3 2020 revenue")
     assert not holds("in 2019?", "20190 units")
+    # a day of a month without its year, as a diary dates its entries
+    assert holds("on June 20th?", "JUNE 20. We moved up")
+    assert holds("on the 4th of July?", "4 July 1863")
+    assert not holds("on June 20th?", "the 20th Ohio")
+    assert not holds("on June 20th?", "June 2024")
+    assert read("on June 20th?").entities == ()  # "20th" is the day, no name
 
 
 def test_bindings_rank_complete_units_first_and_name_what_the_rest_lack() -> None:
@@ -1202,3 +1208,50 @@ def test_a_refusal_below_the_thresholds_still_says_what_came_closest() -> None:
     other = chunk("The weather was mild all week.", "/d/notes.txt")
     d = decide([Grade(other, 0.05, "g")], UPPER, LOWER, question=question)
     assert d.action is Action.INCORRECT and d.closest is None and not d.missing
+
+
+def test_a_noun_that_names_a_format_is_held_by_the_files_of_that_format() -> None:
+    """ "In the python-docx example screenshot, ...": no line of an image says
+    "screenshot"; its file is one. A .docx is none, whatever its name. Nouns any format is
+    called by ("the report", "the slides") frame the question and constrain nothing."""
+    from localcrag.crag.answer.binding import bindings
+    from localcrag.crag.answer.constraints import FRAMING
+    from localcrag.ingest.formats import FORMATS
+
+    def idf(term: str) -> tuple[int, int]:
+        return 2, 1000  # every noun rare: required
+
+    def missing(question: str, text: str, source: str) -> tuple[str, ...]:
+        ev = Evidence(1, text, source, 1)
+        return next(b for b in bindings(question, [ev], idf) if b.unit.text == text).missing
+
+    row = "Qty Id Desc 2 42 Eggs"
+    q = "In the python-docx example screenshot, what Id does the Eggs row have?"
+    assert missing(q, row, "/d/example-docx-01.png") == ()
+    assert "screenshot" in missing(q, row, "/d/example-docx-01.docx")
+    cell = "deaths.xlsx, sheet arts, row 10: Name: Prince; Age: 57."
+    q = "How old was Prince according to the deaths workbook?"
+    assert "workbook" not in missing(q, cell, "/d/deaths.xlsx")
+    assert "workbook" in missing(q, cell, "/d/deaths.csv")
+    framing = {k for f in FORMATS.values() for k in f.kinds if k in FRAMING}
+    assert not framing, framing  # never a constraint: a kind no question could use
+
+
+def test_a_thing_the_question_numbers_is_not_one_numbered_otherwise() -> None:
+    """ "the second item": a line that says "first item" speaks of another; "the second
+    slide": a passage of slide 1 is another slide's. A line that numbers nothing says
+    nothing against it."""
+    from localcrag.crag.answer.binding import bindings
+
+    def missing(question: str, text: str, locator: str | None = None) -> tuple[str, ...]:
+        ev = Evidence(1, text, "/d/deck.pptx", 1, locator=locator)
+        return next(b for b in bindings(question, [ev]) if b.unit.text == text).missing
+
+    q = "What is the second item of the unordered list?"
+    assert "second item" in missing(q, "• first item in unordered list")
+    assert "second item" not in missing(q, "• second item in unordered list")
+    assert "second item" not in missing(q, "• spam and eggs")
+    q = "What does the title on the second slide say?"
+    assert "second slide" in missing(q, "Good moarning", "slide 1")
+    assert "second slide" not in missing(q, "Good moarning", "slide 2")
+    assert "4th district" in missing("Who won the 4th district?", "District 3: Smith won.")
