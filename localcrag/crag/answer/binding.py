@@ -29,6 +29,7 @@ from pathlib import PurePath
 from typing import Protocol
 
 from localcrag.crag.answer.cells import dates, flag
+from localcrag.crag.answer.codebook import Passage as BookPassage
 from localcrag.crag.answer.codebook import codebooks, row_definitions
 from localcrag.crag.answer.constraints import (
     FRAMING,
@@ -1172,15 +1173,10 @@ def _asked_kind(question: str) -> tuple[str, Kind] | None:
     )
 
 
-class Passage(Protocol):
-    """What binding reads of an evidence item or a chunk."""
+class Passage(BookPassage, Protocol):
+    """What binding reads of an evidence item or a chunk: what a codebook reads, and
+    where in its file it is."""
 
-    @property
-    def text(self) -> str: ...
-    @property
-    def source(self) -> str: ...
-    @property
-    def heading(self) -> str | None: ...
     @property
     def locator(self) -> str | None: ...
 
