@@ -156,14 +156,24 @@ def _try(fn: Callable[[Bench], str], bench: Bench) -> str:
         return NOT_MEASURED
 
 
+_BOUND = re.compile(r"[≤≥]\s*[\d.,]+\s*(?:ms|s|MB|GB|×|%)?")
+
+
 def _verdict(bench: Bench, targets: Sequence[tuple[str, str]]) -> str:
+    """Each target as shown and whether it was met. Its bound is read from the target the
+    bench measured (its text in BENCHMARKS.json), so a bench's tightened target is what
+    the table shows; the bound written in ``shown`` stands in for one not measured yet."""
     out = []
     for shown, name in targets:
         try:
-            ok = bench.target(name).get("pass")
+            target = bench.target(name)
         except Missing:
             out.append(f"{shown} ({NOT_MEASURED})")
             continue
+        ok = target.get("pass")
+        measured, written = _BOUND.search(str(target.get("target", ""))), _BOUND.search(shown)
+        if measured and written:  # "≤ 50 ms" where the bench now asks "≤ 40 ms"
+            shown = shown.replace(written.group(0).strip(), measured.group(0).strip())
         out.append(f"{shown}: " + ("met" if ok else "**missed**" if ok is False else "no verdict"))
     return "; ".join(out)
 
@@ -439,7 +449,7 @@ SCALE: tuple[PerfRow, ...] = (
         "1M chunks: hybrid search p50 / p95",
         _join(_target("1m-hybrid-p50"), _target("1m-hybrid-p95")),
         _text("60 questions, each mode once per question"),
-        [("≤ 50 ms", "1m-hybrid-p50"), ("≤ 120 ms", "1m-hybrid-p95")],
+        [("≤ 40 ms", "1m-hybrid-p50"), ("≤ 100 ms", "1m-hybrid-p95")],
         _cmd("scale"),
     ),
     PerfRow(
@@ -475,7 +485,7 @@ SCALE: tuple[PerfRow, ...] = (
         "100k chunks: hybrid p50",
         _target("100k-hybrid-p50"),
         _text("60 questions"),
-        [("≤ 30 ms", "100k-hybrid-p50")],
+        [("≤ 25 ms", "100k-hybrid-p50")],
         _cmd("scale"),
     ),
     PerfRow(

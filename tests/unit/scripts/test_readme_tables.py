@@ -79,6 +79,21 @@ def test_a_changed_figure_changes_the_table() -> None:
     assert "1.23×" in line and "tutorial 1.11–9.99 s" in line and "≥ 2×: **missed**" in line
 
 
+def test_a_target_shows_the_bound_the_bench_measured_against() -> None:
+    """A target the bench tightened ("1M: hybrid p50 ≤ 40 ms", was 50) is shown with its
+    bench's bound, whatever bound the table's row was written with."""
+    data = copy.deepcopy(_bench())
+    for t in data["targets"]:
+        if t["name"] == "1m-hybrid-p50":
+            t["target"], t["pass"] = "1M: hybrid p50 ≤ 33 ms", False
+    line = next(
+        x
+        for x in rt.perf_table(rt.SCALE, rt.Bench(data)).splitlines()
+        if x.startswith("| 1M chunks: hybrid search p50")
+    )
+    assert "≤ 33 ms: **missed**" in line and "≤ 40 ms" not in line, line
+
+
 def test_absent_sections_and_results_read_not_measured_yet(tmp_path: Path) -> None:
     data = _bench()
     data["sections"] = [s for s in data["sections"] if not s["title"].startswith("12.")]
