@@ -162,7 +162,8 @@ def contains_reference(prediction: str, references: Sequence[str]) -> bool:
     Either a reference, SQuAD-normalised (lower case, no punctuation or articles), occurs in
     the normalised answer as a whole run of words, or the answer holds at least
     ``RECALL_RIGHT`` of the *shortest* reference's tokens (token recall, as
-    :func:`token_recall`). False with no references.
+    :func:`token_recall`), or a reference figure written rounded is the answer's figure at
+    that precision (:func:`_rounds_to`). False with no references.
     """
     refs = [r for r in references if normalize_answer(r)]
     if not refs:
@@ -176,8 +177,44 @@ def contains_reference(prediction: str, references: Sequence[str]) -> bool:
     spaced = f" {_spaced(prediction)} "
     if any(re.search(r"[a-z]", _spaced(r)) and f" {_spaced(r)} " in spaced for r in refs):
         return True
+    if any(_rounds_to(prediction, r) for r in refs):
+        return True
     shortest = min(refs, key=lambda r: len(normalize_answer(r).split()))
     return token_recall(prediction, [shortest]) >= RECALL_RIGHT
+
+
+_ROUNDED = re.compile(r"[-+]?\d+\.(\d+)(?:[eE]([-+]?\d+))?")  # "59.90", "3.02e-09"
+_FIGURE = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.]?\d)")
+PRECISE = 6  # significant digits from which an answer's figure is a computed value
+
+
+def _significant(figure: str) -> int:
+    """The significant digits a figure is written with ("0.7156" 4, "3.02e-09" 3)."""
+    mantissa = re.split(r"[eE]", figure.lstrip("+-"))[0]
+    return len(mantissa.replace(".", "").lstrip("0"))
+
+
+def _rounds_to(prediction: str, reference: str) -> bool:
+    """Does the answer give a reference written rounded ("59.90", "3.02e-09") as the value
+    it was rounded from ("59.9022258996569", "3.016327243421154e-09")? Only for a figure
+    of ``PRECISE`` significant digits or more, more than the reference has: a computed
+    value, not another figure that rounds alike ("1.46" is no answer of "1.5")."""
+    ref = _ROUNDED.fullmatch(reference.strip())
+    if ref is None:
+        return False  # a whole number is matched as written
+    places, scientific = len(ref.group(1)), ref.group(2) is not None
+    digits = _significant(reference.strip())
+    want = float(reference)
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", prediction)  # "1,890.408" as one figure
+    for figure in _FIGURE.findall(text):
+        if _significant(figure) < max(PRECISE, digits + 1):
+            continue
+        value = float(figure)
+        if scientific and f"{value:.{digits - 1}e}" == f"{want:.{digits - 1}e}":
+            return True
+        if not scientific and f"{value:.{places}f}" == f"{want:.{places}f}":
+            return True
+    return False
 
 
 # Outcomes of one question in the trust table (answered / refused against answerable / not).

@@ -115,6 +115,20 @@ def test_unsupported_words_checks_every_content_word_not_only_names_and_numbers(
     assert m.unsupported_words("Anything at all.", []) == ["Anything"]
 
 
+def test_a_reference_written_rounded_matches_the_value_it_was_rounded_from() -> None:
+    """ "59.90" and "3.02e-09" are the sheet's 59.9022258996569 and 3.016327243421154e-09 at
+    the reference's precision; a figure of few digits that rounds alike is another figure
+    ("1.46" is no "1.5", "3.71" no version "3.7"), and a whole number is matched as written."""
+    assert m.contains_reference("F of Regression: **59.9022258996569**", ["59.90"])
+    assert m.contains_reference("Significance F: 3.016327243421154e-09 [1]", ["3.02e-09"])
+    assert m.contains_reference("Total: 1,890.408133639737", ["1890.41"])
+    assert not m.contains_reference("F of Regression: 59.9122258996569", ["59.90"])
+    assert not m.contains_reference("Significance F: 3.016327243421154e-08", ["3.02e-09"])
+    assert not m.contains_reference("It is 1.46 units.", ["1.5"])
+    assert not m.contains_reference("Python 3.71 is out.", ["3.7"])
+    assert not m.contains_reference("It weighs 7.412345 kg.", ["7"])
+
+
 def test_contains_reference_by_normalised_run_or_half_the_shortest_reference() -> None:
     assert m.contains_reference("It was the Normans, in 1066 [1].", ["Normans"])
     assert m.contains_reference(
