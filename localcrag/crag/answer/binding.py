@@ -114,7 +114,7 @@ class Unit:
     # the sentence before it in its paragraph: what it goes on about ("As amended, section
     # 108 permits up to three copies" after the sentence on preservation copies)
     before: str = ""
-    file: str = ""  # its file's name ("example-docx-01.png"): what kind of file it is
+    ext: str = ""  # its file's extension (".png"): what kind of file it is
 
     @property
     def key(self) -> tuple[int, int]:
@@ -152,6 +152,9 @@ class KeyTerms:
     # the nouns a format's files are called by ("screenshot", "workbook"), by stem -> the
     # extensions of those files: a line of such a file holds them (ingest/formats)
     kinds: dict[str, frozenset[str]] = field(default_factory=dict)
+    # the things the question numbers, as written -> (the noun's stem, its number):
+    # "second item" -> ("item", 2), "4th district" -> ("district", 4)
+    ordinals: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 # a quantity's bound is part of the quantity asked: "minimum output power" is not the
@@ -244,7 +247,8 @@ def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
         for t, word in bounds:
             weights[t], written[t] = 1.0, word
     kinds = {t: exts for t in weights if (exts := called(t))}
-    return KeyTerms(tuple(required), weights, written, rare, tuple(names), kinds)
+    ordinals = {m.group(0): (t, n) for m, t, n in _ordinal_nouns(cons.question)}
+    return KeyTerms(tuple(required), weights, written, rare, tuple(names), kinds, ordinals)
 
 
 def _narrows(word: str, idf: Idf | None) -> bool:
@@ -423,7 +427,7 @@ def units(n: int, text: str, source: str, heading: str | None, locator: str | No
     first = next((ln for ln in lines if ln), "")
     title = first if len(first.split()) <= 14 and first[-1:] not in ".!?" else ""
     base = _context(source, heading, locator, title)
-    file = _file(source)
+    ext = _ext(source)
     label = " ".join(x for x in (heading or "", title) if x)
     # the section a line is in: the last of its heading's path ("Profits > Source": Source)
     section = " ".join(x for x in ((heading or "").rsplit(" > ", 1)[-1], title) if x)
@@ -451,7 +455,7 @@ def units(n: int, text: str, source: str, heading: str | None, locator: str | No
                 continue
             seen.add(piece)
             out.append(
-                Unit(n, piece, context, pos, head, label, document, near, before=before, file=file)
+                Unit(n, piece, context, pos, head, label, document, near, before=before, ext=ext)
             )
             before = piece if piece != line else ""
             pos += 1
@@ -756,29 +760,38 @@ _ORDINAL_NOUN = re.compile(
 _NOUN_NUMBER = re.compile(r"\b([A-Za-z][\w-]*)\s+(\d{1,3})\b(?![.,:/]\d)")
 
 
+def _ordinal_nouns(text: str) -> list[tuple[re.Match[str], str, int]]:
+    """Each thing ``text`` numbers by an ordinal before it, with its noun's stem and number:
+    "second item" -> ("item", 2)."""
+    out = []
+    for m in _ORDINAL_NOUN.finditer(text):
+        n = ORDINAL_WORDS[m.group(1).lower()] if m.group(1) else int(m.group(2))
+        out.append((m, stem(base_form(m.group(3).lower())), n))
+    return out
+
+
 def _numbered(text: str) -> dict[str, set[int]]:
     """The numbers ``text`` gives things: "first item" and "item 1" -> {"item": {1}}."""
     out: dict[str, set[int]] = {}
-    for m in _ORDINAL_NOUN.finditer(text):
-        n = ORDINAL_WORDS[m.group(1).lower()] if m.group(1) else int(m.group(2))
-        out.setdefault(stem(base_form(m.group(3).lower())), set()).add(n)
+    for _, t, n in _ordinal_nouns(text):
+        out.setdefault(t, set()).add(n)
     for m in _NOUN_NUMBER.finditer(text):
         out.setdefault(stem(base_form(m.group(1).lower())), set()).add(int(m.group(2)))
     return out
 
 
-def other_ordinal(question: str, text: str) -> list[str]:
+def other_ordinal(keys: KeyTerms, text: str) -> list[str]:
     """The things the question numbers ("the second item", "the 4th district") that
     ``text`` numbers otherwise only ("first item in unordered list", "slide 1"): it speaks
     of another one. A text that numbers none of them says nothing against them."""
+    if not keys.ordinals:
+        return []
     given = _numbered(text)
-    out = []
-    for m in _ORDINAL_NOUN.finditer(question):
-        n = ORDINAL_WORDS[m.group(1).lower()] if m.group(1) else int(m.group(2))
-        numbers = given.get(stem(base_form(m.group(3).lower())))
-        if numbers and n not in numbers:
-            out.append(m.group(0))
-    return out
+    return [
+        written
+        for written, (t, n) in keys.ordinals.items()
+        if (numbers := given.get(t)) and n not in numbers
+    ]
 
 
 def row_thing(text: str, cons: Constraints) -> str | None:
@@ -937,8 +950,8 @@ def bind(
     # and from the sentence before it in its paragraph, which it goes on from
     said = _said(f"{whole}\n{passage}" if back else f"{whole}\n{unit.before}")
     have = {t for t in keys.weights if _holds(said, t)}  # the required ones are among them
-    if unit.file:  # "the screenshot", "the workbook": its file is one
-        have |= {t for t, exts in keys.kinds.items() if PurePath(unit.file).suffix.lower() in exts}
+    # "the screenshot", "the workbook": its file is one
+    have |= {t for t, exts in keys.kinds.items() if unit.ext in exts}
     stated = _stated_bounds(unit.text)
     have |= {t for t in keys.weights if t in stated}
     lacking = [word for t, word in keys.required if t not in have]
@@ -950,7 +963,7 @@ def bind(
     missing.extend(flag_clash(cons, unit.text))  # "Has kids: yes" for "had no kids"
     # "first item in unordered list" for "the second item"; a passage of slide 1 for "the
     # second slide"
-    missing.extend(other_ordinal(cons.question, f"{unit.text}\n{unit.context}"))
+    missing.extend(other_ordinal(keys, f"{unit.text}\n{unit.context}"))
     missing.extend(_other_kind(cons, unit.text, kinds))  # "Profession: actor", for a musician
     if keys.weights and not about and not lacking and lines_asked(cons):
         # a line answers only about the asked thing: one that holds none of the question's
@@ -1189,9 +1202,10 @@ def _spaced(stem: str) -> str:
     return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
 
 
-def _file(source: str) -> str:
-    """A source's file name: what a question calls its document by ("the ... screenshot")."""
-    return PurePath(source).name
+def _ext(source: str) -> str:
+    """A source's extension (".png"): the kind of file a question may call it by ("the ...
+    screenshot")."""
+    return PurePath(source).suffix.lower()
 
 
 def _context(source: str, heading: str | None, locator: str | None, title: str = "") -> str:
@@ -1252,7 +1266,7 @@ def bindings(
     found = evidence_units(passages)
     if not lines_asked(cons):
         found += [
-            Unit(i, p.text, _context(p.source, p.heading, p.locator), -1, file=_file(p.source))
+            Unit(i, p.text, _context(p.source, p.heading, p.locator), -1, ext=_ext(p.source))
             for i, p in enumerate(passages, 1)
         ]
     kinds = kind_columns(cons, found)
