@@ -1,6 +1,6 @@
 """Section: how soon an answer starts after grading, extractive against generative.
 
-Issue 11's target: an extractive answer (evidence sentences quoted, no generation) starts
+The target: an extractive answer (evidence sentences quoted, no generation) starts
 <= 300 ms after grading, warm. One in-process ``Pipeline`` (models loaded by ``warm_up``),
 offline, CRAG, on the val.json questions that are answerable (eval's labels, which fix the
 DAC question the data README flags), each asked with ``style="extractive"`` and

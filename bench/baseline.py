@@ -125,7 +125,7 @@ def grade_parsed(llm: Any, query: str, document: str) -> tuple[float, bool]:
     ]
     try:
         prompt = llm.chat_prompt(messages)
-        score_text = llm.complete(prompt, 5, temperature=0.0).strip()
+        score_text = llm.complete(prompt, 5).strip()
         match = re.search(r"(\d+(\.\d+)?)", score_text)
         return (float(match.group(1)), True) if match else (0.5, False)
     except Exception:  # noqa: BLE001 - the seed returns 0.5 on any error

@@ -12,8 +12,8 @@ The CRAG/RAG TTFT ratios pair runs of the same question and count only questions
 answered: an offline refusal (Incorrect) generates nothing and "answers" in milliseconds,
 which would flatter CRAG; refusals are reported apart (how many, and their TTFT).
 
-val.json has only 4 answerable questions, so the warm target rests on anthropic-docs
-(issue 25): its questions in file order, both modes, until CRAG has answered ``MANY``
+val.json has only 4 answerable questions, so the warm target rests on anthropic-docs: its
+questions in file order, both modes, until CRAG has answered ``MANY``
 (every one is answerable; CRAG refuses about 1 in 10 offline), with the spread of the
 per-question ratios (median, quartiles, min–max).
 """
@@ -26,7 +26,7 @@ import time
 
 from bench import Row, Section, Stat, fixtures, fmt, log, ratio, run_process, spread, temp_home
 
-MANY = 20  # CRAG-answered questions the warm CRAG/RAG ratio rests on (issue 25: at least 20)
+MANY = 20  # CRAG-answered questions the warm CRAG/RAG ratio rests on (val.json's 4 were too few)
 
 STAGES = ("retrieve", "grade", "refine", "web", "generate")
 COLD_RSS_MB: dict[str, list[float]] = {}  # peak RSS of every cold `ask` by side, for section 5

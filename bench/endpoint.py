@@ -1,6 +1,6 @@
 """Section 11: the same model through a model server (``llm_endpoint``) against in-process.
 
-Issue 13's target: the HTTP path (llama-cpp-python's OpenAI-compatible server on
+The target: the HTTP path (llama-cpp-python's OpenAI-compatible server on
 127.0.0.1, streamed over SSE, read by ``localcrag.llm.endpoint``) costs at most 15% in time
 to first token and in tokens/s against the bundled GGUF loaded in the bench's own process
 (``localcrag.llm.gguf``). Both sides: the bundled SmolLM2-135M, the answer prompt the
@@ -94,8 +94,8 @@ def measure(
     )  # as in-process
     remote.check()
     sides: dict[str, Callable[[list[dict[str, str]]], Iterator[str]]] = {
-        "in-process": lambda m: local.stream(local.chat_prompt(m), MAX_TOKENS, repeat_penalty=1.0),
-        "endpoint": lambda m: remote.stream(remote.chat_prompt(m), MAX_TOKENS, repeat_penalty=1.0),
+        "in-process": lambda m: local.stream(local.chat_prompt(m), MAX_TOKENS),
+        "endpoint": lambda m: remote.stream(remote.chat_prompt(m), MAX_TOKENS),
     }
     warm_up = [{"role": "user", "content": "Say hello."}]  # not a measured prompt: no KV reuse
     for side in sides.values():  # warm both (first decode, the server's first request)

@@ -165,14 +165,12 @@ def main(argv: list[str] | None = None) -> int:
         def in_process(n: int) -> Callable[[list[dict[str, str]]], Iterator[str]]:
             def run(m: list[dict[str, str]]) -> Iterator[str]:
                 local.set_threads(n)
-                return local.stream(local.chat_prompt(m), MAX_TOKENS, repeat_penalty=1.0)
+                return local.stream(local.chat_prompt(m), MAX_TOKENS)
 
             return run
 
         def remote(name: str) -> Callable[[list[dict[str, str]]], Iterator[str]]:
-            return lambda m: remotes[name].stream(
-                remotes[name].chat_prompt(m), MAX_TOKENS, repeat_penalty=1.0
-            )
+            return lambda m: remotes[name].stream(remotes[name].chat_prompt(m), MAX_TOKENS)
 
         sides = {"in-process": in_process(THREADS), **{name: remote(name) for name in servers}}
         if args.two_threads:

@@ -46,7 +46,7 @@ def run(quick: bool) -> Section:
         s.model_path(s.models.generator), n_ctx=s.generation.n_ctx, threads=s.generation.threads
     )
     kinds = [s.evaluator.grader] + [k for k in GRADERS if k != s.evaluator.grader]
-    if quick:  # the default, the fusion and the reader (issue 23) side by side
+    if quick:  # the default, the fusion and the reader side by side
         kinds = list(dict.fromkeys([s.evaluator.grader, "fusion", "reader"]))
     embedded: dict[str, int] = {}
 
@@ -132,7 +132,7 @@ def run(quick: bool) -> Section:
     ms = samples[s.evaluator.grader].median * 1000
     sec.targets.append(
         (
-            f"default grader (`{s.evaluator.grader}`) ≤ 30 ms per chunk on 2 cores (issue 12)",
+            f"default grader (`{s.evaluator.grader}`) ≤ 30 ms per chunk on 2 cores",
             f"{ms:.1f} ms",
             ms <= 30,
         )

@@ -2,7 +2,7 @@
 
 Each run is a new process (``run_process``: its own ``ru_maxrss``) on a fresh
 LOCALCRAG_HOME: a 50 MB text file with no newline, and an EPUB whose 8 chapters inflate
-from ~2.6 MB to ~880 MB (the issue's probes: 9.2 GB and 8 GB before the limits). The bomb
+from ~2.6 MB to ~880 MB (9.2 GB and 8 GB of peak memory before the limits). The bomb
 is measured alone and with a good file beside it (which must still be indexed); a good
 file alone gives the floor any ingest pays (embedder + LanceDB). Bounded reads: a
 200,000-row .xlsx and the same rows as .csv (both refused by max_file_chars as rows stream

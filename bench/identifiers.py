@@ -1,10 +1,10 @@
-"""Section 14: exact identifiers win (issue 26 item 2).
+"""Section 14: exact identifiers win.
 
 401 generated stock notes, alike but for their codes ("Item code DOC0123 ... supplier
 reference SUP-40123 ... last counted on 2024-05-03"), one file each, are ingested with the
 product's embedder; 200 questions that name one note's code, supplier reference or count
 date are searched (hybrid, the default), and the note that holds the identifier must come
-first. Before issue 26 the full-text hit tied with an unrelated vector hit under RRF: 37 of
+first. Before the identifier rank the full-text hit tied with an unrelated vector hit under RRF: 37 of
 200 first. ``notes``/``questions`` are also the fixture of tests/unit/ingest/test_identifiers.py.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bench import Row, Section, log, temp_home
 
-BEFORE = 37  # this section at bf14a1f (before issue 26 item 2): 37 of 200 first (the issue said 35)
+BEFORE = 37  # this section at bf14a1f (before the identifier rank): 37 of 200 first
 _THINGS = [
     "brass valve",
     "steel bracket",

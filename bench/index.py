@@ -1,4 +1,4 @@
-"""Section 7: the index on disk (issue 17): size and time for many small files, and racing
+"""Section 7: the index on disk: size and time for many small files, and racing
 ingests.
 
 2,000 one-line text files (quick: 300) are ingested into a fresh LOCALCRAG_HOME with the
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bench import ROOT, Row, Section, fmt, log, temp_home
 
-BEFORE_SECONDS = 434  # issue 17: 2,000 one-line files under load before batching and compaction
+BEFORE_SECONDS = 434  # 2,000 one-line files under load before batching and compaction
 
 
 def _files(folder: Path, n: int) -> Path:
@@ -120,7 +120,7 @@ def run(quick: bool) -> Section:
     sec.tables.append(
         (
             f"{n:,} one-line text files, one fresh ingest each ({emb.name}); "
-            "before issue 17: 2,000 files -> 221 MB index, 2,003 versions, 434 s",
+            "before batched commits and compaction: 2,000 files -> 221 MB index, 2,003 versions, 434 s",
             rows,
         )
     )

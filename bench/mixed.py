@@ -1,7 +1,7 @@
-"""Section 15: ingest of a 14-file mixed folder (issue 26's target: peak RSS <= 600 MB and a
+"""Section 15: ingest of a 14-file mixed folder (target: peak RSS <= 600 MB and a
 progress line at least every 5 s).
 
-The folder is the mix of the issue's new-user pass, built in code so anyone can re-run it:
+The folder is the mix of a new user's first folder, built in code so anyone can re-run it:
 seven .docx statistics guides (prose and an Excel-style output table each), two .xlsx
 workbooks (a 3,000-row data table with Analysis ToolPak regression output beside it), two
 stock-price CSVs (2,500 and 4,000 daily rows), a Markdown meeting note, a French note and a

@@ -20,7 +20,7 @@ from bench import CACHE, DATA, PDFS, Row, Section, Stat, baseline, fmt, log
 
 DIM = 384
 K = 5
-VERSION = "r2"  # r2: tables carry the locator column (issue 14)
+VERSION = "r2"  # r2: tables carry the locator column
 
 
 def corpus_texts() -> list[str]:
@@ -199,7 +199,7 @@ def run(quick: bool) -> Section:
         ("hybrid p50 at 100k ≤ 30 ms", f"{h.pct(50) * 1000:.1f} ms", h.pct(50) <= 0.030)
     )
     sec.notes.append(
-        f"LanceStore keeps int8 + sign-bit codes of the vectors (issue 15; section 13), built on the "
+        f"LanceStore keeps int8 + sign-bit codes of the vectors (section 13), built on the "
         f"first search or mapped from the cache beside the table, then updated incrementally "
         f"({'; '.join(loads)}); the final candidates are re-ranked in float32 read back by row id, "
         f"so small tables give LanceDB's exact flat results (tests/unit/ingest/test_store.py). At 100k it is "

@@ -1,4 +1,4 @@
-"""Section 13: a 10,000-document library (issue 15): search at 100k and 1M chunks, start-up,
+"""Section 13: a 10,000-document library: search at 100k and 1M chunks, start-up,
 appends, the re-scan of 10,000 unchanged files, and peak RSS ingesting 1,000 mixed files.
 
 The corpora are synthetic rows grown from real embedded text (bench/scale_corpus.py says how

@@ -2,7 +2,7 @@
 (top-10 by cosine only, in this process, one thread): what each costs per query and in RAM,
 and its recall@10 against exact float32.
 
-A. float32 matrix in RAM, one matrix-vector product (the store before issue 15);
+A. float32 matrix in RAM, one matrix-vector product (the store before the sign-bit scan, record 0012);
 B. int8 matrix in RAM, converted to float32 a block at a time for the product;
 C. int8 matrix in RAM through onnxruntime's MatMulInteger (int8 x int8 -> int32);
 D. sign bits in RAM (Hamming scan, 2,048 candidates) + int8 re-score (the store now).

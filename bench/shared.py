@@ -1,4 +1,4 @@
-"""Section 8: a shared index on object storage (issue 13, part 4): search latency from an
+"""Section 8: a shared index on object storage search latency from an
 S3 index against the same index in a local folder.
 
 Both indexes hold the same 10,000 chunks (quick: 2,000). The vectors are random unit

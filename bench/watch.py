@@ -1,6 +1,6 @@
 """Section 9: watched folders: seconds from a file saved (or deleted) in a folder that
 ``localcrag watch`` follows to the moment another process's view of the index finds (or no
-longer finds) it by full-text search; targets 5 s each (issue 14).
+longer finds) it by full-text search; targets 5 s each.
 
 The watcher is a real ``localcrag watch`` process with the product's embedder on a fresh
 LOCALCRAG_HOME; the reader is a Library in this process that re-opens the table each poll

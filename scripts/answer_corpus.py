@@ -28,6 +28,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from localcrag.llm.chat import GREEDY, Sampling
+
 # Questions over the attention paper (it has no question set of its own): the kinds of
 # question issue 11 reports as answered wrongly (a count, a score, a name, a setting).
 ATTENTION_QUESTIONS = [
@@ -50,9 +52,11 @@ class RecordingLLM:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._llm, name)
 
-    def stream(self, prompt: str, max_tokens: int, *args: Any, **kwargs: Any) -> Iterator[str]:
-        kwargs.pop("cancel", None)  # generate in full: the corpus is the model's, not the product's
-        pieces = list(self._llm.stream(prompt, max_tokens, *args, **kwargs))
+    def stream(
+        self, prompt: str, max_tokens: int, sampling: Sampling = GREEDY, cancel: Any = None
+    ) -> Iterator[str]:
+        # no cancel: generate in full, the corpus is the model's, not the product's
+        pieces = list(self._llm.stream(prompt, max_tokens, sampling))
         self.calls.append((prompt, "".join(pieces)))
         return iter(pieces)
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
 
 from localcrag.crag.ellipsis import complete, elliptical, resolve_it
+from localcrag.llm.chat import ChatModel, Sampling
 from localcrag.llm.failover import joined
 from localcrag.textutil import (
     BE_FORMS,
@@ -166,8 +166,10 @@ def _validate(
     return text
 
 
-def _ask(llm: Any, system: str, shots: list[tuple[str, str]], user: str, max_tokens: int) -> str:
-    """One greedy completion through the duck-typed llm (chat_prompt + stream).
+def _ask(
+    llm: ChatModel, system: str, shots: list[tuple[str, str]], user: str, max_tokens: int
+) -> str:
+    """One greedy completion, ended by a blank line.
 
     Few-shot turns matter: without them a 135M model answers the question instead.
     """
@@ -175,9 +177,7 @@ def _ask(llm: Any, system: str, shots: list[tuple[str, str]], user: str, max_tok
     for asked, replied in shots:
         messages += [{"role": "user", "content": asked}, {"role": "assistant", "content": replied}]
     messages.append({"role": "user", "content": user})
-    parts = llm.stream(
-        llm.chat_prompt(messages), max_tokens=max_tokens, temperature=0.0, stop=["\n\n"]
-    )
+    parts = llm.stream(llm.chat_prompt(messages), max_tokens, Sampling(stop=("\n\n",)))
     return joined(parts)  # a server that died mid-rewrite: its fragment is withdrawn
 
 
@@ -191,7 +191,7 @@ WEB_SHOTS = [
 ]
 
 
-def rewrite_for_web(question: str, llm: Any = None) -> str:
+def rewrite_for_web(question: str, llm: ChatModel | None = None) -> str:
     """A short web query for ``question``: the llm's if it passes validation, else keywords."""
     fallback = keyword_query(question)
     if llm is None or not question.strip():
@@ -331,7 +331,10 @@ def _keeps_follow_up(rewritten: str, question: str, previous: list[str]) -> bool
 
 
 def standalone_question(
-    question: str, history: list[tuple[str, str]], llm: Any = None, rules_first: bool = False
+    question: str,
+    history: list[tuple[str, str]],
+    llm: ChatModel | None = None,
+    rules_first: bool = False,
 ) -> str:
     """Rewrite a follow-up into a standalone question; ``history`` is [(question, answer)].
 

@@ -11,11 +11,24 @@ runs.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from threading import Event
 from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How a stream picks its tokens and where it stops: one value, so the protocol and each
+    model name the options once."""
+
+    temperature: float = 0.0  # 0: greedy, the same text every time
+    stop: tuple[str, ...] = ()  # strings that end the stream (not yielded)
+    repeat_penalty: float = 1.0  # 1: none (a model server's own default applies)
+
+
+GREEDY = Sampling()
 
 
 @dataclass(frozen=True)
@@ -45,14 +58,12 @@ class ChatModel(Protocol):
     def chat_prompt(self, messages: list[dict[str, str]]) -> str: ...
 
     def stream(
-        self,
-        prompt: str,
-        max_tokens: int,
-        temperature: float = 0.0,
-        stop: list[str] | None = None,
-        cancel: threading.Event | None = None,
-        repeat_penalty: float = 1.0,
+        self, prompt: str, max_tokens: int, sampling: Sampling = GREEDY, cancel: Event | None = None
     ) -> Iterator[str]: ...
+
+    def complete(self, prompt: str, max_tokens: int, sampling: Sampling = GREEDY) -> str:
+        """The whole streamed text at once (short internal prompts, tests)."""
+        return "".join(self.stream(prompt, max_tokens, sampling))
 
     @property
     def facts(self) -> ModelFacts:

@@ -31,11 +31,12 @@ import time
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
+from threading import Event
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from localcrag.errors import LocalcragError
-from localcrag.llm.chat import ChatModel, ModelFacts
+from localcrag.llm.chat import GREEDY, ChatModel, ModelFacts, Sampling
 
 if TYPE_CHECKING:
     import httpx2
@@ -292,7 +293,7 @@ class EndpointLLM(ChatModel):
         return str(self._model)
 
     def _events(
-        self, path: str, body: dict[str, Any], cancel: threading.Event | None, max_bytes: int
+        self, path: str, body: dict[str, Any], cancel: Event | None, max_bytes: int
     ) -> Iterator[dict[str, Any]]:
         """The JSON objects of a server-sent event stream (httpx2's ``EventSource``), until
         ``[DONE]``; a stream that ends without it is an error (the answer was cut). Bounded:
@@ -341,13 +342,7 @@ class EndpointLLM(ChatModel):
     # --- generation ------------------------------------------------------------------
 
     def stream(
-        self,
-        prompt: str,
-        max_tokens: int,
-        temperature: float = 0.0,
-        stop: list[str] | None = None,
-        cancel: threading.Event | None = None,
-        repeat_penalty: float = 1.0,
+        self, prompt: str, max_tokens: int, sampling: Sampling = GREEDY, cancel: Event | None = None
     ) -> Iterator[str]:
         """Text pieces as the server streams them: ``/chat/completions`` for a ChatPrompt,
         ``/completions`` for a plain prompt. ``repeat_penalty`` is not sent (not part of the
@@ -357,13 +352,13 @@ class EndpointLLM(ChatModel):
         body: dict[str, Any] = {
             "model": self.model_id(),
             "max_tokens": int(max_tokens),
-            "temperature": float(temperature),
+            "temperature": float(sampling.temperature),
             "stream": True,
             "seed": 0,
         }
         body.update(self.extra_body)
-        if stop:
-            body["stop"] = list(stop)
+        if sampling.stop:
+            body["stop"] = list(sampling.stop)
         if isinstance(prompt, ChatPrompt):
             body["messages"] = list(prompt.messages)
         else:
@@ -386,9 +381,6 @@ class EndpointLLM(ChatModel):
                             "check the server",
                         )
                     yield piece
-
-    def complete(self, prompt: str, max_tokens: int, **kwargs: Any) -> str:
-        return "".join(self.stream(prompt, max_tokens, **kwargs))
 
     def yes_probability(self, prompt: str) -> float:
         """P(yes) / (P(yes) + P(no)) of the first answer token, from the server's

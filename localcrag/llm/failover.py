@@ -16,12 +16,13 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
+from threading import Event
 from typing import Any
 from urllib.parse import urlsplit
 
 from localcrag.errors import LocalcragError
 from localcrag.llm import endpoint as _endpoint
-from localcrag.llm.chat import ChatModel, ModelFacts
+from localcrag.llm.chat import GREEDY, ChatModel, ModelFacts, Sampling
 from localcrag.llm.endpoint import (
     ChatPrompt,
     EndpointDown,
@@ -193,21 +194,12 @@ class FailoverLLM(ChatModel):
         return fits
 
     def stream(
-        self,
-        prompt: str,
-        max_tokens: int,
-        temperature: float = 0.0,
-        stop: list[str] | None = None,
-        cancel: threading.Event | None = None,
-        repeat_penalty: float = 1.0,
+        self, prompt: str, max_tokens: int, sampling: Sampling = GREEDY, cancel: Event | None = None
     ) -> Iterator[str]:
-        kw: dict[str, Any] = dict(
-            temperature=temperature, stop=stop, cancel=cancel, repeat_penalty=repeat_penalty
-        )
         if not self.failed:
             sent = False
             try:
-                for piece in self.endpoint.stream(prompt, max_tokens, **kw):
+                for piece in self.endpoint.stream(prompt, max_tokens, sampling, cancel):
                     sent = True
                     yield piece
                 return
@@ -215,10 +207,10 @@ class FailoverLLM(ChatModel):
                 self._fall_back(exc, mid_answer=sent)
                 if sent:  # a fragment was yielded: withdrawn, and the answer starts over
                     yield RESTART
-        yield from self.local.stream(self._for_local(prompt), max_tokens, **kw)
+        yield from self.local.stream(self._for_local(prompt), max_tokens, sampling, cancel)
 
-    def complete(self, prompt: str, max_tokens: int, **kwargs: Any) -> str:
-        return joined(self.stream(prompt, max_tokens, **kwargs))
+    def complete(self, prompt: str, max_tokens: int, sampling: Sampling = GREEDY) -> str:
+        return joined(self.stream(prompt, max_tokens, sampling))
 
     def yes_probability(self, prompt: str) -> float:
         if not self.failed:

@@ -12,10 +12,11 @@ from collections import deque
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
+from threading import Event
 from typing import TYPE_CHECKING, Any, cast
 
 from localcrag.errors import LocalcragError, ModelMissing
-from localcrag.llm.chat import ChatModel, ModelFacts
+from localcrag.llm.chat import GREEDY, ChatModel, ModelFacts, Sampling
 from localcrag.models.discovery import PROVISION_HINT, require_gguf
 
 if TYPE_CHECKING:
@@ -231,13 +232,7 @@ class LocalLLM(ChatModel):
     # --- generation --------------------------------------------------------------------
 
     def stream(
-        self,
-        prompt: str,
-        max_tokens: int,
-        temperature: float = 0.0,
-        stop: list[str] | None = None,
-        cancel: threading.Event | None = None,
-        repeat_penalty: float = 1.0,
+        self, prompt: str, max_tokens: int, sampling: Sampling = GREEDY, cancel: Event | None = None
     ) -> Iterator[str]:
         """Stream text pieces (greedy at temperature 0) until EOS, a stop string, or cancel.
 
@@ -252,16 +247,14 @@ class LocalLLM(ChatModel):
                 "trim the evidence first, or raise the n_ctx setting",
             )
         budget = max(1, min(max_tokens, self.n_ctx - len(tokens)))
-        return self._stream(tokens, budget, temperature, stop or [], cancel, repeat_penalty)
+        return self._stream(tokens, budget, sampling, cancel)
 
     def _stream(
         self,
         tokens: list[int],
         max_tokens: int,
-        temperature: float,
-        stop: list[str],
-        cancel: threading.Event | None,
-        repeat_penalty: float,
+        sampling: Sampling,
+        cancel: Event | None,
     ) -> Iterator[str]:
         with self.lock:
             # Always decode the whole prompt: reusing a cached prefix changes the batch
@@ -270,10 +263,10 @@ class LocalLLM(ChatModel):
             chunks = self._llm.create_completion(
                 tokens,
                 max_tokens=max_tokens,
-                temperature=temperature,
-                stop=stop,
+                temperature=sampling.temperature,
+                stop=list(sampling.stop),
                 stream=True,
-                repeat_penalty=repeat_penalty,
+                repeat_penalty=sampling.repeat_penalty,
                 seed=0,
             )
             self.finish_reason = None
@@ -285,10 +278,6 @@ class LocalLLM(ChatModel):
                     self.finish_reason = choice.get("finish_reason") or self.finish_reason
                     if choice["text"]:
                         yield choice["text"]
-
-    def complete(self, prompt: str, max_tokens: int, **kwargs: Any) -> str:
-        """The whole streamed text at once (for short internal prompts)."""
-        return "".join(self.stream(prompt, max_tokens, **kwargs))
 
     # --- scoring (see scoring.py) ------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """Hostile and broken inputs, built at test time: bounded memory, one line per limit, the
-rest of the folder still indexed (issue 14 part 4)."""
+rest of the folder still indexed."""
 
 from __future__ import annotations
 
@@ -132,7 +132,7 @@ def test_pixels_and_pages_limits_name_their_setting(tmp_path: Path) -> None:
 def test_truncated_pdf_is_indexed_with_a_repair_warning(tmp_path: Path, ai_pdf: Path) -> None:
     data = ai_pdf.read_bytes()
     cut = tmp_path / "cut.pdf"
-    cut.write_bytes(data[:40_000])  # the issue's probe: 40 of 113 KB
+    cut.write_bytes(data[:40_000])  # 40 of 113 KB: the probe that once failed
     report = Library(Settings(), embedder=FakeEmbedder()).ingest([cut])
     assert report.indexed == [str(cut.resolve())]
     [(src, warning)] = [w for w in report.warnings if "repaired" in w[1]]

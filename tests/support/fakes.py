@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from threading import Event
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from localcrag.llm.chat import ChatModel, ModelFacts
+from localcrag.llm.chat import GREEDY, ChatModel, ModelFacts, Sampling
 from localcrag.types import Chunk, Grade, WebResult
 
 if TYPE_CHECKING:
@@ -103,13 +103,7 @@ class FakeGenerator(ChatModel):
         return "\n".join(f"{m['role']}: {m['content']}" for m in messages) + "\nassistant:"
 
     def stream(
-        self,
-        prompt: str,
-        max_tokens: int,
-        temperature: float = 0.0,
-        stop: list[str] | None = None,
-        cancel: threading.Event | None = None,
-        repeat_penalty: float = 1.0,
+        self, prompt: str, max_tokens: int, sampling: Sampling = GREEDY, cancel: Event | None = None
     ) -> Iterator[str]:
         self.prompts.append(prompt)
         for i, word in enumerate(self.answer.split(" ")):

@@ -175,7 +175,7 @@ def test_a_refusal_says_what_was_searched_and_an_answer_always_cites(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Issue 25: a refusal lists what was searched ("N passages from M files; closest: FILE,
+    """A refusal lists what was searched ("N passages from M files; closest: FILE,
     p. N") in the record every front end reads; an answer whose text cites nothing still
     names the evidence it rests on, marked as not cited in the text."""
     import json

@@ -40,7 +40,7 @@ def test_one_registry_feeds_the_setting_and_make_grader() -> None:
 
 
 def test_the_registry_keeps_only_graders_that_win_somewhere() -> None:
-    """issue 23 item 6: cross, align and likelihood measured worse than fusion and the reader, and left."""
+    """The cross, align and likelihood graders measured worse than fusion and the reader, and left."""
     assert set(GRADERS) == {"fusion", "reader", "embedding", "lexical", "llm"}
 
 

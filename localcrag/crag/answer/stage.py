@@ -20,7 +20,7 @@ from localcrag.crag.answer.extract import extractive_answer
 from localcrag.crag.answer.style import model_name
 from localcrag.crag.graders.base import ReadSpans
 from localcrag.crag.timing import Stage, ms_since
-from localcrag.llm.chat import ChatModel
+from localcrag.llm.chat import ChatModel, Sampling
 from localcrag.llm.failover import Restart
 from localcrag.models.cpu import CpuMeter, threads_for, usable_cores
 from localcrag.settings import Settings
@@ -195,13 +195,8 @@ def _write(
             yield ev.SentenceDropped(sentence, why)
         reported = len(gate.dropped)
 
-    for piece in llm.stream(
-        prompt,
-        s.generation.max_answer_tokens,
-        s.generation.temperature,
-        cancel=cancel,
-        repeat_penalty=s.generation.repeat_penalty,
-    ):
+    sampling = Sampling(s.generation.temperature, repeat_penalty=s.generation.repeat_penalty)
+    for piece in llm.stream(prompt, s.generation.max_answer_tokens, sampling, cancel):
         if isinstance(piece, Restart):  # the server died mid-answer: the local model starts over
             gate, reported = SentenceGate(kept, q, idf), 0
             yield ev.AnswerRestarted("the model server stopped mid-answer")

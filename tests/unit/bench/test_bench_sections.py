@@ -70,7 +70,7 @@ def test_endpoint_probe_counts_a_request_thread_that_has_ended() -> None:
 
 def test_lancedb_own_hybrid_query_runs_on_the_products_table(tmp_path) -> None:
     """bench/quality.py puts the product's hybrid search beside LanceDB's own hybrid query on
-    the same table (issue 25); its figures come from `make bench`. On two tiny documents the
+    the same table; its figures come from `make bench`. On two tiny documents the
     peer's query runs against the product's table and columns, and both rank the document
     that answers first."""
     from bench.quality import lancedb_hybrid
@@ -98,7 +98,7 @@ def test_lancedb_own_hybrid_query_runs_on_the_products_table(tmp_path) -> None:
 
 
 def test_e2e_many_question_comparison_stops_at_enough_answered_and_reports_the_spread() -> None:
-    """Section 4's warm CRAG/RAG ratio rests on >= 20 answered questions (issue 25): the loop
+    """Section 4's warm CRAG/RAG ratio rests on >= 20 answered questions: the loop
     asks both modes until CRAG answered enough, refusals are left out of the pairs, and the
     table gives the per-question ratios' median, quartiles and range. Fake pipeline; the
     figures themselves come from `make bench`."""

@@ -1,4 +1,4 @@
-"""Ingest tells what it does and messages name exactly what is supported (issue 26 items 5, 6)."""
+"""Ingest tells what it does and messages name exactly what is supported."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The terminal shows rendered text (issue 26 item 4): rich Markdown in a terminal, plain
+"""The terminal shows rendered text: rich Markdown in a terminal, plain
 text when piped, never raw asterisks; citations numbered by first use, 1..n, in every mode
 and in the trace; printed scores whose comparison is true."""
 

@@ -129,7 +129,7 @@ def test_the_trace_shows_the_failure(library: Library) -> None:
 
 
 def test_a_gguf_grader_with_a_corrupt_model_says_fusion_scored(tmp_path: Path) -> None:
-    """issue 17: a GGUF grader with a corrupt GGUF used the fusion scores silently."""
+    """A GGUF grader with a corrupt GGUF used the fusion scores silently."""
     from localcrag.cli.ask import to_json
     from localcrag.crag.grade import make_grader
     from localcrag.record import RunRecord
@@ -150,7 +150,7 @@ def test_a_gguf_grader_with_a_corrupt_model_says_fusion_scored(tmp_path: Path) -
 def test_ask_without_a_terminal_never_looks_up_the_search_host(
     library: Library, no_network: list[str], monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
-    """issue 17: default settings (web_search = "ask") and no terminal: consent can never be
+    """Default settings (web_search = "ask") and no terminal: consent can never be
     given, so no DNS lookup of duckduckgo.com (the conftest guard records any) and the refusal
     says why."""
     from localcrag.cli import ask
@@ -169,7 +169,7 @@ def test_ask_without_a_terminal_never_looks_up_the_search_host(
 
 
 def test_a_grading_failure_is_never_followed_by_a_confident_decision() -> None:
-    """issue 27: "Grading failed for 5 of 5 chunks" then "Decision: CORRECT" must not happen:
+    """A run that says "Grading failed for 5 of 5 chunks" then "Decision: CORRECT" must not happen:
     a fallback score decides nothing; only a chunk that was graded can make a run Correct."""
     from localcrag.crag.decide import decide
     from localcrag.types import Grade

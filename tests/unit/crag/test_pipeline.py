@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from threading import Event
 
 import pytest
 
@@ -15,7 +16,7 @@ from localcrag.crag.answer.generate import REFUSAL
 from localcrag.crag.pipeline import Pipeline
 from localcrag.errors import BadQuestion, EmptyIndex
 from localcrag.ingest.library import Library
-from localcrag.llm.chat import ModelFacts
+from localcrag.llm.chat import GREEDY, ModelFacts, Sampling
 from localcrag.settings import Settings
 from localcrag.types import Action
 from tests.support.fakes import KIWI, FakeEmbedder, FakeGenerator, FakeGrader, FakeWeb
@@ -391,9 +392,11 @@ def test_an_extractive_answer_quotes_from_the_whole_kept_chunks_not_the_strips(
 class _SlowGenerator(FakeGenerator):
     """A generator whose every completion takes a while (the rewrite asks it once)."""
 
-    def stream(self, prompt: str, max_tokens: int, **kw: object) -> Iterator[str]:
+    def stream(
+        self, prompt: str, max_tokens: int, sampling: Sampling = GREEDY, cancel: Event | None = None
+    ) -> Iterator[str]:
         time.sleep(0.3)
-        yield from super().stream(prompt, max_tokens, **kw)
+        yield from super().stream(prompt, max_tokens, sampling, cancel)
 
 
 def test_the_follow_up_rewrite_and_the_first_model_load_are_timed_stages(

@@ -180,7 +180,7 @@ def test_the_shipped_reader_finds_the_answer_span(shipped_grader) -> None:  # no
 
 
 def test_the_reader_asks_for_exact_int8_sums_where_the_cpu_saturates() -> None:
-    """Its int8 MatMuls would saturate on x86 without VNNI as the embedder's did (issue 25)."""
+    """Its int8 MatMuls would saturate on x86 without VNNI as the embedder's did."""
     from localcrag.models.embed_onnx import saturating_int8
     from tests.support.onnx import precise
 

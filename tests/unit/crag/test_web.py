@@ -17,6 +17,7 @@ from localcrag.crag.rewrite import (
 )
 from localcrag.crag.web import DDGSearch, WebSearchError, is_online, outcome_events, search_web
 from localcrag.events import WebError, WebQuery, WebResults, WebSkipped
+from localcrag.llm.chat import GREEDY, Sampling
 from localcrag.types import WebResult
 
 
@@ -54,13 +55,11 @@ class FakeLLM:
     def chat_prompt(self, messages: list[dict[str, str]]) -> str:
         return "\n".join(f"<{m['role']}>{m['content']}" for m in messages)
 
-    def stream(
-        self, prompt: str, max_tokens: int, temperature: float, stop: list[str]
-    ) -> Iterator[str]:
+    def stream(self, prompt: str, max_tokens: int, sampling: Sampling = GREEDY) -> Iterator[str]:
         if self.fail:
             raise RuntimeError("model crashed")
         self.prompts.append(prompt)
-        self.kwargs.append({"max_tokens": max_tokens, "temperature": temperature, "stop": stop})
+        self.kwargs.append({"max_tokens": max_tokens, "sampling": sampling})
         yield from (self.reply[i : i + 3] for i in range(0, len(self.reply), 3))
 
 
@@ -340,7 +339,9 @@ def test_rewrite_for_web_uses_valid_llm_output() -> None:
     llm = FakeLLM("  CRAG retrieval evaluator thresholds\n")
     question = "What thresholds does the CRAG retrieval evaluator use?"
     assert rewrite_for_web(question, llm) == "CRAG retrieval evaluator thresholds"
-    assert llm.kwargs[0]["temperature"] == 0.0 and llm.kwargs[0]["max_tokens"] <= 24
+    assert (
+        llm.kwargs[0]["sampling"] == Sampling(stop=("\n\n",)) and llm.kwargs[0]["max_tokens"] <= 24
+    )
     assert (
         rewrite_for_web(question, FakeLLM('"CRAG evaluator thresholds".'))
         == "CRAG evaluator thresholds"
@@ -356,7 +357,7 @@ def test_a_rewrite_keeps_none_of_a_fragment_the_dying_server_sent() -> None:
         def chat_prompt(self, messages: list[dict[str, str]]) -> str:
             return "prompt"
 
-        def stream(self, prompt: str, **kwargs: object) -> Iterator[str]:
+        def stream(self, prompt: str, max_tokens: int, sampling: Sampling) -> Iterator[str]:
             yield from ["Eiffel Tower ", RESTART, "Eiffel Tower ", "tall metres"]
 
     question = "How tall is the Eiffel Tower in metres?"
@@ -554,7 +555,7 @@ def test_a_follow_up_that_is_not_an_ellipsis_still_goes_to_the_model(
 
 def test_an_ellipsis_grammar_cannot_place_gets_keywords_from_a_small_model_not_a_guess() -> None:
     """'What about the two-tail p-value?' after a t Stat question was rewritten 'What is the t
-    Stat of the two-tail p-value?' (issue 26); the 135M model wrote 'What is the t-stat test?
+    Stat of the two-tail p-value?'; the 135M model wrote 'What is the t-stat test?
     And what about the two-tailed p-value?'. Neither is asked: the follow-up's phrase and the
     earlier topic's keywords are searched."""
     previous = "What is the t Stat of the sepalWidth t-test?"

@@ -61,7 +61,7 @@ def test_refusal_detection_covers_the_generator_writing_it() -> None:
 
 
 def test_unsupported_terms_finds_invented_numbers_and_names() -> None:
-    # the examples of issue 11, each with the evidence the generator was shown
+    # the reported examples, each with the evidence the generator was shown
     heads = ["we employ h = 8 parallel attention layers, or heads."]
     assert m.unsupported_terms(
         "The Transformer uses three attention heads: two for global hidden layers (LH) [2].", heads

@@ -1,4 +1,4 @@
-"""The eval report's wording: numbers that cannot be misread (issue 16, item 8)."""
+"""The eval report's wording: numbers that cannot be misread."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """`localcrag eval --only decisions --withhold gold`: withheld chunks never reach the grader,
-the search still returns k chunks, and the report carries both of issue 12's numbers."""
+the search still returns k chunks, and the report carries the refused share, overall and where
+the answer was nowhere left."""
 
 from __future__ import annotations
 

@@ -263,7 +263,7 @@ def test_squad_articles_small_budget(embedder, name: str) -> None:
 
 def test_a_sentence_cut_for_size_overlaps_so_a_short_fact_is_whole_in_some_chunk() -> None:
     """A one-line file has no sentence ends: it is cut on words, and each piece starts with
-    the last eighth of the one before (issue 26: a fact straddling two chunks was refused)."""
+    the last eighth of the one before (a fact straddling two chunks was refused)."""
     from localcrag.types import Page
     from tests.support.fakes import FakeEmbedder
 

@@ -1,4 +1,4 @@
-"""Fault injection (issue 27): every file kind under the data home x every fault.
+"""Fault injection: every file kind under the data home x every fault.
 
 For each case a pristine home (index built by two ingests, the vector cache saved, a settings
 file, a conversation) is copied, one file is damaged, and the real CLI (in-process, with the
@@ -414,7 +414,7 @@ def _rot_vectors(home: Path, source: str) -> None:
 def test_invalid_vectors_are_never_ranked_and_reindex_re_embeds_them(
     pristine: dict, isolated_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """issue 27 item 2: vectors that read back invalid fail the search and ask with one line
+    """Vectors that read back invalid fail the search and ask with one line
     (never "Grading failed" then a confident decision); doctor names them; reindex re-embeds
     them although their files are unchanged."""
     _copy(pristine, isolated_home)
@@ -459,7 +459,7 @@ def test_doctor_repair_re_embeds_invalid_vectors(
     assert {s["source"]: s["chunks"] for s in json.loads(out)["sources"]} == pristine["sources"]
 
 
-# --- issue 27 item 8: a full-text index missing after a full disk is rebuilt, not skipped -------
+# --- a full-text index missing after a full disk is rebuilt, not skipped -------
 
 
 @pytest.mark.parametrize("how", ["dropped", "files deleted"])

@@ -1,5 +1,5 @@
 """A broken full-text index is never "no hits": it is rebuilt on the first text search
-(issue 27, tests/test_faults.py); when it cannot be (another process holds the writer lock, a
+(tests/unit/ingest/test_faults.py); when it cannot be (another process holds the writer lock, a
 read-only folder), text search is a one-line error and hybrid search runs on vectors alone and
 says so (store, `search`, `ask`, the pipeline, the trace)."""
 

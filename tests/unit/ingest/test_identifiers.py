@@ -1,4 +1,4 @@
-"""Exact identifiers win and file names are searched (issue 26 item 2). The 401-note
+"""Exact identifiers win and file names are searched. The 401-note
 library of bench/identifiers.py, with the test embedder; the real-embedder figure is that
 bench section's (before: 37 of 200 first; after: 200 of 200)."""
 

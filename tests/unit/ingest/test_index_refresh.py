@@ -1,4 +1,4 @@
-"""An ingest by another process is visible to a long-lived Library after refresh (issue 16, item 3)."""
+"""An ingest by another process is visible to a long-lived Library after refresh."""
 
 from __future__ import annotations
 

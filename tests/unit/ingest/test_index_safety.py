@@ -1,4 +1,4 @@
-"""Issue 17 on real LanceDB tables: racing writers, compaction, a deleted data file,
+"""The index's safety on real LanceDB tables: racing writers, compaction, a deleted data file,
 duplicates, a read-only folder and a full disk, each in the user's words."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A shared index on object storage (issue 13, part 4), against moto's S3 server on 127.0.0.1.
+"""A shared index on object storage, against moto's S3 server on 127.0.0.1.
 
 The server is started once per session with fake credentials; AWS_ENDPOINT_URL and the
 storage options both point at it, and the suite's closed proxy covers anything else, so no

@@ -1,4 +1,4 @@
-"""Tables as tables (issue 26 item 1): the separate tables of a sheet, each row indexed as a
+"""Tables as tables: the separate tables of a sheet, each row indexed as a
 sentence naming its file, sheet, table, row and columns, and a question naming a row and a
 column answered by that cell, cited. Files are built in code (tests/tablefiles.py)."""
 

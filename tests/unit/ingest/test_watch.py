@@ -1,4 +1,4 @@
-"""Watched folders (issue 14 part 3): real watchfiles, real LanceDB, fake embedder. Every
+"""Watched folders: real watchfiles, real LanceDB, fake embedder. Every
 wait polls a condition with a deadline (never a fixed sleep); the deadlines are the targets."""
 
 from __future__ import annotations

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from threading import Event
 
 from localcrag.crag.answer.style import model_name, resolve_style
-from localcrag.llm.chat import ChatModel, ModelFacts
+from localcrag.llm.chat import GREEDY, ChatModel, ModelFacts, Sampling
 from localcrag.llm.endpoint import EndpointLLM
 from localcrag.llm.failover import FailoverLLM
 
@@ -21,7 +22,9 @@ class Minimal(ChatModel):
     def chat_prompt(self, messages: list[dict[str, str]]) -> str:
         return messages[-1]["content"]
 
-    def stream(self, prompt: str, max_tokens: int, *args: object, **kw: object) -> Iterator[str]:
+    def stream(
+        self, prompt: str, max_tokens: int, sampling: Sampling = GREEDY, cancel: Event | None = None
+    ) -> Iterator[str]:
         yield "ok"
 
 

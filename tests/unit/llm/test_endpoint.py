@@ -9,13 +9,14 @@ import json
 import socket
 import threading
 from collections.abc import Iterator
+from threading import Event
 
 import pytest
 
 from localcrag import events as ev
 from localcrag.crag.answer.style import resolve_style
 from localcrag.errors import LocalcragError
-from localcrag.llm.chat import ChatModel, ModelFacts
+from localcrag.llm.chat import GREEDY, ChatModel, ModelFacts, Sampling
 from localcrag.llm.endpoint import ChatPrompt, EndpointDown, EndpointLLM, is_loopback, yes_share
 from localcrag.llm.failover import FailoverLLM, Restart, endpoint_generator
 from localcrag.settings import Settings
@@ -63,7 +64,10 @@ def test_streams_chat_pieces_and_sends_the_key_as_bearer(fake) -> None:
     script, url = fake
     script.plan["/v1/chat/completions"] = [(200, ["Hel", "lo", " there."])]
     llm = EndpointLLM(url, api_key="s3cret")
-    assert "".join(llm.stream(llm.chat_prompt(MESSAGES), 16, stop=["\n\n"])) == "Hello there."
+    assert (
+        "".join(llm.stream(llm.chat_prompt(MESSAGES), 16, Sampling(stop=("\n\n",))))
+        == "Hello there."
+    )
     assert llm.finish_reason == "length" and llm.name == "served-model"
     path, headers, body = script.seen[-1]
     assert path == "/v1/chat/completions" and headers["Authorization"] == "Bearer s3cret"
@@ -223,7 +227,9 @@ class Local(ChatModel):
     def chat_prompt(self, messages: list[dict[str, str]]) -> str:
         return "LOCAL:" + messages[-1]["content"]
 
-    def stream(self, prompt: str, max_tokens: int, **kw: object) -> Iterator[str]:
+    def stream(
+        self, prompt: str, max_tokens: int, sampling: Sampling = GREEDY, cancel: Event | None = None
+    ) -> Iterator[str]:
         self.prompts.append(prompt)
         yield "local answer."
 

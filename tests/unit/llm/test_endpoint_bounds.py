@@ -10,10 +10,11 @@ without the bounds finishes too, and fails the size assertions instead of hangin
 from __future__ import annotations
 
 from collections.abc import Iterator
+from threading import Event
 
 import pytest
 
-from localcrag.llm.chat import ChatModel, ModelFacts
+from localcrag.llm.chat import GREEDY, ChatModel, ModelFacts, Sampling
 from localcrag.llm.endpoint import ChatPrompt, EndpointDown, EndpointLLM
 from localcrag.llm.failover import endpoint_generator, joined
 from localcrag.settings import Settings
@@ -36,7 +37,9 @@ class Local(ChatModel):
     def chat_prompt(self, messages: list[dict[str, str]]) -> str:
         return messages[-1]["content"]
 
-    def stream(self, prompt: str, max_tokens: int, **kw: object) -> Iterator[str]:
+    def stream(
+        self, prompt: str, max_tokens: int, sampling: Sampling = GREEDY, cancel: Event | None = None
+    ) -> Iterator[str]:
         yield "local answer."
 
 

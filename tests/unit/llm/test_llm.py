@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from localcrag.errors import LocalcragError, ModelMissing
+from localcrag.llm.chat import Sampling
 from localcrag.llm.gguf import load_llm
 from localcrag.settings import REPO_MODELS
 
@@ -77,7 +78,7 @@ def test_stream_is_deterministic_and_cancellable(smol):
         pieces.append(piece)
         cancel.set()
     assert len(pieces) == 1
-    assert smol.complete(prompt, 8, stop=[","]) == "".join(first).split(",")[0]
+    assert smol.complete(prompt, 8, Sampling(stop=(",",))) == "".join(first).split(",")[0]
 
 
 def test_prompt_too_long_raises_before_streaming(smol):

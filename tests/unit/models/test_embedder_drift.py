@@ -2,7 +2,7 @@
 
 Tolerance: cosine >= 0.997 for every fixed text, set between two measured spreads
 (docs/eval.md, "Embedder vectors across machines"): the int8 kernel of an x86 CPU without
-VNNI, which moved the README's anthropic-docs figure (issue 25), puts these five texts at
+VNNI, which moved the README's anthropic-docs figure, puts these five texts at
 0.9885-0.9940 from the exact sums (scripts/int8_paths.py), so every one fails; a difference
 of one float32 ulp in the layer norms, as another instruction set's float kernels may give,
 puts one of them at 0.998 in 2 of 5 noise seeds (the others do not move), which passes.

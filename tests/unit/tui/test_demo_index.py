@@ -1,5 +1,5 @@
 """The demo documents live in their own index and never reach answers about the user's
-files (issue 16, item 1): the real Library and Pipeline behind the app's Backend."""
+files: the real Library and Pipeline behind the app's Backend."""
 
 from __future__ import annotations
 

@@ -221,7 +221,7 @@ async def test_a_quoted_answer_highlights_only_the_sentences_it_quotes(tmp_path:
 
 
 async def test_a_refusal_lists_what_was_searched_under_it(tmp_path: Path) -> None:
-    """Issue 25: a refusal cites nothing, so it says what was searched ("2 passages from 1
+    """A refusal cites nothing, so it says what was searched ("2 passages from 1
     file; closest: FILE, p. N"), the same line `ask` prints (RunRecord.searched), and a
     reopened conversation shows it again."""
     from textual.widgets import OptionList, Static
@@ -262,7 +262,7 @@ async def test_a_refusal_lists_what_was_searched_under_it(tmp_path: Path) -> Non
 
 
 async def test_a_table_answer_shows_its_cell_and_cites_the_row(tmp_path: Path) -> None:
-    """Issue 26: a lookup by date is answered with the cell, its column, row and file, and the
+    """A lookup by date is answered with the cell, its column, row and file, and the
     citation opens the chunk holding that row (the real pipeline and index; fake embedder and
     grader)."""
     from localcrag.crag.pipeline import Pipeline

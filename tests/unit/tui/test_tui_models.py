@@ -119,7 +119,7 @@ async def test_c_stops_a_pull_and_the_next_pull_resumes_it(hub: FakeHub, tmp_pat
 
 
 async def test_typing_a_name_on_the_models_screen_filters_the_catalogue(tmp_path: Path) -> None:
-    """Typing before Tab did nothing (issue 26): the keys now go to the name field, which
+    """Typing before Tab did nothing: the keys now go to the name field, which
     filters the catalogue as it is typed; p and c keep their meaning."""
     app = _app(tmp_path / "models")
     async with app.run_test(size=(120, 40)) as pilot:

@@ -1,4 +1,4 @@
-"""Pilot tests for what a new user hit in the app (issue 16): each failed before its fix."""
+"""Pilot tests for what a new user hit in the app: each failed before its fix."""
 
 from __future__ import annotations
 

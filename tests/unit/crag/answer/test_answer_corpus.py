@@ -1,4 +1,4 @@
-"""No artefact of the bundled model reaches the user (issue 11, item 4).
+"""No artefact of the bundled model reaches the user.
 
 tests/data/answer_corpus.json holds real, raw outputs of SmolLM2-135M-Instruct (the default
 generator) with the evidence it was shown, recorded by scripts/answer_corpus.py over
@@ -8,23 +8,23 @@ check (``crag.grounding.ground``) and, streamed, through the answer stage's
 the user sees in the extractive style and when no generated sentence survives: all are checked.
 
 How each pattern was chosen (before the corpus was read; none uses a corpus answer's words):
-* ``EMPTY_LEAD``: "The answer:", "The answer is." -- the filler issue 11 reports verbatim,
+* ``EMPTY_LEAD``: "The answer:", "The answer is." -- the filler the bundled model once wrote verbatim,
   generalised to "the answer" (optionally "is") followed by a colon or a full stop, once
   citations are taken out (they are not words: "The answer is [1]." says nothing either).
 * ``EMPTY_PREDICATE``: a sentence that ends on a bare "is"/"are"/"was"/"were" or a colon,
-  citations aside -- issue 11's "The guest wifi password is [1]." (added after a first look
+  citations aside -- once "The guest wifi password is [1]." (added after a first look
   at the corpus showed that form with other subjects; it is grammar, not a corpus word).
 * ``bracket_debris``: a bracket that is not a well-formed citation "[n]" / "[n, m]" and is
-  not copied from the evidence (evidence may quote code or links) -- issue 11's "[4)".
+  not copied from the evidence (evidence may quote code or links) -- once "[4)".
 * ``echoed_label``: the labels the prompt itself shows next to each passage ("file.pdf,
   p. 5", a URL), their file names and file-name stems, and any word shaped like a file name
-  (name.ext) that the evidence does not contain -- issue 11's "(q54-negative-6.txt)" and
+  (name.ext) that the evidence does not contain -- once "(q54-negative-6.txt)" and
   "according to [q002-positive-6]".
 * ``restated_instruction``: any four consecutive words of the prompt's own instructions
   (``generate.SYSTEM`` and the reminder ``generate._ASK``, minus the refusal sentence, which
   is a legitimate answer) that the question and the evidence do not contain, or a line
   opening like a prompt section ("Question:", "Sources:").
-The detectors are checked on the issue's examples below, so they cannot pass by accident.
+The detectors are checked on the reported examples below, so they cannot pass by accident.
 """
 
 from __future__ import annotations
@@ -138,9 +138,9 @@ def as_evidence(item: dict) -> list[Evidence]:
     return out
 
 
-# --- the detectors find what issue 11 reports ---------------------------------------------------
+# --- the detectors find what was reported ----------------------------------------------------------
 
-ISSUE = [
+REPORTED = [
     (
         {"label": "q54-negative-6.txt", "text": "The final was played in New York."},
         "It was played in New York (q54-negative-6.txt).",
@@ -169,7 +169,7 @@ ISSUE = [
 ]
 
 
-@pytest.mark.parametrize("evidence, answer", ISSUE)
+@pytest.mark.parametrize("evidence, answer", REPORTED)
 def test_each_reported_artefact_is_detected(evidence: dict, answer: str) -> None:
     assert artefacts(answer, "a question?", [evidence])
 

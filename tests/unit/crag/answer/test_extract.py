@@ -337,7 +337,7 @@ def test_a_reference_marker_is_not_an_answer_number() -> None:
 
 
 def test_a_column_header_or_a_word_of_a_file_name_is_never_the_emphasised_answer() -> None:
-    """Issue 26: "who wrote the guide" bolded **Data** (from the file's own name), "who
+    """A question "who wrote the guide" bolded **Data** (from the file's own name), "who
     approved it" a header; with nothing else of the asked shape, nothing is bold."""
     from localcrag.types import Evidence
 
@@ -355,7 +355,7 @@ def test_a_column_header_or_a_word_of_a_file_name_is_never_the_emphasised_answer
 
 
 def test_a_sentence_case_title_is_never_the_whole_answer() -> None:
-    """Issue 26: "who chaired the meeting" was answered by the note's title line."""
+    """A question "who chaired the meeting" was answered by the note's title line."""
     note = ev(
         1,
         "Stats team meeting notes (2024-03-12)\n\nAttendees were from three teams. "

@@ -8,7 +8,7 @@ from localcrag.crag.answer.citations import Attributor, CitationFilter, clean_ci
 from localcrag.crag.answer.generate import REFUSAL, build_messages, fit_evidence
 from localcrag.crag.answer.shaping import SentenceGate
 from localcrag.errors import LocalcragError
-from localcrag.llm.chat import ChatModel
+from localcrag.llm.chat import GREEDY, ChatModel
 from localcrag.types import Evidence
 
 HISTORY = (
@@ -145,7 +145,7 @@ class FakeLLM(ChatModel):
     def fits(self, prompt_tokens: int, max_tokens: int) -> bool:
         return prompt_tokens + max_tokens <= self.n_ctx
 
-    def stream(self, prompt, max_tokens, **kwargs):
+    def stream(self, prompt, max_tokens, sampling=GREEDY, cancel=None):
         self.prompt = prompt
         return iter(["Workshop", " in", " 1956", " [", "7", "]", " began", " AI", " [1", "]."])
 

@@ -1,5 +1,5 @@
 """A column's meaning is answered from the line that defines it, not from the rows that hold it
-(issue 26: "What does TOTEMP stand for?" quoted rows of longley.csv)."""
+("What does TOTEMP stand for?" quoted rows of longley.csv)."""
 
 from __future__ import annotations
 
