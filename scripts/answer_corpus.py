@@ -1,6 +1,6 @@
 """Record real outputs of the bundled generator as a regression corpus (tests/data/answer_corpus.json).
 
-Why: the artefacts of issue 11 ("The answer:", "[4)", echoed file labels, restated rules)
+Why: the artefacts the bundled model was seen writing ("The answer:", "[4)", echoed file labels, restated rules)
 come from the real SmolLM2-135M, not from fakes. This script runs the product's own
 pipeline (retrieve, grade, decide, refine: the evidence the generator really sees) on
 questions from every set in the shared data, and records the prompt's numbered evidence
@@ -31,7 +31,7 @@ from typing import Any
 from localcrag.llm.chat import GREEDY, Sampling
 
 # Questions over the attention paper (it has no question set of its own): the kinds of
-# question issue 11 reports as answered wrongly (a count, a score, a name, a setting).
+# question once reported as answered wrongly (a count, a score, a name, a setting).
 ATTENTION_QUESTIONS = [
     "How many attention heads does the Transformer base model use?",
     "What BLEU score did the big Transformer get on English-to-French?",

@@ -1,4 +1,4 @@
-"""Fetch and build the spreadsheet / CSV question set's documents (issue 26's target).
+"""Fetch and build the spreadsheet / CSV question set's documents.
 
     python scripts/fetch_sheets.py            # writes .cache/sheets/docs/ (git-ignored)
     localcrag eval tests/data/sheets          # the questions and references live there

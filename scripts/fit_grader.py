@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Fit and measure the retrieval evaluator (issue 5); writes localcrag/data/grader_fusion.json.
+"""Fit and measure the retrieval evaluator; writes localcrag/data/grader_fusion.json.
 
 Data (never edited): /work/shared/data (or --shared)
   * squad2-dev-subset/small.json: SQuAD 2.0, two articles (Normans, Computational_complexity_theory).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Fit the fusion against the hardest on-topic negatives (issue 12, branch wh).
+"""Fit the fusion against the hardest on-topic negatives (measured, not the default: docs/evaluator.md).
 
 The shipped fusion (scripts/fit_grader.py) learns "relevant" against easy (other
 article), hard (a random other paragraph of the article) and near (unanswerable question,

@@ -1,4 +1,4 @@
-"""The shipped int8 embedder under each x86 int8 kernel path, on this machine (issue 25).
+"""The shipped int8 embedder under each x86 int8 kernel path, on this machine.
 
     python scripts/int8_paths.py                       # cosine table, the 232 anthropic-docs chunks
     python scripts/int8_paths.py --out /tmp/paths      # and the two emulated models

@@ -1,4 +1,4 @@
-"""OCR quality, CPU and memory a page (issue 26: OCR memory bounded without losing text).
+"""OCR quality, CPU and memory a page (memory bounded without losing text).
 
     python scripts/ocr_memory.py                     # this checkout
     python scripts/ocr_memory.py --tree /tmp/old     # another checkout's localcrag (a before)

@@ -1,4 +1,4 @@
-"""Re-run issue 26's new-user situations on bench section 15's 14-file folder.
+"""Re-run a new user's situations on bench section 15's 14-file folder.
 
 The folder (bench/mixed.py ``folder``: seven .docx guides, two .xlsx workbooks with
 regression output beside the data, two price CSVs, a meeting note, a French note and a
@@ -37,7 +37,7 @@ def _close(csv: Path, day: str) -> str:
 
 def _boston(docs: Path) -> None:
     """A 506-row CSV and a description in the layout of scikit-learn's Boston DESCR (the
-    issue's "What does CRIM mean?"); the values are made up, the attribute list is DESCR's."""
+    question "What does CRIM mean?"); the values are made up, the attribute list is DESCR's."""
     names = "CRIM ZN INDUS CHAS NOX RM AGE DIS RAD TAX PTRATIO B LSTAT MEDV".split()
     rows = (",".join(f"{(i * 7 + j) % 97 / 9:.3f}" for j in range(14)) for i in range(506))
     (docs / "boston.csv").write_text(",".join(names) + "\n" + "\n".join(rows) + "\n")
