@@ -49,6 +49,7 @@ import numpy as np
 
 from localcrag.errors import BadDocument, LocalcragError
 from localcrag.ingest.files import Paragraphs, RawPage, bad, join_lines, label, page_ranges
+from localcrag.ingest.glyphs import settler
 from localcrag.ingest.limits import check_pixels, over_limit
 
 MAX_PIXELS = 2000 * 1414  # a page is read at most this big (A4 at 300 dpi: 2,000 px high)
@@ -737,7 +738,15 @@ def ocr_pdf_pages(
             f"page(s) {page_ranges(slow)} skipped: OCR took over {ctx.ocr_page_seconds:g} s "
             "a page (raise the setting ocr_page_seconds, or lower ocr_dpi)"
         )
-    return out, [f"{label(path)}: {w}" for w in warnings]
+    settled = settled_pages(list(out.values()))
+    return dict(zip(out, settled)), [f"{label(path)}: {w}" for w in warnings]
+
+
+def settled_pages(pages: list[Paragraphs]) -> list[Paragraphs]:
+    """A document's OCR'd pages with its l-or-I words settled (``glyphs``), the whole
+    document the evidence."""
+    settle = settler(text for paras in pages for text, _ in paras)
+    return [[(settle(text), level) for text, level in paras] for paras in pages]
 
 
 def _unreadable(path: Path) -> Exception:
@@ -798,6 +807,8 @@ def _read_image(path: Path, data: bytes, ctx: Any) -> tuple[list[RawPage], list[
         raise bad(
             path, f"OCR took over {ctx.ocr_page_seconds:g} s", "raise the setting ocr_page_seconds"
         )
+    settled = settled_pages([page.paras for page in pages])
+    pages = [page._replace(paras=paras) for page, paras in zip(pages, settled)]
     return pages, [
         f"{label(path)}: page(s) {page_ranges(slow)} skipped: OCR took over "
         f"{ctx.ocr_page_seconds:g} s a page (raise the setting ocr_page_seconds)"
