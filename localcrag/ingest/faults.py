@@ -12,9 +12,9 @@ from __future__ import annotations
 import errno
 import functools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from localcrag.errors import LocalcragError
 
@@ -209,20 +209,27 @@ def translate(
     return None
 
 
+class Guarded(Protocol):
+    """What ``guarded`` reads of the object whose methods it wraps (the store)."""
+
+    path: Path | str  # its index folder (or object-store URI)
+    name: str  # its table
+
+    def reopen(self) -> None: ...
+
+
 def guarded(method: Callable) -> Callable:
     """Wrap a store method so storage exceptions reach the caller as one of the errors above.
     A read that finds files missing is retried once on the newest version first: a handle
     opened before another process compacted the index may point at files it removed."""
 
     @functools.wraps(method)
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+    def call(self: Guarded, *args: Any, **kwargs: Any) -> Any:
         for attempt in (0, 1):
             try:
                 return method(self, *args, **kwargs)
             except (OSError, RuntimeError, ValueError) as exc:
-                mapped = translate(
-                    exc, self.path, method.__name__ not in WRITES, getattr(self, "name", None)
-                )
+                mapped = translate(exc, self.path, method.__name__ not in WRITES, self.name)
                 if mapped is None or isinstance(exc, LocalcragError):  # ours already
                     raise
                 if attempt == 0 and isinstance(mapped, IndexDamaged):
@@ -231,9 +238,3 @@ def guarded(method: Callable) -> Callable:
                 raise mapped from exc
 
     return call
-
-
-def guard_methods(cls: type, names: Iterable[str]) -> None:
-    """Apply ``guarded`` to the named public methods of ``cls`` (the store's whole surface)."""
-    for name in names:
-        setattr(cls, name, guarded(getattr(cls, name)))

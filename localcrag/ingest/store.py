@@ -20,7 +20,7 @@ import numpy as np
 
 from localcrag.errors import FullTextFailed
 from localcrag.ingest import pending, rowsums
-from localcrag.ingest.faults import guard_methods, in_the_way, not_a_folder
+from localcrag.ingest.faults import guarded, in_the_way, not_a_folder
 from localcrag.ingest.location import IndexLocation, as_location, retry_conflicts
 from localcrag.ingest.maintain import ensure_fts, heal_source_index, rebuild_indexes
 from localcrag.ingest.names import MAX_NAMED, FileNames, fuse, held_counts, quiet, workers
@@ -163,11 +163,13 @@ class LanceStore:
             raise not_a_folder(blocking)
         return False
 
+    @guarded
     def other_tables(self) -> list[str]:
         """Tables built with another embedder or chunking: reported, never mixed."""
         here = self.location.remote or Path(self.path).is_dir()
         return [t for t in self._db.list_tables().tables if t != self.name] if here else []
 
+    @guarded
     def sources_in(self, table: str) -> list[str]:
         """Documents indexed in another table (another embedder or chunking): for re-indexing."""
         t = self._db.open_table(table)
@@ -177,6 +179,7 @@ class LanceStore:
         rows = t.search().select(["source"]).limit(n).to_arrow()["source"].to_pylist()
         return sorted(set(rows))
 
+    @guarded
     def ensure_fts(self, force: bool = False) -> None:
         """Build the full-text index once; later rows are searched unindexed, then merged."""
         ensure_fts(self, force)
@@ -189,6 +192,7 @@ class LanceStore:
         """Insert a file's new chunks and delete its old ones in a single commit."""
         self.replace_files([(source, doc_hash, pages, chunks, vectors)])
 
+    @guarded
     def replace_files(
         self, docs: Sequence[tuple[str, str, int, Sequence[Chunk], np.ndarray]], add: bool = False
     ) -> None:
@@ -244,6 +248,7 @@ class LanceStore:
             self.written[source] = (doc_hash, made[source])
         self._fts_dirty = True
 
+    @guarded
     def remove(self, source: str) -> int:
         if not self.exists():
             return 0
@@ -253,6 +258,7 @@ class LanceStore:
             self._fts_dirty = True
         return n
 
+    @guarded
     def remove_from_other_tables(self, source: str) -> int:
         """Drop a document from the tables of other settings too, so a removed document is
         not offered for re-indexing (nor back in the index when the settings change back)."""
@@ -267,6 +273,7 @@ class LanceStore:
 
     # --- reads --------------------------------------------------------------------------
 
+    @guarded
     def count(self) -> int:
         return self.table.count_rows() if self.exists() else 0
 
@@ -279,10 +286,12 @@ class LanceStore:
         query = self.table.search().select(cols)
         return (query.where(where) if where else query).limit(n).to_arrow().to_pydict()
 
+    @guarded
     def file_hashes(self) -> dict[str, str]:
         d = self.columns(["source", "doc_hash"])
         return dict(zip(d["source"], d["doc_hash"]))
 
+    @guarded
     def sources(self) -> list[SourceInfo]:
         """One entry per document, aggregated in Arrow (1M chunk rows: no Python loop)."""
         n = self.count()
@@ -338,6 +347,7 @@ class LanceStore:
             out[row["source"]] = split_heading(row["heading"])[0]
         return out
 
+    @guarded
     def doc_hash(self, source: str) -> str | None:
         """The content hash the document is indexed with (None: not indexed)."""
         if not self.exists():
@@ -351,6 +361,7 @@ class LanceStore:
         )
         return rows[0]["doc_hash"] if rows else None
 
+    @guarded
     def document(self, source: str) -> tuple[list[Chunk], np.ndarray, int]:
         """A document's chunks in reading order, their vectors and its page count."""
         cols = self.columns([*self._cols(_COLUMNS), "vector"], f"source = {_quote(source)}")
@@ -363,6 +374,7 @@ class LanceStore:
             max((r["doc_pages"] for r in rows), default=0),
         )
 
+    @guarded
     def all_texts(self, at_most: int | None = None) -> list[str]:
         """Every chunk's text, or ``at_most`` evenly spaced ones (statistics from a sample)."""
         n = self.count()
@@ -371,10 +383,12 @@ class LanceStore:
         offsets = np.linspace(0, n - 1, at_most).round().astype(int).tolist()
         return self.table.take_offsets(offsets).select(["text"]).to_arrow()["text"].to_pylist()
 
+    @guarded
     def centroid(self) -> np.ndarray | None:
         """The mean of the unit chunk vectors (from the int8 codes)."""
         return centroid(self._ram.snapshot(self.table), self.dim) if self.count() else None
 
+    @guarded
     def get(self, chunk_id: str) -> Chunk | None:
         if not self.exists():
             return None
@@ -516,6 +530,7 @@ class LanceStore:
         except FullTextFailed:
             return []
 
+    @guarded
     def search(
         self,
         query: str,
@@ -543,6 +558,7 @@ class LanceStore:
         except Moved:  # another thread's write compacted the table mid-search; the snapshot reloads
             return self._search(*args)
 
+    @guarded
     def count_in(self, sources: Collection[str]) -> int:
         """Passages of these documents (a scope's size, for "searched N passages in ...")."""
         if not sources or not self.exists():
@@ -704,26 +720,3 @@ def _in_rows(rows: np.ndarray) -> str:
 def _in_sources(sources: Sequence[str]) -> str:
     """A filter on the documents ``sources`` name (a scope)."""
     return f"source IN ({', '.join(map(_quote, sources))})"
-
-
-guard_methods(
-    LanceStore,
-    [
-        "replace_files",
-        "remove",
-        "remove_from_other_tables",
-        "count",
-        "file_hashes",
-        "sources",
-        "all_texts",
-        "centroid",
-        "get",
-        "search",
-        "count_in",
-        "doc_hash",
-        "document",
-        "ensure_fts",
-        "sources_in",
-        "other_tables",
-    ],
-)

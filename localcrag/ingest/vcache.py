@@ -99,8 +99,8 @@ class VectorCache:
                 name = f"seg-{uuid.uuid4().hex[:12]}"
                 tmp = self.folder / (name + ".tmp")
                 tmp.mkdir()
-                for c in _CODES:
-                    np.save(tmp / f"{c}.npy", np.asarray(getattr(s, c)))
+                for c, array in s.codes().items():
+                    np.save(tmp / f"{c}.npy", np.asarray(array))
                 os.replace(tmp, self.folder / name)
                 s = replace(s, name=name)
             out.append(s)

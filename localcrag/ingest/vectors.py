@@ -78,6 +78,10 @@ class Segment:
     def dead(self) -> np.ndarray:
         return np.flatnonzero(~self.alive)
 
+    def codes(self) -> dict[str, np.ndarray]:
+        """The arrays that never change, by the name the cache saves each under."""
+        return {"keys": self.keys, "scale": self.scale, "q8": self.q8, "bits": self.bits}
+
 
 @dataclass(frozen=True)
 class Snapshot:

@@ -169,11 +169,14 @@ def recentre(snap: Snapshot, dim: int) -> Snapshot:
 def concat(parts: list[Segment]) -> Segment:
     if len(parts) == 1:
         return parts[0]
-    rowids, alive, keys, scale, q8 = (
-        np.concatenate([getattr(p, f) for p in parts])
-        for f in ("rowids", "alive", "keys", "scale", "q8")
+    return Segment(
+        np.concatenate([p.rowids for p in parts]),
+        np.concatenate([p.alive for p in parts]),
+        np.concatenate([p.keys for p in parts]),
+        np.concatenate([p.scale for p in parts]),
+        np.concatenate([p.q8 for p in parts]),
+        np.concatenate([p.bits for p in parts], axis=1),
     )
-    return Segment(rowids, alive, keys, scale, q8, np.concatenate([p.bits for p in parts], axis=1))
 
 
 def same_table(snap: Snapshot, table: Any, probes: int = 8) -> bool:

@@ -154,11 +154,6 @@ class FailoverLLM(ChatModel):
     def set_threads(self, n: int) -> None:
         self.active.set_threads(n)
 
-    def __getattr__(self, name: str) -> Any:  # the rest of the active model (tokenize, ...)
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.active, name)
-
     def __repr__(self) -> str:
         return f"FailoverLLM({self.endpoint!r}, failed={self.failed!r})"
 

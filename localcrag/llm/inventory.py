@@ -12,6 +12,7 @@ from pathlib import Path
 from localcrag.llm.catalogue import CATALOGUE, CatalogueEntry, by_filename
 from localcrag.llm.ggufmeta import GGUFError, GGUFMeta, read_meta
 from localcrag.models.discovery import discover
+from localcrag.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -40,21 +41,21 @@ class ModelRow:
         return "yes" if self.meta.has_chat_template else "no"
 
 
-def _roles(settings: object, name: str, path: Path) -> tuple[str, ...]:
-    out = []
-    models = settings.models  # type: ignore[attr-defined]
-    for role in ("generator", "embedder", "grader_llm"):
-        value = getattr(models, role, None)
-        if value and (value == name or Path(str(value)).expanduser() == path):
-            out.append(role)
-    return tuple(out)
+def _roles(settings: Settings, name: str, path: Path) -> tuple[str, ...]:
+    m = settings.models
+    roles = (("generator", m.generator), ("embedder", m.embedder), ("grader_llm", m.grader_llm))
+    return tuple(
+        role
+        for role, value in roles
+        if value and (value == name or Path(str(value)).expanduser() == path)
+    )
 
 
-def model_rows(settings: object) -> list[ModelRow]:
+def model_rows(settings: Settings) -> list[ModelRow]:
     """Every model in ``settings.models.models_dir`` with size, parameters, context, chat template and
     the settings that use it."""
     rows = []
-    for m in discover(settings.models.models_dir):  # type: ignore[attr-defined]
+    for m in discover(settings.models.models_dir):
         meta, error = None, ""
         size = int(m.size_mb * 1e6)
         if m.kind == "gguf":
