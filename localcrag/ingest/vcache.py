@@ -197,14 +197,17 @@ class DiskRows:
 def _merge(segs: list[Segment]) -> Segment:
     """One segment of the live rows of several (dead rows dropped)."""
     live = [np.flatnonzero(s.alive) for s in segs]
-    cat = lambda f: np.concatenate([np.asarray(getattr(s, f))[i] for s, i in zip(segs, live)])  # noqa: E731
+
+    def cat(arrays: list[np.ndarray]) -> np.ndarray:
+        return np.concatenate([np.asarray(a)[i] for a, i in zip(arrays, live)])
+
     bits = np.concatenate([np.asarray(s.bits)[:, i] for s, i in zip(segs, live)], axis=1)
-    rowids = cat("rowids")
+    rowids = cat([s.rowids for s in segs])
     return Segment(
         rowids,
         np.ones(len(rowids), bool),
-        cat("keys"),
-        cat("scale"),
-        cat("q8"),
+        cat([s.keys for s in segs]),
+        cat([s.scale for s in segs]),
+        cat([s.q8 for s in segs]),
         np.ascontiguousarray(bits),
     )
