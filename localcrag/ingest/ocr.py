@@ -40,9 +40,12 @@ from __future__ import annotations
 import io
 import os
 import time
+from collections import deque
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from statistics import median
+from threading import get_ident
 from typing import Any
 
 import numpy as np
@@ -67,20 +70,22 @@ _MODELS = {
     "Cls.model_path": "ch_ppocr_mobile_v2.0_cls_mobile.onnx",
 }
 REC_INT8 = "PP-OCRv6_rec_small.int8.onnx"  # made in models/ by provisioning (quantize_rec)
-_ENGINES: dict[tuple[int, str], Any] = {}
+_ENGINES: dict[tuple[int, str, int | bool], Any] = {}
+_POOLS: dict[int, ThreadPoolExecutor] = {}  # page workers by count, kept for the process
 
 
 class OverBudget(Exception):
     """A page's OCR took longer than ``ocr_page_seconds``."""
 
 
-def engine(threads: int = 0, models_dir: Path | None = None) -> Any:
-    """The RapidOCR engine (one per thread count and recogniser, loaded once per process).
-    Its recogniser is the int8 copy in ``models_dir`` (``REC_INT8``) when provisioning made
-    one, else the wheel's float32 model: the same text, ~15% less CPU (``quantize_rec``)."""
+def engine(threads: int = 0, models_dir: Path | None = None, own: bool = False) -> Any:
+    """The RapidOCR engine (one per thread count and recogniser, loaded once per process;
+    ``own``: one for the calling thread alone, as each page worker has). Its recogniser is
+    the int8 copy in ``models_dir`` (``REC_INT8``) when provisioning made one, else the
+    wheel's float32 model: the same text, ~15% less CPU (``quantize_rec``)."""
     threads = threads or os.cpu_count() or 1
     rec = models_dir / REC_INT8 if models_dir is not None else None
-    key = (threads, str(rec) if rec is not None and rec.is_file() else "")
+    key = (threads, str(rec) if rec is not None and rec.is_file() else "", own and get_ident())
     if key in _ENGINES:
         return _ENGINES[key]
     try:
@@ -172,10 +177,15 @@ def _tune_sessions() -> None:
 
 
 def recognise(
-    img: np.ndarray, budget: float, threads: int = 0, models_dir: Path | None = None
+    img: np.ndarray,
+    budget: float,
+    threads: int = 0,
+    models_dir: Path | None = None,
+    own: bool = False,
 ) -> Paragraphs:
-    """Paragraphs read from one BGR image; raises OverBudget past ``budget`` seconds."""
-    eng = engine(threads, models_dir)
+    """Paragraphs read from one BGR image; raises OverBudget past ``budget`` seconds
+    (``own``: with the calling thread's own engine, see ``engine``)."""
+    eng = engine(threads, models_dir, own)
     t0 = time.perf_counter()
     small = padded(bounded(img), eng.width_height_ratio, eng.min_height)
     boxes = detect(eng._load_det_model(), small, t0 + budget)
@@ -707,32 +717,65 @@ def layout(lines: list[tuple[np.ndarray, str]]) -> Paragraphs:
 def ocr_pdf_pages(
     path: Path, doc: Any, numbers: list[int], ctx: Any
 ) -> tuple[dict[int, Paragraphs], list[str]]:
-    """OCR the given 1-based pages of an open PyMuPDF document at ``ctx.ocr_dpi``."""
+    """OCR the given 1-based pages of an open PyMuPDF document at ``ctx.ocr_dpi``.
+
+    Pages are read side by side, one a core (``ctx.threads``, 0: every core), each by a
+    worker with its own single-threaded engine, while this thread renders the next: an
+    engine on two threads spent 4.3 CPU s a page where one on a single thread spent 3.0 (its
+    threads wait on each other inside every run; ``python scripts/perf_profile.py ocr``).
+    At most one page a worker is in flight, and results are taken in page order."""
     out: dict[int, Paragraphs] = {}
     warnings: list[str] = []
     slow: list[int] = []
-    for i, number in enumerate(numbers):
-        page = doc[number - 1]
-        scale = ctx.ocr_dpi / 72
-        try:
-            check_pixels(
-                path, int(page.rect.width * scale), int(page.rect.height * scale), ctx.limits
-            )
-        except BadDocument as exc:  # one page over the limit: the rest of the file is still read
-            warnings.append(
-                f"page {number} skipped: {exc.message[len(label(path)) + 2 :]} ({exc.hint})"
-            )
-        else:
-            pix = page.get_pixmap(dpi=ctx.ocr_dpi, colorspace="rgb", alpha=False)
-            img = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.h, pix.w, 3)[:, :, ::-1]
+    workers = ctx.threads or os.cpu_count() or 1
+    pool = _POOLS.get(workers) or _POOLS.setdefault(
+        workers, ThreadPoolExecutor(workers, thread_name_prefix="localcrag-ocr")
+    )
+    pending: deque[tuple[int, int, Future[Paragraphs] | None]] = deque()
+
+    def take() -> None:
+        i, number, job = pending.popleft()
+        if job is not None:
             try:
-                out[number] = recognise(
-                    np.ascontiguousarray(img), ctx.ocr_page_seconds, ctx.threads, ctx.models_dir
-                )
+                out[number] = job.result()
             except OverBudget:
                 slow.append(number)
         if ctx.on_page:
             ctx.on_page(i + 1, len(numbers))
+
+    try:
+        for i, number in enumerate(numbers):
+            page = doc[number - 1]
+            scale = ctx.ocr_dpi / 72
+            job = None
+            try:
+                check_pixels(
+                    path, int(page.rect.width * scale), int(page.rect.height * scale), ctx.limits
+                )
+            except BadDocument as exc:  # one page over the limit: the rest is still read
+                warnings.append(
+                    f"page {number} skipped: {exc.message[len(label(path)) + 2 :]} ({exc.hint})"
+                )
+            else:
+                pix = page.get_pixmap(dpi=ctx.ocr_dpi, colorspace="rgb", alpha=False)
+                img = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.h, pix.w, 3)
+                job = pool.submit(
+                    recognise,
+                    np.ascontiguousarray(img[:, :, ::-1]),
+                    ctx.ocr_page_seconds,
+                    1,
+                    ctx.models_dir,
+                    True,
+                )
+            pending.append((i, number, job))
+            while len(pending) > workers:
+                take()
+        while pending:
+            take()
+    finally:  # a failure or a cancel: pages not started are not read
+        for _, _, job in pending:
+            if job is not None:
+                job.cancel()
     if slow:
         warnings.append(
             f"page(s) {page_ranges(slow)} skipped: OCR took over {ctx.ocr_page_seconds:g} s "
