@@ -32,10 +32,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from localcrag.crag.probes import ablate, foreign_texts, make_probes
 from localcrag.types import Chunk
+
+if TYPE_CHECKING:
+    from localcrag.crag.graders.base import Grader
+    from localcrag.ingest.library import Searchable
+    from localcrag.settings import Settings
 
 VERSION = 1  # bump when the probes or the rule change: cached calibrations are then redone
 N_PROBES = 40  # own and foreign probes each
@@ -65,7 +70,7 @@ class Thresholds:
         }
 
 
-def from_settings(settings: Any) -> Thresholds:
+def from_settings(settings: Settings) -> Thresholds:
     return Thresholds(
         settings.evaluator.upper_threshold,
         settings.evaluator.lower_threshold,
@@ -105,7 +110,7 @@ def _mentions(answer: str, text: str) -> bool:
 
 
 def measure(
-    grader: Any,
+    grader: Grader,
     search: Search,
     texts: Sequence[str],
     n: int = N_PROBES,
@@ -158,7 +163,7 @@ def _inverse(t: float, corpus: tuple[float, float], ref: tuple[float, float]) ->
     return t
 
 
-def calibrated(settings: Any, stats: ProbeStats, reference: dict[str, Any]) -> Thresholds:
+def calibrated(settings: Settings, stats: ProbeStats, reference: dict[str, Any]) -> Thresholds:
     """The settings' thresholds carried to this corpus; the settings' own (with the reason)
     when the probes cannot support a map."""
     base = from_settings(settings)
@@ -199,7 +204,7 @@ def cached(path: Path, key: str, compute: Callable[[], ProbeStats]) -> ProbeStat
     return stats
 
 
-def corpus_thresholds(settings: Any, library: Any, grader: Any) -> Thresholds:
+def corpus_thresholds(settings: Settings, library: Searchable, grader: Grader) -> Thresholds:
     """The thresholds for this library: the settings' own unless ``settings.evaluator.calibrate``;
     then calibrated on the indexed chunks, measured once per index version (cached in the
     index folder as ``calibration-<grader>.json``)."""

@@ -20,7 +20,7 @@ from localcrag.crag.answer.binding import Idf, corpus_idf, unbound_note
 from localcrag.crag.decide import decide, ungraded_decision
 from localcrag.crag.documents import about_question
 from localcrag.crag.documents import named_scope as scope_named
-from localcrag.crag.graders.base import Grader, grade_or_rank
+from localcrag.crag.graders.base import Grader, ReadSpans, grade_or_rank
 from localcrag.crag.refine import chunks_as_evidence, graded_evidence, recompose, refine
 from localcrag.crag.timing import Stage, ms_since, timed
 from localcrag.errors import BadQuestion
@@ -33,6 +33,8 @@ from localcrag.types import Action, Answer, Decision, Evidence, Grade, Hit, Scop
 
 if TYPE_CHECKING:
     from localcrag.crag.calibrate import Thresholds
+    from localcrag.crag.web import WebSearch
+    from localcrag.ingest.library import Searchable
 
 STATS_TEXTS = 20_000  # chunk texts the grader's IDF is taken from (a sample above this)
 
@@ -101,7 +103,7 @@ class _AnswerArgs:
     t0: float
     meter: CpuMeter | None
     scorer: Callable[[str, Sequence[str]], list[float]] | None
-    spans: Any
+    spans: ReadSpans | None
     idf: Idf | None
     note: str
 
@@ -113,11 +115,11 @@ class Pipeline:
         self,
         settings: Settings,
         *,
-        library: Any = None,
+        library: Searchable | None = None,
         grader: Grader | None = None,
         generator: ChatModel | None = None,
-        web: Any = None,
-        spans: Any = None,
+        web: WebSearch | None = None,
+        spans: ReadSpans | Literal[False] | None = None,
     ) -> None:
         """``spans``: the reader's answer spans for quoted answers (``question, texts ->
         [Span | None]``); by default the shipped reader's, unless a grader is given (a
@@ -125,7 +127,9 @@ class Pipeline:
         self.settings = settings
         self._library = library
         self._grader = grader
-        self._spans = spans if spans is not None else (False if grader is not None else None)
+        self._spans: ReadSpans | Literal[False] | None = spans
+        if spans is None and grader is not None:
+            self._spans = False
         self._generator = generator
         self.web = web  # a web.WebSearch; None means DuckDuckGo
         self._stats_key: tuple[Any, ...] | None = None
@@ -139,7 +143,7 @@ class Pipeline:
     # --- lazily built backends -----------------------------------------------------------
 
     @property
-    def library(self) -> Any:  # a Library, or the one a caller passed in
+    def library(self) -> Searchable:  # a Library, or the one a caller passed in
         if self._library is None:
             from localcrag.ingest.library import Library
 
@@ -195,7 +199,7 @@ class Pipeline:
     def _grader_stale(self) -> bool:  # (re)built on next use: first use, or the index changed
         return self._grader is None or self._stats_key not in (None, self._index_key())
 
-    def answer_spans(self) -> Any:
+    def answer_spans(self) -> ReadSpans | None:
         """The reader's answer spans when the reader grades (``grader = "reader"``), else
         None: measured with the default fusion, the reader's spans beat the answer-shape
         spans on SQuAD but lost on descriptive answers (docs/evaluator.md), so only the

@@ -16,7 +16,7 @@ from localcrag.crag.answer.codebook import (
 )
 from localcrag.crag.answer.glossary import asked_term
 from localcrag.errors import EmptyIndex, FullTextFailed
-from localcrag.ingest.library import Library
+from localcrag.ingest.library import Library, Searchable
 from localcrag.settings import Settings
 from localcrag.textutil.places import regions_named
 from localcrag.types import Hit, Scope
@@ -27,9 +27,9 @@ CODEBOOK_SEARCH = 5  # full-text hits read for a table's codebook
 class Retriever:
     """Embeds the question and searches the library's table."""
 
-    def __init__(self, settings: Settings, library: Library | None = None) -> None:
+    def __init__(self, settings: Settings, library: Searchable | None = None) -> None:
         self.settings = settings
-        self.library = library or Library(settings)
+        self.library: Searchable = library or Library(settings)
         self.fallback: str | None = None  # why the last search ran degraded (said, never silent)
 
     def check_ready(self) -> None:

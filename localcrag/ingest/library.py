@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from localcrag.errors import LocalcragError
 from localcrag.ingest import pending, seal, sidecar, stamp
@@ -79,8 +79,35 @@ class _Pending:
     vectors: Any = None  # embedded ahead of the commit (an ndarray), or not yet
 
 
+class Searchable(Protocol):
+    """What answering a question reads of a library (the pipeline, its retriever and
+    calibration): a ``Library``, or the app's view of whichever index is active."""
+
+    @property
+    def store(self) -> LanceStore: ...
+
+    @property
+    def embedder(self) -> Embedder: ...
+
+    def count(self) -> int: ...
+
+    def change_stamp(self) -> str: ...
+
+    def sources(self) -> list[SourceInfo]: ...
+
+    def documents(self, sources: list[str]) -> dict[str, str]: ...
+
+    def scope(self, patterns: Sequence[str]) -> Scope: ...
+
+    def scope_of(self, sources: Sequence[str], named_in_question: str = "") -> Scope: ...
+
+    def overview(self, source: str) -> Overview | None: ...
+
+    def get_chunk(self, chunk_id: str) -> Chunk | None: ...
+
+
 class Library:
-    """The user's indexed documents: ingest, list, remove, look up chunks."""
+    """The user's indexed documents: ingest, list, remove, look up chunks (a Searchable)."""
 
     def __init__(
         self, settings: Settings, embedder: Embedder | None = None, store: LanceStore | None = None

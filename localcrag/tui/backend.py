@@ -7,15 +7,22 @@ lazily, in worker threads, the first time they are needed. Nothing here imports 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from localcrag.history import History
 from localcrag.settings import Settings, fields
 
+if TYPE_CHECKING:  # the real Library imports LanceDB: built lazily, in a worker
+    from localcrag.ingest.library import Searchable
+    from localcrag.ingest.overview import Overview
+    from localcrag.ingest.store import LanceStore, SourceInfo
+    from localcrag.models.embed import Embedder
+    from localcrag.types import Chunk, Scope
+
 LibraryFactory = Callable[[Settings], Any]
-PipelineFactory = Callable[[Settings, Any], Any]
+PipelineFactory = Callable[[Settings, "Searchable"], Any]
 DemoLibraryFactory = Callable[[Settings, Any], Any]  # (settings, the user's library) -> the demo's
 
 # Changing one of these needs new models or a new grader (pipeline: the model server too,
@@ -71,7 +78,7 @@ def _real_demo_library(settings: Settings, user: Any) -> Any:
     return Library(settings, embedder=user.embedder, store=store)
 
 
-def _real_pipeline(settings: Settings, library: Any) -> Any:
+def _real_pipeline(settings: Settings, library: Searchable) -> Any:
     from localcrag.crag.pipeline import Pipeline
 
     return Pipeline(settings, library=library)
@@ -98,14 +105,47 @@ def _stamp_of(library: Any) -> str:
 
 
 class ActiveLibrary:
-    """What the pipeline searches: the user's library, or, only while that is empty, the
-    demo's own index. Attribute access goes to whichever is active at that moment."""
+    """What the pipeline searches (a ``Searchable``): the user's library, or, only while that
+    is empty, the demo's own index. Each read goes to whichever is active at that moment."""
 
     def __init__(self, backend: Backend) -> None:
         self._backend = backend
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._backend.active_library(), name)
+    def _active(self) -> Searchable:
+        library: Searchable = self._backend.active_library()
+        return library
+
+    @property
+    def store(self) -> LanceStore:
+        return self._active().store
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._active().embedder
+
+    def count(self) -> int:
+        return self._active().count()
+
+    def change_stamp(self) -> str:
+        return self._active().change_stamp()
+
+    def sources(self) -> list[SourceInfo]:
+        return self._active().sources()
+
+    def documents(self, sources: list[str]) -> dict[str, str]:
+        return self._active().documents(sources)
+
+    def scope(self, patterns: Sequence[str]) -> Scope:
+        return self._active().scope(patterns)
+
+    def scope_of(self, sources: Sequence[str], named_in_question: str = "") -> Scope:
+        return self._active().scope_of(sources, named_in_question)
+
+    def overview(self, source: str) -> Overview | None:
+        return self._active().overview(source)
+
+    def get_chunk(self, chunk_id: str) -> Chunk | None:
+        return self._active().get_chunk(chunk_id)
 
 
 class Backend:
