@@ -320,7 +320,7 @@ class Constraints:
         ]
 
 
-# kinds whose filler is a name: "which company made ...", "what agency issued ..."
+# kinds whose filler is a name: "which company made ...", "what agency granted ..."
 _NAMED_KINDS = frozenset(
     """person people company companies organization organisation organizations firm
     manufacturer maker vendor agency university author authors team brand publisher
