@@ -240,7 +240,14 @@ def find(lines: list[Line]) -> list[AlignedTable]:
                 pending += row.label  # a label continued on the row below
                 continue
             cells = [""] * (len(edges) + 1)
-            cells[0] = _label(pending + row.label)
+            label: list[Line] = []
+            for text, bx in pending + row.label:
+                col = _column(bx, edges)
+                if col is not None and bx[0] > start and _cell_text(text):
+                    cells[col + 1] = " ".join(text.split())  # a text cell ahead of figures
+                else:
+                    label.append((text, bx))
+            cells[0] = _label(label)
             pending = []
             for value, bx in row.figures:
                 col = _column(bx, edges)
@@ -260,9 +267,14 @@ GROUPS = 4  # groups of equal size, each labelled on its first row, before rows 
 def _fill_groups(body: list[list[str]]) -> None:
     """Label the rows of a table set in groups of equal size, its label on each group's first
     row only ("Apache" beside its JUL 2023 row, then the OCT and JAN rows unlabelled), with
-    their group's label: from the first row, as long as labels come every ``size`` rows (at
-    least ``GROUPS`` groups of two rows or more). A label set elsewhere in its group (centred
-    on the rows it spans, as a paper's "(A)") makes no such run, and its rows stay unlabelled."""
+    their group's label. The size is read off the first labels (at least ``GROUPS`` groups of
+    two rows or more, labelled every ``size`` rows); the groups are then filled as long as
+    each opens with a label, a label wrapped onto the group's next lines ("Santa" / "Cruz")
+    joined into one (only where the next group opens with a label: else the lines are two
+    groups of another size), so the rows under a total ("Totals:") are the total's. Filling
+    ends at the first group that does not open with its label. A label set
+    elsewhere in its group (centred on the rows it spans, as a paper's "(A)") makes no run,
+    and its rows stay unlabelled."""
     at = [i for i, row in enumerate(body) if row[0]]
     if len(at) < GROUPS or at[0] != 0 or (size := at[1] - at[0]) < 2:
         return
@@ -271,9 +283,16 @@ def _fill_groups(body: list[list[str]]) -> None:
         run += 1
     if run < GROUPS:
         return
-    end = at[run] if run < len(at) else min(len(body), at[-1] + size)
-    for i in range(end):
-        body[i][0] = body[i][0] or body[i - i % size][0]
+    for first in range(0, len(body), size):
+        group = body[first : first + size]
+        lead = next((k for k, row in enumerate(group) if not row[0]), len(group))
+        if lead == 0 or lead == size or any(row[0] for row in group[lead:]):
+            return  # no label, a label on every row, or one apart from the opening lines
+        if lead > 1 and first + size < len(body) and not body[first + size][0]:
+            return  # two labels and the next group opens unlabelled: another size
+        name = " ".join(row[0] for row in group[:lead])
+        for row in group:
+            row[0] = name
 
 
 def _same_columns(edges: list[float], other: list[float]) -> bool:

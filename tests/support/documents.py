@@ -191,9 +191,11 @@ def make_two_column_pdf(path: Path) -> Path:
 
 def make_grouped_registration_pdf(path: Path) -> Path:
     """A PDF page with a registration table set by alignment alone (no rules): a header
-    (County, Precincts, Date/Period, Democratic, Green, Total), then five counties, each
-    labelled once beside the first of its three rows (JUL 2023, OCT 2023, JAN 2024), a "*"
-    where a party had no figure, figures set flush right; below, a second block of the same
+    (County, Precincts, Date/Period, Democratic, Green, Total), then six counties, each
+    labelled once beside the first of its three rows (JUL 2023, OCT 2023, JAN 2024), one
+    name wrapped onto two lines ("Santa" / "Cruz"), the totals and the parties' percentages
+    (no precincts) in groups of the same three rows, a "*" where a party had no figure,
+    figures set flush right; below, a second block of the same
     columns under its own label ("Congressional District 2") and no header of its own."""
     import pymupdf
 
@@ -207,11 +209,18 @@ def make_grouped_registration_pdf(path: Path) -> Path:
     header, y = ["County", "Precincts", "Date/Period", "Democratic", "Green", "Total"], 80
     for x, name in zip((40, 100, 160, 250, 320, 400), header):
         page.insert_text((x, y), name, fontsize=9)
-    for c, county in enumerate(["Apache", "Cochise", "Gila", "Pima", "Yuma"]):
+    counties = ["Apache", "Cochise", "Gila", "Pima", "Santa Cruz", "Yuma", "Totals:"]
+    for c, county in enumerate([*counties, "Percentages:"]):
         for k, period in enumerate(["JUL 2023", "OCT 2023", "JAN 2024"]):
             y += 14
-            if k == 0:
-                page.insert_text((40, y), county, fontsize=9)
+            words = county.split()  # a county's name wrapped onto its second line
+            if k < len(words):
+                page.insert_text((40, y), words[k] if len(words) == 2 else county, fontsize=9)
+            if county == "Percentages:":  # shares of the total, no precincts
+                page.insert_text((160, y), period, fontsize=9)
+                right(290, y, f"{30.02 - k:.2f}")
+                right(350, y, "*" if k < 2 else "0.06")
+                continue
             right(140, y, str(40 + c))
             page.insert_text((160, y), period, fontsize=9)
             right(290, y, f"{(c + 1) * 10_000 + k * 111:,}")

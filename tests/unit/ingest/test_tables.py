@@ -332,7 +332,8 @@ def test_a_borderless_table_in_groups_of_rows_reads_each_value_under_its_column(
 ) -> None:
     """A registration report sets each county's label once, beside the first of its three
     period rows, a period ("JUL 2023") as a text cell among the figures and "*" for none,
-    with no rules: every row names its county, period and party, and the block below it,
+    with no rules: every row names its county, period and party (a county's name wrapped
+    onto two lines, the totals' and the percentages' rows too), and the block below it,
     set without a header of its own, takes the column names of the table above on the page."""
     from tests.support.documents import make_grouped_registration_pdf
 
@@ -345,6 +346,14 @@ def test_a_borderless_table_in_groups_of_rows_reads_each_value_under_its_column(
         "row 2: County: Apache; Precincts: 40; Date/Period: OCT 2023; Democratic: 10,111; " in text
     )
     assert "row 3 (Gila): Precincts: 9; Date/Period: JAN 2024; Democratic: 3,000; Green: 2;" in text
+    # a name wrapped onto the group's second line is one label, on each of its rows
+    assert "row 15: County: Santa Cruz; Precincts: 44; Date/Period: JAN 2024;" in text
+    assert "County: Cruz" not in text and "County: Santa;" not in text
+    # the groups after it keep their labels: the totals, and the shares with no precincts
+    assert "row 20: County: Totals:; Precincts: 46; Date/Period: OCT 2023;" in text
+    assert (
+        "row 23: County: Percentages:; Date/Period: OCT 2023; Democratic: 29.02; Green: *." in text
+    )
 
 
 def test_notes_written_above_a_sheets_table_are_not_its_column_names(tmp_path: Path) -> None:
