@@ -59,7 +59,8 @@ from localcrag.types import Chunk, Scope
 # its groups' labels and the column names of the table above it on the page; notes above a
 # sheet's table kept apart from its column names; c8: a PDF page drawn line by line across
 # its columns read column by column; c9: a PDF table set by alignment fills its groups' labels down
-# past a label wrapped onto two lines, and reads a text cell set before its row's figures)
+# past a label wrapped onto two lines, and reads a text cell set before its row's figures;
+# a slide's chart read as a table of its data)
 CHUNKER_VERSION = "c9"
 EMBED_BATCH_CHUNKS = 128  # chunks gathered before one embedding call (and one commit round)
 PART_CHUNKS = 2048  # a document with more chunks is committed this many at a time (~40 s)

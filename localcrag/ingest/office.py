@@ -6,8 +6,8 @@ paragraphs and tables; each table is a page of unit "table" (locator "table 2") 
 rows read "Header: value; Header: value" when it has a header row; the text between
 tables is a page of unit "section" (locator 'section "Heading"': the heading in force; without
 one, "after table 2", its number being the count of tables before it). A .pptx slide is a
-page of unit "slide": its title is a heading, then the text of its shapes (groups and
-tables included) in reading order, then its speaker notes ("Notes: ...").
+page of unit "slide": its title is a heading, then the text of its shapes (groups, tables
+and charts' data included) in reading order, then its speaker notes ("Notes: ...").
 """
 
 from __future__ import annotations
@@ -114,11 +114,37 @@ def _shape_texts(shapes: Iterable[Any], skip: Any = None) -> list[str]:
         elif getattr(shape, "has_table", False) and shape.has_table:
             rows = [[" ".join(c.text.split()) for c in r.cells] for r in shape.table.rows]
             out.extend(t for t, _ in table_rows(rows))
+        elif getattr(shape, "has_chart", False) and shape.has_chart:
+            out.extend(_chart_lines(shape.chart))
         elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
             out.extend(
                 p for p in (" ".join(par.text.split()) for par in shape.text_frame.paragraphs) if p
             )
     return out
+
+
+def _figure(value: float | None) -> str:
+    if value is None:
+        return ""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _chart_lines(chart: Any) -> list[str]:
+    """A chart's data as a table: its title, then a row per category naming each series'
+    value ("Category: 2nd Qtr; Sales: 3.2."). A chart draws figures the slide's text never
+    writes; without this its values could not be found or quoted."""
+    title = chart.chart_title.text_frame.text.strip() if chart.has_title else ""
+    lines = [f"Chart: {' '.join(title.split())}" if title else "Chart"]
+    for plot in chart.plots:
+        series = list(plot.series)
+        if not series:
+            continue
+        rows = [["Category", *(" ".join(str(s.name or "").split()) or "Value" for s in series)]]
+        values = [list(s.values) for s in series]
+        for i, category in enumerate(plot.categories):
+            rows.append([str(category), *(_figure(v[i]) if i < len(v) else "" for v in values)])
+        lines.extend(t for t, _ in table_rows(rows))
+    return lines if len(lines) > 1 else []
 
 
 def _cover(deck: Any) -> bool:

@@ -143,6 +143,32 @@ def test_pptx_slides_and_notes_are_pages_named_slide_n(tmp_path: Path) -> None:
     assert next(c for c in chunks if "contingency" in c.text).locator == "slide 2"
 
 
+def test_a_slides_chart_is_read_as_a_table_of_its_data(tmp_path: Path) -> None:
+    """A chart draws figures no text on its slide writes: its categories and series are
+    read as rows, so "the Sales value for the 2nd Qtr" can be found and quoted."""
+    from pptx import Presentation
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.util import Inches
+
+    deck = Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Sales by quarter"
+    data = CategoryChartData()
+    data.categories = ["1st Qtr", "2nd Qtr", "3rd Qtr"]
+    data.add_series("Sales", (8.2, 3.2, 1.4))
+    data.add_series("Units", (120, 45, 30))
+    frame = slide.shapes.add_chart(
+        XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(2), Inches(6), Inches(4), data
+    )
+    frame.chart.has_title = True
+    frame.chart.chart_title.text_frame.text = "Revenue 2024"
+    deck.save(tmp_path / "sales.pptx")
+    text = parse_document(tmp_path / "sales.pptx").pages[0].text
+    assert "Chart: Revenue 2024" in text
+    assert "Category: 2nd Qtr; Sales: 3.2; Units: 45." in text, text
+
+
 def test_xlsx_rows_read_as_header_value_pairs_with_sheet_and_row_locators(tmp_path: Path) -> None:
     doc = parse_document(make_xlsx(tmp_path / "book.xlsx"))
     assert "Region: Northfield; Product: Quokka lamp; Units: 777." in doc.text
