@@ -130,11 +130,18 @@ def _figure(value: float | None) -> str:
 
 
 def _chart_lines(chart: Any) -> list[str]:
-    """A chart's data as a table: its title, then a row per category naming each series'
-    value ("Category: 2nd Qtr; Sales: 3.2."). A chart draws figures the slide's text never
-    writes; without this its values could not be found or quoted."""
+    """A chart's data as a table, a line per category naming the chart and each series'
+    value ("Pie chart, Category: 2nd Qtr; Sales: 3.2."). A chart draws figures the slide's
+    text never writes; without this its values could not be found or quoted."""
     title = chart.chart_title.text_frame.text.strip() if chart.has_title else ""
-    lines = [f"Chart: {' '.join(title.split())}" if title else "Chart"]
+    try:  # "PIE", "COLUMN_CLUSTERED": what kind of chart the slide shows ("the pie chart")
+        kind = f"{chart.chart_type.name.split('_')[0].lower()} chart"
+    except (AttributeError, KeyError, ValueError):  # a chart type python-pptx cannot name
+        kind = "chart"
+    head = (
+        f"{kind.capitalize()} \u201c{' '.join(title.split())}\u201d" if title else kind.capitalize()
+    )
+    lines: list[str] = []
     for plot in chart.plots:
         series = list(plot.series)
         if not series:
@@ -143,8 +150,9 @@ def _chart_lines(chart: Any) -> list[str]:
         values = [list(s.values) for s in series]
         for i, category in enumerate(plot.categories):
             rows.append([str(category), *(_figure(v[i]) if i < len(v) else "" for v in values)])
-        lines.extend(t for t, _ in table_rows(rows))
-    return lines if len(lines) > 1 else []
+        # each row names its chart: a line is quoted alone ("Pie chart, Category: 2nd Qtr")
+        lines.extend(f"{head}, {t}" for t, _ in table_rows(rows))
+    return lines
 
 
 def _cover(deck: Any) -> bool:

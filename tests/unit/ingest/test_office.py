@@ -165,8 +165,10 @@ def test_a_slides_chart_is_read_as_a_table_of_its_data(tmp_path: Path) -> None:
     frame.chart.chart_title.text_frame.text = "Revenue 2024"
     deck.save(tmp_path / "sales.pptx")
     text = parse_document(tmp_path / "sales.pptx").pages[0].text
-    assert "Chart: Revenue 2024" in text
-    assert "Category: 2nd Qtr; Sales: 3.2; Units: 45." in text, text
+    assert "Column chart \u201cRevenue 2024\u201d, Category | Sales | Units" in text
+    assert (
+        "Column chart \u201cRevenue 2024\u201d, Category: 2nd Qtr; Sales: 3.2; Units: 45." in text
+    ), text
 
 
 def test_xlsx_rows_read_as_header_value_pairs_with_sheet_and_row_locators(tmp_path: Path) -> None:
