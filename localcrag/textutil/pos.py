@@ -73,6 +73,9 @@ def is_noun(words: Sequence[str], i: int) -> bool:
         return False
     if before in _NOUN_BEFORE:
         return True
+    if "VERB" in found and i > 1 and words[i - 2].lower() in _VERB_BEFORE:
+        if before == "not" or readings(before) == {"ADV"}:
+            return False  # "can safely handle", "does not support": an adverb, then the verb
     if before in ("that", "which", "who") and "VERB" in found:
         return False  # "a problem that rests within": a relative clause's verb
     if "VERB" in found and i and words[i - 1][:1].isupper() and not readings(words[i - 1]):

@@ -335,7 +335,10 @@ _NAME_OF = re.compile(
     re.I,
 )
 _LEADING_CLAUSE = re.compile(
-    r"^\s*(?:when|while|if|before|after|once|as of)\s+[^,?]*,\s*(?=\S)", re.I
+    r"^\s*(?:when|while|if|before|after|once|as of)\s+[^,?]*,\s*"
+    r"(?=(?:what|which|who|whom|whose|when|where|how|why|is|are|was|were|does|do|did|can|"
+    r"should|list|name|give)\b)",
+    re.I,
 )
 # "In the example deck's table, which ...", "According to the manual, what ...": a leading
 # phrase that says where to look; the question proper starts after its comma
@@ -580,7 +583,7 @@ def read(question: str) -> Constraints:
     counted = set(number_words(1, 20))
     terms = []
     rest = re.sub(r"\b[A-Za-z]{1,5}-(?=[A-Za-z])", lambda m: " " * len(m.group(0)), rest)  # "pre-"
-    for w in re.findall(r"[A-Za-z][A-Za-z'’]*", rest):
+    for w in re.findall(r"(?<![\d])[A-Za-z][A-Za-z'’]*", rest):  # not "nd" of "2nd"
         low = w.lower().replace("’", "'")
         base = base_form(low)
         if low in STOPWORDS or low in FRAMING or base in FRAMING or base in _SLOT_WORDS:

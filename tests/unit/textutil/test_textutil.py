@@ -187,3 +187,23 @@ def test_each_word_list_is_declared_once() -> None:
         and (declared.search(p.read_text()) or "seventeen" in p.read_text())
     ]
     assert again == []
+
+
+@pytest.mark.parametrize(
+    ("question", "word", "noun"),
+    [
+        ("What is the maximum power HackRF One can safely handle?", "handle", False),
+        ("Which reader does not support the format?", "support", False),
+        ("What kind of support does the vendor offer?", "support", True),
+        ("What is the handle of the account?", "handle", True),
+    ],
+)
+def test_a_verb_after_an_adverb_after_a_modal_is_no_noun(
+    question: str, word: str, noun: bool
+) -> None:
+    """ "can safely handle": the modal's verb comes after its adverb, and a question's verb
+    is how it is put, not a noun an answer must hold."""
+    from localcrag.textutil.pos import is_noun
+
+    words = question.rstrip("?").split()
+    assert is_noun(words, words.index(word)) is noun
