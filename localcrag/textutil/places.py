@@ -55,12 +55,35 @@ def regions_named(text: str) -> list[tuple[str, frozenset[str]]]:
 
 def code_as_cell(code: str, text: str) -> bool:
     """Is ``code`` the whole value of a cell of ``text`` (a row's sentence "STATE: TX;", a row
-    label "(TX)", a Markdown cell "| TX |")? Capitals exactly: "in" is no Indiana."""
-    return (
-        re.search(
-            r"(?:^|[:(|]\s*)" + re.escape(code) + r"(?=\s*(?:[;)|]|\.(?:\s|$)|$))",
-            text,
-            re.M,
-        )
-        is not None
+    label "(TX)", a Markdown cell "| TX |") or one of a list's labels ("; LA: Ajamu Baraka",
+    "AL, ID, KY: Samson Kpadenou")? Capitals exactly: "in" is no Indiana."""
+    cell = r"(?:^|[:(|]\s*)" + re.escape(code) + r"(?=\s*(?:[;)|]|\.(?:\s|$)|$))"
+    if re.search(cell, text, re.M):
+        return True
+    labels = set(_LABEL.findall(text))
+    if code not in labels:
+        return False
+    # a list's labels are regions when at least two others are codes of the same country
+    # ("AND, OR: logic" is no list of Oregon's neighbours)
+    countries = _countries().get(code, frozenset())
+    return any(
+        len({c for c in labels - {code} if country in _countries().get(c, ())}) >= 2
+        for country in countries
     )
+
+
+# a label of a list: two or three capitals after a start, "(", ";" or ",", before ":" or ","
+_LABEL = re.compile(r"(?:^|[;(,]\s*)([A-Z]{2,3})(?=\s*(?::\s|,\s*[A-Z]{2,3}\b))", re.M)
+
+
+@cache
+def _countries() -> dict[str, frozenset[str]]:
+    """Each subdivision code -> the countries that use it ("TX" -> {"US"})."""
+    import pycountry
+
+    out: dict[str, set[str]] = {}
+    for sub in pycountry.subdivisions:
+        country, code = sub.code.split("-", 1)
+        if code.isalpha() and 2 <= len(code) <= 3:
+            out.setdefault(code.upper(), set()).add(country)
+    return {code: frozenset(c) for code, c in out.items()}

@@ -217,11 +217,27 @@ def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
             )
             nouns.append((t, word, df, n, head))
     unknown_only = bool(nouns) and all(n > 0 and df == 0 for _, _, df, n, _ in nouns)
+    # the modifiers whose head noun the library holds: a kind of a thing it knows ("identity
+    # theft"); a modifier of an unknown head ("running mate") is a paraphrase with it
+    known_heads = {
+        t
+        for t, _, _, _, modifier in nouns
+        if modifier
+        and idf is not None
+        and (pos := at.get(t)) is not None
+        and idf(base_form(words[pos + 1]))[0] > 0
+    }
+    kinds_of = _kind_nouns_of_names(cons.question)
     required, weights, written = [], {}, {}
     for t, word, df, n, modifier in nouns:
         known = "NOUN" in readings(word)  # ("to guage complexity": no noun the lexicon knows)
-        if n > 0 and df == 0 and not ((modifier and known) or unknown_only or _narrows(word, idf)):
+        narrowing = modifier and known and t in known_heads  # "identity theft"
+        if n > 0 and df == 0 and not (narrowing or unknown_only or _narrows(word, idf)):
             continue  # a paraphrase ("deficit") or a thing the library lacks: unknowable
+        if n > 0 and modifier and t not in known_heads and not unknown_only:
+            continue  # "running mate": a compound the library never writes, put otherwise
+        if t in kinds_of:
+            continue  # "the Page.find_table method": what the named thing is; the name binds
         weights[t] = 1.0 if n <= 0 else max(0.1, math.log((n + 1) / (df + 0.5)))
         written[t] = word
         if n <= 0 or (modifier and df > 0):
@@ -249,6 +265,34 @@ def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
     kinds = {t: exts for t in weights if (exts := called(t))}
     ordinals = {m.group(0): (t, n) for m, t, n in _ordinal_nouns(cons.question)}
     return KeyTerms(tuple(required), weights, written, rare, tuple(names), kinds, ordinals)
+
+
+# a name written as code: a dot, underscore or call inside it ("Page.find_table", "Solar.R",
+# "open()"), letters with digits ("1040NR", "0.11.0"), or a capital inside lower case
+_CODE_NAME = re.compile(
+    r"^(?:\w+[._]\w[\w._]*|\w+\(\)|(?=.*\d)(?=.*[A-Za-z.])[\w.]+|[a-z]+[A-Z]\w*)$"
+)
+_QUOTED_NAME = re.compile(
+    r"(?<!\w)'(?:[^']|'(?=\w)){3,80}?'(?!\w)|\"[^\"]{3,80}\"|\u2018[^\u2019]{3,80}\u2019(?!\w)|\u201c[^\u201d]{3,80}\u201d"
+)
+
+
+def _kind_nouns_of_names(question: str) -> set[str]:
+    """The stems of the words set right beside a name written as code or a quoted title
+    ("the Page.find_table method", "version 0.11.0", "the 1961 publication 'The World's
+    Telephones'"): they say what kind of thing the name is. The name itself is the
+    constraint; a passage that lists it seldom repeats its kind ("Add Page.find_table(...)")."""
+    text = _QUOTED_NAME.sub(" QUOTEDNAME ", question)
+    tokens = [t.strip('?,;:!"\u201c\u201d') for t in text.split()]
+    out: set[str] = set()
+    for i, token in enumerate(tokens):
+        plain = re.sub(r"['\u2019]s$", "", token).rstrip(".")
+        if token != "QUOTEDNAME" and not (_CODE_NAME.match(plain) and not _YEARISH.match(plain)):
+            continue
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(tokens) and re.fullmatch(r"[a-z]+", tokens[j]):
+                out.add(stem(base_form(tokens[j])))
+    return out
 
 
 def _narrows(word: str, idf: Idf | None) -> bool:
@@ -1078,8 +1122,8 @@ def _of_asked_kind(filler: str, unit: Unit, cons: Constraints) -> bool:
     much does it weigh", "what wind speed", "in mAh", "what percentage")? Written with a
     unit, that unit's kind (a power in dBm weighs nothing; a ratio, "0 to 47 dB", is no
     length, though decibels may give a power); bare, on a line or under a header that writes
-    such a unit ("Unit: mAh; Level: 1500"); a percentage written as one or under a header
-    that says so. A bare figure elsewhere ("New version: 8.1.0", "RMS-DOP-909" for a wind
+    such a unit ("Unit: mAh; Level: 1500"); a percentage written as one, under a header
+    that says so or in a row labelled so ("Percentages:"). A bare figure elsewhere ("New version: 8.1.0", "RMS-DOP-909" for a wind
     speed, a count of voters for "what percentage") is not."""
     at = unit.text.find(filler)
     figs = list(_NUM.finditer(filler))
@@ -1087,7 +1131,9 @@ def _of_asked_kind(filler: str, unit: Unit, cons: Constraints) -> bool:
     if _PERCENT_ASKED.search(cons.question):
         after = unit.text[at + len(filler) : at + len(filler) + 9] if at >= 0 else ""
         if not (_PERCENT_SAID.search(filler) or _PERCENT_SAID.match(after.strip())):
-            return bool(_PERCENT_SAID.search(unit.near))
+            # under a header that says so, or in a row whose label does ("Percentages:")
+            labels = " ".join(v for _, v in _row_pairs(unit.text) if not _NUM.search(v))
+            return bool(_PERCENT_SAID.search(unit.near) or _PERCENT_SAID.search(labels))
     asked = _asked_kind(cons.question)
     if asked is None:
         return True

@@ -112,8 +112,13 @@ def flag(value: str) -> bool | None:
     return True if low in _YES else False if low in _NO else None
 
 
-def cell_answer(question: str, sentences: Sequence[str]) -> Cell | None:
+def cell_answer(
+    question: str, sentences: Sequence[str], chosen: Sequence[str | None] = ()
+) -> Cell | None:
     """The cell of the row and column ``question`` names among ``sentences``, or None.
+    ``chosen``: per sentence, the value binding read in the column the question names with
+    the table's codebook ("Disease: deaths from zymotic diseases" for "army deaths from
+    zymotic disease"); where there is one, no other column of that row is the answer.
 
     A row is named when its values hold every identifier of the question that is not in its
     place (the file name "TSLA" is) nor a column's name ("What does GNPDEFL mean?" names a
@@ -154,9 +159,12 @@ def cell_answer(question: str, sentences: Sequence[str]) -> Cell | None:
         # it in part ("Date of death" for "how old was he, in the deaths spreadsheet?"); a
         # column the question names in full still is ("weather" in seattle-weather.csv)
         columns_asked = asked - _terms(row.where)
+        pick = chosen[index] if index < len(chosen) else None
         for col, (name, value) in enumerate(row.cells):
             if value in keys or (col == 0 and value == row.label) or _written(value, question):
                 continue  # the key the question gives is not its answer
+            if pick is not None and value != pick:
+                continue  # binding read the asked column with its definition: another
             if flag(value) is not None and not _YES_NO_ASKED.match(question):
                 continue  # "Has kids: no" says which rows "had no kids": a constraint
             full = _covered(name, asked) == 1.0

@@ -259,9 +259,11 @@ def _labelled(cons: Constraints, lines: Sequence[str], idf: Idf | None) -> int |
 
 def _not_found(bound: Sequence[Bound], evidence: Sequence[Evidence]) -> Extract:
     """ "The documents do not state it. No passage gives X; closest: "..." [n]."."""
-    if not bound:
+    # the closest unit that lacks something says what: one that lacks nothing got here only
+    # as a lone word ("4"), no line that states an answer
+    closest = next((b for b in bound if b.missing), None)
+    if closest is None:
         return Extract(NOT_STATED, (), (), found=False)
-    closest = bound[0]
     n = evidence[closest.unit.n - 1].n
     quote = closest_quote(closest.unit.text)
     text = f"{NOT_STATED} No passage gives {described(closest.missing)}; closest: \u201c{quote}\u201d [{n}]."
@@ -338,9 +340,13 @@ def extractive_answer(
     cands: list[tuple[int, int, str]] = []  # (evidence n, position, sentence)
     # every line and sentence was read into ``bound`` once (a binding each), in order
     in_order = sorted((b for b in bound if b.unit.position >= 0), key=lambda b: b.unit.key)
+    # a passage bound as a whole whose own lines bind too: those lines, not its others ("1st
+    # Qtr" beside the "2nd Qtr" asked)
+    lined = {b.unit.n for b in complete if b.unit.position >= 0}
     for b in in_order:
         u, (n, key) = b.unit, place(b)
-        if (u.n in whole or (n, key) in keys) and key not in seen and len(u.text.split()) >= 2:
+        in_whole = u.n in whole and u.n not in lined
+        if (in_whole or (n, key) in keys) and key not in seen and len(u.text.split()) >= 2:
             seen.add(key)
             cands.append((n, u.position, u.text))
     # a passage answers: its title lines are not the answer (but a "which" question's thing
@@ -352,7 +358,11 @@ def extractive_answer(
     if not cands:
         return _not_found(bound, evidence)
     if (
-        cell := cell_answer(question, [s for _, _, s in cands])
+        cell := cell_answer(
+            question,
+            [s for _, _, s in cands],
+            [cells.get((n, _key(s))) for n, _, s in cands],
+        )
     ) is not None:  # a row and column named
         if _UNKNOWN.fullmatch(cell.value.strip()):  # "NA": the table has no value there
             n = cands[cell.index][0]

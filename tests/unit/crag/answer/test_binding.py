@@ -1255,3 +1255,97 @@ def test_a_thing_the_question_numbers_is_not_one_numbered_otherwise() -> None:
     assert "second slide" in missing(q, "Good moarning", "slide 1")
     assert "second slide" not in missing(q, "Good moarning", "slide 2")
     assert "4th district" in missing("Who won the 4th district?", "District 3: Smith won.")
+
+
+def test_a_noun_beside_a_name_written_as_code_says_what_it_is_and_is_not_required() -> None:
+    """ "the Page.find_table method", "version 0.11.0": the name is the constraint; a
+    changelog that lists it seldom repeats what kind of thing it is."""
+    from localcrag.crag.answer.binding import key_terms
+
+    log = "## 0.10.0\n- Add Page.find_table(...) (#873).\n## 0.9.0\n- Add Page.dedupe_chars()."
+    cons = read("In which pdfplumber release was the Page.find_table method added?")
+    rare = key_terms(cons, lambda word: (2, 100))  # every noun in 2 of 100 passages: rare
+    assert "method" not in dict(rare.required) and "method" not in rare.weights
+    action, said = ask(cons.question, chunk(log, "/d/pdfplumber-CHANGELOG.md"))
+    assert action is Action.CORRECT and "0.10.0" in said and "0.9.0" not in said
+    # a noun beside a place's name is what is asked of it, not its kind: still required
+    voters = key_terms(read("How many Kent County voters were there?"), lambda w: (2, 100))
+    assert "voter" in dict(voters.required)
+
+
+def test_a_modifier_of_a_noun_the_library_never_writes_is_no_constraint() -> None:
+    """ "running mate" where the library writes "for Vice President": both words are the
+    question's way of putting it; "identity theft" where the library knows theft is a kind
+    of a thing it knows, and its modifier stays required."""
+    from localcrag.crag.answer.binding import key_terms
+
+    def idf(word: str) -> tuple[int, int]:
+        return {"running": 3, "mate": 0, "ballot": 20, "identity": 0, "theft": 4}.get(word, 5), 100
+
+    cons = read("Who was the running mate on the Louisiana ballot?")
+    assert "run" not in key_terms(cons, idf).weights
+    theft = key_terms(read("How many identity theft cases were reported?"), idf)
+    assert "ident" in dict(theft.required)
+
+
+def test_a_row_cell_is_the_column_binding_read_with_its_codebook() -> None:
+    """ "army deaths from zymotic disease": the column is Disease ("deaths from zymotic
+    diseases", its codebook says), never Army (the army's strength) for sharing a word."""
+    data = chunk(
+        "nightingale.csv, row 10 (1855-01-01): Month: Jan; Year: 1855; Army: 32393; "
+        "Disease: 2761; Wounds: 48.",
+        "/d/nightingale.csv",
+    )
+    book = chunk(
+        "nightingale.csv columns\nArmy: Estimated average monthly strength of the British army\n"
+        "Disease: Number of deaths from preventable zymotic diseases\n"
+        "Wounds: Number of deaths directly from battle wounds",
+        "/d/nightingale.md",
+        "c2",
+    )
+    action, said = ask(
+        "How many British army deaths from zymotic disease were recorded in January 1855?",
+        data,
+        book,
+    )
+    assert action is Action.CORRECT and "**2761**" in said and "32393" not in said, said
+
+
+def test_a_line_beside_the_one_asked_is_not_quoted_from_a_passage_bound_as_a_whole() -> None:
+    """A chart's rows in one passage: the 2nd Qtr's line answers, not the 1st Qtr's."""
+    chart = (
+        "Pie chart, Category | Sales\nPie chart, Category: 1st Qtr; Sales: 8.2.\n"
+        "Pie chart, Category: 2nd Qtr; Sales: 3.2.\nPie chart, Category: 3rd Qtr; Sales: 1.4."
+    )
+    action, said = ask(
+        "In the pie chart, what is the Sales value for the 2nd Qtr?", chunk(chart, "/d/deck.pptx")
+    )
+    assert action is Action.CORRECT and "2nd Qtr; Sales: 3.2" in said and "8.2" not in said, said
+
+
+def test_a_percentage_is_read_from_a_row_labelled_so() -> None:
+    rows = (
+        "registration.pdf, p. 1, row 47: County: Totals:; Period: OCT 2023; Democratic: "
+        "1,252,630; Republican: 1,444,953.\nregistration.pdf, p. 1, row 50: County: "
+        "Percentages:; Period: OCT 2023; Democratic: 29.76; Republican: 34.33."
+    )
+    action, said = ask(
+        "What percentage of registered voters were Republicans in October 2023?",
+        chunk(rows, "/d/registered-voters.pdf"),
+    )
+    assert action is Action.CORRECT and "**34.33**" in said, said
+
+
+def test_a_refusal_always_names_what_is_missing() -> None:
+    """A lone figure that binds every part is no line to quote: the refusal names what the
+    closest quotable line lacks, never "No passage gives ;" (an empty list of what is missing)."""
+    from localcrag.crag.answer.binding import Bound, Unit
+    from localcrag.crag.answer.extract import _not_found
+
+    evidence = [Evidence(1, "4\n7b 7a", "/d/f1040nr.pdf", 1, score=0.8)]
+    lone = Bound(Unit(1, "4", "f1040nr.pdf", 0), (), "7b", 4)
+    lacking = Bound(Unit(1, "7b 7a", "f1040nr.pdf", 1), ("4",), "7b", 3)
+    out = _not_found([lone, lacking], evidence)
+    assert not out.found and "gives ;" not in out.text
+    assert out.text == f"{NOT_STATED} No passage gives 4; closest: \u201c7b 7a\u201d [1]."
+    assert _not_found([lone], evidence).text == NOT_STATED
