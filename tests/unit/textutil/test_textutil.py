@@ -207,3 +207,15 @@ def test_a_verb_after_an_adverb_after_a_modal_is_no_noun(
 
     words = question.rstrip("?").split()
     assert is_noun(words, words.index(word)) is noun
+
+
+def test_a_region_code_binds_as_a_cell_or_as_a_label_of_a_list_of_codes() -> None:
+    """A results table writes "LA: Ajamu Baraka" among other states' labels; "AND, OR:" in
+    prose is no list of regions, nor is "IN:" alone."""
+    from localcrag.textutil.places import code_as_cell
+
+    listed = "Jill Stein (Rudolph Ware; AL, ID, KY, TN: Samson Kpadenou; LA: Ajamu Baraka; MA: X)"
+    assert code_as_cell("LA", listed) and code_as_cell("ID", listed)
+    assert code_as_cell("TX", "STATE: TX; VOTES: 12")
+    assert not code_as_cell("OR", "combine them with AND, OR: logic operators")
+    assert not code_as_cell("IN", "IN: the input file")
