@@ -401,6 +401,11 @@ def _has_entity(entity: str, text: str, rare: str | None = None) -> bool:
         nonlocal said
         if re.search(r"(?<![\w])" + re.escape(w.lower()) + r"(?![\w])", low):
             return True
+        parts = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", w)
+        if len(parts) > 1 and "".join(parts) == w:  # "WorldPhones" as "World Phones"
+            joined = r"[\s_-]?".join(re.escape(p.lower()) for p in parts)
+            if re.search(r"(?<![\w])" + joined + r"(?![\w])", low):
+                return True
         if len(w) < 4:
             return False
         said = _said(text) if said is None else said

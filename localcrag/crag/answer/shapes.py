@@ -101,7 +101,7 @@ _SPANS = {
         r"|\b\d{1,2}:\d\d(?!\d)(?:\s?[ap]\.?m\b\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?"
     ),
     # possessive: a run of spaces is split one way only (``\s+`` then ``\s*`` took n^2 tries)
-    "name": re.compile(r"\b[A-Z][\w'’-]++(?:\s++(?:(?:of|de|von|van)\s*+)?[A-Z][\w'’-]++)*"),
+    "name": re.compile(r"\b[A-Z][\w'’&-]++(?:\s++(?:(?:of|de|von|van)\s*+)?[A-Z][\w'’&-]++)*"),
     "place": re.compile(
         r"\b(?:in|at|near|from|to|across|within|throughout) (?:the )?"
         r"([A-Z][\w'’-]+(?:\s+(?:of\s+)?[A-Z][\w'’-]+)*)"
@@ -266,8 +266,14 @@ def answer_spans(sentence: str, question: str, shape: str | None) -> list[tuple[
             continue  # "up to 999 bars": a count of something, no year
         if shape == "date" and text.isdigit() and _cell(sentence, m.start()):
             continue  # a table cell's figure ("Active: 867") is its column's quantity
-        if shape == "name" and " " not in text and not sentence[: m.start()].strip(_LEAD):
-            continue  # a capitalised first word is grammar, not a name ("* Replace all ...")
+        if (
+            shape == "name"
+            and " " not in text
+            and not sentence[: m.start()].strip(_LEAD)
+            and "&" not in text
+        ):
+            continue  # a capitalised first word is grammar, not a name ("* Replace all ...";
+            # "AT&T" is one)
         if shape == "name" and _shouted(text):
             continue  # "PLAY, STOP, RECORD": words in capitals for emphasis, not a name
         if shape == "number" and (

@@ -1349,3 +1349,18 @@ def test_a_refusal_always_names_what_is_missing() -> None:
     assert not out.found and "gives ;" not in out.text
     assert out.text == f"{NOT_STATED} No passage gives 4; closest: \u201c7b 7a\u201d [1]."
     assert _not_found([lone], evidence).text == NOT_STATED
+
+
+def test_a_name_written_as_one_word_is_found_as_its_words_and_a_name_may_hold_an_ampersand() -> (
+    None
+):
+    """ "the WorldPhones data" is the file a page calls "World Phones"; "AT&T" is a name,
+    even opening its line."""
+    from localcrag.crag.answer.binding import _has_entity
+    from localcrag.crag.answer.shapes import answer_spans
+
+    assert _has_entity("WorldPhones", "World Phones The World's Telephones > Source")
+    assert not _has_entity("WorldPhones", "World population and telephones")
+    line = "AT&T (1961) The World's Telephones."
+    spans = answer_spans(line, "Whose 1961 publication is the source of the data?", "name")
+    assert [line[a:b] for a, b in spans][:1] == ["AT&T"]
