@@ -1118,6 +1118,31 @@ def _near_asked(text: str, filler: str, cons: Constraints) -> bool:
 
 
 # a question that asks for a share: its figure is a percentage
+def anchored_span(text: str, cons: Constraints, shape: str | None) -> str | None:
+    """In a run-on line of entries (over ``LONG_UNIT`` words: "Rudolph Ware for Vice
+    President; AL, ID, KY: Samson Kpadenou for ...; LA: Ajamu Baraka for ..."), the answer
+    span of the entry the question names: the first span of the asked shape right after the
+    one spot past the line's opening where a place or name of the question is written (as
+    its code, "LA:", for "Louisiana"). None for a short line or without one such spot."""
+    if shape is None or len(text.split()) <= LONG_UNIT:
+        return None
+    spots: list[int] = []
+    for entity in cons.entities:
+        found = [
+            m.end()
+            for code in region_codes(entity)
+            for m in re.finditer(rf"(?<![\w]){re.escape(code)}(?=\s*:)", text)
+        ] + [m.end() for m in re.finditer(rf"(?<![\w]){re.escape(entity)}(?![\w])", text)]
+        if len(found) == 1 and len(text[: found[0]].split()) > NEAR_WORDS:
+            spots.append(found[0])  # written once, well into the line: an entry's key
+    if len(spots) != 1:
+        return None
+    after = [(a, b) for a, b in answer_spans(text, cons.question, shape) if a >= spots[0]]
+    if not after or len(text[spots[0] : after[0][0]].split()) > NEAR_WORDS:
+        return None
+    return text[after[0][0] : after[0][1]]
+
+
 _PERCENT_ASKED = re.compile(r"\b(?:percentage|percent|per cent)\b|%", re.I)
 _PERCENT_SAID = re.compile(r"%|\bper ?cent(?:age)?s?\b", re.I)
 

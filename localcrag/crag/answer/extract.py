@@ -42,6 +42,7 @@ from localcrag.crag.answer.binding import (
     Bound,
     Idf,
     Unit,
+    anchored_span,
     bindings,
     cell_value,
     choice_made,
@@ -462,6 +463,12 @@ def extractive_answer(
             and (bolded := _bold(sentence, filler))
         ):
             sentence, span = bolded, filler
+        elif (
+            j == 0
+            and (entry := anchored_span(sentence, cons, shape))
+            and (bolded := _bold(sentence, entry))
+        ):
+            sentence, span = bolded, entry  # the entry of a run-on line the question names
         elif found is not None and (bolded := _bold(sentence, found)) is not None:
             sentence, span = bolded, found
         elif (

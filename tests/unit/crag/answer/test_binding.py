@@ -1364,3 +1364,18 @@ def test_a_name_written_as_one_word_is_found_as_its_words_and_a_name_may_hold_an
     line = "AT&T (1961) The World's Telephones."
     spans = answer_spans(line, "Whose 1961 publication is the source of the data?", "name")
     assert [line[a:b] for a, b in spans][:1] == ["AT&T"]
+
+
+def test_the_entry_of_a_run_on_line_the_question_names_is_the_one_in_bold() -> None:
+    """A results line lists each state's running mate: the name in bold is Louisiana's
+    ("LA: Ajamu Baraka"), not the first name the line gives."""
+    line = (
+        "Jill Stein (BP, GPF, GR, GRE, IND, KYP, MTP, OTH, PET, PG, WG) (Rudolph Ware for Vice "
+        "President; AL, ID, KY, MN, NE, TN: Samson Kpadenou for Vice President; LA: Ajamu "
+        "Baraka for Vice President; MA: Gloria Caballero-Roca for Vice President)"
+    )
+    action, said = ask(
+        "Who was listed for Vice President with Jill Stein on the Louisiana ballot?",
+        chunk(line, "/d/2024 ballot results.pdf"),
+    )
+    assert action is Action.CORRECT and "LA: **Ajamu Baraka**" in said, said
