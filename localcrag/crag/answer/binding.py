@@ -670,7 +670,10 @@ def narrower(name: str, asked: set[str]) -> bool:
     """Does a column's name count a narrower kind of a thing the question asks for: one of
     the question's words after an adjective the question does not hold ("ELECTORAL VOTES"
     for "how many votes", "Active Registered Voters" for "registered voters")? Participles
-    ("Registered") and summing words ("Total") are read past, not counted."""
+    ("Registered") and summing words ("Total") are read past, not counted. A group's
+    numbered label before the quantity ("US Representative District 3 Grand Total") names
+    the group, not a kind of the quantity: only the words after its number are read."""
+    name = re.sub(r"^.*\b[A-Za-z]+\s+\d+\s+(?=[A-Za-z])", "", name)
     words = re.findall(r"[A-Za-z][A-Za-z'’]*", re.sub(r"([a-z])([A-Z])", r"\1 \2", name))
     for i in range(1, len(words)):
         if not _holds(asked, stem(base_form(words[i].lower()))):

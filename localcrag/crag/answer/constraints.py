@@ -486,7 +486,10 @@ def _entities(question: str, taken: list[tuple[int, int]]) -> list[tuple[str, tu
             out.append((text, (start, start + len(text))))
     for m in re.finditer(r"\(([^()]{1,40})\)", question):  # "(temp_min)", "(ARMED)": a code
         a, b = m.span(1)
-        if len(m.group(1).split()) <= 3 and free(a, b):
+        words = m.group(1).split()
+        if all(w.islower() and w.isalpha() and _known(w) for w in words):
+            continue  # "(active plus inactive)": words that explain, no code
+        if len(words) <= 3 and free(a, b):
             out.append((m.group(1).strip(), (a, b)))
     for ident in identifiers(question):
         start = question.find(ident)
@@ -572,6 +575,12 @@ def read(question: str) -> Constraints:
     rest = _PHRASES.sub(lambda m: " " * len(m.group(0)), rest)
     # a parenthesis of four words or more explains; it does not constrain
     rest = re.sub(r"\((?:[^()\s]+\s+){3,}[^()]*\)", lambda m: " " * len(m.group(0)), rest)
+    # ... and so does one of plain words ("(active plus inactive)"): no code, no name
+    rest = re.sub(
+        r"\(([a-z]+(?:\s+[a-z]+)+)\)",
+        lambda m: " " * len(m.group(0)) if all(map(_known, m.group(1).split())) else m.group(0),
+        rest,
+    )
     # "the armed forces (ARMED)": a code in parentheses names the words before it
     rest = _ALIASED.sub(" ", rest) if any(q[a - 1 : a] == "(" for _, (a, _b) in ents) else rest
     # "at what temperature", "which company made": the last noun before the verb after the

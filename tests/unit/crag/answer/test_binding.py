@@ -1379,3 +1379,22 @@ def test_the_entry_of_a_run_on_line_the_question_names_is_the_one_in_bold() -> N
         chunk(line, "/d/2024 ballot results.pdf"),
     )
     assert action is Action.CORRECT and "LA: **Ajamu Baraka**" in said, said
+
+
+def test_a_parenthesis_of_plain_words_explains_and_a_groups_label_is_no_narrower_kind() -> None:
+    """ "(active plus inactive)" explains "grand total"; it is no code to find, and its words
+    do not pull the answer to the active or inactive column. A column named by its group
+    ("US Representative District 3 Grand Total") counts the grand total, no narrower kind."""
+    question = (
+        "What was the grand total of registered voters (active plus inactive) in Polk County "
+        "in the July 2022 congressional district report?"
+    )
+    cons = read(question)
+    assert cons.entities == ("Polk County",) and "inact" not in cons.terms
+    row = (
+        "CongJul22.pdf, p. 3, row 16: US Representative District 3 County: Polk; US "
+        "Representative District 3 Total Active: 279905; US Representative District 3 Total "
+        "Inactive: 49522; US Representative District 3 Grand Total: 329427."
+    )
+    action, said = ask(question, chunk(row, "/d/Registered voters July 2022.pdf"))
+    assert action is Action.CORRECT and "**329427**" in said, said
