@@ -227,7 +227,10 @@ def _unresolved_pronoun(question: str) -> bool:
     # Enix's The Last One"), not the pronoun "one"
     named = re.sub(
         r"(?<=\S)(\s+)([A-Z][a-z'’]*)\b",
-        lambda m: m.group(1) + ("Name" if m.group(2).lower() in REFERRING else m.group(2)),
+        lambda m: (
+            m.group(1)
+            + ("Name" if re.sub(r"['’]s$", "", m.group(2)).lower() in REFERRING else m.group(2))
+        ),
         question.strip(),
     )
     low = " ".join(named.lower().split())

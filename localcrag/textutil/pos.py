@@ -50,6 +50,8 @@ _NOUN_BEFORE = (
 # words that open an object's noun phrase: a bare verb-or-noun right before one takes it
 _OBJECT_OPENERS = ARTICLES | _DEMONSTRATIVES | POSSESSIVES
 _QUANTIFIERS = frozenset("many few several more most much some any no all both".split())
+# prepositions that follow an inverted modal's verb at its clause's end ("supply at most")
+_CLAUSE_END = frozenset("at in on for per to from with by up".split())
 _VERB_BEFORE = (
     BE_FORMS | DO_FORMS | MODALS | frozenset("it they we you i he she to has have had".split())
 )
@@ -98,6 +100,11 @@ def is_noun(words: Sequence[str], i: int) -> bool:
             # "what does the column hold ...", "how much did Acme pay for", "did pypdf stop"
             return False
     modal = next((k for k, w in enumerate(words[:5]) if w.lower() in MODALS), None)
+    if "VERB" in found and modal is not None and i > modal + 1 and not last:
+        if words[i + 1].lower() in _CLAUSE_END:
+            # "how much current can the antenna port supply at most": the verb, then a
+            # preposition that closes the clause
+            return False
     if "VERB" in found and modal is not None and i > modal + 1 and not last:
         if words[i + 1].lower() in _OBJECT_OPENERS and "NOUN" in readings(words[i - 1]):
             return False  # "can a taxpayer claim the deduction": the verb takes its object

@@ -402,8 +402,9 @@ def _has_entity(entity: str, text: str, rare: str | None = None) -> bool:
         if re.search(r"(?<![\w])" + re.escape(w.lower()) + r"(?![\w])", low):
             return True
         parts = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", w)
-        if len(parts) > 1 and "".join(parts) == w:  # "WorldPhones" as "World Phones"
-            joined = r"[\s_-]?".join(re.escape(p.lower()) for p in parts)
+        if len(parts) > 1 and "".join(parts) == re.sub(r"[-_.]", "", w):
+            # "WorldPhones" as "World Phones", "DOP-1013A" as a file name's "DOP 1013A"
+            joined = r"[\s_.-]?".join(re.escape(p.lower()) for p in parts)
             if re.search(r"(?<![\w])" + joined + r"(?![\w])", low):
                 return True
         if len(w) < 4:
@@ -440,8 +441,13 @@ def figures(text: str) -> set[float]:
 
 
 def _has_number(number: str, text: str) -> bool:
+    """Is ``number`` a figure of ``text``, its sign set apart or not ("- 10 MHz" for -10)?"""
     value = number_value(number)
-    return value is not None and value in figures(text)
+    if value is None:
+        return False
+    # a sign set apart, not a range's dash ("5 - 10 MHz")
+    signed = re.sub(r"(?<![\w.])(?<!\d\s)([-+\u2212])\s+(?=\d)", r"\1", text)
+    return value in figures(text) or value in figures(signed)
 
 
 def table_header(lines: Sequence[str], i: int) -> str | None:

@@ -239,6 +239,8 @@ def reader_span(question: str, sentence: str, read_spans: ReadSpans) -> str | No
     return text if text and said and not said <= _stems(question) else None
 
 
+# a question of manner or reason, which a list's lead-in line may answer in part
+_MANNER = re.compile(r"\W*(?:how\s+(?!many|much|long|old|far|often|big|large)\w+|why)\b", re.I)
 _LABELLED = re.compile(r"^(?:[-*\u2022]\s+)?(?P<label>[^:\n]{2,60}?):\s+(?P<value>\S.*)$")
 
 
@@ -356,6 +358,11 @@ def extractive_answer(
         cands = [
             c for c in cands if not (is_heading(c[2]) or c[2] in lead_lines(evidence))
         ] or cands
+    # a line that leads into a list ("The three RX gain controls are at these stages:")
+    # states no value, name or date: its items do. It may answer how something is done
+    # ("The kiln can be used in two modes:"), never what, which, who or how much
+    if not _MANNER.match(question):
+        cands = [c for c in cands if not c[2].rstrip().endswith(":")]
     if not cands:
         return _not_found(bound, evidence)
     if (

@@ -219,3 +219,22 @@ def test_a_region_code_binds_as_a_cell_or_as_a_label_of_a_list_of_codes() -> Non
     assert code_as_cell("TX", "STATE: TX; VOTES: 12")
     assert not code_as_cell("OR", "combine them with AND, OR: logic operators")
     assert not code_as_cell("IN", "IN: the input file")
+
+
+def test_a_verb_that_closes_an_inverted_modals_clause_is_no_noun() -> None:
+    """ "How much current can the antenna port supply at most": "supply" is the verb; "What
+    can the rate limit be raised to" keeps its noun "limit", "bake the lemon cake" its "cake"."""
+    from localcrag.textutil.pos import is_noun
+
+    words = "How much current can the antenna port supply at most".split()
+    assert not is_noun(words, words.index("supply"))
+    words = "What can the rate limit be raised to".split()
+    assert is_noun(words, words.index("limit"))
+
+
+def test_a_name_ending_in_ones_is_no_pronoun() -> None:
+    """ "HackRF One's antenna port" names the HackRF One: no follow-up to resolve."""
+    from localcrag.crag.rewrite import needs_context
+
+    assert not needs_context("How much current can HackRF One's antenna port supply at most?")
+    assert needs_context("How much current can it supply?")

@@ -1398,3 +1398,29 @@ def test_a_parenthesis_of_plain_words_explains_and_a_groups_label_is_no_narrower
     )
     action, said = ask(question, chunk(row, "/d/Registered voters July 2022.pdf"))
     assert action is Action.CORRECT and "**329427**" in said, said
+
+
+def test_a_sign_set_apart_is_the_asked_number_and_a_code_is_found_across_separators() -> None:
+    """ "- 10 MHz" is the -10 asked (a range's "5 - 10" is no -10); "DOP-1013A" is the
+    procedure a file named "240-DOP-1013A_Lay_Down_Tubulars" holds."""
+    from localcrag.crag.answer.binding import _has_entity, _has_number
+
+    assert _has_number("-10", "Power Class: 3; offset: + 10 MHz or - 10 MHz; ACLR limit: 43 dB")
+    assert not _has_number("-10", "a range of 5 - 10 MHz")
+    assert _has_entity("DOP-1013A", "240 DOP 1013A Lay Down Tubulars")
+    assert not _has_entity("DOP-1013A", "240 DOP 1014A Lay Down Tubulars")
+
+
+def test_a_lead_in_line_is_no_answer_to_what_its_items_give() -> None:
+    """ "The three RX gain controls are at these stages:" leads into the items that give the
+    steps; quoted alone under CORRECT it answered nothing."""
+    text = (
+        "The three RX gain controls are at these stages:\nRF (amp, 0 or 14 dB)\n"
+        "IF (lna, 0 to 40 dB in 8 dB steps)\nThe two TX gain controls are at these stages:"
+    )
+    out = extractive_answer(
+        "In what steps can the HackRF IF (lna) gain be set?",
+        [Evidence(1, text, "/d/hackrf-faq.html", 1, score=0.9)],
+    )
+    assert "stages" not in out.text, out.text
+    assert not out.found or "8 dB steps" in out.text, out.text
