@@ -39,6 +39,7 @@ from localcrag.crag.answer.constraints import (
     number_value,
     ordinal_names,
     read,
+    setting_end,
 )
 from localcrag.crag.answer.glossary import asked_term, definition_lines
 from localcrag.crag.answer.grounding import evidence_sentences
@@ -702,8 +703,9 @@ def cell_value(text: str, question: str, defined: Sequence[tuple[str, str]] = ()
     "Male Under 18 years" for "males"); a column of a narrower kind (:func:`narrower`), or
     whose cell is the number of a numbered name the question writes ("District: 4" for "the
     4th district": the row's key), is never it. None when no column, or more than one,
-    does best."""
-    asked = _said(question)
+    does best. A leading phrase that says where to look ("In the California test score
+    data, how many computers ...") names the source, not a column."""
+    asked = _said(question[setting_end(question) :])
     meaning = dict(defined)  # a column's name read with its codebook's definition
     numbered = numbered_names(question)  # read once, not once a cell
     keys = {number for _, number in numbered}  # "the 4th district": a key

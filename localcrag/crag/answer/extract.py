@@ -239,6 +239,13 @@ def reader_span(question: str, sentence: str, read_spans: ReadSpans) -> str | No
     return text if text and said and not said <= _stems(question) else None
 
 
+def _lead_in(line: str) -> bool:
+    """A line that ends by opening a list (": ") and labels no value of its own (a table
+    row cut short at its chunk's end, "...; elpct:", is no lead-in)."""
+    text = line.rstrip()
+    return text.endswith(":") and ": " not in text
+
+
 # a question of manner or reason, which a list's lead-in line may answer in part
 _MANNER = re.compile(r"\W*(?:how\s+(?!many|much|long|old|far|often|big|large)\w+|why)\b", re.I)
 _LABELLED = re.compile(r"^(?:[-*\u2022]\s+)?(?P<label>[^:\n]{2,60}?):\s+(?P<value>\S.*)$")
@@ -362,7 +369,7 @@ def extractive_answer(
     # states no value, name or date: its items do. It may answer how something is done
     # ("The kiln can be used in two modes:"), never what, which, who or how much
     if not _MANNER.match(question):
-        cands = [c for c in cands if not c[2].rstrip().endswith(":")]
+        cands = [c for c in cands if not _lead_in(c[2])]
     if not cands:
         return _not_found(bound, evidence)
     if (

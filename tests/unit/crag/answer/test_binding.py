@@ -1424,3 +1424,24 @@ def test_a_lead_in_line_is_no_answer_to_what_its_items_give() -> None:
     )
     assert "stages" not in out.text, out.text
     assert not out.found or "8 dB steps" in out.text, out.text
+
+
+def test_a_row_cut_at_its_chunks_end_is_no_lead_in_and_the_setting_names_no_column() -> None:
+    """A row whose chunk ends mid-row ("...; elpct:") is still a row; "In the California
+    test score data, how many computers ...": the phrase that says where to look names the
+    source, so the test score column is not the one asked."""
+    row = (
+        "Caschool.csv, row 3 (2): county: Butte; district: Manzanita Elementary; computer: 101; "
+        "testscr: 661.2; elpct:"
+    )
+    book = "Caschool columns\ncomputer: number of computers\ntestscr: average test score"
+    evidence = [
+        Evidence(1, row, "/d/Caschool.csv", 3, score=0.9),
+        Evidence(2, book, "/d/Caschool.html", 1, score=0.8),
+    ]
+    out = extractive_answer(
+        "In the California test score data, how many computers does Manzanita Elementary "
+        "in Butte county have?",
+        evidence,
+    )
+    assert "**101**" in out.text and "**661.2**" not in out.text, out.text
