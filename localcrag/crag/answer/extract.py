@@ -350,12 +350,13 @@ def extractive_answer(
     cands: list[tuple[int, int, str]] = []  # (evidence n, position, sentence)
     # every line and sentence was read into ``bound`` once (a binding each), in order
     in_order = sorted((b for b in bound if b.unit.position >= 0), key=lambda b: b.unit.key)
-    # a passage bound as a whole whose own lines bind too: those lines, not its others ("1st
-    # Qtr" beside the "2nd Qtr" asked)
-    lined = {b.unit.n for b in complete if b.unit.position >= 0}
+    # a passage bound as a whole: not its lines that speak of another period, number or
+    # numbered thing than the question's ("1st Qtr" beside the "2nd Qtr" asked)
+    exact = {p.text for p in cons.periods} | set(cons.numbers) | set(key_terms(cons, idf).ordinals)
+    other = {place(b) for b in bound if b.unit.position >= 0 and exact & set(b.missing)}
     for b in in_order:
         u, (n, key) = b.unit, place(b)
-        in_whole = u.n in whole and u.n not in lined
+        in_whole = u.n in whole and (n, key) not in other
         if (in_whole or (n, key) in keys) and key not in seen and len(u.text.split()) >= 2:
             seen.add(key)
             cands.append((n, u.position, u.text))
