@@ -218,8 +218,8 @@ def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
             )
             nouns.append((t, word, df, n, head))
     unknown_only = bool(nouns) and all(n > 0 and df == 0 for _, _, df, n, _ in nouns)
-    # the modifiers whose head noun the library holds: a kind of a thing it knows ("identity
-    # theft"); a modifier of an unknown head ("running mate") is a paraphrase with it
+    # the modifiers whose head noun the library holds; a modifier it knows before a head it
+    # never writes ("running mate") is a paraphrase with it
     known_heads = {
         t
         for t, _, _, _, modifier in nouns
@@ -232,11 +232,12 @@ def key_terms(cons: Constraints, idf: Idf | None = None) -> KeyTerms:
     required, weights, written = [], {}, {}
     for t, word, df, n, modifier in nouns:
         known = "NOUN" in readings(word)  # ("to guage complexity": no noun the lexicon knows)
-        narrowing = modifier and known and t in known_heads  # "identity theft"
-        if n > 0 and df == 0 and not (narrowing or unknown_only or _narrows(word, idf)):
+        # a modifier the library lacks narrows its noun ("identity theft", "atmosphere
+        # measurements"): required
+        if n > 0 and df == 0 and not ((modifier and known) or unknown_only or _narrows(word, idf)):
             continue  # a paraphrase ("deficit") or a thing the library lacks: unknowable
-        if n > 0 and modifier and t not in known_heads and not unknown_only:
-            continue  # "running mate": a compound the library never writes, put otherwise
+        if n > 0 and df > 0 and modifier and t not in known_heads and not unknown_only:
+            continue  # "running mate": a word it knows before one it never writes, put otherwise
         if t in kinds_of:
             continue  # "the Page.find_table method": what the named thing is; the name binds
         weights[t] = 1.0 if n <= 0 else max(0.1, math.log((n + 1) / (df + 0.5)))
