@@ -337,8 +337,8 @@ _NAME_OF = re.compile(
 )
 _LEADING_CLAUSE = re.compile(
     r"^\s*(?:when|while|if|before|after|once|as of)\s+[^,?]*,\s*"
-    r"(?=(?:what|which|who|whom|whose|when|where|how|why|is|are|was|were|does|do|did|can|"
-    r"should|list|name|give)\b)",
+    r"(?=(?:is|are|was|were|does|do|did|can|should|list|name|give)\b"
+    r"|[^?]*\b(?:what|which|who|whom|whose|when|where|how|why)\b)",
     re.I,
 )
 # "In the example deck's table, which ...", "According to the manual, what ...": a leading

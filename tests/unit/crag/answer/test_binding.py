@@ -1445,3 +1445,11 @@ def test_a_row_cut_at_its_chunks_end_is_no_lead_in_and_the_setting_names_no_colu
         evidence,
     )
     assert "**101**" in out.text and "**661.2**" not in out.text, out.text
+
+
+def test_a_leading_when_clause_sets_the_scene_only_before_a_question() -> None:
+    """ "When X, this represents what Y?" asks the what, not a date; "When was X updated,
+    according to Y?" asks a date: what follows its comma asks nothing."""
+    assert read("When extensive time is required, this represents what case?").slot is None
+    assert read("When was the file last updated, according to the format document?").slot == "date"
+    assert read("When deciding whether to cache, what is the main cost?").slot != "date"
