@@ -291,9 +291,10 @@ def _kind_nouns_of_names(question: str) -> set[str]:
         plain = re.sub(r"['\u2019]s$", "", token).rstrip(".")
         if token != "QUOTEDNAME" and not (_CODE_NAME.match(plain) and not _YEARISH.match(plain)):
             continue
-        for j in (i - 1, i + 1):
+        for j in (i - 1, i + 1):  # a noun of the lexicon: a kind ("pdfplumber 0.4.0" names)
             if 0 <= j < len(tokens) and re.fullmatch(r"[a-z]+", tokens[j]):
-                out.add(stem(base_form(tokens[j])))
+                if "NOUN" in readings(tokens[j]):
+                    out.add(stem(base_form(tokens[j])))
     return out
 
 

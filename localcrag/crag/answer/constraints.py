@@ -51,8 +51,7 @@ FRAMING = frozenset(
     presentation deck slide slides spreadsheet dataset page value values figure figures amount
     number kind kinds type types sort sorts way ways thing things example examples reason
     reasons data role purpose importance significance impact function goal aim idea concept
-    table tables row rows column columns cell cells field fields variable variables entry entries
-    section sections chapter chapters
+    table tables row rows column columns cell cells section sections chapter chapters
     dollar dollars euro euros cent cents usd
     behind beside besides beyond near within without across along around against toward
     towards throughout inside outside despite except like unlike

@@ -1453,3 +1453,16 @@ def test_a_leading_when_clause_sets_the_scene_only_before_a_question() -> None:
     assert read("When extensive time is required, this represents what case?").slot is None
     assert read("When was the file last updated, according to the format document?").slot == "date"
     assert read("When deciding whether to cache, what is the main cost?").slot != "date"
+
+
+def test_a_product_named_beside_its_version_is_no_kind_and_stays_required() -> None:
+    """ "pdfplumber 0.4.0": the product the version belongs to, not what kind of thing the
+    version is; camelot's 0.4.0 does not answer for it."""
+    from localcrag.crag.answer.binding import key_terms
+
+    cons = read("When was pdfplumber 0.4.0 released?")
+    assert "pdfplumber" in dict(key_terms(cons, lambda word: (2, 100)).required)
+    action, said = ask(
+        cons.question, chunk("Release History\n0.4.0 (2018-11-23)", "/d/camelot-HISTORY.md")
+    )
+    assert action is Action.INCORRECT and "pdfplumber" in said, said
