@@ -40,6 +40,7 @@ from localcrag.crag.answer.constraints import (
     ordinal_names,
     read,
     setting_end,
+    unexplained,
 )
 from localcrag.crag.answer.glossary import asked_term, definition_lines
 from localcrag.crag.answer.grounding import evidence_sentences
@@ -706,17 +707,22 @@ def cell_value(text: str, question: str, defined: Sequence[tuple[str, str]] = ()
     whose cell is the number of a numbered name the question writes ("District: 4" for "the
     4th district": the row's key), is never it. None when no column, or more than one,
     does best. A leading phrase that says where to look ("In the California test score
-    data, how many computers ...") names the source, not a column."""
-    asked = _said(question[setting_end(question) :])
+    data, how many computers ...") names the source, not a column, and a parenthesis of
+    plain words ("(active plus inactive)") explains, naming none."""
+    asked = _said(unexplained(question[setting_end(question) :]))
     meaning = dict(defined)  # a column's name read with its codebook's definition
     numbered = numbered_names(question)  # read once, not once a cell
     keys = {number for _, number in numbered}  # "the 4th district": a key
     scored: list[tuple[int, int, str]] = []
-    for name, value in _row_cells(text):
+    cells = _row_cells(text)
+    # the words every column's name shares ("US Representative District 3 ...") tell none apart
+    names = [_said(name) for name, _ in cells]
+    shared = set.intersection(*names) if len(names) > 1 else set()
+    for name, value in cells:
         if narrower(name, asked) or another_number(name, numbered) or value.strip() in keys:
             continue
         words = _said(meaning.get(name.strip(), name))
-        held = sum(_holds(asked, w) for w in words)
+        held = sum(_holds(asked, w) for w in words - shared)
         scored.append((held, held - len(words), value))  # then: says least else
     best = max((n, extra) for n, extra, _ in scored) if scored else (0, 0)
     top = [v for n, extra, v in scored if (n, extra) == best]

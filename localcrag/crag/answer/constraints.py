@@ -350,6 +350,16 @@ _SETTING = re.compile(
 )
 
 
+def unexplained(text: str) -> str:
+    """``text`` with each parenthesis of plain words ("(active plus inactive)") blanked, same
+    length: it explains what stands before it; no code, no name, no column to choose."""
+    return re.sub(
+        r"\(([a-z]+(?:\s+[a-z]+)+)\)",
+        lambda m: " " * len(m.group(0)) if all(map(_known, m.group(1).split())) else m.group(0),
+        text,
+    )
+
+
 def setting_end(question: str) -> int:
     """Where the question proper starts, past a leading phrase saying where to look (0
     without one)."""
@@ -575,12 +585,7 @@ def read(question: str) -> Constraints:
     rest = _PHRASES.sub(lambda m: " " * len(m.group(0)), rest)
     # a parenthesis of four words or more explains; it does not constrain
     rest = re.sub(r"\((?:[^()\s]+\s+){3,}[^()]*\)", lambda m: " " * len(m.group(0)), rest)
-    # ... and so does one of plain words ("(active plus inactive)"): no code, no name
-    rest = re.sub(
-        r"\(([a-z]+(?:\s+[a-z]+)+)\)",
-        lambda m: " " * len(m.group(0)) if all(map(_known, m.group(1).split())) else m.group(0),
-        rest,
-    )
+    rest = unexplained(rest)  # ... and so does one of plain words
     # "the armed forces (ARMED)": a code in parentheses names the words before it
     rest = _ALIASED.sub(" ", rest) if any(q[a - 1 : a] == "(" for _, (a, _b) in ents) else rest
     # "at what temperature", "which company made": the last noun before the verb after the

@@ -1466,3 +1466,17 @@ def test_a_product_named_beside_its_version_is_no_kind_and_stays_required() -> N
         cons.question, chunk("Release History\n0.4.0 (2018-11-23)", "/d/camelot-HISTORY.md")
     )
     assert action is Action.INCORRECT and "pdfplumber" in said, said
+
+
+def test_an_explaining_parenthesis_chooses_no_column() -> None:
+    """ "grand total of registered voters (active plus inactive)": a county's row cut before
+    its Grand Total gives no "Other Active" figure for it."""
+    row = (
+        "CongJul22.pdf, p. 3, row 9: US Representative District 3 County: Greene; US "
+        "Representative District 3 Democratic Active: 1441; US Representative District 3 "
+        "Other Active: 45"
+    )
+    from localcrag.crag.answer.binding import cell_value
+
+    question = "What was the grand total of registered voters (active plus inactive) in District 3?"
+    assert cell_value(row, question) != "45"
