@@ -17,16 +17,25 @@ _NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:of\s+)?[A-Z][a-z]+){0,3}\b")
 
 
 @cache
-def _codes() -> dict[str, frozenset[str]]:
-    """Each subdivision's name (lower case) -> its codes, the part after the country's
-    ("US-TX" -> "TX"); alphabetic codes of two or three letters only."""
+def _subdivisions() -> tuple[tuple[str, str, str], ...]:
+    """Every subdivision as (country, code, name in lower case), the code the part after
+    the country's ("US-TX" -> "TX"); alphabetic codes of two or three letters only."""
     import pycountry  # ~0.2 s to read its tables: only when a question names a region
 
-    out: dict[str, set[str]] = {}
+    out = []
     for sub in pycountry.subdivisions:
-        code = sub.code.split("-", 1)[1]
+        country, code = sub.code.split("-", 1)
         if code.isalpha() and 2 <= len(code) <= 3:
-            out.setdefault(sub.name.lower(), set()).add(code.upper())
+            out.append((country, code.upper(), sub.name.lower()))
+    return tuple(out)
+
+
+@cache
+def _codes() -> dict[str, frozenset[str]]:
+    """Each subdivision's name (lower case) -> its codes."""
+    out: dict[str, set[str]] = {}
+    for _, code, name in _subdivisions():
+        out.setdefault(name, set()).add(code)
     return {name: frozenset(codes) for name, codes in out.items()}
 
 
@@ -79,11 +88,7 @@ _LABEL = re.compile(r"(?:^|[;(,]\s*)([A-Z]{2,3})(?=\s*(?::\s|,\s*[A-Z]{2,3}\b))"
 @cache
 def _countries() -> dict[str, frozenset[str]]:
     """Each subdivision code -> the countries that use it ("TX" -> {"US"})."""
-    import pycountry
-
     out: dict[str, set[str]] = {}
-    for sub in pycountry.subdivisions:
-        country, code = sub.code.split("-", 1)
-        if code.isalpha() and 2 <= len(code) <= 3:
-            out.setdefault(code.upper(), set()).add(country)
+    for country, code, _ in _subdivisions():
+        out.setdefault(code, set()).add(country)
     return {code: frozenset(c) for code, c in out.items()}

@@ -355,9 +355,14 @@ def unexplained(text: str) -> str:
     length: it explains what stands before it; no code, no name, no column to choose."""
     return re.sub(
         r"\(([a-z]+(?:\s+[a-z]+)+)\)",
-        lambda m: " " * len(m.group(0)) if all(map(_known, m.group(1).split())) else m.group(0),
+        lambda m: " " * len(m.group(0)) if _plain_words(m.group(1)) else m.group(0),
         text,
     )
+
+
+def _plain_words(text: str) -> bool:
+    """Is ``text`` only lower-case English words (no code, no name)?"""
+    return all(w.islower() and w.isalpha() and _known(w) for w in text.split())
 
 
 def setting_end(question: str) -> int:
@@ -496,10 +501,9 @@ def _entities(question: str, taken: list[tuple[int, int]]) -> list[tuple[str, tu
             out.append((text, (start, start + len(text))))
     for m in re.finditer(r"\(([^()]{1,40})\)", question):  # "(temp_min)", "(ARMED)": a code
         a, b = m.span(1)
-        words = m.group(1).split()
-        if all(w.islower() and w.isalpha() and _known(w) for w in words):
+        if _plain_words(m.group(1)):
             continue  # "(active plus inactive)": words that explain, no code
-        if len(words) <= 3 and free(a, b):
+        if len(m.group(1).split()) <= 3 and free(a, b):
             out.append((m.group(1).strip(), (a, b)))
     for ident in identifiers(question):
         start = question.find(ident)

@@ -342,7 +342,8 @@ def extractive_answer(
     }
     # ... and one whose own words hold the question's required nouns beats one that holds
     # some only by its heading ("Minimum requirement" above an output-power table)
-    required = [t for t, _ in key_terms(cons, idf).required]
+    keys_asked = key_terms(cons, idf)
+    required = [t for t, _ in keys_asked.required]
     own = {place(b): sum(t in _stems(b.unit.text) for t in required) for b in complete}
     most = max(own.values(), default=0)
     by_heading = {p for p, n in own.items() if n < most}
@@ -352,7 +353,7 @@ def extractive_answer(
     in_order = sorted((b for b in bound if b.unit.position >= 0), key=lambda b: b.unit.key)
     # a passage bound as a whole: not its lines that speak of another period, number or
     # numbered thing than the question's ("1st Qtr" beside the "2nd Qtr" asked)
-    exact = {p.text for p in cons.periods} | set(cons.numbers) | set(key_terms(cons, idf).ordinals)
+    exact = {p.text for p in cons.periods} | set(cons.numbers) | set(keys_asked.ordinals)
     other = {place(b) for b in bound if b.unit.position >= 0 and exact & set(b.missing)}
     for b in in_order:
         u, (n, key) = b.unit, place(b)
