@@ -103,6 +103,14 @@ def held_counts(
     rows: list[dict], ids: list[str], gone: Collection[int], column_only: set[str] | None = None
 ) -> dict[int, int]:
     """Row id -> how many of the question's identifying identifiers the row holds (> 0):
+    the sizes of :func:`held_ids`."""
+    return {rid: len(held) for rid, held in held_ids(rows, ids, gone, column_only).items()}
+
+
+def held_ids(
+    rows: list[dict], ids: list[str], gone: Collection[int], column_only: set[str] | None = None
+) -> dict[int, set[str]]:
+    """Row id -> the question's identifying identifiers the row holds (never empty):
     verbatim in its text (a table row's values, not its column names: ``values_only``), or as
     a word of its file's name ("TATAGLOBAL" is a word of NSE-TATAGLOBAL11.csv). An identifier
     held by more than ``MAX_NAMED`` documents among ``rows`` identifies nothing and is not
@@ -123,8 +131,8 @@ def held_counts(
             elif column_only is not None and holds(r["text"], i):
                 column_only.add(i)  # a column's name here (held as a word elsewhere or not)
     identifying = {i for i in ids if len(docs[i]) <= MAX_NAMED}
-    out = {rid: len(held & identifying) for rid, held in holding.items()}
-    return {rid: n for rid, n in out.items() if n}
+    out = {rid: held & identifying for rid, held in holding.items()}
+    return {rid: held for rid, held in out.items() if held}
 
 
 def fuse(

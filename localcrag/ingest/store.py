@@ -23,7 +23,7 @@ from localcrag.ingest import pending, rowsums
 from localcrag.ingest.faults import guarded, in_the_way, not_a_folder
 from localcrag.ingest.location import IndexLocation, as_location, retry_conflicts
 from localcrag.ingest.maintain import ensure_fts, heal_source_index, rebuild_indexes
-from localcrag.ingest.names import MAX_NAMED, FileNames, fuse, held_counts, quiet, workers
+from localcrag.ingest.names import MAX_NAMED, FileNames, fuse, held_ids, quiet, workers
 from localcrag.ingest.rows import (  # noqa: F401 - table_name, SourceInfo: re-exported
     SourceInfo,
     arrow_rows,
@@ -401,18 +401,15 @@ class LanceStore:
         )
         return _row_to_chunk(rows[0]) if rows else None
 
-    def _held_in_context(
-        self, ranked: list[list[int]], held: dict[int, int], ids: list[str]
-    ) -> dict[int, int]:
-        """The ranked passages not yet counted whose document holds identifiers (what the
-        document is, its heading's part before ``DOCUMENT``: "State of Iowa Voter
-        Registration Totals; 7/5/2022 ›"; the identifier search reads passages' text
-        alone), for identifiers that at most ``MAX_NAMED`` documents hold so (one that
-        many documents are about identifies none)."""
-        rest = sorted({rid for rids in ranked for rid in rids} - set(held))
-        if not rest:
+    def _held_in_context(self, rids: Collection[int], ids: list[str]) -> dict[int, set[str]]:
+        """The identifiers each of these passages' documents holds (what the document is, its
+        heading's part before ``DOCUMENT``: "State of Iowa Voter Registration Totals;
+        7/5/2022 ›"; the identifier search reads passages' text alone), for identifiers that
+        at most ``MAX_NAMED`` documents hold so (one that many documents are about
+        identifies none)."""
+        if not rids:
             return {}
-        rows = self._rows(rest, ["heading", "source"])
+        rows = self._rows(sorted(rids), ["heading", "source"])
         holding: dict[int, list[str]] = {}
         docs: dict[str, set[str]] = {i: set() for i in ids}
         for rid, row in rows.items():
@@ -423,7 +420,7 @@ class LanceStore:
             for i in holding[rid]:
                 docs[i].add(row.get("source") or "")
         named = {i for i in ids if len(docs[i]) <= MAX_NAMED}
-        return {rid: n for rid, got in holding.items() if (n := len(set(got) & named))}
+        return {rid: got for rid, held in holding.items() if (got := set(held) & named)}
 
     def _rows(self, rowids: Sequence[int], columns: list[str]) -> dict[int, dict]:
         return rows_by_id(self.table, rowids, self._cols(columns), self.dim)
@@ -684,12 +681,22 @@ class LanceStore:
             scores.append([float(r.get("_score", 0.0)) for r in found])
         id_rows = quiet(id_half) if id_half else []
         column_only: set[str] = set()
-        held = held_counts(id_rows + named_rows, ids, gone, column_only)
+        in_text = held_ids(id_rows + named_rows, ids, gone, column_only)
         if column_only and len(id_rows) >= ID_POOL:  # its holders may lie past the pool
             more = self._prose_holders(ids, ID_POOL + len(gone), among)
-            held = held_counts(id_rows + more + named_rows, ids, gone)  # sets: repeats count once
-        if ids:  # a passage holds an identifier in its context too: a row under its report's date
-            held.update(self._held_in_context(ranked, held, ids))
+            in_text = held_ids(id_rows + more + named_rows, ids, gone)  # sets: repeats count once
+        # a passage holds an identifier in its context too (a row under its report's date),
+        # besides those of its text: a table row holding "VII" under the heading of "3GPP TS
+        # 25.101" holds all three that "3GPP TS 25.101 ... band VII" asks
+        context = (
+            self._held_in_context({rid for rids in ranked for rid in rids} | set(in_text), ids)
+            if ids
+            else {}
+        )
+        held = {
+            rid: len(in_text.get(rid, set()) | context.get(rid, set()))
+            for rid in in_text.keys() | context.keys()
+        }
         fused, order = fuse(ranked, held, RRF_K, scores)
 
         def rank(rid: int) -> tuple[int, float]:

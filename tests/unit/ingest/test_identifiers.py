@@ -86,3 +86,36 @@ def test_a_name_word_the_texts_use_throughout_names_no_file() -> None:
     )
     assert named == ["/d/NSE-TATAGLOBAL11.csv"]
     assert names.named("prompt tips", 1, lambda: sources) == ["/d/prompt-engineering.md"]
+
+
+def test_a_row_holds_the_identifiers_of_its_document_s_title_besides_its_own(tmp_path) -> None:
+    """ "What TX-RX separation does 3GPP TS 25.101 give for band VII?": the table row holds
+    "VII" in its text and "3GPP", "25.101" in its document's title; prose that cites
+    "3GPP TS 25.101" holds two. Counting the row's text alone (1) had put every such
+    paragraph first and the row out of the evidence."""
+    import docx
+
+    word = docx.Document()
+    word.core_properties.title = "3GPP TS 25.101 User Equipment radio transmission"
+    word.add_heading("Frequency bands", level=1)
+    for i in range(30):
+        word.add_paragraph(
+            f"Clause {i}: the requirement {i} of 3GPP TS 25.101 applies to every UE in "
+            f"power class {i % 4 + 1} when the serving cell changes its carrier."
+        )
+    word.add_heading("TX-RX frequency separation", level=1)
+    table = word.add_table(rows=1, cols=2)
+    table.rows[0].cells[0].text, table.rows[0].cells[1].text = (
+        "Operating Band",
+        "TX-RX frequency separation",
+    )
+    for band, mhz in [("I", "190"), ("II", "80"), ("VII", "120"), ("VIII", "45")]:
+        cells = table.add_row().cells
+        cells[0].text, cells[1].text = band, f"{mhz} MHz"
+    word.save(tmp_path / "spec.docx")
+    lib = Library(Settings(), embedder=FakeEmbedder())
+    assert not lib.ingest([tmp_path]).failed
+    hits = Retriever(Settings(), lib).search(
+        "What TX-RX frequency separation does 3GPP TS 25.101 give for operating band VII?"
+    )
+    assert "VII: 120 MHz" in hits[0].chunk.text or "VII; TX-RX" in hits[0].chunk.text
