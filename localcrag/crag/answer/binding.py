@@ -530,10 +530,14 @@ def _thing(text: str, cons: Constraints, names: bool = True) -> str | None:
     filler: "MAX5864", "0.11.0", "hackrf_clock"); ``names=False``: codes and numbers only
     (a heading capitalises every word)."""
     asked = cons.question.lower()
+    if row := _ROW.search(text):
+        text = row.group(1)  # a row's place ("f1040nr_2007.pdf, p. 3, row 74:") names no thing
     for m in _THING.finditer(text):
         found = m.group(0).strip(".-")
         if not names and not re.search(r"\d|_", found):
             continue  # a heading's capitals ("FAQ") name its section, not a thing
+        if not names and found.isdigit() and len(found) <= 3:
+            continue  # a heading's short bare number ("26") numbers its section or page
         if dates(found):
             continue  # "2024-09-15" is when, never which (a date is asked as a date slot)
         if found and found.lower() not in asked:
@@ -670,7 +674,8 @@ def _names_row(cons: Constraints, text: str) -> bool:
     codes = {c for e in cons.entities for c in region_codes(e)}
     return any(
         v in codes
-        or re.search(r"(?<![\w.])" + re.escape(v.lower()) + r"(?![\w]|\.\d)", low)
+        # a value as a whole token: "7" is not named by the date "7/5/2022"
+        or re.search(r"(?<![\w./-])" + re.escape(v.lower()) + r"(?![\w/-]|[.,:]\d)", low)
         or (re.search(r"[A-Za-z]", v) and any(_holds(asked, w) for w in _said(v)))
         for v in values
     )

@@ -193,6 +193,34 @@ def test_a_which_question_takes_the_thing_its_heading_names() -> None:
     assert out.text.startswith("Under \u201c**0.11.0**\u201d") or "**0.11.0**" in out.text
 
 
+def test_a_heading_s_bare_number_names_no_thing() -> None:
+    """A form's instructions under a page or section numbered "26": "which filing status"
+    is not "26" (it had been answered so under CORRECT)."""
+    line = "Is Form 1040NR, line 36, over $156,400 (box 3, 4, or 5 on page 1 of Form 1040NR)?"
+    evidence = [Evidence(1, line, "/d/i1040nr.pdf", 3, score=0.9, heading="Instructions › 26")]
+    out = extractive_answer("Which filing status corresponds to box 4 on Form 1040NR?", evidence)
+    assert "**26**" not in out.text
+    # nor is a row's place a thing: the file it names is where the row is, not what it says
+    row = "f1040nr_2007.pdf, p. 3, row 74: box 3, 4, or 5 on page 1 of Form 1040NR)?."
+    evidence = [Evidence(1, row, "/d/f1040nr_2007.pdf", 3, score=0.9, heading="Form › 26")]
+    out = extractive_answer("Which filing status corresponds to box 4 on Form 1040NR?", evidence)
+    assert "**f1040nr_2007.pdf**" not in out.text and "**26**" not in out.text
+
+
+def test_a_row_is_not_named_by_a_figure_inside_the_question_s_date() -> None:
+    """A county's row whose "Other Inactive" is 7 is not the row "as of 7/5/2022" names: the
+    district's total asked is no county's (Greene's row had answered it under CORRECT)."""
+    row = (
+        "CongJul22.pdf, p. 3, row 9: District 3 County: Greene; District 3 Other Inactive: 7; "
+        "District 3 Total Inactive: 907; District 3 Grand Total: 6505."
+    )
+    q = "What was the grand total of registered voters in District 3 as of 7/5/2022?"
+    found = bindings(q, [chunk(row, "/d/CongJul22.pdf")])
+    assert not found[0].complete and "the row asked for" in found[0].missing
+    named = bindings(q.replace("District 3", "Greene County"), [chunk(row, "/d/CongJul22.pdf")])
+    assert "the row asked for" not in named[0].missing
+
+
 def test_question_words_are_read_as_nouns_or_verbs_by_their_place() -> None:
     from localcrag.textutil.pos import is_noun
 
