@@ -108,9 +108,9 @@ class AlignedTable:
     rows: list[list[str]]
 
 
-def _runs(rows: list[_Row]) -> list[tuple[int, int]]:
-    """(first, last) row indices of each run of table rows (label-only rows between two of
-    its rows belong to it: a label continued on the next line)."""
+def _runs(rows: list[_Row], least: int = MIN_ROWS) -> list[tuple[int, int]]:
+    """(first, last) row indices of each run of at least ``least`` table rows (label-only
+    rows between two of its rows belong to it: a label continued on the next line)."""
     edges = _edges([r for r in rows if len(r.figures) >= 2])
     runs: list[tuple[int, int]] = []
     start: int | None = None
@@ -127,7 +127,7 @@ def _runs(rows: list[_Row]) -> list[tuple[int, int]]:
             start = None
     if start is not None:
         runs.append((start, last))
-    return [(a, b) for a, b in runs if sum(1 for r in rows[a : b + 1] if r.figures) >= MIN_ROWS]
+    return [(a, b) for a, b in runs if sum(1 for r in rows[a : b + 1] if r.figures) >= least]
 
 
 def _grouped(overs: list[Rect], spans: list[tuple[float, float]]) -> list[int] | None:
@@ -220,7 +220,8 @@ def find(lines: list[Line]) -> list[AlignedTable]:
     rows = _rows(lines)
     out: list[AlignedTable] = []
     above: tuple[list[float], list[str]] | None = None  # the last named columns on the page
-    for a, b in _runs(rows):
+    tables = set(_runs(rows))
+    for a, b in _runs(rows, 2):
         run = rows[a : b + 1]
         edges = _edges([r for r in run if r.figures])
         if len(edges) < 2:
@@ -229,6 +230,13 @@ def find(lines: list[Line]) -> list[AlignedTable]:
         firsts = [bx[0] for r in run for _, bx in r.figures if _column(bx, edges) == 0]
         start = min(firsts) - 2 * EDGE if firsts else left + 1
         header = _header(rows, a, edges, start, left)
+        if (a, b) not in tables:
+            # too short to be a table, yet its header names the columns of the groups set
+            # below it ("Congressional District 1": one county and its total, under the
+            # page's header; the districts after it have none of their own)
+            if any(header[1:]):
+                above = (edges, header)
+            continue
         if not any(header[1:]) and above and _same_columns(above[0], edges):
             header = header[:1] + above[1][1:]  # the page's table goes on under a new label
         if any(header[1:]):

@@ -60,8 +60,9 @@ from localcrag.types import Chunk, Scope
 # sheet's table kept apart from its column names; c8: a PDF page drawn line by line across
 # its columns read column by column; c9: a PDF table set by alignment fills its groups' labels down
 # past a label wrapped onto two lines, and reads a text cell set before its row's figures;
-# a slide's chart read as a table of its data)
-CHUNKER_VERSION = "c9"
+# a slide's chart read as a table of its data; c10: a group of rows too short to be a table
+# hands its header to the headerless groups below it on the page)
+CHUNKER_VERSION = "c10"
 EMBED_BATCH_CHUNKS = 128  # chunks gathered before one embedding call (and one commit round)
 PART_CHUNKS = 2048  # a document with more chunks is committed this many at a time (~40 s)
 PARTIAL = "partial:"  # doc_hash prefix while a document's commit in parts is unfinished

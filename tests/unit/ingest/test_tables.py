@@ -356,6 +356,45 @@ def test_a_borderless_table_in_groups_of_rows_reads_each_value_under_its_column(
     )
 
 
+def test_a_group_too_short_to_be_a_table_hands_its_header_to_the_groups_below(
+    tmp_path: Path,
+) -> None:
+    """A report's page of districts: the header, then "District 1" with one county and its
+    total (two rows: too few to be a table by themselves), then "District 2" with three
+    counties and no header of its own. District 2's rows are read under the page's column
+    names, not as "column B", "column C" (the Arizona report's Pinal row of District 2 had
+    been "column G: 37,401")."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    font = pymupdf.Font("helv")
+
+    def right(x: float, y: float, text: str) -> None:  # flush right at x
+        page.insert_text((x - font.text_length(text, fontsize=9), y), text, fontsize=9)
+
+    y = 80
+    for x, name in zip(
+        (40, 110, 180, 260, 340), ("District", "Precincts", "Democratic", "Green", "Total")
+    ):
+        page.insert_text((x, y), name, fontsize=9)
+    groups = {"District 1": ["Maricopa", "Total:"], "District 2": ["Apache", "Gila", "Pinal"]}
+    for g, (label, counties) in enumerate(groups.items()):
+        y += 40  # a gap: each district is a block of its own
+        page.insert_text((36, y), label, fontsize=9)
+        for c, county in enumerate(counties):
+            y += 13
+            page.insert_text((50, y), county, fontsize=9)
+            right(150, y, str(20 + c))
+            right(230, y, f"{(g + 1) * 10_000 + c * 111:,}")
+            right(300, y, str(c + 1))
+            right(380, y, f"{(g + 1) * 30_000 + c * 7:,}")
+    doc.save(tmp_path / "districts.pdf")
+    text = parse_document(tmp_path / "districts.pdf").text
+    assert "District 2: Pinal; Precincts: 22; Democratic: 20,222; Green: 3; Total: 60,014." in text
+    assert "column B" not in text, text
+
+
 def test_notes_written_above_a_sheets_table_are_not_its_column_names(tmp_path: Path) -> None:
     """People write notes above a table ("some notes", "at the top of their spreadsheets"):
     the column names are the row of text right above the first row of figures or dates,
