@@ -18,10 +18,11 @@ from localcrag.crag.answer.glossary import asked_term
 from localcrag.errors import EmptyIndex, FullTextFailed
 from localcrag.ingest.library import Library, Searchable
 from localcrag.settings import Settings
-from localcrag.textutil.places import regions_named
+from localcrag.textutil.places import code_as_cell, regions_named
 from localcrag.types import Hit, Scope
 
 CODEBOOK_SEARCH = 5  # full-text hits read for a table's codebook
+CELL_CODE_HITS = 5  # full-text hits read for a region's code written as a table's cell
 
 
 class Retriever:
@@ -61,8 +62,10 @@ class Retriever:
         # a one-word term whose meaning is asked is searched as a code ("mealpct"): the rows
         # that name it as a column would otherwise fill the list before its definition
         term = asked_term(query)
-        codes = (term,) if term and " " not in term else ()
+        codes: tuple[str, ...] = (term,) if term and " " not in term else ()
         words = query if mode == "vector" else self._coded(query)
+        if mode != "vector":
+            codes += self._cell_codes(query)
         within = scope.sources if scope is not None else None
         hits = self.library.store.search(words, vector, 2 * k, mode, withhold, codes, within)
         self.fallback = self.library.store.fallback
@@ -127,6 +130,22 @@ class Retriever:
             if not (top and name.lower() in " ".join(top[0].chunk.text.lower().split())):
                 codes += sorted(of_name)
         return " ".join([query, *dict.fromkeys(codes)])
+
+    def _cell_codes(self, query: str) -> tuple[str, ...]:
+        """The code of each region the query names that a table of the library writes as a
+        cell ("STATE: IA" for "Iowa"): searched as an identifier, so the rows of that region
+        hold it (a library that also says "Iowa" in prose, and rows that say "votes" for
+        another count, had kept a results table's row out of the evidence)."""
+        out: list[str] = []
+        for _, of_name in regions_named(query):
+            for code in sorted(of_name):
+                try:
+                    top = self.library.store.search(code, None, CELL_CODE_HITS, "text")
+                except FullTextFailed:  # the main search says so, or runs on vectors alone
+                    return ()
+                if any(code_as_cell(code, h.chunk.text) for h in top):
+                    out.append(code)
+        return tuple(dict.fromkeys(out))
 
 
 def distinct(hits: list[Hit], k: int) -> list[Hit]:

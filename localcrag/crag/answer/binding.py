@@ -396,6 +396,8 @@ def _has_entity(entity: str, text: str, rare: str | None = None) -> bool:
     code in a cell ("Texas" as "STATE: TX;")."""
     if any(code_as_cell(code, text) for code in region_codes(entity)):
         return True
+    if _by_surname(entity, text):
+        return True
     # "Germán" in "CORVINO GERMAN HORACIO"
     entity, text, rare = folded(entity), folded(text), rare and folded(rare)
     low = text.lower()
@@ -432,6 +434,26 @@ def _has_entity(entity: str, text: str, rare: str | None = None) -> bool:
     if rare is None:
         return all(has(w) for w in words)
     return has(rare) and 2 * sum(has(w) for w in words) >= len(words)
+
+
+# a person's name as a question writes it: two or three capitalised words, a middle
+# initial allowed ("Kamala Harris", "Donald J. Trump")
+_PERSON = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z]\.)?(?:\s+[A-Z][a-z]+){1,2}")
+
+
+def _by_surname(entity: str, text: str) -> bool:
+    """Does a table row name the person ``entity`` by surname alone, as the name of one of
+    its columns ("HARRIS: 707,278" for "Kamala Harris")? A results table heads each
+    candidate's column so; prose that says "Harris" alone may mean anyone."""
+    if not _PERSON.fullmatch(entity) or region_codes(entity):
+        return False
+    surname = entity.split()[-1].lower()
+    return any(
+        name.strip().lower() == surname
+        for line in text.splitlines()
+        if surname in line.lower()
+        for name, _ in _row_pairs(line)
+    )
 
 
 def figures(text: str) -> set[float]:

@@ -119,3 +119,33 @@ def test_a_row_holds_the_identifiers_of_its_document_s_title_besides_its_own(tmp
         "What TX-RX frequency separation does 3GPP TS 25.101 give for operating band VII?"
     )
     assert "VII: 120 MHz" in hits[0].chunk.text or "VII; TX-RX" in hits[0].chunk.text
+
+
+def test_a_region_named_in_words_is_searched_as_the_code_a_table_writes(tmp_path) -> None:
+    """A library that says "Iowa" in prose throughout, and a results table that writes it
+    "IA": the table's row of Iowa is searched by its code too (crag/retrieve), so the
+    prose that repeats the question's words does not fill the evidence before it."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    states = ["AL", "AK", "AZ", "GA", "ID", "IN", "IA", "KS", "ME", "MT", "NV", "OH", "OR"]
+    (docs / "popular-votes.csv").write_text(
+        "STATE,HARRIS,TRUMP\n"
+        + "".join(
+            f"{st},{100_000 + i * 1_111},{200_000 + i * 2_222}\n" for i, st in enumerate(states)
+        ),
+        encoding="utf-8",
+    )
+    (docs / "iowa.txt").write_text(
+        "\n\n".join(
+            f"Iowa county {i}: Kamala Harris asked for votes in Iowa town hall {i}, and many "
+            f"Iowa voters said the votes of Iowa matter."
+            for i in range(40)
+        ),
+        encoding="utf-8",
+    )
+    lib = Library(Settings(), embedder=FakeEmbedder())
+    assert not lib.ingest([docs]).failed
+    hits = Retriever(Settings(), lib).search("How many votes did Kamala Harris receive in Iowa?")
+    assert any("STATE: IA; HARRIS:" in h.chunk.text for h in hits), [
+        h.chunk.text[:60] for h in hits
+    ]

@@ -487,6 +487,72 @@ def test_a_region_named_in_words_is_found_as_its_code_in_a_table(tmp_path) -> No
     assert refused.action is Action.INCORRECT and "Ohio" in refused.answer.text
 
 
+def test_a_results_table_naming_candidates_by_surname_answers_for_a_state_named_in_words(
+    tmp_path,
+) -> None:
+    """A results table heads each candidate's column by surname ("HARRIS") and writes states
+    as codes ("IA"); the library also says "Iowa" in prose and has a table of electoral
+    votes "CAST FOR KAMALA D. HARRIS" in every row. The row of Iowa in the candidates'
+    table is searched by the code it writes (the prose's "Iowa" had kept it out of the
+    evidence) and binds "Kamala Harris" by the column of her surname; prose that says
+    "Harris" alone binds no one."""
+    from localcrag.textutil.places import region_codes
+    from tests.support.fakes import FakeGenerator, asked, quoting_pipeline
+
+    states = sorted(
+        c
+        for name in (
+            "Iowa",
+            "Ohio",
+            "Texas",
+            "Utah",
+            "Idaho",
+            "Maine",
+            "Kansas",
+            "Oregon",
+            "Nevada",
+            "Alabama",
+            "Alaska",
+            "Arizona",
+            "Georgia",
+            "Indiana",
+            "Vermont",
+            "Montana",
+            "Wyoming",
+        )
+        for c in region_codes(name)
+    )
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "popular-votes.csv").write_text(
+        "STATE,HARRIS,TRUMP\n"
+        + "".join(
+            f"{st},{100_000 + i * 1_111},{200_000 + i * 2_222}\n" for i, st in enumerate(states)
+        ),
+        encoding="utf-8",
+    )
+    (docs / "electoral.csv").write_text(
+        "STATE,ELECTORAL VOTES,ELECTORAL VOTES CAST FOR KAMALA D. HARRIS (D)\n"
+        + "".join(f"{st},{3 + i},{i % 2 * (3 + i)}\n" for i, st in enumerate(states)),
+        encoding="utf-8",
+    )
+    (docs / "iowa.txt").write_text(
+        "Iowa counts its votes by county. In Iowa, Harris campaigned in Des Moines.\n",
+        encoding="utf-8",
+    )
+    pipe = quoting_pipeline(
+        docs, FakeGenerator(), upper_threshold=0.3, lower_threshold=0.1, strip_threshold=0.1
+    )
+    iowa = 100_000 + states.index("IA") * 1_111
+    answered = asked(pipe, "How many votes did Kamala Harris receive in Iowa?")
+    assert f"**{iowa}**" in answered.answer.text, answered.answer.text
+    refused = asked(pipe, "How many votes did Jill Stein receive in Iowa?")
+    assert refused.action is Action.INCORRECT, refused.answer.text
+    from localcrag.crag.answer.binding import _by_surname
+
+    assert not _by_surname("Kamala Harris", "In Iowa, Harris campaigned in Des Moines.")
+
+
 def test_a_column_of_a_narrower_kind_does_not_answer_for_the_whole() -> None:
     """ "ELECTORAL VOTES" are a kind of votes: they answer "how many electoral votes", not
     "how many votes" (the figure would be quoted as if it were the count asked for)."""
