@@ -64,8 +64,10 @@ class Retriever:
         term = asked_term(query)
         codes: tuple[str, ...] = (term,) if term and " " not in term else ()
         words = query if mode == "vector" else self._coded(query)
-        if mode != "vector":
-            codes += self._cell_codes(query)
+        if mode != "vector" and (
+            cell := [c for c in self._cell_codes(query) if c not in words.split()]
+        ):
+            words = " ".join([words, *cell])
         within = scope.sources if scope is not None else None
         hits = self.library.store.search(words, vector, 2 * k, mode, withhold, codes, within)
         self.fallback = self.library.store.fallback

@@ -443,15 +443,16 @@ _PERSON = re.compile(r"[A-Z][a-z]+(?:\s+[A-Z]\.)?(?:\s+[A-Z][a-z]+){1,2}")
 
 def _by_surname(entity: str, text: str) -> bool:
     """Does a table row name the person ``entity`` by surname alone, as the name of one of
-    its columns ("HARRIS: 707,278" for "Kamala Harris")? A results table heads each
-    candidate's column so; prose that says "Harris" alone may mean anyone."""
+    its columns, in capitals ("HARRIS: 707,278" for "Kamala Harris")? A results table heads
+    each candidate's column so; prose that says "Harris" alone may mean anyone, and
+    "County: Iowa" names no "Story County"."""
     if not _PERSON.fullmatch(entity) or region_codes(entity):
         return False
-    surname = entity.split()[-1].lower()
+    surname = entity.split()[-1].upper()
     return any(
-        name.strip().lower() == surname
+        name.strip() == surname
         for line in text.splitlines()
-        if surname in line.lower()
+        if surname in line
         for name, _ in _row_pairs(line)
     )
 
@@ -694,10 +695,17 @@ def _names_row(cons: Constraints, text: str) -> bool:
     asked = _said(cons.question)
     low = cons.question.lower()
     codes = {c for e in cons.entities for c in region_codes(e)}
+    # the question's years name a row only as its label ("year: 2008"); a count that
+    # happens to equal one ("No Party Active: 2020") is no name of "July 2020"'s row
+    years = {y for p in cons.periods for y in _years(p.text)}
+    first = values[0]
     return any(
         v in codes
         # a value as a whole token: "7" is not named by the date "7/5/2022"
-        or re.search(r"(?<![\w./-])" + re.escape(v.lower()) + r"(?![\w/-]|[.,:]\d)", low)
+        or (
+            (v is first or v.strip() not in years)
+            and re.search(r"(?<![\w./-])" + re.escape(v.lower()) + r"(?![\w/-]|[.,:]\d)", low)
+        )
         or (re.search(r"[A-Za-z]", v) and any(_holds(asked, w) for w in _said(v)))
         for v in values
     )

@@ -219,6 +219,16 @@ def test_a_row_is_not_named_by_a_figure_inside_the_question_s_date() -> None:
     assert not found[0].complete and "the row asked for" in found[0].missing
     named = bindings(q.replace("District 3", "Greene County"), [chunk(row, "/d/CongJul22.pdf")])
     assert "the row asked for" not in named[0].missing
+    # nor by a count that equals the question's year: Wright's 2020 No Party voters are no
+    # row of "July 2020"; a row labelled by its year is named by it
+    wright = (
+        "CoJul22.pdf, p. 3, row 9: County: Wright; Republican Active: 3312; No Party Active: 2020."
+    )
+    q = "How many active Republicans were registered in Linn County in July 2020?"
+    assert "the row asked for" in bindings(q, [chunk(wright, "/d/CoJul22.pdf")])[0].missing
+    year = "profits.csv, row 81: year: 2008; Financial: 86.8; Domestic: 1300.9."
+    q = "What were Financial profits in 2008?"
+    assert "the row asked for" not in bindings(q, [chunk(year, "/d/profits.csv")])[0].missing
 
 
 def test_question_words_are_read_as_nouns_or_verbs_by_their_place() -> None:
@@ -551,6 +561,8 @@ def test_a_results_table_naming_candidates_by_surname_answers_for_a_state_named_
     from localcrag.crag.answer.binding import _by_surname
 
     assert not _by_surname("Kamala Harris", "In Iowa, Harris campaigned in Des Moines.")
+    # a place's name is no person's: "County: Iowa" is not Story County's row
+    assert not _by_surname("Story County", "t.pdf, p. 2, row 3: County: Iowa; Active: 4730.")
 
 
 def test_a_column_of_a_narrower_kind_does_not_answer_for_the_whole() -> None:
