@@ -559,13 +559,25 @@ def _thing(text: str, cons: Constraints, names: bool = True) -> str | None:
         found = m.group(0).strip(".-")
         if not names and not re.search(r"\d|_", found):
             continue  # a heading's capitals ("FAQ") name its section, not a thing
-        if not names and found.isdigit() and len(found) <= 3:
-            continue  # a heading's short bare number ("26") numbers its section or page
+        if found.isdigit() and len(found) <= 3 and not _kind_before(text, m.start(), cons):
+            # a short bare number is a thing of the asked kind only after its kind's noun
+            # ("channel 11"); else it numbers something else: a heading's section or page
+            # ("26"), another kind's ("box 3" for "which filing status")
+            continue
         if dates(found):
             continue  # "2024-09-15" is when, never which (a date is asked as a date slot)
         if found and found.lower() not in asked:
             return found
     return None
+
+
+def _kind_before(text: str, at: int, cons: Constraints) -> bool:
+    """Is the word right before ``at`` the noun of the kind the question asks ("which
+    channel": "channel 11")?"""
+    before = re.findall(r"[A-Za-z]+", text[max(0, at - 40) : at])
+    return bool(cons.kind and before) and stem(base_form(before[-1].lower())) == stem(
+        base_form(cons.kind.lower())
+    )
 
 
 def _kind_thing(text: str, cons: Constraints) -> tuple[str, int] | None:

@@ -205,6 +205,12 @@ def test_a_heading_s_bare_number_names_no_thing() -> None:
     evidence = [Evidence(1, row, "/d/f1040nr_2007.pdf", 3, score=0.9, heading="Form › 26")]
     out = extractive_answer("Which filing status corresponds to box 4 on Form 1040NR?", evidence)
     assert "**f1040nr_2007.pdf**" not in out.text and "**26**" not in out.text
+    assert "**3**" not in out.text  # "box 3" numbers a box, no filing status
+    said = "The radio uses channel 11 by default."
+    out = extractive_answer(
+        "Which channel does the radio use by default?", [Evidence(1, said, "/d/r.md", 1, score=0.9)]
+    )
+    assert "**11**" in out.text  # after its kind's noun, a number is the thing asked
 
 
 def test_a_row_is_not_named_by_a_figure_inside_the_question_s_date() -> None:
