@@ -575,8 +575,9 @@ def _kind_before(text: str, at: int, cons: Constraints) -> bool:
     """Is the word right before ``at`` the noun of the kind the question asks ("which
     channel": "channel 11")?"""
     before = re.findall(r"[A-Za-z]+", text[max(0, at - 40) : at])
-    return bool(cons.kind and before) and stem(base_form(before[-1].lower())) == stem(
-        base_form(cons.kind.lower())
+    kind = cons.kind
+    return bool(kind and before) and stem(base_form(before[-1].lower())) == stem(
+        base_form((kind or "").lower())
     )
 
 
@@ -696,6 +697,9 @@ def _another_month(period: Period, text: str) -> bool:
     return bool(dated) and not any(period.found_in(d) for d in dated)
 
 
+_OWNER_OF_NAME = re.compile(r"\b[A-Z][\w-]*['\u2019]s\s+(?=[A-Z])")
+
+
 def _names_row(cons: Constraints, text: str) -> bool:
     """Does the question name the table row ``text`` is, by one of its values ("burglary"
     for "Offense charged: Burglary", "2013/07/15" for its date, "Alabama" for "STATE: AL")?
@@ -704,8 +708,11 @@ def _names_row(cons: Constraints, text: str) -> bool:
     values = [v for v in _row_values(text) if not MONTH_YEAR.fullmatch(v.strip())]
     if not values:  # a period ("OCT 2023") is checked as a period, never names the row
         return True
-    asked = _said(cons.question)
-    low = cons.question.lower()
+    # an owner of another name ("Iowa's US Representative District 1") places the name it
+    # owns; it names no row of its own ("County: Iowa" is a county of the district)
+    naming = _OWNER_OF_NAME.sub(" ", cons.question)
+    asked = _said(naming)
+    low = naming.lower()
     codes = {c for e in cons.entities for c in region_codes(e)}
     # the question's years name a row only as its label ("year: 2008"); a count that
     # happens to equal one ("No Party Active: 2020") is no name of "July 2020"'s row

@@ -232,6 +232,12 @@ def test_a_row_is_not_named_by_a_figure_inside_the_question_s_date() -> None:
     )
     q = "How many active Republicans were registered in Linn County in July 2020?"
     assert "the row asked for" in bindings(q, [chunk(wright, "/d/CoJul22.pdf")])[0].missing
+    # nor by the owner of the name asked: "Iowa's District 1" is no row of Iowa County
+    iowa = "CongJul22.pdf, p. 1, row 5: District 1 County: Iowa; District 1 Total Active: 10808."
+    q = "What was the total number of active voters in Iowa's District 1 in July 2022?"
+    assert "the row asked for" in bindings(q, [chunk(iowa, "/d/CongJul22.pdf")])[0].missing
+    q = "How many active voters did Iowa County have in District 1 in July 2022?"
+    assert "the row asked for" not in bindings(q, [chunk(iowa, "/d/CongJul22.pdf")])[0].missing
     year = "profits.csv, row 81: year: 2008; Financial: 86.8; Domestic: 1300.9."
     q = "What were Financial profits in 2008?"
     assert "the row asked for" not in bindings(q, [chunk(year, "/d/profits.csv")])[0].missing
