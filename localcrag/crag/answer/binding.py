@@ -697,6 +697,7 @@ def _another_month(period: Period, text: str) -> bool:
     return bool(dated) and not any(period.found_in(d) for d in dated)
 
 
+_TIME_COLUMN = re.compile(r"\b(?:years?|yr|dates?|period|time|month|quarter)\b", re.I)
 _OWNER_OF_NAME = re.compile(r"\b[A-Z][\w-]*['\u2019]s\s+(?=[A-Z])")
 
 
@@ -714,15 +715,16 @@ def _names_row(cons: Constraints, text: str) -> bool:
     asked = _said(naming)
     low = naming.lower()
     codes = {c for e in cons.entities for c in region_codes(e)}
-    # the question's years name a row only as its label ("year: 2008"); a count that
-    # happens to equal one ("No Party Active: 2020") is no name of "July 2020"'s row
+    # the question's years name a row as its label or in a column of years or dates
+    # ("year: 2008", "YEAR: 1950"); a count that happens to equal one ("No Party Active:
+    # 2020") is no name of "July 2020"'s row
     years = {y for p in cons.periods for y in _years(p.text)}
-    first = values[0]
+    dated = {v for name, v in _row_pairs(text) if _TIME_COLUMN.search(name)} | {values[0]}
     return any(
         v in codes
         # a value as a whole token: "7" is not named by the date "7/5/2022"
         or (
-            (v is first or v.strip() not in years)
+            (v in dated or v.strip() not in years)
             and re.search(r"(?<![\w./-])" + re.escape(v.lower()) + r"(?![\w/-]|[.,:]\d)", low)
         )
         or (re.search(r"[A-Za-z]", v) and any(_holds(asked, w) for w in _said(v)))

@@ -241,6 +241,9 @@ def test_a_row_is_not_named_by_a_figure_inside_the_question_s_date() -> None:
     year = "profits.csv, row 81: year: 2008; Financial: 86.8; Domestic: 1300.9."
     q = "What were Financial profits in 2008?"
     assert "the row asked for" not in bindings(q, [chunk(year, "/d/profits.csv")])[0].missing
+    longley = "longley.csv, row 5: Obs: 4; TOTEMP: 61187; GNP: 284599; YEAR: 1950."
+    q = "What was TOTEMP in 1950 in the Longley data?"
+    assert "the row asked for" not in bindings(q, [chunk(longley, "/d/longley.csv")])[0].missing
 
 
 def test_question_words_are_read_as_nouns_or_verbs_by_their_place() -> None:
