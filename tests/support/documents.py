@@ -366,3 +366,16 @@ def ruled_grid_pdf(path: Path, n: int = 100) -> Path:
     writer.write_text(page)
     doc.save(path)
     return path
+
+
+def make_results_csv(path: Path, states: list[str]) -> Path:
+    """A results table that heads each candidate's column by surname in capitals and writes
+    states as codes ("STATE,HARRIS,TRUMP" / "IA,104444,208888"), as the FEC's does."""
+    path.write_text(
+        "STATE,HARRIS,TRUMP\n"
+        + "".join(
+            f"{st},{100_000 + i * 1_111},{200_000 + i * 2_222}\n" for i, st in enumerate(states)
+        ),
+        encoding="utf-8",
+    )
+    return path

@@ -14,7 +14,7 @@ from localcrag.crag.retrieve import Retriever
 from localcrag.ingest.library import Library
 from localcrag.ingest.names import FileNames, held_counts
 from localcrag.settings import Settings
-from tests.support.documents import make_stock_csv
+from tests.support.documents import make_results_csv, make_stock_csv
 from tests.support.fakes import FakeEmbedder
 
 
@@ -131,13 +131,7 @@ def test_a_region_named_in_words_is_searched_as_the_code_a_table_writes(
     docs = tmp_path / "docs"
     docs.mkdir()
     states = ["AL", "AK", "AZ", "CA", "GA", "ID", "IN", "KS", "ME", "MT", "NV", "OH"]
-    (docs / "popular-votes.csv").write_text(
-        "STATE,HARRIS,TRUMP\n"
-        + "".join(
-            f"{st},{100_000 + i * 1_111},{200_000 + i * 2_222}\n" for i, st in enumerate(states)
-        ),
-        encoding="utf-8",
-    )
+    make_results_csv(docs / "popular-votes.csv", states)
     (docs / "schools.txt").write_text(
         "California schools report test scores. Oregon schools do too.", encoding="utf-8"
     )

@@ -522,6 +522,7 @@ def test_a_results_table_naming_candidates_by_surname_answers_for_a_state_named_
     evidence) and binds "Kamala Harris" by the column of her surname; prose that says
     "Harris" alone binds no one."""
     from localcrag.textutil.places import region_codes
+    from tests.support.documents import make_results_csv
     from tests.support.fakes import FakeGenerator, asked, quoting_pipeline
 
     states = sorted(
@@ -549,13 +550,7 @@ def test_a_results_table_naming_candidates_by_surname_answers_for_a_state_named_
     )
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "popular-votes.csv").write_text(
-        "STATE,HARRIS,TRUMP\n"
-        + "".join(
-            f"{st},{100_000 + i * 1_111},{200_000 + i * 2_222}\n" for i, st in enumerate(states)
-        ),
-        encoding="utf-8",
-    )
+    make_results_csv(docs / "popular-votes.csv", states)
     (docs / "electoral.csv").write_text(
         "STATE,ELECTORAL VOTES,ELECTORAL VOTES CAST FOR KAMALA D. HARRIS (D)\n"
         + "".join(f"{st},{3 + i},{i % 2 * (3 + i)}\n" for i, st in enumerate(states)),
