@@ -64,10 +64,6 @@ class Retriever:
         term = asked_term(query)
         codes: tuple[str, ...] = (term,) if term and " " not in term else ()
         words = query if mode == "vector" else self._coded(query)
-        if mode != "vector" and (
-            cell := [c for c in self._cell_codes(query) if c not in words.split()]
-        ):
-            words = " ".join([words, *cell])
         within = scope.sources if scope is not None else None
         hits = self.library.store.search(words, vector, 2 * k, mode, withhold, codes, within)
         self.fallback = self.library.store.fallback
@@ -121,33 +117,26 @@ class Retriever:
 
     def _coded(self, query: str) -> str:
         """The query's words, and the code of each region it names that no passage names in
-        words: a table of states says "TX", never "Texas" (a name the library holds is
-        searched as it is, without a two-letter word that matches unrelated passages)."""
+        words (a table of states says "TX", never "Texas"), or that a table of the library
+        writes as a cell ("STATE: CA" in a library whose prose also says "California",
+        which would otherwise fill the evidence before the table's row). A name the library
+        holds in words and no table codes is searched as it is, without a two-letter word
+        that matches unrelated passages."""
         codes: list[str] = []
+        asked = query.split()
         for name, of_name in regions_named(query):
             try:
                 top = self.library.store.search(name, None, 1, "text")
+                if not (top and name.lower() in " ".join(top[0].chunk.text.lower().split())):
+                    codes += sorted(of_name)
+                    continue
+                for code in sorted(of_name):
+                    cells = self.library.store.search(code, None, CELL_CODE_HITS, "text")
+                    if code not in asked and any(code_as_cell(code, h.chunk.text) for h in cells):
+                        codes.append(code)
             except FullTextFailed:  # the main search says so, or runs on vectors alone
                 return query
-            if not (top and name.lower() in " ".join(top[0].chunk.text.lower().split())):
-                codes += sorted(of_name)
         return " ".join([query, *dict.fromkeys(codes)])
-
-    def _cell_codes(self, query: str) -> tuple[str, ...]:
-        """The code of each region the query names that a table of the library writes as a
-        cell ("STATE: IA" for "Iowa"): searched as an identifier, so the rows of that region
-        hold it (a library that also says "Iowa" in prose, and rows that say "votes" for
-        another count, had kept a results table's row out of the evidence)."""
-        out: list[str] = []
-        for _, of_name in regions_named(query):
-            for code in sorted(of_name):
-                try:
-                    top = self.library.store.search(code, None, CELL_CODE_HITS, "text")
-                except FullTextFailed:  # the main search says so, or runs on vectors alone
-                    return ()
-                if any(code_as_cell(code, h.chunk.text) for h in top):
-                    out.append(code)
-        return tuple(dict.fromkeys(out))
 
 
 def distinct(hits: list[Hit], k: int) -> list[Hit]:

@@ -575,10 +575,9 @@ def _kind_before(text: str, at: int, cons: Constraints) -> bool:
     """Is the word right before ``at`` the noun of the kind the question asks ("which
     channel": "channel 11")?"""
     before = re.findall(r"[A-Za-z]+", text[max(0, at - 40) : at])
-    kind = cons.kind
-    return bool(kind and before) and stem(base_form(before[-1].lower())) == stem(
-        base_form((kind or "").lower())
-    )
+    if not (cons.kind and before):
+        return False
+    return stem(base_form(before[-1].lower())) == stem(base_form(cons.kind.lower()))
 
 
 def _kind_thing(text: str, cons: Constraints) -> tuple[str, int] | None:
